@@ -1,0 +1,151 @@
+package io.redq.queue.test;
+
+import java.io.IOException;
+import java.net.Socket;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+/**
+ * Tests for {@link RedisServerExtension} and {@link WithRedis}.
+ *
+ * @author Redq team
+ */
+@WithRedis
+class RedisServerExtensionTests {
+
+	private static RedisServer classServer;
+
+	private final RedisServer constructorServer;
+
+	RedisServerExtensionTests(RedisServer server) {
+		this.constructorServer = server;
+	}
+
+	@BeforeAll
+	static void rememberServer(RedisServer server) {
+		classServer = server;
+	}
+
+	@BeforeEach
+	void resetState(RedisServer server) {
+		server.flushAll();
+	}
+
+	@AfterEach
+	void afterEachGetsTheSameServer(RedisServer server) {
+		assertThat(server).isSameAs(classServer);
+	}
+
+	@Test
+	void answersPing(RedisServer server) {
+		assertThat(server.command("PING")).isEqualTo("PONG");
+	}
+
+	@Test
+	void isALocalProcessBoundToLoopbackOnAFreePort(RedisServer server) {
+		assertThat(server.isLocalProcess()).isTrue();
+		assertThat(server.host()).isEqualTo("127.0.0.1");
+		assertThat(server.port()).isNotEqualTo(6379);
+		assertThat(server.url()).isEqualTo("redis://127.0.0.1:" + server.port());
+		assertThat(server.command("CONFIG", "GET", "bind")).isEqualTo("bind\n127.0.0.1");
+		assertThat(server.command("CONFIG", "GET", "save")).isEqualTo("save\n");
+	}
+
+	@Test
+	void setThenGet(RedisServer server) {
+		assertThat(server.command("SET", "k", "v")).isEqualTo("OK");
+		assertThat(server.command("GET", "k")).isEqualTo("v");
+		assertThat(server.command("GET", "missing")).isNull();
+		assertThat(server.command("INCR", "n")).isEqualTo("1");
+	}
+
+	@Test
+	void flushAllEmptiesIt(RedisServer server) {
+		server.command("SET", "k", "v");
+		server.command("SELECT", "1");
+		assertThat(server.command("DBSIZE")).isEqualTo("1");
+		server.flushAll();
+		assertThat(server.command("DBSIZE")).isEqualTo("0");
+		assertThat(server.command("GET", "k")).isNull();
+	}
+
+	@Test
+	void errorRepliesThrow(RedisServer server) {
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> server.command("NOSUCHCOMMAND"))
+			.withMessageContaining("ERR");
+	}
+
+	@Test
+	void oneServerPerClass(RedisServer server) {
+		assertThat(server).isSameAs(classServer).isSameAs(this.constructorServer);
+	}
+
+	@Test
+	void springProperties(RedisServer server) {
+		assertThat(server.springProperties()).containsExactly("spring.data.redis.host=127.0.0.1",
+				"spring.data.redis.port=" + server.port());
+		assertThat(server.commandLineArgs()).containsExactly("--spring.data.redis.host=127.0.0.1",
+				"--spring.data.redis.port=" + server.port());
+	}
+
+	@Test
+	void serverIsStoppedWhenTheClassFinishes() {
+		SummaryGeneratingListener listener = new SummaryGeneratingListener();
+		LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
+			.selectors(selectClass(Fixture.class))
+			.build();
+		Launcher launcher = LauncherFactory.create();
+		launcher.execute(request, listener);
+		assertThat(listener.getSummary().getTestsSucceededCount()).isEqualTo(1);
+		assertThat(Fixture.server).isNotNull().isNotSameAs(classServer);
+		assertThat(isListening(Fixture.server.port())).isFalse();
+	}
+
+	static boolean isListening(int port) {
+		try (Socket socket = new Socket("127.0.0.1", port)) {
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+	@Nested
+	class NestedTests {
+
+		@Test
+		void getsTheEnclosingServer(RedisServer server) {
+			assertThat(server).isSameAs(classServer);
+			assertThat(server.command("PING")).isEqualTo("PONG");
+		}
+
+	}
+
+	/** Run only through the launcher above (Surefire skips nested classes). */
+	@WithRedis
+	static class Fixture {
+
+		static RedisServer server;
+
+		@Test
+		void uses(RedisServer server) {
+			Fixture.server = server;
+			assertThat(isListening(server.port())).isTrue();
+		}
+
+	}
+
+}

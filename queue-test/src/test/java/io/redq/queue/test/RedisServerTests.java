@@ -1,0 +1,131 @@
+package io.redq.queue.test;
+
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Tests for {@link RedisServer}.
+ *
+ * @author Redq team
+ */
+class RedisServerTests {
+
+	@Test
+	void closeStopsALocalServer() {
+		RedisServer server = RedisServer.start(null, System.getenv("PATH"), false);
+		int port = server.port();
+		Path directory = server.directory();
+		assertThat(server.isLocalProcess()).isTrue();
+		assertThat(server.command("PING")).isEqualTo("PONG");
+		assertThat(directory).isNotNull().isDirectory();
+		assertThat(directory.resolve("redis.log")).exists();
+		server.close();
+		assertThat(isListening(port)).isFalse();
+		assertThat(Files.exists(directory)).isFalse();
+		// Idempotent.
+		server.close();
+	}
+
+	@Test
+	void twoLocalServersGetDifferentPorts() {
+		try (RedisServer first = RedisServer.start(null, System.getenv("PATH"), false);
+				RedisServer second = RedisServer.start(null, System.getenv("PATH"), false)) {
+			assertThat(first.port()).isNotEqualTo(second.port());
+			first.command("SET", "k", "first");
+			assertThat(second.command("GET", "k")).isNull();
+		}
+	}
+
+	@Test
+	void redisUrlIsUsedAsIsAndNeverStopped() {
+		try (RedisServer local = RedisServer.start(null, System.getenv("PATH"), false)) {
+			RedisServer external = RedisServer.start(" redis://127.0.0.1:" + local.port() + " ", null, false);
+			assertThat(external.isLocalProcess()).isFalse();
+			assertThat(external.host()).isEqualTo("127.0.0.1");
+			assertThat(external.port()).isEqualTo(local.port());
+			assertThat(external.url()).isEqualTo(local.url());
+			assertThat(external.command("PING")).isEqualTo("PONG");
+			external.close();
+			assertThat(local.command("PING")).isEqualTo("PONG");
+		}
+	}
+
+	@Test
+	void redisUrlWithoutPortDefaultsTo6379() {
+		RedisServer external = RedisServer.start("redis://example.invalid", null, false);
+		assertThat(external.port()).isEqualTo(6379);
+		assertThat(external.host()).isEqualTo("example.invalid");
+	}
+
+	@Test
+	void redisUrlWithCredentialsIsRejected() {
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> RedisServer.start("redis://user:secret@127.0.0.1:6380", null, false))
+			.withMessageContaining("REDIS_URL");
+	}
+
+	@Test
+	void noRedisSaysHowToGetOne(@TempDir Path emptyDirectory) {
+		assertThatExceptionOfType(RedisServer.UnavailableException.class)
+			.isThrownBy(() -> RedisServer.start(null, emptyDirectory.toString(), false))
+			.withMessageContaining("apt-get install -y redis-server")
+			.withMessageContaining("REDIS_URL=redis://host:port")
+			.withMessageContaining("Docker engine for Testcontainers");
+	}
+
+	@Test
+	void failedStartReportsTheLogTail(@TempDir Path directory) throws IOException {
+		// A fake redis-server that fails the way a misconfigured one would.
+		Path fake = directory.resolve("redis-server");
+		Files.writeString(fake, "#!/bin/sh\necho 'FATAL: fake failure'\nexit 1\n");
+		assertThat(fake.toFile().setExecutable(true)).isTrue();
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> RedisServer.start(null, directory.toString(), false))
+			.isNotInstanceOf(RedisServer.UnavailableException.class)
+			.withMessageContaining("exited with code 1")
+			.withMessageContaining("FATAL: fake failure");
+	}
+
+	@Test
+	void portRaceIsRetriedOnAnotherPort(@TempDir Path directory) throws IOException {
+		// The first run loses the race for its port, as if another process bound it first.
+		Path fake = directory.resolve("redis-server");
+		Files.writeString(fake, "#!/bin/sh\nif [ ! -f '" + directory.resolve("lost") + "' ]; then\n  touch '"
+				+ directory.resolve("lost") + "'\n  echo 'bind: Address already in use'\n  exit 1\nfi\nexec "
+				+ findRedisServer() + " \"$@\"\n");
+		assertThat(fake.toFile().setExecutable(true)).isTrue();
+		try (RedisServer server = RedisServer.start(null, directory.toString(), false)) {
+			assertThat(Files.exists(directory.resolve("lost"))).isTrue();
+			assertThat(server.command("PING")).isEqualTo("PONG");
+		}
+	}
+
+	private static String findRedisServer() {
+		try (RedisServer server = RedisServer.start(null, System.getenv("PATH"), false)) {
+			return server.command("INFO", "server")
+				.lines()
+				.filter((line) -> line.startsWith("executable:"))
+				.map((line) -> line.substring("executable:".length()))
+				.findFirst()
+				.orElseThrow();
+		}
+	}
+
+	private static boolean isListening(int port) {
+		try (Socket socket = new Socket("127.0.0.1", port)) {
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+}
