@@ -1,0 +1,70 @@
+package io.redq.queue.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks a bean method as the handler of a job. The method takes the payload (converted from JSON to the parameter's
+ * type) and, optionally, a {@link io.redq.queue.listener.JobContext}:
+ *
+ * <pre class="code">
+ * &#64;QueuedJob(name = "send-invoice", queue = "mail", maxAttempts = 5, timeout = "30s")
+ * void sendInvoice(Invoice invoice) { ... }
+ * </pre>
+ *
+ * <p>Returning normally completes the job. Throwing fails the attempt: it is retried after the {@link #backoff()}
+ * until {@link #maxAttempts()} is reached, then the job is dead. A
+ * {@link io.redq.queue.listener.JobRejectedException} sends it to dead at once. Every string attribute
+ * accepts {@code ${...}} placeholders; an attribute left out takes the default from {@code redq.job.*}.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+@Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface QueuedJob {
+
+	/**
+	 * The job name, unique in the application; dispatches name it and it is stored with each job. Defaults to the
+	 * method name in kebab case ({@code sendInvoice} becomes {@code send-invoice}).
+	 * @return the job name
+	 */
+	String name() default "";
+
+	/**
+	 * The queue the job goes to. Defaults to {@code redq.job.queue} ({@code default}).
+	 * @return the queue name
+	 */
+	String queue() default "";
+
+	/**
+	 * How many times the job is tried before it dies. Defaults to {@code redq.job.max-attempts}.
+	 * @return the maximum attempts, or -1 for the default
+	 */
+	int maxAttempts() default -1;
+
+	/**
+	 * How many times the job is tried before it dies, as a string that may hold a {@code ${...}} placeholder, e.g.
+	 * {@code "${invoice.max-attempts:5}"}. Use either this or {@link #maxAttempts()}.
+	 * @return the maximum attempts as a string
+	 */
+	String maxAttemptsString() default "";
+
+	/**
+	 * How long one attempt may run before it is interrupted and failed, as a duration such as {@code 30s},
+	 * {@code 500ms} or {@code PT1M}; {@code 0} for no limit. Defaults to {@code redq.job.timeout}.
+	 * @return the timeout
+	 */
+	String timeout() default "";
+
+	/**
+	 * The wait between attempts. Defaults to {@code redq.job.backoff.*}.
+	 * @return the backoff
+	 */
+	Backoff backoff() default @Backoff;
+
+}

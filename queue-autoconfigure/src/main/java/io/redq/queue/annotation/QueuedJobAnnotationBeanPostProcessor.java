@@ -1,0 +1,152 @@
+package io.redq.queue.annotation;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+import io.redq.queue.config.JobListenerContainerFactory;
+import io.redq.queue.config.JobListenerRegistry;
+import io.redq.queue.config.JobQueueConfigUtils;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefaults;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.listener.adapter.MethodJobHandler;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.BeanInitializationException;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
+import org.springframework.util.Assert;
+import org.springframework.util.StringUtils;
+
+/**
+ * Finds {@link QueuedJob} methods on beans, registers a handler for each with the {@link JobListenerRegistry}, and,
+ * once all singletons exist, has the registry create one listener container per queue. Registered by
+ * {@link EnableJobQueue}.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public class QueuedJobAnnotationBeanPostProcessor
+		implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton, Ordered {
+
+	private final Set<Class<?>> nonAnnotatedClasses = ConcurrentHashMap.newKeySet();
+
+	private @Nullable ConfigurableListableBeanFactory beanFactory;
+
+	private @Nullable JobListenerRegistry registry;
+
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) throws BeansException {
+		Assert.isInstanceOf(ConfigurableListableBeanFactory.class, beanFactory);
+		this.beanFactory = (ConfigurableListableBeanFactory) beanFactory;
+	}
+
+	@Override
+	public int getOrder() {
+		return LOWEST_PRECEDENCE;
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
+		Class<?> targetClass = AopUtils.getTargetClass(bean);
+		if (this.nonAnnotatedClasses.contains(targetClass)) {
+			return bean;
+		}
+		Map<Method, QueuedJob> methods = MethodIntrospector.selectMethods(targetClass,
+				(MethodIntrospector.MetadataLookup<QueuedJob>) (method) -> AnnotatedElementUtils
+					.findMergedAnnotation(method, QueuedJob.class));
+		if (methods.isEmpty()) {
+			this.nonAnnotatedClasses.add(targetClass);
+			return bean;
+		}
+		JsonMapper jsonMapper = this.beanFactory.getBeanProvider(JsonMapper.class).getIfAvailable(JsonMapper::shared);
+		methods.forEach((method, annotation) -> {
+			Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
+			try {
+				JobDefinition definition = definition(method, annotation);
+				registry().registerHandler(new MethodJobHandler(definition, bean, invocable, jsonMapper));
+			}
+			catch (RuntimeException ex) {
+				throw new BeanInitializationException("Could not register @QueuedJob method " + method.getName()
+						+ " of bean '" + beanName + "': " + ex.getMessage(), ex);
+			}
+		});
+		return bean;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		JobListenerRegistry registry = registry();
+		this.beanFactory.getBeanProvider(JobListenerConfigurer.class)
+			.orderedStream()
+			.forEach((configurer) -> configurer.configureJobListeners(registry));
+		if (!this.beanFactory.containsBean(JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)) {
+			Assert.state(!registry.hasHandlers(), () -> "Could not create job listener containers: no "
+					+ JobListenerContainerFactory.class.getSimpleName() + " bean named '"
+					+ JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME + "' was found. Define one, "
+					+ "or use Spring Boot's auto-configuration (io.redq:queue-starter)");
+			return;
+		}
+		registry.createContainers(this.beanFactory.getBean(JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME,
+				JobListenerContainerFactory.class));
+	}
+
+	private JobListenerRegistry registry() {
+		if (this.registry == null) {
+			this.registry = this.beanFactory.getBean(JobQueueConfigUtils.JOB_LISTENER_REGISTRY_BEAN_NAME,
+					JobListenerRegistry.class);
+		}
+		return this.registry;
+	}
+
+	private JobDefinition definition(Method method, QueuedJob annotation) {
+		JobDefaults defaults = this.beanFactory.getBeanProvider(JobDefaults.class).getIfAvailable(() -> JobDefaults.STANDARD);
+		String name = resolve(annotation.name(), Function.identity(), kebabCase(method.getName()));
+		String queue = resolve(annotation.queue(), Function.identity(), defaults.queue());
+		int maxAttempts = (annotation.maxAttempts() >= 0) ? annotation.maxAttempts()
+				: resolve(annotation.maxAttemptsString(), Integer::valueOf, defaults.maxAttempts());
+		Duration timeout = resolve(annotation.timeout(), DurationFormatterUtils::detectAndParse, defaults.timeout());
+		Backoff backoff = annotation.backoff();
+		JobBackoff fallback = defaults.backoff();
+		JobBackoff jobBackoff = new JobBackoff(
+				resolve(backoff.delay(), DurationFormatterUtils::detectAndParse, fallback.delay()),
+				resolve(backoff.multiplier(), Double::valueOf, fallback.multiplier()),
+				resolve(backoff.maxDelay(), DurationFormatterUtils::detectAndParse, fallback.maxDelay()),
+				resolve(backoff.jitter(), DurationFormatterUtils::detectAndParse, fallback.jitter()));
+		return new JobDefinition(name, queue, maxAttempts, timeout, jobBackoff, MethodJobHandler.payloadType(method));
+	}
+
+	private <T> T resolve(String value, Function<String, T> parser, T fallback) {
+		String resolved = this.beanFactory.resolveEmbeddedValue(value);
+		if (!StringUtils.hasText(resolved)) {
+			return fallback;
+		}
+		try {
+			return parser.apply(resolved.trim());
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalArgumentException("Invalid attribute value '" + resolved + "'"
+					+ (value.equals(resolved) ? "" : " (from '" + value + "')") + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	static String kebabCase(String name) {
+		return name.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
+	}
+
+}

@@ -1,0 +1,216 @@
+package io.redq.queue.autoconfigure;
+
+import java.util.List;
+
+import io.redq.queue.annotation.EnableJobQueue;
+import io.redq.queue.annotation.JobListenerConfigurer;
+import io.redq.queue.config.JobListenerContainerFactory;
+import io.redq.queue.config.JobListenerRegistry;
+import io.redq.queue.config.JobQueueConfigUtils;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefaults;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.RedisJobDispatcher;
+import io.redq.queue.listener.ContainerProperties;
+import io.redq.queue.script.QueueScripts;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.PropertyMapper;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * Auto-configuration for Redq: the queue scripts, operations, dispatcher, listener container factory and the
+ * {@code @QueuedJob} annotation processing, on the application's {@link RedisConnectionFactory}.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+@AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+		"org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration" })
+@ConditionalOnClass({ RedisConnectionFactory.class, JsonMapper.class })
+@ConditionalOnBooleanProperty(name = "redq.enabled", matchIfMissing = true)
+@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
+@EnableConfigurationProperties(JobQueueProperties.class)
+@SuppressWarnings("rawtypes")
+public final class JobQueueAutoConfiguration {
+
+	/** Bean name of the enqueue script. */
+	public static final String ENQUEUE_SCRIPT = "jobQueueEnqueueScript";
+
+	/** Bean name of the reserve script. */
+	public static final String RESERVE_SCRIPT = "jobQueueReserveScript";
+
+	/** Bean name of the ack script. */
+	public static final String ACK_SCRIPT = "jobQueueAckScript";
+
+	/** Bean name of the fail script. */
+	public static final String FAIL_SCRIPT = "jobQueueFailScript";
+
+	/** Bean name of the extend script. */
+	public static final String EXTEND_SCRIPT = "jobQueueExtendScript";
+
+	/** Bean name of the release script. */
+	public static final String RELEASE_SCRIPT = "jobQueueReleaseScript";
+
+	/** Bean name of the migrate script. */
+	public static final String MIGRATE_SCRIPT = "jobQueueMigrateScript";
+
+	/** Bean name of the cancel script. */
+	public static final String CANCEL_SCRIPT = "jobQueueCancelScript";
+
+	/** Bean name of the stats script. */
+	public static final String STATS_SCRIPT = "jobQueueStatsScript";
+
+	// The scripts are no default candidates, so that an application's own RedisScript injection still finds one bean.
+
+	@Bean(name = ENQUEUE_SCRIPT, defaultCandidate = false)
+	@ConditionalOnMissingBean(name = ENQUEUE_SCRIPT)
+	RedisScript<List> jobQueueEnqueueScript() {
+		return QueueScripts.load("enqueue", List.class);
+	}
+
+	@Bean(name = RESERVE_SCRIPT, defaultCandidate = false)
+	@ConditionalOnMissingBean(name = RESERVE_SCRIPT)
+	RedisScript<List> jobQueueReserveScript() {
+		return QueueScripts.load("reserve", List.class);
+	}
+
+	@Bean(name = ACK_SCRIPT, defaultCandidate = false)
+	@ConditionalOnMissingBean(name = ACK_SCRIPT)
+	RedisScript<List> jobQueueAckScript() {
+		return QueueScripts.load("ack", List.class);
+	}
+
+	@Bean(name = FAIL_SCRIPT, defaultCandidate = false)
+	@ConditionalOnMissingBean(name = FAIL_SCRIPT)
+	RedisScript<Long> jobQueueFailScript() {
+		return QueueScripts.load("fail", Long.class);
+	}
+
+	@Bean(name = EXTEND_SCRIPT, defaultCandidate = false)
+	@ConditionalOnMissingBean(name = EXTEND_SCRIPT)
+	RedisScript<List> jobQueueExtendScript() {
+		return QueueScripts.load("extend", List.class);
+	}
+
+	@Bean(name = RELEASE_SCRIPT, defaultCandidate = false)
+	@ConditionalOnMissingBean(name = RELEASE_SCRIPT)
+	RedisScript<Long> jobQueueReleaseScript() {
+		return QueueScripts.load("release", Long.class);
+	}
+
+	@Bean(name = MIGRATE_SCRIPT, defaultCandidate = false)
+	@ConditionalOnMissingBean(name = MIGRATE_SCRIPT)
+	RedisScript<List> jobQueueMigrateScript() {
+		return QueueScripts.load("migrate", List.class);
+	}
+
+	@Bean(name = CANCEL_SCRIPT, defaultCandidate = false)
+	@ConditionalOnMissingBean(name = CANCEL_SCRIPT)
+	RedisScript<Long> jobQueueCancelScript() {
+		return QueueScripts.load("cancel", Long.class);
+	}
+
+	@Bean(name = STATS_SCRIPT, defaultCandidate = false)
+	@ConditionalOnMissingBean(name = STATS_SCRIPT)
+	RedisScript<List> jobQueueStatsScript() {
+		return QueueScripts.load("stats", List.class);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	JobQueueOperations jobQueueOperations(RedisConnectionFactory connectionFactory, JobQueueProperties properties,
+			@Qualifier(ENQUEUE_SCRIPT) RedisScript<List> enqueue, @Qualifier(RESERVE_SCRIPT) RedisScript<List> reserve,
+			@Qualifier(ACK_SCRIPT) RedisScript<List> ack, @Qualifier(FAIL_SCRIPT) RedisScript<Long> fail,
+			@Qualifier(EXTEND_SCRIPT) RedisScript<List> extend, @Qualifier(RELEASE_SCRIPT) RedisScript<Long> release,
+			@Qualifier(MIGRATE_SCRIPT) RedisScript<List> migrate, @Qualifier(CANCEL_SCRIPT) RedisScript<Long> cancel,
+			@Qualifier(STATS_SCRIPT) RedisScript<List> stats) {
+		QueueScripts scripts = new QueueScripts(enqueue, reserve, ack, fail, extend, release, migrate, cancel, stats);
+		JobQueueOperations operations = new JobQueueOperations(connectionFactory, scripts, properties.getKeyPrefix());
+		operations.setDeadLetterMaxSize(properties.getDeadLetter().getMaxSize());
+		operations.setDeadLetterTimeToLive(properties.getDeadLetter().getTimeToLive());
+		return operations;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	JobDefaults jobDefaults(JobQueueProperties properties) {
+		JobQueueProperties.Job job = properties.getJob();
+		JobQueueProperties.Backoff backoff = job.getBackoff();
+		return new JobDefaults(job.getQueue(), job.getMaxAttempts(), job.getTimeout(), new JobBackoff(
+				backoff.getDelay(), backoff.getMultiplier(), backoff.getMaxDelay(), backoff.getJitter()));
+	}
+
+	@Bean(name = JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
+	@ConditionalOnMissingBean(name = JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
+	JobListenerContainerFactory jobListenerContainerFactory(JobQueueOperations operations,
+			ObjectProvider<JsonMapper> jsonMapper, JobQueueProperties properties) {
+		JobListenerContainerFactory factory = new JobListenerContainerFactory(operations,
+				jsonMapper.getIfAvailable(JsonMapper::shared));
+		JobQueueProperties.Listener listener = properties.getListener();
+		ContainerProperties defaults = factory.getContainerProperties();
+		defaults.setConcurrency(listener.getConcurrency());
+		defaults.setBatchSize(listener.getBatchSize());
+		defaults.setPollTimeout(listener.getPollTimeout());
+		defaults.setLeaseTime(listener.getLeaseTime());
+		defaults.setShutdownTimeout(listener.getShutdownTimeout());
+		defaults.setAutoStartup(listener.isAutoStartup());
+		defaults.setVirtualThreads(listener.isVirtualThreads());
+		properties.getQueues().forEach((queue, overrides) -> {
+			ContainerProperties container = new ContainerProperties(defaults);
+			PropertyMapper map = PropertyMapper.get();
+			map.from(overrides.getConcurrency()).to(container::setConcurrency);
+			map.from(overrides.getBatchSize()).to(container::setBatchSize);
+			map.from(overrides.getPollTimeout()).to(container::setPollTimeout);
+			map.from(overrides.getLeaseTime()).to(container::setLeaseTime);
+			map.from(overrides.getShutdownTimeout()).to(container::setShutdownTimeout);
+			map.from(overrides.getAutoStartup()).to(container::setAutoStartup);
+			factory.setQueueProperties(queue, container);
+		});
+		return factory;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(JobDispatcher.class)
+	RedisJobDispatcher jobDispatcher(JobQueueOperations operations, JobListenerRegistry registry,
+			ObjectProvider<JsonMapper> jsonMapper, JobQueueProperties properties) {
+		RedisJobDispatcher dispatcher = new RedisJobDispatcher(operations, registry,
+				jsonMapper.getIfAvailable(JsonMapper::shared));
+		dispatcher.setMaxPayloadSize(properties.getDispatcher().getMaxPayloadSize().toBytes());
+		return dispatcher;
+	}
+
+	@Bean
+	JobListenerConfigurer jobQueueRemoteJobsConfigurer(JobQueueProperties properties, JobDefaults defaults) {
+		return (registry) -> properties.getJobs().forEach((name, job) -> registry.registerJob(new JobDefinition(name,
+				(job.getQueue() != null) ? job.getQueue() : defaults.queue(),
+				(job.getMaxAttempts() != null) ? job.getMaxAttempts() : defaults.maxAttempts(),
+				(job.getTimeout() != null) ? job.getTimeout() : defaults.timeout(), defaults.backoff(), null)));
+	}
+
+	@Bean
+	static RedisEvictionPolicyCheck jobQueueRedisEvictionPolicyCheck(RedisConnectionFactory connectionFactory) {
+		return new RedisEvictionPolicyCheck(connectionFactory);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableJobQueue
+	@ConditionalOnMissingBean(name = JobQueueConfigUtils.QUEUED_JOB_ANNOTATION_PROCESSOR_BEAN_NAME)
+	static class EnableJobQueueConfiguration {
+
+	}
+
+}

@@ -1,0 +1,475 @@
+package io.redq.queue.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefaults;
+import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.RedisJobDispatcher;
+import io.redq.queue.listener.ContainerProperties;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Configuration properties for Redq.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+@ConfigurationProperties("redq")
+public class JobQueueProperties {
+
+	/**
+	 * Prefix of every Redis key Redq writes; keys are "<prefix>:{<queue>}:<part>".
+	 */
+	private String keyPrefix = JobQueueOperations.DEFAULT_KEY_PREFIX;
+
+	private final Listener listener = new Listener();
+
+	/**
+	 * Listener settings of single queues, by queue name; each overrides the matching "redq.listener.*" value.
+	 */
+	private final Map<String, Queue> queues = new LinkedHashMap<>();
+
+	private final Job job = new Job();
+
+	/**
+	 * Jobs that this application dispatches but another application handles, by job name.
+	 */
+	private final Map<String, RemoteJob> jobs = new LinkedHashMap<>();
+
+	private final Dispatcher dispatcher = new Dispatcher();
+
+	private final DeadLetter deadLetter = new DeadLetter();
+
+	public String getKeyPrefix() {
+		return this.keyPrefix;
+	}
+
+	public void setKeyPrefix(String keyPrefix) {
+		this.keyPrefix = keyPrefix;
+	}
+
+	public Listener getListener() {
+		return this.listener;
+	}
+
+	public Map<String, Queue> getQueues() {
+		return this.queues;
+	}
+
+	public Job getJob() {
+		return this.job;
+	}
+
+	public Map<String, RemoteJob> getJobs() {
+		return this.jobs;
+	}
+
+	public Dispatcher getDispatcher() {
+		return this.dispatcher;
+	}
+
+	public DeadLetter getDeadLetter() {
+		return this.deadLetter;
+	}
+
+	/**
+	 * Settings of the listener containers, one per queue with handlers.
+	 */
+	public static class Listener {
+
+		/**
+		 * Number of jobs each queue's container runs at once.
+		 */
+		private int concurrency = ContainerProperties.DEFAULT_CONCURRENCY;
+
+		/**
+		 * Most jobs reserved in one Redis round trip.
+		 */
+		private int batchSize = ContainerProperties.DEFAULT_BATCH_SIZE;
+
+		/**
+		 * Longest wait for a wake-up before an idle container looks for jobs again.
+		 */
+		private Duration pollTimeout = ContainerProperties.DEFAULT_POLL_TIMEOUT;
+
+		/**
+		 * How long a reserved job stays with its worker without a renewal; renewed every third of it while the job
+		 * runs. A job whose worker died runs again after this time.
+		 */
+		private Duration leaseTime = ContainerProperties.DEFAULT_LEASE_TIME;
+
+		/**
+		 * How long running jobs get to finish on shutdown before they are interrupted and handed back.
+		 */
+		private Duration shutdownTimeout = ContainerProperties.DEFAULT_SHUTDOWN_TIMEOUT;
+
+		/**
+		 * Whether containers start with the application.
+		 */
+		private boolean autoStartup = true;
+
+		/**
+		 * Whether jobs run on virtual threads when the runtime has them (Java 21+).
+		 */
+		private boolean virtualThreads = true;
+
+		public int getConcurrency() {
+			return this.concurrency;
+		}
+
+		public void setConcurrency(int concurrency) {
+			this.concurrency = concurrency;
+		}
+
+		public int getBatchSize() {
+			return this.batchSize;
+		}
+
+		public void setBatchSize(int batchSize) {
+			this.batchSize = batchSize;
+		}
+
+		public Duration getPollTimeout() {
+			return this.pollTimeout;
+		}
+
+		public void setPollTimeout(Duration pollTimeout) {
+			this.pollTimeout = pollTimeout;
+		}
+
+		public Duration getLeaseTime() {
+			return this.leaseTime;
+		}
+
+		public void setLeaseTime(Duration leaseTime) {
+			this.leaseTime = leaseTime;
+		}
+
+		public Duration getShutdownTimeout() {
+			return this.shutdownTimeout;
+		}
+
+		public void setShutdownTimeout(Duration shutdownTimeout) {
+			this.shutdownTimeout = shutdownTimeout;
+		}
+
+		public boolean isAutoStartup() {
+			return this.autoStartup;
+		}
+
+		public void setAutoStartup(boolean autoStartup) {
+			this.autoStartup = autoStartup;
+		}
+
+		public boolean isVirtualThreads() {
+			return this.virtualThreads;
+		}
+
+		public void setVirtualThreads(boolean virtualThreads) {
+			this.virtualThreads = virtualThreads;
+		}
+
+	}
+
+	/**
+	 * Listener settings of one queue; unset values come from "redq.listener.*".
+	 */
+	public static class Queue {
+
+		/**
+		 * Number of jobs this queue's container runs at once.
+		 */
+		private @Nullable Integer concurrency;
+
+		/**
+		 * Most jobs of this queue reserved in one Redis round trip.
+		 */
+		private @Nullable Integer batchSize;
+
+		/**
+		 * Longest wait for a wake-up before this queue's idle container looks for jobs again.
+		 */
+		private @Nullable Duration pollTimeout;
+
+		/**
+		 * How long a reserved job of this queue stays with its worker without a renewal.
+		 */
+		private @Nullable Duration leaseTime;
+
+		/**
+		 * How long running jobs of this queue get to finish on shutdown.
+		 */
+		private @Nullable Duration shutdownTimeout;
+
+		/**
+		 * Whether this queue's container starts with the application.
+		 */
+		private @Nullable Boolean autoStartup;
+
+		public @Nullable Integer getConcurrency() {
+			return this.concurrency;
+		}
+
+		public void setConcurrency(@Nullable Integer concurrency) {
+			this.concurrency = concurrency;
+		}
+
+		public @Nullable Integer getBatchSize() {
+			return this.batchSize;
+		}
+
+		public void setBatchSize(@Nullable Integer batchSize) {
+			this.batchSize = batchSize;
+		}
+
+		public @Nullable Duration getPollTimeout() {
+			return this.pollTimeout;
+		}
+
+		public void setPollTimeout(@Nullable Duration pollTimeout) {
+			this.pollTimeout = pollTimeout;
+		}
+
+		public @Nullable Duration getLeaseTime() {
+			return this.leaseTime;
+		}
+
+		public void setLeaseTime(@Nullable Duration leaseTime) {
+			this.leaseTime = leaseTime;
+		}
+
+		public @Nullable Duration getShutdownTimeout() {
+			return this.shutdownTimeout;
+		}
+
+		public void setShutdownTimeout(@Nullable Duration shutdownTimeout) {
+			this.shutdownTimeout = shutdownTimeout;
+		}
+
+		public @Nullable Boolean getAutoStartup() {
+			return this.autoStartup;
+		}
+
+		public void setAutoStartup(@Nullable Boolean autoStartup) {
+			this.autoStartup = autoStartup;
+		}
+
+	}
+
+	/**
+	 * Defaults for jobs whose @QueuedJob declaration leaves a value out.
+	 */
+	public static class Job {
+
+		/**
+		 * Queue of jobs that name none.
+		 */
+		private String queue = JobDefaults.DEFAULT_QUEUE;
+
+		/**
+		 * How many times a job is tried before it dies.
+		 */
+		private int maxAttempts = JobDefaults.DEFAULT_MAX_ATTEMPTS;
+
+		/**
+		 * How long one attempt may run before it is interrupted and failed; 0 for no limit.
+		 */
+		private Duration timeout = Duration.ZERO;
+
+		private final Backoff backoff = new Backoff();
+
+		public String getQueue() {
+			return this.queue;
+		}
+
+		public void setQueue(String queue) {
+			this.queue = queue;
+		}
+
+		public int getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(int maxAttempts) {
+			this.maxAttempts = maxAttempts;
+		}
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
+		}
+
+		public Backoff getBackoff() {
+			return this.backoff;
+		}
+
+	}
+
+	/**
+	 * Wait between attempts: delay * multiplier^(attempt - 1), at most max-delay, plus up to jitter.
+	 */
+	public static class Backoff {
+
+		/**
+		 * Wait after the first failed attempt.
+		 */
+		private Duration delay = JobBackoff.DEFAULT.delay();
+
+		/**
+		 * Factor applied to the wait for each further attempt.
+		 */
+		private double multiplier = JobBackoff.DEFAULT.multiplier();
+
+		/**
+		 * Longest wait between attempts, before jitter.
+		 */
+		private Duration maxDelay = JobBackoff.DEFAULT.maxDelay();
+
+		/**
+		 * Most random time added to each wait, to spread out retries that failed together.
+		 */
+		private Duration jitter = JobBackoff.DEFAULT.jitter();
+
+		public Duration getDelay() {
+			return this.delay;
+		}
+
+		public void setDelay(Duration delay) {
+			this.delay = delay;
+		}
+
+		public double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(double multiplier) {
+			this.multiplier = multiplier;
+		}
+
+		public Duration getMaxDelay() {
+			return this.maxDelay;
+		}
+
+		public void setMaxDelay(Duration maxDelay) {
+			this.maxDelay = maxDelay;
+		}
+
+		public Duration getJitter() {
+			return this.jitter;
+		}
+
+		public void setJitter(Duration jitter) {
+			this.jitter = jitter;
+		}
+
+	}
+
+	/**
+	 * A job this application dispatches but does not handle.
+	 */
+	public static class RemoteJob {
+
+		/**
+		 * Queue the job goes to. Defaults to "redq.job.queue".
+		 */
+		private @Nullable String queue;
+
+		/**
+		 * How many times the job is tried before it dies. Defaults to "redq.job.max-attempts".
+		 */
+		private @Nullable Integer maxAttempts;
+
+		/**
+		 * How long one attempt may run; 0 for no limit. Defaults to "redq.job.timeout".
+		 */
+		private @Nullable Duration timeout;
+
+		public @Nullable String getQueue() {
+			return this.queue;
+		}
+
+		public void setQueue(@Nullable String queue) {
+			this.queue = queue;
+		}
+
+		public @Nullable Integer getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(@Nullable Integer maxAttempts) {
+			this.maxAttempts = maxAttempts;
+		}
+
+		public @Nullable Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(@Nullable Duration timeout) {
+			this.timeout = timeout;
+		}
+
+	}
+
+	/**
+	 * Settings of the job dispatcher.
+	 */
+	public static class Dispatcher {
+
+		/**
+		 * Largest job accepted, as JSON with its metadata; larger dispatches are rejected.
+		 */
+		private DataSize maxPayloadSize = DataSize.ofBytes(RedisJobDispatcher.DEFAULT_MAX_PAYLOAD_SIZE);
+
+		public DataSize getMaxPayloadSize() {
+			return this.maxPayloadSize;
+		}
+
+		public void setMaxPayloadSize(DataSize maxPayloadSize) {
+			this.maxPayloadSize = maxPayloadSize;
+		}
+
+	}
+
+	/**
+	 * Retention of dead jobs, per queue; the oldest beyond either limit are deleted when another job dies.
+	 */
+	public static class DeadLetter {
+
+		/**
+		 * Most dead jobs kept per queue.
+		 */
+		private int maxSize = JobQueueOperations.DEFAULT_DEAD_LETTER_MAX_SIZE;
+
+		/**
+		 * How long dead jobs are kept.
+		 */
+		private Duration timeToLive = JobQueueOperations.DEFAULT_DEAD_LETTER_TIME_TO_LIVE;
+
+		public int getMaxSize() {
+			return this.maxSize;
+		}
+
+		public void setMaxSize(int maxSize) {
+			this.maxSize = maxSize;
+		}
+
+		public Duration getTimeToLive() {
+			return this.timeToLive;
+		}
+
+		public void setTimeToLive(Duration timeToLive) {
+			this.timeToLive = timeToLive;
+		}
+
+	}
+
+}

@@ -1,0 +1,67 @@
+package io.redq.queue.config;
+
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.listener.ContainerProperties;
+import io.redq.queue.listener.JobHandler;
+import io.redq.queue.listener.JobListenerContainer;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Creates the {@link JobListenerContainer} of each queue, with the shared settings or a queue's own.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public class JobListenerContainerFactory {
+
+	private final JobQueueOperations operations;
+
+	private final JsonMapper jsonMapper;
+
+	private final ContainerProperties containerProperties = new ContainerProperties();
+
+	private final Map<String, ContainerProperties> queueProperties = new LinkedHashMap<>();
+
+	/**
+	 * Create an instance.
+	 * @param operations the queue operations
+	 * @param jsonMapper the mapper that reads job envelopes
+	 */
+	public JobListenerContainerFactory(JobQueueOperations operations, JsonMapper jsonMapper) {
+		this.operations = operations;
+		this.jsonMapper = jsonMapper;
+	}
+
+	/**
+	 * Return the settings every container gets unless its queue has its own; modify them to configure the factory.
+	 * @return the shared settings
+	 */
+	public ContainerProperties getContainerProperties() {
+		return this.containerProperties;
+	}
+
+	/**
+	 * Give one queue's container its own settings.
+	 * @param queue the queue
+	 * @param properties the settings for its container
+	 */
+	public void setQueueProperties(String queue, ContainerProperties properties) {
+		this.queueProperties.put(queue, properties);
+	}
+
+	/**
+	 * Create the container of a queue.
+	 * @param queue the queue
+	 * @param handlers the handlers of the jobs on that queue
+	 * @return the container, not started
+	 */
+	public JobListenerContainer createContainer(String queue, Collection<JobHandler> handlers) {
+		ContainerProperties properties = this.queueProperties.getOrDefault(queue, this.containerProperties);
+		return new JobListenerContainer(queue, this.operations, this.jsonMapper, handlers, properties);
+	}
+
+}

@@ -1,0 +1,165 @@
+package io.redq.queue.config;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobDefinitions;
+import io.redq.queue.listener.JobHandler;
+import io.redq.queue.listener.JobListenerContainer;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.util.Assert;
+
+/**
+ * Knows every job of the application, those it handles and those it only dispatches, and manages the listener
+ * container of each queue that has handlers. Containers are not beans; reach them with
+ * {@link #getListenerContainer(String)}.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public class JobListenerRegistry implements JobDefinitions, SmartLifecycle {
+
+	private final Map<String, JobDefinition> definitions = new LinkedHashMap<>();
+
+	private final List<JobHandler> handlers = new ArrayList<>();
+
+	private final Map<String, JobListenerContainer> containers = new LinkedHashMap<>();
+
+	private volatile boolean running;
+
+	/**
+	 * Register the handler of a job.
+	 * @param handler the handler
+	 * @throws IllegalStateException when another job has the same name
+	 */
+	public synchronized void registerHandler(JobHandler handler) {
+		register(handler.getDefinition());
+		this.handlers.add(handler);
+	}
+
+	/**
+	 * Register a job that this application dispatches but does not handle.
+	 * @param definition the job
+	 * @throws IllegalStateException when another job has the same name
+	 */
+	public synchronized void registerJob(JobDefinition definition) {
+		register(definition);
+	}
+
+	private void register(JobDefinition definition) {
+		JobDefinition existing = this.definitions.putIfAbsent(definition.name(), definition);
+		Assert.state(existing == null, () -> "Another job is already registered with name '" + definition.name()
+				+ "' (queue '" + existing.queue() + "'); job names must be unique");
+	}
+
+	/**
+	 * Return whether any handler is registered.
+	 * @return whether this application handles jobs
+	 */
+	public synchronized boolean hasHandlers() {
+		return !this.handlers.isEmpty();
+	}
+
+	/**
+	 * Create a container for each queue that has handlers and no container yet; start them when the registry runs.
+	 * @param factory the container factory
+	 */
+	public synchronized void createContainers(JobListenerContainerFactory factory) {
+		Map<String, List<JobHandler>> byQueue = new LinkedHashMap<>();
+		for (JobHandler handler : this.handlers) {
+			byQueue.computeIfAbsent(handler.getDefinition().queue(), (queue) -> new ArrayList<>()).add(handler);
+		}
+		byQueue.forEach((queue, handlers) -> {
+			if (!this.containers.containsKey(queue)) {
+				JobListenerContainer container = factory.createContainer(queue, handlers);
+				this.containers.put(queue, container);
+				if (this.running && container.isAutoStartup()) {
+					container.start();
+				}
+			}
+		});
+	}
+
+	/**
+	 * Return the container of a queue.
+	 * @param queue the queue
+	 * @return the container, or {@code null} when this application has no handler on that queue
+	 */
+	public synchronized @Nullable JobListenerContainer getListenerContainer(String queue) {
+		return this.containers.get(queue);
+	}
+
+	/**
+	 * Return every container.
+	 * @return the containers, one per queue
+	 */
+	public synchronized Collection<JobListenerContainer> getListenerContainers() {
+		return Collections.unmodifiableList(new ArrayList<>(this.containers.values()));
+	}
+
+	@Override
+	public synchronized @Nullable JobDefinition find(String name) {
+		return this.definitions.get(name);
+	}
+
+	@Override
+	public synchronized Collection<JobDefinition> all() {
+		return List.copyOf(this.definitions.values());
+	}
+
+	@Override
+	public int getPhase() {
+		return JobListenerContainer.DEFAULT_PHASE;
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public void start() {
+		for (JobListenerContainer container : getListenerContainers()) {
+			if (container.isAutoStartup()) {
+				container.start();
+			}
+		}
+		this.running = true;
+	}
+
+	@Override
+	public void stop() {
+		this.running = false;
+		getListenerContainers().forEach(JobListenerContainer::stop);
+	}
+
+	@Override
+	public void stop(Runnable callback) {
+		this.running = false;
+		Collection<JobListenerContainer> running = getListenerContainers().stream()
+			.filter(JobListenerContainer::isRunning)
+			.toList();
+		if (running.isEmpty()) {
+			callback.run();
+			return;
+		}
+		// the containers stop in parallel; the callback runs when the last one is done
+		AtomicInteger remaining = new AtomicInteger(running.size());
+		for (JobListenerContainer container : running) {
+			container.stop(() -> {
+				if (remaining.decrementAndGet() == 0) {
+					callback.run();
+				}
+			});
+		}
+	}
+
+}

@@ -1,0 +1,23 @@
+package io.redq.queue.config;
+
+/**
+ * Names of the infrastructure beans Redq registers.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public final class JobQueueConfigUtils {
+
+	/** The bean name of the {@code QueuedJobAnnotationBeanPostProcessor}. */
+	public static final String QUEUED_JOB_ANNOTATION_PROCESSOR_BEAN_NAME = "io.redq.queue.config.internalQueuedJobAnnotationProcessor";
+
+	/** The bean name of the {@link JobListenerRegistry}. */
+	public static final String JOB_LISTENER_REGISTRY_BEAN_NAME = "io.redq.queue.config.internalJobListenerRegistry";
+
+	/** The bean name of the {@link JobListenerContainerFactory} the annotation processor uses. */
+	public static final String JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME = "jobListenerContainerFactory";
+
+	private JobQueueConfigUtils() {
+	}
+
+}

@@ -1,0 +1,28 @@
+package io.redq.queue.core;
+
+import java.util.Map;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * A job as stored in Redis: plain JSON so that programs in any language can read and write it. The job type is
+ * resolved from {@code job}, a registered name, never from a class name.
+ *
+ * @param createdAt when the job was enqueued (epoch ms, Redis clock; set by the enqueue script)
+ * @param availableAt when the job became or becomes ready (epoch ms, Redis clock; set by the enqueue script)
+ * @param id the job id
+ * @param job the job name
+ * @param queue the queue
+ * @param maxAttempts how many times the job is tried before it dies
+ * @param timeout how long one attempt may run in milliseconds; 0 for no limit
+ * @param headers string headers
+ * @param payload the payload
+ * @author Redq team
+ * @since 0.1.0
+ */
+@JsonInclude(JsonInclude.Include.NON_EMPTY)
+public record JobEnvelope(@Nullable Long createdAt, @Nullable Long availableAt, String id, String job, String queue,
+		int maxAttempts, long timeout, @Nullable Map<String, String> headers, @Nullable JsonNode payload) {
+}

@@ -1,0 +1,280 @@
+package io.redq.queue.core;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import io.redq.queue.script.QueueScripts;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.Assert;
+
+/**
+ * The atomic operations on a queue's Redis data, each one Lua script call. Used by the dispatcher and the listener
+ * containers; applications normally use {@link JobDispatcher} instead.
+ *
+ * <p>Every time a script records or compares comes from the Redis clock ({@code TIME}), never from this JVM.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ * @see QueueScripts
+ */
+public class JobQueueOperations {
+
+	/** The most due jobs, and the most expired leases, that one migrator pass moves. */
+	public static final int MIGRATION_BATCH_SIZE = 1000;
+
+	/** The default key prefix. */
+	public static final String DEFAULT_KEY_PREFIX = "redq";
+
+	/** The default number of dead jobs kept per queue. */
+	public static final int DEFAULT_DEAD_LETTER_MAX_SIZE = 10_000;
+
+	/** The default time dead jobs are kept. */
+	public static final Duration DEFAULT_DEAD_LETTER_TIME_TO_LIVE = Duration.ofDays(7);
+
+	private final StringRedisTemplate redis;
+
+	private final QueueScripts scripts;
+
+	private final String keyPrefix;
+
+	private final Map<String, QueueKeys> keys = new ConcurrentHashMap<>();
+
+	private int deadLetterMaxSize = DEFAULT_DEAD_LETTER_MAX_SIZE;
+
+	private Duration deadLetterTimeToLive = DEFAULT_DEAD_LETTER_TIME_TO_LIVE;
+
+	/**
+	 * Create an instance.
+	 * @param connectionFactory the Redis connection factory
+	 * @param scripts the queue scripts
+	 * @param keyPrefix the prefix of every key, e.g. {@code redq}
+	 */
+	public JobQueueOperations(RedisConnectionFactory connectionFactory, QueueScripts scripts, String keyPrefix) {
+		Assert.hasText(keyPrefix, "keyPrefix must not be empty");
+		this.redis = new StringRedisTemplate(connectionFactory);
+		this.scripts = scripts;
+		this.keyPrefix = keyPrefix;
+	}
+
+	/**
+	 * Set the number of dead jobs to keep per queue; the oldest beyond it are deleted when another job dies.
+	 * <p>Default {@value #DEFAULT_DEAD_LETTER_MAX_SIZE}.
+	 * @param deadLetterMaxSize the maximum number of dead jobs
+	 */
+	public void setDeadLetterMaxSize(int deadLetterMaxSize) {
+		Assert.isTrue(deadLetterMaxSize >= 0, "deadLetterMaxSize must not be negative");
+		this.deadLetterMaxSize = deadLetterMaxSize;
+	}
+
+	/**
+	 * Set how long dead jobs are kept; older ones are deleted when another job dies.
+	 * <p>Default 7 days.
+	 * @param deadLetterTimeToLive the retention of dead jobs
+	 */
+	public void setDeadLetterTimeToLive(Duration deadLetterTimeToLive) {
+		this.deadLetterTimeToLive = deadLetterTimeToLive;
+	}
+
+	/**
+	 * Return the Redis template the operations run on.
+	 * @return the template
+	 */
+	public StringRedisTemplate getRedisTemplate() {
+		return this.redis;
+	}
+
+	/**
+	 * Return the keys of a queue.
+	 * @param queue the queue name
+	 * @return its keys
+	 */
+	public QueueKeys keys(String queue) {
+		return this.keys.computeIfAbsent(queue, (name) -> QueueKeys.of(this.keyPrefix, QueueNames.validate(name)));
+	}
+
+	/**
+	 * Enqueue jobs in one atomic step.
+	 * @param queue the queue
+	 * @param commands the jobs
+	 * @return what happened to each job, in order
+	 */
+	public List<EnqueueResult> enqueue(String queue, List<EnqueueCommand> commands) {
+		List<String> args = new ArrayList<>(1 + commands.size() * 5);
+		args.add(Integer.toString(commands.size()));
+		for (EnqueueCommand command : commands) {
+			args.add(command.id());
+			args.add(command.due().absolute() ? "a" : "d");
+			args.add(Long.toString(command.due().millis()));
+			args.add((command.policy() == DuplicatePolicy.REPLACE) ? "r" : "k");
+			args.add(command.body());
+		}
+		List<?> statuses = run(this.scripts.enqueue(), queue, args);
+		List<EnqueueResult> results = new ArrayList<>(statuses.size());
+		for (Object status : statuses) {
+			results.add(EnqueueResult.values()[((Number) status).intValue()]);
+		}
+		return results;
+	}
+
+	/**
+	 * Reserve up to {@code max} ready jobs under a lease.
+	 * @param queue the queue
+	 * @param max the most jobs to reserve
+	 * @param lease how long the lease lasts unless extended
+	 * @return the reservation
+	 */
+	public Reservation reserve(String queue, int max, Duration lease) {
+		List<?> result = run(this.scripts.reserve(), queue, List.of(Integer.toString(max), millis(lease)));
+		List<ReservedJob> jobs = new ArrayList<>((result.size() - 2) / 4);
+		for (int i = 2; i < result.size(); i += 4) {
+			jobs.add(new ReservedJob((String) result.get(i), (String) result.get(i + 1),
+					((Number) result.get(i + 2)).intValue(), (String) result.get(i + 3)));
+		}
+		return new Reservation(number(result, 0), number(result, 1), jobs);
+	}
+
+	/**
+	 * Acknowledge completed jobs: they are gone from Redis.
+	 * @param queue the queue
+	 * @param leases the leases of the completed jobs
+	 * @return the ids refused because their lease is no longer held by that token
+	 */
+	public List<String> ack(String queue, Collection<Lease> leases) {
+		return strings(run(this.scripts.ack(), queue, leaseArgs(leases)));
+	}
+
+	/**
+	 * Record a failed attempt: the job is retried after {@code retryDelay}, or dies when it is {@code null}.
+	 * @param queue the queue
+	 * @param lease the lease of the failed job
+	 * @param error what went wrong, kept with the job
+	 * @param retryDelay the delay before the next attempt, or {@code null} to move the job to dead
+	 * @return {@code false} when the lease is no longer held by that token (nothing was changed)
+	 */
+	public boolean fail(String queue, Lease lease, String error, @Nullable Duration retryDelay) {
+		Long result = this.redis.execute(this.scripts.fail(), keys(queue).all(), lease.id(), lease.token(), error,
+				(retryDelay != null) ? millis(retryDelay) : "-1", Integer.toString(this.deadLetterMaxSize),
+				millis(this.deadLetterTimeToLive));
+		return result != null && result == 1L;
+	}
+
+	/**
+	 * Extend leases to {@code lease} from now; a longer lease is kept.
+	 * @param queue the queue
+	 * @param leases the leases to extend
+	 * @param lease the new lease duration
+	 * @return the ids whose lease is no longer held by that token
+	 */
+	public List<String> extend(String queue, Collection<Lease> leases, Duration lease) {
+		List<String> args = new ArrayList<>(1 + leases.size() * 2);
+		args.add(millis(lease));
+		args.addAll(leaseArgs(leases));
+		return strings(run(this.scripts.extend(), queue, args));
+	}
+
+	/**
+	 * Hand reserved jobs back so that another worker gets them at once.
+	 * @param queue the queue
+	 * @param leases the leases to give up
+	 * @param undoAttempt whether to give the attempt back (the jobs never started)
+	 * @return how many jobs were released
+	 */
+	public long release(String queue, Collection<Lease> leases, boolean undoAttempt) {
+		List<String> args = new ArrayList<>(leases.size() * 3);
+		for (Lease lease : leases) {
+			args.add(lease.id());
+			args.add(lease.token());
+			args.add(undoAttempt ? "1" : "0");
+		}
+		Long released = this.redis.execute(this.scripts.release(), keys(queue).all(), args.toArray());
+		return (released != null) ? released : 0;
+	}
+
+	/**
+	 * Move due delayed jobs to ready and recover expired leases, at most {@value #MIGRATION_BATCH_SIZE} of each.
+	 * @param queue the queue
+	 * @return what the pass did
+	 */
+	public Migration migrate(String queue) {
+		List<?> result = run(this.scripts.migrate(), queue, List.of(Integer.toString(MIGRATION_BATCH_SIZE),
+				Integer.toString(this.deadLetterMaxSize), millis(this.deadLetterTimeToLive)));
+		return new Migration(number(result, 0), (int) number(result, 1), (int) number(result, 2), number(result, 3));
+	}
+
+	/**
+	 * Cancel a pending (ready or delayed) job.
+	 * @param queue the queue
+	 * @param id the job id
+	 * @return whether a pending job was removed
+	 */
+	public boolean cancel(String queue, String id) {
+		Long removed = this.redis.execute(this.scripts.cancel(), keys(queue).all(), id);
+		return removed != null && removed == 1L;
+	}
+
+	/**
+	 * Count the jobs of a queue in each state.
+	 * @param queue the queue
+	 * @return the counts
+	 */
+	public QueueStats stats(String queue) {
+		List<?> counts = run(this.scripts.stats(), queue, List.of());
+		return new QueueStats(number(counts, 0), number(counts, 1), number(counts, 2), number(counts, 3));
+	}
+
+	/**
+	 * Block until a listener is woken for the queue, or the timeout passes. Runs on a connection of its own, since a
+	 * blocking command holds its connection.
+	 * @param connection a connection used for nothing else meanwhile
+	 * @param queue the queue
+	 * @param timeout how long to wait at most
+	 * @return whether a wake-up arrived
+	 */
+	public boolean awaitWakeUp(RedisConnection connection, String queue, Duration timeout) {
+		byte[] key = keys(queue).wake().getBytes(StandardCharsets.UTF_8);
+		return connection.zSetCommands().bZPopMin(key, Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS) != null;
+	}
+
+	@SuppressWarnings("rawtypes")
+	private List<?> run(RedisScript<List> script, String queue, List<String> args) {
+		List<?> result = this.redis.execute(script, keys(queue).all(), args.toArray());
+		return (result != null) ? result : List.of();
+	}
+
+	private static List<String> leaseArgs(Collection<Lease> leases) {
+		List<String> args = new ArrayList<>(leases.size() * 2);
+		for (Lease lease : leases) {
+			args.add(lease.id());
+			args.add(lease.token());
+		}
+		return args;
+	}
+
+	private static List<String> strings(List<?> values) {
+		List<String> strings = new ArrayList<>(values.size());
+		for (Object value : values) {
+			strings.add((String) value);
+		}
+		return strings;
+	}
+
+	private static long number(List<?> values, int index) {
+		return ((Number) values.get(index)).longValue();
+	}
+
+	private static String millis(Duration duration) {
+		return Long.toString(duration.toMillis());
+	}
+
+}

@@ -1,0 +1,256 @@
+package io.redq.queue.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * A job to dispatch, with its options. Build one with {@link #of(String, Object)} (by job name) or {@link #of(Object)}
+ * (the job whose handler takes the payload's type):
+ *
+ * <pre class="code">
+ * dispatcher.dispatch(JobRequest.of("close-auction", auctionId)
+ *         .id("auction-" + auctionId, DuplicatePolicy.REPLACE)
+ *         .at(auction.endsAt())
+ *         .build());
+ * </pre>
+ *
+ * @author Redq team
+ * @since 0.1.0
+ * @see JobDispatcher
+ */
+public final class JobRequest {
+
+	private final @Nullable String jobName;
+
+	private final @Nullable Object payload;
+
+	private final @Nullable String queue;
+
+	private final EnqueueCommand.Due due;
+
+	private final @Nullable String id;
+
+	private final DuplicatePolicy duplicatePolicy;
+
+	private final @Nullable Integer maxAttempts;
+
+	private final Map<String, String> headers;
+
+	private JobRequest(Builder builder) {
+		this.jobName = builder.jobName;
+		this.payload = builder.payload;
+		this.queue = builder.queue;
+		this.due = builder.due;
+		this.id = builder.id;
+		this.duplicatePolicy = builder.duplicatePolicy;
+		this.maxAttempts = builder.maxAttempts;
+		this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(builder.headers));
+	}
+
+	/**
+	 * Start a request for the job with the given name.
+	 * @param jobName the job name
+	 * @param payload the payload, serialized as JSON
+	 * @return a builder
+	 */
+	public static Builder of(String jobName, @Nullable Object payload) {
+		Assert.hasText(jobName, "jobName must not be empty");
+		return new Builder(jobName, payload);
+	}
+
+	/**
+	 * Start a request for the one job whose handler takes the payload's type.
+	 * @param payload the payload, serialized as JSON
+	 * @return a builder
+	 */
+	public static Builder of(Object payload) {
+		Assert.notNull(payload, "payload must not be null");
+		return new Builder(null, payload);
+	}
+
+	/**
+	 * Return the job name, or {@code null} when the job is found by payload type.
+	 * @return the job name
+	 */
+	public @Nullable String getJobName() {
+		return this.jobName;
+	}
+
+	/**
+	 * Return the payload.
+	 * @return the payload
+	 */
+	public @Nullable Object getPayload() {
+		return this.payload;
+	}
+
+	/**
+	 * Return the queue, or {@code null} for the job's own queue.
+	 * @return the queue
+	 */
+	public @Nullable String getQueue() {
+		return this.queue;
+	}
+
+	/**
+	 * Return when the job becomes ready.
+	 * @return the due time
+	 */
+	public EnqueueCommand.Due getDue() {
+		return this.due;
+	}
+
+	/**
+	 * Return the caller-chosen id, or {@code null} for a generated one.
+	 * @return the id
+	 */
+	public @Nullable String getId() {
+		return this.id;
+	}
+
+	/**
+	 * Return what happens when a job with the caller-chosen id is already pending.
+	 * @return the duplicate policy
+	 */
+	public DuplicatePolicy getDuplicatePolicy() {
+		return this.duplicatePolicy;
+	}
+
+	/**
+	 * Return the attempts override, or {@code null} for the job's own.
+	 * @return the maximum attempts
+	 */
+	public @Nullable Integer getMaxAttempts() {
+		return this.maxAttempts;
+	}
+
+	/**
+	 * Return the headers.
+	 * @return the headers, never {@code null}
+	 */
+	public Map<String, String> getHeaders() {
+		return this.headers;
+	}
+
+	/**
+	 * Builds a {@link JobRequest}.
+	 */
+	public static final class Builder {
+
+		private final @Nullable String jobName;
+
+		private final @Nullable Object payload;
+
+		private @Nullable String queue;
+
+		private EnqueueCommand.Due due = EnqueueCommand.Due.NOW;
+
+		private @Nullable String id;
+
+		private DuplicatePolicy duplicatePolicy = DuplicatePolicy.KEEP;
+
+		private @Nullable Integer maxAttempts;
+
+		private final Map<String, String> headers = new LinkedHashMap<>();
+
+		private Builder(@Nullable String jobName, @Nullable Object payload) {
+			this.jobName = jobName;
+			this.payload = payload;
+		}
+
+		/**
+		 * Send the job to this queue instead of the job's own.
+		 * @param queue the queue name
+		 * @return this builder
+		 */
+		public Builder queue(String queue) {
+			this.queue = QueueNames.validate(queue);
+			return this;
+		}
+
+		/**
+		 * Make the job ready after a delay, measured on the Redis clock. A negative delay means now. Replaces any
+		 * earlier {@link #at(Instant)}.
+		 * @param delay the delay
+		 * @return this builder
+		 */
+		public Builder delay(Duration delay) {
+			this.due = new EnqueueCommand.Due(false, delay.toMillis());
+			return this;
+		}
+
+		/**
+		 * Make the job ready at an instant (millisecond resolution); an instant in the past means now. Replaces any
+		 * earlier {@link #delay(Duration)}.
+		 * @param instant when the job becomes ready
+		 * @return this builder
+		 * @throws IllegalArgumentException for an instant after the year 9999
+		 */
+		public Builder at(Instant instant) {
+			Assert.isTrue(instant.isBefore(Instant.parse("10000-01-01T00:00:00Z")),
+					() -> "Job due time " + instant + " is after the year 9999; pass a real date");
+			this.due = new EnqueueCommand.Due(true, instant.toEpochMilli());
+			return this;
+		}
+
+		/**
+		 * Use a caller-chosen id; a pending job with the same id is kept and this dispatch dropped.
+		 * @param id the id, e.g. a business key such as {@code order-17}
+		 * @return this builder
+		 */
+		public Builder id(String id) {
+			return id(id, DuplicatePolicy.KEEP);
+		}
+
+		/**
+		 * Use a caller-chosen id with the given duplicate policy.
+		 * @param id the id, e.g. a business key such as {@code order-17}
+		 * @param duplicatePolicy what to do when a job with this id is already pending
+		 * @return this builder
+		 */
+		public Builder id(String id, DuplicatePolicy duplicatePolicy) {
+			this.id = QueueNames.validateId(id);
+			this.duplicatePolicy = duplicatePolicy;
+			return this;
+		}
+
+		/**
+		 * Override how many times the job is tried.
+		 * @param maxAttempts the maximum attempts, at least 1
+		 * @return this builder
+		 */
+		public Builder maxAttempts(int maxAttempts) {
+			Assert.isTrue(maxAttempts >= 1, () -> "maxAttempts must be at least 1, not " + maxAttempts);
+			this.maxAttempts = maxAttempts;
+			return this;
+		}
+
+		/**
+		 * Add a header that travels with the job.
+		 * @param name the header name
+		 * @param value the header value
+		 * @return this builder
+		 */
+		public Builder header(String name, String value) {
+			this.headers.put(name, value);
+			return this;
+		}
+
+		/**
+		 * Build the request.
+		 * @return the request
+		 */
+		public JobRequest build() {
+			return new JobRequest(this);
+		}
+
+	}
+
+}

@@ -1,0 +1,24 @@
+package io.redq.queue.core;
+
+/**
+ * The result of one migrator pass over a queue.
+ *
+ * @param redisTime the Redis clock during the pass (epoch ms)
+ * @param dueJobs how many due delayed jobs were made ready
+ * @param expiredLeases how many jobs whose lease expired were recovered (to ready or dead)
+ * @param nextDue when the next delayed job is due or the next lease expires (epoch ms, Redis clock), or -1
+ * @author Redq team
+ * @since 0.1.0
+ */
+public record Migration(long redisTime, int dueJobs, int expiredLeases, long nextDue) {
+
+	/**
+	 * Whether the pass hit its batch limit, so that another pass should follow at once.
+	 * @param limit the batch limit of the pass
+	 * @return whether more work may be waiting
+	 */
+	public boolean isPartial(int limit) {
+		return this.dueJobs >= limit || this.expiredLeases >= limit;
+	}
+
+}

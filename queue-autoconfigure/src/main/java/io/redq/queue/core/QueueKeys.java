@@ -1,0 +1,46 @@
+package io.redq.queue.core;
+
+import java.util.List;
+
+/**
+ * The Redis keys of one queue: {@code <prefix>:{<queue>}:<part>}. Every key shares the hash tag {@code {<queue>}}, so
+ * that a queue lives in one Redis Cluster slot and each script runs on one node.
+ *
+ * @param ready list of ids ready to run, oldest first
+ * @param delayed sorted set of id by due time (epoch ms, Redis clock)
+ * @param reserved sorted set of id by lease expiry (epoch ms, Redis clock)
+ * @param dead sorted set of id by time of death
+ * @param jobs hash of id to envelope JSON
+ * @param attempts hash of id to attempts made
+ * @param leases hash of id to current lease token
+ * @param errors hash of id to last error
+ * @param wake sorted set whose single member wakes an idle listener
+ * @param sequence counter for lease tokens
+ * @author Redq team
+ * @since 0.1.0
+ */
+public record QueueKeys(String ready, String delayed, String reserved, String dead, String jobs, String attempts,
+		String leases, String errors, String wake, String sequence) {
+
+	/**
+	 * Return the keys of a queue.
+	 * @param prefix the key prefix, e.g. {@code redq}
+	 * @param queue a valid queue name (see {@link QueueNames#validate(String)})
+	 * @return the keys
+	 */
+	public static QueueKeys of(String prefix, String queue) {
+		String base = prefix + ":{" + queue + "}:";
+		return new QueueKeys(base + "ready", base + "delayed", base + "reserved", base + "dead", base + "jobs",
+				base + "attempts", base + "leases", base + "errors", base + "wake", base + "sequence");
+	}
+
+	/**
+	 * Return every key in the order the scripts expect them in {@code KEYS} (see {@code common.lua}).
+	 * @return the keys
+	 */
+	public List<String> all() {
+		return List.of(this.ready, this.delayed, this.reserved, this.dead, this.jobs, this.attempts, this.leases,
+				this.errors, this.wake, this.sequence);
+	}
+
+}

@@ -1,0 +1,75 @@
+package io.redq.queue.core;
+
+/**
+ * Validation of queue names and job ids, which become parts of Redis keys and members.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public final class QueueNames {
+
+	/** The longest queue name accepted. */
+	public static final int MAX_QUEUE_NAME_LENGTH = 100;
+
+	/** The longest job id accepted. */
+	public static final int MAX_ID_LENGTH = 200;
+
+	private QueueNames() {
+	}
+
+	/**
+	 * Check a queue name: not empty, at most {@value #MAX_QUEUE_NAME_LENGTH} characters, and free of <code>{</code>,
+	 * <code>}</code> (they would break the Redis Cluster hash tag) and control characters.
+	 * @param queue the queue name
+	 * @return the queue name
+	 * @throws IllegalArgumentException when the name is not valid, saying why
+	 */
+	public static String validate(String queue) {
+		String problem = problem(queue, MAX_QUEUE_NAME_LENGTH, true);
+		if (problem != null) {
+			throw new IllegalArgumentException("Invalid queue name '" + printable(queue) + "': " + problem
+					+ ". Use letters, digits and characters such as '-', '_' or '.'");
+		}
+		return queue;
+	}
+
+	/**
+	 * Check a caller-chosen job id: not empty, at most {@value #MAX_ID_LENGTH} characters, no control characters.
+	 * @param id the job id
+	 * @return the id
+	 * @throws IllegalArgumentException when the id is not valid, saying why
+	 */
+	public static String validateId(String id) {
+		String problem = problem(id, MAX_ID_LENGTH, false);
+		if (problem != null) {
+			throw new IllegalArgumentException("Invalid job id '" + printable(id) + "': " + problem);
+		}
+		return id;
+	}
+
+	private static String problem(String value, int maxLength, boolean braces) {
+		if (value.isEmpty()) {
+			return "it is empty";
+		}
+		if (value.length() > maxLength) {
+			return "it is " + value.length() + " characters long, the limit is " + maxLength;
+		}
+		for (int i = 0; i < value.length(); i++) {
+			char c = value.charAt(i);
+			if (Character.isISOControl(c)) {
+				return "it contains the control character U+" + String.format("%04X", (int) c);
+			}
+			if (braces && (c == '{' || c == '}')) {
+				return "it contains '" + c + "', which would break the Redis Cluster hash tag";
+			}
+		}
+		return null;
+	}
+
+	private static String printable(String value) {
+		StringBuilder out = new StringBuilder();
+		value.codePoints().limit(MAX_ID_LENGTH).forEach((c) -> out.append(Character.isISOControl(c) ? "\\u" + String.format("%04X", c) : Character.toString(c)));
+		return (value.length() > MAX_ID_LENGTH) ? out + "..." : out.toString();
+	}
+
+}

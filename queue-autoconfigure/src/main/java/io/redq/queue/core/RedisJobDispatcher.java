@@ -1,0 +1,135 @@
+package io.redq.queue.core;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.core.ResolvableType;
+import org.springframework.util.Assert;
+
+/**
+ * {@link JobDispatcher} that enqueues jobs in Redis through {@link JobQueueOperations}.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public class RedisJobDispatcher implements JobDispatcher {
+
+	/** The default largest envelope accepted, in bytes: 1 MiB. */
+	public static final long DEFAULT_MAX_PAYLOAD_SIZE = 1024 * 1024;
+
+	/** The most jobs enqueued by one script call. */
+	static final int BATCH_SIZE = 1000;
+
+	private final JobQueueOperations operations;
+
+	private final JobDefinitions definitions;
+
+	private final JsonMapper jsonMapper;
+
+	private long maxPayloadSize = DEFAULT_MAX_PAYLOAD_SIZE;
+
+	/**
+	 * Create an instance.
+	 * @param operations the queue operations
+	 * @param definitions the known jobs
+	 * @param jsonMapper the mapper that writes payloads as JSON
+	 */
+	public RedisJobDispatcher(JobQueueOperations operations, JobDefinitions definitions, JsonMapper jsonMapper) {
+		this.operations = operations;
+		this.definitions = definitions;
+		this.jsonMapper = jsonMapper;
+	}
+
+	/**
+	 * Set the largest job envelope (payload and metadata as JSON) accepted, in bytes; larger ones are rejected.
+	 * <p>Default 1 MiB.
+	 * @param maxPayloadSize the limit in bytes
+	 */
+	public void setMaxPayloadSize(long maxPayloadSize) {
+		Assert.isTrue(maxPayloadSize > 0, "maxPayloadSize must be positive");
+		this.maxPayloadSize = maxPayloadSize;
+	}
+
+	@Override
+	public List<String> dispatchAll(Collection<JobRequest> requests) {
+		List<String> ids = new ArrayList<>(requests.size());
+		Map<String, List<EnqueueCommand>> byQueue = new LinkedHashMap<>();
+		for (JobRequest request : requests) {
+			JobDefinition definition = resolve(request);
+			String queue = (request.getQueue() != null) ? request.getQueue() : definition.queue();
+			String id = (request.getId() != null) ? request.getId() : UUID.randomUUID().toString();
+			byQueue.computeIfAbsent(queue, (name) -> new ArrayList<>())
+				.add(new EnqueueCommand(id, request.getDue(), request.getDuplicatePolicy(),
+						body(request, definition, queue, id)));
+			ids.add(id);
+		}
+		byQueue.forEach((queue, commands) -> {
+			for (int from = 0; from < commands.size(); from += BATCH_SIZE) {
+				this.operations.enqueue(queue, commands.subList(from, Math.min(commands.size(), from + BATCH_SIZE)));
+			}
+		});
+		return ids;
+	}
+
+	@Override
+	public boolean cancel(String queue, String id) {
+		return this.operations.cancel(QueueNames.validate(queue), id);
+	}
+
+	private JobDefinition resolve(JobRequest request) {
+		String jobName = request.getJobName();
+		if (jobName == null) {
+			return resolveByType(request.getPayload());
+		}
+		JobDefinition definition = this.definitions.find(jobName);
+		if (definition == null) {
+			throw new IllegalArgumentException("No job named '" + jobName + "' is known to this application. "
+					+ "Declare a @QueuedJob(name = \"" + jobName + "\") method, or, for a job handled by another "
+					+ "application, set redq.jobs." + jobName + ".queue. Known jobs: " + knownJobs());
+		}
+		return definition;
+	}
+
+	private JobDefinition resolveByType(Object payload) {
+		List<JobDefinition> candidates = this.definitions.all()
+			.stream()
+			.filter((definition) -> definition.payloadType() != null
+					&& ResolvableType.forType(definition.payloadType()).isInstance(payload))
+			.toList();
+		if (candidates.size() != 1) {
+			throw new IllegalArgumentException(((candidates.isEmpty()) ? "No job" : "More than one job ("
+					+ candidates.stream().map(JobDefinition::name).collect(Collectors.joining(", ")) + ")")
+					+ " takes a payload of type " + payload.getClass().getName()
+					+ "; dispatch by job name instead. Known jobs: " + knownJobs());
+		}
+		return candidates.get(0);
+	}
+
+	private String body(JobRequest request, JobDefinition definition, String queue, String id) {
+		int maxAttempts = (request.getMaxAttempts() != null) ? request.getMaxAttempts() : definition.maxAttempts();
+		JobEnvelope envelope = new JobEnvelope(null, null, id, definition.name(), queue, maxAttempts,
+				definition.timeout().toMillis(), request.getHeaders(), this.jsonMapper.valueToTree(request.getPayload()));
+		String json = this.jsonMapper.writeValueAsString(envelope);
+		long size = json.getBytes(StandardCharsets.UTF_8).length;
+		if (size > this.maxPayloadSize) {
+			throw new IllegalArgumentException("Job '" + definition.name() + "' is " + size
+					+ " bytes as JSON, more than the limit of " + this.maxPayloadSize + " bytes "
+					+ "(redq.dispatcher.max-payload-size). Store large data elsewhere and pass a reference to it");
+		}
+		// the enqueue script prepends the Redis-clock times to the object
+		return json.substring(1);
+	}
+
+	private String knownJobs() {
+		return this.definitions.all().stream().map(JobDefinition::name).sorted().toList().toString();
+	}
+
+}

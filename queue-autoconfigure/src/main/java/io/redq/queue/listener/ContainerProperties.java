@@ -1,0 +1,190 @@
+package io.redq.queue.listener;
+
+import java.time.Duration;
+
+import org.springframework.util.Assert;
+
+/**
+ * Settings of a {@link JobListenerContainer}.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public class ContainerProperties {
+
+	/** The default number of jobs run at once. */
+	public static final int DEFAULT_CONCURRENCY = 8;
+
+	/** The default most jobs reserved in one round trip. */
+	public static final int DEFAULT_BATCH_SIZE = 32;
+
+	/** The default longest wait for a wake-up before an idle container looks again. */
+	public static final Duration DEFAULT_POLL_TIMEOUT = Duration.ofSeconds(5);
+
+	/** The default lease. */
+	public static final Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(30);
+
+	/** The default time running jobs get to finish on stop. */
+	public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(20);
+
+	private int concurrency = DEFAULT_CONCURRENCY;
+
+	private int batchSize = DEFAULT_BATCH_SIZE;
+
+	private Duration pollTimeout = DEFAULT_POLL_TIMEOUT;
+
+	private Duration leaseTime = DEFAULT_LEASE_TIME;
+
+	private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
+
+	private boolean autoStartup = true;
+
+	private boolean virtualThreads = true;
+
+	/**
+	 * Create settings with the defaults.
+	 */
+	public ContainerProperties() {
+	}
+
+	/**
+	 * Create a copy of other settings.
+	 * @param other the settings to copy
+	 */
+	public ContainerProperties(ContainerProperties other) {
+		this.concurrency = other.concurrency;
+		this.batchSize = other.batchSize;
+		this.pollTimeout = other.pollTimeout;
+		this.leaseTime = other.leaseTime;
+		this.shutdownTimeout = other.shutdownTimeout;
+		this.autoStartup = other.autoStartup;
+		this.virtualThreads = other.virtualThreads;
+	}
+
+	/**
+	 * Return the number of jobs run at once.
+	 * @return the concurrency
+	 */
+	public int getConcurrency() {
+		return this.concurrency;
+	}
+
+	/**
+	 * Set the number of jobs run at once.
+	 * <p>Default {@value #DEFAULT_CONCURRENCY}.
+	 * @param concurrency the concurrency, at least 1
+	 */
+	public void setConcurrency(int concurrency) {
+		Assert.isTrue(concurrency >= 1, "concurrency must be at least 1");
+		this.concurrency = concurrency;
+	}
+
+	/**
+	 * Return the most jobs reserved in one round trip.
+	 * @return the batch size
+	 */
+	public int getBatchSize() {
+		return this.batchSize;
+	}
+
+	/**
+	 * Set the most jobs reserved in one round trip (never more than there are free workers).
+	 * <p>Default {@value #DEFAULT_BATCH_SIZE}.
+	 * @param batchSize the batch size, at least 1
+	 */
+	public void setBatchSize(int batchSize) {
+		Assert.isTrue(batchSize >= 1, "batchSize must be at least 1");
+		this.batchSize = batchSize;
+	}
+
+	/**
+	 * Return the longest wait for a wake-up before an idle container looks again.
+	 * @return the poll timeout
+	 */
+	public Duration getPollTimeout() {
+		return this.pollTimeout;
+	}
+
+	/**
+	 * Set the longest wait for a wake-up before an idle container looks again; a safety net, since dispatches wake
+	 * idle containers at once.
+	 * <p>Default 5 seconds.
+	 * @param pollTimeout the poll timeout
+	 */
+	public void setPollTimeout(Duration pollTimeout) {
+		Assert.isTrue(pollTimeout.toMillis() > 0, "pollTimeout must be positive");
+		this.pollTimeout = pollTimeout;
+	}
+
+	/**
+	 * Return the lease.
+	 * @return the lease time
+	 */
+	public Duration getLeaseTime() {
+		return this.leaseTime;
+	}
+
+	/**
+	 * Set how long a reserved job stays with its worker without a renewal; the container renews leases of running
+	 * jobs every third of it. A job whose worker died is run again after this time.
+	 * <p>Default 30 seconds.
+	 * @param leaseTime the lease time
+	 */
+	public void setLeaseTime(Duration leaseTime) {
+		Assert.isTrue(leaseTime.toMillis() >= 30, "leaseTime must be at least 30ms");
+		this.leaseTime = leaseTime;
+	}
+
+	/**
+	 * Return how long running jobs get to finish on stop.
+	 * @return the shutdown timeout
+	 */
+	public Duration getShutdownTimeout() {
+		return this.shutdownTimeout;
+	}
+
+	/**
+	 * Set how long running jobs get to finish on stop; jobs still running then are interrupted and handed back at
+	 * once.
+	 * <p>Default 20 seconds.
+	 * @param shutdownTimeout the shutdown timeout
+	 */
+	public void setShutdownTimeout(Duration shutdownTimeout) {
+		this.shutdownTimeout = shutdownTimeout;
+	}
+
+	/**
+	 * Return whether the container starts with the application context.
+	 * @return whether to start automatically
+	 */
+	public boolean isAutoStartup() {
+		return this.autoStartup;
+	}
+
+	/**
+	 * Set whether the container starts with the application context.
+	 * <p>Default {@code true}.
+	 * @param autoStartup whether to start automatically
+	 */
+	public void setAutoStartup(boolean autoStartup) {
+		this.autoStartup = autoStartup;
+	}
+
+	/**
+	 * Return whether jobs run on virtual threads when the runtime has them (Java 21+).
+	 * @return whether to use virtual threads
+	 */
+	public boolean isVirtualThreads() {
+		return this.virtualThreads;
+	}
+
+	/**
+	 * Set whether jobs run on virtual threads when the runtime has them (Java 21+); platform threads otherwise.
+	 * <p>Default {@code true}.
+	 * @param virtualThreads whether to use virtual threads
+	 */
+	public void setVirtualThreads(boolean virtualThreads) {
+		this.virtualThreads = virtualThreads;
+	}
+
+}

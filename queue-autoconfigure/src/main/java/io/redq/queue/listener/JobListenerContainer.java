@@ -1,0 +1,763 @@
+package io.redq.queue.listener;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.redq.queue.core.JobEnvelope;
+import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.Lease;
+import io.redq.queue.core.Migration;
+import io.redq.queue.core.Reservation;
+import io.redq.queue.core.ReservedJob;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.core.task.VirtualThreadTaskExecutor;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+import org.springframework.util.Assert;
+
+/**
+ * Runs the jobs of one queue: reserves them in batches under a lease, runs their handlers on a pool of workers,
+ * renews the leases of running jobs, acknowledges completed jobs in batches, retries failed ones with backoff and
+ * moves those out of attempts to dead.
+ *
+ * <p>An idle container blocks on the queue's wake-up key rather than polling; dispatches wake it. The container also
+ * runs the queue's migrator, which sleeps until the next delayed job is due or the next lease expires and then moves
+ * them, so several application instances may run it at once.
+ *
+ * <p>Containers are not beans: the {@code JobListenerRegistry} creates, starts and stops them.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public class JobListenerContainer implements SmartLifecycle {
+
+	/** The phase containers start in: late, so they start last and stop first. */
+	public static final int DEFAULT_PHASE = Integer.MAX_VALUE - 100;
+
+	private static final int MAX_ERROR_LENGTH = 4000;
+
+	private static final Log logger = LogFactory.getLog(JobListenerContainer.class);
+
+	private final String queue;
+
+	private final JobQueueOperations operations;
+
+	private final JsonMapper jsonMapper;
+
+	private final Map<String, JobHandler> handlers;
+
+	private final ContainerProperties properties;
+
+	private final Object lifecycleMonitor = new Object();
+
+	private final Map<String, Execution> inFlight = new ConcurrentHashMap<>();
+
+	private final Acknowledger acknowledger = new Acknowledger();
+
+	private final Migrator migrator = new Migrator();
+
+	private volatile boolean running;
+
+	private @Nullable Semaphore permits;
+
+	private @Nullable Executor workers;
+
+	private @Nullable ScheduledExecutorService scheduler;
+
+	private @Nullable ExecutorService ackExecutor;
+
+	private @Nullable Thread fetcher;
+
+	private volatile @Nullable RedisConnection wakeUpConnection;
+
+	/**
+	 * Create a container.
+	 * @param queue the queue to consume
+	 * @param operations the queue operations
+	 * @param jsonMapper the mapper that reads job envelopes
+	 * @param handlers the handlers, one per job name
+	 * @param properties the settings
+	 */
+	public JobListenerContainer(String queue, JobQueueOperations operations, JsonMapper jsonMapper,
+			Collection<JobHandler> handlers, ContainerProperties properties) {
+		this.queue = queue;
+		this.operations = operations;
+		this.jsonMapper = jsonMapper;
+		this.handlers = new LinkedHashMap<>();
+		for (JobHandler handler : handlers) {
+			Assert.state(this.handlers.put(handler.getDefinition().name(), handler) == null,
+					() -> "Two handlers for job '" + handler.getDefinition().name() + "'");
+		}
+		this.properties = new ContainerProperties(properties);
+	}
+
+	/**
+	 * Return the queue this container consumes.
+	 * @return the queue name
+	 */
+	public String getQueue() {
+		return this.queue;
+	}
+
+	/**
+	 * Return the names of the jobs this container runs.
+	 * @return the job names
+	 */
+	public Set<String> getJobNames() {
+		return this.handlers.keySet();
+	}
+
+	/**
+	 * Return the settings.
+	 * @return a copy of the settings
+	 */
+	public ContainerProperties getContainerProperties() {
+		return new ContainerProperties(this.properties);
+	}
+
+	@Override
+	public boolean isAutoStartup() {
+		return this.properties.isAutoStartup();
+	}
+
+	@Override
+	public int getPhase() {
+		return DEFAULT_PHASE;
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public void start() {
+		synchronized (this.lifecycleMonitor) {
+			if (this.running) {
+				return;
+			}
+			String prefix = "redq-" + this.queue + "-";
+			this.permits = new Semaphore(this.properties.getConcurrency());
+			this.workers = createWorkers(prefix + "worker-");
+			this.scheduler = new ScheduledThreadPoolExecutor(1, threadFactory(prefix + "scheduler-", false));
+			((ScheduledThreadPoolExecutor) this.scheduler).setRemoveOnCancelPolicy(true);
+			this.ackExecutor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+					threadFactory(prefix + "acker-", false));
+			this.running = true;
+			long renewal = Math.max(10, this.properties.getLeaseTime().toMillis() / 3);
+			this.scheduler.scheduleAtFixedRate(this::renewLeases, renewal, renewal, TimeUnit.MILLISECONDS);
+			this.migrator.start();
+			this.fetcher = threadFactory(prefix + "fetcher-", false).newThread(this::fetch);
+			this.fetcher.start();
+			logger.info("Started job listener container for queue '" + this.queue + "' with jobs "
+					+ this.handlers.keySet());
+		}
+	}
+
+	@Override
+	public void stop() {
+		stopGracefully();
+	}
+
+	@Override
+	public void stop(Runnable callback) {
+		if (!this.running) {
+			callback.run();
+			return;
+		}
+		threadFactory("redq-" + this.queue + "-stopper-", false).newThread(() -> {
+			try {
+				stopGracefully();
+			}
+			finally {
+				callback.run();
+			}
+		}).start();
+	}
+
+	/**
+	 * Stop reserving, let running jobs finish within the shutdown timeout, then interrupt the rest and hand them back
+	 * so that another worker gets them at once.
+	 */
+	private void stopGracefully() {
+		synchronized (this.lifecycleMonitor) {
+			if (!this.running) {
+				return;
+			}
+			this.running = false;
+			closeWakeUpConnection();
+			Semaphore permits = this.permits;
+			boolean finished = false;
+			try {
+				finished = permits.tryAcquire(this.properties.getConcurrency(),
+						this.properties.getShutdownTimeout().toMillis(), TimeUnit.MILLISECONDS);
+				if (finished) {
+					permits.release(this.properties.getConcurrency());
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			if (!finished) {
+				releaseRunningJobs();
+			}
+			this.acknowledger.flushNow();
+			this.scheduler.shutdownNow();
+			this.ackExecutor.shutdownNow();
+			if (this.workers instanceof ExecutorService executor) {
+				executor.shutdownNow();
+			}
+			logger.info("Stopped job listener container for queue '" + this.queue + "'");
+		}
+	}
+
+	private void releaseRunningJobs() {
+		List<Lease> leases = new ArrayList<>();
+		for (Execution execution : this.inFlight.values()) {
+			if (execution.settle()) {
+				leases.add(execution.job.lease());
+				execution.interrupt();
+			}
+		}
+		if (!leases.isEmpty()) {
+			logger.warn("Shutdown timeout of " + this.properties.getShutdownTimeout() + " passed; interrupted "
+					+ leases.size() + " running job(s) of queue '" + this.queue + "' and handed them back");
+			try {
+				this.operations.release(this.queue, leases, false);
+			}
+			catch (RuntimeException ex) {
+				logger.error("Could not hand back running jobs of queue '" + this.queue
+						+ "'; they run again when their lease expires", ex);
+			}
+		}
+	}
+
+	// -- reserving
+
+	private void fetch() {
+		int failures = 0;
+		while (this.running) {
+			try {
+				int capacity = acquirePermits();
+				if (capacity == 0) {
+					continue;
+				}
+				Reservation reservation;
+				try {
+					reservation = this.operations.reserve(this.queue, capacity, this.properties.getLeaseTime());
+				}
+				catch (RuntimeException ex) {
+					this.permits.release(capacity);
+					throw ex;
+				}
+				// each reserved job keeps its permit until it finishes
+				this.permits.release(capacity - reservation.jobs().size());
+				this.migrator.wakeUpAt(reservation.redisTime(), reservation.nextDue());
+				reservation.jobs().forEach(this::start);
+				if (reservation.jobs().isEmpty() && this.running) {
+					this.operations.awaitWakeUp(wakeUpConnection(), this.queue, this.properties.getPollTimeout());
+				}
+				failures = 0;
+			}
+			catch (RuntimeException ex) {
+				if (!this.running) {
+					break;
+				}
+				closeWakeUpConnection();
+				failures++;
+				long pause = Math.min(2000, 100L << Math.min(failures, 5));
+				logger.warn("Could not reserve jobs of queue '" + this.queue + "', retrying in " + pause + "ms: " + ex);
+				sleep(pause);
+			}
+		}
+		closeWakeUpConnection();
+	}
+
+	private int acquirePermits() {
+		try {
+			if (!this.permits.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+				return 0;
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return 0;
+		}
+		int capacity = 1 + this.permits.drainPermits();
+		int surplus = capacity - this.properties.getBatchSize();
+		if (surplus > 0) {
+			this.permits.release(surplus);
+			capacity -= surplus;
+		}
+		return capacity;
+	}
+
+	private void start(ReservedJob job) {
+		if (!this.running) {
+			this.permits.release();
+			try {
+				this.operations.release(this.queue, List.of(job.lease()), true);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not hand back job " + job.id() + "; it runs again when its lease expires", ex);
+			}
+			return;
+		}
+		Execution execution = new Execution(job);
+		this.inFlight.put(job.token(), execution);
+		this.workers.execute(() -> run(execution));
+	}
+
+	private RedisConnection wakeUpConnection() {
+		RedisConnection connection = this.wakeUpConnection;
+		if (connection == null) {
+			connection = this.operations.getRedisTemplate().getRequiredConnectionFactory().getConnection();
+			this.wakeUpConnection = connection;
+		}
+		return connection;
+	}
+
+	private void closeWakeUpConnection() {
+		RedisConnection connection = this.wakeUpConnection;
+		this.wakeUpConnection = null;
+		if (connection != null) {
+			try {
+				connection.close();
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not close wake-up connection", ex);
+			}
+		}
+	}
+
+	// -- running
+
+	private void run(Execution execution) {
+		execution.thread = Thread.currentThread();
+		try {
+			JobEnvelope envelope;
+			try {
+				envelope = this.jsonMapper.readValue(execution.job.envelope(), JobEnvelope.class);
+			}
+			catch (JacksonException ex) {
+				bury(execution, "Malformed job: its data in Redis is not a Redq job envelope: " + ex.getOriginalMessage());
+				return;
+			}
+			JobHandler handler = this.handlers.get(envelope.job());
+			if (handler == null) {
+				bury(execution, "No handler for job '" + envelope.job() + "' in this application (queue '"
+						+ this.queue + "' has handlers for " + this.handlers.keySet() + ")");
+				return;
+			}
+			execution.begin(envelope, handler);
+			handler.handle(envelope.payload(), execution);
+			if (execution.settle()) {
+				this.acknowledger.add(execution.job.lease());
+			}
+		}
+		catch (Throwable ex) {
+			failed(execution, ex);
+		}
+		finally {
+			execution.end();
+			this.inFlight.remove(execution.job.token());
+			// a timeout may have interrupted this thread after the handler returned
+			Thread.interrupted();
+			this.permits.release();
+		}
+	}
+
+	private void failed(Execution execution, Throwable ex) {
+		if (!execution.settle()) {
+			logger.debug("Job " + execution.job.id() + " failed after its outcome was settled", ex);
+			return;
+		}
+		JobHandler handler = execution.handler;
+		JobEnvelope envelope = execution.envelope;
+		boolean retry = !(ex instanceof JobRejectedException) && handler != null && envelope != null
+				&& execution.job.attempt() < envelope.maxAttempts();
+		String error = describe(ex);
+		Duration delay = retry ? handler.getDefinition().backoff().delayAfter(execution.job.attempt()) : null;
+		if (retry) {
+			logger.warn("Job " + execution.job.id() + " (" + envelope.job() + ") failed on attempt "
+					+ execution.job.attempt() + " of " + envelope.maxAttempts() + ", retrying in " + delay + ": "
+					+ error);
+		}
+		else {
+			logger.error("Job " + execution.job.id() + " failed on attempt " + execution.job.attempt()
+					+ " and is dead: " + error, ex);
+		}
+		recordFailure(execution, error, delay);
+	}
+
+	private void bury(Execution execution, String reason) {
+		if (execution.settle()) {
+			logger.error("Job " + execution.job.id() + " of queue '" + this.queue + "' is dead: " + reason);
+			recordFailure(execution, reason, null);
+		}
+	}
+
+	private void recordFailure(Execution execution, String error, @Nullable Duration retryDelay) {
+		try {
+			if (!this.operations.fail(this.queue, execution.job.lease(), error, retryDelay)) {
+				logger.warn("Failure of job " + execution.job.id() + " refused: its lease was lost to another worker");
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.error("Could not record the failure of job " + execution.job.id()
+					+ "; it runs again when its lease expires", ex);
+		}
+	}
+
+	private void timedOut(Execution execution) {
+		if (execution.settle()) {
+			execution.interrupt();
+			JobEnvelope envelope = execution.envelope;
+			Duration timeout = Duration.ofMillis(envelope.timeout());
+			String error = "Timed out after " + timeout + ": the handler was interrupted";
+			boolean retry = execution.job.attempt() < envelope.maxAttempts();
+			Duration delay = retry ? execution.handler.getDefinition().backoff().delayAfter(execution.job.attempt())
+					: null;
+			logger.warn("Job " + execution.job.id() + " (" + envelope.job() + ") timed out after " + timeout
+					+ " on attempt " + execution.job.attempt() + (retry ? ", retrying in " + delay : " and is dead"));
+			recordFailure(execution, error, delay);
+		}
+	}
+
+	private void renewLeases() {
+		List<Execution> executions = new ArrayList<>(this.inFlight.values());
+		executions.removeIf(Execution::isSettled);
+		if (executions.isEmpty()) {
+			return;
+		}
+		try {
+			List<Lease> leases = executions.stream().map((execution) -> execution.job.lease()).toList();
+			Set<String> lost = new HashSet<>(this.operations.extend(this.queue, leases, this.properties.getLeaseTime()));
+			for (Execution execution : executions) {
+				if (lost.contains(execution.job.id())) {
+					execution.leaseLost();
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not renew the leases of " + executions.size() + " running job(s) of queue '"
+					+ this.queue + "': " + ex);
+		}
+	}
+
+	private static String describe(Throwable ex) {
+		StringBuilder error = new StringBuilder(ex.getClass().getName());
+		if (ex.getMessage() != null) {
+			error.append(": ").append(ex.getMessage());
+		}
+		for (Throwable cause = ex.getCause(); cause != null && cause != ex; cause = cause.getCause()) {
+			error.append("; caused by ").append(cause.getClass().getName());
+			if (cause.getMessage() != null) {
+				error.append(": ").append(cause.getMessage());
+			}
+			if (cause.getCause() == cause) {
+				break;
+			}
+		}
+		return (error.length() > MAX_ERROR_LENGTH) ? error.substring(0, MAX_ERROR_LENGTH) : error.toString();
+	}
+
+	// -- threads
+
+	private Executor createWorkers(String prefix) {
+		if (useVirtualThreads()) {
+			return new VirtualThreadTaskExecutor(prefix);
+		}
+		int concurrency = this.properties.getConcurrency();
+		return new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+				threadFactory(prefix, false));
+	}
+
+	private ThreadFactory threadFactory(String prefix, boolean daemon) {
+		if (useVirtualThreads()) {
+			return new VirtualThreadTaskExecutor(prefix).getVirtualThreadFactory();
+		}
+		CustomizableThreadFactory factory = new CustomizableThreadFactory(prefix);
+		factory.setDaemon(daemon);
+		return factory;
+	}
+
+	private boolean useVirtualThreads() {
+		return this.properties.isVirtualThreads() && Runtime.version().feature() >= 21;
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/**
+	 * One attempt of a job on this container; exactly one of completion, failure, timeout or hand-back settles it.
+	 */
+	private final class Execution implements JobContext {
+
+		private final ReservedJob job;
+
+		private final AtomicBoolean settled = new AtomicBoolean();
+
+		private volatile @Nullable Thread thread;
+
+		private volatile @Nullable JobEnvelope envelope;
+
+		private volatile @Nullable JobHandler handler;
+
+		private volatile boolean leaseLost;
+
+		private volatile @Nullable ScheduledFuture<?> timeout;
+
+		Execution(ReservedJob job) {
+			this.job = job;
+		}
+
+		void begin(JobEnvelope envelope, JobHandler handler) {
+			this.envelope = envelope;
+			this.handler = handler;
+			if (envelope.timeout() > 0) {
+				this.timeout = JobListenerContainer.this.scheduler.schedule(() -> timedOut(this), envelope.timeout(),
+						TimeUnit.MILLISECONDS);
+			}
+		}
+
+		void end() {
+			ScheduledFuture<?> timeout = this.timeout;
+			if (timeout != null) {
+				timeout.cancel(false);
+			}
+		}
+
+		boolean settle() {
+			return this.settled.compareAndSet(false, true);
+		}
+
+		boolean isSettled() {
+			return this.settled.get();
+		}
+
+		void interrupt() {
+			Thread thread = this.thread;
+			if (thread != null) {
+				thread.interrupt();
+			}
+		}
+
+		void leaseLost() {
+			this.leaseLost = true;
+			if (settle()) {
+				logger.warn("Job " + this.job.id() + " lost its lease (this worker stalled past it, or another worker "
+						+ "holds the job now); its outcome here will be discarded");
+			}
+		}
+
+		@Override
+		public String getId() {
+			return this.job.id();
+		}
+
+		@Override
+		public String getJobName() {
+			return this.envelope.job();
+		}
+
+		@Override
+		public String getQueue() {
+			return JobListenerContainer.this.queue;
+		}
+
+		@Override
+		public int getAttempt() {
+			return this.job.attempt();
+		}
+
+		@Override
+		public int getMaxAttempts() {
+			return this.envelope.maxAttempts();
+		}
+
+		@Override
+		public Instant getCreatedAt() {
+			Long createdAt = this.envelope.createdAt();
+			return (createdAt != null) ? Instant.ofEpochMilli(createdAt) : Instant.EPOCH;
+		}
+
+		@Override
+		public Instant getAvailableAt() {
+			Long availableAt = this.envelope.availableAt();
+			return (availableAt != null) ? Instant.ofEpochMilli(availableAt) : getCreatedAt();
+		}
+
+		@Override
+		public Map<String, String> getHeaders() {
+			Map<String, String> headers = this.envelope.headers();
+			return (headers != null) ? headers : Map.of();
+		}
+
+		@Override
+		public boolean isLeaseLost() {
+			return this.leaseLost;
+		}
+
+		@Override
+		public boolean extendLease(Duration duration) {
+			if (this.leaseLost) {
+				return false;
+			}
+			if (!JobListenerContainer.this.operations.extend(JobListenerContainer.this.queue, List.of(this.job.lease()),
+					duration).isEmpty()) {
+				leaseLost();
+			}
+			return !this.leaseLost;
+		}
+
+	}
+
+	/**
+	 * Acknowledges completed jobs in batches: while one acknowledgement is in flight, the next ones gather.
+	 */
+	private final class Acknowledger {
+
+		private final ConcurrentLinkedQueue<Lease> pending = new ConcurrentLinkedQueue<>();
+
+		private final AtomicBoolean scheduled = new AtomicBoolean();
+
+		void add(Lease lease) {
+			this.pending.add(lease);
+			if (this.scheduled.compareAndSet(false, true)) {
+				JobListenerContainer.this.ackExecutor.execute(this::flush);
+			}
+		}
+
+		private void flush() {
+			do {
+				this.scheduled.set(false);
+				flushNow();
+			}
+			while (!this.pending.isEmpty() && this.scheduled.compareAndSet(false, true));
+		}
+
+		void flushNow() {
+			List<Lease> batch = new ArrayList<>();
+			for (Lease lease = this.pending.poll(); lease != null; lease = this.pending.poll()) {
+				batch.add(lease);
+				if (batch.size() == 1000 || this.pending.isEmpty()) {
+					ack(batch);
+					batch = new ArrayList<>();
+				}
+			}
+		}
+
+		private void ack(List<Lease> batch) {
+			try {
+				for (String id : JobListenerContainer.this.operations.ack(JobListenerContainer.this.queue, batch)) {
+					logger.warn("Late acknowledgement of job " + id + " refused: its lease expired and the job was "
+							+ "handed to another worker");
+				}
+			}
+			catch (RuntimeException ex) {
+				logger.error("Could not acknowledge " + batch.size() + " job(s) of queue '"
+						+ JobListenerContainer.this.queue + "'; they run again when their leases expire", ex);
+			}
+		}
+
+	}
+
+	/**
+	 * Moves the queue's due delayed jobs and expired leases. Sleeps until the next of them is due (or the poll
+	 * timeout passes), and is woken earlier when a reservation learns of an earlier due time.
+	 */
+	private final class Migrator {
+
+		private @Nullable ScheduledFuture<?> next;
+
+		private long nextRunNanos;
+
+		void start() {
+			schedule(0);
+		}
+
+		/**
+		 * Make sure the migrator runs by the given due time.
+		 * @param redisTime the Redis clock now
+		 * @param nextDue the due time on the Redis clock, or -1 for none
+		 */
+		void wakeUpAt(long redisTime, long nextDue) {
+			if (nextDue >= 0) {
+				long delay = Math.max(0, nextDue - redisTime);
+				synchronized (this) {
+					if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delay) < this.nextRunNanos) {
+						schedule(delay);
+					}
+				}
+			}
+		}
+
+		private synchronized void schedule(long delayMillis) {
+			if (!JobListenerContainer.this.running) {
+				return;
+			}
+			if (this.next != null) {
+				this.next.cancel(false);
+			}
+			this.nextRunNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis);
+			this.next = JobListenerContainer.this.scheduler.schedule(this::run, delayMillis, TimeUnit.MILLISECONDS);
+		}
+
+		private void run() {
+			long pollTimeout = JobListenerContainer.this.properties.getPollTimeout().toMillis();
+			long delay;
+			try {
+				Migration migration = JobListenerContainer.this.operations.migrate(JobListenerContainer.this.queue);
+				if (migration.isPartial(JobQueueOperations.MIGRATION_BATCH_SIZE)) {
+					delay = 0;
+				}
+				else if (migration.nextDue() >= 0) {
+					delay = Math.min(pollTimeout, Math.max(1, migration.nextDue() - migration.redisTime()));
+				}
+				else {
+					delay = pollTimeout;
+				}
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not migrate jobs of queue '" + JobListenerContainer.this.queue + "': " + ex);
+				delay = Math.min(1000, pollTimeout);
+			}
+			schedule(delay);
+		}
+
+	}
+
+}

@@ -1,0 +1,67 @@
+package io.redq.queue.script;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The Lua scripts behind every queue operation, one {@link RedisScript} instance each so that each SHA1 is computed
+ * once.
+ *
+ * <p>The scripts live next to this class ({@code io/redq/queue/script/*.lua}); {@code common.lua} is prepended to each
+ * so that they share the key layout and helper functions. Spring Data Redis runs them with {@code EVALSHA} and falls back
+ * to {@code EVAL} when Redis lost its script cache (restart, failover, {@code SCRIPT FLUSH}).
+ *
+ * @param enqueue enqueues a batch of jobs, now or delayed, with optional deduplication by id
+ * @param reserve reserves a batch of ready jobs under a lease
+ * @param ack acknowledges completed jobs, checking their lease tokens
+ * @param fail records a failed attempt: retry later or dead
+ * @param extend extends leases, checking their tokens
+ * @param release hands reserved jobs back at once
+ * @param migrate moves due delayed jobs and expired leases
+ * @param cancel removes a pending job
+ * @param stats counts ready, delayed, reserved and dead jobs
+ * @author Redq team
+ * @since 0.1.0
+ */
+@SuppressWarnings("rawtypes")
+public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> reserve, RedisScript<List> ack,
+		RedisScript<Long> fail, RedisScript<List> extend, RedisScript<Long> release, RedisScript<List> migrate,
+		RedisScript<Long> cancel, RedisScript<List> stats) {
+
+	/**
+	 * Load every script from the class path.
+	 * @return the scripts
+	 */
+	public static QueueScripts load() {
+		return new QueueScripts(load("enqueue", List.class), load("reserve", List.class), load("ack", List.class),
+				load("fail", Long.class), load("extend", List.class), load("release", Long.class),
+				load("migrate", List.class), load("cancel", Long.class), load("stats", List.class));
+	}
+
+	/**
+	 * Load one script, with the shared {@code common.lua} prepended.
+	 * @param <T> the result type
+	 * @param name the script name, e.g. {@code enqueue}
+	 * @param resultType the result type: {@code List} for arrays, {@code Long} for integers
+	 * @return the script
+	 */
+	public static <T> RedisScript<T> load(String name, Class<T> resultType) {
+		return RedisScript.of(read("common") + "\n" + read(name), resultType);
+	}
+
+	private static String read(String name) {
+		ClassPathResource resource = new ClassPathResource(name + ".lua", QueueScripts.class);
+		try {
+			return resource.getContentAsString(StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not read Redq script " + resource, ex);
+		}
+	}
+
+}

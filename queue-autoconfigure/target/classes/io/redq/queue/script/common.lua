@@ -1,0 +1,63 @@
+-- Shared by every Redq script (prepended when the script is loaded).
+-- Every key of one queue shares the hash tag {<queue>}, and every key is passed in KEYS in this order.
+local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence =
+	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
+
+-- The Redis clock in milliseconds: every time a script records or compares comes from here, never from a client.
+local function now_millis()
+	local time = redis.call('TIME')
+	return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+
+-- Wakes one idle listener (blocked in BZPOPMIN on the wake key). A single member, so signalling is idempotent.
+local function signal()
+	redis.call('ZADD', wake, 0, 'w')
+end
+
+-- Puts a job into the delayed set; wakes a listener when it became the earliest, so that its migrator reschedules.
+local function schedule(id, due)
+	redis.call('ZADD', delayed, due, id)
+	local head = redis.call('ZRANGE', delayed, 0, 0)
+	if head[1] == id then
+		signal()
+	end
+end
+
+-- Removes every trace of a job.
+local function forget(id)
+	redis.call('HDEL', jobs, id)
+	redis.call('HDEL', attempts, id)
+	redis.call('HDEL', leases, id)
+	redis.call('HDEL', errors, id)
+end
+
+-- Moves a job to the dead set and trims the dead set by age and size, at most 100 jobs per call.
+local function bury(id, now, max_size, max_age)
+	redis.call('ZADD', dead, now, id)
+	local old = redis.call('ZRANGEBYSCORE', dead, '-inf', '(' .. (now - max_age), 'LIMIT', 0, 100)
+	local excess = redis.call('ZCARD', dead) - #old - max_size
+	if excess > 0 then
+		local oldest = redis.call('ZRANGE', dead, #old, #old + math.min(excess, 100) - 1)
+		for _, victim in ipairs(oldest) do
+			old[#old + 1] = victim
+		end
+	end
+	for _, victim in ipairs(old) do
+		redis.call('ZREM', dead, victim)
+		forget(victim)
+	end
+end
+
+-- The earliest time at which the migrator has work: the first delayed job or the first lease to expire; -1 for none.
+local function next_due()
+	local due = -1
+	local head = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')
+	if head[2] then
+		due = tonumber(head[2])
+	end
+	head = redis.call('ZRANGE', reserved, 0, 0, 'WITHSCORES')
+	if head[2] and (due < 0 or tonumber(head[2]) < due) then
+		due = tonumber(head[2])
+	end
+	return due
+end

@@ -1,0 +1,27 @@
+-- Moves due delayed jobs to ready, and jobs whose lease expired back to ready (or to dead once they used their
+-- attempts), at most ARGV[1] of each. ARGV: limit, dead max size, dead max age ms.
+-- Returns {now, due jobs moved, expired leases recovered, next due (-1 for none)}.
+local now = now_millis()
+local limit = tonumber(ARGV[1])
+local due = redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'LIMIT', 0, limit)
+if #due > 0 then
+	redis.call('ZREM', delayed, unpack(due))
+	redis.call('RPUSH', ready, unpack(due))
+	signal()
+end
+local expired = redis.call('ZRANGEBYSCORE', reserved, '-inf', now, 'LIMIT', 0, limit)
+for _, id in ipairs(expired) do
+	redis.call('ZREM', reserved, id)
+	redis.call('HDEL', leases, id)
+	local attempt = tonumber(redis.call('HGET', attempts, id)) or 0
+	-- read maxAttempts without decoding the payload; an unreadable envelope has no attempts left
+	local max_attempts = tonumber(string.match(redis.call('HGET', jobs, id) or '', '"maxAttempts":(%d+)')) or 0
+	redis.call('HSET', errors, id, 'Lease expired on attempt ' .. attempt .. ': the worker died or stalled')
+	if attempt >= max_attempts then
+		bury(id, now, tonumber(ARGV[2]), tonumber(ARGV[3]))
+	else
+		redis.call('LPUSH', ready, id)
+		signal()
+	end
+end
+return {now, #due, #expired, next_due()}
