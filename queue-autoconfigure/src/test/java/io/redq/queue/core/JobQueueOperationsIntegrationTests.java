@@ -1,0 +1,266 @@
+package io.redq.queue.core;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.redq.queue.script.QueueScripts;
+import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.WithRedis;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Tests for {@link JobQueueOperations}: the Lua scripts against a real Redis.
+ *
+ * @author Redq team
+ */
+@WithRedis
+class JobQueueOperationsIntegrationTests {
+
+	private static final String QUEUE = "ops";
+
+	private final RedisServer redis;
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private JobQueueOperations operations;
+
+	private StringRedisTemplate template;
+
+	private QueueKeys keys;
+
+	JobQueueOperationsIntegrationTests(RedisServer redis) {
+		this.redis = redis;
+	}
+
+	@BeforeEach
+	void setUp() {
+		this.redis.flushAll();
+		this.connectionFactory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(this.redis.host(), this.redis.port()));
+		this.connectionFactory.afterPropertiesSet();
+		this.connectionFactory.start();
+		this.operations = new JobQueueOperations(this.connectionFactory, QueueScripts.load(), "test");
+		this.template = this.operations.getRedisTemplate();
+		this.keys = this.operations.keys(QUEUE);
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void enqueuedJobIsReservedWithLeaseAndAckedLeavesNothingBehind() {
+		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "one");
+		Reservation reservation = this.operations.reserve(QUEUE, 10, Duration.ofSeconds(30));
+		assertThat(reservation.jobs()).singleElement().satisfies((job) -> {
+			assertThat(job.id()).isEqualTo("a");
+			assertThat(job.attempt()).isEqualTo(1);
+			assertThat(job.envelope()).startsWith("{\"createdAt\":").contains("\"payload\":\"one\"");
+		});
+		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "a"))
+			.isEqualTo(reservation.redisTime() + 30_000.0);
+		assertThat(this.operations.ack(QUEUE, List.of(reservation.jobs().get(0).lease()))).isEmpty();
+		assertThat(this.template.keys("test:*")).containsOnly(this.keys.sequence(), this.keys.wake());
+	}
+
+	@Test
+	void reservedJobsKeepTheirOrderAndBatchSize() {
+		for (int i = 0; i < 5; i++) {
+			enqueue("j" + i, EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, i);
+		}
+		assertThat(this.operations.reserve(QUEUE, 3, Duration.ofSeconds(30)).jobs()).extracting(ReservedJob::id)
+			.containsExactly("j0", "j1", "j2");
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(2, 0, 3, 0));
+	}
+
+	@Test
+	void scriptCacheFlushIsRecoveredTransparently() {
+		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		this.redis.command("SCRIPT", "FLUSH");
+		enqueue("b", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "y");
+		this.redis.command("SCRIPT", "FLUSH");
+		assertThat(this.operations.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).hasSize(2);
+	}
+
+	@Test
+	void delayedJobBecomesReadyOnlyWhenDue() {
+		enqueue("later", new EnqueueCommand.Due(false, 300), DuplicatePolicy.KEEP, "x");
+		assertThat(this.operations.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).isEmpty();
+		Migration early = this.operations.migrate(QUEUE);
+		assertThat(early.dueJobs()).isZero();
+		assertThat(early.nextDue() - early.redisTime()).isBetween(1L, 300L);
+		await().atMost(Duration.ofSeconds(2)).until(() -> this.operations.migrate(QUEUE).dueJobs() == 1);
+		assertThat(this.operations.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).hasSize(1);
+	}
+
+	@Test
+	void duplicateIdKeepsTheExistingPendingJob() {
+		assertThat(enqueue("order-17", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "first"))
+			.isEqualTo(EnqueueResult.CREATED);
+		assertThat(enqueue("order-17", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "second"))
+			.isEqualTo(EnqueueResult.KEPT_EXISTING);
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(1, 0, 0, 0));
+		assertThat(this.operations.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).singleElement()
+			.satisfies((job) -> assertThat(job.envelope()).contains("\"payload\":\"first\""));
+	}
+
+	@Test
+	void duplicateIdReplacesPayloadAndDueTimeOfThePendingJob() {
+		enqueue("order-17", EnqueueCommand.Due.NOW, DuplicatePolicy.REPLACE, "first");
+		assertThat(enqueue("order-17", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.REPLACE, "second"))
+			.isEqualTo(EnqueueResult.REPLACED);
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 0, 0));
+		assertThat(enqueue("order-17", EnqueueCommand.Due.NOW, DuplicatePolicy.REPLACE, "third"))
+			.isEqualTo(EnqueueResult.REPLACED);
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(1, 0, 0, 0));
+		assertThat(this.operations.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).singleElement()
+			.satisfies((job) -> assertThat(job.envelope()).contains("\"payload\":\"third\""));
+	}
+
+	@Test
+	void duplicateIdNeverTouchesARunningJobButADeadOneStartsAfresh() {
+		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.REPLACE, "first");
+		ReservedJob running = reserveOne();
+		assertThat(enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.REPLACE, "second"))
+			.isEqualTo(EnqueueResult.KEPT_EXISTING);
+		assertThat(this.operations.fail(QUEUE, running.lease(), "boom", null)).isTrue();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 1));
+		assertThat(enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "third"))
+			.isEqualTo(EnqueueResult.CREATED);
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(1, 0, 0, 0));
+		assertThat(reserveOne().attempt()).isEqualTo(1);
+	}
+
+	@Test
+	void cancelRemovesPendingJobsOnly() {
+		enqueue("ready", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue("delayed", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "x");
+		enqueue("running", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		assertThat(this.operations.cancel(QUEUE, "delayed")).isTrue();
+		assertThat(this.operations.cancel(QUEUE, "ready")).isTrue();
+		reserveOne();
+		assertThat(this.operations.cancel(QUEUE, "running")).isFalse();
+		assertThat(this.operations.cancel(QUEUE, "unknown")).isFalse();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));
+		assertThat(this.template.opsForHash().keys(this.keys.jobs())).containsOnly("running");
+	}
+
+	@Test
+	void expiredLeaseIsRedeliveredAndTheStaleTokenIsRefused() {
+		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		ReservedJob stalled = this.operations.reserve(QUEUE, 1, Duration.ofMillis(50)).jobs().get(0);
+		await().atMost(Duration.ofSeconds(2)).until(() -> this.operations.migrate(QUEUE).expiredLeases() == 1);
+		ReservedJob redelivered = reserveOne();
+		assertThat(redelivered.attempt()).isEqualTo(2);
+		assertThat(redelivered.token()).isNotEqualTo(stalled.token());
+		assertThat(this.operations.extend(QUEUE, List.of(stalled.lease()), Duration.ofMinutes(1))).containsExactly("a");
+		assertThat(this.operations.ack(QUEUE, List.of(stalled.lease()))).containsExactly("a");
+		assertThat(this.operations.fail(QUEUE, stalled.lease(), "late", null)).isFalse();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));
+		assertThat(this.operations.ack(QUEUE, List.of(redelivered.lease()))).isEmpty();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+	}
+
+	@Test
+	void expiredLeaseOnTheLastAttemptBuriesTheJobWithTheReason() {
+		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		for (int attempt = 1; attempt <= 2; attempt++) {
+			assertThat(this.operations.reserve(QUEUE, 1, Duration.ofMillis(20)).jobs()).hasSize(1);
+			await().atMost(Duration.ofSeconds(2)).until(() -> this.operations.migrate(QUEUE).expiredLeases() == 1);
+		}
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 1));
+		assertThat(this.template.opsForHash().get(this.keys.errors(), "a"))
+			.isEqualTo("Lease expired on attempt 2: the worker died or stalled");
+	}
+
+	@Test
+	void failRetriesAfterTheDelayOrBuriesWithTheError() {
+		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		ReservedJob first = reserveOne();
+		assertThat(this.operations.fail(QUEUE, first.lease(), "first failure", Duration.ofMillis(200))).isTrue();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 0, 0));
+		double due = this.template.opsForZSet().score(this.keys.delayed(), "a");
+		assertThat(due - this.operations.migrate(QUEUE).redisTime()).isBetween(1.0, 200.0);
+		await().atMost(Duration.ofSeconds(2)).until(() -> this.operations.migrate(QUEUE).dueJobs() == 1);
+		ReservedJob second = reserveOne();
+		assertThat(second.attempt()).isEqualTo(2);
+		assertThat(this.operations.fail(QUEUE, second.lease(), "second failure", null)).isTrue();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 1));
+		assertThat(this.template.opsForHash().get(this.keys.errors(), "a")).isEqualTo("second failure");
+		assertThat(this.template.opsForHash().get(this.keys.attempts(), "a")).isEqualTo("2");
+	}
+
+	@Test
+	void deadJobsAreTrimmedToTheMaximumSizeWithAllTheirData() {
+		this.operations.setDeadLetterMaxSize(2);
+		for (int i = 0; i < 4; i++) {
+			enqueue("d" + i, EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+			this.operations.fail(QUEUE, reserveOne().lease(), "dead " + i, null);
+		}
+		assertThat(this.template.opsForZSet().range(this.keys.dead(), 0, -1)).containsExactlyInAnyOrder("d2", "d3");
+		assertThat(this.template.opsForHash().keys(this.keys.jobs())).containsExactlyInAnyOrder("d2", "d3");
+		assertThat(this.template.opsForHash().keys(this.keys.errors())).containsExactlyInAnyOrder("d2", "d3");
+		assertThat(this.template.opsForHash().keys(this.keys.attempts())).containsExactlyInAnyOrder("d2", "d3");
+	}
+
+	@Test
+	void releaseHandsJobsBackAtTheHeadOptionallyUndoingTheAttempt() {
+		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue("b", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		ReservedJob a = reserveOne();
+		assertThat(this.operations.release(QUEUE, List.of(a.lease()), true)).isEqualTo(1);
+		assertThat(this.operations.release(QUEUE, List.of(a.lease()), true)).isZero();
+		ReservedJob again = reserveOne();
+		assertThat(again.id()).isEqualTo("a");
+		assertThat(again.attempt()).isEqualTo(1);
+		assertThat(this.operations.release(QUEUE, List.of(again.lease()), false)).isEqualTo(1);
+		assertThat(reserveOne().attempt()).isEqualTo(2);
+	}
+
+	@Test
+	void extendNeverShortensALease() {
+		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		ReservedJob job = reserveOne();
+		double before = this.template.opsForZSet().score(this.keys.reserved(), "a");
+		assertThat(this.operations.extend(QUEUE, List.of(job.lease()), Duration.ofSeconds(1))).isEmpty();
+		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "a")).isEqualTo(before);
+		assertThat(this.operations.extend(QUEUE, List.of(job.lease()), Duration.ofMinutes(5))).isEmpty();
+		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "a")).isGreaterThan(before + 200_000);
+	}
+
+	@Test
+	void dispatchToReadyWakesOneIdleListener() {
+		enqueue("a", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "x");
+		this.template.delete(this.keys.wake());
+		enqueue("b", new EnqueueCommand.Due(false, 120_000), DuplicatePolicy.KEEP, "x");
+		assertThat(this.template.hasKey(this.keys.wake())).as("a later delayed job wakes nobody").isFalse();
+		enqueue("c", new EnqueueCommand.Due(false, 1_000), DuplicatePolicy.KEEP, "x");
+		assertThat(this.template.hasKey(this.keys.wake())).as("a new earliest delayed job wakes a listener").isTrue();
+		this.template.delete(this.keys.wake());
+		enqueue("d", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		assertThat(this.template.opsForZSet().size(this.keys.wake())).isEqualTo(1);
+	}
+
+	private ReservedJob reserveOne() {
+		List<ReservedJob> jobs = this.operations.reserve(QUEUE, 1, Duration.ofSeconds(30)).jobs();
+		assertThat(jobs).hasSize(1);
+		return jobs.get(0);
+	}
+
+	private EnqueueResult enqueue(String id, EnqueueCommand.Due due, DuplicatePolicy policy, Object payload) {
+		String body = "\"id\":\"" + id + "\",\"job\":\"test\",\"queue\":\"" + QUEUE
+				+ "\",\"maxAttempts\":2,\"timeout\":0,\"payload\":" + (payload instanceof String ? "\"" + payload + "\"" : payload) + "}";
+		return this.operations.enqueue(QUEUE, List.of(new EnqueueCommand(id, due, policy, body))).get(0);
+	}
+
+}
