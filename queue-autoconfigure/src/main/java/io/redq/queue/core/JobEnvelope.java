@@ -15,8 +15,8 @@ import tools.jackson.databind.JsonNode;
  * @param id the job id
  * @param job the job name
  * @param queue the queue
- * @param maxAttempts how many times the job is tried before it dies
- * @param timeout how long one attempt may run in milliseconds; 0 for no limit
+ * @param maxAttempts how many times the job is tried before it dies; when absent, the handler's setting
+ * @param timeout how long one attempt may run in milliseconds, 0 for no limit; when absent, the handler's setting
  * @param headers string headers
  * @param payload the payload
  * @author Redq team
@@ -24,5 +24,5 @@ import tools.jackson.databind.JsonNode;
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record JobEnvelope(@Nullable Long createdAt, @Nullable Long availableAt, String id, String job, String queue,
-		int maxAttempts, long timeout, @Nullable Map<String, String> headers, @Nullable JsonNode payload) {
+		@Nullable Integer maxAttempts, @Nullable Long timeout, @Nullable Map<String, String> headers, @Nullable JsonNode payload) {
 }

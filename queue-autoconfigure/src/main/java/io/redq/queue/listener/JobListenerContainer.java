@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -23,6 +24,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobEnvelope;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.Lease;
@@ -227,9 +229,11 @@ public class JobListenerContainer implements SmartLifecycle {
 			if (!finished) {
 				releaseRunningJobs();
 			}
+			// let an acknowledgement in flight finish rather than interrupt it, then send the rest
+			this.ackExecutor.shutdown();
+			awaitTermination(this.ackExecutor);
 			this.acknowledger.flushNow();
 			this.scheduler.shutdownNow();
-			this.ackExecutor.shutdownNow();
 			if (this.workers instanceof ExecutorService executor) {
 				executor.shutdownNow();
 			}
@@ -399,14 +403,13 @@ public class JobListenerContainer implements SmartLifecycle {
 			return;
 		}
 		JobHandler handler = execution.handler;
-		JobEnvelope envelope = execution.envelope;
-		boolean retry = !(ex instanceof JobRejectedException) && handler != null && envelope != null
-				&& execution.job.attempt() < envelope.maxAttempts();
+		boolean retry = !(ex instanceof JobRejectedException) && handler != null
+				&& execution.job.attempt() < execution.maxAttempts;
 		String error = describe(ex);
 		Duration delay = retry ? handler.getDefinition().backoff().delayAfter(execution.job.attempt()) : null;
 		if (retry) {
-			logger.warn("Job " + execution.job.id() + " (" + envelope.job() + ") failed on attempt "
-					+ execution.job.attempt() + " of " + envelope.maxAttempts() + ", retrying in " + delay + ": "
+			logger.warn("Job " + execution.job.id() + " (" + handler.getDefinition().name() + ") failed on attempt "
+					+ execution.job.attempt() + " of " + execution.maxAttempts + ", retrying in " + delay + ": "
 					+ error);
 		}
 		else {
@@ -437,14 +440,14 @@ public class JobListenerContainer implements SmartLifecycle {
 
 	private void timedOut(Execution execution) {
 		if (execution.settle()) {
+			execution.leaseLost = true;
 			execution.interrupt();
-			JobEnvelope envelope = execution.envelope;
-			Duration timeout = Duration.ofMillis(envelope.timeout());
+			JobDefinition definition = execution.handler.getDefinition();
+			Duration timeout = execution.timeout;
 			String error = "Timed out after " + timeout + ": the handler was interrupted";
-			boolean retry = execution.job.attempt() < envelope.maxAttempts();
-			Duration delay = retry ? execution.handler.getDefinition().backoff().delayAfter(execution.job.attempt())
-					: null;
-			logger.warn("Job " + execution.job.id() + " (" + envelope.job() + ") timed out after " + timeout
+			boolean retry = execution.job.attempt() < execution.maxAttempts;
+			Duration delay = retry ? definition.backoff().delayAfter(execution.job.attempt()) : null;
+			logger.warn("Job " + execution.job.id() + " (" + definition.name() + ") timed out after " + timeout
 					+ " on attempt " + execution.job.attempt() + (retry ? ", retrying in " + delay : " and is dead"));
 			recordFailure(execution, error, delay);
 		}
@@ -512,6 +515,15 @@ public class JobListenerContainer implements SmartLifecycle {
 		return this.properties.isVirtualThreads() && Runtime.version().feature() >= 21;
 	}
 
+	private static void awaitTermination(ExecutorService executor) {
+		try {
+			executor.awaitTermination(5, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
 	private static void sleep(long millis) {
 		try {
 			Thread.sleep(millis);
@@ -536,9 +548,13 @@ public class JobListenerContainer implements SmartLifecycle {
 
 		private volatile @Nullable JobHandler handler;
 
+		private volatile int maxAttempts;
+
+		private volatile Duration timeout = Duration.ZERO;
+
 		private volatile boolean leaseLost;
 
-		private volatile @Nullable ScheduledFuture<?> timeout;
+		private volatile @Nullable ScheduledFuture<?> timeoutTask;
 
 		Execution(ReservedJob job) {
 			this.job = job;
@@ -547,16 +563,20 @@ public class JobListenerContainer implements SmartLifecycle {
 		void begin(JobEnvelope envelope, JobHandler handler) {
 			this.envelope = envelope;
 			this.handler = handler;
-			if (envelope.timeout() > 0) {
-				this.timeout = JobListenerContainer.this.scheduler.schedule(() -> timedOut(this), envelope.timeout(),
-						TimeUnit.MILLISECONDS);
+			// a job written by another program may leave these out: the handler's settings apply
+			JobDefinition definition = handler.getDefinition();
+			this.maxAttempts = (envelope.maxAttempts() != null) ? envelope.maxAttempts() : definition.maxAttempts();
+			this.timeout = (envelope.timeout() != null) ? Duration.ofMillis(envelope.timeout()) : definition.timeout();
+			if (!this.timeout.isZero()) {
+				this.timeoutTask = JobListenerContainer.this.scheduler.schedule(() -> timedOut(this),
+						this.timeout.toMillis(), TimeUnit.MILLISECONDS);
 			}
 		}
 
 		void end() {
-			ScheduledFuture<?> timeout = this.timeout;
-			if (timeout != null) {
-				timeout.cancel(false);
+			ScheduledFuture<?> timeoutTask = this.timeoutTask;
+			if (timeoutTask != null) {
+				timeoutTask.cancel(false);
 			}
 		}
 
@@ -605,7 +625,7 @@ public class JobListenerContainer implements SmartLifecycle {
 
 		@Override
 		public int getMaxAttempts() {
-			return this.envelope.maxAttempts();
+			return this.maxAttempts;
 		}
 
 		@Override
@@ -657,7 +677,13 @@ public class JobListenerContainer implements SmartLifecycle {
 		void add(Lease lease) {
 			this.pending.add(lease);
 			if (this.scheduled.compareAndSet(false, true)) {
-				JobListenerContainer.this.ackExecutor.execute(this::flush);
+				try {
+					JobListenerContainer.this.ackExecutor.execute(this::flush);
+				}
+				catch (RejectedExecutionException ex) {
+					// stopping: acknowledge on this thread
+					flushNow();
+				}
 			}
 		}
 
@@ -706,7 +732,7 @@ public class JobListenerContainer implements SmartLifecycle {
 		private long nextRunNanos;
 
 		void start() {
-			schedule(0);
+			scheduleIn(0);
 		}
 
 		/**
@@ -716,27 +742,30 @@ public class JobListenerContainer implements SmartLifecycle {
 		 */
 		void wakeUpAt(long redisTime, long nextDue) {
 			if (nextDue >= 0) {
-				long delay = Math.max(0, nextDue - redisTime);
-				synchronized (this) {
-					if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delay) < this.nextRunNanos) {
-						schedule(delay);
-					}
-				}
+				scheduleIn(Math.max(0, nextDue - redisTime));
 			}
 		}
 
-		private synchronized void schedule(long delayMillis) {
-			if (!JobListenerContainer.this.running) {
+		/**
+		 * Schedule a run in {@code delayMillis}, unless one is scheduled sooner already.
+		 */
+		private synchronized void scheduleIn(long delayMillis) {
+			long runAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis);
+			if (!JobListenerContainer.this.running || (this.next != null && runAt - this.nextRunNanos >= 0)) {
 				return;
 			}
 			if (this.next != null) {
 				this.next.cancel(false);
 			}
-			this.nextRunNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis);
+			this.nextRunNanos = runAt;
 			this.next = JobListenerContainer.this.scheduler.schedule(this::run, delayMillis, TimeUnit.MILLISECONDS);
 		}
 
 		private void run() {
+			synchronized (this) {
+				// from now on a wake-up schedules another run: this one may read Redis before the job that caused it
+				this.next = null;
+			}
 			long pollTimeout = JobListenerContainer.this.properties.getPollTimeout().toMillis();
 			long delay;
 			try {
@@ -755,9 +784,8 @@ public class JobListenerContainer implements SmartLifecycle {
 				logger.warn("Could not migrate jobs of queue '" + JobListenerContainer.this.queue + "': " + ex);
 				delay = Math.min(1000, pollTimeout);
 			}
-			schedule(delay);
+			scheduleIn(delay);
 		}
 
 	}
-
 }

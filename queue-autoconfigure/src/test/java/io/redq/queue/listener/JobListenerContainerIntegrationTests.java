@@ -1,0 +1,491 @@
+package io.redq.queue.listener;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import io.redq.queue.annotation.QueuedJob;
+import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
+import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.JobRequest;
+import io.redq.queue.core.QueueKeys;
+import io.redq.queue.core.QueueStats;
+import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.WithRedis;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * End-to-end tests of {@code @QueuedJob} handlers run by {@link JobListenerContainer}s against a real Redis.
+ *
+ * @author Redq team
+ */
+@WithRedis
+class JobListenerContainerIntegrationTests {
+
+	private static final Duration DEADLINE = Duration.ofSeconds(10);
+
+	private final RedisServer redis;
+
+	private final ApplicationContextRunner runner;
+
+	JobListenerContainerIntegrationTests(RedisServer redis) {
+		this.redis = redis;
+		this.runner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					JobQueueAutoConfiguration.class))
+			.withPropertyValues(redis.springProperties())
+			.withPropertyValues("redq.listener.shutdown-timeout=2s")
+			.withUserConfiguration(Jobs.class);
+	}
+
+	@BeforeEach
+	void flush() {
+		this.redis.flushAll();
+	}
+
+	@Test
+	void dispatchedJobIsHandledWithItsPayloadAndContext() {
+		this.runner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			String id = dispatcher(context).dispatch(JobRequest.of("greet", new Greeting("Ann", 3))
+				.header("tenant", "acme")
+				.build());
+			Attempt attempt = jobs.awaitAttempts(id, 1).get(0);
+			assertThat(attempt.payload()).isEqualTo(new Greeting("Ann", 3));
+			assertThat(attempt.context().getId()).isEqualTo(id);
+			assertThat(attempt.context().getJobName()).isEqualTo("greet");
+			assertThat(attempt.context().getQueue()).isEqualTo("it");
+			assertThat(attempt.context().getAttempt()).isEqualTo(1);
+			assertThat(attempt.context().getMaxAttempts()).isEqualTo(3);
+			assertThat(attempt.context().getHeaders()).containsEntry("tenant", "acme");
+			awaitQueueEmpty(context, "it");
+		});
+	}
+
+	@Test
+	void payloadTypeSelectsTheJob() {
+		this.runner.run((context) -> {
+			String id = dispatcher(context).dispatch(new Greeting("Bob", 1));
+			assertThat(context.getBean(Jobs.class).awaitAttempts(id, 1).get(0).payload())
+				.isEqualTo(new Greeting("Bob", 1));
+		});
+	}
+
+	@Test
+	void delayedJobsRunNeverBeforeTheirDueTimeAndSoonAfter() {
+		this.runner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			List<String> ids = new ArrayList<>();
+			for (int i = 1; i <= 10; i++) {
+				ids.add(dispatcher(context)
+					.dispatch(JobRequest.of("greet", new Greeting("late", i)).delay(Duration.ofMillis(i * 70)).build()));
+			}
+			for (int i = 0; i < ids.size(); i++) {
+				Attempt attempt = jobs.awaitAttempts(ids.get(i), 1).get(0);
+				Instant due = attempt.context().getAvailableAt();
+				assertThat(Duration.between(attempt.context().getCreatedAt(), due)).isEqualTo(Duration.ofMillis((i + 1) * 70));
+				assertThat(attempt.startedAt()).isAfterOrEqualTo(due).isBefore(due.plusMillis(50));
+			}
+		});
+	}
+
+	@Test
+	void failingJobIsRetriedWithBackoffThenDeadWithItsError() {
+		this.runner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			String id = dispatcher(context).dispatch("always-fails", "x");
+			List<Attempt> attempts = jobs.awaitAttempts(id, 3);
+			await().atMost(DEADLINE).until(() -> stats(context, "it").dead() == 1);
+			assertThat(Duration.between(attempts.get(0).startedAt(), attempts.get(1).startedAt()))
+				.isGreaterThanOrEqualTo(Duration.ofMillis(100));
+			assertThat(Duration.between(attempts.get(1).startedAt(), attempts.get(2).startedAt()))
+				.isGreaterThanOrEqualTo(Duration.ofMillis(200));
+			assertThat(error(context, "it", id)).isEqualTo("java.lang.IllegalStateException: failure 3");
+			assertThat(stats(context, "it")).isEqualTo(new QueueStats(0, 0, 0, 1));
+			assertThat(jobs.attempts(id)).hasSize(3);
+		});
+	}
+
+	@Test
+	void rejectedJobIsDeadAtOnce() {
+		this.runner.run((context) -> {
+			String id = dispatcher(context).dispatch("rejects", "x");
+			await().atMost(DEADLINE).until(() -> stats(context, "it").dead() == 1);
+			assertThat(error(context, "it", id)).isEqualTo(JobRejectedException.class.getName() + ": not for me");
+			assertThat(context.getBean(Jobs.class).attempts(id)).hasSize(1);
+		});
+	}
+
+	@Test
+	void timeoutInterruptsTheHandlerAndRetries() {
+		this.runner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			String id = dispatcher(context).dispatch("slow-first-time", "x");
+			List<Attempt> attempts = jobs.awaitAttempts(id, 2);
+			await().atMost(DEADLINE).until(() -> jobs.interrupted.contains(id));
+			assertThat(attempts.get(0).context().isLeaseLost()).isTrue();
+			assertThat(attempts.get(1).context().getAttempt()).isEqualTo(2);
+			awaitQueueEmpty(context, "it");
+			assertThat(jobs.completed).containsOnlyOnce(id);
+		});
+	}
+
+	@Test
+	void handlerThatIgnoresItsTimeoutIsRedeliveredAndItsLateResultDiscarded() {
+		this.runner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			String id = dispatcher(context).dispatch("stalls-first-time", "x");
+			jobs.awaitAttempts(id, 2);
+			await().atMost(DEADLINE).until(() -> jobs.completed.size() == 2);
+			// the second attempt completed while the first was still stalled; the first one's result is discarded
+			assertThat(jobs.completed).containsExactly(id + "#2", id + "#1");
+			awaitQueueEmpty(context, "it");
+		});
+	}
+
+	@Test
+	void handlerLearnsThatItsLeaseWasLostAndItsResultIsRefused() {
+		this.runner.withPropertyValues("redq.queues.lease.lease-time=150ms").run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			String id = dispatcher(context).dispatch("waits-for-lease-loss", "x");
+			jobs.awaitAttempts(id, 1);
+			// another worker takes the job over (and then dies): the renewal finds the lease token changed
+			template(context).opsForHash().put(keys(context, "lease").leases(), id, "stolen");
+			await().atMost(DEADLINE).until(() -> jobs.completed.contains(id + "#1"));
+			assertThat(jobs.attempts(id).get(0).context().isLeaseLost()).isTrue();
+			// the first attempt's result was not acknowledged: the job runs again once the stolen lease expires
+			await().atMost(DEADLINE).until(() -> jobs.completed.contains(id + "#2"));
+			awaitQueueEmpty(context, "lease");
+		});
+	}
+
+	@Test
+	void malformedJobAndUnknownJobNameGoToDeadWithTheReason() {
+		this.runner.run((context) -> {
+			StringRedisTemplate template = template(context);
+			QueueKeys keys = keys(context, "it");
+			template.opsForHash().put(keys.jobs(), "garbage", "{not json");
+			template.opsForHash()
+				.put(keys.jobs(), "stranger",
+						"{\"id\":\"stranger\",\"job\":\"nobody\",\"queue\":\"it\",\"maxAttempts\":3,\"payload\":1}");
+			template.opsForList().rightPushAll(keys.ready(), "garbage", "stranger");
+			String unreadable = dispatcher(context).dispatch("greet", "not a greeting");
+			template.opsForZSet().add(keys.wake(), "w", 0);
+			await().atMost(DEADLINE).until(() -> stats(context, "it").dead() == 3);
+			assertThat(error(context, "it", "garbage")).asString().startsWith("Malformed job: its data in Redis is not a Redq job envelope");
+			assertThat(error(context, "it", "stranger"))
+				.asString()
+				.startsWith("No handler for job 'nobody' in this application (queue 'it' has handlers for [")
+				.contains("greet");
+			assertThat(error(context, "it", unreadable)).asString().startsWith(JobRejectedException.class.getName()
+					+ ": Payload of job 'greet' cannot be read as " + Greeting.class.getName());
+			String next = dispatcher(context).dispatch("greet", new Greeting("still running", 1));
+			context.getBean(Jobs.class).awaitAttempts(next, 1);
+		});
+	}
+
+	@Test
+	void scriptCacheFlushedMidRunLosesNothing() {
+		this.runner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			List<String> ids = new ArrayList<>();
+			for (int i = 0; i < 2000; i++) {
+				ids.add(dispatcher(context).dispatch("greet", new Greeting("flush", i)));
+				if (i % 100 == 0) {
+					this.redis.command("SCRIPT", "FLUSH");
+				}
+			}
+			await().atMost(DEADLINE).until(() -> jobs.attempts.keySet().containsAll(ids));
+			awaitQueueEmpty(context, "it");
+		});
+	}
+
+	@Test
+	void idleContainerBlocksInsteadOfPolling() {
+		this.runner.run((context) -> {
+			String id = dispatcher(context).dispatch("greet", new Greeting("warm up", 1));
+			context.getBean(Jobs.class).awaitAttempts(id, 1);
+			long before = scriptCalls();
+			CountDownLatch idle = new CountDownLatch(1);
+			assertThat(idle.await(2, TimeUnit.SECONDS)).isFalse();
+			assertThat(scriptCalls() - before).as("script calls of an idle container in 2s").isLessThan(5);
+			String next = dispatcher(context).dispatch("greet", new Greeting("wake up", 1));
+			Attempt attempt = context.getBean(Jobs.class).awaitAttempts(next, 1).get(0);
+			assertThat(Duration.between(attempt.context().getCreatedAt(), attempt.startedAt())).isLessThan(Duration.ofMillis(100));
+		});
+	}
+
+	@Test
+	void gracefulShutdownFinishesRunningJobsAndLeavesTheRestReady() {
+		Jobs[] jobs = new Jobs[1];
+		List<String> ids = new ArrayList<>();
+		this.runner.withPropertyValues("redq.listener.concurrency=2").run((context) -> {
+			jobs[0] = context.getBean(Jobs.class);
+			for (int i = 0; i < 10; i++) {
+				ids.add(dispatcher(context).dispatch("takes-300ms", i));
+			}
+			await().atMost(DEADLINE).until(() -> jobs[0].attempts.size() == 2);
+		});
+		assertThat(jobs[0].completed).hasSize(2).containsAll(jobs[0].attempts.keySet());
+		QueueStats stats = statsAfterClose("it");
+		assertThat(stats.reserved()).isZero();
+		assertThat(stats.ready()).isEqualTo(8);
+		this.runner.run((context) -> await().atMost(DEADLINE)
+			.until(() -> context.getBean(Jobs.class).completed.size() == 8));
+		assertThat(statsAfterClose("it")).isEqualTo(new QueueStats(0, 0, 0, 0));
+	}
+
+	@Test
+	void shutdownTimeoutInterruptsAndHandsBackJobsAtOnce() {
+		Jobs[] jobs = new Jobs[1];
+		long[] closedIn = new long[1];
+		this.runner.withPropertyValues("redq.listener.shutdown-timeout=200ms").run((context) -> {
+			jobs[0] = context.getBean(Jobs.class);
+			String id = dispatcher(context).dispatch("takes-forever", "x");
+			jobs[0].awaitAttempts(id, 1);
+			closedIn[0] = System.nanoTime();
+		});
+		assertThat(Duration.ofNanos(System.nanoTime() - closedIn[0])).isLessThan(Duration.ofSeconds(2));
+		assertThat(jobs[0].interrupted).hasSize(1);
+		assertThat(statsAfterClose("it")).isEqualTo(new QueueStats(1, 0, 0, 0));
+	}
+
+	@Test
+	void concurrentDispatchersWithRandomFailuresEndWithEveryJobInOneFinalState() throws Exception {
+		// thousands of expected failures would flood the build log
+		Logger logger = (Logger) LoggerFactory.getLogger(JobListenerContainer.class);
+		Level level = logger.getLevel();
+		logger.setLevel(Level.OFF);
+		try {
+			runStress();
+		}
+		finally {
+			logger.setLevel(level);
+		}
+	}
+
+	private void runStress() {
+		int threads = 8;
+		int perThread = 20_000;
+		this.runner
+			.withPropertyValues("redq.listener.concurrency=16", "redq.listener.batch-size=64",
+					"redq.queues.stress.lease-time=10s")
+			.run((context) -> {
+				Jobs jobs = context.getBean(Jobs.class);
+				JobDispatcher dispatcher = dispatcher(context);
+				ConcurrentLinkedQueue<String> ids = new ConcurrentLinkedQueue<>();
+				long start = System.nanoTime();
+				List<Thread> producers = new ArrayList<>();
+				for (int t = 0; t < threads; t++) {
+					int thread = t;
+					Thread producer = new Thread(() -> {
+						for (int i = 0; i < perThread; i++) {
+							ids.add(dispatcher.dispatch("flaky", thread * perThread + i));
+						}
+					});
+					producer.start();
+					producers.add(producer);
+				}
+				for (Thread producer : producers) {
+					producer.join();
+				}
+				await().atMost(Duration.ofMinutes(2))
+					.until(() -> stats(context, "stress").pending() == 0 && jobs.completed.size()
+							+ stats(context, "stress").dead() == threads * perThread);
+				long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+				System.out.printf("%d jobs dispatched by %d threads and processed in %d ms (%d jobs/s)%n",
+						threads * perThread, threads, millis, threads * perThread * 1000L / Math.max(1, millis));
+				List<String> dead = new ArrayList<>(template(context).opsForZSet().range(keys(context, "stress").dead(), 0, -1));
+				assertThat(ids).hasSize(threads * perThread).doesNotHaveDuplicates();
+				assertThat(jobs.completed).doesNotHaveDuplicates().doesNotContainAnyElementsOf(dead);
+				List<String> finalStates = new ArrayList<>(jobs.completed);
+				finalStates.addAll(dead);
+				assertThat(finalStates).containsExactlyInAnyOrderElementsOf(ids);
+				assertThat(dead).isNotEmpty();
+				assertThat(template(context).opsForHash().size(keys(context, "stress").jobs())).isEqualTo(dead.size());
+			});
+	}
+
+	private long scriptCalls() {
+		String stats = this.redis.command("INFO", "commandstats");
+		long calls = 0;
+		for (String line : stats.split("\r?\n")) {
+			if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+				calls += Long.parseLong(line.replaceAll(".*calls=(\\d+),.*", "$1"));
+			}
+		}
+		return calls;
+	}
+
+	private QueueStats statsAfterClose(String queue) {
+		String prefix = "redq:{" + queue + "}:";
+		return new QueueStats(Long.parseLong(this.redis.command("LLEN", prefix + "ready")),
+				Long.parseLong(this.redis.command("ZCARD", prefix + "delayed")),
+				Long.parseLong(this.redis.command("ZCARD", prefix + "reserved")),
+				Long.parseLong(this.redis.command("ZCARD", prefix + "dead")));
+	}
+
+	private static void awaitQueueEmpty(AssertableApplicationContext context, String queue) {
+		await().atMost(DEADLINE).until(() -> stats(context, queue).equals(new QueueStats(0, 0, 0, 0)));
+	}
+
+	private static JobDispatcher dispatcher(AssertableApplicationContext context) {
+		return context.getBean(JobDispatcher.class);
+	}
+
+	private static QueueStats stats(AssertableApplicationContext context, String queue) {
+		return context.getBean(JobQueueOperations.class).stats(queue);
+	}
+
+	private static QueueKeys keys(AssertableApplicationContext context, String queue) {
+		return context.getBean(JobQueueOperations.class).keys(queue);
+	}
+
+	private static StringRedisTemplate template(AssertableApplicationContext context) {
+		return context.getBean(JobQueueOperations.class).getRedisTemplate();
+	}
+
+	private static Object error(AssertableApplicationContext context, String queue, String id) {
+		return template(context).opsForHash().get(keys(context, queue).errors(), id);
+	}
+
+	record Greeting(String name, int count) {
+	}
+
+	record Attempt(Object payload, JobContext context, Instant startedAt) {
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Jobs {
+
+		final Map<String, List<Attempt>> attempts = new ConcurrentHashMap<>();
+
+		final ConcurrentLinkedQueue<String> completed = new ConcurrentLinkedQueue<>();
+
+		final List<String> interrupted = new CopyOnWriteArrayList<>();
+
+		@QueuedJob(name = "greet", queue = "it")
+		void greet(Greeting greeting, JobContext context) {
+			record(greeting, context);
+		}
+
+		@QueuedJob(name = "always-fails", queue = "it", backoff = @io.redq.queue.annotation.Backoff(delay = "100ms"))
+		void alwaysFails(String payload, JobContext context) {
+			record(payload, context);
+			throw new IllegalStateException("failure " + context.getAttempt());
+		}
+
+		@QueuedJob(name = "rejects", queue = "it")
+		void rejects(String payload, JobContext context) {
+			record(payload, context);
+			throw new JobRejectedException("not for me");
+		}
+
+		@QueuedJob(name = "slow-first-time", queue = "it", timeout = "200ms",
+				backoff = @io.redq.queue.annotation.Backoff(delay = "0"))
+		void slowFirstTime(String payload, JobContext context) {
+			record(payload, context);
+			if (context.getAttempt() == 1) {
+				try {
+					Thread.sleep(10_000);
+				}
+				catch (InterruptedException ex) {
+					this.interrupted.add(context.getId());
+					return;
+				}
+			}
+			this.completed.add(context.getId());
+		}
+
+		@QueuedJob(name = "stalls-first-time", queue = "it", timeout = "200ms",
+				backoff = @io.redq.queue.annotation.Backoff(delay = "0"))
+		void stallsFirstTime(String payload, JobContext context) {
+			record(payload, context);
+			if (context.getAttempt() == 1) {
+				// ignores interrupts until the second attempt has completed elsewhere
+				long deadline = System.nanoTime() + DEADLINE.toNanos();
+				while (!this.completed.contains(context.getId() + "#2") && System.nanoTime() < deadline) {
+					Thread.interrupted();
+					LockSupport.parkNanos(1_000_000);
+				}
+			}
+			this.completed.add(context.getId() + "#" + context.getAttempt());
+		}
+
+		@QueuedJob(name = "waits-for-lease-loss", queue = "lease")
+		void waitsForLeaseLoss(String payload, JobContext context) {
+			record(payload, context);
+			if (context.getAttempt() == 1) {
+				await().atMost(DEADLINE).until(context::isLeaseLost);
+			}
+			this.completed.add(context.getId() + "#" + context.getAttempt());
+		}
+
+		@QueuedJob(name = "takes-300ms", queue = "it")
+		void takes300ms(int payload, JobContext context) throws InterruptedException {
+			record(payload, context);
+			Thread.sleep(300);
+			this.completed.add(context.getId());
+		}
+
+		@QueuedJob(name = "takes-forever", queue = "it")
+		void takesForever(String payload, JobContext context) {
+			record(payload, context);
+			try {
+				Thread.sleep(60_000);
+			}
+			catch (InterruptedException ex) {
+				this.interrupted.add(context.getId());
+			}
+		}
+
+		@QueuedJob(name = "flaky", queue = "stress", maxAttempts = 2, backoff = @io.redq.queue.annotation.Backoff(delay = "0"))
+		void flaky(int payload, JobContext context) {
+			if (ThreadLocalRandom.current().nextInt(10) == 0) {
+				throw new IllegalStateException("flaky " + payload);
+			}
+			this.completed.add(context.getId());
+		}
+
+		private void record(Object payload, JobContext context) {
+			this.attempts.computeIfAbsent(context.getId(), (id) -> new CopyOnWriteArrayList<>())
+				.add(new Attempt(payload, context, Instant.now()));
+		}
+
+		List<Attempt> attempts(String id) {
+			return this.attempts.getOrDefault(id, List.of());
+		}
+
+		List<Attempt> awaitAttempts(String id, int count) {
+			await().atMost(DEADLINE).until(() -> attempts(id).size() >= count);
+			return attempts(id);
+		}
+
+	}
+
+}
