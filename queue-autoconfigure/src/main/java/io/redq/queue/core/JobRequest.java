@@ -27,6 +27,8 @@ import org.springframework.util.Assert;
  */
 public final class JobRequest {
 
+	private static final Instant LATEST_DUE_TIME = Instant.parse("9999-12-31T23:59:59.999Z");
+
 	private final @Nullable String jobName;
 
 	private final @Nullable Object payload;
@@ -194,7 +196,7 @@ public final class JobRequest {
 		 * @throws IllegalArgumentException for an instant after the year 9999
 		 */
 		public Builder at(Instant instant) {
-			Assert.isTrue(instant.isBefore(Instant.parse("10000-01-01T00:00:00Z")),
+			Assert.isTrue(!instant.isAfter(LATEST_DUE_TIME),
 					() -> "Job due time " + instant + " is after the year 9999; pass a real date");
 			this.due = new EnqueueCommand.Due(true, instant.toEpochMilli());
 			return this;

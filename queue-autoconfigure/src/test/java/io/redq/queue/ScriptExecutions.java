@@ -1,0 +1,39 @@
+package io.redq.queue;
+
+import io.redq.queue.test.RedisServer;
+
+/**
+ * Counts the Lua scripts a Redis server has run, from {@code INFO commandstats}.
+ *
+ * @author Redq team
+ */
+public final class ScriptExecutions {
+
+	private ScriptExecutions() {
+	}
+
+	/**
+	 * Return how many {@code EVAL} and {@code EVALSHA} calls succeeded so far ({@code NOSCRIPT} failures excluded).
+	 * @param redis the server
+	 * @return the count
+	 */
+	public static long count(RedisServer redis) {
+		long executions = 0;
+		for (String line : redis.command("INFO", "commandstats").split("\r?\n")) {
+			if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+				executions += field(line, "calls") - field(line, "failed_calls");
+			}
+		}
+		return executions;
+	}
+
+	private static long field(String line, String name) {
+		for (String pair : line.substring(line.indexOf(':') + 1).split(",")) {
+			if (pair.startsWith(name + "=")) {
+				return Long.parseLong(pair.substring(name.length() + 1));
+			}
+		}
+		throw new IllegalStateException("No " + name + " in " + line);
+	}
+
+}

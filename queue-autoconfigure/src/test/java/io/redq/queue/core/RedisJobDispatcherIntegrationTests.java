@@ -1,0 +1,206 @@
+package io.redq.queue.core;
+
+import java.lang.reflect.Type;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
+import io.redq.queue.script.QueueScripts;
+import io.redq.queue.ScriptExecutions;
+import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.WithRedis;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Tests for {@link RedisJobDispatcher} against a real Redis.
+ *
+ * @author Redq team
+ */
+@WithRedis
+class RedisJobDispatcherIntegrationTests {
+
+	private final RedisServer redis;
+
+	private final JsonMapper jsonMapper = JsonMapper.shared();
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private JobQueueOperations operations;
+
+	private RedisJobDispatcher dispatcher;
+
+	private StringRedisTemplate template;
+
+	RedisJobDispatcherIntegrationTests(RedisServer redis) {
+		this.redis = redis;
+	}
+
+	@BeforeEach
+	void setUp() {
+		this.redis.flushAll();
+		this.connectionFactory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(this.redis.host(), this.redis.port()));
+		this.connectionFactory.afterPropertiesSet();
+		this.connectionFactory.start();
+		this.operations = new JobQueueOperations(this.connectionFactory, QueueScripts.load(), "redq");
+		this.template = this.operations.getRedisTemplate();
+		this.dispatcher = new RedisJobDispatcher(this.operations,
+				definitions(job("send-invoice", "mail", Invoice.class), job("close-auction", "auctions", Long.class),
+						job("ping", "default", String.class), job("pong", "default", String.class),
+						job("remote", "elsewhere", null)),
+				this.jsonMapper);
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void dispatchWritesTheEnvelopeToTheJobsQueue() {
+		String id = this.dispatcher.dispatch(JobRequest.of("send-invoice", new Invoice("INV-1", 42))
+			.header("tenant", "acme")
+			.build());
+		assertThat(this.template.opsForList().range("redq:{mail}:ready", 0, -1)).containsExactly(id);
+		JsonNode envelope = this.jsonMapper.readTree((String) this.template.opsForHash().get("redq:{mail}:jobs", id));
+		assertThat(envelope.get("id").asString()).isEqualTo(id);
+		assertThat(envelope.get("job").asString()).isEqualTo("send-invoice");
+		assertThat(envelope.get("queue").asString()).isEqualTo("mail");
+		assertThat(envelope.get("maxAttempts").asInt()).isEqualTo(3);
+		assertThat(envelope.get("createdAt").asLong()).isEqualTo(envelope.get("availableAt").asLong()).isPositive();
+		assertThat(envelope.get("headers").get("tenant").asString()).isEqualTo("acme");
+		assertThat(this.jsonMapper.treeToValue(envelope.get("payload"), Invoice.class)).isEqualTo(new Invoice("INV-1", 42));
+	}
+
+	@Test
+	void payloadTypeSelectsTheOnlyJobThatTakesIt() {
+		String id = this.dispatcher.dispatch(new Invoice("INV-2", 1));
+		assertThat(this.template.opsForList().range("redq:{mail}:ready", 0, -1)).containsExactly(id);
+		assertThatIllegalArgumentException().isThrownBy(() -> this.dispatcher.dispatch("a string"))
+			.withMessage("More than one job (ping, pong) takes a payload of type java.lang.String; dispatch by job "
+					+ "name instead. Known jobs: [close-auction, ping, pong, remote, send-invoice]");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.dispatcher.dispatch(Instant.now()))
+			.withMessageStartingWith("No job takes a payload of type java.time.Instant");
+	}
+
+	@Test
+	void queueOverrideDelayAndInstantAreApplied() {
+		this.dispatcher.dispatch(JobRequest.of("ping", "x").queue("other").build());
+		String delayed = this.dispatcher.dispatch(JobRequest.of("ping", "x").delay(Duration.ofMinutes(5)).build());
+		Instant at = Instant.now().plusSeconds(3600).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+		String timer = this.dispatcher.dispatch(JobRequest.of("close-auction", 42L).id("auction-42").at(at).build());
+		String past = this.dispatcher.dispatch(JobRequest.of("ping", "x").delay(Duration.ofSeconds(-5)).build());
+		assertThat(this.operations.stats("other").ready()).isEqualTo(1);
+		assertThat(this.template.opsForZSet().score("redq:{default}:delayed", delayed)).isPositive();
+		assertThat(this.template.opsForList().range("redq:{default}:ready", 0, -1)).containsExactly(past);
+		assertThat(this.template.opsForZSet().score("redq:{auctions}:delayed", timer)).isEqualTo(at.toEpochMilli());
+		assertThat(timer).isEqualTo("auction-42");
+	}
+
+	@Test
+	void callerIdDeduplicatesWithTheChosenPolicy() {
+		Instant first = Instant.now().plusSeconds(60);
+		Instant later = first.plusSeconds(60);
+		this.dispatcher.dispatch(JobRequest.of("close-auction", 1L).id("auction-7").at(first).build());
+		this.dispatcher.dispatch(JobRequest.of("close-auction", 2L).id("auction-7").at(later).build());
+		assertThat(this.template.opsForZSet().score("redq:{auctions}:delayed", "auction-7"))
+			.isEqualTo(first.toEpochMilli());
+		this.dispatcher
+			.dispatch(JobRequest.of("close-auction", 3L).id("auction-7", DuplicatePolicy.REPLACE).at(later).build());
+		assertThat(this.template.opsForZSet().score("redq:{auctions}:delayed", "auction-7"))
+			.isEqualTo(later.toEpochMilli());
+		assertThat((String) this.template.opsForHash().get("redq:{auctions}:jobs", "auction-7")).contains("\"payload\":3");
+		assertThat(this.operations.stats("auctions")).isEqualTo(new QueueStats(0, 1, 0, 0));
+	}
+
+	@Test
+	void cancelRemovesAPendingJob() {
+		String id = this.dispatcher.dispatch(JobRequest.of("ping", "x").delay(Duration.ofMinutes(1)).build());
+		assertThat(this.dispatcher.cancel("default", id)).isTrue();
+		assertThat(this.dispatcher.cancel("default", id)).isFalse();
+		assertThat(this.operations.stats("default")).isEqualTo(new QueueStats(0, 0, 0, 0));
+	}
+
+	@Test
+	void dispatchAllEnqueuesEveryJobInOrderWithOneScriptCallPerQueue() {
+		List<JobRequest> requests = new ArrayList<>();
+		for (int i = 0; i < 2500; i++) {
+			requests.add(JobRequest.of((i % 2 == 0) ? "ping" : "send-invoice", (i % 2 == 0) ? "p" + i : new Invoice("I" + i, i))
+				.build());
+		}
+		long before = ScriptExecutions.count(this.redis);
+		List<String> ids = this.dispatcher.dispatchAll(requests);
+		assertThat(ScriptExecutions.count(this.redis) - before).isEqualTo(4);
+		assertThat(ids).hasSize(2500).doesNotHaveDuplicates();
+		List<String> expectedDefault = new ArrayList<>();
+		for (int i = 0; i < ids.size(); i += 2) {
+			expectedDefault.add(ids.get(i));
+		}
+		assertThat(this.template.opsForList().range("redq:{default}:ready", 0, -1)).containsExactlyElementsOf(expectedDefault);
+		assertThat(this.operations.stats("mail").ready()).isEqualTo(1250);
+	}
+
+	@Test
+	void badRequestsAreRejectedWithWhatToDo() {
+		assertThatIllegalArgumentException().isThrownBy(() -> this.dispatcher.dispatch("nope", "x"))
+			.withMessage("No job named 'nope' is known to this application. Declare a @QueuedJob(name = \"nope\") "
+					+ "method, or, for a job handled by another application, set redq.jobs.nope.queue. Known jobs: "
+					+ "[close-auction, ping, pong, remote, send-invoice]");
+		assertThatIllegalArgumentException().isThrownBy(() -> JobRequest.of("ping", "x").queue("a{b}"))
+			.withMessageContaining("Invalid queue name 'a{b}'");
+		assertThatIllegalArgumentException().isThrownBy(() -> JobRequest.of("ping", "x").queue(""))
+			.withMessageContaining("it is empty");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> JobRequest.of("ping", "x").at(Instant.parse("+10000-01-01T00:00:00Z")))
+			.withMessageContaining("after the year 9999");
+		this.dispatcher.setMaxPayloadSize(1024);
+		assertThatIllegalArgumentException().isThrownBy(() -> this.dispatcher.dispatch("ping", "x".repeat(2000)))
+			.withMessageContaining("more than the limit of 1024 bytes (redq.dispatcher.max-payload-size)");
+		assertThat(this.template.keys("redq:*")).isEmpty();
+	}
+
+	@Test
+	void jobHandledElsewhereIsDispatchedToItsQueue() {
+		String id = this.dispatcher.dispatch("remote", Map.of("any", "thing"));
+		assertThat(this.template.opsForList().range("redq:{elsewhere}:ready", 0, -1)).containsExactly(id);
+	}
+
+	private static JobDefinition job(String name, String queue, @Nullable Type payloadType) {
+		return new JobDefinition(name, queue, 3, Duration.ZERO, JobBackoff.DEFAULT, payloadType);
+	}
+
+	private static JobDefinitions definitions(JobDefinition... definitions) {
+		return new JobDefinitions() {
+
+			@Override
+			public @Nullable JobDefinition find(String name) {
+				return all().stream().filter((definition) -> definition.name().equals(name)).findFirst().orElse(null);
+			}
+
+			@Override
+			public Collection<JobDefinition> all() {
+				return List.of(definitions);
+			}
+
+		};
+	}
+
+	record Invoice(String number, int cents) {
+	}
+
+}
