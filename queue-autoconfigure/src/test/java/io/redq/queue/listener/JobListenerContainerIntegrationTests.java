@@ -244,6 +244,28 @@ class JobListenerContainerIntegrationTests {
 	}
 
 	@Test
+	void applicationsSharingAQueueRunEachJobOnce() {
+		this.runner.run((first) -> this.runner.run((second) -> {
+			List<String> ids = new ArrayList<>();
+			for (int i = 0; i < 2000; i++) {
+				JobDispatcher dispatcher = dispatcher((i % 2 == 0) ? first : second);
+				ids.add(dispatcher.dispatch(JobRequest.of("greet", new Greeting("shared", i))
+					.delay(Duration.ofMillis(i % 300))
+					.build()));
+			}
+			Jobs one = first.getBean(Jobs.class);
+			Jobs two = second.getBean(Jobs.class);
+			await().atMost(DEADLINE).until(() -> one.attempts.size() + two.attempts.size() >= ids.size());
+			awaitQueueEmpty(first, "it");
+			List<String> ran = new ArrayList<>(one.attempts.keySet());
+			ran.addAll(two.attempts.keySet());
+			assertThat(ran).containsExactlyInAnyOrderElementsOf(ids);
+			assertThat(one.attempts.values()).allSatisfy((attempts) -> assertThat(attempts).hasSize(1));
+			assertThat(two.attempts.values()).allSatisfy((attempts) -> assertThat(attempts).hasSize(1));
+		}));
+	}
+
+	@Test
 	void gracefulShutdownFinishesRunningJobsAndLeavesTheRestReady() {
 		Jobs[] jobs = new Jobs[1];
 		List<String> ids = new ArrayList<>();
