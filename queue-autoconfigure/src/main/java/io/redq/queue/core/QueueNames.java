@@ -1,5 +1,7 @@
 package io.redq.queue.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Validation of queue names and job ids, which become parts of Redis keys and members.
  *
@@ -47,7 +49,7 @@ public final class QueueNames {
 		return id;
 	}
 
-	private static String problem(String value, int maxLength, boolean braces) {
+	private static @Nullable String problem(String value, int maxLength, boolean braces) {
 		if (value.isEmpty()) {
 			return "it is empty";
 		}
@@ -68,7 +70,9 @@ public final class QueueNames {
 
 	private static String printable(String value) {
 		StringBuilder out = new StringBuilder();
-		value.codePoints().limit(MAX_ID_LENGTH).forEach((c) -> out.append(Character.isISOControl(c) ? "\\u" + String.format("%04X", c) : Character.toString(c)));
+		value.codePoints()
+			.limit(MAX_ID_LENGTH)
+			.forEach((c) -> out.append(Character.isISOControl(c) ? String.format("\\u%04X", c) : Character.toString(c)));
 		return (value.length() > MAX_ID_LENGTH) ? out + "..." : out.toString();
 	}
 
