@@ -48,6 +48,15 @@ class QueuedJobAnnotationBeanPostProcessorTests {
 	}
 
 	@Test
+	void derivedNameSplitsAcronyms() {
+		this.runner.withBean(AcronymJobs.class).run((context) -> {
+			assertThat(registry(context).find("export-csv-report")).isNotNull();
+			assertThat(registry(context).find("send-sms")).isNotNull();
+			assertThat(registry(context).find("fetch-url-list")).isNotNull();
+		});
+	}
+
+	@Test
 	void unsetAttributesTakeTheJobDefaultsBean() {
 		this.runner.withBean(InvoiceJobs.class).run((context) -> {
 			JobDefinition definition = registry(context).find("tick");
@@ -156,6 +165,15 @@ class QueuedJobAnnotationBeanPostProcessorTests {
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.hasMessageContaining("Invalid attribute value 'soon' (from '${jobs.timeout:0}')"));
+	}
+
+	@Test
+	void maxAttemptsAndMaxAttemptsStringTogetherAreRejected() {
+		this.runner.withBean(BothAttemptsJobs.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasMessageContaining("Could not register @QueuedJob method send")
+				.hasMessageContaining("set either maxAttempts or maxAttemptsString, not both"));
 	}
 
 	@Test
@@ -284,6 +302,30 @@ class QueuedJobAnnotationBeanPostProcessorTests {
 
 		@QueuedJob(name = "send-invoice")
 		void other(Invoice invoice) {
+		}
+
+	}
+
+	static class AcronymJobs {
+
+		@QueuedJob
+		void exportCSVReport(JobContext context) {
+		}
+
+		@QueuedJob
+		void sendSMS(JobContext context) {
+		}
+
+		@QueuedJob
+		void fetchURLList(JobContext context) {
+		}
+
+	}
+
+	static class BothAttemptsJobs {
+
+		@QueuedJob(maxAttempts = 5, maxAttemptsString = "7")
+		void send(Invoice invoice) {
 		}
 
 	}
