@@ -30,7 +30,8 @@ public @interface QueuedJob {
 
 	/**
 	 * The job name, unique in the application; dispatches name it and it is stored with each job. Defaults to the
-	 * method name in kebab case ({@code sendInvoice} becomes {@code send-invoice}).
+	 * method name in kebab case ({@code sendInvoice} becomes {@code send-invoice}, {@code exportCSVReport} becomes
+	 * {@code export-csv-report}).
 	 * @return the job name
 	 */
 	String name() default "";
@@ -49,7 +50,7 @@ public @interface QueuedJob {
 
 	/**
 	 * How many times the job is tried before it dies, as a string that may hold a {@code ${...}} placeholder, e.g.
-	 * {@code "${invoice.max-attempts:5}"}. Use either this or {@link #maxAttempts()}.
+	 * {@code "${invoice.max-attempts:5}"}. Use either this or {@link #maxAttempts()}; setting both fails at startup.
 	 * @return the maximum attempts as a string
 	 */
 	String maxAttemptsString() default "";

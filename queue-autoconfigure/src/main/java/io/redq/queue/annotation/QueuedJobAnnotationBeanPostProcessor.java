@@ -118,6 +118,8 @@ public class QueuedJobAnnotationBeanPostProcessor
 		JobDefaults defaults = this.beanFactory.getBeanProvider(JobDefaults.class).getIfAvailable(() -> JobDefaults.STANDARD);
 		String name = resolve(annotation.name(), Function.identity(), kebabCase(method.getName()));
 		String queue = resolve(annotation.queue(), Function.identity(), defaults.queue());
+		Assert.isTrue(annotation.maxAttempts() < 0 || annotation.maxAttemptsString().isEmpty(),
+				"set either maxAttempts or maxAttemptsString, not both");
 		int maxAttempts = (annotation.maxAttempts() >= 0) ? annotation.maxAttempts()
 				: resolve(annotation.maxAttemptsString(), Integer::valueOf, defaults.maxAttempts());
 		Duration timeout = resolve(annotation.timeout(), DurationFormatterUtils::detectAndParse, defaults.timeout());
@@ -146,7 +148,10 @@ public class QueuedJobAnnotationBeanPostProcessor
 	}
 
 	static String kebabCase(String name) {
-		return name.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
+		// sendInvoice -> send-invoice; an acronym stays one word: exportCSVReport -> export-csv-report
+		return name.replaceAll("([a-z0-9])([A-Z])", "$1-$2")
+			.replaceAll("([A-Z])([A-Z][a-z])", "$1-$2")
+			.toLowerCase(Locale.ROOT);
 	}
 
 }

@@ -30,6 +30,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.Assert;
 
 /**
  * Auto-configuration for Redq: the queue scripts, operations, dispatcher, listener container factory and the
@@ -195,10 +196,17 @@ public final class JobQueueAutoConfiguration {
 
 	@Bean
 	JobListenerConfigurer jobQueueRemoteJobsConfigurer(JobQueueProperties properties, JobDefaults defaults) {
-		return (registry) -> properties.getJobs().forEach((name, job) -> registry.registerJob(new JobDefinition(name,
-				(job.getQueue() != null) ? job.getQueue() : defaults.queue(),
-				(job.getMaxAttempts() != null) ? job.getMaxAttempts() : defaults.maxAttempts(),
-				(job.getTimeout() != null) ? job.getTimeout() : defaults.timeout(), defaults.backoff(), null)));
+		return (registry) -> properties.getJobs().forEach((name, job) -> {
+			// runs after every @QueuedJob method is registered, so a clash can name the property
+			JobDefinition existing = registry.find(name);
+			Assert.state(existing == null, () -> "redq.jobs." + name + " configures a job that another application "
+					+ "handles, but this application already has a job named '" + name + "' (queue '"
+					+ existing.queue() + "'), e.g. a @QueuedJob method. Job names must be unique: remove redq.jobs."
+					+ name + " or rename one of the jobs");
+			registry.registerJob(new JobDefinition(name, (job.getQueue() != null) ? job.getQueue() : defaults.queue(),
+					(job.getMaxAttempts() != null) ? job.getMaxAttempts() : defaults.maxAttempts(),
+					(job.getTimeout() != null) ? job.getTimeout() : defaults.timeout(), defaults.backoff(), null));
+		});
 	}
 
 	@Bean

@@ -1,0 +1,459 @@
+package io.redq.queue.autoconfigure;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.redq.queue.annotation.QueuedJob;
+import io.redq.queue.annotation.QueuedJobAnnotationBeanPostProcessor;
+import io.redq.queue.config.JobListenerContainerFactory;
+import io.redq.queue.config.JobListenerRegistry;
+import io.redq.queue.config.JobQueueConfigUtils;
+import io.redq.queue.core.JobDefaults;
+import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.JobRequest;
+import io.redq.queue.core.RedisJobDispatcher;
+import io.redq.queue.core.ReservedJob;
+import io.redq.queue.listener.JobListenerContainer;
+import io.redq.queue.script.QueueScripts;
+import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.WithRedis;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.script.RedisScript;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Integration tests for {@link JobQueueAutoConfiguration}, on a real Redis.
+ *
+ * @author Redq team
+ */
+@WithRedis
+@ExtendWith(OutputCaptureExtension.class)
+class JobQueueAutoConfigurationIntegrationTests {
+
+	private static final List<String> SCRIPT_BEAN_NAMES = List.of(JobQueueAutoConfiguration.ENQUEUE_SCRIPT,
+			JobQueueAutoConfiguration.RESERVE_SCRIPT, JobQueueAutoConfiguration.ACK_SCRIPT,
+			JobQueueAutoConfiguration.FAIL_SCRIPT, JobQueueAutoConfiguration.EXTEND_SCRIPT,
+			JobQueueAutoConfiguration.RELEASE_SCRIPT, JobQueueAutoConfiguration.MIGRATE_SCRIPT,
+			JobQueueAutoConfiguration.CANCEL_SCRIPT, JobQueueAutoConfiguration.STATS_SCRIPT);
+
+	private final RedisServer redis;
+
+	private final ApplicationContextRunner runner;
+
+	JobQueueAutoConfigurationIntegrationTests(RedisServer redis) {
+		this.redis = redis;
+		this.runner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					JobQueueAutoConfiguration.class))
+			.withPropertyValues(redis.springProperties());
+	}
+
+	@BeforeEach
+	void flushRedis() {
+		this.redis.flushAll();
+	}
+
+	@Test
+	void defaultContextHasEveryRedqBean() {
+		this.runner.run((context) -> {
+			assertThat(context).hasNotFailed()
+				.hasSingleBean(JobDispatcher.class)
+				.hasSingleBean(RedisJobDispatcher.class)
+				.hasSingleBean(JobQueueOperations.class)
+				.hasSingleBean(JobListenerContainerFactory.class)
+				.hasSingleBean(JobDefaults.class)
+				.hasSingleBean(JobListenerRegistry.class)
+				.hasBean(JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
+				.hasBean(JobQueueConfigUtils.JOB_LISTENER_REGISTRY_BEAN_NAME);
+			assertThat(context.getBean(JobQueueConfigUtils.QUEUED_JOB_ANNOTATION_PROCESSOR_BEAN_NAME))
+				.isInstanceOf(QueuedJobAnnotationBeanPostProcessor.class);
+			assertThat(context.getBeansOfType(RedisScript.class)).containsOnlyKeys(SCRIPT_BEAN_NAMES);
+		});
+	}
+
+	@Test
+	void defaultJobDefaultsAreTheLibraryDefaults() {
+		this.runner.run((context) -> assertThat(context.getBean(JobDefaults.class)).isEqualTo(JobDefaults.STANDARD));
+	}
+
+	@Test
+	void disabledByProperty() {
+		this.runner.withPropertyValues("redq.enabled=false").run((context) -> {
+			assertThat(context).hasNotFailed().hasSingleBean(RedisConnectionFactory.class);
+			assertNoRedqBeans(context);
+		});
+	}
+
+	@Test
+	void backsOffWithoutRedisConnectionFactoryBean() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, JobQueueAutoConfiguration.class))
+			.run((context) -> {
+				assertThat(context).hasNotFailed().doesNotHaveBean(RedisConnectionFactory.class);
+				assertNoRedqBeans(context);
+			});
+	}
+
+	@Test
+	void backsOffWithoutSpringDataRedisOnTheClasspath() {
+		this.runner.withClassLoader(new FilteredClassLoader(RedisConnectionFactory.class)).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertNoRedqBeans(context);
+		});
+	}
+
+	@Test
+	void backsOffForUserJobDispatcher() {
+		this.runner.withUserConfiguration(UserDispatcherConfiguration.class).run((context) -> {
+			assertThat(context).hasSingleBean(JobDispatcher.class)
+				.doesNotHaveBean(RedisJobDispatcher.class)
+				.doesNotHaveBean("jobDispatcher");
+			assertThat(context.getBean(JobDispatcher.class)).isSameAs(context.getBean("customDispatcher"));
+		});
+	}
+
+	@Test
+	void backsOffForUserJobQueueOperations() {
+		this.runner.withUserConfiguration(UserOperationsConfiguration.class)
+			.withPropertyValues("redq.jobs.remote-job.queue=other")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(JobQueueOperations.class);
+				assertThat(context.getBean(JobQueueOperations.class)).isSameAs(context.getBean("customOperations"));
+				// the dispatcher works on the user's operations, with their key prefix
+				context.getBean(JobDispatcher.class).dispatch("remote-job", "payload");
+				assertThat(this.redis.command("LLEN", "custom:{other}:ready")).isEqualTo("1");
+			});
+	}
+
+	@Test
+	void backsOffForUserContainerFactoryNamedJobListenerContainerFactory() {
+		this.runner.withUserConfiguration(UserContainerFactoryConfiguration.class)
+			.withPropertyValues("redq.listener.concurrency=3")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(JobListenerContainerFactory.class);
+				JobListenerContainerFactory factory = context.getBean(
+						JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME,
+						JobListenerContainerFactory.class);
+				assertThat(factory.getContainerProperties().getConcurrency()).isEqualTo(42);
+			});
+	}
+
+	@Test
+	void keepsJobListenerContainerFactoryWhenUserFactoryHasAnotherName() {
+		this.runner.withUserConfiguration(OtherContainerFactoryConfiguration.class).run((context) -> {
+			assertThat(context).getBeans(JobListenerContainerFactory.class)
+				.containsOnlyKeys("otherFactory", JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME);
+		});
+	}
+
+	@Test
+	void userScriptBeanReplacesOursByName() {
+		this.runner.withUserConfiguration(UserEnqueueScriptConfiguration.class)
+			.withPropertyValues("redq.jobs.remote-job.queue=other")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(JobQueueAutoConfiguration.ENQUEUE_SCRIPT))
+					.isSameAs(UserEnqueueScriptConfiguration.SCRIPT);
+				assertThat(context.getBeansOfType(RedisScript.class)).containsOnlyKeys(SCRIPT_BEAN_NAMES);
+				context.getBean(JobDispatcher.class).dispatch("remote-job", "payload");
+				assertThat(this.redis.command("GET", "custom-enqueue")).isEqualTo("called");
+				assertThat(this.redis.command("LLEN", "redq:{other}:ready")).isEqualTo("0");
+			});
+	}
+
+	@Test
+	void userScriptBeansStayInjectableByType() {
+		this.runner.withUserConfiguration(UserScriptsConfiguration.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			UserScriptClient client = context.getBean(UserScriptClient.class);
+			assertThat(client.check).isSameAs(context.getBean("checkScript"));
+			assertThat(client.count).isSameAs(context.getBean("countScript"));
+		});
+	}
+
+	@Test
+	void listenerPropertiesBindToTheContainerFactory() {
+		this.runner.withPropertyValues("redq.listener.concurrency=3", "redq.queues.mail.concurrency=1")
+			.run((context) -> {
+				JobListenerContainerFactory factory = context.getBean(JobListenerContainerFactory.class);
+				assertThat(factory.createContainer("mail", List.of()).getContainerProperties().getConcurrency())
+					.isEqualTo(1);
+				assertThat(factory.createContainer("other", List.of()).getContainerProperties().getConcurrency())
+					.isEqualTo(3);
+			});
+	}
+
+	@Test
+	void queuePropertiesOverrideOnlyWhatTheySet() {
+		this.runner.withPropertyValues("redq.listener.batch-size=7", "redq.listener.lease-time=2m",
+				"redq.queues.mail.lease-time=90s", "redq.queues.mail.auto-startup=false").run((context) -> {
+					JobListenerContainerFactory factory = context.getBean(JobListenerContainerFactory.class);
+					JobListenerContainer mail = factory.createContainer("mail", List.of());
+					assertThat(mail.getContainerProperties().getBatchSize()).isEqualTo(7);
+					assertThat(mail.getContainerProperties().getLeaseTime()).isEqualTo(Duration.ofSeconds(90));
+					assertThat(mail.isAutoStartup()).isFalse();
+					JobListenerContainer other = factory.createContainer("other", List.of());
+					assertThat(other.getContainerProperties().getLeaseTime()).isEqualTo(Duration.ofMinutes(2));
+					assertThat(other.isAutoStartup()).isTrue();
+				});
+	}
+
+	@Test
+	void keyPrefixPropertyPrefixesEveryKey() {
+		this.runner.withPropertyValues("redq.key-prefix=myapp", "redq.jobs.remote-job.queue=other").run((context) -> {
+			String id = context.getBean(JobDispatcher.class).dispatch("remote-job", "payload");
+			assertThat(this.redis.command("LRANGE", "myapp:{other}:ready", "0", "-1")).isEqualTo(id);
+			assertThat(this.redis.command("EXISTS", "redq:{other}:ready")).isEqualTo("0");
+		});
+	}
+
+	@Test
+	void jobMaxAttemptsPropertyBecomesTheDefault() {
+		this.runner.withPropertyValues("redq.job.max-attempts=6", "redq.jobs.remote-job.queue=other")
+			.run((context) -> {
+				assertThat(context.getBean(JobDefaults.class).maxAttempts()).isEqualTo(6);
+				String id = context.getBean(JobDispatcher.class).dispatch("remote-job", "payload");
+				assertThat(this.redis.command("HGET", "redq:{other}:jobs", id)).contains("\"maxAttempts\":6");
+			});
+	}
+
+	@Test
+	void deadLetterMaxSizePropertyBoundsDeadJobs() {
+		this.runner.withPropertyValues("redq.dead-letter.max-size=1", "redq.jobs.remote-job.queue=other")
+			.run((context) -> {
+				JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+				dispatcher.dispatch("remote-job", "first");
+				dispatcher.dispatch("remote-job", "second");
+				JobQueueOperations operations = context.getBean(JobQueueOperations.class);
+				List<ReservedJob> jobs = operations.reserve("other", 2, Duration.ofMinutes(1)).jobs();
+				assertThat(jobs).hasSize(2);
+				for (ReservedJob job : jobs) {
+					assertThat(operations.fail("other", job.lease(), "boom", null)).isTrue();
+				}
+				assertThat(this.redis.command("ZCARD", "redq:{other}:dead")).isEqualTo("1");
+			});
+	}
+
+	@Test
+	void maxPayloadSizePropertyLimitsDispatches() {
+		this.runner.withPropertyValues("redq.dispatcher.max-payload-size=10KB", "redq.jobs.remote-job.queue=other")
+			.run((context) -> {
+				JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+				assertThatIllegalArgumentException()
+					.isThrownBy(() -> dispatcher.dispatch("remote-job", "x".repeat(11 * 1024)))
+					.withMessageContaining("more than the limit of 10240 bytes");
+				assertThat(this.redis.command("EXISTS", "redq:{other}:ready")).isEqualTo("0");
+				dispatcher.dispatch("remote-job", "x".repeat(9 * 1024));
+				assertThat(this.redis.command("LLEN", "redq:{other}:ready")).isEqualTo("1");
+			});
+	}
+
+	@Test
+	void queuedJobBeanGetsARunningContainerForItsQueue() {
+		this.runner.withUserConfiguration(MailJobsConfiguration.class).run((context) -> {
+			JobListenerRegistry registry = context.getBean(JobListenerRegistry.class);
+			JobListenerContainer container = registry.getListenerContainer("mail");
+			assertThat(container).isNotNull();
+			assertThat(container.isRunning()).isTrue();
+			assertThat(container.getJobNames()).containsExactly("send-mail");
+			context.getBean(JobDispatcher.class).dispatch("send-mail", "ada@example.com");
+			MailJobs jobs = context.getBean(MailJobs.class);
+			await().atMost(Duration.ofSeconds(10)).until(() -> jobs.sent, (sent) -> sent.contains("ada@example.com"));
+		});
+	}
+
+	@Test
+	void remoteJobPropertySendsDispatchesToItsQueue() {
+		this.runner.withPropertyValues("redq.jobs.remote-job.queue=other").run((context) -> {
+			String id = context.getBean(JobDispatcher.class).dispatch("remote-job", "payload");
+			assertThat(this.redis.command("LRANGE", "redq:{other}:ready", "0", "-1")).isEqualTo(id);
+			assertThat(this.redis.command("EXISTS", "redq:{default}:ready")).isEqualTo("0");
+		});
+	}
+
+	@Test
+	void remoteJobNamedLikeAQueuedJobFailsStartup() {
+		this.runner.withUserConfiguration(MailJobsConfiguration.class)
+			.withPropertyValues("redq.jobs.send-mail.queue=other")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasMessage("redq.jobs.send-mail configures a job that another application handles, but this "
+						+ "application already has a job named 'send-mail' (queue 'mail'), e.g. a @QueuedJob method. "
+						+ "Job names must be unique: remove redq.jobs.send-mail or rename one of the jobs"));
+	}
+
+	@Test
+	void warnsWhenRedisMayEvictJobs(CapturedOutput output) {
+		this.redis.command("CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
+		try {
+			this.runner.run((context) -> assertThat(context).hasNotFailed());
+			assertThat(output).contains("WARN").contains("maxmemory-policy is 'allkeys-lru'").contains("'noeviction'");
+		}
+		finally {
+			this.redis.command("CONFIG", "SET", "maxmemory-policy", "noeviction");
+		}
+	}
+
+	@Test
+	void doesNotWarnWhenRedisDoesNotEvict(CapturedOutput output) {
+		assertThat(this.redis.command("CONFIG", "GET", "maxmemory-policy")).isEqualTo("maxmemory-policy\nnoeviction");
+		this.runner.run((context) -> assertThat(context).hasNotFailed());
+		assertThat(output).doesNotContain("maxmemory-policy");
+	}
+
+	private static void assertNoRedqBeans(AssertableApplicationContext context) {
+		assertThat(context).doesNotHaveBean(JobDispatcher.class)
+			.doesNotHaveBean(JobQueueOperations.class)
+			.doesNotHaveBean(JobListenerContainerFactory.class)
+			.doesNotHaveBean(JobDefaults.class)
+			.doesNotHaveBean(JobListenerRegistry.class)
+			.doesNotHaveBean(JobQueueConfigUtils.QUEUED_JOB_ANNOTATION_PROCESSOR_BEAN_NAME)
+			.doesNotHaveBean(JobQueueProperties.class)
+			.doesNotHaveBean(RedisEvictionPolicyCheck.class);
+		assertThat(context.getBeansOfType(RedisScript.class)).isEmpty();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserDispatcherConfiguration {
+
+		@Bean
+		JobDispatcher customDispatcher() {
+			return new JobDispatcher() {
+
+				@Override
+				public List<String> dispatchAll(Collection<JobRequest> requests) {
+					return List.of();
+				}
+
+				@Override
+				public boolean cancel(String queue, String id) {
+					return false;
+				}
+
+			};
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserOperationsConfiguration {
+
+		@Bean
+		JobQueueOperations customOperations(RedisConnectionFactory connectionFactory) {
+			return new JobQueueOperations(connectionFactory, QueueScripts.load(), "custom");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserContainerFactoryConfiguration {
+
+		@Bean(JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
+		JobListenerContainerFactory userFactory(JobQueueOperations operations) {
+			JobListenerContainerFactory factory = new JobListenerContainerFactory(operations, JsonMapper.shared());
+			factory.getContainerProperties().setConcurrency(42);
+			return factory;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OtherContainerFactoryConfiguration {
+
+		@Bean
+		JobListenerContainerFactory otherFactory(JobQueueOperations operations) {
+			return new JobListenerContainerFactory(operations, JsonMapper.shared());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@SuppressWarnings("rawtypes")
+	static class UserEnqueueScriptConfiguration {
+
+		static final RedisScript<List> SCRIPT = RedisScript.of("redis.call('SET', 'custom-enqueue', 'called') "
+				+ "local result = {} for i = 1, tonumber(ARGV[1]) do result[i] = 1 end return result", List.class);
+
+		@Bean(JobQueueAutoConfiguration.ENQUEUE_SCRIPT)
+		RedisScript<List> customEnqueueScript() {
+			return SCRIPT;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserScriptsConfiguration {
+
+		@Bean
+		RedisScript<Boolean> checkScript() {
+			return RedisScript.of("return 1", Boolean.class);
+		}
+
+		@Bean
+		RedisScript<Long> countScript() {
+			return RedisScript.of("return 1", Long.class);
+		}
+
+		@Bean
+		UserScriptClient userScriptClient(RedisScript<Boolean> check, RedisScript<Long> count) {
+			return new UserScriptClient(check, count);
+		}
+
+	}
+
+	static class UserScriptClient {
+
+		final RedisScript<Boolean> check;
+
+		final RedisScript<Long> count;
+
+		UserScriptClient(RedisScript<Boolean> check, RedisScript<Long> count) {
+			this.check = check;
+			this.count = count;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class MailJobsConfiguration {
+
+		@Bean
+		MailJobs mailJobs() {
+			return new MailJobs();
+		}
+
+	}
+
+	static class MailJobs {
+
+		final List<String> sent = new CopyOnWriteArrayList<>();
+
+		@QueuedJob(queue = "mail")
+		void sendMail(String to) {
+			this.sent.add(to);
+		}
+
+	}
+
+}
