@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -17,10 +16,6 @@ import static org.assertj.core.api.Assertions.assertThatNoException;
  * @author Redq team
  */
 class JobRequestTests {
-
-	// Remove once fixed: the limit in JobRequest.Builder#at is Instant.parse("10000-01-01T00:00:00Z"), which is not
-	// ISO-8601 (years past 9999 need a leading '+'), so every call to at() throws DateTimeParseException.
-	private static final String AT_ALWAYS_THROWS = "core bug: JobRequest.Builder#at always throws DateTimeParseException";
 
 	@Test
 	void defaultsToNowWithGeneratedIdAndJobSettings() {
@@ -35,7 +30,6 @@ class JobRequestTests {
 		assertThat(request.getHeaders()).isEmpty();
 	}
 
-	@Disabled(AT_ALWAYS_THROWS)
 	@Test
 	void atTheLastMillisecondOfYear9999IsAccepted() {
 		Instant last = Instant.parse("9999-12-31T23:59:59.999Z");
@@ -43,7 +37,6 @@ class JobRequestTests {
 		assertThat(request.getDue()).isEqualTo(new EnqueueCommand.Due(true, last.toEpochMilli()));
 	}
 
-	@Disabled(AT_ALWAYS_THROWS)
 	@Test
 	void atBeyondYear9999IsRejected() {
 		JobRequest.Builder builder = JobRequest.of("job", null);
@@ -53,7 +46,6 @@ class JobRequestTests {
 			.withMessageContaining("is after the year 9999");
 	}
 
-	@Disabled(AT_ALWAYS_THROWS)
 	@Test
 	void atInThePastIsAccepted() {
 		Instant past = Instant.parse("2001-01-01T00:00:00Z");
@@ -61,7 +53,6 @@ class JobRequestTests {
 			.isEqualTo(new EnqueueCommand.Due(true, past.toEpochMilli()));
 	}
 
-	@Disabled(AT_ALWAYS_THROWS)
 	@Test
 	void delayAfterAtWins() {
 		JobRequest request = JobRequest.of("job", null)
@@ -71,7 +62,6 @@ class JobRequestTests {
 		assertThat(request.getDue()).isEqualTo(new EnqueueCommand.Due(false, 5000));
 	}
 
-	@Disabled(AT_ALWAYS_THROWS)
 	@Test
 	void atAfterDelayWins() {
 		Instant at = Instant.parse("2030-01-01T00:00:00Z");
