@@ -63,6 +63,27 @@ public @interface QueuedJob {
 	String timeout() default "";
 
 	/**
+	 * Makes the job exclusive per key: at most one job with the same key runs at a time across all application
+	 * instances; the others wait (they are not failed) and run afterwards. A SpEL expression evaluated with the
+	 * payload as root object, e.g. {@code "orderId()"} for a record or {@code "customer.id"} for a bean.
+	 * @return the key expression, or empty for none
+	 */
+	String exclusiveKey() default "";
+
+	/**
+	 * How many jobs of this kind run at once across all application instances, as an integer; further jobs wait.
+	 * @return the limit, or empty for none
+	 */
+	String maxRunning() default "";
+
+	/**
+	 * How many jobs of this kind start per sliding window across all application instances, as
+	 * {@code <permits>/<window>}, e.g. {@code "100/1s"}; further jobs wait until the window allows them.
+	 * @return the rate limit, or empty for none
+	 */
+	String rateLimit() default "";
+
+	/**
 	 * The wait between attempts. Defaults to {@code redq.job.backoff.*}.
 	 * @return the backoff
 	 */

@@ -14,6 +14,8 @@ import io.redq.queue.config.JobQueueConfigUtils;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobLimits;
+import io.redq.queue.core.RateLimit;
 import io.redq.queue.listener.adapter.MethodJobHandler;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
@@ -130,10 +132,14 @@ public class QueuedJobAnnotationBeanPostProcessor
 				resolve(backoff.multiplier(), Double::valueOf, fallback.multiplier()),
 				resolve(backoff.maxDelay(), DurationFormatterUtils::detectAndParse, fallback.maxDelay()),
 				resolve(backoff.jitter(), DurationFormatterUtils::detectAndParse, fallback.jitter()));
-		return new JobDefinition(name, queue, maxAttempts, timeout, jobBackoff, MethodJobHandler.payloadType(method));
+		JobLimits limits = new JobLimits(resolve(annotation.exclusiveKey(), Function.identity(), null),
+				resolve(annotation.maxRunning(), Integer::valueOf, 0),
+				resolve(annotation.rateLimit(), RateLimit::parse, null));
+		return new JobDefinition(name, queue, maxAttempts, timeout, jobBackoff, MethodJobHandler.payloadType(method),
+				limits);
 	}
 
-	private <T> T resolve(String value, Function<String, T> parser, T fallback) {
+	private <T> @Nullable T resolve(String value, Function<String, T> parser, @Nullable T fallback) {
 		String resolved = this.beanFactory.resolveEmbeddedValue(value);
 		if (!StringUtils.hasText(resolved)) {
 			return fallback;

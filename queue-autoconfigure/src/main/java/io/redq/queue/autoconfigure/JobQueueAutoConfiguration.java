@@ -75,6 +75,12 @@ public final class JobQueueAutoConfiguration {
 	/** Bean name of the stats script. */
 	public static final String STATS_SCRIPT = "jobQueueStatsScript";
 
+	/** Bean name of the admit script. */
+	public static final String ADMIT_SCRIPT = "jobQueueAdmitScript";
+
+	/** Bean name of the hold script. */
+	public static final String HOLD_SCRIPT = "jobQueueHoldScript";
+
 	// The scripts are no default candidates, so that an application's own RedisScript injection still finds one bean.
 
 	@Bean(name = ENQUEUE_SCRIPT, defaultCandidate = false)
@@ -131,6 +137,18 @@ public final class JobQueueAutoConfiguration {
 		return QueueScripts.load("stats", List.class);
 	}
 
+	@Bean(name = ADMIT_SCRIPT, defaultCandidate = false)
+	@ConditionalOnMissingBean(name = ADMIT_SCRIPT)
+	RedisScript<Long> jobQueueAdmitScript() {
+		return QueueScripts.load("admit", Long.class);
+	}
+
+	@Bean(name = HOLD_SCRIPT, defaultCandidate = false)
+	@ConditionalOnMissingBean(name = HOLD_SCRIPT)
+	RedisScript<Long> jobQueueHoldScript() {
+		return QueueScripts.load("hold", Long.class);
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	JobQueueOperations jobQueueOperations(RedisConnectionFactory connectionFactory, JobQueueProperties properties,
@@ -138,8 +156,10 @@ public final class JobQueueAutoConfiguration {
 			@Qualifier(ACK_SCRIPT) RedisScript<List> ack, @Qualifier(FAIL_SCRIPT) RedisScript<Long> fail,
 			@Qualifier(EXTEND_SCRIPT) RedisScript<List> extend, @Qualifier(RELEASE_SCRIPT) RedisScript<Long> release,
 			@Qualifier(MIGRATE_SCRIPT) RedisScript<List> migrate, @Qualifier(CANCEL_SCRIPT) RedisScript<Long> cancel,
-			@Qualifier(STATS_SCRIPT) RedisScript<List> stats) {
-		QueueScripts scripts = new QueueScripts(enqueue, reserve, ack, fail, extend, release, migrate, cancel, stats);
+			@Qualifier(STATS_SCRIPT) RedisScript<List> stats, @Qualifier(ADMIT_SCRIPT) RedisScript<Long> admit,
+			@Qualifier(HOLD_SCRIPT) RedisScript<Long> hold) {
+		QueueScripts scripts = new QueueScripts(enqueue, reserve, ack, fail, extend, release, migrate, cancel, stats,
+				admit, hold);
 		JobQueueOperations operations = new JobQueueOperations(connectionFactory, scripts, properties.getKeyPrefix());
 		operations.setDeadLetterMaxSize(properties.getDeadLetter().getMaxSize());
 		operations.setDeadLetterTimeToLive(properties.getDeadLetter().getTimeToLive());
@@ -179,6 +199,7 @@ public final class JobQueueAutoConfiguration {
 			map.from(overrides.getLeaseTime()).to(container::setLeaseTime);
 			map.from(overrides.getShutdownTimeout()).to(container::setShutdownTimeout);
 			map.from(overrides.getAutoStartup()).to(container::setAutoStartup);
+			container.setMaxRunning(overrides.getMaxRunning());
 			factory.setQueueProperties(queue, container);
 		});
 		return factory;

@@ -212,6 +212,20 @@ public class JobQueueProperties {
 		 */
 		private @Nullable Boolean autoStartup;
 
+		/**
+		 * How many jobs of this queue run at once across all application instances; further jobs wait. 0 for no
+		 * limit.
+		 */
+		private int maxRunning;
+
+		public int getMaxRunning() {
+			return this.maxRunning;
+		}
+
+		public void setMaxRunning(int maxRunning) {
+			this.maxRunning = maxRunning;
+		}
+
 		public @Nullable Integer getConcurrency() {
 			return this.concurrency;
 		}

@@ -16,11 +16,26 @@ import org.springframework.util.Assert;
  * @param timeout how long one attempt may run before it is interrupted and failed; zero for no limit
  * @param backoff the wait between attempts
  * @param payloadType the payload type the handler takes, or {@code null} when this application only dispatches the job
+ * @param limits how the job runs across all application instances
  * @author Redq team
  * @since 0.1.0
  */
 public record JobDefinition(String name, String queue, int maxAttempts, Duration timeout, JobBackoff backoff,
-		@Nullable Type payloadType) {
+		@Nullable Type payloadType, JobLimits limits) {
+
+	/**
+	 * Create an instance without limits.
+	 * @param name the job name
+	 * @param queue the queue
+	 * @param maxAttempts how many times a job is tried before it dies
+	 * @param timeout how long one attempt may run; zero for no limit
+	 * @param backoff the wait between attempts
+	 * @param payloadType the payload type the handler takes, or {@code null}
+	 */
+	public JobDefinition(String name, String queue, int maxAttempts, Duration timeout, JobBackoff backoff,
+			@Nullable Type payloadType) {
+		this(name, queue, maxAttempts, timeout, backoff, payloadType, JobLimits.NONE);
+	}
 
 	/**
 	 * Create an instance, checking the values.

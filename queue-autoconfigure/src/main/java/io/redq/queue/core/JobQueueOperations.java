@@ -234,6 +234,52 @@ public class JobQueueOperations {
 	}
 
 	/**
+	 * Let a reserved job pass its gates, or defer it: back to delayed with its attempt given back.
+	 * @param queue the queue
+	 * @param lease the job's lease
+	 * @param gates the job's gates
+	 * @param leaseTime how long the gates are held unless renewed
+	 * @param deferDelay how long a job waits when its key is taken or a running limit is reached
+	 * @return 0 when admitted, -1 when the lease is no longer held by that token, else the wait in ms
+	 */
+	public long admit(String queue, Lease lease, Gates gates, Duration leaseTime, Duration deferDelay) {
+		RateLimit rate = gates.rateLimit();
+		Long result = this.redis.execute(this.scripts.admit(), gateKeys(queue, gates), lease.id(), lease.token(),
+				millis(leaseTime), (gates.exclusiveKey() != null) ? "1" : "0", Integer.toString(gates.jobMaxRunning()),
+				Integer.toString(gates.queueMaxRunning()), (rate != null) ? Integer.toString(rate.permits()) : "0",
+				(rate != null) ? millis(rate.window()) : "0", millis(deferDelay));
+		return (result != null) ? result : -1;
+	}
+
+	/**
+	 * Renew the gates a running job holds.
+	 * @param queue the queue
+	 * @param id the job id
+	 * @param gates the job's gates
+	 * @param leaseTime the new lease of the gates
+	 */
+	public void holdGates(String queue, String id, Gates gates, Duration leaseTime) {
+		this.redis.execute(this.scripts.hold(), gateKeys(queue, gates), id, millis(leaseTime), "1");
+	}
+
+	/**
+	 * Leave the gates a finished job held, so that the next job may pass.
+	 * @param queue the queue
+	 * @param id the job id
+	 * @param gates the job's gates
+	 */
+	public void leaveGates(String queue, String id, Gates gates) {
+		this.redis.execute(this.scripts.hold(), gateKeys(queue, gates), id, "0", "0");
+	}
+
+	private List<String> gateKeys(String queue, Gates gates) {
+		QueueKeys keys = keys(queue);
+		List<String> all = new ArrayList<>(keys.all());
+		all.addAll(keys.gates(gates));
+		return all;
+	}
+
+	/**
 	 * Block until a listener is woken for the queue, or the timeout passes. Runs on a connection of its own, since a
 	 * blocking command holds its connection.
 	 * @param connection a connection used for nothing else meanwhile

@@ -35,6 +35,18 @@ public record QueueKeys(String ready, String delayed, String reserved, String de
 	}
 
 	/**
+	 * Return the keys of the gates a job passes (see {@code admit.lua}), after {@link #all()}.
+	 * @param gates the job's gates
+	 * @return the exclusive lock, job running set, queue running set and job rate window keys
+	 */
+	public List<String> gates(Gates gates) {
+		String base = this.ready.substring(0, this.ready.length() - "ready".length());
+		String exclusive = (gates.exclusiveKey() != null) ? gates.exclusiveKey() : "";
+		return List.of(base + "exclusive:" + exclusive, base + "running:" + gates.job(), base + "running",
+				base + "rate:" + gates.job());
+	}
+
+	/**
 	 * Return every key in the order the scripts expect them in {@code KEYS} (see {@code common.lua}).
 	 * @return the keys
 	 */

@@ -41,6 +41,8 @@ public class ContainerProperties {
 
 	private boolean virtualThreads = true;
 
+	private int maxRunning;
+
 	/**
 	 * Create settings with the defaults.
 	 */
@@ -59,6 +61,7 @@ public class ContainerProperties {
 		this.shutdownTimeout = other.shutdownTimeout;
 		this.autoStartup = other.autoStartup;
 		this.virtualThreads = other.virtualThreads;
+		this.maxRunning = other.maxRunning;
 	}
 
 	/**
@@ -185,6 +188,24 @@ public class ContainerProperties {
 	 */
 	public void setVirtualThreads(boolean virtualThreads) {
 		this.virtualThreads = virtualThreads;
+	}
+
+	/**
+	 * Return how many jobs of the queue run at once across all application instances.
+	 * @return the limit, 0 for none
+	 */
+	public int getMaxRunning() {
+		return this.maxRunning;
+	}
+
+	/**
+	 * Set how many jobs of the queue run at once across all application instances; further jobs wait.
+	 * <p>Default 0: no limit.
+	 * @param maxRunning the limit, 0 for none
+	 */
+	public void setMaxRunning(int maxRunning) {
+		Assert.isTrue(maxRunning >= 0, "maxRunning must not be negative");
+		this.maxRunning = maxRunning;
 	}
 
 }

@@ -19,12 +19,20 @@ public interface JobHandler {
 	JobDefinition getDefinition();
 
 	/**
+	 * Convert a job's JSON payload to what {@link #handle} takes.
+	 * @param payload the payload as JSON
+	 * @return the payload
+	 * @throws JobRejectedException when the payload cannot be read (the job goes to dead)
+	 */
+	@Nullable Object readPayload(@Nullable JsonNode payload);
+
+	/**
 	 * Run one attempt of a job. Returning normally completes the job; throwing fails the attempt (it is retried with
 	 * backoff unless attempts are used up or the exception is a {@link JobRejectedException}).
-	 * @param payload the payload as JSON
+	 * @param payload the payload, as returned by {@link #readPayload}
 	 * @param context the job's context
 	 * @throws Exception when the attempt failed
 	 */
-	void handle(@Nullable JsonNode payload, JobContext context) throws Exception;
+	void handle(@Nullable Object payload, JobContext context) throws Exception;
 
 }

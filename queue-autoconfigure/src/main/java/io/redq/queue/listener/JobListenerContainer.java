@@ -24,8 +24,10 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.redq.queue.core.Gates;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobEnvelope;
+import io.redq.queue.core.JobLimits;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.Lease;
 import io.redq.queue.core.Migration;
@@ -40,6 +42,11 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.task.VirtualThreadTaskExecutor;
 import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.Expression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.SimpleEvaluationContext;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
@@ -64,6 +71,15 @@ public class JobListenerContainer implements SmartLifecycle {
 
 	private static final int MAX_ERROR_LENGTH = 4000;
 
+	/** How long a job waits when its exclusive key is taken or a running limit is reached. */
+	private static final Duration DEFER_DELAY = Duration.ofMillis(100);
+
+	private static final SpelExpressionParser EXPRESSION_PARSER = new SpelExpressionParser();
+
+	private static final EvaluationContext EXCLUSIVE_KEY_CONTEXT = SimpleEvaluationContext.forReadOnlyDataBinding()
+		.withInstanceMethods()
+		.build();
+
 	private static final Log logger = LogFactory.getLog(JobListenerContainer.class);
 
 	private final String queue;
@@ -73,6 +89,8 @@ public class JobListenerContainer implements SmartLifecycle {
 	private final JsonMapper jsonMapper;
 
 	private final Map<String, JobHandler> handlers;
+
+	private final Map<String, Expression> exclusiveKeys = new LinkedHashMap<>();
 
 	private final ContainerProperties properties;
 
@@ -115,6 +133,10 @@ public class JobListenerContainer implements SmartLifecycle {
 		for (JobHandler handler : handlers) {
 			Assert.state(this.handlers.put(handler.getDefinition().name(), handler) == null,
 					() -> "Two handlers for job '" + handler.getDefinition().name() + "'");
+			String exclusiveKey = handler.getDefinition().limits().exclusiveKey();
+			if (exclusiveKey != null) {
+				this.exclusiveKeys.put(handler.getDefinition().name(), EXPRESSION_PARSER.parseExpression(exclusiveKey));
+			}
 		}
 		this.properties = new ContainerProperties(properties);
 	}
@@ -379,8 +401,20 @@ public class JobListenerContainer implements SmartLifecycle {
 						+ this.queue + "' has handlers for " + this.handlers.keySet() + ")");
 				return;
 			}
-			execution.begin(envelope, handler);
-			handler.handle(envelope.payload(), execution);
+			Object payload = handler.readPayload(envelope.payload());
+			Gates gates = gates(handler, payload);
+			if (gates != null && !admit(execution, gates)) {
+				return;
+			}
+			execution.begin(envelope, handler, gates);
+			try {
+				handler.handle(payload, execution);
+			}
+			finally {
+				if (gates != null) {
+					leaveGates(execution, gates);
+				}
+			}
 			if (execution.settle()) {
 				this.acknowledger.add(execution.job.lease());
 			}
@@ -394,6 +428,55 @@ public class JobListenerContainer implements SmartLifecycle {
 			// a timeout may have interrupted this thread after the handler returned
 			Thread.interrupted();
 			this.permits.release();
+		}
+	}
+
+	private @Nullable Gates gates(JobHandler handler, @Nullable Object payload) {
+		JobLimits limits = handler.getDefinition().limits();
+		if (!limits.isLimited() && this.properties.getMaxRunning() == 0) {
+			return null;
+		}
+		String key = null;
+		Expression expression = this.exclusiveKeys.get(handler.getDefinition().name());
+		if (expression != null) {
+			try {
+				key = expression.getValue(EXCLUSIVE_KEY_CONTEXT, payload, String.class);
+			}
+			catch (EvaluationException ex) {
+				throw new JobRejectedException("Exclusive key '" + limits.exclusiveKey() + "' of job '"
+						+ handler.getDefinition().name() + "' cannot be evaluated on its payload: " + ex.getMessage(), ex);
+			}
+			if (key == null) {
+				throw new JobRejectedException("Exclusive key '" + limits.exclusiveKey() + "' of job '"
+						+ handler.getDefinition().name() + "' is null for this payload");
+			}
+		}
+		return new Gates(key, handler.getDefinition().name(), limits.maxRunning(), this.properties.getMaxRunning(),
+				limits.rateLimit());
+	}
+
+	private boolean admit(Execution execution, Gates gates) {
+		long wait = this.operations.admit(this.queue, execution.job.lease(), gates, this.properties.getLeaseTime(),
+				DEFER_DELAY);
+		if (wait == 0) {
+			return true;
+		}
+		execution.settle();
+		if (wait < 0) {
+			logger.warn("Job " + execution.job.id() + " lost its lease before it started");
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug("Job " + execution.job.id() + " waits " + wait + "ms for its limits " + gates);
+		}
+		return false;
+	}
+
+	private void leaveGates(Execution execution, Gates gates) {
+		try {
+			this.operations.leaveGates(this.queue, execution.job.id(), gates);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not leave the limits of job " + execution.job.id() + "; they expire with its lease: " + ex);
 		}
 	}
 
@@ -465,6 +548,10 @@ public class JobListenerContainer implements SmartLifecycle {
 			for (Execution execution : executions) {
 				if (lost.contains(execution.job.id())) {
 					execution.leaseLost();
+				}
+				else if (execution.gates != null) {
+					this.operations.holdGates(this.queue, execution.job.id(), execution.gates,
+							this.properties.getLeaseTime());
 				}
 			}
 		}
@@ -548,6 +635,8 @@ public class JobListenerContainer implements SmartLifecycle {
 
 		private volatile @Nullable JobHandler handler;
 
+		private volatile @Nullable Gates gates;
+
 		private volatile int maxAttempts;
 
 		private volatile Duration timeout = Duration.ZERO;
@@ -560,9 +649,10 @@ public class JobListenerContainer implements SmartLifecycle {
 			this.job = job;
 		}
 
-		void begin(JobEnvelope envelope, JobHandler handler) {
+		void begin(JobEnvelope envelope, JobHandler handler, @Nullable Gates gates) {
 			this.envelope = envelope;
 			this.handler = handler;
+			this.gates = gates;
 			// a job written by another program may leave these out: the handler's settings apply
 			JobDefinition definition = handler.getDefinition();
 			this.maxAttempts = (envelope.maxAttempts() != null) ? envelope.maxAttempts() : definition.maxAttempts();

@@ -25,13 +25,15 @@ import org.springframework.data.redis.core.script.RedisScript;
  * @param migrate moves due delayed jobs and expired leases
  * @param cancel removes a pending job
  * @param stats counts ready, delayed, reserved and dead jobs
+ * @param admit passes a reserved job through its gates (exclusive key, running limits, rate limit) or defers it
+ * @param hold renews or leaves the gates of a running job
  * @author Redq team
  * @since 0.1.0
  */
 @SuppressWarnings("rawtypes")
 public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> reserve, RedisScript<List> ack,
 		RedisScript<Long> fail, RedisScript<List> extend, RedisScript<Long> release, RedisScript<List> migrate,
-		RedisScript<Long> cancel, RedisScript<List> stats) {
+		RedisScript<Long> cancel, RedisScript<List> stats, RedisScript<Long> admit, RedisScript<Long> hold) {
 
 	/**
 	 * Load every script from the class path.
@@ -40,7 +42,8 @@ public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> reserve,
 	public static QueueScripts load() {
 		return new QueueScripts(load("enqueue", List.class), load("reserve", List.class), load("ack", List.class),
 				load("fail", Long.class), load("extend", List.class), load("release", Long.class),
-				load("migrate", List.class), load("cancel", Long.class), load("stats", List.class));
+				load("migrate", List.class), load("cancel", Long.class), load("stats", List.class),
+				load("admit", Long.class), load("hold", Long.class));
 	}
 
 	/**

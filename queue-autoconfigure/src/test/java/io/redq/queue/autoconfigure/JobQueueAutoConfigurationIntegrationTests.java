@@ -55,7 +55,8 @@ class JobQueueAutoConfigurationIntegrationTests {
 			JobQueueAutoConfiguration.RESERVE_SCRIPT, JobQueueAutoConfiguration.ACK_SCRIPT,
 			JobQueueAutoConfiguration.FAIL_SCRIPT, JobQueueAutoConfiguration.EXTEND_SCRIPT,
 			JobQueueAutoConfiguration.RELEASE_SCRIPT, JobQueueAutoConfiguration.MIGRATE_SCRIPT,
-			JobQueueAutoConfiguration.CANCEL_SCRIPT, JobQueueAutoConfiguration.STATS_SCRIPT);
+			JobQueueAutoConfiguration.CANCEL_SCRIPT, JobQueueAutoConfiguration.STATS_SCRIPT,
+			JobQueueAutoConfiguration.ADMIT_SCRIPT, JobQueueAutoConfiguration.HOLD_SCRIPT);
 
 	private final RedisServer redis;
 

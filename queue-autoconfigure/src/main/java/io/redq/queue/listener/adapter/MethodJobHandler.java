@@ -95,10 +95,10 @@ public class MethodJobHandler implements JobHandler {
 	}
 
 	@Override
-	public void handle(@Nullable JsonNode payload, JobContext context) throws Exception {
+	public void handle(@Nullable Object payload, JobContext context) throws Exception {
 		Object[] args = new Object[this.method.getParameterCount()];
 		for (int i = 0; i < args.length; i++) {
-			args[i] = (i == this.payloadIndex) ? convert(payload) : context;
+			args[i] = (i == this.payloadIndex) ? payload : context;
 		}
 		try {
 			this.method.invoke(this.bean, args);
@@ -112,7 +112,11 @@ public class MethodJobHandler implements JobHandler {
 		}
 	}
 
-	private @Nullable Object convert(@Nullable JsonNode payload) {
+	@Override
+	public @Nullable Object readPayload(@Nullable JsonNode payload) {
+		if (this.payloadType == null) {
+			return null;
+		}
 		if (payload == null || payload.isNull() || payload.isMissingNode()) {
 			if (this.payloadType.isPrimitive()) {
 				throw new JobRejectedException("Job '" + this.definition.name() + "' has no payload, but its handler "

@@ -1,0 +1,62 @@
+-- Admits a reserved job past its gates before it runs, or defers it: back to delayed with its attempt given back,
+-- so waiting is not a failure. Gate keys (KEYS[11..14]): the exclusive lock of its key, the running set of its job,
+-- the running set of its queue, the rate window of its job. ARGV: id, lease token, lease ms, exclusive (1/0),
+-- job max running (0: none), queue max running (0: none), rate permits (0: none), rate window ms, defer ms.
+-- Returns 0 when admitted, -1 when the lease is no longer held by that token, else the defer delay in ms.
+local exclusive, job_running, queue_running, rate = KEYS[11], KEYS[12], KEYS[13], KEYS[14]
+local id, token = ARGV[1], ARGV[2]
+if redis.call('HGET', leases, id) ~= token then
+	return -1
+end
+local now = now_millis()
+local lease = tonumber(ARGV[3])
+local job_max, queue_max = tonumber(ARGV[5]), tonumber(ARGV[6])
+local permits, window = tonumber(ARGV[7]), tonumber(ARGV[8])
+local defer = tonumber(ARGV[9])
+
+local function full(running, max)
+	if max <= 0 then
+		return false
+	end
+	redis.call('ZREMRANGEBYSCORE', running, '-inf', now)
+	return redis.call('ZCARD', running) >= max and not redis.call('ZSCORE', running, id)
+end
+
+local wait = 0
+if ARGV[4] == '1' then
+	local owner = redis.call('GET', exclusive)
+	if owner and owner ~= id then
+		wait = defer
+	end
+end
+if wait == 0 and (full(job_running, job_max) or full(queue_running, queue_max)) then
+	wait = defer
+end
+if wait == 0 and permits > 0 then
+	redis.call('ZREMRANGEBYSCORE', rate, '-inf', now - window)
+	if redis.call('ZCARD', rate) >= permits then
+		local oldest = redis.call('ZRANGE', rate, 0, 0, 'WITHSCORES')
+		wait = math.max(1, tonumber(oldest[2]) + window - now)
+	end
+end
+if wait > 0 then
+	redis.call('ZREM', reserved, id)
+	redis.call('HDEL', leases, id)
+	redis.call('HINCRBY', attempts, id, -1)
+	schedule(id, now + wait)
+	return wait
+end
+if ARGV[4] == '1' then
+	redis.call('SET', exclusive, id, 'PX', lease)
+end
+if job_max > 0 then
+	redis.call('ZADD', job_running, now + lease, id)
+end
+if queue_max > 0 then
+	redis.call('ZADD', queue_running, now + lease, id)
+end
+if permits > 0 then
+	redis.call('ZADD', rate, now, id .. ':' .. token)
+	redis.call('PEXPIRE', rate, window)
+end
+return 0

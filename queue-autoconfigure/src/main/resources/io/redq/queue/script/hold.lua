@@ -1,0 +1,20 @@
+-- Renews the gates a running job holds (see admit.lua), or, with ARGV[3] = 0, leaves them when it finished.
+-- KEYS[11..14] as in admit.lua. ARGV: id, lease ms (ignored when leaving), 1 to renew or 0 to leave.
+local exclusive, job_running, queue_running = KEYS[11], KEYS[12], KEYS[13]
+local id = ARGV[1]
+local renew = ARGV[3] == '1'
+if redis.call('GET', exclusive) == id then
+	if renew then
+		redis.call('PEXPIRE', exclusive, tonumber(ARGV[2]))
+	else
+		redis.call('DEL', exclusive)
+	end
+end
+for _, running in ipairs({job_running, queue_running}) do
+	if renew then
+		redis.call('ZADD', running, 'XX', now_millis() + tonumber(ARGV[2]), id)
+	else
+		redis.call('ZREM', running, id)
+	end
+end
+return 0

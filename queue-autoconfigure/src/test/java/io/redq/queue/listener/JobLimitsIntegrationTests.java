@@ -1,0 +1,200 @@
+package io.redq.queue.listener;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.redq.queue.annotation.QueuedJob;
+import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
+import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.QueueStats;
+import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.WithRedis;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Tests for exclusive jobs, running limits and rate limits across application instances, against a real Redis.
+ *
+ * @author Redq team
+ */
+@WithRedis
+class JobLimitsIntegrationTests {
+
+	private static final Duration DEADLINE = Duration.ofSeconds(20);
+
+	private final RedisServer redis;
+
+	private final ApplicationContextRunner runner;
+
+	JobLimitsIntegrationTests(RedisServer redis) {
+		this.redis = redis;
+		this.runner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					JobQueueAutoConfiguration.class))
+			.withPropertyValues(redis.springProperties())
+			.withPropertyValues("redq.listener.concurrency=8", "redq.queues.capped.max-running=3")
+			.withUserConfiguration(LimitedJobs.class);
+	}
+
+	@BeforeEach
+	void flush() {
+		this.redis.flushAll();
+		LimitedJobs.reset();
+	}
+
+	@Test
+	void exclusiveJobsWithTheSameKeyNeverOverlapAcrossInstancesAndAllRun() {
+		this.runner.run((first) -> this.runner.run((second) -> {
+			List<String> ids = new ArrayList<>();
+			for (int i = 0; i < 60; i++) {
+				ids.add(dispatcher((i % 2 == 0) ? first : second).dispatch("ship-order", new Order(i % 3, i)));
+			}
+			await().atMost(DEADLINE).until(() -> LimitedJobs.completed.size() == ids.size());
+			assertThat(LimitedJobs.completed).containsExactlyInAnyOrderElementsOf(ids);
+			assertThat(LimitedJobs.overlaps.get()).isZero();
+			assertThat(LimitedJobs.maxRunning.get()).as("different keys run in parallel").isGreaterThan(1);
+			assertThat(stats(first, "orders")).isEqualTo(new QueueStats(0, 0, 0, 0));
+			assertThat(LimitedJobs.attempts.values()).as("waiting is not a failed attempt").containsOnly(1);
+		}));
+	}
+
+	@Test
+	void runningLimitsHoldAcrossInstances() {
+		this.runner.run((first) -> this.runner.run((second) -> {
+			for (int i = 0; i < 40; i++) {
+				dispatcher((i % 2 == 0) ? first : second).dispatch("call-partner-api", i);
+				dispatcher((i % 2 == 0) ? first : second).dispatch("capped-work", i);
+			}
+			await().atMost(DEADLINE).until(() -> LimitedJobs.completed.size() == 80);
+			assertThat(LimitedJobs.maxRunningByJob.get("call-partner-api")).isEqualTo(2);
+			assertThat(LimitedJobs.maxRunningByJob.get("capped-work")).isEqualTo(3);
+			assertThat(LimitedJobs.attempts.values()).containsOnly(1);
+		}));
+	}
+
+	@Test
+	void rateLimitHoldsWithinEverySlidingWindow() {
+		this.runner.run((first) -> this.runner.run((second) -> {
+			for (int i = 0; i < 25; i++) {
+				dispatcher((i % 2 == 0) ? first : second).dispatch("send-sms", i);
+			}
+			await().atMost(DEADLINE).until(() -> LimitedJobs.completed.size() == 25);
+			List<Instant> starts = new ArrayList<>(LimitedJobs.starts.get("send-sms"));
+			starts.sort(null);
+			for (int i = 10; i < starts.size(); i++) {
+				// the 11th start after any start is one window (500 ms) later; the window is enforced when Redis admits
+				// a job, and the handler starts a few milliseconds after that
+				assertThat(Duration.between(starts.get(i - 10), starts.get(i)))
+					.isGreaterThanOrEqualTo(Duration.ofMillis(480));
+			}
+			assertThat(LimitedJobs.attempts.values()).containsOnly(1);
+		}));
+	}
+
+	private static JobDispatcher dispatcher(AssertableApplicationContext context) {
+		return context.getBean(JobDispatcher.class);
+	}
+
+	private static QueueStats stats(AssertableApplicationContext context, String queue) {
+		return context.getBean(JobQueueOperations.class).stats(queue);
+	}
+
+	record Order(int customer, int number) {
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class LimitedJobs {
+
+		// shared by the two application contexts of a test, as if in one database
+		static final ConcurrentLinkedQueue<String> completed = new ConcurrentLinkedQueue<>();
+
+		static final Map<String, Integer> attempts = new ConcurrentHashMap<>();
+
+		static final Map<Integer, AtomicInteger> runningByKey = new ConcurrentHashMap<>();
+
+		static final Map<String, AtomicInteger> runningByJob = new ConcurrentHashMap<>();
+
+		static final Map<String, Integer> maxRunningByJob = new ConcurrentHashMap<>();
+
+		static final Map<String, ConcurrentLinkedQueue<Instant>> starts = new ConcurrentHashMap<>();
+
+		static final AtomicInteger overlaps = new AtomicInteger();
+
+		static final AtomicInteger running = new AtomicInteger();
+
+		static final AtomicInteger maxRunning = new AtomicInteger();
+
+		static void reset() {
+			completed.clear();
+			attempts.clear();
+			runningByKey.clear();
+			runningByJob.clear();
+			maxRunningByJob.clear();
+			starts.clear();
+			overlaps.set(0);
+			running.set(0);
+			maxRunning.set(0);
+		}
+
+		@QueuedJob(name = "ship-order", queue = "orders", exclusiveKey = "customer()")
+		void shipOrder(Order order, JobContext context) throws InterruptedException {
+			AtomicInteger sameKey = runningByKey.computeIfAbsent(order.customer(), (key) -> new AtomicInteger());
+			if (sameKey.incrementAndGet() > 1) {
+				overlaps.incrementAndGet();
+			}
+			maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+			Thread.sleep(20);
+			running.decrementAndGet();
+			sameKey.decrementAndGet();
+			finish(context);
+		}
+
+		@QueuedJob(name = "call-partner-api", queue = "partners", maxRunning = "2")
+		void callPartnerApi(int request, JobContext context) throws InterruptedException {
+			runLimited(context);
+		}
+
+		@QueuedJob(name = "capped-work", queue = "capped")
+		void cappedWork(int request, JobContext context) throws InterruptedException {
+			runLimited(context);
+		}
+
+		@QueuedJob(name = "send-sms", queue = "sms", rateLimit = "10/500ms")
+		void sendSms(int message, JobContext context) {
+			starts.computeIfAbsent(context.getJobName(), (job) -> new ConcurrentLinkedQueue<>()).add(Instant.now());
+			finish(context);
+		}
+
+		private static void runLimited(JobContext context) throws InterruptedException {
+			AtomicInteger count = runningByJob.computeIfAbsent(context.getJobName(), (job) -> new AtomicInteger());
+			maxRunningByJob.merge(context.getJobName(), count.incrementAndGet(), Math::max);
+			Thread.sleep(30);
+			count.decrementAndGet();
+			finish(context);
+		}
+
+		private static void finish(JobContext context) {
+			attempts.put(context.getId(), context.getAttempt());
+			completed.add(context.getId());
+		}
+
+	}
+
+}
