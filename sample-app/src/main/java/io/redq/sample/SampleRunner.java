@@ -43,7 +43,9 @@ public class SampleRunner implements ApplicationRunner {
 		this.dispatcher.dispatch(new Invoice(SampleJobs.FLAKY_INVOICE, "bob@example.com", new BigDecimal("15.50")));
 
 		// after a delay (measured on the Redis clock)
-		this.dispatcher.dispatch(JobRequest.of("send-reminder", "ada@example.com").delay(Duration.ofSeconds(2)).build());
+		this.dispatcher.dispatch(JobRequest.of("send-reminder", "ada@example.com")
+			.delay(Duration.ofSeconds(2))
+			.build());
 
 		// a timer under a business key; REPLACE moves a pending timer instead of adding a second one
 		// TODO: use .at(closesAt) once JobRequest.Builder.at(Instant) stops throwing (its year-10000 bound does not
@@ -62,7 +64,9 @@ public class SampleRunner implements ApplicationRunner {
 
 		// deduplication: while invoice-INV-2 is pending or running, a second dispatch with that id is dropped (KEEP)
 		Invoice invoice = new Invoice("INV-2", "carol@example.com", new BigDecimal("99.90"));
-		this.dispatcher.dispatch(JobRequest.of("send-invoice", invoice).id("invoice-INV-2").delay(Duration.ofSeconds(1))
+		this.dispatcher.dispatch(JobRequest.of("send-invoice", invoice)
+			.id("invoice-INV-2")
+			.delay(Duration.ofSeconds(1))
 			.build());
 		this.dispatcher.dispatch(JobRequest.of("send-invoice", invoice).id("invoice-INV-2").build());
 
