@@ -35,23 +35,28 @@ import org.springframework.util.ClassUtils;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Keeps {@code src/docs/configuration.md} in step with the {@code META-INF/spring-configuration-metadata.json} that
- * the configuration processor generates into the queue-autoconfigure jar.
+ * Keeps {@code src/docs/configuration.md} in step with the
+ * {@code META-INF/spring-configuration-metadata.json} that the configuration processor
+ * generates into the queue-autoconfigure jar.
  *
- * <p>The rules:
+ * <p>
+ * The rules:
  * <ul>
- * <li>Each property of the metadata has a table row whose first cell is its name in backticks.</li>
- * <li>The processor lists a map property such as {@code redq.queues} (a {@code Map<String, Queue>}) by its name alone.
- * The page documents it by its entries instead, one row per property of the map's value class, with the key as a
- * placeholder in angle brackets: {@code redq.queues.<queue>.concurrency}. Such a row must name a property of the
- * value class, and each property of the value class must have a row.</li>
- * <li>Each {@code redq.} name in backticks anywhere on the page must be a property, a map entry as above, or a
- * group prefix ending in {@code .*}.</li>
+ * <li>Each property of the metadata has a table row whose first cell is its name in
+ * backticks.</li>
+ * <li>The processor lists a map property such as {@code redq.queues} (a
+ * {@code Map<String, Queue>}) by its name alone. The page documents it by its entries
+ * instead, one row per property of the map's value class, with the key as a placeholder
+ * in angle brackets: {@code redq.queues.<queue>.concurrency}. Such a row must name a
+ * property of the value class, and each property of the value class must have a row.</li>
+ * <li>Each {@code redq.} name in backticks anywhere on the page must be a property, a map
+ * entry as above, or a group prefix ending in {@code .*}.</li>
  * <li>A row's type is the simple name of the property's type.</li>
- * <li>A row's default, when it is one literal in backticks, is the default in the code: it is bound onto a fresh
- * {@link JobQueueProperties} and must give the same value as an unbound one. It must also match the metadata's
- * {@code defaultValue}, where there is one (for example {@code redq.enabled}, which only a condition reads). The
- * default of a map entry says where the value comes from and is not checked.</li>
+ * <li>A row's default, when it is one literal in backticks, is the default in the code:
+ * it is bound onto a fresh {@link JobQueueProperties} and must give the same value as an
+ * unbound one. It must also match the metadata's {@code defaultValue}, where there is one
+ * (for example {@code redq.enabled}, which only a condition reads). The default of a map
+ * entry says where the value comes from and is not checked.</li>
  * </ul>
  *
  * @author Redq team
@@ -197,7 +202,8 @@ class ConfigurationReferenceTests {
 	}
 
 	/**
-	 * Return the value class of a {@code Map<String, V>} property whose values are beans, else {@code null}.
+	 * Return the value class of a {@code Map<String, V>} property whose values are beans,
+	 * else {@code null}.
 	 */
 	private static Class<?> mapValueType(JsonNode property) {
 		String type = property.get("type").asString();
@@ -241,8 +247,9 @@ class ConfigurationReferenceTests {
 	}
 
 	/**
-	 * Read the properties of the one metadata file on the class path that describes {@link JobQueueProperties}: the
-	 * Spring Boot jars on the test class path have metadata files of their own.
+	 * Read the properties of the one metadata file on the class path that describes
+	 * {@link JobQueueProperties}: the Spring Boot jars on the test class path have
+	 * metadata files of their own.
 	 */
 	private static Map<String, JsonNode> readMetadata() throws IOException {
 		String source = JobQueueProperties.class.getName();

@@ -16,8 +16,8 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Architecture rules: only {@code io.redq.queue.autoconfigure} may use Spring Boot, so that the library packages
- * can become a module of their own.
+ * Architecture rules: only {@code io.redq.queue.autoconfigure} may use Spring Boot, so
+ * that the library packages can become a module of their own.
  *
  * @author Redq team
  */

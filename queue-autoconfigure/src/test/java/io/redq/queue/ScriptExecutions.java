@@ -13,7 +13,8 @@ public final class ScriptExecutions {
 	}
 
 	/**
-	 * Return how many {@code EVAL} and {@code EVALSHA} calls succeeded so far ({@code NOSCRIPT} failures excluded).
+	 * Return how many {@code EVAL} and {@code EVALSHA} calls succeeded so far
+	 * ({@code NOSCRIPT} failures excluded).
 	 * @param redis the server
 	 * @return the count
 	 */

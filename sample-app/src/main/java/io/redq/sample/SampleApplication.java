@@ -4,10 +4,12 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 
 /**
- * A runnable app that shows Redq's programming model: {@link SampleJobs} declares the jobs and
- * {@link SampleRunner} dispatches a few at startup.
+ * A runnable app that shows Redq's programming model: {@link SampleJobs} declares the
+ * jobs and {@link SampleRunner} dispatches a few at startup.
  *
- * <p>It needs a Redis ({@code spring.data.redis.*}); {@code TestSampleApplication} in the test sources starts one.
+ * <p>
+ * It needs a Redis ({@code spring.data.redis.*}); {@code TestSampleApplication} in the
+ * test sources starts one.
  *
  * @author Redq team
  * @since 0.1.0

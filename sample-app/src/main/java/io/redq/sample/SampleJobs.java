@@ -13,7 +13,8 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.stereotype.Service;
 
 /**
- * The sample's job handlers. Each records what it handled, so that the smoke test can check it.
+ * The sample's job handlers. Each records what it handled, so that the smoke test can
+ * check it.
  *
  * @author Redq team
  * @since 0.1.0
@@ -29,7 +30,8 @@ public class SampleJobs {
 	private final List<String> handled = new CopyOnWriteArrayList<>();
 
 	/**
-	 * Send an invoice: up to 5 attempts of at most 30 seconds each, retried after 500ms, 1s, 2s, ...
+	 * Send an invoice: up to 5 attempts of at most 30 seconds each, retried after 500ms,
+	 * 1s, 2s, ...
 	 * @param invoice the invoice
 	 * @param context the running job: id, attempt, headers, lease
 	 */
@@ -43,14 +45,16 @@ public class SampleJobs {
 		if (FLAKY_INVOICE.equals(invoice.number()) && context.getAttempt() == 1) {
 			throw new IllegalStateException("Mail server busy (simulated), try again later");
 		}
-		// the job id is stable across attempts: a real mailer would pass it on as an idempotency key
+		// the job id is stable across attempts: a real mailer would pass it on as an
+		// idempotency key
 		logger.info("Sent invoice " + invoice.number() + " to " + invoice.email() + " (job " + context.getId()
 				+ ", attempt " + context.getAttempt() + " of " + context.getMaxAttempts() + ")");
 		this.handled.add("send-invoice:" + invoice.number());
 	}
 
 	/**
-	 * Remind a customer; the job name defaults to the method name in kebab case: {@code send-reminder}.
+	 * Remind a customer; the job name defaults to the method name in kebab case:
+	 * {@code send-reminder}.
 	 * @param email whom to remind
 	 */
 	@QueuedJob(queue = "mail")
@@ -60,14 +64,15 @@ public class SampleJobs {
 	}
 
 	/**
-	 * Close an auction: a timer, dispatched with the auction id as job id so that it can be moved or cancelled.
+	 * Close an auction: a timer, dispatched with the auction id as job id so that it can
+	 * be moved or cancelled.
 	 * @param auctionId the auction
 	 * @param context the running job
 	 */
 	@QueuedJob(name = "close-auction", queue = "auctions")
 	public void closeAuction(long auctionId, JobContext context) {
-		logger.info("Closed auction " + auctionId + " (job " + context.getId() + ", due " + context.getAvailableAt()
-				+ ")");
+		logger.info(
+				"Closed auction " + auctionId + " (job " + context.getId() + ", due " + context.getAvailableAt() + ")");
 		this.handled.add("close-auction:" + auctionId);
 	}
 

@@ -43,11 +43,11 @@ public class SampleRunner implements ApplicationRunner {
 		this.dispatcher.dispatch(new Invoice(SampleJobs.FLAKY_INVOICE, "bob@example.com", new BigDecimal("15.50")));
 
 		// after a delay (measured on the Redis clock)
-		this.dispatcher.dispatch(JobRequest.of("send-reminder", "ada@example.com")
-			.delay(Duration.ofSeconds(2))
-			.build());
+		this.dispatcher
+			.dispatch(JobRequest.of("send-reminder", "ada@example.com").delay(Duration.ofSeconds(2)).build());
 
-		// a timer under a business key; REPLACE moves a pending timer instead of adding a second one
+		// a timer under a business key; REPLACE moves a pending timer instead of adding a
+		// second one
 		this.dispatcher.dispatch(JobRequest.of("close-auction", 42)
 			.id("auction-42", DuplicatePolicy.REPLACE)
 			.at(Instant.now().plus(Duration.ofMinutes(10)))
@@ -58,12 +58,11 @@ public class SampleRunner implements ApplicationRunner {
 			.build());
 		logger.info("Auction 42 closes in 3 seconds (moved from 10 minutes)");
 
-		// deduplication: while invoice-INV-2 is pending or running, a second dispatch with that id is dropped (KEEP)
+		// deduplication: while invoice-INV-2 is pending or running, a second dispatch
+		// with that id is dropped (KEEP)
 		Invoice invoice = new Invoice("INV-2", "carol@example.com", new BigDecimal("99.90"));
-		this.dispatcher.dispatch(JobRequest.of("send-invoice", invoice)
-			.id("invoice-INV-2")
-			.delay(Duration.ofSeconds(1))
-			.build());
+		this.dispatcher
+			.dispatch(JobRequest.of("send-invoice", invoice).id("invoice-INV-2").delay(Duration.ofSeconds(1)).build());
 		this.dispatcher.dispatch(JobRequest.of("send-invoice", invoice).id("invoice-INV-2").build());
 
 		// many at once, in one round trip per queue
@@ -85,7 +84,8 @@ public class SampleRunner implements ApplicationRunner {
 		boolean cancelled = this.dispatcher.cancel("mail", "reminder-frank");
 		logger.info("Cancelled reminder-frank: " + cancelled);
 
-		// a job that another application handles (see redq.jobs.generate-report in application.yml)
+		// a job that another application handles (see redq.jobs.generate-report in
+		// application.yml)
 		this.dispatcher.dispatch("generate-report", "2025-Q4");
 		logger.info("Dispatched generate-report to queue 'reports' for another application to handle");
 	}

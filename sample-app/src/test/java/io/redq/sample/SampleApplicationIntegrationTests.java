@@ -15,7 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Smoke test: the {@link SampleRunner} dispatches its jobs at startup and the {@link SampleJobs} handle them.
+ * Smoke test: the {@link SampleRunner} dispatches its jobs at startup and the
+ * {@link SampleJobs} handle them.
  *
  * @author Redq team
  */
@@ -35,7 +36,8 @@ class SampleApplicationIntegrationTests {
 			assertThat(this.jobs.getHandled()).containsExactlyInAnyOrder("send-invoice:INV-1",
 					"send-invoice:" + SampleJobs.FLAKY_INVOICE, "send-reminder:ada@example.com", "close-auction:42",
 					"send-invoice:INV-2", "send-invoice:INV-3", "send-invoice:INV-4");
-			// the rejected invoice is dead, the cancelled reminder is gone, the report waits for another application
+			// the rejected invoice is dead, the cancelled reminder is gone, the report
+			// waits for another application
 			assertThat(this.operations.stats("mail")).isEqualTo(new QueueStats(0, 0, 0, 1));
 			assertThat(this.operations.stats("auctions")).isEqualTo(new QueueStats(0, 0, 0, 0));
 			assertThat(this.operations.stats("reports")).isEqualTo(new QueueStats(1, 0, 0, 0));

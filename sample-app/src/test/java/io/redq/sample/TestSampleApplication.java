@@ -7,8 +7,9 @@ import io.redq.queue.test.RedisServer;
 import org.springframework.boot.SpringApplication;
 
 /**
- * Runs the {@link SampleApplication} on a Redis of its own: {@code REDIS_URL}, else a {@code redis-server} from the
- * {@code PATH} on a free port. Start it with {@code mvn -pl sample-app -am spring-boot:test-run}; stop it with Ctrl-C.
+ * Runs the {@link SampleApplication} on a Redis of its own: {@code REDIS_URL}, else a
+ * {@code redis-server} from the {@code PATH} on a free port. Start it with
+ * {@code mvn -pl sample-app -am spring-boot:test-run}; stop it with Ctrl-C.
  *
  * @author Redq team
  * @since 0.1.0
@@ -19,7 +20,8 @@ public final class TestSampleApplication {
 	}
 
 	public static void main(String[] args) {
-		// RedisServer stops what it started in a JVM shutdown hook, so Ctrl-C stops Redis too
+		// RedisServer stops what it started in a JVM shutdown hook, so Ctrl-C stops Redis
+		// too
 		RedisServer redis = RedisServer.start();
 		try {
 			String[] withRedis = Stream.concat(Stream.of(args), Stream.of(redis.commandLineArgs()))

@@ -6,8 +6,9 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * The wait between attempts of a {@link QueuedJob}: {@code delay * multiplier^(attempt - 1)}, at most
- * {@code maxDelay}, plus a random amount up to {@code jitter}. Every attribute accepts {@code ${...}} placeholders; an
+ * The wait between attempts of a {@link QueuedJob}:
+ * {@code delay * multiplier^(attempt - 1)}, at most {@code maxDelay}, plus a random
+ * amount up to {@code jitter}. Every attribute accepts {@code ${...}} placeholders; an
  * empty attribute takes the default from {@code redq.job.backoff.*}.
  *
  * @author Redq team

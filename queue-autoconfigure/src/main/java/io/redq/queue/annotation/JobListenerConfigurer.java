@@ -3,7 +3,8 @@ package io.redq.queue.annotation;
 import io.redq.queue.config.JobListenerRegistry;
 
 /**
- * Callback for beans that register jobs or handlers programmatically, before the listener containers are created.
+ * Callback for beans that register jobs or handlers programmatically, before the listener
+ * containers are created.
  *
  * @author Redq team
  * @since 0.1.0

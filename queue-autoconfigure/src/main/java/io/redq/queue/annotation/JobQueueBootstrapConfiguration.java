@@ -10,8 +10,9 @@ import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.type.AnnotationMetadata;
 
 /**
- * Registers the {@link QueuedJobAnnotationBeanPostProcessor} and the {@link JobListenerRegistry} under their internal
- * names, unless they are registered already.
+ * Registers the {@link QueuedJobAnnotationBeanPostProcessor} and the
+ * {@link JobListenerRegistry} under their internal names, unless they are registered
+ * already.
  *
  * @author Redq team
  * @since 0.1.0

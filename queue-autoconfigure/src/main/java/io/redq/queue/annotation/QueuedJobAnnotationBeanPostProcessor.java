@@ -36,9 +36,9 @@ import org.springframework.util.Assert;
 import org.springframework.util.StringUtils;
 
 /**
- * Finds {@link QueuedJob} methods on beans, registers a handler for each with the {@link JobListenerRegistry}, and,
- * once all singletons exist, has the registry create one listener container per queue. Registered by
- * {@link EnableJobQueue}.
+ * Finds {@link QueuedJob} methods on beans, registers a handler for each with the
+ * {@link JobListenerRegistry}, and, once all singletons exist, has the registry create
+ * one listener container per queue. Registered by {@link EnableJobQueue}.
  *
  * @author Redq team
  * @since 0.1.0
@@ -98,10 +98,11 @@ public class QueuedJobAnnotationBeanPostProcessor
 			.orderedStream()
 			.forEach((configurer) -> configurer.configureJobListeners(registry));
 		if (!this.beanFactory.containsBean(JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)) {
-			Assert.state(!registry.hasHandlers(), () -> "Could not create job listener containers: no "
-					+ JobListenerContainerFactory.class.getSimpleName() + " bean named '"
-					+ JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME + "' was found. Define one, "
-					+ "or use Spring Boot's auto-configuration (io.redq:queue-starter)");
+			Assert.state(!registry.hasHandlers(),
+					() -> "Could not create job listener containers: no "
+							+ JobListenerContainerFactory.class.getSimpleName() + " bean named '"
+							+ JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME + "' was found. Define one, "
+							+ "or use Spring Boot's auto-configuration (io.redq:queue-starter)");
 			return;
 		}
 		registry.createContainers(this.beanFactory.getBean(JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME,
@@ -117,7 +118,8 @@ public class QueuedJobAnnotationBeanPostProcessor
 	}
 
 	private JobDefinition definition(Method method, QueuedJob annotation) {
-		JobDefaults defaults = this.beanFactory.getBeanProvider(JobDefaults.class).getIfAvailable(() -> JobDefaults.STANDARD);
+		JobDefaults defaults = this.beanFactory.getBeanProvider(JobDefaults.class)
+			.getIfAvailable(() -> JobDefaults.STANDARD);
 		String name = resolve(annotation.name(), Function.identity(), kebabCase(method.getName()));
 		String queue = resolve(annotation.queue(), Function.identity(), defaults.queue());
 		Assert.isTrue(annotation.maxAttempts() < 0 || annotation.maxAttemptsString().isEmpty(),
@@ -154,7 +156,8 @@ public class QueuedJobAnnotationBeanPostProcessor
 	}
 
 	static String kebabCase(String name) {
-		// sendInvoice -> send-invoice; an acronym stays one word: exportCSVReport -> export-csv-report
+		// sendInvoice -> send-invoice; an acronym stays one word: exportCSVReport ->
+		// export-csv-report
 		return name.replaceAll("([a-z0-9])([A-Z])", "$1-$2")
 			.replaceAll("([A-Z])([A-Z][a-z])", "$1-$2")
 			.toLowerCase(Locale.ROOT);

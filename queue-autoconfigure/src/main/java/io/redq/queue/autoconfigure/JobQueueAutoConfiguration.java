@@ -33,8 +33,9 @@ import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
 
 /**
- * Auto-configuration for Redq: the queue scripts, operations, dispatcher, listener container factory and the
- * {@code @QueuedJob} annotation processing, on the application's {@link RedisConnectionFactory}.
+ * Auto-configuration for Redq: the queue scripts, operations, dispatcher, listener
+ * container factory and the {@code @QueuedJob} annotation processing, on the
+ * application's {@link RedisConnectionFactory}.
  *
  * @author Redq team
  * @since 0.1.0
@@ -81,7 +82,8 @@ public final class JobQueueAutoConfiguration {
 	/** Bean name of the hold script. */
 	public static final String HOLD_SCRIPT = "jobQueueHoldScript";
 
-	// The scripts are no default candidates, so that an application's own RedisScript injection still finds one bean.
+	// The scripts are no default candidates, so that an application's own RedisScript
+	// injection still finds one bean.
 
 	@Bean(name = ENQUEUE_SCRIPT, defaultCandidate = false)
 	@ConditionalOnMissingBean(name = ENQUEUE_SCRIPT)
@@ -199,7 +201,7 @@ public final class JobQueueAutoConfiguration {
 			map.from(overrides.getLeaseTime()).to(container::setLeaseTime);
 			map.from(overrides.getShutdownTimeout()).to(container::setShutdownTimeout);
 			map.from(overrides.getAutoStartup()).to(container::setAutoStartup);
-			container.setMaxRunning(overrides.getMaxRunning());
+			map.from(overrides.getMaxRunning()).to(container::setMaxRunning);
 			factory.setQueueProperties(queue, container);
 		});
 		return factory;
@@ -218,12 +220,13 @@ public final class JobQueueAutoConfiguration {
 	@Bean
 	JobListenerConfigurer jobQueueRemoteJobsConfigurer(JobQueueProperties properties, JobDefaults defaults) {
 		return (registry) -> properties.getJobs().forEach((name, job) -> {
-			// runs after every @QueuedJob method is registered, so a clash can name the property
+			// runs after every @QueuedJob method is registered, so a clash can name the
+			// property
 			JobDefinition existing = registry.find(name);
 			Assert.state(existing == null, () -> "redq.jobs." + name + " configures a job that another application "
-					+ "handles, but this application already has a job named '" + name + "' (queue '"
-					+ existing.queue() + "'), e.g. a @QueuedJob method. Job names must be unique: remove redq.jobs."
-					+ name + " or rename one of the jobs");
+					+ "handles, but this application already has a job named '" + name + "' (queue '" + existing.queue()
+					+ "'), e.g. a @QueuedJob method. Job names must be unique: remove redq.jobs." + name
+					+ " or rename one of the jobs");
 			registry.registerJob(new JobDefinition(name, (job.getQueue() != null) ? job.getQueue() : defaults.queue(),
 					(job.getMaxAttempts() != null) ? job.getMaxAttempts() : defaults.maxAttempts(),
 					(job.getTimeout() != null) ? job.getTimeout() : defaults.timeout(), defaults.backoff(), null));

@@ -31,7 +31,8 @@ public class JobQueueProperties {
 	private final Listener listener = new Listener();
 
 	/**
-	 * Listener settings of single queues, by queue name; each overrides the matching "redq.listener.*" value.
+	 * Listener settings of single queues, by queue name; each overrides the matching
+	 * "redq.listener.*" value.
 	 */
 	private final Map<String, Queue> queues = new LinkedHashMap<>();
 
@@ -99,13 +100,15 @@ public class JobQueueProperties {
 		private Duration pollTimeout = ContainerProperties.DEFAULT_POLL_TIMEOUT;
 
 		/**
-		 * How long a reserved job stays with its worker without a renewal; renewed every third of it while the job
-		 * runs. A job whose worker died runs again after this time.
+		 * How long a reserved job stays with its worker without a renewal; renewed every
+		 * third of it while the job runs. A job whose worker died runs again after this
+		 * time.
 		 */
 		private Duration leaseTime = ContainerProperties.DEFAULT_LEASE_TIME;
 
 		/**
-		 * How long running jobs get to finish on shutdown before they are interrupted and handed back.
+		 * How long running jobs get to finish on shutdown before they are interrupted and
+		 * handed back.
 		 */
 		private Duration shutdownTimeout = ContainerProperties.DEFAULT_SHUTDOWN_TIMEOUT;
 
@@ -193,7 +196,8 @@ public class JobQueueProperties {
 		private @Nullable Integer batchSize;
 
 		/**
-		 * Longest wait for a wake-up before this queue's idle container looks for jobs again.
+		 * Longest wait for a wake-up before this queue's idle container looks for jobs
+		 * again.
 		 */
 		private @Nullable Duration pollTimeout;
 
@@ -213,16 +217,16 @@ public class JobQueueProperties {
 		private @Nullable Boolean autoStartup;
 
 		/**
-		 * How many jobs of this queue run at once across all application instances; further jobs wait. 0 for no
-		 * limit.
+		 * How many jobs of this queue run at once across all application instances;
+		 * further jobs wait. Unset for no limit.
 		 */
-		private int maxRunning;
+		private @Nullable Integer maxRunning;
 
-		public int getMaxRunning() {
+		public @Nullable Integer getMaxRunning() {
 			return this.maxRunning;
 		}
 
-		public void setMaxRunning(int maxRunning) {
+		public void setMaxRunning(@Nullable Integer maxRunning) {
 			this.maxRunning = maxRunning;
 		}
 
@@ -292,7 +296,8 @@ public class JobQueueProperties {
 		private int maxAttempts = JobDefaults.DEFAULT_MAX_ATTEMPTS;
 
 		/**
-		 * How long one attempt may run before it is interrupted and failed; 0 for no limit.
+		 * How long one attempt may run before it is interrupted and failed; 0 for no
+		 * limit.
 		 */
 		private Duration timeout = Duration.ZERO;
 
@@ -329,7 +334,8 @@ public class JobQueueProperties {
 	}
 
 	/**
-	 * Wait between attempts: delay * multiplier^(attempt - 1), at most max-delay, plus up to jitter.
+	 * Wait between attempts: delay * multiplier^(attempt - 1), at most max-delay, plus up
+	 * to jitter.
 	 */
 	public static class Backoff {
 
@@ -349,7 +355,8 @@ public class JobQueueProperties {
 		private Duration maxDelay = JobBackoff.DEFAULT.maxDelay();
 
 		/**
-		 * Most random time added to each wait, to spread out retries that failed together.
+		 * Most random time added to each wait, to spread out retries that failed
+		 * together.
 		 */
 		private Duration jitter = JobBackoff.DEFAULT.jitter();
 
@@ -398,7 +405,8 @@ public class JobQueueProperties {
 		private @Nullable String queue;
 
 		/**
-		 * How many times the job is tried before it dies. Defaults to "redq.job.max-attempts".
+		 * How many times the job is tried before it dies. Defaults to
+		 * "redq.job.max-attempts".
 		 */
 		private @Nullable Integer maxAttempts;
 
@@ -439,7 +447,8 @@ public class JobQueueProperties {
 	public static class Dispatcher {
 
 		/**
-		 * Largest job accepted, as JSON with its metadata; larger dispatches are rejected.
+		 * Largest job accepted, as JSON with its metadata; larger dispatches are
+		 * rejected.
 		 */
 		private DataSize maxPayloadSize = DataSize.ofBytes(RedisJobDispatcher.DEFAULT_MAX_PAYLOAD_SIZE);
 
@@ -454,7 +463,8 @@ public class JobQueueProperties {
 	}
 
 	/**
-	 * Retention of dead jobs, per queue; the oldest beyond either limit are deleted when another job dies.
+	 * Retention of dead jobs, per queue; the oldest beyond either limit are deleted when
+	 * another job dies.
 	 */
 	public static class DeadLetter {
 

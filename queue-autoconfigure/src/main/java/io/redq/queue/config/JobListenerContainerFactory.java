@@ -11,7 +11,8 @@ import io.redq.queue.listener.JobListenerContainer;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Creates the {@link JobListenerContainer} of each queue, with the shared settings or a queue's own.
+ * Creates the {@link JobListenerContainer} of each queue, with the shared settings or a
+ * queue's own.
  *
  * @author Redq team
  * @since 0.1.0
@@ -37,7 +38,8 @@ public class JobListenerContainerFactory {
 	}
 
 	/**
-	 * Return the settings every container gets unless its queue has its own; modify them to configure the factory.
+	 * Return the settings every container gets unless its queue has its own; modify them
+	 * to configure the factory.
 	 * @return the shared settings
 	 */
 	public ContainerProperties getContainerProperties() {

@@ -18,9 +18,9 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.util.Assert;
 
 /**
- * Knows every job of the application, those it handles and those it only dispatches, and manages the listener
- * container of each queue that has handlers. Containers are not beans; reach them with
- * {@link #getListenerContainer(String)}.
+ * Knows every job of the application, those it handles and those it only dispatches, and
+ * manages the listener container of each queue that has handlers. Containers are not
+ * beans; reach them with {@link #getListenerContainer(String)}.
  *
  * @author Redq team
  * @since 0.1.0
@@ -69,7 +69,8 @@ public class JobListenerRegistry implements JobDefinitions, SmartLifecycle {
 	}
 
 	/**
-	 * Create a container for each queue that has handlers and no container yet; start them when the registry runs.
+	 * Create a container for each queue that has handlers and no container yet; start
+	 * them when the registry runs.
 	 * @param factory the container factory
 	 */
 	public synchronized void createContainers(JobListenerContainerFactory factory) {
@@ -91,7 +92,8 @@ public class JobListenerRegistry implements JobDefinitions, SmartLifecycle {
 	/**
 	 * Return the container of a queue.
 	 * @param queue the queue
-	 * @return the container, or {@code null} when this application has no handler on that queue
+	 * @return the container, or {@code null} when this application has no handler on that
+	 * queue
 	 */
 	public synchronized @Nullable JobListenerContainer getListenerContainer(String queue) {
 		return this.containers.get(queue);

@@ -14,7 +14,10 @@ public final class JobQueueConfigUtils {
 	/** The bean name of the {@link JobListenerRegistry}. */
 	public static final String JOB_LISTENER_REGISTRY_BEAN_NAME = "io.redq.queue.config.internalJobListenerRegistry";
 
-	/** The bean name of the {@link JobListenerContainerFactory} the annotation processor uses. */
+	/**
+	 * The bean name of the {@link JobListenerContainerFactory} the annotation processor
+	 * uses.
+	 */
 	public static final String JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME = "jobListenerContainerFactory";
 
 	private JobQueueConfigUtils() {

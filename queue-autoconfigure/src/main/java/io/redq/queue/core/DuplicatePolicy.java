@@ -1,8 +1,9 @@
 package io.redq.queue.core;
 
 /**
- * What a dispatch with a caller-chosen id does when a job with that id is already pending (ready or delayed). A job
- * that is running is never touched; a dead job does not block its id.
+ * What a dispatch with a caller-chosen id does when a job with that id is already pending
+ * (ready or delayed). A job that is running is never touched; a dead job does not block
+ * its id.
  *
  * @author Redq team
  * @since 0.1.0

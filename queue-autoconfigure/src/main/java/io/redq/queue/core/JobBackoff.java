@@ -6,8 +6,9 @@ import java.util.concurrent.ThreadLocalRandom;
 import org.springframework.util.Assert;
 
 /**
- * How long a failed job waits before its next attempt: {@code delay * multiplier^(attempt - 1)}, at most
- * {@code maxDelay}, plus a random amount up to {@code jitter}.
+ * How long a failed job waits before its next attempt:
+ * {@code delay * multiplier^(attempt - 1)}, at most {@code maxDelay}, plus a random
+ * amount up to {@code jitter}.
  *
  * @param delay the wait after the first failed attempt
  * @param multiplier the factor applied for each further attempt

@@ -20,7 +20,10 @@ public record JobDefaults(String queue, int maxAttempts, Duration timeout, JobBa
 	/** The default number of attempts. */
 	public static final int DEFAULT_MAX_ATTEMPTS = 3;
 
-	/** The library defaults: queue {@code default}, 3 attempts, no timeout, {@link JobBackoff#DEFAULT}. */
+	/**
+	 * The library defaults: queue {@code default}, 3 attempts, no timeout,
+	 * {@link JobBackoff#DEFAULT}.
+	 */
 	public static final JobDefaults STANDARD = new JobDefaults(DEFAULT_QUEUE, DEFAULT_MAX_ATTEMPTS, Duration.ZERO,
 			JobBackoff.DEFAULT);
 

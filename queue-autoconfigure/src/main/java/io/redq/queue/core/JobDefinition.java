@@ -13,9 +13,11 @@ import org.springframework.util.Assert;
  * @param name the job name, stored in each job's envelope and used to find its handler
  * @param queue the queue jobs go to unless a dispatch names another
  * @param maxAttempts how many times a job is tried before it dies
- * @param timeout how long one attempt may run before it is interrupted and failed; zero for no limit
+ * @param timeout how long one attempt may run before it is interrupted and failed; zero
+ * for no limit
  * @param backoff the wait between attempts
- * @param payloadType the payload type the handler takes, or {@code null} when this application only dispatches the job
+ * @param payloadType the payload type the handler takes, or {@code null} when this
+ * application only dispatches the job
  * @param limits how the job runs across all application instances
  * @author Redq team
  * @since 0.1.0
@@ -43,7 +45,8 @@ public record JobDefinition(String name, String queue, int maxAttempts, Duration
 	public JobDefinition {
 		Assert.hasText(name, "Job name must not be empty");
 		QueueNames.validate(queue);
-		Assert.isTrue(maxAttempts >= 1, () -> "Job '" + name + "' must have maxAttempts of at least 1, not " + maxAttempts);
+		Assert.isTrue(maxAttempts >= 1,
+				() -> "Job '" + name + "' must have maxAttempts of at least 1, not " + maxAttempts);
 		Assert.isTrue(!timeout.isNegative(), () -> "Job '" + name + "' must not have a negative timeout");
 	}
 

@@ -6,7 +6,8 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Dispatches jobs to their queues: now, after a delay, at an instant, or under a caller-chosen id.
+ * Dispatches jobs to their queues: now, after a delay, at an instant, or under a
+ * caller-chosen id.
  *
  * <pre class="code">
  * dispatcher.dispatch("send-invoice", invoice);
@@ -52,15 +53,16 @@ public interface JobDispatcher {
 	}
 
 	/**
-	 * Dispatch many jobs in as few Redis round trips as possible: one per queue for up to 1,000 jobs. Each such batch
-	 * is enqueued atomically.
+	 * Dispatch many jobs in as few Redis round trips as possible: one per queue for up to
+	 * 1,000 jobs. Each such batch is enqueued atomically.
 	 * @param requests the jobs
 	 * @return the job ids, in the order of the requests
 	 */
 	List<String> dispatchAll(Collection<JobRequest> requests);
 
 	/**
-	 * Cancel a pending (ready or delayed) job. A job that is running or finished is not touched.
+	 * Cancel a pending (ready or delayed) job. A job that is running or finished is not
+	 * touched.
 	 * @param queue the queue
 	 * @param id the job id
 	 * @return whether a pending job was removed

@@ -7,16 +7,21 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 
 /**
- * A job as stored in Redis: plain JSON so that programs in any language can read and write it. The job type is
- * resolved from {@code job}, a registered name, never from a class name.
+ * A job as stored in Redis: plain JSON so that programs in any language can read and
+ * write it. The job type is resolved from {@code job}, a registered name, never from a
+ * class name.
  *
- * @param createdAt when the job was enqueued (epoch ms, Redis clock; set by the enqueue script)
- * @param availableAt when the job became or becomes ready (epoch ms, Redis clock; set by the enqueue script)
+ * @param createdAt when the job was enqueued (epoch ms, Redis clock; set by the enqueue
+ * script)
+ * @param availableAt when the job became or becomes ready (epoch ms, Redis clock; set by
+ * the enqueue script)
  * @param id the job id
  * @param job the job name
  * @param queue the queue
- * @param maxAttempts how many times the job is tried before it dies; when absent, the handler's setting
- * @param timeout how long one attempt may run in milliseconds, 0 for no limit; when absent, the handler's setting
+ * @param maxAttempts how many times the job is tried before it dies; when absent, the
+ * handler's setting
+ * @param timeout how long one attempt may run in milliseconds, 0 for no limit; when
+ * absent, the handler's setting
  * @param headers string headers
  * @param payload the payload
  * @author Redq team
@@ -24,5 +29,6 @@ import tools.jackson.databind.JsonNode;
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record JobEnvelope(@Nullable Long createdAt, @Nullable Long availableAt, String id, String job, String queue,
-		@Nullable Integer maxAttempts, @Nullable Long timeout, @Nullable Map<String, String> headers, @Nullable JsonNode payload) {
+		@Nullable Integer maxAttempts, @Nullable Long timeout, @Nullable Map<String, String> headers,
+		@Nullable JsonNode payload) {
 }

@@ -19,10 +19,13 @@ import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
 
 /**
- * The atomic operations on a queue's Redis data, each one Lua script call. Used by the dispatcher and the listener
- * containers; applications normally use {@link JobDispatcher} instead.
+ * The atomic operations on a queue's Redis data, each one Lua script call. Used by the
+ * dispatcher and the listener containers; applications normally use {@link JobDispatcher}
+ * instead.
  *
- * <p>Every time a script records or compares comes from the Redis clock ({@code TIME}), never from this JVM.
+ * <p>
+ * Every time a script records or compares comes from the Redis clock ({@code TIME}),
+ * never from this JVM.
  *
  * @author Redq team
  * @since 0.1.0
@@ -68,8 +71,10 @@ public class JobQueueOperations {
 	}
 
 	/**
-	 * Set the number of dead jobs to keep per queue; the oldest beyond it are deleted when another job dies.
-	 * <p>Default {@value #DEFAULT_DEAD_LETTER_MAX_SIZE}.
+	 * Set the number of dead jobs to keep per queue; the oldest beyond it are deleted
+	 * when another job dies.
+	 * <p>
+	 * Default {@value #DEFAULT_DEAD_LETTER_MAX_SIZE}.
 	 * @param deadLetterMaxSize the maximum number of dead jobs
 	 */
 	public void setDeadLetterMaxSize(int deadLetterMaxSize) {
@@ -79,7 +84,8 @@ public class JobQueueOperations {
 
 	/**
 	 * Set how long dead jobs are kept; older ones are deleted when another job dies.
-	 * <p>Default 7 days.
+	 * <p>
+	 * Default 7 days.
 	 * @param deadLetterTimeToLive the retention of dead jobs
 	 */
 	public void setDeadLetterTimeToLive(Duration deadLetterTimeToLive) {
@@ -155,12 +161,15 @@ public class JobQueueOperations {
 	}
 
 	/**
-	 * Record a failed attempt: the job is retried after {@code retryDelay}, or dies when it is {@code null}.
+	 * Record a failed attempt: the job is retried after {@code retryDelay}, or dies when
+	 * it is {@code null}.
 	 * @param queue the queue
 	 * @param lease the lease of the failed job
 	 * @param error what went wrong, kept with the job
-	 * @param retryDelay the delay before the next attempt, or {@code null} to move the job to dead
-	 * @return {@code false} when the lease is no longer held by that token (nothing was changed)
+	 * @param retryDelay the delay before the next attempt, or {@code null} to move the
+	 * job to dead
+	 * @return {@code false} when the lease is no longer held by that token (nothing was
+	 * changed)
 	 */
 	public boolean fail(String queue, Lease lease, String error, @Nullable Duration retryDelay) {
 		Long result = this.redis.execute(this.scripts.fail(), keys(queue).all(), lease.id(), lease.token(), error,
@@ -202,7 +211,8 @@ public class JobQueueOperations {
 	}
 
 	/**
-	 * Move due delayed jobs to ready and recover expired leases, at most {@value #MIGRATION_BATCH_SIZE} of each.
+	 * Move due delayed jobs to ready and recover expired leases, at most
+	 * {@value #MIGRATION_BATCH_SIZE} of each.
 	 * @param queue the queue
 	 * @return what the pass did
 	 */
@@ -234,13 +244,16 @@ public class JobQueueOperations {
 	}
 
 	/**
-	 * Let a reserved job pass its gates, or defer it: back to delayed with its attempt given back.
+	 * Let a reserved job pass its gates, or defer it: back to delayed with its attempt
+	 * given back.
 	 * @param queue the queue
 	 * @param lease the job's lease
 	 * @param gates the job's gates
 	 * @param leaseTime how long the gates are held unless renewed
-	 * @param deferDelay how long a job waits when its key is taken or a running limit is reached
-	 * @return 0 when admitted, -1 when the lease is no longer held by that token, else the wait in ms
+	 * @param deferDelay how long a job waits when its key is taken or a running limit is
+	 * reached
+	 * @return 0 when admitted, -1 when the lease is no longer held by that token, else
+	 * the wait in ms
 	 */
 	public long admit(String queue, Lease lease, Gates gates, Duration leaseTime, Duration deferDelay) {
 		RateLimit rate = gates.rateLimit();
@@ -280,8 +293,8 @@ public class JobQueueOperations {
 	}
 
 	/**
-	 * Block until a listener is woken for the queue, or the timeout passes. Runs on a connection of its own, since a
-	 * blocking command holds its connection.
+	 * Block until a listener is woken for the queue, or the timeout passes. Runs on a
+	 * connection of its own, since a blocking command holds its connection.
 	 * @param connection a connection used for nothing else meanwhile
 	 * @param queue the queue
 	 * @param timeout how long to wait at most

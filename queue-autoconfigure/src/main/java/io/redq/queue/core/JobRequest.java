@@ -11,8 +11,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * A job to dispatch, with its options. Build one with {@link #of(String, Object)} (by job name) or {@link #of(Object)}
- * (the job whose handler takes the payload's type):
+ * A job to dispatch, with its options. Build one with {@link #of(String, Object)} (by job
+ * name) or {@link #of(Object)} (the job whose handler takes the payload's type):
  *
  * <pre class="code">
  * dispatcher.dispatch(JobRequest.of("close-auction", auctionId)
@@ -178,8 +178,8 @@ public final class JobRequest {
 		}
 
 		/**
-		 * Make the job ready after a delay, measured on the Redis clock. A negative delay means now. Replaces any
-		 * earlier {@link #at(Instant)}.
+		 * Make the job ready after a delay, measured on the Redis clock. A negative delay
+		 * means now. Replaces any earlier {@link #at(Instant)}.
 		 * @param delay the delay
 		 * @return this builder
 		 */
@@ -189,8 +189,8 @@ public final class JobRequest {
 		}
 
 		/**
-		 * Make the job ready at an instant (millisecond resolution); an instant in the past means now. Replaces any
-		 * earlier {@link #delay(Duration)}.
+		 * Make the job ready at an instant (millisecond resolution); an instant in the
+		 * past means now. Replaces any earlier {@link #delay(Duration)}.
 		 * @param instant when the job becomes ready
 		 * @return this builder
 		 * @throws IllegalArgumentException for an instant after the year 9999
@@ -203,7 +203,8 @@ public final class JobRequest {
 		}
 
 		/**
-		 * Use a caller-chosen id; a pending job with the same id is kept and this dispatch dropped.
+		 * Use a caller-chosen id; a pending job with the same id is kept and this
+		 * dispatch dropped.
 		 * @param id the id, e.g. a business key such as {@code order-17}
 		 * @return this builder
 		 */

@@ -1,7 +1,8 @@
 package io.redq.queue.core;
 
 /**
- * A worker's hold on a reserved job: only the holder of the current token may acknowledge, fail, extend or release it.
+ * A worker's hold on a reserved job: only the holder of the current token may
+ * acknowledge, fail, extend or release it.
  *
  * @param id the job id
  * @param token the lease token handed out by the reservation

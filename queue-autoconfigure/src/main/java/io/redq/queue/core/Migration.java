@@ -5,8 +5,10 @@ package io.redq.queue.core;
  *
  * @param redisTime the Redis clock during the pass (epoch ms)
  * @param dueJobs how many due delayed jobs were made ready
- * @param expiredLeases how many jobs whose lease expired were recovered (to ready or dead)
- * @param nextDue when the next delayed job is due or the next lease expires (epoch ms, Redis clock), or -1
+ * @param expiredLeases how many jobs whose lease expired were recovered (to ready or
+ * dead)
+ * @param nextDue when the next delayed job is due or the next lease expires (epoch ms,
+ * Redis clock), or -1
  * @author Redq team
  * @since 0.1.0
  */

@@ -3,8 +3,9 @@ package io.redq.queue.core;
 import java.util.List;
 
 /**
- * The Redis keys of one queue: {@code <prefix>:{<queue>}:<part>}. Every key shares the hash tag {@code {<queue>}}, so
- * that a queue lives in one Redis Cluster slot and each script runs on one node.
+ * The Redis keys of one queue: {@code <prefix>:{<queue>}:<part>}. Every key shares the
+ * hash tag {@code {<queue>}}, so that a queue lives in one Redis Cluster slot and each
+ * script runs on one node.
  *
  * @param ready list of ids ready to run, oldest first
  * @param delayed sorted set of id by due time (epoch ms, Redis clock)
@@ -35,9 +36,11 @@ public record QueueKeys(String ready, String delayed, String reserved, String de
 	}
 
 	/**
-	 * Return the keys of the gates a job passes (see {@code admit.lua}), after {@link #all()}.
+	 * Return the keys of the gates a job passes (see {@code admit.lua}), after
+	 * {@link #all()}.
 	 * @param gates the job's gates
-	 * @return the exclusive lock, job running set, queue running set and job rate window keys
+	 * @return the exclusive lock, job running set, queue running set and job rate window
+	 * keys
 	 */
 	public List<String> gates(Gates gates) {
 		String base = this.ready.substring(0, this.ready.length() - "ready".length());
@@ -47,7 +50,8 @@ public record QueueKeys(String ready, String delayed, String reserved, String de
 	}
 
 	/**
-	 * Return every key in the order the scripts expect them in {@code KEYS} (see {@code common.lua}).
+	 * Return every key in the order the scripts expect them in {@code KEYS} (see
+	 * {@code common.lua}).
 	 * @return the keys
 	 */
 	public List<String> all() {

@@ -20,8 +20,9 @@ public final class QueueNames {
 	}
 
 	/**
-	 * Check a queue name: not empty, at most {@value #MAX_QUEUE_NAME_LENGTH} characters, and free of <code>{</code>,
-	 * <code>}</code> (they would break the Redis Cluster hash tag) and control characters.
+	 * Check a queue name: not empty, at most {@value #MAX_QUEUE_NAME_LENGTH} characters,
+	 * and free of <code>{</code>, <code>}</code> (they would break the Redis Cluster hash
+	 * tag) and control characters.
 	 * @param queue the queue name
 	 * @return the queue name
 	 * @throws IllegalArgumentException when the name is not valid, saying why
@@ -36,7 +37,8 @@ public final class QueueNames {
 	}
 
 	/**
-	 * Check a caller-chosen job id: not empty, at most {@value #MAX_ID_LENGTH} characters, no control characters.
+	 * Check a caller-chosen job id: not empty, at most {@value #MAX_ID_LENGTH}
+	 * characters, no control characters.
 	 * @param id the job id
 	 * @return the id
 	 * @throws IllegalArgumentException when the id is not valid, saying why
@@ -72,7 +74,8 @@ public final class QueueNames {
 		StringBuilder out = new StringBuilder();
 		value.codePoints()
 			.limit(MAX_ID_LENGTH)
-			.forEach((c) -> out.append(Character.isISOControl(c) ? String.format("\\u%04X", c) : Character.toString(c)));
+			.forEach(
+					(c) -> out.append(Character.isISOControl(c) ? String.format("\\u%04X", c) : Character.toString(c)));
 		return (value.length() > MAX_ID_LENGTH) ? out + "..." : out.toString();
 	}
 

@@ -6,7 +6,8 @@ import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.Assert;
 
 /**
- * At most {@code permits} job starts within any sliding {@code window}, across all application instances.
+ * At most {@code permits} job starts within any sliding {@code window}, across all
+ * application instances.
  *
  * @param permits the starts allowed per window
  * @param window the window

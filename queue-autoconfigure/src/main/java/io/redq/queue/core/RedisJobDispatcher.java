@@ -49,8 +49,10 @@ public class RedisJobDispatcher implements JobDispatcher {
 	}
 
 	/**
-	 * Set the largest job envelope (payload and metadata as JSON) accepted, in bytes; larger ones are rejected.
-	 * <p>Default 1 MiB.
+	 * Set the largest job envelope (payload and metadata as JSON) accepted, in bytes;
+	 * larger ones are rejected.
+	 * <p>
+	 * Default 1 MiB.
 	 * @param maxPayloadSize the limit in bytes
 	 */
 	public void setMaxPayloadSize(long maxPayloadSize) {
@@ -105,8 +107,9 @@ public class RedisJobDispatcher implements JobDispatcher {
 					&& ResolvableType.forType(definition.payloadType()).isInstance(payload))
 			.toList();
 		if (candidates.size() != 1) {
-			throw new IllegalArgumentException(((candidates.isEmpty()) ? "No job" : "More than one job ("
-					+ candidates.stream().map(JobDefinition::name).collect(Collectors.joining(", ")) + ")")
+			throw new IllegalArgumentException(((candidates.isEmpty()) ? "No job"
+					: "More than one job ("
+							+ candidates.stream().map(JobDefinition::name).collect(Collectors.joining(", ")) + ")")
 					+ " takes a payload of type " + payload.getClass().getName()
 					+ "; dispatch by job name instead. Known jobs: " + knownJobs());
 		}
@@ -116,7 +119,8 @@ public class RedisJobDispatcher implements JobDispatcher {
 	private String body(JobRequest request, JobDefinition definition, String queue, String id) {
 		int maxAttempts = (request.getMaxAttempts() != null) ? request.getMaxAttempts() : definition.maxAttempts();
 		JobEnvelope envelope = new JobEnvelope(null, null, id, definition.name(), queue, maxAttempts,
-				definition.timeout().toMillis(), request.getHeaders(), this.jsonMapper.valueToTree(request.getPayload()));
+				definition.timeout().toMillis(), request.getHeaders(),
+				this.jsonMapper.valueToTree(request.getPayload()));
 		String json = this.jsonMapper.writeValueAsString(envelope);
 		long size = json.getBytes(StandardCharsets.UTF_8).length;
 		if (size > this.maxPayloadSize) {

@@ -6,7 +6,8 @@ import java.util.List;
  * The result of reserving jobs.
  *
  * @param redisTime the Redis clock when the jobs were reserved (epoch ms)
- * @param nextDue when the queue's first delayed job is due or its first lease expires (epoch ms, Redis clock), or -1
+ * @param nextDue when the queue's first delayed job is due or its first lease expires
+ * (epoch ms, Redis clock), or -1
  * @param jobs the reserved jobs, possibly none
  * @author Redq team
  * @since 0.1.0

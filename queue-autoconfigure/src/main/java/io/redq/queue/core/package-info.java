@@ -1,5 +1,6 @@
 /**
- * Producing side and the Redis data model: the dispatcher, job requests and queue operations.
+ * Producing side and the Redis data model: the dispatcher, job requests and queue
+ * operations.
  */
 @NullMarked
 package io.redq.queue.core;

@@ -74,7 +74,8 @@ public class ContainerProperties {
 
 	/**
 	 * Set the number of jobs run at once.
-	 * <p>Default {@value #DEFAULT_CONCURRENCY}.
+	 * <p>
+	 * Default {@value #DEFAULT_CONCURRENCY}.
 	 * @param concurrency the concurrency, at least 1
 	 */
 	public void setConcurrency(int concurrency) {
@@ -91,8 +92,10 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Set the most jobs reserved in one round trip (never more than there are free workers).
-	 * <p>Default {@value #DEFAULT_BATCH_SIZE}.
+	 * Set the most jobs reserved in one round trip (never more than there are free
+	 * workers).
+	 * <p>
+	 * Default {@value #DEFAULT_BATCH_SIZE}.
 	 * @param batchSize the batch size, at least 1
 	 */
 	public void setBatchSize(int batchSize) {
@@ -109,9 +112,10 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Set the longest wait for a wake-up before an idle container looks again; a safety net, since dispatches wake
-	 * idle containers at once.
-	 * <p>Default 5 seconds.
+	 * Set the longest wait for a wake-up before an idle container looks again; a safety
+	 * net, since dispatches wake idle containers at once.
+	 * <p>
+	 * Default 5 seconds.
 	 * @param pollTimeout the poll timeout
 	 */
 	public void setPollTimeout(Duration pollTimeout) {
@@ -128,9 +132,11 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Set how long a reserved job stays with its worker without a renewal; the container renews leases of running
-	 * jobs every third of it. A job whose worker died is run again after this time.
-	 * <p>Default 30 seconds.
+	 * Set how long a reserved job stays with its worker without a renewal; the container
+	 * renews leases of running jobs every third of it. A job whose worker died is run
+	 * again after this time.
+	 * <p>
+	 * Default 30 seconds.
 	 * @param leaseTime the lease time
 	 */
 	public void setLeaseTime(Duration leaseTime) {
@@ -147,9 +153,10 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Set how long running jobs get to finish on stop; jobs still running then are interrupted and handed back at
-	 * once.
-	 * <p>Default 20 seconds.
+	 * Set how long running jobs get to finish on stop; jobs still running then are
+	 * interrupted and handed back at once.
+	 * <p>
+	 * Default 20 seconds.
 	 * @param shutdownTimeout the shutdown timeout
 	 */
 	public void setShutdownTimeout(Duration shutdownTimeout) {
@@ -166,7 +173,8 @@ public class ContainerProperties {
 
 	/**
 	 * Set whether the container starts with the application context.
-	 * <p>Default {@code true}.
+	 * <p>
+	 * Default {@code true}.
 	 * @param autoStartup whether to start automatically
 	 */
 	public void setAutoStartup(boolean autoStartup) {
@@ -182,8 +190,10 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Set whether jobs run on virtual threads when the runtime has them (Java 21+); platform threads otherwise.
-	 * <p>Default {@code true}.
+	 * Set whether jobs run on virtual threads when the runtime has them (Java 21+);
+	 * platform threads otherwise.
+	 * <p>
+	 * Default {@code true}.
 	 * @param virtualThreads whether to use virtual threads
 	 */
 	public void setVirtualThreads(boolean virtualThreads) {
@@ -199,8 +209,10 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Set how many jobs of the queue run at once across all application instances; further jobs wait.
-	 * <p>Default 0: no limit.
+	 * Set how many jobs of the queue run at once across all application instances;
+	 * further jobs wait.
+	 * <p>
+	 * Default 0: no limit.
 	 * @param maxRunning the limit, 0 for none
 	 */
 	public void setMaxRunning(int maxRunning) {

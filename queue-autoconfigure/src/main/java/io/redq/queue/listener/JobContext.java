@@ -5,10 +5,12 @@ import java.time.Instant;
 import java.util.Map;
 
 /**
- * What a running job knows about itself. Declare a parameter of this type on a {@code @QueuedJob} method to get it.
+ * What a running job knows about itself. Declare a parameter of this type on a
+ * {@code @QueuedJob} method to get it.
  *
- * <p>The id is stable across attempts: use it as an idempotency key, since a job runs again if its worker dies or
- * stalls past its lease.
+ * <p>
+ * The id is stable across attempts: use it as an idempotency key, since a job runs again
+ * if its worker dies or stalls past its lease.
  *
  * @author Redq team
  * @since 0.1.0
@@ -64,15 +66,17 @@ public interface JobContext {
 	Map<String, String> getHeaders();
 
 	/**
-	 * Return whether this worker lost the job's lease: it expired (the process stalled) or the job timed out, and the
-	 * job may run elsewhere. A handler that sees this should stop; its result will be refused.
+	 * Return whether this worker lost the job's lease: it expired (the process stalled)
+	 * or the job timed out, and the job may run elsewhere. A handler that sees this
+	 * should stop; its result will be refused.
 	 * @return whether the lease was lost
 	 */
 	boolean isLeaseLost();
 
 	/**
-	 * Extend the job's lease to {@code duration} from now (a longer lease is kept). The container already renews the
-	 * lease while the handler runs; call this before a long step that could outlast a stalled renewal.
+	 * Extend the job's lease to {@code duration} from now (a longer lease is kept). The
+	 * container already renews the lease while the handler runs; call this before a long
+	 * step that could outlast a stalled renewal.
 	 * @param duration the new lease duration
 	 * @return {@code false} when the lease was already lost
 	 */

@@ -5,7 +5,8 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Runs jobs of one {@link JobDefinition}. {@code @QueuedJob} methods are adapted to this interface.
+ * Runs jobs of one {@link JobDefinition}. {@code @QueuedJob} methods are adapted to this
+ * interface.
  *
  * @author Redq team
  * @since 0.1.0
@@ -27,8 +28,9 @@ public interface JobHandler {
 	@Nullable Object readPayload(@Nullable JsonNode payload);
 
 	/**
-	 * Run one attempt of a job. Returning normally completes the job; throwing fails the attempt (it is retried with
-	 * backoff unless attempts are used up or the exception is a {@link JobRejectedException}).
+	 * Run one attempt of a job. Returning normally completes the job; throwing fails the
+	 * attempt (it is retried with backoff unless attempts are used up or the exception is
+	 * a {@link JobRejectedException}).
 	 * @param payload the payload, as returned by {@link #readPayload}
 	 * @param context the job's context
 	 * @throws Exception when the attempt failed

@@ -51,15 +51,19 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
 /**
- * Runs the jobs of one queue: reserves them in batches under a lease, runs their handlers on a pool of workers,
- * renews the leases of running jobs, acknowledges completed jobs in batches, retries failed ones with backoff and
- * moves those out of attempts to dead.
+ * Runs the jobs of one queue: reserves them in batches under a lease, runs their handlers
+ * on a pool of workers, renews the leases of running jobs, acknowledges completed jobs in
+ * batches, retries failed ones with backoff and moves those out of attempts to dead.
  *
- * <p>An idle container blocks on the queue's wake-up key rather than polling; dispatches wake it. The container also
- * runs the queue's migrator, which sleeps until the next delayed job is due or the next lease expires and then moves
- * them, so several application instances may run it at once.
+ * <p>
+ * An idle container blocks on the queue's wake-up key rather than polling; dispatches
+ * wake it. The container also runs the queue's migrator, which sleeps until the next
+ * delayed job is due or the next lease expires and then moves them, so several
+ * application instances may run it at once.
  *
- * <p>Containers are not beans: the {@code JobListenerRegistry} creates, starts and stops them.
+ * <p>
+ * Containers are not beans: the {@code JobListenerRegistry} creates, starts and stops
+ * them.
  *
  * @author Redq team
  * @since 0.1.0
@@ -71,7 +75,9 @@ public class JobListenerContainer implements SmartLifecycle {
 
 	private static final int MAX_ERROR_LENGTH = 4000;
 
-	/** How long a job waits when its exclusive key is taken or a running limit is reached. */
+	/**
+	 * How long a job waits when its exclusive key is taken or a running limit is reached.
+	 */
 	private static final Duration DEFER_DELAY = Duration.ofMillis(100);
 
 	private static final SpelExpressionParser EXPRESSION_PARSER = new SpelExpressionParser();
@@ -226,8 +232,8 @@ public class JobListenerContainer implements SmartLifecycle {
 	}
 
 	/**
-	 * Stop reserving, let running jobs finish within the shutdown timeout, then interrupt the rest and hand them back
-	 * so that another worker gets them at once.
+	 * Stop reserving, let running jobs finish within the shutdown timeout, then interrupt
+	 * the rest and hand them back so that another worker gets them at once.
 	 */
 	private void stopGracefully() {
 		synchronized (this.lifecycleMonitor) {
@@ -251,7 +257,8 @@ public class JobListenerContainer implements SmartLifecycle {
 			if (!finished) {
 				releaseRunningJobs();
 			}
-			// let an acknowledgement in flight finish rather than interrupt it, then send the rest
+			// let an acknowledgement in flight finish rather than interrupt it, then send
+			// the rest
 			this.ackExecutor.shutdown();
 			awaitTermination(this.ackExecutor);
 			this.acknowledger.flushNow();
@@ -392,13 +399,14 @@ public class JobListenerContainer implements SmartLifecycle {
 				envelope = this.jsonMapper.readValue(execution.job.envelope(), JobEnvelope.class);
 			}
 			catch (JacksonException ex) {
-				bury(execution, "Malformed job: its data in Redis is not a Redq job envelope: " + ex.getOriginalMessage());
+				bury(execution,
+						"Malformed job: its data in Redis is not a Redq job envelope: " + ex.getOriginalMessage());
 				return;
 			}
 			JobHandler handler = this.handlers.get(envelope.job());
 			if (handler == null) {
-				bury(execution, "No handler for job '" + envelope.job() + "' in this application (queue '"
-						+ this.queue + "' has handlers for " + this.handlers.keySet() + ")");
+				bury(execution, "No handler for job '" + envelope.job() + "' in this application (queue '" + this.queue
+						+ "' has handlers for " + this.handlers.keySet() + ")");
 				return;
 			}
 			Object payload = handler.readPayload(envelope.payload());
@@ -444,7 +452,8 @@ public class JobListenerContainer implements SmartLifecycle {
 			}
 			catch (EvaluationException ex) {
 				throw new JobRejectedException("Exclusive key '" + limits.exclusiveKey() + "' of job '"
-						+ handler.getDefinition().name() + "' cannot be evaluated on its payload: " + ex.getMessage(), ex);
+						+ handler.getDefinition().name() + "' cannot be evaluated on its payload: " + ex.getMessage(),
+						ex);
 			}
 			if (key == null) {
 				throw new JobRejectedException("Exclusive key '" + limits.exclusiveKey() + "' of job '"
@@ -476,7 +485,8 @@ public class JobListenerContainer implements SmartLifecycle {
 			this.operations.leaveGates(this.queue, execution.job.id(), gates);
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not leave the limits of job " + execution.job.id() + "; they expire with its lease: " + ex);
+			logger.warn(
+					"Could not leave the limits of job " + execution.job.id() + "; they expire with its lease: " + ex);
 		}
 	}
 
@@ -544,7 +554,8 @@ public class JobListenerContainer implements SmartLifecycle {
 		}
 		try {
 			List<Lease> leases = executions.stream().map((execution) -> execution.job.lease()).toList();
-			Set<String> lost = new HashSet<>(this.operations.extend(this.queue, leases, this.properties.getLeaseTime()));
+			Set<String> lost = new HashSet<>(
+					this.operations.extend(this.queue, leases, this.properties.getLeaseTime()));
 			for (Execution execution : executions) {
 				if (lost.contains(execution.job.id())) {
 					execution.leaseLost();
@@ -556,8 +567,8 @@ public class JobListenerContainer implements SmartLifecycle {
 			}
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not renew the leases of " + executions.size() + " running job(s) of queue '"
-					+ this.queue + "': " + ex);
+			logger.warn("Could not renew the leases of " + executions.size() + " running job(s) of queue '" + this.queue
+					+ "': " + ex);
 		}
 	}
 
@@ -621,7 +632,8 @@ public class JobListenerContainer implements SmartLifecycle {
 	}
 
 	/**
-	 * One attempt of a job on this container; exactly one of completion, failure, timeout or hand-back settles it.
+	 * One attempt of a job on this container; exactly one of completion, failure, timeout
+	 * or hand-back settles it.
 	 */
 	private final class Execution implements JobContext {
 
@@ -653,7 +665,8 @@ public class JobListenerContainer implements SmartLifecycle {
 			this.envelope = envelope;
 			this.handler = handler;
 			this.gates = gates;
-			// a job written by another program may leave these out: the handler's settings apply
+			// a job written by another program may leave these out: the handler's
+			// settings apply
 			JobDefinition definition = handler.getDefinition();
 			this.maxAttempts = (envelope.maxAttempts() != null) ? envelope.maxAttempts() : definition.maxAttempts();
 			this.timeout = (envelope.timeout() != null) ? Duration.ofMillis(envelope.timeout()) : definition.timeout();
@@ -746,8 +759,9 @@ public class JobListenerContainer implements SmartLifecycle {
 			if (this.leaseLost) {
 				return false;
 			}
-			if (!JobListenerContainer.this.operations.extend(JobListenerContainer.this.queue, List.of(this.job.lease()),
-					duration).isEmpty()) {
+			if (!JobListenerContainer.this.operations
+				.extend(JobListenerContainer.this.queue, List.of(this.job.lease()), duration)
+				.isEmpty()) {
 				leaseLost();
 			}
 			return !this.leaseLost;
@@ -756,7 +770,8 @@ public class JobListenerContainer implements SmartLifecycle {
 	}
 
 	/**
-	 * Acknowledges completed jobs in batches: while one acknowledgement is in flight, the next ones gather.
+	 * Acknowledges completed jobs in batches: while one acknowledgement is in flight, the
+	 * next ones gather.
 	 */
 	private final class Acknowledger {
 
@@ -812,8 +827,9 @@ public class JobListenerContainer implements SmartLifecycle {
 	}
 
 	/**
-	 * Moves the queue's due delayed jobs and expired leases. Sleeps until the next of them is due (or the poll
-	 * timeout passes), and is woken earlier when a reservation learns of an earlier due time.
+	 * Moves the queue's due delayed jobs and expired leases. Sleeps until the next of
+	 * them is due (or the poll timeout passes), and is woken earlier when a reservation
+	 * learns of an earlier due time.
 	 */
 	private final class Migrator {
 
@@ -853,7 +869,8 @@ public class JobListenerContainer implements SmartLifecycle {
 
 		private void run() {
 			synchronized (this) {
-				// from now on a wake-up schedules another run: this one may read Redis before the job that caused it
+				// from now on a wake-up schedules another run: this one may read Redis
+				// before the job that caused it
 				this.next = null;
 			}
 			long pollTimeout = JobListenerContainer.this.properties.getPollTimeout().toMillis();
@@ -878,4 +895,5 @@ public class JobListenerContainer implements SmartLifecycle {
 		}
 
 	}
+
 }

@@ -1,8 +1,8 @@
 package io.redq.queue.listener;
 
 /**
- * Thrown by a handler (or for it) to say that a job must not be retried: it goes to dead at once with this
- * exception's message as its error.
+ * Thrown by a handler (or for it) to say that a job must not be retried: it goes to dead
+ * at once with this exception's message as its error.
  *
  * @author Redq team
  * @since 0.1.0

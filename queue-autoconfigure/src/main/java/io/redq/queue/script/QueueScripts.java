@@ -9,14 +9,18 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * The Lua scripts behind every queue operation, one {@link RedisScript} instance each so that each SHA1 is computed
- * once.
+ * The Lua scripts behind every queue operation, one {@link RedisScript} instance each so
+ * that each SHA1 is computed once.
  *
- * <p>The scripts live next to this class ({@code io/redq/queue/script/*.lua}); {@code common.lua} is prepended to each
- * so that they share the key layout and helper functions. Spring Data Redis runs them with {@code EVALSHA} and falls back
- * to {@code EVAL} when Redis lost its script cache (restart, failover, {@code SCRIPT FLUSH}).
+ * <p>
+ * The scripts live next to this class ({@code io/redq/queue/script/*.lua});
+ * {@code common.lua} is prepended to each so that they share the key layout and helper
+ * functions. Spring Data Redis runs them with {@code EVALSHA} and falls back to
+ * {@code EVAL} when Redis lost its script cache (restart, failover,
+ * {@code SCRIPT FLUSH}).
  *
- * @param enqueue enqueues a batch of jobs, now or delayed, with optional deduplication by id
+ * @param enqueue enqueues a batch of jobs, now or delayed, with optional deduplication by
+ * id
  * @param reserve reserves a batch of ready jobs under a lease
  * @param ack acknowledges completed jobs, checking their lease tokens
  * @param fail records a failed attempt: retry later or dead
@@ -25,7 +29,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * @param migrate moves due delayed jobs and expired leases
  * @param cancel removes a pending job
  * @param stats counts ready, delayed, reserved and dead jobs
- * @param admit passes a reserved job through its gates (exclusive key, running limits, rate limit) or defers it
+ * @param admit passes a reserved job through its gates (exclusive key, running limits,
+ * rate limit) or defers it
  * @param hold renews or leaves the gates of a running job
  * @author Redq team
  * @since 0.1.0
@@ -50,7 +55,8 @@ public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> reserve,
 	 * Load one script, with the shared {@code common.lua} prepended.
 	 * @param <T> the result type
 	 * @param name the script name, e.g. {@code enqueue}
-	 * @param resultType the result type: {@code List} for arrays, {@code Long} for integers
+	 * @param resultType the result type: {@code List} for arrays, {@code Long} for
+	 * integers
 	 * @return the script
 	 */
 	public static <T> RedisScript<T> load(String name, Class<T> resultType) {

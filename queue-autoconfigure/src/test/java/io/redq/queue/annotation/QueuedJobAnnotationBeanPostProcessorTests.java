@@ -26,8 +26,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link QueuedJobAnnotationBeanPostProcessor}, without Redis: the container factory works on a connection
- * factory that is never started, and its containers do not start.
+ * Tests for {@link QueuedJobAnnotationBeanPostProcessor}, without Redis: the container
+ * factory works on a connection factory that is never started, and its containers do not
+ * start.
  *
  * @author Redq team
  */
@@ -60,8 +61,8 @@ class QueuedJobAnnotationBeanPostProcessorTests {
 	void unsetAttributesTakeTheJobDefaultsBean() {
 		this.runner.withBean(InvoiceJobs.class).run((context) -> {
 			JobDefinition definition = registry(context).find("tick");
-			assertThat(definition).isEqualTo(new JobDefinition("tick", "fallback", 4, Duration.ofSeconds(9),
-					DEFAULTS.backoff(), null));
+			assertThat(definition)
+				.isEqualTo(new JobDefinition("tick", "fallback", 4, Duration.ofSeconds(9), DEFAULTS.backoff(), null));
 		});
 	}
 
@@ -84,10 +85,10 @@ class QueuedJobAnnotationBeanPostProcessorTests {
 		this.runner.withBean(PlaceholderJobs.class)
 			.withPropertyValues("jobs.name=renamed", "jobs.queue=mail", "jobs.timeout=45s", "jobs.attempts=7",
 					"jobs.delay=500ms", "jobs.multiplier=1.5", "jobs.max-delay=PT2M", "jobs.jitter=50ms")
-			.run((context) -> assertThat(registry(context).find("renamed")).isEqualTo(new JobDefinition("renamed",
-					"mail", 7, Duration.ofSeconds(45),
-					new JobBackoff(Duration.ofMillis(500), 1.5, Duration.ofMinutes(2), Duration.ofMillis(50)),
-					Invoice.class)));
+			.run((context) -> assertThat(registry(context).find("renamed"))
+				.isEqualTo(new JobDefinition("renamed", "mail", 7, Duration.ofSeconds(45),
+						new JobBackoff(Duration.ofMillis(500), 1.5, Duration.ofMinutes(2), Duration.ofMillis(50)),
+						Invoice.class)));
 	}
 
 	@Test
@@ -207,9 +208,10 @@ class QueuedJobAnnotationBeanPostProcessorTests {
 
 	@Test
 	void configurersRegisterJobsTheApplicationOnlyDispatches() {
-		this.runner.withBean(JobListenerConfigurer.class,
-				() -> (registry) -> registry.registerJob(new JobDefinition("remote", "elsewhere", 1, Duration.ZERO,
-						JobBackoff.DEFAULT, null)))
+		this.runner
+			.withBean(JobListenerConfigurer.class,
+					() -> (registry) -> registry.registerJob(
+							new JobDefinition("remote", "elsewhere", 1, Duration.ZERO, JobBackoff.DEFAULT, null)))
 			.run((context) -> {
 				assertThat(registry(context).find("remote").queue()).isEqualTo("elsewhere");
 				assertThat(registry(context).hasHandlers()).isFalse();

@@ -207,17 +207,19 @@ class JobQueueAutoConfigurationIntegrationTests {
 
 	@Test
 	void queuePropertiesOverrideOnlyWhatTheySet() {
-		this.runner.withPropertyValues("redq.listener.batch-size=7", "redq.listener.lease-time=2m",
-				"redq.queues.mail.lease-time=90s", "redq.queues.mail.auto-startup=false").run((context) -> {
-					JobListenerContainerFactory factory = context.getBean(JobListenerContainerFactory.class);
-					JobListenerContainer mail = factory.createContainer("mail", List.of());
-					assertThat(mail.getContainerProperties().getBatchSize()).isEqualTo(7);
-					assertThat(mail.getContainerProperties().getLeaseTime()).isEqualTo(Duration.ofSeconds(90));
-					assertThat(mail.isAutoStartup()).isFalse();
-					JobListenerContainer other = factory.createContainer("other", List.of());
-					assertThat(other.getContainerProperties().getLeaseTime()).isEqualTo(Duration.ofMinutes(2));
-					assertThat(other.isAutoStartup()).isTrue();
-				});
+		this.runner
+			.withPropertyValues("redq.listener.batch-size=7", "redq.listener.lease-time=2m",
+					"redq.queues.mail.lease-time=90s", "redq.queues.mail.auto-startup=false")
+			.run((context) -> {
+				JobListenerContainerFactory factory = context.getBean(JobListenerContainerFactory.class);
+				JobListenerContainer mail = factory.createContainer("mail", List.of());
+				assertThat(mail.getContainerProperties().getBatchSize()).isEqualTo(7);
+				assertThat(mail.getContainerProperties().getLeaseTime()).isEqualTo(Duration.ofSeconds(90));
+				assertThat(mail.isAutoStartup()).isFalse();
+				JobListenerContainer other = factory.createContainer("other", List.of());
+				assertThat(other.getContainerProperties().getLeaseTime()).isEqualTo(Duration.ofMinutes(2));
+				assertThat(other.isAutoStartup()).isTrue();
+			});
 	}
 
 	@Test
@@ -231,12 +233,11 @@ class JobQueueAutoConfigurationIntegrationTests {
 
 	@Test
 	void jobMaxAttemptsPropertyBecomesTheDefault() {
-		this.runner.withPropertyValues("redq.job.max-attempts=6", "redq.jobs.remote-job.queue=other")
-			.run((context) -> {
-				assertThat(context.getBean(JobDefaults.class).maxAttempts()).isEqualTo(6);
-				String id = context.getBean(JobDispatcher.class).dispatch("remote-job", "payload");
-				assertThat(this.redis.command("HGET", "redq:{other}:jobs", id)).contains("\"maxAttempts\":6");
-			});
+		this.runner.withPropertyValues("redq.job.max-attempts=6", "redq.jobs.remote-job.queue=other").run((context) -> {
+			assertThat(context.getBean(JobDefaults.class).maxAttempts()).isEqualTo(6);
+			String id = context.getBean(JobDispatcher.class).dispatch("remote-job", "payload");
+			assertThat(this.redis.command("HGET", "redq:{other}:jobs", id)).contains("\"maxAttempts\":6");
+		});
 	}
 
 	@Test
@@ -393,8 +394,10 @@ class JobQueueAutoConfigurationIntegrationTests {
 	@SuppressWarnings("rawtypes")
 	static class UserEnqueueScriptConfiguration {
 
-		static final RedisScript<List> SCRIPT = RedisScript.of("redis.call('SET', 'custom-enqueue', 'called') "
-				+ "local result = {} for i = 1, tonumber(ARGV[1]) do result[i] = 1 end return result", List.class);
+		static final RedisScript<List> SCRIPT = RedisScript.of(
+				"redis.call('SET', 'custom-enqueue', 'called') "
+						+ "local result = {} for i = 1, tonumber(ARGV[1]) do result[i] = 1 end return result",
+				List.class);
 
 		@Bean(JobQueueAutoConfiguration.ENQUEUE_SCRIPT)
 		RedisScript<List> customEnqueueScript() {

@@ -60,8 +60,8 @@ class JobQueuePropertiesTests {
 		assertThat(job.getMaxAttempts()).isEqualTo(JobDefaults.STANDARD.maxAttempts());
 		assertThat(job.getTimeout()).isEqualTo(JobDefaults.STANDARD.timeout());
 		JobQueueProperties.Backoff backoff = job.getBackoff();
-		assertThat(new JobBackoff(backoff.getDelay(), backoff.getMultiplier(), backoff.getMaxDelay(),
-				backoff.getJitter()))
+		assertThat(
+				new JobBackoff(backoff.getDelay(), backoff.getMultiplier(), backoff.getMaxDelay(), backoff.getJitter()))
 			.isEqualTo(JobBackoff.DEFAULT)
 			.isEqualTo(JobDefaults.STANDARD.backoff());
 	}

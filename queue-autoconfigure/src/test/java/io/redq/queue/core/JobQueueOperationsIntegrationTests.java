@@ -259,7 +259,8 @@ class JobQueueOperationsIntegrationTests {
 
 	private EnqueueResult enqueue(String id, EnqueueCommand.Due due, DuplicatePolicy policy, Object payload) {
 		String body = "\"id\":\"" + id + "\",\"job\":\"test\",\"queue\":\"" + QUEUE
-				+ "\",\"maxAttempts\":2,\"timeout\":0,\"payload\":" + (payload instanceof String ? "\"" + payload + "\"" : payload) + "}";
+				+ "\",\"maxAttempts\":2,\"timeout\":0,\"payload\":"
+				+ (payload instanceof String ? "\"" + payload + "\"" : payload) + "}";
 		return this.operations.enqueue(QUEUE, List.of(new EnqueueCommand(id, due, policy, body))).get(0);
 	}
 

@@ -73,9 +73,8 @@ class RedisJobDispatcherIntegrationTests {
 
 	@Test
 	void dispatchWritesTheEnvelopeToTheJobsQueue() {
-		String id = this.dispatcher.dispatch(JobRequest.of("send-invoice", new Invoice("INV-1", 42))
-			.header("tenant", "acme")
-			.build());
+		String id = this.dispatcher
+			.dispatch(JobRequest.of("send-invoice", new Invoice("INV-1", 42)).header("tenant", "acme").build());
 		assertThat(this.template.opsForList().range("redq:{mail}:ready", 0, -1)).containsExactly(id);
 		JsonNode envelope = this.jsonMapper.readTree((String) this.template.opsForHash().get("redq:{mail}:jobs", id));
 		assertThat(envelope.get("id").asString()).isEqualTo(id);
@@ -84,7 +83,8 @@ class RedisJobDispatcherIntegrationTests {
 		assertThat(envelope.get("maxAttempts").asInt()).isEqualTo(3);
 		assertThat(envelope.get("createdAt").asLong()).isEqualTo(envelope.get("availableAt").asLong()).isPositive();
 		assertThat(envelope.get("headers").get("tenant").asString()).isEqualTo("acme");
-		assertThat(this.jsonMapper.treeToValue(envelope.get("payload"), Invoice.class)).isEqualTo(new Invoice("INV-1", 42));
+		assertThat(this.jsonMapper.treeToValue(envelope.get("payload"), Invoice.class))
+			.isEqualTo(new Invoice("INV-1", 42));
 	}
 
 	@Test
@@ -124,7 +124,8 @@ class RedisJobDispatcherIntegrationTests {
 			.dispatch(JobRequest.of("close-auction", 3L).id("auction-7", DuplicatePolicy.REPLACE).at(later).build());
 		assertThat(this.template.opsForZSet().score("redq:{auctions}:delayed", "auction-7"))
 			.isEqualTo(later.toEpochMilli());
-		assertThat((String) this.template.opsForHash().get("redq:{auctions}:jobs", "auction-7")).contains("\"payload\":3");
+		assertThat((String) this.template.opsForHash().get("redq:{auctions}:jobs", "auction-7"))
+			.contains("\"payload\":3");
 		assertThat(this.operations.stats("auctions")).isEqualTo(new QueueStats(0, 1, 0, 0));
 	}
 
@@ -140,7 +141,8 @@ class RedisJobDispatcherIntegrationTests {
 	void dispatchAllEnqueuesEveryJobInOrderWithOneScriptCallPerQueue() {
 		List<JobRequest> requests = new ArrayList<>();
 		for (int i = 0; i < 2500; i++) {
-			requests.add(JobRequest.of((i % 2 == 0) ? "ping" : "send-invoice", (i % 2 == 0) ? "p" + i : new Invoice("I" + i, i))
+			requests.add(JobRequest
+				.of((i % 2 == 0) ? "ping" : "send-invoice", (i % 2 == 0) ? "p" + i : new Invoice("I" + i, i))
 				.build());
 		}
 		long before = ScriptExecutions.count(this.redis);
@@ -151,7 +153,8 @@ class RedisJobDispatcherIntegrationTests {
 		for (int i = 0; i < ids.size(); i += 2) {
 			expectedDefault.add(ids.get(i));
 		}
-		assertThat(this.template.opsForList().range("redq:{default}:ready", 0, -1)).containsExactlyElementsOf(expectedDefault);
+		assertThat(this.template.opsForList().range("redq:{default}:ready", 0, -1))
+			.containsExactlyElementsOf(expectedDefault);
 		assertThat(this.operations.stats("mail").ready()).isEqualTo(1250);
 	}
 

@@ -30,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for exclusive jobs, running limits and rate limits across application instances, against a real Redis.
+ * Tests for exclusive jobs, running limits and rate limits across application instances,
+ * against a real Redis.
  *
  * @author Redq team
  */
@@ -99,7 +100,8 @@ class JobLimitsIntegrationTests {
 			List<Instant> starts = new ArrayList<>(LimitedJobs.starts.get("send-sms"));
 			starts.sort(null);
 			for (int i = 10; i < starts.size(); i++) {
-				// the 11th start after any start is one window (500 ms) later; the window is enforced when Redis admits
+				// the 11th start after any start is one window (500 ms) later; the window
+				// is enforced when Redis admits
 				// a job, and the handler starts a few milliseconds after that
 				assertThat(Duration.between(starts.get(i - 10), starts.get(i)))
 					.isGreaterThanOrEqualTo(Duration.ofMillis(480));

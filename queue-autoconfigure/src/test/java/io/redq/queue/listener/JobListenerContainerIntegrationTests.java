@@ -41,7 +41,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * End-to-end tests of {@code @QueuedJob} handlers run by {@link JobListenerContainer}s against a real Redis.
+ * End-to-end tests of {@code @QueuedJob} handlers run by {@link JobListenerContainer}s
+ * against a real Redis.
  *
  * @author Redq team
  */
@@ -73,9 +74,8 @@ class JobListenerContainerIntegrationTests {
 	void dispatchedJobIsHandledWithItsPayloadAndContext() {
 		this.runner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
-			String id = dispatcher(context).dispatch(JobRequest.of("greet", new Greeting("Ann", 3))
-				.header("tenant", "acme")
-				.build());
+			String id = dispatcher(context)
+				.dispatch(JobRequest.of("greet", new Greeting("Ann", 3)).header("tenant", "acme").build());
 			Attempt attempt = jobs.awaitAttempts(id, 1).get(0);
 			assertThat(attempt.payload()).isEqualTo(new Greeting("Ann", 3));
 			assertThat(attempt.context().getId()).isEqualTo(id);
@@ -103,13 +103,14 @@ class JobListenerContainerIntegrationTests {
 			Jobs jobs = context.getBean(Jobs.class);
 			List<String> ids = new ArrayList<>();
 			for (int i = 1; i <= 10; i++) {
-				ids.add(dispatcher(context)
-					.dispatch(JobRequest.of("greet", new Greeting("late", i)).delay(Duration.ofMillis(i * 70)).build()));
+				ids.add(dispatcher(context).dispatch(
+						JobRequest.of("greet", new Greeting("late", i)).delay(Duration.ofMillis(i * 70)).build()));
 			}
 			for (int i = 0; i < ids.size(); i++) {
 				Attempt attempt = jobs.awaitAttempts(ids.get(i), 1).get(0);
 				Instant due = attempt.context().getAvailableAt();
-				assertThat(Duration.between(attempt.context().getCreatedAt(), due)).isEqualTo(Duration.ofMillis((i + 1) * 70));
+				assertThat(Duration.between(attempt.context().getCreatedAt(), due))
+					.isEqualTo(Duration.ofMillis((i + 1) * 70));
 				assertThat(attempt.startedAt()).isAfterOrEqualTo(due).isBefore(due.plusMillis(50));
 			}
 		});
@@ -163,7 +164,8 @@ class JobListenerContainerIntegrationTests {
 			String id = dispatcher(context).dispatch("stalls-first-time", "x");
 			jobs.awaitAttempts(id, 2);
 			await().atMost(DEADLINE).until(() -> jobs.completed.size() == 2);
-			// the second attempt completed while the first was still stalled; the first one's result is discarded
+			// the second attempt completed while the first was still stalled; the first
+			// one's result is discarded
 			assertThat(jobs.completed).containsExactly(id + "#2", id + "#1");
 			awaitQueueEmpty(context, "it");
 		});
@@ -175,11 +177,13 @@ class JobListenerContainerIntegrationTests {
 			Jobs jobs = context.getBean(Jobs.class);
 			String id = dispatcher(context).dispatch("waits-for-lease-loss", "x");
 			jobs.awaitAttempts(id, 1);
-			// another worker takes the job over (and then dies): the renewal finds the lease token changed
+			// another worker takes the job over (and then dies): the renewal finds the
+			// lease token changed
 			template(context).opsForHash().put(keys(context, "lease").leases(), id, "stolen");
 			await().atMost(DEADLINE).until(() -> jobs.completed.contains(id + "#1"));
 			assertThat(jobs.attempts(id).get(0).context().isLeaseLost()).isTrue();
-			// the first attempt's result was not acknowledged: the job runs again once the stolen lease expires
+			// the first attempt's result was not acknowledged: the job runs again once
+			// the stolen lease expires
 			await().atMost(DEADLINE).until(() -> jobs.completed.contains(id + "#2"));
 			awaitQueueEmpty(context, "lease");
 		});
@@ -198,13 +202,14 @@ class JobListenerContainerIntegrationTests {
 			String unreadable = dispatcher(context).dispatch("greet", "not a greeting");
 			template.opsForZSet().add(keys.wake(), "w", 0);
 			await().atMost(DEADLINE).until(() -> stats(context, "it").dead() == 3);
-			assertThat(error(context, "it", "garbage")).asString().startsWith("Malformed job: its data in Redis is not a Redq job envelope");
-			assertThat(error(context, "it", "stranger"))
-				.asString()
+			assertThat(error(context, "it", "garbage")).asString()
+				.startsWith("Malformed job: its data in Redis is not a Redq job envelope");
+			assertThat(error(context, "it", "stranger")).asString()
 				.startsWith("No handler for job 'nobody' in this application (queue 'it' has handlers for [")
 				.contains("greet");
-			assertThat(error(context, "it", unreadable)).asString().startsWith(JobRejectedException.class.getName()
-					+ ": Payload of job 'greet' cannot be read as " + Greeting.class.getName());
+			assertThat(error(context, "it", unreadable)).asString()
+				.startsWith(JobRejectedException.class.getName() + ": Payload of job 'greet' cannot be read as "
+						+ Greeting.class.getName());
 			String next = dispatcher(context).dispatch("greet", new Greeting("still running", 1));
 			context.getBean(Jobs.class).awaitAttempts(next, 1);
 		});
@@ -234,12 +239,15 @@ class JobListenerContainerIntegrationTests {
 			long before = ScriptExecutions.count(this.redis);
 			CountDownLatch idle = new CountDownLatch(1);
 			assertThat(idle.await(2, TimeUnit.SECONDS)).isFalse();
-			// three idle containers make at most one reserve and one migrate call each per 5s poll timeout; a polling
+			// three idle containers make at most one reserve and one migrate call each
+			// per 5s poll timeout; a polling
 			// loop would make thousands
-			assertThat(ScriptExecutions.count(this.redis) - before).as("script calls of idle containers in 2s").isLessThan(10);
+			assertThat(ScriptExecutions.count(this.redis) - before).as("script calls of idle containers in 2s")
+				.isLessThan(10);
 			String next = dispatcher(context).dispatch("greet", new Greeting("wake up", 1));
 			Attempt attempt = context.getBean(Jobs.class).awaitAttempts(next, 1).get(0);
-			assertThat(Duration.between(attempt.context().getCreatedAt(), attempt.startedAt())).isLessThan(Duration.ofMillis(100));
+			assertThat(Duration.between(attempt.context().getCreatedAt(), attempt.startedAt()))
+				.isLessThan(Duration.ofMillis(100));
 		});
 	}
 
@@ -249,9 +257,8 @@ class JobListenerContainerIntegrationTests {
 			List<String> ids = new ArrayList<>();
 			for (int i = 0; i < 2000; i++) {
 				JobDispatcher dispatcher = dispatcher((i % 2 == 0) ? first : second);
-				ids.add(dispatcher.dispatch(JobRequest.of("greet", new Greeting("shared", i))
-					.delay(Duration.ofMillis(i % 300))
-					.build()));
+				ids.add(dispatcher.dispatch(
+						JobRequest.of("greet", new Greeting("shared", i)).delay(Duration.ofMillis(i % 300)).build()));
 			}
 			Jobs one = first.getBean(Jobs.class);
 			Jobs two = second.getBean(Jobs.class);
@@ -280,8 +287,8 @@ class JobListenerContainerIntegrationTests {
 		QueueStats stats = statsAfterClose("it");
 		assertThat(stats.reserved()).isZero();
 		assertThat(stats.ready()).isEqualTo(8);
-		this.runner.run((context) -> await().atMost(DEADLINE)
-			.until(() -> context.getBean(Jobs.class).completed.size() == 8));
+		this.runner
+			.run((context) -> await().atMost(DEADLINE).until(() -> context.getBean(Jobs.class).completed.size() == 8));
 		assertThat(statsAfterClose("it")).isEqualTo(new QueueStats(0, 0, 0, 0));
 	}
 
@@ -340,12 +347,13 @@ class JobListenerContainerIntegrationTests {
 					producer.join();
 				}
 				await().atMost(Duration.ofMinutes(2))
-					.until(() -> stats(context, "stress").pending() == 0 && jobs.completed.size()
-							+ stats(context, "stress").dead() == threads * perThread);
+					.until(() -> stats(context, "stress").pending() == 0
+							&& jobs.completed.size() + stats(context, "stress").dead() == threads * perThread);
 				long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 				System.out.printf("%d jobs dispatched by %d threads and processed in %d ms (%d jobs/s)%n",
 						threads * perThread, threads, millis, threads * perThread * 1000L / Math.max(1, millis));
-				List<String> dead = new ArrayList<>(template(context).opsForZSet().range(keys(context, "stress").dead(), 0, -1));
+				List<String> dead = new ArrayList<>(
+						template(context).opsForZSet().range(keys(context, "stress").dead(), 0, -1));
 				assertThat(ids).hasSize(threads * perThread).doesNotHaveDuplicates();
 				assertThat(jobs.completed).doesNotHaveDuplicates().doesNotContainAnyElementsOf(dead);
 				List<String> finalStates = new ArrayList<>(jobs.completed);
@@ -478,7 +486,8 @@ class JobListenerContainerIntegrationTests {
 			}
 		}
 
-		@QueuedJob(name = "flaky", queue = "stress", maxAttempts = 2, backoff = @io.redq.queue.annotation.Backoff(delay = "0"))
+		@QueuedJob(name = "flaky", queue = "stress", maxAttempts = 2,
+				backoff = @io.redq.queue.annotation.Backoff(delay = "0"))
 		void flaky(int payload, JobContext context) {
 			if (ThreadLocalRandom.current().nextInt(10) == 0) {
 				throw new IllegalStateException("flaky " + payload);

@@ -29,11 +29,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * A real, running Redis server for tests.
  * <p>
- * {@link #start()} resolves one in this order: the {@code REDIS_URL} environment
- * variable (used as-is and never stopped), else a {@code redis-server} binary on the
- * {@code PATH} started on a free port of {@code 127.0.0.1}, else a {@code redis:7}
- * container when Testcontainers is on the classpath and a Docker engine is available.
- * {@link #close()} stops whatever this object started.
+ * {@link #start()} resolves one in this order: the {@code REDIS_URL} environment variable
+ * (used as-is and never stopped), else a {@code redis-server} binary on the {@code PATH}
+ * started on a free port of {@code 127.0.0.1}, else a {@code redis:7} container when
+ * Testcontainers is on the classpath and a Docker engine is available. {@link #close()}
+ * stops whatever this object started.
  *
  * @author Redq team
  * @since 0.1.0
@@ -117,7 +117,10 @@ public final class RedisServer implements AutoCloseable {
 		throw new UnavailableException(HOW_TO);
 	}
 
-	/** Wrap a container that Testcontainers started; called by {@link TestcontainersRedis}. */
+	/**
+	 * Wrap a container that Testcontainers started; called by
+	 * {@link TestcontainersRedis}.
+	 */
 	static RedisServer container(String host, int port, Runnable stop) {
 		try {
 			waitUntilReady(host, port, null);
@@ -223,7 +226,8 @@ public final class RedisServer implements AutoCloseable {
 				Runtime.getRuntime().removeShutdownHook(this.shutdownHook);
 			}
 			catch (IllegalStateException ex) {
-				// The JVM is shutting down (possibly in this very hook): nothing to remove.
+				// The JVM is shutting down (possibly in this very hook): nothing to
+				// remove.
 			}
 		}
 		if (this.process != null) {
@@ -254,7 +258,8 @@ public final class RedisServer implements AutoCloseable {
 	private static RedisServer external(String redisUrl) {
 		URI uri = URI.create(redisUrl);
 		// Only what springProperties() and the raw client can express is accepted, so a
-		// URL with credentials or TLS fails here rather than with a confusing error later.
+		// URL with credentials or TLS fails here rather than with a confusing error
+		// later.
 		if (!"redis".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null || uri.getUserInfo() != null) {
 			throw new IllegalStateException(
 					"REDIS_URL must look like redis://host:port (no credentials, no TLS), but was: " + redisUrl);
@@ -314,7 +319,8 @@ public final class RedisServer implements AutoCloseable {
 				stopProcess(process);
 				String tail = tail(log);
 				failure = ex.getMessage() + "\n--- redis.log (tail) ---\n" + tail;
-				// Another process may grab the free port before redis binds it: try another one.
+				// Another process may grab the free port before redis binds it: try
+				// another one.
 				if (!tail.contains("Address already in use")) {
 					break;
 				}
@@ -370,8 +376,8 @@ public final class RedisServer implements AutoCloseable {
 				throw new IllegalStateException("Interrupted while waiting for Redis on " + host + ":" + port, ex);
 			}
 		}
-		throw new IllegalStateException("Redis on " + host + ":" + port + " did not answer within " + START_TIMEOUT.toSeconds()
-				+ "s (" + lastError + ")");
+		throw new IllegalStateException("Redis on " + host + ":" + port + " did not answer within "
+				+ START_TIMEOUT.toSeconds() + "s (" + lastError + ")");
 	}
 
 	private static @Nullable String send(String host, int port, String... args) throws IOException {
@@ -495,8 +501,7 @@ public final class RedisServer implements AutoCloseable {
 
 	private static boolean isTestcontainersPresent() {
 		try {
-			Class.forName("org.testcontainers.containers.GenericContainer", false,
-					RedisServer.class.getClassLoader());
+			Class.forName("org.testcontainers.containers.GenericContainer", false, RedisServer.class.getClassLoader());
 			return true;
 		}
 		catch (ClassNotFoundException | LinkageError ex) {

@@ -8,13 +8,13 @@ import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
- * JUnit Jupiter extension that starts one {@link RedisServer} per test class and
- * injects it as a parameter.
+ * JUnit Jupiter extension that starts one {@link RedisServer} per test class and injects
+ * it as a parameter.
  * <p>
  * The server is kept in the class-level {@link ExtensionContext.Store}, which closes
- * {@link AutoCloseable} values when the class finishes. Nested classes find the
- * enclosing class's server because stores are looked up through parent contexts. When
- * no Redis is available the tests are aborted (skipped), not failed.
+ * {@link AutoCloseable} values when the class finishes. Nested classes find the enclosing
+ * class's server because stores are looked up through parent contexts. When no Redis is
+ * available the tests are aborted (skipped), not failed.
  *
  * @author Redq team
  * @since 0.1.0
@@ -65,9 +65,10 @@ public class RedisServerExtension implements BeforeAllCallback, ParameterResolve
 			classContext = classContext.getParent().get();
 		}
 		try {
-			// The store also looks in parent contexts: a nested class gets its enclosing class's server.
-			return classContext.getStore(NAMESPACE).computeIfAbsent(KEY, (key) -> RedisServer.start(),
-					RedisServer.class);
+			// The store also looks in parent contexts: a nested class gets its enclosing
+			// class's server.
+			return classContext.getStore(NAMESPACE)
+				.computeIfAbsent(KEY, (key) -> RedisServer.start(), RedisServer.class);
 		}
 		catch (RedisServer.UnavailableException ex) {
 			return Assumptions.abort(ex.getMessage());

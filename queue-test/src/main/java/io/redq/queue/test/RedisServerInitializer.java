@@ -13,11 +13,10 @@ import org.springframework.core.env.MapPropertySource;
  * server for tests.
  * <p>
  * The server is started once per JVM and shared by every context that uses this
- * initializer; it is stopped by a JVM shutdown hook. The
- * {@code spring.data.redis.host} and {@code spring.data.redis.port} properties are added
- * with the highest precedence. Use it with
- * {@code @ContextConfiguration(initializers = RedisServerInitializer.class)} or
- * {@code ApplicationContextRunner.withInitializer(new RedisServerInitializer())}.
+ * initializer; it is stopped by a JVM shutdown hook. The {@code spring.data.redis.host}
+ * and {@code spring.data.redis.port} properties are added with the highest precedence.
+ * Use it with {@code @ContextConfiguration(initializers = RedisServerInitializer.class)}
+ * or {@code ApplicationContextRunner.withInitializer(new RedisServerInitializer())}.
  *
  * @author Redq team
  * @since 0.1.0

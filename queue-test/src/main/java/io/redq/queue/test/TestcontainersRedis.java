@@ -7,9 +7,8 @@ import org.testcontainers.utility.DockerImageName;
 /**
  * Starts Redis in a Docker container through Testcontainers.
  * <p>
- * Testcontainers is an optional dependency: this class is the only one that refers to
- * it, and {@link RedisServer} touches it only after checking that it is on the
- * classpath.
+ * Testcontainers is an optional dependency: this class is the only one that refers to it,
+ * and {@link RedisServer} touches it only after checking that it is on the classpath.
  *
  * @author Redq team
  * @since 0.1.0

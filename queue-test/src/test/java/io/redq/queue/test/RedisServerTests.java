@@ -96,11 +96,13 @@ class RedisServerTests {
 
 	@Test
 	void portRaceIsRetriedOnAnotherPort(@TempDir Path directory) throws IOException {
-		// The first run loses the race for its port, as if another process bound it first.
+		// The first run loses the race for its port, as if another process bound it
+		// first.
 		Path fake = directory.resolve("redis-server");
-		Files.writeString(fake, "#!/bin/sh\nif [ ! -f '" + directory.resolve("lost") + "' ]; then\n  touch '"
-				+ directory.resolve("lost") + "'\n  echo 'bind: Address already in use'\n  exit 1\nfi\nexec "
-				+ findRedisServer() + " \"$@\"\n");
+		Files.writeString(fake,
+				"#!/bin/sh\nif [ ! -f '" + directory.resolve("lost") + "' ]; then\n  touch '"
+						+ directory.resolve("lost") + "'\n  echo 'bind: Address already in use'\n  exit 1\nfi\nexec "
+						+ findRedisServer() + " \"$@\"\n");
 		assertThat(fake.toFile().setExecutable(true)).isTrue();
 		try (RedisServer server = RedisServer.start(null, directory.toString(), false)) {
 			assertThat(Files.exists(directory.resolve("lost"))).isTrue();

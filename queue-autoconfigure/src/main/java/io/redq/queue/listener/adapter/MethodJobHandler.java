@@ -17,8 +17,9 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * {@link JobHandler} that invokes a bean method: the payload is converted to the method's payload parameter type, and
- * a {@link JobContext} parameter, if declared, receives the job's context.
+ * {@link JobHandler} that invokes a bean method: the payload is converted to the method's
+ * payload parameter type, and a {@link JobContext} parameter, if declared, receives the
+ * job's context.
  *
  * @author Redq team
  * @since 0.1.0
@@ -41,7 +42,8 @@ public class MethodJobHandler implements JobHandler {
 	 * Create an instance.
 	 * @param definition the job the method runs
 	 * @param bean the bean
-	 * @param method the method: at most one payload parameter and at most one {@link JobContext} parameter
+	 * @param method the method: at most one payload parameter and at most one
+	 * {@link JobContext} parameter
 	 * @param jsonMapper the mapper that converts payloads
 	 * @throws IllegalArgumentException when the method has other parameters
 	 */
