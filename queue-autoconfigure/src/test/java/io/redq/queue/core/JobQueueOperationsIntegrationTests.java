@@ -3,6 +3,7 @@ package io.redq.queue.core;
 import java.time.Duration;
 import java.util.List;
 
+import io.redq.queue.TestConnections;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
@@ -10,7 +11,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -44,10 +44,7 @@ class JobQueueOperationsIntegrationTests {
 	@BeforeEach
 	void setUp() {
 		this.redis.flushAll();
-		this.connectionFactory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(this.redis.host(), this.redis.port()));
-		this.connectionFactory.afterPropertiesSet();
-		this.connectionFactory.start();
+		this.connectionFactory = TestConnections.connectionFactory(this.redis);
 		this.operations = new JobQueueOperations(this.connectionFactory, QueueScripts.load(), "test");
 		this.template = this.operations.getRedisTemplate();
 		this.keys = this.operations.keys(QUEUE);

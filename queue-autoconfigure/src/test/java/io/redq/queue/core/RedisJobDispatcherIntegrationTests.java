@@ -8,6 +8,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 
+import io.redq.queue.TestConnections;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.ScriptExecutions;
 import io.redq.queue.test.RedisServer;
@@ -19,7 +20,6 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -53,10 +53,7 @@ class RedisJobDispatcherIntegrationTests {
 	@BeforeEach
 	void setUp() {
 		this.redis.flushAll();
-		this.connectionFactory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(this.redis.host(), this.redis.port()));
-		this.connectionFactory.afterPropertiesSet();
-		this.connectionFactory.start();
+		this.connectionFactory = TestConnections.connectionFactory(this.redis);
 		this.operations = new JobQueueOperations(this.connectionFactory, QueueScripts.load(), "redq");
 		this.template = this.operations.getRedisTemplate();
 		this.dispatcher = new RedisJobDispatcher(this.operations,
