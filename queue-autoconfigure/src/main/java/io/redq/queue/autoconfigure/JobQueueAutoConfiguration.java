@@ -82,6 +82,12 @@ public final class JobQueueAutoConfiguration {
 	/** Bean name of the hold script. */
 	public static final String HOLD_SCRIPT = "jobQueueHoldScript";
 
+	/** Bean name of the reschedule script. */
+	public static final String RESCHEDULE_SCRIPT = "jobQueueRescheduleScript";
+
+	/** Bean name of the status script. */
+	public static final String STATUS_SCRIPT = "jobQueueStatusScript";
+
 	// The scripts are no default candidates, so that an application's own RedisScript
 	// injection still finds one bean.
 
@@ -151,6 +157,18 @@ public final class JobQueueAutoConfiguration {
 		return QueueScripts.load("hold", Long.class);
 	}
 
+	@Bean(name = RESCHEDULE_SCRIPT, defaultCandidate = false)
+	@ConditionalOnMissingBean(name = RESCHEDULE_SCRIPT)
+	RedisScript<Long> jobQueueRescheduleScript() {
+		return QueueScripts.load("reschedule", Long.class);
+	}
+
+	@Bean(name = STATUS_SCRIPT, defaultCandidate = false)
+	@ConditionalOnMissingBean(name = STATUS_SCRIPT)
+	RedisScript<List> jobQueueStatusScript() {
+		return QueueScripts.load("status", List.class);
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	JobQueueOperations jobQueueOperations(RedisConnectionFactory connectionFactory, JobQueueProperties properties,
@@ -159,9 +177,10 @@ public final class JobQueueAutoConfiguration {
 			@Qualifier(EXTEND_SCRIPT) RedisScript<List> extend, @Qualifier(RELEASE_SCRIPT) RedisScript<Long> release,
 			@Qualifier(MIGRATE_SCRIPT) RedisScript<List> migrate, @Qualifier(CANCEL_SCRIPT) RedisScript<Long> cancel,
 			@Qualifier(STATS_SCRIPT) RedisScript<List> stats, @Qualifier(ADMIT_SCRIPT) RedisScript<Long> admit,
-			@Qualifier(HOLD_SCRIPT) RedisScript<Long> hold) {
+			@Qualifier(HOLD_SCRIPT) RedisScript<Long> hold, @Qualifier(RESCHEDULE_SCRIPT) RedisScript<Long> reschedule,
+			@Qualifier(STATUS_SCRIPT) RedisScript<List> status) {
 		QueueScripts scripts = new QueueScripts(enqueue, reserve, ack, fail, extend, release, migrate, cancel, stats,
-				admit, hold);
+				admit, hold, reschedule, status);
 		JobQueueOperations operations = new JobQueueOperations(connectionFactory, scripts, properties.getKeyPrefix());
 		operations.setDeadLetterMaxSize(properties.getDeadLetter().getMaxSize());
 		operations.setDeadLetterTimeToLive(properties.getDeadLetter().getTimeToLive());

@@ -14,6 +14,13 @@ public enum DuplicatePolicy {
 	KEEP,
 
 	/** Replace the pending job's payload and due time with the new dispatch's. */
-	REPLACE
+	REPLACE,
+
+	/**
+	 * Replace the pending job's payload but keep its due time: repeated dispatches
+	 * collapse into one run with the last payload (see
+	 * {@link JobRequest.Builder#debounce(String, java.time.Duration)}).
+	 */
+	REPLACE_PAYLOAD
 
 }

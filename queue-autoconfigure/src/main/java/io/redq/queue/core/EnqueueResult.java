@@ -15,6 +15,12 @@ public enum EnqueueResult {
 	CREATED,
 
 	/** A pending job with that id was replaced. */
-	REPLACED
+	REPLACED,
+
+	/**
+	 * The job with that id is running: the new one was queued to run after it (see
+	 * {@link Uniqueness}).
+	 */
+	QUEUED
 
 }

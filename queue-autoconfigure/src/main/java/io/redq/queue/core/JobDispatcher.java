@@ -1,7 +1,11 @@
 package io.redq.queue.core;
 
+import java.time.Instant;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
+import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 
@@ -61,12 +65,52 @@ public interface JobDispatcher {
 	List<String> dispatchAll(Collection<JobRequest> requests);
 
 	/**
-	 * Cancel a pending (ready or delayed) job. A job that is running or finished is not
-	 * touched.
+	 * Cancel a pending (ready or delayed) job, or else the dispatch queued behind the
+	 * running job with that id (see {@link Uniqueness#UNTIL_STARTED}). A job that is
+	 * running or finished is not touched.
 	 * @param queue the queue
 	 * @param id the job id
 	 * @return whether a pending job was removed
 	 */
 	boolean cancel(String queue, String id);
+
+	/**
+	 * Set a timer: run the job with {@code key} as payload at {@code at}, e.g.
+	 * {@code schedule("close-auction", 42, endsAt)}. The timer is keyed by job and key:
+	 * scheduling the same key again moves the pending timer instead of adding a second
+	 * one (while the timer runs, the new one is dropped).
+	 * @param jobName the job name
+	 * @param key the business key, also the payload
+	 * @param at when the timer fires (millisecond resolution, Redis clock)
+	 * @return the timer's job id, {@code <jobName>:<key>}
+	 */
+	String schedule(String jobName, Object key, Instant at);
+
+	/**
+	 * Move a pending timer to a new instant in one step: it is never absent or doubled
+	 * meanwhile.
+	 * @param jobName the job name
+	 * @param key the business key
+	 * @param at the new time the timer fires
+	 * @return {@code false} when no timer with that key is pending (it ran, runs, or
+	 * never existed)
+	 */
+	boolean reschedule(String jobName, Object key, Instant at);
+
+	/**
+	 * Cancel a pending timer.
+	 * @param jobName the job name
+	 * @param key the business key
+	 * @return whether a pending timer was removed
+	 */
+	boolean cancelTimer(String jobName, Object key);
+
+	/**
+	 * Return a pending timer with its due time and remaining time.
+	 * @param jobName the job name
+	 * @param key the business key
+	 * @return the timer, or empty when none is pending
+	 */
+	Optional<Timer> findTimer(String jobName, Object key);
 
 }

@@ -2,9 +2,11 @@ package io.redq.queue.core;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -122,7 +124,7 @@ public class JobQueueOperations {
 			args.add(command.id());
 			args.add(command.due().absolute() ? "a" : "d");
 			args.add(Long.toString(command.due().millis()));
-			args.add((command.policy() == DuplicatePolicy.REPLACE) ? "r" : "k");
+			args.add(policy(command.policy(), command.uniqueness()));
 			args.add(command.body());
 		}
 		List<?> statuses = run(this.scripts.enqueue(), queue, args);
@@ -223,10 +225,38 @@ public class JobQueueOperations {
 	}
 
 	/**
-	 * Cancel a pending (ready or delayed) job.
+	 * Move a pending job to a new due time in one step; a job that became ready but has
+	 * not started counts as pending.
 	 * @param queue the queue
 	 * @param id the job id
-	 * @return whether a pending job was removed
+	 * @param due the new due time
+	 * @return whether the job was pending and moved
+	 */
+	public boolean reschedule(String queue, String id, EnqueueCommand.Due due) {
+		Long moved = this.redis.execute(this.scripts.reschedule(), keys(queue).all(), id, due.absolute() ? "a" : "d",
+				Long.toString(due.millis()));
+		return moved != null && moved == 1L;
+	}
+
+	/**
+	 * Tell where a job is.
+	 * @param queue the queue
+	 * @param id the job id
+	 * @return the job's status
+	 */
+	public JobStatus status(String queue, String id) {
+		List<?> result = run(this.scripts.status(), queue, List.of(id));
+		long at = number(result, 2);
+		return new JobStatus(JobStatus.State.valueOf(((String) result.get(1)).toUpperCase(Locale.ROOT)),
+				(at >= 0) ? Instant.ofEpochMilli(at) : null, Instant.ofEpochMilli(number(result, 0)));
+	}
+
+	/**
+	 * Cancel a pending (ready or delayed) job, or else the dispatch queued behind the
+	 * running job with that id.
+	 * @param queue the queue
+	 * @param id the job id
+	 * @return whether a pending job or queued dispatch was removed
 	 */
 	public boolean cancel(String queue, String id) {
 		Long removed = this.redis.execute(this.scripts.cancel(), keys(queue).all(), id);
@@ -309,6 +339,15 @@ public class JobQueueOperations {
 	private List<?> run(RedisScript<List> script, String queue, List<String> args) {
 		List<?> result = this.redis.execute(script, keys(queue).all(), args.toArray());
 		return (result != null) ? result : List.of();
+	}
+
+	private static String policy(DuplicatePolicy policy, Uniqueness uniqueness) {
+		String pending = switch (policy) {
+			case KEEP -> "k";
+			case REPLACE -> "r";
+			case REPLACE_PAYLOAD -> "p";
+		};
+		return (uniqueness == Uniqueness.UNTIL_STARTED) ? pending + "q" : pending;
 	}
 
 	private static List<String> leaseArgs(Collection<Lease> leases) {

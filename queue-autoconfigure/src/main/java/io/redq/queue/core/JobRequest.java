@@ -27,8 +27,6 @@ import org.springframework.util.Assert;
  */
 public final class JobRequest {
 
-	private static final Instant LATEST_DUE_TIME = Instant.parse("9999-12-31T23:59:59.999Z");
-
 	private final @Nullable String jobName;
 
 	private final @Nullable Object payload;
@@ -41,6 +39,8 @@ public final class JobRequest {
 
 	private final DuplicatePolicy duplicatePolicy;
 
+	private final Uniqueness uniqueness;
+
 	private final @Nullable Integer maxAttempts;
 
 	private final Map<String, String> headers;
@@ -52,6 +52,7 @@ public final class JobRequest {
 		this.due = builder.due;
 		this.id = builder.id;
 		this.duplicatePolicy = builder.duplicatePolicy;
+		this.uniqueness = builder.uniqueness;
 		this.maxAttempts = builder.maxAttempts;
 		this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(builder.headers));
 	}
@@ -126,6 +127,15 @@ public final class JobRequest {
 	}
 
 	/**
+	 * Return what happens to this dispatch when the job with the caller-chosen id is
+	 * running.
+	 * @return the uniqueness
+	 */
+	public Uniqueness getUniqueness() {
+		return this.uniqueness;
+	}
+
+	/**
 	 * Return the attempts override, or {@code null} for the job's own.
 	 * @return the maximum attempts
 	 */
@@ -157,6 +167,8 @@ public final class JobRequest {
 		private @Nullable String id;
 
 		private DuplicatePolicy duplicatePolicy = DuplicatePolicy.KEEP;
+
+		private Uniqueness uniqueness = Uniqueness.UNTIL_COMPLETED;
 
 		private @Nullable Integer maxAttempts;
 
@@ -196,9 +208,7 @@ public final class JobRequest {
 		 * @throws IllegalArgumentException for an instant after the year 9999
 		 */
 		public Builder at(Instant instant) {
-			Assert.isTrue(!instant.isAfter(LATEST_DUE_TIME),
-					() -> "Job due time " + instant + " is after the year 9999; pass a real date");
-			this.due = new EnqueueCommand.Due(true, instant.toEpochMilli());
+			this.due = EnqueueCommand.Due.at(instant);
 			return this;
 		}
 
@@ -222,6 +232,33 @@ public final class JobRequest {
 			this.id = QueueNames.validateId(id);
 			this.duplicatePolicy = duplicatePolicy;
 			return this;
+		}
+
+		/**
+		 * Set how long the caller-chosen id stays unique: until the running job completes
+		 * (a dispatch meanwhile is dropped, the default) or until it starts (a dispatch
+		 * meanwhile is queued to run after it).
+		 * @param uniqueness the uniqueness
+		 * @return this builder
+		 */
+		public Builder unique(Uniqueness uniqueness) {
+			this.uniqueness = uniqueness;
+			return this;
+		}
+
+		/**
+		 * Debounce under a caller-chosen id: repeated dispatches within {@code window} of
+		 * the first one collapse into one run, {@code window} after the first dispatch,
+		 * with the last payload. A dispatch while that run is going on starts the next
+		 * window.
+		 * @param id the id, e.g. {@code reindex-product-5}
+		 * @param window how long dispatches are collected
+		 * @return this builder
+		 */
+		public Builder debounce(String id, Duration window) {
+			id(id, DuplicatePolicy.REPLACE_PAYLOAD);
+			this.uniqueness = Uniqueness.UNTIL_STARTED;
+			return delay(window);
 		}
 
 		/**

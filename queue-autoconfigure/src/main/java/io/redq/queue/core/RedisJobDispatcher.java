@@ -1,11 +1,14 @@
 package io.redq.queue.core;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.stream.Collectors;
 
@@ -69,7 +72,7 @@ public class RedisJobDispatcher implements JobDispatcher {
 			String queue = (request.getQueue() != null) ? request.getQueue() : definition.queue();
 			String id = (request.getId() != null) ? request.getId() : UUID.randomUUID().toString();
 			byQueue.computeIfAbsent(queue, (name) -> new ArrayList<>())
-				.add(new EnqueueCommand(id, request.getDue(), request.getDuplicatePolicy(),
+				.add(new EnqueueCommand(id, request.getDue(), request.getDuplicatePolicy(), request.getUniqueness(),
 						body(request, definition, queue, id)));
 			ids.add(id);
 		}
@@ -84,6 +87,40 @@ public class RedisJobDispatcher implements JobDispatcher {
 	@Override
 	public boolean cancel(String queue, String id) {
 		return this.operations.cancel(QueueNames.validate(queue), id);
+	}
+
+	@Override
+	public String schedule(String jobName, Object key, Instant at) {
+		return dispatch(JobRequest.of(jobName, key).id(timerId(jobName, key), DuplicatePolicy.REPLACE).at(at).build());
+	}
+
+	@Override
+	public boolean reschedule(String jobName, Object key, Instant at) {
+		return this.operations.reschedule(find(jobName).queue(), timerId(jobName, key), EnqueueCommand.Due.at(at));
+	}
+
+	@Override
+	public boolean cancelTimer(String jobName, Object key) {
+		return this.operations.cancel(find(jobName).queue(), timerId(jobName, key));
+	}
+
+	@Override
+	public Optional<Timer> findTimer(String jobName, Object key) {
+		String id = timerId(jobName, key);
+		JobStatus status = this.operations.status(find(jobName).queue(), id);
+		return switch (status.state()) {
+			case DELAYED -> Optional.of(new Timer(id, status.at(), Duration.between(status.redisTime(), status.at())));
+			case READY -> Optional.of(new Timer(id, status.redisTime(), Duration.ZERO));
+			default -> Optional.empty();
+		};
+	}
+
+	private static String timerId(String jobName, Object key) {
+		return QueueNames.validateId(jobName + ":" + key);
+	}
+
+	private JobDefinition find(String jobName) {
+		return resolve(JobRequest.of(jobName, null).build());
 	}
 
 	private JobDefinition resolve(JobRequest request) {

@@ -32,13 +32,16 @@ import org.springframework.data.redis.core.script.RedisScript;
  * @param admit passes a reserved job through its gates (exclusive key, running limits,
  * rate limit) or defers it
  * @param hold renews or leaves the gates of a running job
+ * @param reschedule moves a pending job to a new due time
+ * @param status tells where a job is
  * @author Redq team
  * @since 0.1.0
  */
 @SuppressWarnings("rawtypes")
 public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> reserve, RedisScript<List> ack,
 		RedisScript<Long> fail, RedisScript<List> extend, RedisScript<Long> release, RedisScript<List> migrate,
-		RedisScript<Long> cancel, RedisScript<List> stats, RedisScript<Long> admit, RedisScript<Long> hold) {
+		RedisScript<Long> cancel, RedisScript<List> stats, RedisScript<Long> admit, RedisScript<Long> hold,
+		RedisScript<Long> reschedule, RedisScript<List> status) {
 
 	/**
 	 * Load every script from the class path.
@@ -48,7 +51,8 @@ public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> reserve,
 		return new QueueScripts(load("enqueue", List.class), load("reserve", List.class), load("ack", List.class),
 				load("fail", Long.class), load("extend", List.class), load("release", Long.class),
 				load("migrate", List.class), load("cancel", Long.class), load("stats", List.class),
-				load("admit", Long.class), load("hold", Long.class));
+				load("admit", Long.class), load("hold", Long.class), load("reschedule", Long.class),
+				load("status", List.class));
 	}
 
 	/**

@@ -6,6 +6,7 @@ for i = 1, #ARGV, 2 do
 	if redis.call('HGET', leases, id) == ARGV[i + 1] then
 		redis.call('ZREM', reserved, id)
 		forget(id)
+		promote(id)
 	else
 		refused[#refused + 1] = id
 	end

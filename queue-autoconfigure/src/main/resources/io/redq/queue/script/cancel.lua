@@ -1,7 +1,8 @@
--- Cancels a pending (ready or delayed) job. ARGV: id. Returns 1 when it was removed, 0 when it was not pending.
+-- Cancels a pending (ready or delayed) job, or else the successor queued behind a running one. ARGV: id.
+-- Returns 1 when something was removed, 0 otherwise.
 local id = ARGV[1]
 if redis.call('ZREM', delayed, id) == 1 or redis.call('LREM', ready, 1, id) == 1 then
 	forget(id)
 	return 1
 end
-return 0
+return redis.call('HDEL', successors, id)

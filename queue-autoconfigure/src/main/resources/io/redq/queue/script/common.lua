@@ -1,7 +1,7 @@
 -- Shared by every Redq script (prepended when the script is loaded).
 -- Every key of one queue shares the hash tag {<queue>}, and every key is passed in KEYS in this order.
-local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence =
-	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
+local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors =
+	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
 
 -- The Redis clock in milliseconds: every time a script records or compares comes from here, never from a client.
 local function now_millis()
@@ -31,8 +31,45 @@ local function forget(id)
 	redis.call('HDEL', errors, id)
 end
 
+-- Stores a job's envelope, with the Redis-clock times prepended to the body (the envelope JSON without its
+-- opening brace).
+local function store(id, now, due, body)
+	redis.call('HSET', jobs, id, '{"createdAt":' .. now .. ',"availableAt":' .. math.max(due, now) .. ',' .. body)
+end
+
+-- Stores a job and makes it delayed or ready; returns whether it is ready (the caller signals once).
+local function create(id, now, due, body)
+	store(id, now, due, body)
+	if due > now then
+		schedule(id, due)
+		return false
+	end
+	redis.call('RPUSH', ready, id)
+	return true
+end
+
+-- A dispatch that came while the job ran waits as its successor ("<due>:<body>"): it is created once the job has
+-- completed or died.
+local function promote(id)
+	local successor = redis.call('HGET', successors, id)
+	if successor then
+		redis.call('HDEL', successors, id)
+		local due, body = string.match(successor, '^(%-?%d+):(.*)$')
+		if create(id, now_millis(), tonumber(due), body) then
+			signal()
+		end
+	end
+end
+
 -- Moves a job to the dead set and trims the dead set by age and size, at most 100 jobs per call.
 local function bury(id, now, max_size, max_age)
+	if redis.call('HEXISTS', successors, id) == 1 then
+		-- the job's successor takes over its id: the dead job is dropped
+		redis.call('ZREM', reserved, id)
+		forget(id)
+		promote(id)
+		return
+	end
 	redis.call('ZADD', dead, now, id)
 	local old = redis.call('ZRANGEBYSCORE', dead, '-inf', '(' .. (now - max_age), 'LIMIT', 0, 100)
 	local excess = redis.call('ZCARD', dead) - #old - max_size

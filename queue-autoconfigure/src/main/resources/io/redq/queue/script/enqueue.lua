@@ -1,7 +1,9 @@
 -- Enqueues a batch of jobs. ARGV: count, then per job: id, due mode ('d' delay in ms or 'a' epoch ms), due value,
--- duplicate policy ('k' keep the existing pending job, 'r' replace its payload and due time), envelope body
--- (the envelope JSON without its opening brace: the script prepends the Redis-clock times).
--- Returns per job: 1 created, 0 kept the existing job, 2 replaced the existing job.
+-- duplicate policy, envelope body (the envelope JSON without its opening brace: the script prepends the Redis-clock
+-- times). The policy's first character says what happens to a pending job with the same id: 'k' keep it, 'r' replace
+-- its payload and due time, 'p' replace its payload and keep its due time; a second character 'q' queues a dispatch
+-- that comes while the job runs as its successor instead of dropping it.
+-- Returns per job: 0 kept the existing job, 1 created, 2 replaced the pending job, 3 queued as successor.
 local now = now_millis()
 local count = tonumber(ARGV[1])
 local result = {}
@@ -9,35 +11,43 @@ local woke = false
 for i = 0, count - 1 do
 	local base = 2 + i * 5
 	local id, mode, value, policy, body = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4]
+	local pending, while_running = string.sub(policy, 1, 1), string.sub(policy, 2, 2)
 	local due = now + value
 	if mode == 'a' then
 		due = value
 	end
 	local status = 1
 	if redis.call('HEXISTS', jobs, id) == 1 then
+		local scheduled = redis.call('ZSCORE', delayed, id)
 		if redis.call('ZSCORE', dead, id) then
 			-- a dead job does not block its id: the new dispatch starts afresh
 			redis.call('ZREM', dead, id)
 			forget(id)
-		elseif policy == 'r' and not redis.call('ZSCORE', reserved, id) then
-			if redis.call('ZREM', delayed, id) == 0 then
+		elseif redis.call('ZSCORE', reserved, id) then
+			status = 0
+			if while_running == 'q' and (pending ~= 'k' or redis.call('HEXISTS', successors, id) == 0) then
+				redis.call('HSET', successors, id, due .. ':' .. body)
+				status = 3
+			end
+		elseif pending == 'k' then
+			status = 0
+		elseif pending == 'p' then
+			-- only the payload changes: the job keeps its place
+			store(id, now, scheduled and tonumber(scheduled) or now, body)
+			status = -2
+		else
+			if scheduled then
+				redis.call('ZREM', delayed, id)
+			else
 				redis.call('LREM', ready, 1, id)
 			end
 			status = 2
-		else
-			status = 0
 		end
 	end
-	if status ~= 0 then
-		redis.call('HSET', jobs, id, '{"createdAt":' .. now .. ',"availableAt":' .. math.max(due, now) .. ',' .. body)
-		if due > now then
-			schedule(id, due)
-		else
-			redis.call('RPUSH', ready, id)
-			woke = true
-		end
+	if status == 1 or status == 2 then
+		woke = create(id, now, due, body) or woke
 	end
-	result[i + 1] = status
+	result[i + 1] = math.abs(status)
 end
 if woke then
 	signal()

@@ -1,8 +1,10 @@
 package io.redq.queue.autoconfigure;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.redq.queue.annotation.QueuedJob;
@@ -14,6 +16,7 @@ import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobRequest;
+import io.redq.queue.core.Timer;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.core.ReservedJob;
 import io.redq.queue.listener.JobListenerContainer;
@@ -56,7 +59,8 @@ class JobQueueAutoConfigurationIntegrationTests {
 			JobQueueAutoConfiguration.FAIL_SCRIPT, JobQueueAutoConfiguration.EXTEND_SCRIPT,
 			JobQueueAutoConfiguration.RELEASE_SCRIPT, JobQueueAutoConfiguration.MIGRATE_SCRIPT,
 			JobQueueAutoConfiguration.CANCEL_SCRIPT, JobQueueAutoConfiguration.STATS_SCRIPT,
-			JobQueueAutoConfiguration.ADMIT_SCRIPT, JobQueueAutoConfiguration.HOLD_SCRIPT);
+			JobQueueAutoConfiguration.ADMIT_SCRIPT, JobQueueAutoConfiguration.HOLD_SCRIPT,
+			JobQueueAutoConfiguration.RESCHEDULE_SCRIPT, JobQueueAutoConfiguration.STATUS_SCRIPT);
 
 	private final RedisServer redis;
 
@@ -351,6 +355,26 @@ class JobQueueAutoConfigurationIntegrationTests {
 				@Override
 				public boolean cancel(String queue, String id) {
 					return false;
+				}
+
+				@Override
+				public String schedule(String jobName, Object key, Instant at) {
+					return "";
+				}
+
+				@Override
+				public boolean reschedule(String jobName, Object key, Instant at) {
+					return false;
+				}
+
+				@Override
+				public boolean cancelTimer(String jobName, Object key) {
+					return false;
+				}
+
+				@Override
+				public Optional<Timer> findTimer(String jobName, Object key) {
+					return Optional.empty();
 				}
 
 			};

@@ -1,6 +1,8 @@
 package io.redq.queue.core;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 
 import io.redq.queue.TestConnections;
@@ -248,6 +250,93 @@ class JobQueueOperationsIntegrationTests {
 		assertThat(this.template.opsForZSet().size(this.keys.wake())).isEqualTo(1);
 	}
 
+	@Test
+	void replacePayloadKeepsTheDueTime() {
+		enqueue("debounced", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.REPLACE_PAYLOAD, "first");
+		double due = this.template.opsForZSet().score(this.keys.delayed(), "debounced");
+		assertThat(
+				enqueue("debounced", new EnqueueCommand.Due(false, 120_000), DuplicatePolicy.REPLACE_PAYLOAD, "second"))
+			.isEqualTo(EnqueueResult.REPLACED);
+		assertThat(this.template.opsForZSet().score(this.keys.delayed(), "debounced")).isEqualTo(due);
+		assertThat((String) this.template.opsForHash().get(this.keys.jobs(), "debounced"))
+			.contains("\"availableAt\":" + (long) due)
+			.contains("\"payload\":\"second\"");
+	}
+
+	@Test
+	void dispatchWhileRunningIsDroppedUntilCompletedOrQueuedUntilStarted() {
+		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "first");
+		ReservedJob running = reserveOne();
+		assertThat(enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.REPLACE, "dropped"))
+			.isEqualTo(EnqueueResult.KEPT_EXISTING);
+		assertThat(enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, "queued"))
+			.isEqualTo(EnqueueResult.QUEUED);
+		assertThat(enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, "kept out"))
+			.isEqualTo(EnqueueResult.KEPT_EXISTING);
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));
+		assertThat(this.operations.ack(QUEUE, List.of(running.lease()))).isEmpty();
+		ReservedJob successor = reserveOne();
+		assertThat(successor.id()).isEqualTo("a");
+		assertThat(successor.attempt()).isEqualTo(1);
+		assertThat(successor.envelope()).contains("\"payload\":\"queued\"");
+		assertThat(this.template.hasKey(this.keys.successors())).isFalse();
+	}
+
+	@Test
+	void queuedSuccessorTakesOverTheIdOfAJobThatDies() {
+		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "first");
+		ReservedJob running = reserveOne();
+		enqueue("a", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.REPLACE, Uniqueness.UNTIL_STARTED, "next");
+		assertThat(this.operations.fail(QUEUE, running.lease(), "boom", null)).isTrue();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 0, 0));
+		assertThat(this.template.opsForHash().get(this.keys.errors(), "a")).isNull();
+	}
+
+	@Test
+	void cancelRemovesTheSuccessorQueuedBehindARunningJob() {
+		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "first");
+		ReservedJob running = reserveOne();
+		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, "next");
+		assertThat(this.operations.cancel(QUEUE, "a")).isTrue();
+		assertThat(this.operations.cancel(QUEUE, "a")).isFalse();
+		this.operations.ack(QUEUE, List.of(running.lease()));
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+	}
+
+	@Test
+	void rescheduleMovesPendingJobsOnly() {
+		enqueue("timer", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "x");
+		Instant later = Instant.now().plusSeconds(3600).truncatedTo(ChronoUnit.MILLIS);
+		assertThat(this.operations.reschedule(QUEUE, "timer", EnqueueCommand.Due.at(later))).isTrue();
+		assertThat(this.operations.status(QUEUE, "timer").at()).isEqualTo(later);
+		assertThat((String) this.template.opsForHash().get(this.keys.jobs(), "timer"))
+			.contains("\"availableAt\":" + later.toEpochMilli());
+		assertThat(this.operations.reschedule(QUEUE, "timer", EnqueueCommand.Due.NOW)).isTrue();
+		assertThat(this.operations.status(QUEUE, "timer").state()).isEqualTo(JobStatus.State.READY);
+		assertThat(this.operations.reschedule(QUEUE, "timer", new EnqueueCommand.Due(false, 60_000))).isTrue();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 0, 0));
+		assertThat(this.operations.reschedule(QUEUE, "timer", EnqueueCommand.Due.NOW)).isTrue();
+		reserveOne();
+		assertThat(this.operations.reschedule(QUEUE, "timer", EnqueueCommand.Due.NOW)).isFalse();
+		assertThat(this.operations.reschedule(QUEUE, "unknown", EnqueueCommand.Due.NOW)).isFalse();
+	}
+
+	@Test
+	void statusTellsWhereAJobIs() {
+		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.NONE);
+		enqueue("a", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "x");
+		JobStatus delayed = this.operations.status(QUEUE, "a");
+		assertThat(delayed.state()).isEqualTo(JobStatus.State.DELAYED);
+		assertThat(Duration.between(delayed.redisTime(), delayed.at())).isBetween(Duration.ofSeconds(59),
+				Duration.ofSeconds(60));
+		this.operations.reschedule(QUEUE, "a", EnqueueCommand.Due.NOW);
+		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.READY);
+		ReservedJob job = reserveOne();
+		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.RESERVED);
+		this.operations.fail(QUEUE, job.lease(), "boom", null);
+		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.DEAD);
+	}
+
 	private ReservedJob reserveOne() {
 		List<ReservedJob> jobs = this.operations.reserve(QUEUE, 1, Duration.ofSeconds(30)).jobs();
 		assertThat(jobs).hasSize(1);
@@ -255,10 +344,15 @@ class JobQueueOperationsIntegrationTests {
 	}
 
 	private EnqueueResult enqueue(String id, EnqueueCommand.Due due, DuplicatePolicy policy, Object payload) {
+		return enqueue(id, due, policy, Uniqueness.UNTIL_COMPLETED, payload);
+	}
+
+	private EnqueueResult enqueue(String id, EnqueueCommand.Due due, DuplicatePolicy policy, Uniqueness uniqueness,
+			Object payload) {
 		String body = "\"id\":\"" + id + "\",\"job\":\"test\",\"queue\":\"" + QUEUE
 				+ "\",\"maxAttempts\":2,\"timeout\":0,\"payload\":"
 				+ (payload instanceof String ? "\"" + payload + "\"" : payload) + "}";
-		return this.operations.enqueue(QUEUE, List.of(new EnqueueCommand(id, due, policy, body))).get(0);
+		return this.operations.enqueue(QUEUE, List.of(new EnqueueCommand(id, due, policy, uniqueness, body))).get(0);
 	}
 
 }

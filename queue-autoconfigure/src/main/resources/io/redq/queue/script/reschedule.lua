@@ -1,0 +1,22 @@
+-- Moves a pending job to a new due time in one step, so that it is never absent or doubled; a job that became ready
+-- but has not started counts as pending. ARGV: id, due mode ('d' delay in ms or 'a' epoch ms), due value.
+-- Returns 1 when moved, 0 when the job is not pending (running, finished, dead or unknown).
+local id = ARGV[1]
+local now = now_millis()
+local due = tonumber(ARGV[3])
+if ARGV[2] == 'd' then
+	due = now + due
+end
+if not redis.call('ZSCORE', delayed, id) and redis.call('LREM', ready, 1, id) == 0 then
+	return 0
+end
+local envelope = redis.call('HGET', jobs, id)
+redis.call('HSET', jobs, id, (string.gsub(envelope, '"availableAt":%-?%d+', '"availableAt":' .. math.max(due, now), 1)))
+if due > now then
+	schedule(id, due)
+else
+	redis.call('ZREM', delayed, id)
+	redis.call('RPUSH', ready, id)
+	signal()
+end
+return 1
