@@ -49,7 +49,8 @@ class RedisLockAutoConfigurationIntegrationTests {
 	RedisLockAutoConfigurationIntegrationTests(RedisServer redis) {
 		this.redis = redis;
 		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedisLockAutoConfiguration.class))
+			.withConfiguration(
+					AutoConfigurations.of(DataRedisAutoConfiguration.class, RedisLockAutoConfiguration.class))
 			.withPropertyValues(redis.springProperties());
 	}
 
