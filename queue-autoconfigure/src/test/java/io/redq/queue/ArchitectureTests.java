@@ -8,6 +8,7 @@ import com.tngtech.archunit.lang.EvaluationResult;
 import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.listener.JobListenerContainer;
+import io.redq.queue.lock.RedisLockService;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.context.properties.PropertyMapper;
@@ -41,6 +42,7 @@ class ArchitectureTests {
 	void importsTheMainClassesOfEveryPackage() {
 		assertThat(MAIN_CLASSES.contain(RedisJobDispatcher.class)).isTrue();
 		assertThat(MAIN_CLASSES.contain(JobListenerContainer.class)).isTrue();
+		assertThat(MAIN_CLASSES.contain(RedisLockService.class)).isTrue();
 		assertThat(MAIN_CLASSES.contain(JobQueueAutoConfiguration.class)).isTrue();
 		assertThat(MAIN_CLASSES.contain(ArchitectureTests.class)).as("test classes are not imported").isFalse();
 	}

@@ -9,6 +9,7 @@ import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.listener.ContainerProperties;
+import io.redq.queue.lock.RedisLockService;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -47,6 +48,8 @@ public class JobQueueProperties {
 
 	private final DeadLetter deadLetter = new DeadLetter();
 
+	private final Lock lock = new Lock();
+
 	public String getKeyPrefix() {
 		return this.keyPrefix;
 	}
@@ -77,6 +80,10 @@ public class JobQueueProperties {
 
 	public DeadLetter getDeadLetter() {
 		return this.deadLetter;
+	}
+
+	public Lock getLock() {
+		return this.lock;
 	}
 
 	/**
@@ -492,6 +499,41 @@ public class JobQueueProperties {
 
 		public void setTimeToLive(Duration timeToLive) {
 			this.timeToLive = timeToLive;
+		}
+
+	}
+
+	/**
+	 * Settings of the distributed locks.
+	 */
+	public static class Lock {
+
+		/**
+		 * How long a lock is held without a renewal, measured by Redis. With the watchdog, how long others wait
+		 * for a lock whose holder died without releasing it.
+		 */
+		private Duration leaseTime = RedisLockService.DEFAULT_LEASE_TIME;
+
+		/**
+		 * Whether a watchdog renews the lease of held locks every third of it until they are released, so that a
+		 * lock lasts as long as its holder runs. Without it, a lock ends with its lease.
+		 */
+		private boolean watchdog = RedisLockService.DEFAULT_WATCHDOG;
+
+		public Duration getLeaseTime() {
+			return this.leaseTime;
+		}
+
+		public void setLeaseTime(Duration leaseTime) {
+			this.leaseTime = leaseTime;
+		}
+
+		public boolean isWatchdog() {
+			return this.watchdog;
+		}
+
+		public void setWatchdog(boolean watchdog) {
+			this.watchdog = watchdog;
 		}
 
 	}

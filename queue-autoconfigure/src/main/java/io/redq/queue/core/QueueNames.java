@@ -28,12 +28,24 @@ public final class QueueNames {
 	 * @throws IllegalArgumentException when the name is not valid, saying why
 	 */
 	public static String validate(String queue) {
-		String problem = problem(queue, MAX_QUEUE_NAME_LENGTH, true);
+		return validateName("queue", queue);
+	}
+
+	/**
+	 * Check a name that becomes a Redis Cluster hash tag, such as a queue or lock name, by the rules of
+	 * {@link #validate(String)}.
+	 * @param kind what the name names, for the message, e.g. {@code lock}
+	 * @param name the name
+	 * @return the name
+	 * @throws IllegalArgumentException when the name is not valid, saying why
+	 */
+	public static String validateName(String kind, String name) {
+		String problem = problem(name, MAX_QUEUE_NAME_LENGTH, true);
 		if (problem != null) {
-			throw new IllegalArgumentException("Invalid queue name '" + printable(queue) + "': " + problem
+			throw new IllegalArgumentException("Invalid " + kind + " name '" + printable(name) + "': " + problem
 					+ ". Use letters, digits and characters such as '-', '_' or '.'");
 		}
-		return queue;
+		return name;
 	}
 
 	/**

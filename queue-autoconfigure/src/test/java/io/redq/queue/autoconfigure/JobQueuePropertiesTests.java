@@ -5,7 +5,10 @@ import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.listener.ContainerProperties;
+import io.redq.queue.lock.RedisLockService;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -91,6 +94,17 @@ class JobQueuePropertiesTests {
 		JobQueueProperties.DeadLetter deadLetter = this.properties.getDeadLetter();
 		assertThat(deadLetter.getMaxSize()).isEqualTo(JobQueueOperations.DEFAULT_DEAD_LETTER_MAX_SIZE);
 		assertThat(deadLetter.getTimeToLive()).isEqualTo(JobQueueOperations.DEFAULT_DEAD_LETTER_TIME_TO_LIVE);
+	}
+
+	@Test
+	void lockDefaultValuesAreConsistent() {
+		// the service does not connect until it is used
+		RedisLockService service = new RedisLockService(new LettuceConnectionFactory(), "redq");
+		JobQueueProperties.Lock lock = this.properties.getLock();
+		assertThat(lock.getLeaseTime()).isEqualTo(service.getLeaseTime())
+			.isEqualTo(RedisLockService.DEFAULT_LEASE_TIME)
+			.hasSeconds(30);
+		assertThat(lock.isWatchdog()).isEqualTo(service.isWatchdog()).isEqualTo(RedisLockService.DEFAULT_WATCHDOG);
 	}
 
 }

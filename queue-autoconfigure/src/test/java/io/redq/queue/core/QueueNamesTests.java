@@ -100,4 +100,11 @@ class QueueNamesTests {
 			.withMessage("Invalid job id 'order\\u000D17': it contains the control character U+000D");
 	}
 
+	@Test
+	void otherNamesAreCheckedByTheQueueNameRulesAndSayWhatTheyName() {
+		assertThat(QueueNames.validateName("lock", "orders-17")).isEqualTo("orders-17");
+		assertThatIllegalArgumentException().isThrownBy(() -> QueueNames.validateName("lock", "orders{17}"))
+			.withMessageStartingWith("Invalid lock name 'orders{17}': it contains '{'");
+	}
+
 }
