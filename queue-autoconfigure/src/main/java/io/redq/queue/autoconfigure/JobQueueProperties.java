@@ -509,14 +509,16 @@ public class JobQueueProperties {
 	public static class Lock {
 
 		/**
-		 * How long a lock is held without a renewal, measured by Redis. With the watchdog, how long others wait
-		 * for a lock whose holder died without releasing it.
+		 * How long a lock is held without a renewal, measured by Redis. With the
+		 * watchdog, how long others wait for a lock whose holder died without releasing
+		 * it.
 		 */
 		private Duration leaseTime = RedisLockService.DEFAULT_LEASE_TIME;
 
 		/**
-		 * Whether a watchdog renews the lease of held locks every third of it until they are released, so that a
-		 * lock lasts as long as its holder runs. Without it, a lock ends with its lease.
+		 * Whether a watchdog renews the lease of held locks every third of it until they
+		 * are released, so that a lock lasts as long as its holder runs. Without it, a
+		 * lock ends with its lease.
 		 */
 		private boolean watchdog = RedisLockService.DEFAULT_WATCHDOG;
 

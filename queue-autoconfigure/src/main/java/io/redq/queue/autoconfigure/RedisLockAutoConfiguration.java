@@ -12,8 +12,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * Auto-configuration for Redq's distributed locks: a {@link RedisLockService} on the application's
- * {@link RedisConnectionFactory}, set up from {@code redq.lock.*} and {@code redq.key-prefix}.
+ * Auto-configuration for Redq's distributed locks: a {@link RedisLockService} on the
+ * application's {@link RedisConnectionFactory}, set up from {@code redq.lock.*} and
+ * {@code redq.key-prefix}.
  *
  * @author Redq team
  * @since 0.1.0

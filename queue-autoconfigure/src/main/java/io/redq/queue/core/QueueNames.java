@@ -32,8 +32,8 @@ public final class QueueNames {
 	}
 
 	/**
-	 * Check a name that becomes a Redis Cluster hash tag, such as a queue or lock name, by the rules of
-	 * {@link #validate(String)}.
+	 * Check a name that becomes a Redis Cluster hash tag, such as a queue or lock name,
+	 * by the rules of {@link #validate(String)}.
 	 * @param kind what the name names, for the message, e.g. {@code lock}
 	 * @param name the name
 	 * @return the name

@@ -7,8 +7,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A lock acquired from a {@link RedisLockService}; closing it releases the lock, so that it fits
- * try-with-resources:
+ * A lock acquired from a {@link RedisLockService}; closing it releases the lock, so that
+ * it fits try-with-resources:
  *
  * <pre class="code">
  * try (LockHandle lock = locks.tryAcquire("sku-42", Duration.ofSeconds(2))) {
@@ -19,8 +19,10 @@ import org.jspecify.annotations.Nullable;
  * }
  * </pre>
  *
- * <p>Each handle stands for one acquisition with its own owner token: only this handle releases or extends that
- * acquisition, even after its lease ended and another holder took the lock. A handle may be used from any thread.
+ * <p>
+ * Each handle stands for one acquisition with its own owner token: only this handle
+ * releases or extends that acquisition, even after its lease ended and another holder
+ * took the lock. A handle may be used from any thread.
  *
  * @author Redq team
  * @since 0.1.0
@@ -43,8 +45,7 @@ public final class LockHandle implements AutoCloseable {
 
 	private @Nullable ScheduledFuture<?> renewal;
 
-	LockHandle(RedisLockService service, String name, String key, String token, long fencingToken,
-			long leaseMillis) {
+	LockHandle(RedisLockService service, String name, String key, String token, long fencingToken, long leaseMillis) {
 		this.service = service;
 		this.name = name;
 		this.key = key;
@@ -62,9 +63,10 @@ public final class LockHandle implements AutoCloseable {
 	}
 
 	/**
-	 * Return the fencing token of this acquisition: greater than the token of every earlier acquisition of the
-	 * same lock name. Pass it to the resource the critical section writes, and have the resource refuse a write
-	 * that carries a smaller token than one it has seen, so that a holder whose lease ended (a long GC pause, for
+	 * Return the fencing token of this acquisition: greater than the token of every
+	 * earlier acquisition of the same lock name. Pass it to the resource the critical
+	 * section writes, and have the resource refuse a write that carries a smaller token
+	 * than one it has seen, so that a holder whose lease ended (a long GC pause, for
 	 * example) cannot overwrite the work of the next holder.
 	 * @return the fencing token, 1 or more
 	 */
@@ -73,8 +75,8 @@ public final class LockHandle implements AutoCloseable {
 	}
 
 	/**
-	 * Ask Redis whether this acquisition still holds the lock: {@code false} after a release, or when the lease
-	 * ended (and perhaps another holder took the lock).
+	 * Ask Redis whether this acquisition still holds the lock: {@code false} after a
+	 * release, or when the lease ended (and perhaps another holder took the lock).
 	 * @return whether the lock is still held by this handle
 	 */
 	public boolean isHeldByMe() {
@@ -82,8 +84,8 @@ public final class LockHandle implements AutoCloseable {
 	}
 
 	/**
-	 * Make the lease last at least {@code leaseTime} from now, measured by Redis; a longer lease is kept. Does
-	 * nothing when the lock is no longer held by this handle.
+	 * Make the lease last at least {@code leaseTime} from now, measured by Redis; a
+	 * longer lease is kept. Does nothing when the lock is no longer held by this handle.
 	 * @param leaseTime the least time the lease lasts from now, at least 1 ms
 	 * @return whether the lock is still held by this handle
 	 */
@@ -93,8 +95,8 @@ public final class LockHandle implements AutoCloseable {
 	}
 
 	/**
-	 * Release the lock and stop its watchdog; once only, later calls do nothing. A lock whose lease ended is left
-	 * to whoever holds it now.
+	 * Release the lock and stop its watchdog; once only, later calls do nothing. A lock
+	 * whose lease ended is left to whoever holds it now.
 	 * @return whether the lock was still held by this handle and is now released
 	 */
 	public boolean release() {

@@ -30,22 +30,31 @@ import org.springframework.util.Assert;
 /**
  * Distributed locks on Redis, one key per lock name.
  *
- * <p>A lock is taken with an atomic {@code SET NX PX} under an owner token that is unique to that acquisition;
- * only that token releases or extends it (compare-and-delete and compare-and-extend in Lua). The lease is
- * measured by Redis, not by any client clock, so a holder that dies without releasing frees the lock when its
- * lease ends. An optional watchdog renews the lease every third of it until the lock is released. Each
- * acquisition also gets a fencing token, a number that grows with every acquisition of that lock name.
+ * <p>
+ * A lock is taken with an atomic {@code SET NX PX} under an owner token that is unique to
+ * that acquisition; only that token releases or extends it (compare-and-delete and
+ * compare-and-extend in Lua). The lease is measured by Redis, not by any client clock, so
+ * a holder that dies without releasing frees the lock when its lease ends. An optional
+ * watchdog renews the lease every third of it until the lock is released. Each
+ * acquisition also gets a fencing token, a number that grows with every acquisition of
+ * that lock name.
  *
- * <p>Waiting for a held lock polls Redis with bounded exponential backoff and jitter: a random delay between
- * half and all of 5 ms, doubling up to 100 ms, and never longer than the holder's remaining lease or the wait
- * time left. There is no release notification, so a waiter sees a release at its next attempt.
+ * <p>
+ * Waiting for a held lock polls Redis with bounded exponential backoff and jitter: a
+ * random delay between half and all of 5 ms, doubling up to 100 ms, and never longer than
+ * the holder's remaining lease or the wait time left. There is no release notification,
+ * so a waiter sees a release at its next attempt.
  *
- * <p>Locks are not reentrant and not bound to a thread: a {@link LockHandle} can be released from any thread,
- * and a second acquisition of a held name waits, even in the thread that holds it.
+ * <p>
+ * Locks are not reentrant and not bound to a thread: a {@link LockHandle} can be released
+ * from any thread, and a second acquisition of a held name waits, even in the thread that
+ * holds it.
  *
- * <p>Keys: {@code <prefix>:lock:{<name>}} holds the current owner token, and {@code <prefix>:lock:{<name>}:fence}
- * the last fencing token. The hash tag puts both on one Redis Cluster slot. The fence key is kept after release,
- * so that fencing tokens keep growing.
+ * <p>
+ * Keys: {@code <prefix>:lock:{<name>}} holds the current owner token, and
+ * {@code <prefix>:lock:{<name>}:fence} the last fencing token. The hash tag puts both on
+ * one Redis Cluster slot. The fence key is kept after release, so that fencing tokens
+ * keep growing.
  *
  * @author Redq team
  * @since 0.1.0
@@ -106,8 +115,10 @@ public class RedisLockService implements DisposableBean {
 	}
 
 	/**
-	 * Set the lease of locks acquired without one: how long a lock is held without a renewal.
-	 * <p>Default 30 seconds.
+	 * Set the lease of locks acquired without one: how long a lock is held without a
+	 * renewal.
+	 * <p>
+	 * Default 30 seconds.
 	 * @param leaseTime the lease, at least 1 ms
 	 */
 	public void setLeaseTime(Duration leaseTime) {
@@ -124,11 +135,13 @@ public class RedisLockService implements DisposableBean {
 	}
 
 	/**
-	 * Set whether the watchdog renews the lease of locks acquired without saying, every third of the lease,
-	 * until they are released. With it, a lock lasts as long as its holder: the lease only bounds how long others
-	 * wait after the holder died, but a holder that hangs keeps the lock. Without it, a lock ends with its lease
-	 * even if the holder is still working.
-	 * <p>Default {@value #DEFAULT_WATCHDOG}.
+	 * Set whether the watchdog renews the lease of locks acquired without saying, every
+	 * third of the lease, until they are released. With it, a lock lasts as long as its
+	 * holder: the lease only bounds how long others wait after the holder died, but a
+	 * holder that hangs keeps the lock. Without it, a lock ends with its lease even if
+	 * the holder is still working.
+	 * <p>
+	 * Default {@value #DEFAULT_WATCHDOG}.
 	 * @param watchdog whether to renew leases
 	 */
 	public void setWatchdog(boolean watchdog) {
@@ -145,12 +158,16 @@ public class RedisLockService implements DisposableBean {
 
 	/**
 	 * Try to acquire a lock with the {@linkplain #setLeaseTime default lease} and
-	 * {@linkplain #setWatchdog watchdog setting}, waiting up to {@code waitTime} while another holder has it.
-	 * @param name the lock name: not empty, at most 100 characters, no <code>{</code>, <code>}</code> or control
-	 * characters
-	 * @param waitTime how long to wait at most; {@link Duration#ZERO} for a single attempt
-	 * @return the held lock, to be released (try-with-resources), or {@code null} when the wait time passed
-	 * @throws InterruptedException when the thread was interrupted before or while waiting
+	 * {@linkplain #setWatchdog watchdog setting}, waiting up to {@code waitTime} while
+	 * another holder has it.
+	 * @param name the lock name: not empty, at most 100 characters, no <code>{</code>,
+	 * <code>}</code> or control characters
+	 * @param waitTime how long to wait at most; {@link Duration#ZERO} for a single
+	 * attempt
+	 * @return the held lock, to be released (try-with-resources), or {@code null} when
+	 * the wait time passed
+	 * @throws InterruptedException when the thread was interrupted before or while
+	 * waiting
 	 */
 	public @Nullable LockHandle tryAcquire(String name, Duration waitTime) throws InterruptedException {
 		return tryAcquire(name, waitTime, this.leaseTime, this.watchdogEnabled);
@@ -158,13 +175,17 @@ public class RedisLockService implements DisposableBean {
 
 	/**
 	 * Try to acquire a lock, waiting up to {@code waitTime} while another holder has it.
-	 * @param name the lock name: not empty, at most 100 characters, no <code>{</code>, <code>}</code> or control
-	 * characters
-	 * @param waitTime how long to wait at most; {@link Duration#ZERO} for a single attempt
+	 * @param name the lock name: not empty, at most 100 characters, no <code>{</code>,
+	 * <code>}</code> or control characters
+	 * @param waitTime how long to wait at most; {@link Duration#ZERO} for a single
+	 * attempt
 	 * @param leaseTime how long the lock is held without a renewal, at least 1 ms
-	 * @param watchdog whether to renew the lease every third of it until the lock is released
-	 * @return the held lock, to be released (try-with-resources), or {@code null} when the wait time passed
-	 * @throws InterruptedException when the thread was interrupted before or while waiting
+	 * @param watchdog whether to renew the lease every third of it until the lock is
+	 * released
+	 * @return the held lock, to be released (try-with-resources), or {@code null} when
+	 * the wait time passed
+	 * @throws InterruptedException when the thread was interrupted before or while
+	 * waiting
 	 */
 	public @Nullable LockHandle tryAcquire(String name, Duration waitTime, Duration leaseTime, boolean watchdog)
 			throws InterruptedException {
@@ -211,8 +232,9 @@ public class RedisLockService implements DisposableBean {
 	}
 
 	/**
-	 * Release every lock that this instance acquired and that was not released yet, whichever thread holds it.
-	 * Meant for shutdown and cleanup: a thread still inside one of these critical sections loses its exclusion.
+	 * Release every lock that this instance acquired and that was not released yet,
+	 * whichever thread holds it. Meant for shutdown and cleanup: a thread still inside
+	 * one of these critical sections loses its exclusion.
 	 * @return how many locks were still held and are now released
 	 */
 	public int releaseAll() {
@@ -226,8 +248,9 @@ public class RedisLockService implements DisposableBean {
 	}
 
 	/**
-	 * Stop the watchdog. Locks still held are not released: their leases end as if this process had died. Call
-	 * {@link #releaseAll()} first when nothing runs in them anymore.
+	 * Stop the watchdog. Locks still held are not released: their leases end as if this
+	 * process had died. Call {@link #releaseAll()} first when nothing runs in them
+	 * anymore.
 	 */
 	@Override
 	public void destroy() {

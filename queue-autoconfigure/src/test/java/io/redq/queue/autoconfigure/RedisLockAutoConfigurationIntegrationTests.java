@@ -81,8 +81,7 @@ class RedisLockAutoConfigurationIntegrationTests {
 
 	@Test
 	void lockPropertiesAndKeyPrefixConfigureTheLockService() {
-		this.runner
-			.withPropertyValues("redq.lock.lease-time=5s", "redq.lock.watchdog=false", "redq.key-prefix=shop")
+		this.runner.withPropertyValues("redq.lock.lease-time=5s", "redq.lock.watchdog=false", "redq.key-prefix=shop")
 			.run((context) -> {
 				RedisLockService locks = context.getBean(RedisLockService.class);
 				assertThat(locks.getLeaseTime()).isEqualTo(Duration.ofSeconds(5));

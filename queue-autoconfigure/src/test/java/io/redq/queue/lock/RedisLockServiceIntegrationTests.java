@@ -32,8 +32,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Integration tests for {@link RedisLockService} and {@link LockHandle}: three independent service instances, each
- * on its own connection factory, as three application instances would be.
+ * Integration tests for {@link RedisLockService} and {@link LockHandle}: three
+ * independent service instances, each on its own connection factory, as three application
+ * instances would be.
  *
  * @author Redq team
  */
@@ -239,8 +240,8 @@ class RedisLockServiceIntegrationTests {
 	void fencingTokensStrictlyIncreaseWithEveryAcquisitionOfALockName() throws Exception {
 		List<Long> tokens = new ArrayList<>();
 		for (int i = 0; i < 30; i++) {
-			LockHandle lock = this.services.get(i % 3).tryAcquire("ledger", Duration.ofSeconds(10),
-					Duration.ofMillis(50), false);
+			LockHandle lock = this.services.get(i % 3)
+				.tryAcquire("ledger", Duration.ofSeconds(10), Duration.ofMillis(50), false);
 			assertThat(lock).isNotNull();
 			tokens.add(lock.getFencingToken());
 			if (i % 2 == 0) {
@@ -303,8 +304,8 @@ class RedisLockServiceIntegrationTests {
 			buyers.shutdownNow();
 		}
 		Duration took = Duration.ofNanos(System.nanoTime() - start);
-		logger.info("Flash sale: " + sold + " sold, " + soldOut + " told sold out, " + gaveUp
-				+ " gave up waiting, in " + took.toMillis() + " ms");
+		logger.info("Flash sale: " + sold + " sold, " + soldOut + " told sold out, " + gaveUp + " gave up waiting, in "
+				+ took.toMillis() + " ms");
 		assertThat(sold).hasValue(10);
 		assertThat(this.template.opsForValue().get(stock)).isEqualTo("0");
 		assertThat(this.template.opsForList().range(orders, 0, -1)).hasSize(10).doesNotHaveDuplicates();
@@ -315,8 +316,7 @@ class RedisLockServiceIntegrationTests {
 
 	@Test
 	void releaseAllReleasesEveryLockThisInstanceHoldsAndNoOther() throws Exception {
-		List<LockHandle> mine = List.of(
-				this.first.tryAcquire("a", Duration.ZERO, Duration.ofSeconds(30), false),
+		List<LockHandle> mine = List.of(this.first.tryAcquire("a", Duration.ZERO, Duration.ofSeconds(30), false),
 				this.first.tryAcquire("b", Duration.ZERO, Duration.ofSeconds(30), true),
 				this.first.tryAcquire("c", Duration.ZERO, Duration.ofSeconds(30), false));
 		LockHandle theirs = this.second.tryAcquire("d", Duration.ZERO);
@@ -345,8 +345,8 @@ class RedisLockServiceIntegrationTests {
 		Duration waited = Duration.ofNanos(System.nanoTime() - start);
 		long commands = commandCount() - commandsBefore;
 		long attempts = ScriptExecutions.count(this.redis) - attemptsBefore;
-		logger.info("Waiting " + waited.toMillis() + " ms for a held lock took " + attempts + " attempts, "
-				+ commands + " Redis commands counting those the scripts ran");
+		logger.info("Waiting " + waited.toMillis() + " ms for a held lock took " + attempts + " attempts, " + commands
+				+ " Redis commands counting those the scripts ran");
 		assertThat(waiter).isNull();
 		assertThat(waited).isGreaterThanOrEqualTo(Duration.ofSeconds(1)).isLessThan(Duration.ofSeconds(2));
 		// backoff from 2.5-5 ms up to 50-100 ms: at most about 25 attempts in a second
@@ -374,8 +374,7 @@ class RedisLockServiceIntegrationTests {
 			.withMessageStartingWith("Invalid lock name 'a\\u000Ab': it contains the control character U+000A");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.first.tryAcquire("l".repeat(101), Duration.ZERO))
 			.withMessageContaining("it is 101 characters long, the limit is 100");
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> this.first.tryAcquire("ok", Duration.ofSeconds(-1)))
+		assertThatIllegalArgumentException().isThrownBy(() -> this.first.tryAcquire("ok", Duration.ofSeconds(-1)))
 			.withMessage("waitTime must not be negative");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.first.tryAcquire("ok", Duration.ZERO, Duration.ofNanos(999_999), false))
@@ -416,7 +415,8 @@ class RedisLockServiceIntegrationTests {
 	}
 
 	/**
-	 * Commands the server ran so far, except {@code INFO}, from {@code INFO commandstats}.
+	 * Commands the server ran so far, except {@code INFO}, from
+	 * {@code INFO commandstats}.
 	 */
 	private long commandCount() {
 		long calls = 0;
