@@ -837,7 +837,10 @@ public class JobListenerContainer implements SmartLifecycle {
 
 		private long nextRunNanos;
 
-		void start() {
+		synchronized void start() {
+			// a restarted container starts afresh: the last run's schedule died with its
+			// scheduler
+			this.next = null;
 			scheduleIn(0);
 		}
 

@@ -17,6 +17,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
+import io.redq.queue.config.JobListenerRegistry;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobRequest;
@@ -270,6 +271,21 @@ class JobListenerContainerIntegrationTests {
 			assertThat(one.attempts.values()).allSatisfy((attempts) -> assertThat(attempts).hasSize(1));
 			assertThat(two.attempts.values()).allSatisfy((attempts) -> assertThat(attempts).hasSize(1));
 		}));
+	}
+
+	@Test
+	void restartedContainerRunsDelayedJobsAgain() {
+		// a short poll timeout, so that the stopped migrator's last schedule is due
+		// before the new job
+		this.runner.withPropertyValues("redq.listener.poll-timeout=100ms").run((context) -> {
+			JobListenerContainer container = context.getBean(JobListenerRegistry.class).getListenerContainer("it");
+			container.stop();
+			assertThat(container.isRunning()).isFalse();
+			container.start();
+			String id = dispatcher(context)
+				.dispatch(JobRequest.of("greet", new Greeting("again", 1)).delay(Duration.ofMillis(200)).build());
+			context.getBean(Jobs.class).awaitAttempts(id, 1);
+		});
 	}
 
 	@Test
