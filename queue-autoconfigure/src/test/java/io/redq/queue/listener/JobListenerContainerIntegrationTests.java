@@ -281,6 +281,8 @@ class JobListenerContainerIntegrationTests {
 			JobListenerContainer container = context.getBean(JobListenerRegistry.class).getListenerContainer("it");
 			container.stop();
 			assertThat(container.isRunning()).isFalse();
+			// let the stopped migrator's last schedule pass
+			await().pollDelay(Duration.ofMillis(300)).until(() -> true);
 			container.start();
 			String id = dispatcher(context)
 				.dispatch(JobRequest.of("greet", new Greeting("again", 1)).delay(Duration.ofMillis(200)).build());
