@@ -11,6 +11,7 @@ import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.listener.ContainerProperties;
@@ -199,9 +200,10 @@ public final class JobQueueAutoConfiguration {
 	@Bean(name = JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
 	@ConditionalOnMissingBean(name = JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
 	JobListenerContainerFactory jobListenerContainerFactory(JobQueueOperations operations,
-			ObjectProvider<JsonMapper> jsonMapper, JobQueueProperties properties) {
+			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<JobMetrics> metrics, JobQueueProperties properties) {
 		JobListenerContainerFactory factory = new JobListenerContainerFactory(operations,
 				jsonMapper.getIfAvailable(JsonMapper::shared));
+		factory.setMetrics(metrics.getIfAvailable(() -> JobMetrics.NONE));
 		JobQueueProperties.Listener listener = properties.getListener();
 		ContainerProperties defaults = factory.getContainerProperties();
 		defaults.setConcurrency(listener.getConcurrency());
@@ -229,10 +231,11 @@ public final class JobQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(JobDispatcher.class)
 	RedisJobDispatcher jobDispatcher(JobQueueOperations operations, JobListenerRegistry registry,
-			ObjectProvider<JsonMapper> jsonMapper, JobQueueProperties properties) {
+			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<JobMetrics> metrics, JobQueueProperties properties) {
 		RedisJobDispatcher dispatcher = new RedisJobDispatcher(operations, registry,
 				jsonMapper.getIfAvailable(JsonMapper::shared));
 		dispatcher.setMaxPayloadSize(properties.getDispatcher().getMaxPayloadSize().toBytes());
+		dispatcher.setMetrics(metrics.getIfAvailable(() -> JobMetrics.NONE));
 		return dispatcher;
 	}
 

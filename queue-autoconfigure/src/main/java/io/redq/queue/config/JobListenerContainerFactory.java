@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.listener.ContainerProperties;
 import io.redq.queue.listener.JobHandler;
@@ -26,6 +27,8 @@ public class JobListenerContainerFactory {
 	private final ContainerProperties containerProperties = new ContainerProperties();
 
 	private final Map<String, ContainerProperties> queueProperties = new LinkedHashMap<>();
+
+	private JobMetrics metrics = JobMetrics.NONE;
 
 	/**
 	 * Create an instance.
@@ -56,6 +59,16 @@ public class JobListenerContainerFactory {
 	}
 
 	/**
+	 * Set the metrics the containers report each attempt's outcome to.
+	 * <p>
+	 * Default {@link JobMetrics#NONE}.
+	 * @param metrics the metrics
+	 */
+	public void setMetrics(JobMetrics metrics) {
+		this.metrics = metrics;
+	}
+
+	/**
 	 * Create the container of a queue.
 	 * @param queue the queue
 	 * @param handlers the handlers of the jobs on that queue
@@ -63,7 +76,10 @@ public class JobListenerContainerFactory {
 	 */
 	public JobListenerContainer createContainer(String queue, Collection<JobHandler> handlers) {
 		ContainerProperties properties = this.queueProperties.getOrDefault(queue, this.containerProperties);
-		return new JobListenerContainer(queue, this.operations, this.jsonMapper, handlers, properties);
+		JobListenerContainer container = new JobListenerContainer(queue, this.operations, this.jsonMapper, handlers,
+				properties);
+		container.setMetrics(this.metrics);
+		return container;
 	}
 
 }

@@ -269,8 +269,21 @@ public class JobQueueOperations {
 	 * @return the counts
 	 */
 	public QueueStats stats(String queue) {
-		List<?> counts = run(this.scripts.stats(), queue, List.of());
-		return new QueueStats(number(counts, 0), number(counts, 1), number(counts, 2), number(counts, 3));
+		return snapshot(queue).stats();
+	}
+
+	/**
+	 * Count the jobs of a queue in each state and tell how long its oldest ready job has
+	 * waited, in one read.
+	 * @param queue the queue
+	 * @return the snapshot
+	 */
+	public QueueSnapshot snapshot(String queue) {
+		List<?> values = run(this.scripts.stats(), queue, List.of());
+		long oldest = number(values, 5);
+		return new QueueSnapshot(
+				new QueueStats(number(values, 0), number(values, 1), number(values, 2), number(values, 3)),
+				(oldest >= 0) ? Duration.ofMillis(Math.max(0, number(values, 4) - oldest)) : Duration.ZERO);
 	}
 
 	/**

@@ -39,6 +39,8 @@ public class RedisJobDispatcher implements JobDispatcher {
 
 	private long maxPayloadSize = DEFAULT_MAX_PAYLOAD_SIZE;
 
+	private JobMetrics metrics = JobMetrics.NONE;
+
 	/**
 	 * Create an instance.
 	 * @param operations the queue operations
@@ -63,10 +65,21 @@ public class RedisJobDispatcher implements JobDispatcher {
 		this.maxPayloadSize = maxPayloadSize;
 	}
 
+	/**
+	 * Set the metrics to report dispatches to.
+	 * <p>
+	 * Default {@link JobMetrics#NONE}.
+	 * @param metrics the metrics
+	 */
+	public void setMetrics(JobMetrics metrics) {
+		this.metrics = metrics;
+	}
+
 	@Override
 	public List<String> dispatchAll(Collection<JobRequest> requests) {
 		List<String> ids = new ArrayList<>(requests.size());
 		Map<String, List<EnqueueCommand>> byQueue = new LinkedHashMap<>();
+		Map<String, List<String>> jobsByQueue = new LinkedHashMap<>();
 		for (JobRequest request : requests) {
 			JobDefinition definition = resolve(request);
 			String queue = (request.getQueue() != null) ? request.getQueue() : definition.queue();
@@ -74,12 +87,14 @@ public class RedisJobDispatcher implements JobDispatcher {
 			byQueue.computeIfAbsent(queue, (name) -> new ArrayList<>())
 				.add(new EnqueueCommand(id, request.getDue(), request.getDuplicatePolicy(), request.getUniqueness(),
 						body(request, definition, queue, id)));
+			jobsByQueue.computeIfAbsent(queue, (name) -> new ArrayList<>()).add(definition.name());
 			ids.add(id);
 		}
 		byQueue.forEach((queue, commands) -> {
 			for (int from = 0; from < commands.size(); from += BATCH_SIZE) {
 				this.operations.enqueue(queue, commands.subList(from, Math.min(commands.size(), from + BATCH_SIZE)));
 			}
+			jobsByQueue.get(queue).forEach((job) -> this.metrics.dispatched(queue, job));
 		});
 		return ids;
 	}

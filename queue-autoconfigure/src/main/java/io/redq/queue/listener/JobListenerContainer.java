@@ -21,6 +21,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -28,6 +29,7 @@ import io.redq.queue.core.Gates;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobEnvelope;
 import io.redq.queue.core.JobLimits;
+import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.Lease;
 import io.redq.queue.core.Migration;
@@ -100,6 +102,8 @@ public class JobListenerContainer implements SmartLifecycle {
 
 	private final ContainerProperties properties;
 
+	private JobMetrics metrics = JobMetrics.NONE;
+
 	private final Object lifecycleMonitor = new Object();
 
 	private final Map<String, Execution> inFlight = new ConcurrentHashMap<>();
@@ -169,6 +173,16 @@ public class JobListenerContainer implements SmartLifecycle {
 	 */
 	public ContainerProperties getContainerProperties() {
 		return new ContainerProperties(this.properties);
+	}
+
+	/**
+	 * Set the metrics to report each attempt's outcome to.
+	 * <p>
+	 * Default {@link JobMetrics#NONE}.
+	 * @param metrics the metrics
+	 */
+	public void setMetrics(JobMetrics metrics) {
+		this.metrics = metrics;
 	}
 
 	@Override
@@ -425,6 +439,7 @@ public class JobListenerContainer implements SmartLifecycle {
 			}
 			if (execution.settle()) {
 				this.acknowledger.add(execution.job.lease());
+				report(execution, JobMetrics.Outcome.COMPLETED, null);
 			}
 		}
 		catch (Throwable ex) {
@@ -509,13 +524,28 @@ public class JobListenerContainer implements SmartLifecycle {
 			logger.error("Job " + execution.job.id() + " failed on attempt " + execution.job.attempt()
 					+ " and is dead: " + error, ex);
 		}
+		report(execution, retry ? JobMetrics.Outcome.RETRIED : JobMetrics.Outcome.DEAD, ex);
 		recordFailure(execution, error, delay);
 	}
 
 	private void bury(Execution execution, String reason) {
 		if (execution.settle()) {
 			logger.error("Job " + execution.job.id() + " of queue '" + this.queue + "' is dead: " + reason);
+			report(execution, JobMetrics.Outcome.DEAD, new JobRejectedException(reason));
 			recordFailure(execution, reason, null);
+		}
+	}
+
+	private void report(Execution execution, JobMetrics.Outcome outcome, @Nullable Throwable error) {
+		JobHandler handler = execution.handler;
+		String job = (handler != null) ? handler.getDefinition().name() : "unknown";
+		Duration processing = (execution.startedNanos != 0)
+				? Duration.ofNanos(System.nanoTime() - execution.startedNanos) : Duration.ZERO;
+		try {
+			this.metrics.processed(this.queue, job, outcome, error, processing, execution.wait);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not report the outcome of job " + execution.job.id(), ex);
 		}
 	}
 
@@ -542,6 +572,8 @@ public class JobListenerContainer implements SmartLifecycle {
 			Duration delay = retry ? definition.backoff().delayAfter(execution.job.attempt()) : null;
 			logger.warn("Job " + execution.job.id() + " (" + definition.name() + ") timed out after " + timeout
 					+ " on attempt " + execution.job.attempt() + (retry ? ", retrying in " + delay : " and is dead"));
+			report(execution, retry ? JobMetrics.Outcome.RETRIED : JobMetrics.Outcome.DEAD,
+					new TimeoutException(error));
 			recordFailure(execution, error, delay);
 		}
 	}
@@ -655,6 +687,10 @@ public class JobListenerContainer implements SmartLifecycle {
 
 		private volatile boolean leaseLost;
 
+		private volatile long startedNanos;
+
+		private volatile Duration wait = Duration.ZERO;
+
 		private volatile @Nullable ScheduledFuture<?> timeoutTask;
 
 		Execution(ReservedJob job) {
@@ -670,6 +706,10 @@ public class JobListenerContainer implements SmartLifecycle {
 			JobDefinition definition = handler.getDefinition();
 			this.maxAttempts = (envelope.maxAttempts() != null) ? envelope.maxAttempts() : definition.maxAttempts();
 			this.timeout = (envelope.timeout() != null) ? Duration.ofMillis(envelope.timeout()) : definition.timeout();
+			this.startedNanos = System.nanoTime();
+			Long availableAt = envelope.availableAt();
+			this.wait = (availableAt != null) ? Duration.ofMillis(Math.max(0, System.currentTimeMillis() - availableAt))
+					: Duration.ZERO;
 			if (!this.timeout.isZero()) {
 				this.timeoutTask = JobListenerContainer.this.scheduler.schedule(() -> timedOut(this),
 						this.timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -701,6 +741,7 @@ public class JobListenerContainer implements SmartLifecycle {
 		void leaseLost() {
 			this.leaseLost = true;
 			if (settle()) {
+				report(this, JobMetrics.Outcome.LEASE_LOST, null);
 				logger.warn("Job " + this.job.id() + " lost its lease (this worker stalled past it, or another worker "
 						+ "holds the job now); its outcome here will be discarded");
 			}

@@ -1,2 +1,10 @@
--- Counts a queue's jobs in one consistent read: {ready, delayed, reserved, dead}.
-return {redis.call('LLEN', ready), redis.call('ZCARD', delayed), redis.call('ZCARD', reserved), redis.call('ZCARD', dead)}
+-- Counts a queue's jobs in one consistent read: {ready, delayed, reserved, dead, now, when the oldest ready job
+-- became ready (-1 for none)}.
+local oldest = -1
+local head = redis.call('LINDEX', ready, 0)
+if head then
+	local envelope = redis.call('HGET', jobs, head)
+	oldest = tonumber(string.match(envelope or '', '"availableAt":(%d+)')) or -1
+end
+return {redis.call('LLEN', ready), redis.call('ZCARD', delayed), redis.call('ZCARD', reserved),
+	redis.call('ZCARD', dead), now_millis(), oldest}

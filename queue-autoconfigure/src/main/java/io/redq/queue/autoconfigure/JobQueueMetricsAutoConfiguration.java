@@ -1,0 +1,48 @@
+package io.redq.queue.autoconfigure;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.redq.queue.config.JobListenerRegistry;
+import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.listener.JobListenerContainer;
+import io.redq.queue.support.micrometer.MicrometerJobMetrics;
+import io.redq.queue.support.micrometer.QueueMeterBinder;
+
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of Redq's Micrometer metrics: meters for dispatched and processed
+ * jobs, and gauges of every queue with a listener container in this application.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ * @see MicrometerJobMetrics
+ * @see QueueMeterBinder
+ */
+@AutoConfiguration(after = JobQueueAutoConfiguration.class,
+		afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+				"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration" })
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBean({ MeterRegistry.class, JobQueueOperations.class })
+public final class JobQueueMetricsAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	MicrometerJobMetrics jobQueueMetrics(MeterRegistry meterRegistry) {
+		return new MicrometerJobMetrics(meterRegistry);
+	}
+
+	// the containers exist once all singletons do: their queues get gauges then
+	@Bean
+	SmartInitializingSingleton jobQueueGauges(MeterRegistry meterRegistry, JobQueueOperations operations,
+			JobListenerRegistry registry) {
+		return () -> new QueueMeterBinder(operations,
+				registry.getListenerContainers().stream().map(JobListenerContainer::getQueue).toList())
+			.bindTo(meterRegistry);
+	}
+
+}

@@ -1,0 +1,7 @@
+/**
+ * Micrometer metrics for Redq.
+ */
+@NullMarked
+package io.redq.queue.support.micrometer;
+
+import org.jspecify.annotations.NullMarked;
