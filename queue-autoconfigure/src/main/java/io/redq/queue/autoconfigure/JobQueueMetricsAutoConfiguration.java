@@ -2,6 +2,7 @@ package io.redq.queue.autoconfigure;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.redq.queue.config.JobListenerRegistry;
+import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.support.micrometer.MicrometerJobMetrics;
@@ -31,7 +32,7 @@ import org.springframework.context.annotation.Bean;
 public final class JobQueueMetricsAutoConfiguration {
 
 	@Bean
-	@ConditionalOnMissingBean
+	@ConditionalOnMissingBean(JobMetrics.class)
 	MicrometerJobMetrics jobQueueMetrics(MeterRegistry meterRegistry) {
 		return new MicrometerJobMetrics(meterRegistry);
 	}
