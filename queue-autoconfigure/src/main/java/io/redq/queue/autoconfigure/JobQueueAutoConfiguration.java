@@ -89,6 +89,12 @@ public final class JobQueueAutoConfiguration {
 	/** Bean name of the status script. */
 	public static final String STATUS_SCRIPT = "jobQueueStatusScript";
 
+	/** Bean name of the dead script. */
+	public static final String DEAD_SCRIPT = "jobQueueDeadScript";
+
+	/** Bean name of the revive script. */
+	public static final String REVIVE_SCRIPT = "jobQueueReviveScript";
+
 	// The scripts are no default candidates, so that an application's own RedisScript
 	// injection still finds one bean.
 
@@ -170,6 +176,18 @@ public final class JobQueueAutoConfiguration {
 		return QueueScripts.load("status", List.class);
 	}
 
+	@Bean(name = DEAD_SCRIPT, defaultCandidate = false)
+	@ConditionalOnMissingBean(name = DEAD_SCRIPT)
+	RedisScript<List> jobQueueDeadScript() {
+		return QueueScripts.load("dead", List.class);
+	}
+
+	@Bean(name = REVIVE_SCRIPT, defaultCandidate = false)
+	@ConditionalOnMissingBean(name = REVIVE_SCRIPT)
+	RedisScript<Long> jobQueueReviveScript() {
+		return QueueScripts.load("revive", Long.class);
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	JobQueueOperations jobQueueOperations(RedisConnectionFactory connectionFactory, JobQueueProperties properties,
@@ -179,9 +197,10 @@ public final class JobQueueAutoConfiguration {
 			@Qualifier(MIGRATE_SCRIPT) RedisScript<List> migrate, @Qualifier(CANCEL_SCRIPT) RedisScript<Long> cancel,
 			@Qualifier(STATS_SCRIPT) RedisScript<List> stats, @Qualifier(ADMIT_SCRIPT) RedisScript<Long> admit,
 			@Qualifier(HOLD_SCRIPT) RedisScript<Long> hold, @Qualifier(RESCHEDULE_SCRIPT) RedisScript<Long> reschedule,
-			@Qualifier(STATUS_SCRIPT) RedisScript<List> status) {
+			@Qualifier(STATUS_SCRIPT) RedisScript<List> status, @Qualifier(DEAD_SCRIPT) RedisScript<List> dead,
+			@Qualifier(REVIVE_SCRIPT) RedisScript<Long> revive) {
 		QueueScripts scripts = new QueueScripts(enqueue, reserve, ack, fail, extend, release, migrate, cancel, stats,
-				admit, hold, reschedule, status);
+				admit, hold, reschedule, status, dead, revive);
 		JobQueueOperations operations = new JobQueueOperations(connectionFactory, scripts, properties.getKeyPrefix());
 		operations.setDeadLetterMaxSize(properties.getDeadLetter().getMaxSize());
 		operations.setDeadLetterTimeToLive(properties.getDeadLetter().getTimeToLive());

@@ -336,6 +336,97 @@ public class JobQueueOperations {
 	}
 
 	/**
+	 * Pause a queue in every application instance: no job is reserved until it is
+	 * resumed; running jobs finish.
+	 * @param queue the queue
+	 */
+	public void pause(String queue) {
+		this.redis.opsForValue().set(keys(queue).paused(), "1");
+	}
+
+	/**
+	 * Resume a paused queue.
+	 * @param queue the queue
+	 */
+	public void resume(String queue) {
+		QueueKeys keys = keys(queue);
+		this.redis.delete(keys.paused());
+		this.redis.opsForZSet().add(keys.wake(), "w", 0);
+	}
+
+	/**
+	 * Return whether a queue is paused.
+	 * @param queue the queue
+	 * @return whether it is paused
+	 */
+	public boolean isPaused(String queue) {
+		return Boolean.TRUE.equals(this.redis.hasKey(keys(queue).paused()));
+	}
+
+	/**
+	 * Page through a queue's dead jobs, newest first.
+	 * @param queue the queue
+	 * @param offset how many of the newest to skip
+	 * @param count the most to return
+	 * @return the dead jobs
+	 */
+	public List<DeadJob> deadJobs(String queue, int offset, int count) {
+		List<?> values = run(this.scripts.dead(), queue, List.of(Integer.toString(offset), Integer.toString(count)));
+		List<DeadJob> dead = new ArrayList<>(values.size() / 5);
+		for (int i = 0; i < values.size(); i += 5) {
+			dead.add(new DeadJob((String) values.get(i),
+					Instant.ofEpochMilli((long) Double.parseDouble((String) values.get(i + 1))),
+					(String) values.get(i + 2), (String) values.get(i + 3),
+					Integer.parseInt((String) values.get(i + 4))));
+		}
+		return dead;
+	}
+
+	/**
+	 * Retry dead jobs with fresh attempts: they become ready at once.
+	 * @param queue the queue
+	 * @param ids the ids, or none for every dead job
+	 * @return how many jobs were retried
+	 */
+	public long retryDead(String queue, Collection<String> ids) {
+		return revive(queue, "retry", ids);
+	}
+
+	/**
+	 * Delete dead jobs.
+	 * @param queue the queue
+	 * @param ids the ids, or none for every dead job
+	 * @return how many jobs were deleted
+	 */
+	public long deleteDead(String queue, Collection<String> ids) {
+		return revive(queue, "delete", ids);
+	}
+
+	private long revive(String queue, String action, Collection<String> ids) {
+		long total = 0;
+		while (true) {
+			List<String> args = new ArrayList<>(ids.size() + 1);
+			args.add(action);
+			args.addAll(ids);
+			Long done = this.redis.execute(this.scripts.revive(), keys(queue).all(), args.toArray());
+			total += (done != null) ? done : 0;
+			// without ids, each call handles the oldest 1,000
+			if (!ids.isEmpty() || done == null || done == 0) {
+				return total;
+			}
+		}
+	}
+
+	/**
+	 * Delete every job of a queue: ready, delayed, running (their results will be
+	 * refused) and dead.
+	 * @param queue the queue
+	 */
+	public void purge(String queue) {
+		this.redis.delete(keys(queue).all());
+	}
+
+	/**
 	 * Block until a listener is woken for the queue, or the timeout passes. Runs on a
 	 * connection of its own, since a blocking command holds its connection.
 	 * @param connection a connection used for nothing else meanwhile

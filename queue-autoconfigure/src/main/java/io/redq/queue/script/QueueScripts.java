@@ -34,6 +34,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * @param hold renews or leaves the gates of a running job
  * @param reschedule moves a pending job to a new due time
  * @param status tells where a job is
+ * @param dead pages through dead jobs
+ * @param revive retries or deletes dead jobs
  * @author Redq team
  * @since 0.1.0
  */
@@ -41,7 +43,7 @@ import org.springframework.data.redis.core.script.RedisScript;
 public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> reserve, RedisScript<List> ack,
 		RedisScript<Long> fail, RedisScript<List> extend, RedisScript<Long> release, RedisScript<List> migrate,
 		RedisScript<Long> cancel, RedisScript<List> stats, RedisScript<Long> admit, RedisScript<Long> hold,
-		RedisScript<Long> reschedule, RedisScript<List> status) {
+		RedisScript<Long> reschedule, RedisScript<List> status, RedisScript<List> dead, RedisScript<Long> revive) {
 
 	/**
 	 * Load every script from the class path.
@@ -52,7 +54,7 @@ public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> reserve,
 				load("fail", Long.class), load("extend", List.class), load("release", Long.class),
 				load("migrate", List.class), load("cancel", Long.class), load("stats", List.class),
 				load("admit", Long.class), load("hold", Long.class), load("reschedule", Long.class),
-				load("status", List.class));
+				load("status", List.class), load("dead", List.class), load("revive", Long.class));
 	}
 
 	/**

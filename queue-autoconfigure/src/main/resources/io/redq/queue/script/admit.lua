@@ -1,9 +1,9 @@
 -- Admits a reserved job past its gates before it runs, or defers it: back to delayed with its attempt given back,
--- so waiting is not a failure. Gate keys (KEYS[12..15]): the exclusive lock of its key, the running set of its job,
+-- so waiting is not a failure. Gate keys (the last four KEYS): the exclusive lock of its key, the running set of its job,
 -- the running set of its queue, the rate window of its job. ARGV: id, lease token, lease ms, exclusive (1/0),
 -- job max running (0: none), queue max running (0: none), rate permits (0: none), rate window ms, defer ms.
 -- Returns 0 when admitted, -1 when the lease is no longer held by that token, else the defer delay in ms.
-local exclusive, job_running, queue_running, rate = KEYS[12], KEYS[13], KEYS[14], KEYS[15]
+local exclusive, job_running, queue_running, rate = KEYS[#KEYS - 3], KEYS[#KEYS - 2], KEYS[#KEYS - 1], KEYS[#KEYS]
 local id, token = ARGV[1], ARGV[2]
 if redis.call('HGET', leases, id) ~= token then
 	return -1

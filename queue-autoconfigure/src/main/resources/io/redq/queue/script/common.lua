@@ -1,7 +1,7 @@
 -- Shared by every Redq script (prepended when the script is loaded).
 -- Every key of one queue shares the hash tag {<queue>}, and every key is passed in KEYS in this order.
-local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors =
-	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
+local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused =
+	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12]
 
 -- The Redis clock in milliseconds: every time a script records or compares comes from here, never from a client.
 local function now_millis()

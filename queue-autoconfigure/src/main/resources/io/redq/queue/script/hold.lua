@@ -1,6 +1,6 @@
 -- Renews the gates a running job holds (see admit.lua), or, with ARGV[3] = 0, leaves them when it finished.
--- KEYS[12..15] as in admit.lua. ARGV: id, lease ms (ignored when leaving), 1 to renew or 0 to leave.
-local exclusive, job_running, queue_running = KEYS[12], KEYS[13], KEYS[14]
+-- the last four KEYS as in admit.lua. ARGV: id, lease ms (ignored when leaving), 1 to renew or 0 to leave.
+local exclusive, job_running, queue_running = KEYS[#KEYS - 3], KEYS[#KEYS - 2], KEYS[#KEYS - 1]
 local id = ARGV[1]
 local renew = ARGV[3] == '1'
 if redis.call('GET', exclusive) == id then

@@ -1,8 +1,9 @@
--- Reserves up to ARGV[1] ready jobs for ARGV[2] ms: each gets a fresh lease token and one more attempt.
+-- Reserves up to ARGV[1] ready jobs (none while the queue is paused) for ARGV[2] ms: each gets a fresh lease token and one more attempt.
 -- Returns {now, next due (-1 for none), then per job: id, envelope, attempt, token}.
 local now = now_millis()
 local result = {now, 0}
-local ids = redis.call('LPOP', ready, tonumber(ARGV[1]))
+-- a paused queue hands out nothing; running jobs finish
+local ids = redis.call('EXISTS', paused) == 0 and redis.call('LPOP', ready, tonumber(ARGV[1]))
 if ids then
 	local expiry = now + tonumber(ARGV[2])
 	local token = redis.call('INCRBY', sequence, #ids) - #ids

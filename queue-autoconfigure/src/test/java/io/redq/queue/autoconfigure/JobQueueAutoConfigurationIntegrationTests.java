@@ -60,7 +60,8 @@ class JobQueueAutoConfigurationIntegrationTests {
 			JobQueueAutoConfiguration.RELEASE_SCRIPT, JobQueueAutoConfiguration.MIGRATE_SCRIPT,
 			JobQueueAutoConfiguration.CANCEL_SCRIPT, JobQueueAutoConfiguration.STATS_SCRIPT,
 			JobQueueAutoConfiguration.ADMIT_SCRIPT, JobQueueAutoConfiguration.HOLD_SCRIPT,
-			JobQueueAutoConfiguration.RESCHEDULE_SCRIPT, JobQueueAutoConfiguration.STATUS_SCRIPT);
+			JobQueueAutoConfiguration.RESCHEDULE_SCRIPT, JobQueueAutoConfiguration.STATUS_SCRIPT,
+			JobQueueAutoConfiguration.DEAD_SCRIPT, JobQueueAutoConfiguration.REVIVE_SCRIPT);
 
 	private final RedisServer redis;
 

@@ -337,6 +337,51 @@ class JobQueueOperationsIntegrationTests {
 		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.DEAD);
 	}
 
+	@Test
+	void pausedQueueHandsOutNothingUntilResumed() {
+		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		this.operations.pause(QUEUE);
+		assertThat(this.operations.isPaused(QUEUE)).isTrue();
+		assertThat(this.operations.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).isEmpty();
+		this.template.delete(this.keys.wake());
+		this.operations.resume(QUEUE);
+		assertThat(this.operations.isPaused(QUEUE)).isFalse();
+		assertThat(this.template.opsForZSet().size(this.keys.wake())).as("resuming wakes a listener").isEqualTo(1);
+		assertThat(reserveOne().id()).isEqualTo("a");
+	}
+
+	@Test
+	void deadJobsArePagedNewestFirstAndCanBeRetriedOrDeleted() {
+		for (int i = 0; i < 5; i++) {
+			enqueue("d" + i, EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+			this.operations.fail(QUEUE, reserveOne().lease(), "error " + i, null);
+		}
+		List<DeadJob> page = this.operations.deadJobs(QUEUE, 0, 2);
+		assertThat(page).extracting(DeadJob::id).containsExactly("d4", "d3");
+		assertThat(page.get(0).error()).isEqualTo("error 4");
+		assertThat(page.get(0).attempts()).isEqualTo(1);
+		assertThat(page.get(0).envelope()).contains("\"id\":\"d4\"");
+		assertThat(this.operations.deadJobs(QUEUE, 4, 10)).extracting(DeadJob::id).containsExactly("d0");
+		assertThat(this.operations.retryDead(QUEUE, List.of("d4", "nope"))).isEqualTo(1);
+		ReservedJob retried = reserveOne();
+		assertThat(retried.id()).isEqualTo("d4");
+		assertThat(retried.attempt()).as("fresh attempts").isEqualTo(1);
+		assertThat(this.operations.deleteDead(QUEUE, List.of("d3"))).isEqualTo(1);
+		assertThat(this.template.opsForHash().hasKey(this.keys.jobs(), "d3")).isFalse();
+		assertThat(this.operations.retryDead(QUEUE, List.of())).isEqualTo(3);
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(3, 0, 1, 0));
+	}
+
+	@Test
+	void purgeDeletesEveryJobOfTheQueue() {
+		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue("b", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "x");
+		ReservedJob running = reserveOne();
+		this.operations.purge(QUEUE);
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		assertThat(this.operations.ack(QUEUE, List.of(running.lease()))).containsExactly("a");
+	}
+
 	private ReservedJob reserveOne() {
 		List<ReservedJob> jobs = this.operations.reserve(QUEUE, 1, Duration.ofSeconds(30)).jobs();
 		assertThat(jobs).hasSize(1);

@@ -291,6 +291,23 @@ class JobListenerContainerIntegrationTests {
 	}
 
 	@Test
+	void pauseInOneApplicationStopsReservationsInAnother() {
+		this.runner.run((first) -> this.runner.run((second) -> {
+			JobQueueOperations operations = first.getBean(JobQueueOperations.class);
+			operations.pause("it");
+			String id = dispatcher(first).dispatch("greet", new Greeting("paused", 1));
+			await().pollDelay(Duration.ofMillis(500)).until(() -> true);
+			assertThat(first.getBean(Jobs.class).attempts(id)).isEmpty();
+			assertThat(second.getBean(Jobs.class).attempts(id)).isEmpty();
+			assertThat(stats(second, "it").ready()).isEqualTo(1);
+			second.getBean(JobQueueOperations.class).resume("it");
+			await().atMost(DEADLINE)
+				.until(() -> first.getBean(Jobs.class).attempts(id).size()
+						+ second.getBean(Jobs.class).attempts(id).size() == 1);
+		}));
+	}
+
+	@Test
 	void gracefulShutdownFinishesRunningJobsAndLeavesTheRestReady() {
 		Jobs[] jobs = new Jobs[1];
 		List<String> ids = new ArrayList<>();
