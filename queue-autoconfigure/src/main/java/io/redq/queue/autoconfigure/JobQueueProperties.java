@@ -48,6 +48,8 @@ public class JobQueueProperties {
 
 	private final DeadLetter deadLetter = new DeadLetter();
 
+	private final Health health = new Health();
+
 	private final Lock lock = new Lock();
 
 	public String getKeyPrefix() {
@@ -80,6 +82,10 @@ public class JobQueueProperties {
 
 	public DeadLetter getDeadLetter() {
 		return this.deadLetter;
+	}
+
+	public Health getHealth() {
+		return this.health;
 	}
 
 	public Lock getLock() {
@@ -536,6 +542,54 @@ public class JobQueueProperties {
 
 		public void setWatchdog(boolean watchdog) {
 			this.watchdog = watchdog;
+		}
+
+	}
+
+	/**
+	 * Thresholds of the "redq" health component.
+	 */
+	public static class Health {
+
+		/**
+		 * Most ready and delayed jobs a queue may hold before its health turns to the
+		 * threshold status. Unset for no limit.
+		 */
+		private @Nullable Long maxBacklog;
+
+		/**
+		 * Longest a ready job may wait before its queue's health turns to the threshold
+		 * status. Unset for no limit.
+		 */
+		private @Nullable Duration maxOldestAge;
+
+		/**
+		 * Health status of a queue that exceeds a threshold, e.g. DOWN or OUT_OF_SERVICE.
+		 */
+		private String thresholdStatus = "OUT_OF_SERVICE";
+
+		public @Nullable Long getMaxBacklog() {
+			return this.maxBacklog;
+		}
+
+		public void setMaxBacklog(@Nullable Long maxBacklog) {
+			this.maxBacklog = maxBacklog;
+		}
+
+		public @Nullable Duration getMaxOldestAge() {
+			return this.maxOldestAge;
+		}
+
+		public void setMaxOldestAge(@Nullable Duration maxOldestAge) {
+			this.maxOldestAge = maxOldestAge;
+		}
+
+		public String getThresholdStatus() {
+			return this.thresholdStatus;
+		}
+
+		public void setThresholdStatus(String thresholdStatus) {
+			this.thresholdStatus = thresholdStatus;
 		}
 
 	}

@@ -1,0 +1,7 @@
+/**
+ * Spring Boot health contribution for Redq.
+ */
+@NullMarked
+package io.redq.queue.autoconfigure.health;
+
+import org.jspecify.annotations.NullMarked;
