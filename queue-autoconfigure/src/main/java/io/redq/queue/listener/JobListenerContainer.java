@@ -417,6 +417,10 @@ public class JobListenerContainer implements SmartLifecycle {
 						"Malformed job: its data in Redis is not a Redq job envelope: " + ex.getOriginalMessage());
 				return;
 			}
+			if (envelope == null || envelope.job() == null) {
+				bury(execution, "Malformed job: its data in Redis is not a Redq job envelope: it names no job");
+				return;
+			}
 			JobHandler handler = this.handlers.get(envelope.job());
 			if (handler == null) {
 				bury(execution, "No handler for job '" + envelope.job() + "' in this application (queue '" + this.queue

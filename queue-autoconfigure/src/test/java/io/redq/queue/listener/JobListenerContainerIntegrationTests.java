@@ -199,10 +199,12 @@ class JobListenerContainerIntegrationTests {
 			template.opsForHash()
 				.put(keys.jobs(), "stranger",
 						"{\"id\":\"stranger\",\"job\":\"nobody\",\"queue\":\"it\",\"maxAttempts\":3,\"payload\":1}");
-			template.opsForList().rightPushAll(keys.ready(), "garbage", "stranger");
+			template.opsForHash().put(keys.jobs(), "nameless", "{\"id\":\"nameless\",\"payload\":1}");
+			template.opsForList().rightPushAll(keys.ready(), "garbage", "stranger", "nameless");
 			String unreadable = dispatcher(context).dispatch("greet", "not a greeting");
 			template.opsForZSet().add(keys.wake(), "w", 0);
-			await().atMost(DEADLINE).until(() -> stats(context, "it").dead() == 3);
+			await().atMost(DEADLINE).until(() -> stats(context, "it").dead() == 4);
+			assertThat(error(context, "it", "nameless")).asString().endsWith("it names no job");
 			assertThat(error(context, "it", "garbage")).asString()
 				.startsWith("Malformed job: its data in Redis is not a Redq job envelope");
 			assertThat(error(context, "it", "stranger")).asString()
