@@ -1,6 +1,7 @@
 package io.redq.queue.autoconfigure;
 
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -9,6 +10,7 @@ import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.listener.ContainerProperties;
+import io.redq.queue.recurring.RecurringJobScheduler;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -47,6 +49,8 @@ public class JobQueueProperties {
 
 	private final DeadLetter deadLetter = new DeadLetter();
 
+	private final Recurring recurring = new Recurring();
+
 	public String getKeyPrefix() {
 		return this.keyPrefix;
 	}
@@ -77,6 +81,10 @@ public class JobQueueProperties {
 
 	public DeadLetter getDeadLetter() {
 		return this.deadLetter;
+	}
+
+	public Recurring getRecurring() {
+		return this.recurring;
 	}
 
 	/**
@@ -492,6 +500,40 @@ public class JobQueueProperties {
 
 		public void setTimeToLive(Duration timeToLive) {
 			this.timeToLive = timeToLive;
+		}
+
+	}
+
+	/**
+	 * Settings of recurring jobs (@Recurring).
+	 */
+	public static class Recurring {
+
+		/**
+		 * Time zone of cron expressions that name none.
+		 */
+		private ZoneId zone = RecurringJobScheduler.DEFAULT_ZONE;
+
+		/**
+		 * How late a scheduler that fell behind may still enqueue a tick. Further behind,
+		 * the ticks since the latest one recorded in Redis count as missed.
+		 */
+		private Duration maxLateness = RecurringJobScheduler.DEFAULT_MAX_LATENESS;
+
+		public Duration getMaxLateness() {
+			return this.maxLateness;
+		}
+
+		public void setMaxLateness(Duration maxLateness) {
+			this.maxLateness = maxLateness;
+		}
+
+		public ZoneId getZone() {
+			return this.zone;
+		}
+
+		public void setZone(ZoneId zone) {
+			this.zone = zone;
 		}
 
 	}

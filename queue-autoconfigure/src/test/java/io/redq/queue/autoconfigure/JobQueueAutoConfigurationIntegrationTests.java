@@ -17,6 +17,7 @@ import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.core.ReservedJob;
 import io.redq.queue.listener.JobListenerContainer;
+import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
@@ -56,7 +57,8 @@ class JobQueueAutoConfigurationIntegrationTests {
 			JobQueueAutoConfiguration.FAIL_SCRIPT, JobQueueAutoConfiguration.EXTEND_SCRIPT,
 			JobQueueAutoConfiguration.RELEASE_SCRIPT, JobQueueAutoConfiguration.MIGRATE_SCRIPT,
 			JobQueueAutoConfiguration.CANCEL_SCRIPT, JobQueueAutoConfiguration.STATS_SCRIPT,
-			JobQueueAutoConfiguration.ADMIT_SCRIPT, JobQueueAutoConfiguration.HOLD_SCRIPT);
+			JobQueueAutoConfiguration.ADMIT_SCRIPT, JobQueueAutoConfiguration.HOLD_SCRIPT,
+			JobQueueAutoConfiguration.RECURRING_TICK_SCRIPT, JobQueueAutoConfiguration.RECURRING_PAUSE_SCRIPT);
 
 	private final RedisServer redis;
 
@@ -85,6 +87,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 				.hasSingleBean(JobListenerContainerFactory.class)
 				.hasSingleBean(JobDefaults.class)
 				.hasSingleBean(JobListenerRegistry.class)
+				.hasSingleBean(RecurringJobScheduler.class)
 				.hasBean(JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
 				.hasBean(JobQueueConfigUtils.JOB_LISTENER_REGISTRY_BEAN_NAME);
 			assertThat(context.getBean(JobQueueConfigUtils.QUEUED_JOB_ANNOTATION_PROCESSOR_BEAN_NAME))
@@ -332,6 +335,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 			.doesNotHaveBean(JobListenerRegistry.class)
 			.doesNotHaveBean(JobQueueConfigUtils.QUEUED_JOB_ANNOTATION_PROCESSOR_BEAN_NAME)
 			.doesNotHaveBean(JobQueueProperties.class)
+			.doesNotHaveBean(RecurringJobScheduler.class)
 			.doesNotHaveBean(RedisEvictionPolicyCheck.class);
 		assertThat(context.getBeansOfType(RedisScript.class)).isEmpty();
 	}
