@@ -5,6 +5,7 @@ import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.listener.ContainerProperties;
+import io.redq.queue.recurring.RecurringJobScheduler;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -91,6 +92,13 @@ class JobQueuePropertiesTests {
 		JobQueueProperties.DeadLetter deadLetter = this.properties.getDeadLetter();
 		assertThat(deadLetter.getMaxSize()).isEqualTo(JobQueueOperations.DEFAULT_DEAD_LETTER_MAX_SIZE);
 		assertThat(deadLetter.getTimeToLive()).isEqualTo(JobQueueOperations.DEFAULT_DEAD_LETTER_TIME_TO_LIVE);
+	}
+
+	@Test
+	void recurringDefaultValuesAreConsistent() {
+		JobQueueProperties.Recurring recurring = this.properties.getRecurring();
+		assertThat(recurring.getZone()).isEqualTo(RecurringJobScheduler.DEFAULT_ZONE);
+		assertThat(recurring.getMaxLateness()).isEqualTo(RecurringJobScheduler.DEFAULT_MAX_LATENESS);
 	}
 
 }
