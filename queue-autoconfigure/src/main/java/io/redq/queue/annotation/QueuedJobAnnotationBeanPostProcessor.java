@@ -1,7 +1,10 @@
 package io.redq.queue.annotation;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Type;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -17,6 +20,11 @@ import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobLimits;
 import io.redq.queue.core.RateLimit;
 import io.redq.queue.listener.adapter.MethodJobHandler;
+import io.redq.queue.recurring.RecurringJobDefinition;
+import io.redq.queue.recurring.RecurringJobScheduler;
+import io.redq.queue.recurring.RecurringSchedule;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -40,11 +48,17 @@ import org.springframework.util.StringUtils;
  * {@link JobListenerRegistry}, and, once all singletons exist, has the registry create
  * one listener container per queue. Registered by {@link EnableJobQueue}.
  *
+ * <p>
+ * A {@link Recurring} schedule on such a method is registered with the
+ * {@link RecurringJobScheduler} bean; without one, the job runs only when dispatched.
+ *
  * @author Redq team
  * @since 0.1.0
  */
 public class QueuedJobAnnotationBeanPostProcessor
 		implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton, Ordered {
+
+	private static final Log logger = LogFactory.getLog(QueuedJobAnnotationBeanPostProcessor.class);
 
 	private final Set<Class<?>> nonAnnotatedClasses = ConcurrentHashMap.newKeySet();
 
@@ -70,8 +84,14 @@ public class QueuedJobAnnotationBeanPostProcessor
 			return bean;
 		}
 		Map<Method, QueuedJob> methods = MethodIntrospector.selectMethods(targetClass,
-				(MethodIntrospector.MetadataLookup<QueuedJob>) (method) -> AnnotatedElementUtils
-					.findMergedAnnotation(method, QueuedJob.class));
+				(MethodIntrospector.MetadataLookup<QueuedJob>) (method) -> {
+					QueuedJob annotation = AnnotatedElementUtils.findMergedAnnotation(method, QueuedJob.class);
+					if (annotation == null && AnnotatedElementUtils.hasAnnotation(method, Recurring.class)) {
+						throw new BeanInitializationException("Could not schedule @Recurring method " + method.getName()
+								+ " of bean '" + beanName + "': it must also be annotated @QueuedJob");
+					}
+					return annotation;
+				});
 		if (methods.isEmpty()) {
 			this.nonAnnotatedClasses.add(targetClass);
 			return bean;
@@ -82,6 +102,10 @@ public class QueuedJobAnnotationBeanPostProcessor
 			try {
 				JobDefinition definition = definition(method, annotation);
 				registry().registerHandler(new MethodJobHandler(definition, bean, invocable, jsonMapper));
+				Recurring recurring = AnnotatedElementUtils.findMergedAnnotation(method, Recurring.class);
+				if (recurring != null) {
+					registerRecurring(definition, recurring);
+				}
 			}
 			catch (RuntimeException ex) {
 				throw new BeanInitializationException("Could not register @QueuedJob method " + method.getName()
@@ -139,6 +163,32 @@ public class QueuedJobAnnotationBeanPostProcessor
 				resolve(annotation.rateLimit(), RateLimit::parse, null));
 		return new JobDefinition(name, queue, maxAttempts, timeout, jobBackoff, MethodJobHandler.payloadType(method),
 				limits);
+	}
+
+	private void registerRecurring(JobDefinition definition, Recurring recurring) {
+		RecurringJobScheduler scheduler = this.beanFactory.getBeanProvider(RecurringJobScheduler.class)
+			.getIfAvailable();
+		ZoneId defaultZone = (scheduler != null) ? scheduler.getDefaultZone() : RecurringJobScheduler.DEFAULT_ZONE;
+		String cron = resolve(recurring.cron(), Function.identity(), null);
+		Duration fixedRate = resolve(recurring.fixedRate(), DurationFormatterUtils::detectAndParse, null);
+		ZoneId zone = resolve(recurring.zone(), ZoneId::of, null);
+		if (Recurring.DISABLED.equals(cron)) {
+			return;
+		}
+		Assert.isTrue((cron != null) != (fixedRate != null), "@Recurring needs either cron or fixedRate");
+		Assert.isTrue(fixedRate == null || zone == null,
+				"@Recurring zone applies to cron only; fixed-rate ticks are multiples of the rate since the epoch");
+		Type payloadType = definition.payloadType();
+		Assert.isTrue(payloadType == null || payloadType == Instant.class,
+				() -> "a @Recurring job takes no payload or an Instant (the tick), not " + payloadType.getTypeName());
+		RecurringSchedule schedule = (cron != null) ? RecurringSchedule.cron(cron, (zone != null) ? zone : defaultZone)
+				: RecurringSchedule.fixedRate(fixedRate);
+		if (scheduler == null) {
+			logger.info("No RecurringJobScheduler (redq.recurring.enabled=false?): job '" + definition.name()
+					+ "' runs only when dispatched, not on its " + schedule);
+			return;
+		}
+		scheduler.register(new RecurringJobDefinition(definition, schedule, recurring.missedTicks()));
 	}
 
 	private <T> @Nullable T resolve(String value, Function<String, T> parser, @Nullable T fallback) {

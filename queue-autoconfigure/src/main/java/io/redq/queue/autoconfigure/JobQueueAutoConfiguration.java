@@ -15,7 +15,9 @@ import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.listener.ContainerProperties;
+import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.script.QueueScripts;
+import io.redq.queue.script.RecurringScripts;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -35,8 +37,8 @@ import org.springframework.util.Assert;
 
 /**
  * Auto-configuration for Redq: the queue scripts, operations, dispatcher, listener
- * container factory and the {@code @QueuedJob} annotation processing, on the
- * application's {@link RedisConnectionFactory}.
+ * container factory, the {@code @QueuedJob} annotation processing and the recurring job
+ * scheduler, on the application's {@link RedisConnectionFactory}.
  *
  * @author Redq team
  * @since 0.1.0
@@ -94,6 +96,12 @@ public final class JobQueueAutoConfiguration {
 
 	/** Bean name of the revive script. */
 	public static final String REVIVE_SCRIPT = "jobQueueReviveScript";
+
+	/** Bean name of the recurring tick script. */
+	public static final String RECURRING_TICK_SCRIPT = "jobQueueRecurringTickScript";
+
+	/** Bean name of the recurring pause script. */
+	public static final String RECURRING_PAUSE_SCRIPT = "jobQueueRecurringPauseScript";
 
 	// The scripts are no default candidates, so that an application's own RedisScript
 	// injection still finds one bean.
@@ -277,6 +285,37 @@ public final class JobQueueAutoConfiguration {
 	@Bean
 	static RedisEvictionPolicyCheck jobQueueRedisEvictionPolicyCheck(RedisConnectionFactory connectionFactory) {
 		return new RedisEvictionPolicyCheck(connectionFactory);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBooleanProperty(name = "redq.recurring.enabled", matchIfMissing = true)
+	static class RecurringJobsConfiguration {
+
+		@Bean(name = RECURRING_TICK_SCRIPT, defaultCandidate = false)
+		@ConditionalOnMissingBean(name = RECURRING_TICK_SCRIPT)
+		RedisScript<List> jobQueueRecurringTickScript() {
+			return QueueScripts.load("recurring-tick", List.class);
+		}
+
+		@Bean(name = RECURRING_PAUSE_SCRIPT, defaultCandidate = false)
+		@ConditionalOnMissingBean(name = RECURRING_PAUSE_SCRIPT)
+		RedisScript<Long> jobQueueRecurringPauseScript() {
+			return QueueScripts.load("recurring-pause", Long.class);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		RecurringJobScheduler recurringJobScheduler(JobQueueOperations operations, JobDispatcher dispatcher,
+				ObjectProvider<JsonMapper> jsonMapper, JobQueueProperties properties,
+				@Qualifier(RECURRING_TICK_SCRIPT) RedisScript<List> tick,
+				@Qualifier(RECURRING_PAUSE_SCRIPT) RedisScript<Long> pause) {
+			RecurringJobScheduler scheduler = new RecurringJobScheduler(operations, new RecurringScripts(tick, pause),
+					dispatcher, jsonMapper.getIfAvailable(JsonMapper::shared));
+			scheduler.setDefaultZone(properties.getRecurring().getZone());
+			scheduler.setMaxLateness(properties.getRecurring().getMaxLateness());
+			return scheduler;
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -1,6 +1,7 @@
 package io.redq.queue.autoconfigure;
 
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -9,6 +10,7 @@ import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.listener.ContainerProperties;
+import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.lock.RedisLockService;
 import org.jspecify.annotations.Nullable;
 
@@ -50,6 +52,8 @@ public class JobQueueProperties {
 
 	private final Health health = new Health();
 
+	private final Recurring recurring = new Recurring();
+
 	private final Lock lock = new Lock();
 
 	public String getKeyPrefix() {
@@ -86,6 +90,10 @@ public class JobQueueProperties {
 
 	public Health getHealth() {
 		return this.health;
+	}
+
+	public Recurring getRecurring() {
+		return this.recurring;
 	}
 
 	public Lock getLock() {
@@ -590,6 +598,40 @@ public class JobQueueProperties {
 
 		public void setThresholdStatus(String thresholdStatus) {
 			this.thresholdStatus = thresholdStatus;
+		}
+
+	}
+
+	/**
+	 * Settings of recurring jobs (@Recurring).
+	 */
+	public static class Recurring {
+
+		/**
+		 * Time zone of cron expressions that name none.
+		 */
+		private ZoneId zone = RecurringJobScheduler.DEFAULT_ZONE;
+
+		/**
+		 * How late a scheduler that fell behind may still enqueue a tick. Further behind,
+		 * the ticks since the latest one recorded in Redis count as missed.
+		 */
+		private Duration maxLateness = RecurringJobScheduler.DEFAULT_MAX_LATENESS;
+
+		public Duration getMaxLateness() {
+			return this.maxLateness;
+		}
+
+		public void setMaxLateness(Duration maxLateness) {
+			this.maxLateness = maxLateness;
+		}
+
+		public ZoneId getZone() {
+			return this.zone;
+		}
+
+		public void setZone(ZoneId zone) {
+			this.zone = zone;
 		}
 
 	}

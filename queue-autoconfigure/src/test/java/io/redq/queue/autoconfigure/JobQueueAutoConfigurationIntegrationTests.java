@@ -20,6 +20,7 @@ import io.redq.queue.core.Timer;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.core.ReservedJob;
 import io.redq.queue.listener.JobListenerContainer;
+import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
@@ -61,7 +62,8 @@ class JobQueueAutoConfigurationIntegrationTests {
 			JobQueueAutoConfiguration.CANCEL_SCRIPT, JobQueueAutoConfiguration.STATS_SCRIPT,
 			JobQueueAutoConfiguration.ADMIT_SCRIPT, JobQueueAutoConfiguration.HOLD_SCRIPT,
 			JobQueueAutoConfiguration.RESCHEDULE_SCRIPT, JobQueueAutoConfiguration.STATUS_SCRIPT,
-			JobQueueAutoConfiguration.DEAD_SCRIPT, JobQueueAutoConfiguration.REVIVE_SCRIPT);
+			JobQueueAutoConfiguration.DEAD_SCRIPT, JobQueueAutoConfiguration.REVIVE_SCRIPT,
+			JobQueueAutoConfiguration.RECURRING_TICK_SCRIPT, JobQueueAutoConfiguration.RECURRING_PAUSE_SCRIPT);
 
 	private final RedisServer redis;
 
@@ -90,6 +92,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 				.hasSingleBean(JobListenerContainerFactory.class)
 				.hasSingleBean(JobDefaults.class)
 				.hasSingleBean(JobListenerRegistry.class)
+				.hasSingleBean(RecurringJobScheduler.class)
 				.hasBean(JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
 				.hasBean(JobQueueConfigUtils.JOB_LISTENER_REGISTRY_BEAN_NAME);
 			assertThat(context.getBean(JobQueueConfigUtils.QUEUED_JOB_ANNOTATION_PROCESSOR_BEAN_NAME))
@@ -337,6 +340,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 			.doesNotHaveBean(JobListenerRegistry.class)
 			.doesNotHaveBean(JobQueueConfigUtils.QUEUED_JOB_ANNOTATION_PROCESSOR_BEAN_NAME)
 			.doesNotHaveBean(JobQueueProperties.class)
+			.doesNotHaveBean(RecurringJobScheduler.class)
 			.doesNotHaveBean(RedisEvictionPolicyCheck.class);
 		assertThat(context.getBeansOfType(RedisScript.class)).isEmpty();
 	}

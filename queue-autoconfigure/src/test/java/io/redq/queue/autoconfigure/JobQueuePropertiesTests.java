@@ -6,6 +6,7 @@ import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.listener.ContainerProperties;
 import io.redq.queue.lock.RedisLockService;
+import io.redq.queue.recurring.RecurringJobScheduler;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -105,6 +106,13 @@ class JobQueuePropertiesTests {
 			.isEqualTo(RedisLockService.DEFAULT_LEASE_TIME)
 			.hasSeconds(30);
 		assertThat(lock.isWatchdog()).isEqualTo(service.isWatchdog()).isEqualTo(RedisLockService.DEFAULT_WATCHDOG);
+	}
+
+	@Test
+	void recurringDefaultValuesAreConsistent() {
+		JobQueueProperties.Recurring recurring = this.properties.getRecurring();
+		assertThat(recurring.getZone()).isEqualTo(RecurringJobScheduler.DEFAULT_ZONE);
+		assertThat(recurring.getMaxLateness()).isEqualTo(RecurringJobScheduler.DEFAULT_MAX_LATENESS);
 	}
 
 }

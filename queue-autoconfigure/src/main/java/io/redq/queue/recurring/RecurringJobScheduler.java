@@ -1,0 +1,496 @@
+package io.redq.queue.recurring;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.core.JobEnvelope;
+import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.JobRequest;
+import io.redq.queue.core.QueueKeys;
+import io.redq.queue.core.QueueNames;
+import io.redq.queue.script.RecurringScripts;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+import org.springframework.util.Assert;
+
+/**
+ * Enqueues the ticks of recurring jobs, each tick once across all application instances,
+ * and implements {@link RecurringJobs}.
+ *
+ * <p>
+ * One thread sleeps until the next tick of any job and then runs a script that enqueues
+ * the tick only if it is due on the Redis clock and later than the latest tick recorded
+ * for the job, and records it. So every instance may schedule every job: the first to get
+ * to a tick enqueues it and the others find it recorded. Redis is not polled between
+ * ticks. A paused job's ticks are recorded and dropped.
+ *
+ * <p>
+ * A scheduler that falls behind (load, a pause, Redis slow to answer) enqueues the late
+ * ticks one by one. Ticks are missed only when no scheduler was running to enqueue them:
+ * every instance was down, or the scheduler was more than the
+ * {@linkplain #setMaxLateness(Duration) maximum lateness} behind (a suspended machine,
+ * Redis unreachable). The scheduler then starts over as on startup: the ticks since the
+ * latest one recorded in Redis follow the job's {@link MissedTicks} policy. Nothing is
+ * caught up for a job that has no recorded tick yet (its first start).
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
+
+	/** The default zone of cron expressions that name none. */
+	public static final ZoneId DEFAULT_ZONE = ZoneId.of("UTC");
+
+	/** The default maximum lateness. */
+	public static final Duration DEFAULT_MAX_LATENESS = Duration.ofMinutes(1);
+
+	private static final long RETRY_DELAY_MILLIS = 1000;
+
+	private static final long STOP_TIMEOUT_SECONDS = 5;
+
+	/** The longest round trip whose Redis time adjusts the clock offset. */
+	private static final long MAX_CLOCK_ROUND_TRIP_MILLIS = 100;
+
+	private static final int NOT_DUE = 0;
+
+	private static final int ENQUEUED = 1;
+
+	private static final Log logger = LogFactory.getLog(RecurringJobScheduler.class);
+
+	private final JobQueueOperations operations;
+
+	private final RecurringScripts scripts;
+
+	private final JobDispatcher dispatcher;
+
+	private final JsonMapper jsonMapper;
+
+	private final Map<String, Entry> entries = new ConcurrentHashMap<>();
+
+	private final Object lifecycleMonitor = new Object();
+
+	private ZoneId defaultZone = DEFAULT_ZONE;
+
+	private volatile Duration maxLateness = DEFAULT_MAX_LATENESS;
+
+	private boolean autoStartup = true;
+
+	private volatile boolean running;
+
+	private @Nullable ScheduledThreadPoolExecutor executor;
+
+	/** Redis clock minus this JVM's clock, in milliseconds. */
+	private volatile long clockOffset;
+
+	private volatile boolean clockKnown;
+
+	/**
+	 * Create an instance.
+	 * @param operations the queue operations, for the queues' keys and Redis
+	 * @param scripts the recurring job scripts
+	 * @param dispatcher the dispatcher that enqueues triggered runs
+	 * @param jsonMapper the mapper that writes job envelopes
+	 */
+	public RecurringJobScheduler(JobQueueOperations operations, RecurringScripts scripts, JobDispatcher dispatcher,
+			JsonMapper jsonMapper) {
+		this.operations = operations;
+		this.scripts = scripts;
+		this.dispatcher = dispatcher;
+		this.jsonMapper = jsonMapper;
+	}
+
+	/**
+	 * Set the time zone of cron expressions that name none.
+	 * <p>
+	 * Default UTC, the same on every instance whatever its own time zone.
+	 * @param defaultZone the zone
+	 */
+	public void setDefaultZone(ZoneId defaultZone) {
+		this.defaultZone = defaultZone;
+	}
+
+	/**
+	 * Return the time zone of cron expressions that name none.
+	 * @return the zone
+	 */
+	public ZoneId getDefaultZone() {
+		return this.defaultZone;
+	}
+
+	/**
+	 * Set how late the scheduler may enqueue a tick. Further behind, it starts over as on
+	 * startup: the ticks since the latest one recorded in Redis are missed.
+	 * <p>
+	 * Default 1 minute.
+	 * @param maxLateness the maximum lateness
+	 */
+	public void setMaxLateness(Duration maxLateness) {
+		Assert.isTrue(!maxLateness.isNegative(), "maxLateness must not be negative");
+		this.maxLateness = maxLateness;
+	}
+
+	/**
+	 * Set whether the scheduler starts with the application context.
+	 * <p>
+	 * Default {@code true}.
+	 * @param autoStartup whether to start automatically
+	 */
+	public void setAutoStartup(boolean autoStartup) {
+		this.autoStartup = autoStartup;
+	}
+
+	/**
+	 * Register a recurring job; it is scheduled once the scheduler runs.
+	 * @param definition the job and its schedule
+	 * @throws IllegalStateException when a recurring job of that name is registered
+	 * already
+	 */
+	public void register(RecurringJobDefinition definition) {
+		JobDefinition job = definition.job();
+		QueueNames.validateId(tickId(job.name(), Long.MAX_VALUE));
+		QueueKeys queueKeys = this.operations.keys(job.queue());
+		Entry entry = new Entry(definition, queueKeys, stateKey(queueKeys, job.name()));
+		synchronized (this.lifecycleMonitor) {
+			Assert.state(this.entries.putIfAbsent(job.name(), entry) == null,
+					() -> "A recurring job named '" + job.name() + "' is already registered");
+			if (this.running) {
+				execute(entry, this::begin);
+			}
+		}
+	}
+
+	/**
+	 * Return the registered recurring jobs, without their state in Redis.
+	 * @return the definitions, by name
+	 */
+	public List<RecurringJobDefinition> getDefinitions() {
+		return this.entries.values()
+			.stream()
+			.map((entry) -> entry.definition)
+			.sorted(Comparator.comparing(RecurringJobDefinition::name))
+			.toList();
+	}
+
+	// -- RecurringJobs
+
+	@Override
+	public List<RecurringJobInfo> list() {
+		List<RecurringJobInfo> jobs = new ArrayList<>();
+		for (RecurringJobDefinition definition : getDefinitions()) {
+			jobs.add(info(this.entries.get(definition.name())));
+		}
+		return jobs;
+	}
+
+	@Override
+	public RecurringJobInfo get(String name) {
+		return info(entry(name));
+	}
+
+	@Override
+	public boolean pause(String name) {
+		return setPaused(entry(name), true);
+	}
+
+	@Override
+	public boolean resume(String name) {
+		return setPaused(entry(name), false);
+	}
+
+	@Override
+	public String trigger(String name) {
+		Entry entry = entry(name);
+		Instant now = Instant.ofEpochMilli(syncClock());
+		return this.dispatcher
+			.dispatch(JobRequest.of(entry.definition.name(), now).header(RUN_HEADER, "trigger").build());
+	}
+
+	private RecurringJobInfo info(Entry entry) {
+		RecurringJobDefinition definition = entry.definition;
+		Instant next = definition.schedule().next(Instant.ofEpochMilli(redisNow()));
+		boolean paused = template().opsForHash().hasKey(entry.stateKey, "paused");
+		return new RecurringJobInfo(definition.name(), definition.job().queue(), definition.schedule(),
+				definition.missedTicks(), next, paused);
+	}
+
+	private boolean setPaused(Entry entry, boolean paused) {
+		Long changed = template().execute(this.scripts.pause(), entry.keys, paused ? "1" : "0");
+		boolean result = changed != null && changed == 1L;
+		if (result) {
+			logger.info((paused ? "Paused" : "Resumed") + " recurring job '" + entry.definition.name() + "'");
+		}
+		return result;
+	}
+
+	private Entry entry(String name) {
+		Entry entry = this.entries.get(name);
+		if (entry == null) {
+			throw new IllegalArgumentException("No recurring job named '" + name + "' in this application. "
+					+ "Recurring jobs: " + getDefinitions().stream().map(RecurringJobDefinition::name).toList());
+		}
+		return entry;
+	}
+
+	// -- lifecycle
+
+	@Override
+	public boolean isAutoStartup() {
+		return this.autoStartup;
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public void start() {
+		synchronized (this.lifecycleMonitor) {
+			if (this.running) {
+				return;
+			}
+			CustomizableThreadFactory threadFactory = new CustomizableThreadFactory("redq-recurring-");
+			threadFactory.setDaemon(true);
+			ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, threadFactory);
+			executor.setRemoveOnCancelPolicy(true);
+			executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+			this.executor = executor;
+			this.running = true;
+			this.entries.values().forEach((entry) -> execute(entry, this::begin));
+			logger.info("Started recurring job scheduler with jobs " + getDefinitions().stream()
+				.map((definition) -> definition.name() + " (" + definition.schedule() + ")")
+				.toList());
+		}
+	}
+
+	@Override
+	public void stop() {
+		ScheduledThreadPoolExecutor executor;
+		synchronized (this.lifecycleMonitor) {
+			if (!this.running) {
+				return;
+			}
+			this.running = false;
+			executor = this.executor;
+			this.executor = null;
+		}
+		// a tick in progress finishes; the waiting ones are dropped
+		executor.shutdown();
+		try {
+			if (!executor.awaitTermination(STOP_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+				executor.shutdownNow();
+			}
+		}
+		catch (InterruptedException ex) {
+			executor.shutdownNow();
+			Thread.currentThread().interrupt();
+		}
+		logger.info("Stopped recurring job scheduler");
+	}
+
+	// -- scheduling, on the scheduler thread
+
+	/**
+	 * Start scheduling a job: catch up missed ticks as its policy says, then plan its
+	 * next tick.
+	 */
+	private void begin(Entry entry) {
+		try {
+			long now = redisNow();
+			RecurringSchedule schedule = entry.definition.schedule();
+			entry.planned = schedule.next(now);
+			long latest = schedule.latest(now);
+			if (latest >= 0 && entry.definition.missedTicks() == MissedTicks.RUN_ONCE
+					&& submit(entry, latest, true).status() == NOT_DUE) {
+				// this clock ran ahead of Redis: the tick is still to come
+				entry.planned = latest;
+			}
+			plan(entry);
+		}
+		catch (RuntimeException ex) {
+			retry(entry, this::begin, ex);
+		}
+	}
+
+	/**
+	 * Enqueue a job's planned tick unless another instance did, and plan the next one;
+	 * start over when too far behind.
+	 */
+	private void fire(Entry entry) {
+		try {
+			long tick = entry.planned;
+			long lateness = redisNow() - tick;
+			if (lateness > this.maxLateness.toMillis()) {
+				logger.warn("Recurring job '" + entry.definition.name() + "' is " + Duration.ofMillis(lateness)
+						+ " behind its tick at " + Instant.ofEpochMilli(tick)
+						+ "; its ticks since the latest one recorded are missed (" + entry.definition.missedTicks()
+						+ ")");
+				begin(entry);
+				return;
+			}
+			if (submit(entry, tick, false).status() != NOT_DUE) {
+				entry.planned = entry.definition.schedule().next(tick);
+			}
+			plan(entry);
+		}
+		catch (RuntimeException ex) {
+			retry(entry, this::fire, ex);
+		}
+	}
+
+	private Result submit(Entry entry, long tick, boolean catchUp) {
+		JobDefinition job = entry.definition.job();
+		String id = tickId(job.name(), tick);
+		String run = catchUp ? "catch-up" : "tick";
+		long before = System.currentTimeMillis();
+		List<?> result = template().execute(this.scripts.tick(), entry.keys, Long.toString(tick), catchUp ? "c" : "t",
+				id, body(job, id, tick, run));
+		long now = ((Number) result.get(1)).longValue();
+		adjustClock(now, before, System.currentTimeMillis());
+		int status = ((Number) result.get(0)).intValue();
+		if (status == ENQUEUED) {
+			if (catchUp) {
+				logger.info("Enqueued recurring job '" + job.name() + "' once for its missed ticks, the latest at "
+						+ Instant.ofEpochMilli(tick));
+			}
+			else if (logger.isDebugEnabled()) {
+				logger
+					.debug("Enqueued recurring job '" + job.name() + "' for its tick at " + Instant.ofEpochMilli(tick));
+			}
+		}
+		return new Result(status, now);
+	}
+
+	private void plan(Entry entry) {
+		if (entry.planned < 0) {
+			logger.info("Recurring job '" + entry.definition.name() + "' has no further ticks");
+			return;
+		}
+		schedule(entry, this::fire, Math.max(0, entry.planned - redisNow()));
+	}
+
+	private void retry(Entry entry, EntryTask task, RuntimeException ex) {
+		if (!this.running) {
+			return;
+		}
+		logger.warn("Could not schedule recurring job '" + entry.definition.name() + "', retrying in "
+				+ RETRY_DELAY_MILLIS + "ms: " + ex);
+		schedule(entry, task, RETRY_DELAY_MILLIS);
+	}
+
+	private void execute(Entry entry, EntryTask task) {
+		schedule(entry, task, 0);
+	}
+
+	private void schedule(Entry entry, EntryTask task, long delayMillis) {
+		ScheduledThreadPoolExecutor executor = this.executor;
+		if (executor == null) {
+			return;
+		}
+		try {
+			executor.schedule(() -> task.run(entry), delayMillis, TimeUnit.MILLISECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// stopped meanwhile
+		}
+	}
+
+	// -- Redis
+
+	private String body(JobDefinition job, String id, long tick, String run) {
+		JobEnvelope envelope = new JobEnvelope(null, null, id, job.name(), job.queue(), job.maxAttempts(),
+				job.timeout().toMillis(), Map.of(RUN_HEADER, run),
+				this.jsonMapper.valueToTree(Instant.ofEpochMilli(tick)));
+		// the script prepends the Redis-clock times to the object
+		return this.jsonMapper.writeValueAsString(envelope).substring(1);
+	}
+
+	private long redisNow() {
+		if (!this.clockKnown) {
+			syncClock();
+		}
+		return System.currentTimeMillis() + this.clockOffset;
+	}
+
+	private long syncClock() {
+		long before = System.currentTimeMillis();
+		Long now = template()
+			.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time(TimeUnit.MILLISECONDS));
+		Assert.state(now != null, "Redis returned no time");
+		adjustClock(now, before, System.currentTimeMillis());
+		return now;
+	}
+
+	private void adjustClock(long redisNow, long before, long after) {
+		// the Redis time was taken somewhere in the round trip: a slow one (Redis
+		// blocked, say) says little about the offset
+		if (!this.clockKnown || after - before <= MAX_CLOCK_ROUND_TRIP_MILLIS) {
+			this.clockOffset = redisNow - (before + after) / 2;
+			this.clockKnown = true;
+		}
+	}
+
+	private StringRedisTemplate template() {
+		return this.operations.getRedisTemplate();
+	}
+
+	private static String tickId(String job, long tick) {
+		return job + "@" + tick;
+	}
+
+	private static String stateKey(QueueKeys keys, String job) {
+		String ready = keys.ready();
+		return ready.substring(0, ready.length() - "ready".length()) + "recurring:" + job;
+	}
+
+	private record Result(int status, long now) {
+	}
+
+	@FunctionalInterface
+	private interface EntryTask {
+
+		void run(Entry entry);
+
+	}
+
+	private static final class Entry {
+
+		private final RecurringJobDefinition definition;
+
+		private final String stateKey;
+
+		private final List<String> keys;
+
+		/** The next tick to enqueue, -1 for none; used on the scheduler thread only. */
+		private long planned = -1;
+
+		private Entry(RecurringJobDefinition definition, QueueKeys queueKeys, String stateKey) {
+			this.definition = definition;
+			this.stateKey = stateKey;
+			// the scripts take the queue's keys, then the job's state
+			List<String> keys = new ArrayList<>(queueKeys.all());
+			keys.add(stateKey);
+			this.keys = List.copyOf(keys);
+		}
+
+	}
+
+}

@@ -1,0 +1,30 @@
+package io.redq.queue.script;
+
+import java.util.List;
+
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The Lua scripts behind recurring jobs, loaded like {@link QueueScripts} (with
+ * {@code common.lua} prepended). Each takes the keys of the job's queue followed by the
+ * job's state key, {@code <prefix>:{<queue>}:recurring:<job>}.
+ *
+ * @param tick enqueues a tick of a recurring job unless it was handled already, and
+ * records it
+ * @param pause pauses or resumes a recurring job
+ * @author Redq team
+ * @since 0.1.0
+ */
+@SuppressWarnings("rawtypes")
+public record RecurringScripts(RedisScript<List> tick, RedisScript<Long> pause) {
+
+	/**
+	 * Load every script from the class path.
+	 * @return the scripts
+	 */
+	public static RecurringScripts load() {
+		return new RecurringScripts(QueueScripts.load("recurring-tick", List.class),
+				QueueScripts.load("recurring-pause", Long.class));
+	}
+
+}
