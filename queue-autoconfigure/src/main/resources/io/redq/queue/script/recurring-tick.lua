@@ -28,7 +28,6 @@ if redis.call('HEXISTS', jobs, id) == 1 then
 	-- only if the state was deleted while the tick's job was still there
 	return {2, now}
 end
-redis.call('HSET', jobs, id, '{"createdAt":' .. now .. ',"availableAt":' .. now .. ',' .. ARGV[4])
-redis.call('RPUSH', ready, id)
+create(id, now, now, ARGV[4])
 signal()
 return {1, now}
