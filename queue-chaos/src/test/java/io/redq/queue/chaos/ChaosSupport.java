@@ -49,6 +49,9 @@ abstract class ChaosSupport {
 	/** The migrator runs at least once per poll timeout ({@code 1s} for the workers). */
 	static final Duration MIGRATOR_PASS = Duration.ofSeconds(1);
 
+	/** Read once: the jar they come from may be replaced by another build meanwhile. */
+	private static final QueueScripts SCRIPTS = QueueScripts.load();
+
 	private static final Path REPORT = Path.of("target", "chaos-report.txt");
 
 	Path directory;
@@ -95,7 +98,7 @@ abstract class ChaosSupport {
 				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
-		this.operations = new JobQueueOperations(this.connectionFactory, QueueScripts.load(),
+		this.operations = new JobQueueOperations(this.connectionFactory, SCRIPTS,
 				JobQueueOperations.DEFAULT_KEY_PREFIX);
 		JobDefinition definition = new JobDefinition(ChaosTask.JOB_NAME, QUEUE, 3, Duration.ZERO, JobBackoff.DEFAULT,
 				ChaosTask.class);

@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +15,13 @@ import java.util.concurrent.TimeUnit;
  * A {@link ChaosWorker} JVM started by the test, with its own ledger and log file.
  */
 final class WorkerProcess implements AutoCloseable {
+
+	/**
+	 * The test JVM's class path, with Redq's own jars copied out of the local Maven
+	 * repository first: other builds on the machine may install new snapshots over them
+	 * while the suite runs, and a worker must not start with half a jar or a newer one.
+	 */
+	private static final String CLASS_PATH = snapshotClassPath();
 
 	private final String name;
 
@@ -43,7 +51,7 @@ final class WorkerProcess implements AutoCloseable {
 		List<String> command = new ArrayList<>();
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		command.addAll(List.of("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp",
-				System.getProperty("java.class.path"), ChaosWorker.class.getName()));
+				CLASS_PATH, ChaosWorker.class.getName()));
 		command.add("--spring.data.redis.port=" + redisPort);
 		command.add("--chaos.ledger=" + ledger);
 		command.add("--redq.listener.lease-time=1s");
@@ -134,6 +142,30 @@ final class WorkerProcess implements AutoCloseable {
 	@Override
 	public void close() {
 		Signals.destroy(this.process);
+	}
+
+	private static String snapshotClassPath() {
+		Path copies = Path.of("target", "chaos-classpath").toAbsolutePath();
+		List<String> entries = new ArrayList<>();
+		try {
+			Files.createDirectories(copies);
+			for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+				Path path = Path.of(entry);
+				if (entry.contains(File.separator + "io" + File.separator + "redq" + File.separator)
+						&& entry.endsWith(".jar") && Files.isRegularFile(path)) {
+					Path copy = copies.resolve(path.getFileName());
+					Files.copy(path, copy, StandardCopyOption.REPLACE_EXISTING);
+					entries.add(copy.toString());
+				}
+				else {
+					entries.add(entry);
+				}
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		return String.join(File.pathSeparator, entries);
 	}
 
 	@Override
