@@ -66,6 +66,10 @@ abstract class ChaosSupport {
 
 	@Nullable RedisJobDispatcher dispatcher;
 
+	private final List<ChaosProxy> proxies = new ArrayList<>();
+
+	private final List<LettuceConnectionFactory> extraConnectionFactories = new ArrayList<>();
+
 	private String testName = "";
 
 	@BeforeEach
@@ -80,6 +84,8 @@ abstract class ChaosSupport {
 		for (WorkerProcess worker : this.workers) {
 			worker.close();
 		}
+		this.proxies.forEach(ChaosProxy::close);
+		this.extraConnectionFactories.forEach(LettuceConnectionFactory::destroy);
 		if (this.connectionFactory != null) {
 			this.connectionFactory.destroy();
 		}
@@ -92,17 +98,40 @@ abstract class ChaosSupport {
 
 	RedisProcess startRedis(String... arguments) {
 		this.redis = RedisProcess.start(this.directory, arguments);
-		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(RedisProcess.LOOPBACK,
-				this.redis.port());
-		this.connectionFactory = new LettuceConnectionFactory(configuration,
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
-		this.connectionFactory.afterPropertiesSet();
-		this.connectionFactory.start();
+		this.connectionFactory = connectionFactory(this.redis.port(), Duration.ofSeconds(5));
 		this.operations = new JobQueueOperations(this.connectionFactory, SCRIPTS,
 				JobQueueOperations.DEFAULT_KEY_PREFIX);
+		this.dispatcher = dispatcher(this.operations);
+		return this.redis;
+	}
+
+	/** A proxy in front of the test's Redis, closed after the test. */
+	ChaosProxy proxy() {
+		ChaosProxy proxy = new ChaosProxy(this.redis.port());
+		this.proxies.add(proxy);
+		return proxy;
+	}
+
+	/** A second dispatcher of the test's, through another port (e.g. a proxy). */
+	RedisJobDispatcher dispatcherVia(int port, Duration commandTimeout) {
+		LettuceConnectionFactory factory = connectionFactory(port, commandTimeout);
+		this.extraConnectionFactories.add(factory);
+		return dispatcher(new JobQueueOperations(factory, SCRIPTS, JobQueueOperations.DEFAULT_KEY_PREFIX));
+	}
+
+	private static LettuceConnectionFactory connectionFactory(int port, Duration commandTimeout) {
+		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(RedisProcess.LOOPBACK, port);
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
+				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	private static RedisJobDispatcher dispatcher(JobQueueOperations operations) {
 		JobDefinition definition = new JobDefinition(ChaosTask.JOB_NAME, QUEUE, 3, Duration.ZERO, JobBackoff.DEFAULT,
 				ChaosTask.class);
-		this.dispatcher = new RedisJobDispatcher(this.operations, new JobDefinitions() {
+		return new RedisJobDispatcher(operations, new JobDefinitions() {
 
 			@Override
 			public @Nullable JobDefinition find(String name) {
@@ -115,21 +144,29 @@ abstract class ChaosSupport {
 			}
 
 		}, JsonMapper.shared());
-		return this.redis;
 	}
 
 	/** Launch workers in parallel and wait until each consumes. */
 	List<WorkerProcess> startWorkers(int count, String... arguments) {
+		return startWorkersVia(this.redis.port(), count, arguments);
+	}
+
+	/** Launch workers that reach Redis through another port (e.g. a proxy). */
+	List<WorkerProcess> startWorkersVia(int port, int count, String... arguments) {
 		List<WorkerProcess> started = new ArrayList<>();
 		for (int i = 0; i < count; i++) {
-			started.add(launchWorker(arguments));
+			started.add(launchWorkerVia(port, arguments));
 		}
 		started.forEach(WorkerProcess::awaitReady);
 		return started;
 	}
 
 	WorkerProcess launchWorker(String... arguments) {
-		WorkerProcess worker = WorkerProcess.launch("worker-" + this.workers.size(), this.directory, this.redis.port(),
+		return launchWorkerVia(this.redis.port(), arguments);
+	}
+
+	WorkerProcess launchWorkerVia(int port, String... arguments) {
+		WorkerProcess worker = WorkerProcess.launch("worker-" + this.workers.size(), this.directory, port,
 				List.of(arguments));
 		this.workers.add(worker);
 		return worker;
