@@ -8,10 +8,15 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * A TCP proxy in front of Redis, inside the test JVM, that can reset connections, drop a
@@ -27,6 +32,12 @@ final class ChaosProxy implements AutoCloseable {
 	private final Set<Link> links = ConcurrentHashMap.newKeySet();
 
 	private final AtomicBoolean dropNextReply = new AtomicBoolean();
+
+	private final AtomicReference<byte @Nullable []> dropReplyTo = new AtomicReference<>();
+
+	private final AtomicReference<byte @Nullable []> dropRequest = new AtomicReference<>();
+
+	private final AtomicInteger droppedRequests = new AtomicInteger();
 
 	private final AtomicInteger droppedReplies = new AtomicInteger();
 
@@ -61,6 +72,26 @@ final class ChaosProxy implements AutoCloseable {
 	 */
 	void dropNextReply() {
 		this.dropNextReply.set(true);
+	}
+
+	/**
+	 * The reply to the next request that contains the given text (e.g. a script's SHA1)
+	 * is swallowed and its connection reset.
+	 */
+	void dropReplyTo(String text) {
+		this.dropReplyTo.set(text.getBytes(StandardCharsets.UTF_8));
+	}
+
+	/**
+	 * The next request that contains the given text is not forwarded, and its connection
+	 * is reset: Redis never sees it.
+	 */
+	void dropRequest(String text) {
+		this.dropRequest.set(text.getBytes(StandardCharsets.UTF_8));
+	}
+
+	int droppedRequests() {
+		return this.droppedRequests.get();
 	}
 
 	/** Reset (RST) every open connection. */
@@ -124,6 +155,8 @@ final class ChaosProxy implements AutoCloseable {
 
 		private final AtomicBoolean open = new AtomicBoolean(true);
 
+		private final AtomicBoolean dropReply = new AtomicBoolean();
+
 		Link(Socket client, Socket upstream) {
 			this.client = client;
 			this.upstream = upstream;
@@ -145,7 +178,20 @@ final class ChaosProxy implements AutoCloseable {
 						if (ChaosProxy.this.delayMillis > 0) {
 							Thread.sleep(ChaosProxy.this.delayMillis);
 						}
-						if (replies && ChaosProxy.this.dropNextReply.compareAndSet(true, false)) {
+						byte[] lost = ChaosProxy.this.dropRequest.get();
+						if (!replies && lost != null && contains(buffer, read, lost)
+								&& ChaosProxy.this.dropRequest.compareAndSet(lost, null)) {
+							ChaosProxy.this.droppedRequests.incrementAndGet();
+							reset();
+							return;
+						}
+						byte[] marker = ChaosProxy.this.dropReplyTo.get();
+						if (!replies && marker != null && contains(buffer, read, marker)
+								&& ChaosProxy.this.dropReplyTo.compareAndSet(marker, null)) {
+							this.dropReply.set(true);
+						}
+						if (replies
+								&& (ChaosProxy.this.dropNextReply.compareAndSet(true, false) || this.dropReply.get())) {
 							ChaosProxy.this.droppedReplies.incrementAndGet();
 							reset();
 							return;
@@ -161,6 +207,15 @@ final class ChaosProxy implements AutoCloseable {
 			}, "chaos-proxy-" + (replies ? "reply" : "request"));
 			thread.setDaemon(true);
 			thread.start();
+		}
+
+		private static boolean contains(byte[] buffer, int length, byte[] marker) {
+			for (int i = 0; i + marker.length <= length; i++) {
+				if (Arrays.equals(buffer, i, i + marker.length, marker, 0, marker.length)) {
+					return true;
+				}
+			}
+			return false;
 		}
 
 		void reset() {

@@ -50,7 +50,7 @@ abstract class ChaosSupport {
 	static final Duration MIGRATOR_PASS = Duration.ofSeconds(1);
 
 	/** Read once: the jar they come from may be replaced by another build meanwhile. */
-	private static final QueueScripts SCRIPTS = QueueScripts.load();
+	static final QueueScripts SCRIPTS = QueueScripts.load();
 
 	private static final Path REPORT = Path.of("target", "chaos-report.txt");
 
