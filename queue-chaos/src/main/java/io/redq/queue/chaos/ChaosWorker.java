@@ -15,8 +15,8 @@ import org.springframework.context.event.ContextClosedEvent;
  * A worker for the fault-injection tests, started by them as a separate JVM.
  * <p>
  * Settings, as {@code --name=value} arguments: {@code chaos.ledger} (the ledger file,
- * required), {@code chaos.handler-millis} (default 50), plus any {@code redq.*} and
- * {@code spring.data.redis.*} property.
+ * required), {@code chaos.ledger-fsync} (default true), {@code chaos.handler-millis}
+ * (default 50), plus any {@code redq.*} and {@code spring.data.redis.*} property.
  *
  * @author Redq team
  * @since 0.1.0
@@ -25,8 +25,8 @@ import org.springframework.context.event.ContextClosedEvent;
 public class ChaosWorker {
 
 	@Bean(destroyMethod = "close")
-	Ledger chaosLedger(@Value("${chaos.ledger}") Path file) {
-		return new Ledger(file);
+	Ledger chaosLedger(@Value("${chaos.ledger}") Path file, @Value("${chaos.ledger-fsync:true}") boolean fsync) {
+		return new Ledger(file, fsync);
 	}
 
 	@Bean

@@ -25,11 +25,16 @@ public final class Ledger implements AutoCloseable {
 
 	private final long pid = ProcessHandle.current().pid();
 
+	private final boolean fsync;
+
 	/**
 	 * Open a ledger, appending to the file if it exists.
 	 * @param file the file
+	 * @param fsync whether to force each line to disk; without it a line still survives a
+	 * {@code kill -9} of the worker (it is in the page cache), but not a machine crash
 	 */
-	public Ledger(Path file) {
+	public Ledger(Path file, boolean fsync) {
+		this.fsync = fsync;
 		try {
 			this.out = new FileOutputStream(file.toFile(), true);
 		}
@@ -48,7 +53,9 @@ public final class Ledger implements AutoCloseable {
 		String line = event + " " + id + " " + attempt + " " + this.pid + " " + System.currentTimeMillis() + "\n";
 		try {
 			this.out.write(line.getBytes(StandardCharsets.UTF_8));
-			this.out.getFD().sync();
+			if (this.fsync) {
+				this.out.getFD().sync();
+			}
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot write ledger", ex);

@@ -6,22 +6,16 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A {@link ChaosWorker} JVM started by the test, with its own ledger and log file.
  */
 final class WorkerProcess implements AutoCloseable {
-
-	/**
-	 * The test JVM's class path, with Redq's own jars copied out of the local Maven
-	 * repository first: other builds on the machine may install new snapshots over them
-	 * while the suite runs, and a worker must not start with half a jar or a newer one.
-	 */
-	private static final String CLASS_PATH = snapshotClassPath();
 
 	private final String name;
 
@@ -51,14 +45,22 @@ final class WorkerProcess implements AutoCloseable {
 		List<String> command = new ArrayList<>();
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		command.addAll(List.of("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp",
-				CLASS_PATH, ChaosWorker.class.getName()));
-		command.add("--spring.data.redis.port=" + redisPort);
-		command.add("--chaos.ledger=" + ledger);
-		command.add("--redq.listener.lease-time=1s");
-		command.add("--redq.listener.concurrency=4");
-		command.add("--redq.listener.poll-timeout=1s");
-		command.add("--redq.listener.shutdown-timeout=10s");
-		command.addAll(arguments);
+				System.getProperty("java.class.path"), ChaosWorker.class.getName()));
+		// defaults first; an argument with the same name replaces its default (Spring
+		// Boot
+		// would join repeated arguments with a comma)
+		Map<String, String> settings = new LinkedHashMap<>();
+		settings.put("spring.data.redis.port", Integer.toString(redisPort));
+		settings.put("chaos.ledger", ledger.toString());
+		settings.put("redq.listener.lease-time", "1s");
+		settings.put("redq.listener.concurrency", "4");
+		settings.put("redq.listener.poll-timeout", "1s");
+		settings.put("redq.listener.shutdown-timeout", "10s");
+		for (String argument : arguments) {
+			int equals = argument.indexOf('=');
+			settings.put(argument.substring(2, equals), argument.substring(equals + 1));
+		}
+		settings.forEach((key, value) -> command.add("--" + key + "=" + value));
 		try {
 			Process process = new ProcessBuilder(command).redirectErrorStream(true)
 				.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
@@ -142,30 +144,6 @@ final class WorkerProcess implements AutoCloseable {
 	@Override
 	public void close() {
 		Signals.destroy(this.process);
-	}
-
-	private static String snapshotClassPath() {
-		Path copies = Path.of("target", "chaos-classpath").toAbsolutePath();
-		List<String> entries = new ArrayList<>();
-		try {
-			Files.createDirectories(copies);
-			for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-				Path path = Path.of(entry);
-				if (entry.contains(File.separator + "io" + File.separator + "redq" + File.separator)
-						&& entry.endsWith(".jar") && Files.isRegularFile(path)) {
-					Path copy = copies.resolve(path.getFileName());
-					Files.copy(path, copy, StandardCopyOption.REPLACE_EXISTING);
-					entries.add(copy.toString());
-				}
-				else {
-					entries.add(entry);
-				}
-			}
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-		return String.join(File.pathSeparator, entries);
 	}
 
 	@Override
