@@ -76,6 +76,29 @@ class RedisFaultsIntegrationTests extends ChaosSupport {
 				+ "crash loses the last second)");
 	}
 
+	@Test // issue 5: NOSCRIPT after the script cache is emptied
+	void scriptFlushWhileWorkingIsHandled() {
+		startRedis();
+		List<WorkerProcess> workers = startWorkers(2, "--chaos.handler-millis=20");
+		this.acknowledged.addAll(dispatch(300, ChaosTask.standard(), 3));
+		startDispatching();
+		int flushes = 0;
+		for (long start = System.nanoTime(); millisSince(start) < 3000; flushes++) {
+			assertThat(this.redis.command("SCRIPT", "FLUSH")).isEqualTo("+OK");
+			RedisProcess.sleep(100);
+		}
+		stopDispatching();
+		awaitDrained(Duration.ofSeconds(30));
+		long errors = workers.stream()
+			.mapToLong((worker) -> worker.countLog(" WARN ") + worker.countLog(" ERROR "))
+			.sum();
+		report("SCRIPT FLUSH " + flushes + " times in 3 s: " + this.failedDispatches.get() + " dispatch errors, "
+				+ errors + " worker warnings or errors");
+		assertThat(this.failedDispatches.get()).isZero();
+		assertThat(errors).isZero();
+		checkInvariants(this.acknowledged, Set.of());
+	}
+
 	@Test // issue 5, scenario 6
 	void workersResumeByThemselvesAfterRedisIsPausedForTenSeconds() {
 		startRedis();
