@@ -1,0 +1,181 @@
+package io.redq.queue.chaos;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Faults of worker JVMs: kill -9, SIGSTOP past the lease, SIGTERM, long handlers, and a
+ * poison job that halts the JVM.
+ */
+class WorkerFaultsIntegrationTests extends ChaosSupport {
+
+	@Test // issue 5, scenario 1
+	void killedWorkersJobsAreRedeliveredWithinTheLeasePlusOneSecond() {
+		startRedis();
+		List<WorkerProcess> workers = startWorkers(2);
+		WorkerProcess victim = workers.get(0);
+		WorkerProcess survivor = workers.get(1);
+		List<String> ids = dispatch(300, ChaosTask.standard(), 3);
+		awaitEntries((entry) -> entry.pid() == victim.pid() && entry.is("DONE"), 20, Duration.ofSeconds(30));
+
+		long killedAt = System.currentTimeMillis();
+		victim.signal("KILL");
+		assertThat(victim.awaitExit(10)).isTrue();
+		Set<String> victimStarted = startedBy(List.of(victim), Long.MAX_VALUE);
+		Set<String> victimFinished = victim.ledger()
+			.stream()
+			.filter(LedgerEntry::finished)
+			.map(LedgerEntry::id)
+			.collect(Collectors.toSet());
+		Set<String> inFlight = victimStarted.stream()
+			.filter((id) -> !victimFinished.contains(id))
+			.collect(Collectors.toSet());
+		assertThat(inFlight).as("jobs the victim was running when killed").isNotEmpty();
+
+		awaitDrained(Duration.ofSeconds(30));
+		Map<String, Long> redelivered = survivor.ledger()
+			.stream()
+			.filter((entry) -> entry.is("START") && victimStarted.contains(entry.id()))
+			.collect(Collectors.toMap(LedgerEntry::id, LedgerEntry::time, Math::min));
+		assertThat(redelivered.keySet()).as("in-flight jobs of the killed worker, redelivered").containsAll(inFlight);
+		long slowest = redelivered.values().stream().mapToLong((time) -> time - killedAt).max().orElseThrow();
+		report("kill -9 with " + inFlight.size() + " jobs in flight (" + redelivered.size()
+				+ " redelivered incl. done but unacked): slowest redelivery " + slowest + " ms after the kill (lease "
+				+ LEASE.toMillis() + " ms)");
+		assertThat(slowest).isLessThanOrEqualTo(LEASE.toMillis() + 1000);
+		checkInvariants(ids, victimStarted);
+	}
+
+	@Test // issue 5, scenario 2
+	void stalledWorkersLateAcksAreRefusedAndTheRedeliveredCopiesComplete() {
+		startRedis();
+		List<WorkerProcess> workers = startWorkers(2);
+		WorkerProcess victim = workers.get(0);
+		WorkerProcess survivor = workers.get(1);
+		List<String> ids = dispatch(24, new ChaosTask(1500, false), 3);
+		awaitEntries((entry) -> entry.pid() == victim.pid() && entry.is("START"), 4, Duration.ofSeconds(30));
+		RedisProcess.sleep(300);
+
+		long stoppedAt = System.currentTimeMillis();
+		victim.signal("STOP");
+		RedisProcess.sleep(3 * LEASE.toMillis());
+		victim.signal("CONT");
+		Set<String> victimFinishedBefore = victim.ledger()
+			.stream()
+			.filter((entry) -> entry.finished() && entry.time() <= stoppedAt)
+			.map(LedgerEntry::id)
+			.collect(Collectors.toSet());
+		Set<String> stalled = startedBy(List.of(victim), stoppedAt).stream()
+			.filter((id) -> !victimFinishedBefore.contains(id))
+			.collect(Collectors.toSet());
+		assertThat(stalled).as("jobs the victim was running when stopped").isNotEmpty();
+
+		awaitDrained(Duration.ofSeconds(40));
+		Set<String> survivorDone = survivor.ledger()
+			.stream()
+			.filter((entry) -> entry.is("DONE"))
+			.map(LedgerEntry::id)
+			.collect(Collectors.toSet());
+		assertThat(survivorDone).as("redelivered copies completed by the other worker").containsAll(stalled);
+		long learned = victim.ledger()
+			.stream()
+			.filter((entry) -> entry.is("LOST") && stalled.contains(entry.id()))
+			.count();
+		long refused = refusals(victim);
+		report("SIGSTOP for " + 3 * LEASE.toMillis() + " ms with " + stalled.size() + " jobs running: " + refused
+				+ " stale tokens refused, " + learned + " handlers learned the lease was lost");
+		assertThat(refused).as("stale lease tokens refused").isPositive();
+		assertThat(learned).as("handlers that learned their lease was lost").isPositive();
+		checkInvariants(ids, startedBy(List.of(victim), stoppedAt));
+	}
+
+	@Test // issue 5, scenario 3
+	void handlerRunningFiveTimesItsLeaseIsNotRedelivered() {
+		startRedis();
+		List<WorkerProcess> workers = startWorkers(2);
+		List<String> ids = dispatch(4, new ChaosTask(5 * LEASE.toMillis(), false), 3);
+		awaitDrained(Duration.ofSeconds(30));
+		assertThat(entries((entry) -> entry.is("START"))).hasSize(ids.size());
+		assertThat(entries((entry) -> entry.is("DONE"))).hasSize(ids.size());
+		assertThat(entries((entry) -> entry.is("LOST"))).isEmpty();
+		assertThat(workers).allSatisfy((worker) -> assertThat(refusals(worker)).isZero());
+		checkInvariants(ids, Set.of());
+	}
+
+	@Test // issue 5, scenario 4
+	void sigtermStopsGracefullyWithoutWaitingForALease() {
+		startRedis();
+		List<WorkerProcess> workers = startWorkers(2);
+		WorkerProcess victim = workers.get(0);
+		List<String> ids = dispatch(300, ChaosTask.standard(), 3);
+		awaitEntries((entry) -> entry.pid() == victim.pid() && entry.is("DONE"), 20, Duration.ofSeconds(30));
+
+		long termAt = System.nanoTime();
+		victim.signal("TERM");
+		assertThat(victim.awaitExit(20)).as("worker exits after SIGTERM").isTrue();
+		long stopMillis = millisSince(termAt);
+		long reservedAfterExit = stats().reserved();
+		Set<String> victimFinished = victim.ledger()
+			.stream()
+			.filter(LedgerEntry::finished)
+			.map(LedgerEntry::id)
+			.collect(Collectors.toSet());
+		assertThat(startedBy(List.of(victim), Long.MAX_VALUE)).as("jobs the stopping worker started and finished")
+			.isSubsetOf(victimFinished);
+		// the other worker holds at most one batch (its concurrency); nothing of the
+		// stopped worker is left to expire
+		assertThat(reservedAfterExit).isLessThanOrEqualTo(4);
+
+		awaitDrained(Duration.ofSeconds(30));
+		// a lease that expired would show as a second attempt
+		assertThat(entries((entry) -> entry.is("START") && entry.attempt() != 1)).isEmpty();
+		report("SIGTERM: worker exited with " + victim.process().exitValue() + " after " + stopMillis + " ms, "
+				+ victimFinished.size() + " jobs done there, " + reservedAfterExit + " reserved right after");
+		checkInvariants(ids, Set.of());
+	}
+
+	@Test // issue 5, scenario 9
+	void poisonJobThatHaltsTheWorkerEndsInDeadAfterMaxAttempts() {
+		startRedis();
+		launchWorker();
+		List<String> ids = new java.util.ArrayList<>(dispatch(30, ChaosTask.standard(), 10));
+		String poison = dispatch(1, new ChaosTask(0, true), 3).get(0);
+		ids.add(poison);
+		String deadKey = this.operations.keys(QUEUE).dead();
+		long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+		int crashes = 0;
+		while (this.operations.getRedisTemplate().opsForZSet().score(deadKey, poison) == null) {
+			assertThat(System.nanoTime()).as("poison job dead in time").isLessThan(deadline);
+			WorkerProcess current = this.workers.get(this.workers.size() - 1);
+			if (!current.process().isAlive()) {
+				if (current.ledger().stream().anyMatch((entry) -> entry.is("START") && entry.id().equals(poison))) {
+					assertThat(current.process().exitValue()).isEqualTo(1);
+					crashes++;
+				}
+				launchWorker();
+			}
+			RedisProcess.sleep(100);
+		}
+		awaitDrained(Duration.ofSeconds(30));
+		Object error = this.operations.getRedisTemplate()
+			.opsForHash()
+			.get(this.operations.keys(QUEUE).errors(), poison);
+		long poisonStarts = entries((entry) -> entry.is("START") && entry.id().equals(poison)).size();
+		report("poison job: " + poisonStarts + " attempts, " + crashes + " worker crashes, dead with \"" + error
+				+ "\"");
+		assertThat(poisonStarts).isEqualTo(3);
+		assertThat(crashes).isEqualTo(3);
+		assertThat(String.valueOf(error)).startsWith("Lease expired on attempt 3");
+		List<WorkerProcess> crashed = this.workers.stream().filter((worker) -> !worker.process().isAlive()).toList();
+		Invariants.Outcome outcome = checkInvariants(ids, startedBy(crashed, Long.MAX_VALUE));
+		assertThat(outcome.dead()).isEqualTo(1);
+	}
+
+}
