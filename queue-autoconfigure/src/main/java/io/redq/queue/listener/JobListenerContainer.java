@@ -300,7 +300,7 @@ public class JobListenerContainer implements SmartLifecycle {
 			}
 			catch (RuntimeException ex) {
 				logger.error("Could not hand back running jobs of queue '" + this.queue
-						+ "'; they run again when their lease expires", ex);
+						+ "'; they may run again once their lease expires", ex);
 			}
 		}
 	}
@@ -372,7 +372,7 @@ public class JobListenerContainer implements SmartLifecycle {
 				this.operations.release(this.queue, List.of(job.lease()), true);
 			}
 			catch (RuntimeException ex) {
-				logger.warn("Could not hand back job " + job.id() + "; it runs again when its lease expires", ex);
+				logger.warn("Could not hand back job " + job.id() + "; it may run again once its lease expires", ex);
 			}
 			return;
 		}
@@ -561,7 +561,7 @@ public class JobListenerContainer implements SmartLifecycle {
 		}
 		catch (RuntimeException ex) {
 			logger.error("Could not record the failure of job " + execution.job.id()
-					+ "; it runs again when its lease expires", ex);
+					+ "; it may run again once its lease expires", ex);
 		}
 	}
 
@@ -865,7 +865,7 @@ public class JobListenerContainer implements SmartLifecycle {
 			}
 			catch (RuntimeException ex) {
 				logger.error("Could not acknowledge " + batch.size() + " job(s) of queue '"
-						+ JobListenerContainer.this.queue + "'; they run again when their leases expire", ex);
+						+ JobListenerContainer.this.queue + "'; they may run again once their leases expire", ex);
 			}
 		}
 

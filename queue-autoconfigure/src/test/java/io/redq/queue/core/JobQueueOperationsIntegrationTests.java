@@ -227,6 +227,15 @@ class JobQueueOperationsIntegrationTests {
 	}
 
 	@Test
+	void aRepeatedAcknowledgementIsNotReportedAsRefused() {
+		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		ReservedJob job = reserveOne();
+		assertThat(this.operations.ack(QUEUE, List.of(job.lease()))).isEmpty();
+		// a client that lost the reply sends the same acknowledgement again
+		assertThat(this.operations.ack(QUEUE, List.of(job.lease()))).isEmpty();
+	}
+
+	@Test
 	void extendNeverShortensALease() {
 		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob job = reserveOne();
@@ -379,7 +388,9 @@ class JobQueueOperationsIntegrationTests {
 		ReservedJob running = reserveOne();
 		this.operations.purge(QUEUE);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
-		assertThat(this.operations.ack(QUEUE, List.of(running.lease()))).containsExactly("a");
+		// the running job's acknowledgement finds nothing left to complete
+		assertThat(this.operations.ack(QUEUE, List.of(running.lease()))).isEmpty();
+		assertThat(this.template.keys("test:*")).doesNotContain(this.keys.jobs(), this.keys.reserved());
 	}
 
 	private ReservedJob reserveOne() {
