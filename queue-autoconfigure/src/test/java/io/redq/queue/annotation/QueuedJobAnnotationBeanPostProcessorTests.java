@@ -187,6 +187,15 @@ class QueuedJobAnnotationBeanPostProcessorTests {
 	}
 
 	@Test
+	void invalidQueueNameIsRejectedAtStartup() {
+		this.runner.withBean(BadQueueJobs.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageStartingWith("Invalid queue name 'orders{eu}': it contains '{'"));
+	}
+
+	@Test
 	void jobsWithoutContainerFactoryFailWithClearMessage() {
 		new ApplicationContextRunner().withUserConfiguration(JobQueueConfiguration.class)
 			.withBean(InvoiceJobs.class)
@@ -328,6 +337,14 @@ class QueuedJobAnnotationBeanPostProcessorTests {
 
 		@QueuedJob(maxAttempts = 5, maxAttemptsString = "7")
 		void send(Invoice invoice) {
+		}
+
+	}
+
+	static class BadQueueJobs {
+
+		@QueuedJob(name = "ship", queue = "orders{eu}")
+		void ship(String order) {
 		}
 
 	}

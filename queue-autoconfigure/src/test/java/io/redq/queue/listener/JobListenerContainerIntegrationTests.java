@@ -1,5 +1,6 @@
 package io.redq.queue.listener;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -36,6 +37,7 @@ import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -200,10 +202,15 @@ class JobListenerContainerIntegrationTests {
 				.put(keys.jobs(), "stranger",
 						"{\"id\":\"stranger\",\"job\":\"nobody\",\"queue\":\"it\",\"maxAttempts\":3,\"payload\":1}");
 			template.opsForHash().put(keys.jobs(), "nameless", "{\"id\":\"nameless\",\"payload\":1}");
-			template.opsForList().rightPushAll(keys.ready(), "garbage", "stranger", "nameless");
+			// bytes that are not even UTF-8, as another program might push them
+			template.execute((RedisCallback<Object>) (connection) -> connection.hashCommands()
+				.hSet(keys.jobs().getBytes(StandardCharsets.UTF_8), "binary".getBytes(StandardCharsets.UTF_8),
+						new byte[] { (byte) 0xFF, (byte) 0xFE, 0x00, 0x7B }));
+			template.opsForList().rightPushAll(keys.ready(), "garbage", "stranger", "nameless", "binary");
 			String unreadable = dispatcher(context).dispatch("greet", "not a greeting");
 			template.opsForZSet().add(keys.wake(), "w", 0);
-			await().atMost(DEADLINE).until(() -> stats(context, "it").dead() == 4);
+			await().atMost(DEADLINE).until(() -> stats(context, "it").dead() == 5);
+			assertThat(error(context, "it", "binary")).asString().startsWith("Malformed job");
 			assertThat(error(context, "it", "nameless")).asString().endsWith("it names no job");
 			assertThat(error(context, "it", "garbage")).asString()
 				.startsWith("Malformed job: its data in Redis is not a Redq job envelope");
