@@ -1,6 +1,7 @@
 package io.redq.benchmarks;
 
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.util.Map;
 import java.util.OptionalDouble;
@@ -74,6 +75,7 @@ public final class Benchmarks {
 				result.put("java", Runtime.version().toString());
 				result.put("cpus", Runtime.getRuntime().availableProcessors());
 				result.put("redis", admin.info("server").get("redis_version"));
+				result.put("loadAverageBefore", loadAverage());
 				admin.deleteKeys(KEY_PREFIX + ":*");
 				OptionalDouble lpush = OptionalDouble.empty();
 				if (options.lpushRequests() > 0) {
@@ -82,11 +84,21 @@ public final class Benchmarks {
 				Harness harness = new Harness(options, admin, out);
 				scenario.run(harness, result);
 				admin.deleteKeys(KEY_PREFIX + ":*");
+				result.put("loadAverageAfter", loadAverage());
 				lpush.ifPresent(result::lpushBaseline);
 				result.print(out);
 				return result;
 			}
 		}
+	}
+
+	/**
+	 * Return the system load average of the last minute: other work on the machine makes
+	 * the figures noisy.
+	 * @return the load average
+	 */
+	private static double loadAverage() {
+		return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
 	}
 
 }

@@ -31,6 +31,9 @@ class DrainScenario implements Scenario {
 		Recorder recorder = context.getBean(Recorder.class);
 		recorder.reset(jobs, false);
 		harness.dispatchBatches(context.getBean(JobDispatcher.class), jobs, Harness::noop);
+		if (result != null) {
+			harness.log("Measuring " + jobs + " jobs");
+		}
 		Phase phase = Phase.start(harness);
 		Harness.startContainers(context);
 		long end = harness.awaitCompleted(recorder, jobs);

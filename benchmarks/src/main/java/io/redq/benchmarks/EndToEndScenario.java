@@ -55,6 +55,9 @@ class EndToEndScenario implements Scenario {
 		Recorder recorder = context.getBean(Recorder.class);
 		JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 		recorder.reset(jobs, false);
+		if (result != null) {
+			harness.log("Measuring " + jobs + " jobs");
+		}
 		Phase phase = Phase.start(harness);
 		if (this.batches) {
 			harness.dispatchBatches(dispatcher, jobs, Harness::noop);

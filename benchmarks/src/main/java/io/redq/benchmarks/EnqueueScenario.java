@@ -27,11 +27,13 @@ class EnqueueScenario implements Scenario {
 			harness.clearQueue();
 			result.put("jobs", jobs);
 			result.put("threads", harness.options().threads());
+			harness.log("Measuring " + jobs + " single dispatches");
 			Phase single = Phase.start(harness);
 			harness.dispatchSingles(dispatcher, jobs);
 			single.end(result, "single", jobs);
 			harness.clearQueue();
 			result.put("producers", harness.options().producers());
+			harness.log("Measuring " + jobs + " jobs in batches");
 			Phase batch = Phase.start(harness);
 			harness.dispatchBatches(dispatcher, jobs, Harness::noop);
 			batch.end(result, "batch", jobs);

@@ -31,7 +31,7 @@ record Options(String scenario, @Nullable String redisUrl, Map<String, String> v
 			  --producers=N              threads dispatching batches of 1,000 (default 2)
 			  --threads=N                threads dispatching single jobs (default 8)
 			  --spread=10s               timers: the span their due times cover
-			  --lead=2s                  timers: time from the start of dispatching to the first due time
+			  --lead=5s                  timers: time from the start of dispatching to the first due time
 			  --gap=10ms                 idle-pickup: pause between jobs
 			  --queues=10                idle-cost: queues with a handler
 			  --duration=20s             idle-cost: measuring time; soak: total time

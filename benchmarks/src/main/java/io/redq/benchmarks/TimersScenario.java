@@ -25,7 +25,7 @@ class TimersScenario implements Scenario {
 	public void run(Harness harness, Result result) throws Exception {
 		int jobs = harness.options().jobs(100_000);
 		Duration spread = harness.options().duration("spread", Duration.ofSeconds(10));
-		Duration lead = harness.options().duration("lead", Duration.ofSeconds(2));
+		Duration lead = harness.options().duration("lead", Duration.ofSeconds(5));
 		try (ConfigurableApplicationContext context = harness.start(NoopJobs.class)) {
 			harness.describe(context, result);
 			run(harness, context, "warmup-", harness.options().warmup(jobs), spread.dividedBy(10), lead, null);
@@ -41,6 +41,9 @@ class TimersScenario implements Scenario {
 		Recorder recorder = context.getBean(Recorder.class);
 		JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 		recorder.reset(jobs, true);
+		if (result != null) {
+			harness.log("Measuring " + jobs + " timers");
+		}
 		Phase phase = Phase.start(harness);
 		Instant first = Instant.now().plus(lead);
 		harness.dispatchBatches(dispatcher, jobs,
