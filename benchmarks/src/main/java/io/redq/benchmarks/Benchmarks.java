@@ -3,10 +3,18 @@ package io.redq.benchmarks;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
+import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;
 
 /**
@@ -41,7 +49,7 @@ public final class Benchmarks {
 	private Benchmarks() {
 	}
 
-	public static void main(String[] args) throws Exception {
+	public static void main(String[] args) {
 		int status = 0;
 		try {
 			run(System.out, args);
@@ -49,6 +57,10 @@ public final class Benchmarks {
 		catch (IllegalArgumentException ex) {
 			System.err.println(ex.getMessage());
 			status = 2;
+		}
+		catch (Exception ex) {
+			ex.printStackTrace();
+			status = 1;
 		}
 		// Lettuce and Redq threads must not keep the JVM alive
 		System.exit(status);
@@ -75,6 +87,7 @@ public final class Benchmarks {
 				result.put("java", Runtime.version().toString());
 				result.put("cpus", Runtime.getRuntime().availableProcessors());
 				result.put("redis", admin.info("server").get("redis_version"));
+				result.put("scriptsSha1", scriptsSha1());
 				result.put("loadAverageBefore", loadAverage());
 				admin.deleteKeys(KEY_PREFIX + ":*");
 				OptionalDouble lpush = OptionalDouble.empty();
@@ -99,6 +112,19 @@ public final class Benchmarks {
 	 */
 	private static double loadAverage() {
 		return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+	}
+
+	/**
+	 * Return the start of the SHA-1 of Redq's hot-path scripts, so that a result can be
+	 * told apart from one of another version of the library.
+	 * @return 8 hex digits
+	 */
+	private static String scriptsSha1() throws NoSuchAlgorithmException {
+		String scripts = Stream.of("enqueue", "reserve", "ack", "migrate")
+			.map((name) -> QueueScripts.load(name, List.class).getScriptAsString())
+			.collect(Collectors.joining());
+		byte[] digest = MessageDigest.getInstance("SHA-1").digest(scripts.getBytes(StandardCharsets.UTF_8));
+		return HexFormat.of().formatHex(digest, 0, 4);
 	}
 
 }

@@ -13,7 +13,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * <p>
  * {@code e2e} dispatches in {@code dispatchAll} batches of 1,000 from {@code --producers}
  * threads; {@code e2e-single} with single {@code dispatch} calls from {@code --threads}
- * threads.
+ * threads. With {@code --rate}, {@code e2e} dispatches at most that many jobs per second,
+ * so that the latency can be measured below saturation.
  *
  * @author Redq team
  * @since 0.1.0
@@ -35,6 +36,7 @@ class EndToEndScenario implements Scenario {
 			result.put("jobs", jobs);
 			if (this.batches) {
 				result.put("producers", harness.options().producers());
+				result.put("rate", harness.options().rate());
 			}
 			else {
 				result.put("threads", harness.options().threads());
@@ -60,7 +62,7 @@ class EndToEndScenario implements Scenario {
 		}
 		Phase phase = Phase.start(harness);
 		if (this.batches) {
-			harness.dispatchBatches(dispatcher, jobs, Harness::noop);
+			harness.dispatchBatches(dispatcher, jobs, (result != null) ? harness.options().rate() : 0, Harness::noop);
 		}
 		else {
 			harness.dispatchSingles(dispatcher, jobs);

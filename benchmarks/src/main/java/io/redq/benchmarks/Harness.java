@@ -109,10 +109,28 @@ final class Harness {
 	 * @throws Exception when a dispatch fails
 	 */
 	void dispatchBatches(JobDispatcher dispatcher, int jobs, IntFunction<JobRequest> request) throws Exception {
+		dispatchBatches(dispatcher, jobs, 0, request);
+	}
+
+	/**
+	 * Dispatch jobs with {@code dispatchAll} in batches of 1,000, from
+	 * {@code --producers} threads; the earliest batches go first.
+	 * @param dispatcher the dispatcher
+	 * @param jobs how many jobs
+	 * @param rate the most jobs per second, or 0 for as fast as possible
+	 * @param request the request for the i-th job
+	 * @throws Exception when a dispatch fails
+	 */
+	void dispatchBatches(JobDispatcher dispatcher, int jobs, int rate, IntFunction<JobRequest> request)
+			throws Exception {
 		int batches = (jobs + 999) / 1000;
 		int producers = this.options.producers();
+		long start = System.nanoTime();
 		parallel(producers, (producer) -> {
 			for (int batch = producer; batch < batches; batch += producers) {
+				if (rate > 0) {
+					pace(start + (long) (batch * 1000 * 1e9 / rate));
+				}
 				List<JobRequest> requests = new ArrayList<>(1000);
 				for (int i = batch * 1000; i < Math.min(jobs, (batch + 1) * 1000); i++) {
 					requests.add(request.apply(i));
@@ -184,6 +202,19 @@ final class Harness {
 		}
 		finally {
 			executor.shutdownNow();
+		}
+	}
+
+	private static void pace(long startNanos) {
+		long wait = startNanos - System.nanoTime();
+		if (wait > 0) {
+			try {
+				Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted", ex);
+			}
 		}
 	}
 

@@ -29,6 +29,7 @@ record Options(String scenario, @Nullable String redisUrl, Map<String, String> v
 			  --jobs=N                   jobs measured (default per scenario)
 			  --warmup=N                 jobs run before measuring (default jobs/10, at most 20,000)
 			  --producers=N              threads dispatching batches of 1,000 (default 2)
+			  --rate=N                   e2e: the most jobs dispatched per second (default 0: no limit)
 			  --threads=N                threads dispatching single jobs (default 8)
 			  --spread=10s               timers: the span their due times cover
 			  --lead=5s                  timers: time from the start of dispatching to the first due time
@@ -38,8 +39,8 @@ record Options(String scenario, @Nullable String redisUrl, Map<String, String> v
 			  --lpush-requests=200000    redis-benchmark LPUSH requests; 0 skips it
 			""";
 
-	private static final List<String> NAMES = List.of("scenario", "redis", "jobs", "warmup", "producers", "threads",
-			"spread", "lead", "gap", "queues", "duration", "lpush-requests");
+	private static final List<String> NAMES = List.of("scenario", "redis", "jobs", "warmup", "producers", "rate",
+			"threads", "spread", "lead", "gap", "queues", "duration", "lpush-requests");
 
 	static Options parse(String... args) {
 		Map<String, String> values = new LinkedHashMap<>();
@@ -81,6 +82,10 @@ record Options(String scenario, @Nullable String redisUrl, Map<String, String> v
 
 	int producers() {
 		return intValue("producers", 2);
+	}
+
+	int rate() {
+		return intValue("rate", 0);
 	}
 
 	int threads() {
