@@ -1,0 +1,130 @@
+package io.redq.benchmarks;
+
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import io.redq.queue.script.QueueScripts;
+import io.redq.queue.test.RedisServer;
+
+/**
+ * Runs one benchmark scenario against a Redis and prints one {@code RESULT {...}} line of
+ * JSON plus a short table.
+ *
+ * <pre class="code">
+ * java -jar benchmarks/target/benchmarks.jar --scenario=e2e [--redis=redis://127.0.0.1:6379] [--jobs=200000]
+ * </pre>
+ *
+ * <p>
+ * Without {@code --redis}, a {@code redis-server} is started on a free loopback port and
+ * stopped at the end (or {@code REDIS_URL} is used). Other {@code --name=value}
+ * arguments, such as {@code --redq.listener.concurrency=16}, go to the Spring
+ * application.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public final class Benchmarks {
+
+	/**
+	 * The key prefix of the benchmark's queues; their keys are deleted before each run.
+	 */
+	static final String KEY_PREFIX = "redq-bench";
+
+	static final Map<String, Scenario> SCENARIOS = new TreeMap<>(Map.of("enqueue", new EnqueueScenario(), "drain",
+			new DrainScenario(), "e2e", new EndToEndScenario(true), "e2e-single", new EndToEndScenario(false),
+			"idle-pickup", new IdlePickupScenario(), "timers", new TimersScenario(), "memory", new MemoryScenario(),
+			"idle-cost", new IdleCostScenario(), "soak", new SoakScenario()));
+
+	private Benchmarks() {
+	}
+
+	public static void main(String[] args) {
+		int status = 0;
+		try {
+			run(System.out, args);
+		}
+		catch (IllegalArgumentException ex) {
+			System.err.println(ex.getMessage());
+			status = 2;
+		}
+		catch (Exception ex) {
+			ex.printStackTrace();
+			status = 1;
+		}
+		// Lettuce and Redq threads must not keep the JVM alive
+		System.exit(status);
+	}
+
+	/**
+	 * Run the scenario that the arguments name.
+	 * @param out where the table and the result line go
+	 * @param args the command line
+	 * @return the result
+	 * @throws Exception when the scenario fails
+	 */
+	public static Result run(PrintStream out, String... args) throws Exception {
+		Options options = Options.parse(args);
+		Scenario scenario = SCENARIOS.get(options.scenario());
+		if (scenario == null) {
+			throw new IllegalArgumentException(
+					"Unknown or missing --scenario; choose one of " + SCENARIOS.keySet() + "\n" + Options.USAGE);
+		}
+		try (RedisServer server = (options.redisUrl() == null) ? RedisServer.start() : null) {
+			URI redis = URI.create((options.redisUrl() != null) ? options.redisUrl() : server.url());
+			try (RedisAdmin admin = new RedisAdmin(redis.getHost(), (redis.getPort() != -1) ? redis.getPort() : 6379)) {
+				Result result = new Result(options.scenario());
+				result.put("java", Runtime.version().toString());
+				result.put("cpus", Runtime.getRuntime().availableProcessors());
+				result.put("redis", admin.info("server").get("redis_version"));
+				result.put("scriptsSha1", scriptsSha1());
+				result.put("loadAverageBefore", loadAverage());
+				admin.deleteKeys(KEY_PREFIX + ":*");
+				OptionalDouble lpush = OptionalDouble.empty();
+				if (options.lpushRequests() > 0) {
+					lpush = LpushBaseline.run(admin, options.lpushRequests(), out);
+				}
+				Harness harness = new Harness(options, admin, out);
+				scenario.run(harness, result);
+				admin.deleteKeys(KEY_PREFIX + ":*");
+				result.put("loadAverageAfter", loadAverage());
+				lpush.ifPresent(result::lpushBaseline);
+				result.print(out);
+				return result;
+			}
+		}
+	}
+
+	/**
+	 * Return the system load average of the last minute: other work on the machine makes
+	 * the figures noisy.
+	 * @return the load average
+	 */
+	private static double loadAverage() {
+		return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+	}
+
+	/**
+	 * Return the start of the SHA-1 of Redq's hot-path scripts, so that a result can be
+	 * told apart from one of another version of the library.
+	 * @return 8 hex digits
+	 */
+	private static String scriptsSha1() throws NoSuchAlgorithmException {
+		String scripts = Stream.of("enqueue", "reserve", "ack", "migrate")
+			.map((name) -> QueueScripts.load(name, List.class).getScriptAsString())
+			.collect(Collectors.joining());
+		byte[] digest = MessageDigest.getInstance("SHA-1").digest(scripts.getBytes(StandardCharsets.UTF_8));
+		return HexFormat.of().formatHex(digest, 0, 4);
+	}
+
+}

@@ -1,0 +1,79 @@
+package io.redq.benchmarks;
+
+import io.redq.benchmarks.BenchmarkConfiguration.NoopJobs;
+import io.redq.queue.core.JobDispatcher;
+
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * {@code e2e} and {@code e2e-single}: producers and the listener at once, no-op jobs.
+ * Jobs per second from the first dispatch to the last acknowledgement, and the latency
+ * from each job's {@code createdAt} to the start of its handler.
+ *
+ * <p>
+ * {@code e2e} dispatches in {@code dispatchAll} batches of 1,000 from {@code --producers}
+ * threads; {@code e2e-single} with single {@code dispatch} calls from {@code --threads}
+ * threads. With {@code --rate}, {@code e2e} dispatches at most that many jobs per second,
+ * so that the latency can be measured below saturation.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+class EndToEndScenario implements Scenario {
+
+	private final boolean batches;
+
+	EndToEndScenario(boolean batches) {
+		this.batches = batches;
+	}
+
+	@Override
+	public void run(Harness harness, Result result) throws Exception {
+		int jobs = harness.options().jobs(200_000);
+		try (ConfigurableApplicationContext context = harness.start(NoopJobs.class)) {
+			harness.describe(context, result);
+			run(harness, context, harness.options().warmup(jobs), null);
+			result.put("jobs", jobs);
+			if (this.batches) {
+				result.put("producers", harness.options().producers());
+				result.put("rate", harness.options().rate());
+			}
+			else {
+				result.put("threads", harness.options().threads());
+			}
+			run(harness, context, jobs, result);
+		}
+	}
+
+	/**
+	 * Run jobs through the queue.
+	 * @param harness the harness
+	 * @param context the running application
+	 * @param jobs how many jobs
+	 * @param result where the figures go, or {@code null} for a warm-up
+	 * @throws Exception when the run fails
+	 */
+	void run(Harness harness, ConfigurableApplicationContext context, int jobs, Result result) throws Exception {
+		Recorder recorder = context.getBean(Recorder.class);
+		JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+		recorder.reset(jobs, false);
+		if (result != null) {
+			harness.log("Measuring " + jobs + " jobs");
+		}
+		Phase phase = Phase.start(harness);
+		if (this.batches) {
+			harness.dispatchBatches(dispatcher, jobs, (result != null) ? harness.options().rate() : 0, Harness::noop);
+		}
+		else {
+			harness.dispatchSingles(dispatcher, jobs);
+		}
+		long dispatched = System.nanoTime();
+		long end = harness.awaitCompleted(recorder, jobs);
+		if (result != null) {
+			phase.end(result, "", jobs, end);
+			result.put("dispatchJobsPerSecond", jobs / ((dispatched - phase.startNanos()) / 1e9));
+			result.putLatencies("latency", recorder.latencies());
+		}
+	}
+
+}

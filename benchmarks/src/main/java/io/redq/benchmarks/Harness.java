@@ -1,0 +1,227 @@
+package io.redq.benchmarks;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.IntConsumer;
+import java.util.function.IntFunction;
+
+import io.redq.queue.autoconfigure.JobQueueProperties;
+import io.redq.queue.config.JobListenerRegistry;
+import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.core.JobRequest;
+import io.redq.queue.core.QueueKeys;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * What scenarios share: the options, the harness's Redis connection, the application
+ * context, and dispatching from several threads.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+final class Harness {
+
+	/** How long a measured phase may take before the run fails. */
+	static final Duration TIMEOUT = Duration.ofMinutes(5);
+
+	private final Options options;
+
+	private final RedisAdmin redis;
+
+	private final PrintStream out;
+
+	Harness(Options options, RedisAdmin redis, PrintStream out) {
+		this.options = options;
+		this.redis = redis;
+		this.out = out;
+	}
+
+	Options options() {
+		return this.options;
+	}
+
+	RedisAdmin redis() {
+		return this.redis;
+	}
+
+	void log(String message) {
+		this.out.println(message);
+	}
+
+	/**
+	 * Start the application against the benchmark's Redis.
+	 * @param jobs {@link BenchmarkConfiguration.NoopJobs} or
+	 * {@link BenchmarkConfiguration.IdleJobs}
+	 * @param properties properties of the scenario, in {@code name=value} form; arguments
+	 * of the command line take precedence
+	 * @return the running context
+	 */
+	ConfigurableApplicationContext start(Class<?> jobs, String... properties) {
+		List<String> all = new ArrayList<>(List.of("spring.data.redis.host=" + this.redis.host(),
+				"spring.data.redis.port=" + this.redis.port(), "redq.key-prefix=" + Benchmarks.KEY_PREFIX,
+				"spring.main.banner-mode=off", "spring.main.log-startup-info=false", "logging.level.root=warn"));
+		all.addAll(List.of(properties));
+		return new SpringApplicationBuilder(BenchmarkConfiguration.class, jobs).properties(all.toArray(String[]::new))
+			.run(this.options.springArgs());
+	}
+
+	/**
+	 * Describe the listener settings of a context in the result.
+	 * @param context the context
+	 * @param result the result
+	 */
+	void describe(ConfigurableApplicationContext context, Result result) {
+		JobQueueProperties.Listener listener = context.getBean(JobQueueProperties.class).getListener();
+		result.put("concurrency", listener.getConcurrency());
+		result.put("batchSize", listener.getBatchSize());
+		result.put("virtualThreads", listener.isVirtualThreads() && Runtime.version().feature() >= 21);
+	}
+
+	/**
+	 * Delete every key of the benchmark queue.
+	 */
+	void clearQueue() {
+		this.redis.delete(queueKeys().all());
+	}
+
+	static QueueKeys queueKeys() {
+		return QueueKeys.of(Benchmarks.KEY_PREFIX, BenchmarkConfiguration.QUEUE);
+	}
+
+	static JobRequest noop(int i) {
+		return JobRequest.of(BenchmarkConfiguration.JOB, Integer.toString(i)).build();
+	}
+
+	/**
+	 * Dispatch jobs with {@code dispatchAll} in batches of 1,000, from
+	 * {@code --producers} threads; the earliest batches go first.
+	 * @param dispatcher the dispatcher
+	 * @param jobs how many jobs
+	 * @param request the request for the i-th job
+	 * @throws Exception when a dispatch fails
+	 */
+	void dispatchBatches(JobDispatcher dispatcher, int jobs, IntFunction<JobRequest> request) throws Exception {
+		dispatchBatches(dispatcher, jobs, 0, request);
+	}
+
+	/**
+	 * Dispatch jobs with {@code dispatchAll} in batches of 1,000, from
+	 * {@code --producers} threads; the earliest batches go first.
+	 * @param dispatcher the dispatcher
+	 * @param jobs how many jobs
+	 * @param rate the most jobs per second, or 0 for as fast as possible
+	 * @param request the request for the i-th job
+	 * @throws Exception when a dispatch fails
+	 */
+	void dispatchBatches(JobDispatcher dispatcher, int jobs, int rate, IntFunction<JobRequest> request)
+			throws Exception {
+		int batches = (jobs + 999) / 1000;
+		int producers = this.options.producers();
+		long start = System.nanoTime();
+		parallel(producers, (producer) -> {
+			for (int batch = producer; batch < batches; batch += producers) {
+				if (rate > 0) {
+					pace(start + (long) (batch * 1000 * 1e9 / rate));
+				}
+				List<JobRequest> requests = new ArrayList<>(1000);
+				for (int i = batch * 1000; i < Math.min(jobs, (batch + 1) * 1000); i++) {
+					requests.add(request.apply(i));
+				}
+				dispatcher.dispatchAll(requests);
+			}
+		});
+	}
+
+	/**
+	 * Dispatch jobs one {@code dispatch} call each, from {@code --threads} threads.
+	 * @param dispatcher the dispatcher
+	 * @param jobs how many jobs
+	 * @throws Exception when a dispatch fails
+	 */
+	void dispatchSingles(JobDispatcher dispatcher, int jobs) throws Exception {
+		int threads = this.options.threads();
+		parallel(threads, (thread) -> {
+			for (int i = thread; i < jobs; i += threads) {
+				dispatcher.dispatch(BenchmarkConfiguration.JOB, Integer.toString(i));
+			}
+		});
+	}
+
+	/**
+	 * Wait until {@code jobs} handlers have started and every job of the queue has been
+	 * acknowledged (its data is gone from Redis).
+	 * @param recorder the recorder
+	 * @param jobs how many jobs
+	 * @return when the last acknowledgement was seen ({@link System#nanoTime()})
+	 * @throws InterruptedException when interrupted
+	 */
+	long awaitCompleted(Recorder recorder, int jobs) throws InterruptedException {
+		long deadline = System.nanoTime() + TIMEOUT.toNanos();
+		while (recorder.started() < jobs) {
+			checkDeadline(deadline, recorder.started() + " of " + jobs + " jobs started");
+			Thread.sleep(1);
+		}
+		String data = queueKeys().jobs();
+		while (this.redis.hlen(data) > 0) {
+			checkDeadline(deadline, "jobs not acknowledged");
+			Thread.sleep(1);
+		}
+		return System.nanoTime();
+	}
+
+	static void startContainers(ConfigurableApplicationContext context) {
+		context.getBean(JobListenerRegistry.class).getListenerContainers().forEach((container) -> container.start());
+	}
+
+	static void stopContainers(ConfigurableApplicationContext context) {
+		context.getBean(JobListenerRegistry.class).getListenerContainers().forEach((container) -> container.stop());
+	}
+
+	static void parallel(int threads, IntConsumer task) throws Exception {
+		ExecutorService executor = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<?>> futures = new ArrayList<>();
+			for (int i = 0; i < threads; i++) {
+				int thread = i;
+				futures.add(executor.submit(() -> task.accept(thread)));
+			}
+			for (Future<?> future : futures) {
+				future.get();
+			}
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof Exception cause) ? cause : ex;
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	private static void pace(long startNanos) {
+		long wait = startNanos - System.nanoTime();
+		if (wait > 0) {
+			try {
+				Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted", ex);
+			}
+		}
+	}
+
+	private static void checkDeadline(long deadline, String progress) {
+		if (System.nanoTime() - deadline > 0) {
+			throw new IllegalStateException("Timed out after " + TIMEOUT + ": " + progress);
+		}
+	}
+
+}

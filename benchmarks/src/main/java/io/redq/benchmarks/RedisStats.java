@@ -1,0 +1,104 @@
+package io.redq.benchmarks;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Redis's command counts ({@code INFO commandstats}) and CPU time at one moment, less the
+ * harness's own commands; {@link #since(RedisStats)} gives what happened between two of
+ * them.
+ *
+ * <p>
+ * Redis counts the commands a Lua script calls as well as the script call itself. Redq's
+ * Java code sends only {@code EVALSHA} (or {@code EVAL} after a script cache flush) and
+ * {@code BZPOPMIN}, plus connection set-up, so these are its round trips and every other
+ * command ran inside a script.
+ *
+ * @param calls the calls by command name
+ * @param micros the time Redis spent in each command, in microseconds
+ * @param cpuSeconds the CPU time of the Redis process (user and system)
+ * @param nanos when the snapshot was taken ({@link System#nanoTime()})
+ * @author Redq team
+ * @since 0.1.0
+ */
+record RedisStats(Map<String, Long> calls, Map<String, Long> micros, double cpuSeconds, long nanos) {
+
+	static RedisStats take(RedisAdmin admin) {
+		Map<String, Long> calls = new LinkedHashMap<>();
+		Map<String, Long> micros = new LinkedHashMap<>();
+		admin.info("commandstats").forEach((key, value) -> {
+			String name = key.substring(key.indexOf('_') + 1);
+			if (!name.equals("info")) {
+				calls.put(name, field(value, "calls"));
+				micros.put(name, field(value, "usec"));
+			}
+		});
+		admin.sent().forEach((name, count) -> calls.computeIfPresent(name, (key, value) -> value - count));
+		Map<String, String> cpu = admin.info("cpu");
+		double cpuSeconds = Double.parseDouble(cpu.get("used_cpu_user")) + Double.parseDouble(cpu.get("used_cpu_sys"));
+		return new RedisStats(calls, micros, cpuSeconds, System.nanoTime());
+	}
+
+	/**
+	 * Return what happened since an earlier snapshot.
+	 * @param before the earlier snapshot
+	 * @return the differences; {@link #nanos()} is the time between them
+	 */
+	RedisStats since(RedisStats before) {
+		Map<String, Long> calls = new LinkedHashMap<>();
+		Map<String, Long> micros = new LinkedHashMap<>();
+		this.calls.forEach((name, count) -> {
+			long delta = count - before.calls.getOrDefault(name, 0L);
+			if (delta != 0) {
+				calls.put(name, delta);
+				micros.put(name, this.micros.get(name) - before.micros.getOrDefault(name, 0L));
+			}
+		});
+		return new RedisStats(calls, micros, this.cpuSeconds - before.cpuSeconds, this.nanos - before.nanos);
+	}
+
+	long total() {
+		return this.calls.values().stream().mapToLong(Long::longValue).sum();
+	}
+
+	long scriptCalls() {
+		return this.calls.getOrDefault("evalsha", 0L) + this.calls.getOrDefault("eval", 0L);
+	}
+
+	long scriptMicros() {
+		return this.micros.getOrDefault("evalsha", 0L) + this.micros.getOrDefault("eval", 0L);
+	}
+
+	/**
+	 * Return the commands that the application sent, as opposed to those its scripts
+	 * called.
+	 * @return the round trips
+	 */
+	long roundTrips() {
+		return this.calls.entrySet()
+			.stream()
+			.filter((entry) -> isSentByClient(entry.getKey()))
+			.mapToLong(Map.Entry::getValue)
+			.sum();
+	}
+
+	double seconds() {
+		return this.nanos / 1e9;
+	}
+
+	private static boolean isSentByClient(String name) {
+		return name.equals("evalsha") || name.equals("eval") || name.equals("bzpopmin") || name.equals("hello")
+				|| name.equals("ping") || name.equals("select") || name.startsWith("client")
+				|| name.startsWith("config") || name.startsWith("script");
+	}
+
+	private static long field(String value, String name) {
+		for (String part : value.split(",")) {
+			if (part.startsWith(name + "=")) {
+				return Long.parseLong(part.substring(name.length() + 1));
+			}
+		}
+		return 0;
+	}
+
+}
