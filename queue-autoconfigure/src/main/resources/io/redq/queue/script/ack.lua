@@ -1,15 +1,30 @@
 -- Acknowledges completed jobs. ARGV: pairs of id and lease token. A job whose lease is no longer held by that token
 -- (it expired and the job was handed to another worker, or it waits to run again) is refused; a job that is gone
 -- already (a client re-sent an acknowledgement that Redis had run) is neither. Returns the refused ids.
-local refused = {}
+-- Variadic commands keep the cost per batch rather than per job.
+if #ARGV == 0 then
+	return {}
+end
+local ids = {}
 for i = 1, #ARGV, 2 do
-	local id = ARGV[i]
-	if redis.call('HGET', leases, id) == ARGV[i + 1] then
-		redis.call('ZREM', reserved, id)
-		forget(id)
-		promote(id)
+	ids[#ids + 1] = ARGV[i]
+end
+local tokens = redis.call('HMGET', leases, unpack(ids))
+local done, refused = {}, {}
+for i, id in ipairs(ids) do
+	if tokens[i] == ARGV[2 * i] then
+		done[#done + 1] = id
 	elseif redis.call('HEXISTS', jobs, id) == 1 then
 		refused[#refused + 1] = id
+	end
+end
+if #done > 0 then
+	redis.call('ZREM', reserved, unpack(done))
+	forget(unpack(done))
+	if redis.call('EXISTS', successors) == 1 then
+		for _, id in ipairs(done) do
+			promote(id)
+		end
 	end
 end
 return refused

@@ -23,18 +23,22 @@ local function schedule(id, due)
 	end
 end
 
--- Removes every trace of a job.
-local function forget(id)
-	redis.call('HDEL', jobs, id)
-	redis.call('HDEL', attempts, id)
-	redis.call('HDEL', leases, id)
-	redis.call('HDEL', errors, id)
+-- Removes every trace of the given jobs (one or more ids; at most a few thousand, the limit of unpack).
+local function forget(...)
+	redis.call('HDEL', jobs, ...)
+	redis.call('HDEL', attempts, ...)
+	redis.call('HDEL', leases, ...)
+	redis.call('HDEL', errors, ...)
 end
 
--- Stores a job's envelope, with the Redis-clock times prepended to the body (the envelope JSON without its
--- opening brace).
+-- A job's envelope: the Redis-clock times prepended to the body (the envelope JSON without its opening brace).
+local function envelope(now, due, body)
+	return '{"createdAt":' .. now .. ',"availableAt":' .. math.max(due, now) .. ',' .. body
+end
+
+-- Stores a job's envelope.
 local function store(id, now, due, body)
-	redis.call('HSET', jobs, id, '{"createdAt":' .. now .. ',"availableAt":' .. math.max(due, now) .. ',' .. body)
+	redis.call('HSET', jobs, id, envelope(now, due, body))
 end
 
 -- Stores a job and makes it delayed or ready; returns whether it is ready (the caller signals once).

@@ -8,6 +8,17 @@ local now = now_millis()
 local count = tonumber(ARGV[1])
 local result = {}
 local woke = false
+-- jobs that are ready at once are stored and pushed with one variadic call each; a later job with the same id
+-- flushes them first, so that it sees them
+local batch_jobs, batch_ready, batched = {}, {}, {}
+local function flush()
+	if #batch_ready > 0 then
+		redis.call('HSET', jobs, unpack(batch_jobs))
+		redis.call('RPUSH', ready, unpack(batch_ready))
+		batch_jobs, batch_ready, batched = {}, {}, {}
+		woke = true
+	end
+end
 for i = 0, count - 1 do
 	local base = 2 + i * 5
 	local id, mode, value, policy, body = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4]
@@ -17,6 +28,9 @@ for i = 0, count - 1 do
 		due = value
 	end
 	local status = 1
+	if batched[id] then
+		flush()
+	end
 	if redis.call('HEXISTS', jobs, id) == 1 then
 		local scheduled = redis.call('ZSCORE', delayed, id)
 		if redis.call('ZSCORE', dead, id) then
@@ -44,11 +58,17 @@ for i = 0, count - 1 do
 			status = 2
 		end
 	end
-	if status == 1 or status == 2 then
-		woke = create(id, now, due, body) or woke
+	if (status == 1 or status == 2) and due <= now then
+		batch_jobs[#batch_jobs + 1] = id
+		batch_jobs[#batch_jobs + 1] = envelope(now, due, body)
+		batch_ready[#batch_ready + 1] = id
+		batched[id] = true
+	elseif status == 1 or status == 2 then
+		create(id, now, due, body)
 	end
 	result[i + 1] = math.abs(status)
 end
+flush()
 if woke then
 	signal()
 end

@@ -7,18 +7,25 @@ local ids = redis.call('EXISTS', paused) == 0 and redis.call('LPOP', ready, tonu
 if ids then
 	local expiry = now + tonumber(ARGV[2])
 	local token = redis.call('INCRBY', sequence, #ids) - #ids
-	for _, id in ipairs(ids) do
-		local envelope = redis.call('HGET', jobs, id)
+	local envelopes = redis.call('HMGET', jobs, unpack(ids))
+	local lease_args, reserved_args = {}, {}
+	for i, id in ipairs(ids) do
 		-- an id without data was removed behind our back: nothing to run
-		if envelope then
+		if envelopes[i] then
 			token = token + 1
-			redis.call('HSET', leases, id, token)
-			redis.call('ZADD', reserved, expiry, id)
+			lease_args[#lease_args + 1] = id
+			lease_args[#lease_args + 1] = token
+			reserved_args[#reserved_args + 1] = expiry
+			reserved_args[#reserved_args + 1] = id
 			result[#result + 1] = id
-			result[#result + 1] = envelope
+			result[#result + 1] = envelopes[i]
 			result[#result + 1] = redis.call('HINCRBY', attempts, id, 1)
 			result[#result + 1] = tostring(token)
 		end
+	end
+	if #lease_args > 0 then
+		redis.call('HSET', leases, unpack(lease_args))
+		redis.call('ZADD', reserved, unpack(reserved_args))
 	end
 	-- more work is waiting: pass the wake-up on to another idle listener
 	if redis.call('LLEN', ready) > 0 then

@@ -17,6 +17,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -80,6 +81,31 @@ class JobQueueOperationsIntegrationTests {
 		assertThat(this.operations.reserve(QUEUE, 3, Duration.ofSeconds(30)).jobs()).extracting(ReservedJob::id)
 			.containsExactly("j0", "j1", "j2");
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(2, 0, 3, 0));
+	}
+
+	@Test
+	void aBatchThatRepeatsAnIdSeesItsOwnEarlierJob() {
+		List<EnqueueResult> results = this.operations.enqueue(QUEUE,
+				List.of(command("a", DuplicatePolicy.KEEP, "first"), command("b", DuplicatePolicy.KEEP, "other"),
+						command("a", DuplicatePolicy.KEEP, "kept out"), command("a", DuplicatePolicy.REPLACE, "last")));
+		assertThat(results).containsExactly(EnqueueResult.CREATED, EnqueueResult.CREATED, EnqueueResult.KEPT_EXISTING,
+				EnqueueResult.REPLACED);
+		assertThat(this.operations.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs())
+			.extracting(ReservedJob::id, (job) -> job.envelope().contains("\"payload\":\"last\""))
+			.containsExactly(tuple("b", false), tuple("a", true));
+	}
+
+	@Test
+	void ackOfABatchRemovesTheCompletedAndRefusesStaleTokens() {
+		for (int i = 0; i < 3; i++) {
+			enqueue("j" + i, EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, i);
+		}
+		List<ReservedJob> jobs = this.operations.reserve(QUEUE, 3, Duration.ofSeconds(30)).jobs();
+		Lease stale = new Lease("j1", "0");
+		assertThat(this.operations.ack(QUEUE, List.of(jobs.get(0).lease(), stale, jobs.get(2).lease())))
+			.containsExactly("j1");
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));
+		assertThat(this.template.opsForHash().keys(this.keys.jobs())).containsExactly("j1");
 	}
 
 	@Test
@@ -369,7 +395,7 @@ class JobQueueOperationsIntegrationTests {
 		assertThat(page).extracting(DeadJob::id).containsExactly("d4", "d3");
 		assertThat(page.get(0).error()).isEqualTo("error 4");
 		assertThat(page.get(0).attempts()).isEqualTo(1);
-		assertThat(page.get(0).envelope()).contains("\"id\":\"d4\"");
+		assertThat(page.get(0).envelope()).contains("\"job\":\"test\"");
 		assertThat(this.operations.deadJobs(QUEUE, 4, 10)).extracting(DeadJob::id).containsExactly("d0");
 		assertThat(this.operations.retryDead(QUEUE, List.of("d4", "nope"))).isEqualTo(1);
 		ReservedJob retried = reserveOne();
@@ -399,16 +425,23 @@ class JobQueueOperationsIntegrationTests {
 		return jobs.get(0);
 	}
 
+	private static EnqueueCommand command(String id, DuplicatePolicy policy, String payload) {
+		return new EnqueueCommand(id, EnqueueCommand.Due.NOW, policy, body(payload));
+	}
+
+	private static String body(Object payload) {
+		return "\"job\":\"test\",\"maxAttempts\":2,\"timeout\":0,\"payload\":"
+				+ (payload instanceof String ? "\"" + payload + "\"" : payload) + "}";
+	}
+
 	private EnqueueResult enqueue(String id, EnqueueCommand.Due due, DuplicatePolicy policy, Object payload) {
 		return enqueue(id, due, policy, Uniqueness.UNTIL_COMPLETED, payload);
 	}
 
 	private EnqueueResult enqueue(String id, EnqueueCommand.Due due, DuplicatePolicy policy, Uniqueness uniqueness,
 			Object payload) {
-		String body = "\"id\":\"" + id + "\",\"job\":\"test\",\"queue\":\"" + QUEUE
-				+ "\",\"maxAttempts\":2,\"timeout\":0,\"payload\":"
-				+ (payload instanceof String ? "\"" + payload + "\"" : payload) + "}";
-		return this.operations.enqueue(QUEUE, List.of(new EnqueueCommand(id, due, policy, uniqueness, body))).get(0);
+		return this.operations.enqueue(QUEUE, List.of(new EnqueueCommand(id, due, policy, uniqueness, body(payload))))
+			.get(0);
 	}
 
 }
