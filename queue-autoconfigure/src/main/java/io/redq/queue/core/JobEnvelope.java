@@ -2,6 +2,7 @@ package io.redq.queue.core;
 
 import java.util.Map;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
@@ -9,15 +10,14 @@ import tools.jackson.databind.JsonNode;
 /**
  * A job as stored in Redis: plain JSON so that programs in any language can read and
  * write it. The job type is resolved from {@code job}, a registered name, never from a
- * class name.
+ * class name. The id is the field of the job in the queue's {@code jobs} hash and the
+ * queue is named by the key, so neither is repeated here; unknown properties are ignored.
  *
  * @param createdAt when the job was enqueued (epoch ms, Redis clock; set by the enqueue
  * script)
  * @param availableAt when the job became or becomes ready (epoch ms, Redis clock; set by
  * the enqueue script)
- * @param id the job id
  * @param job the job name
- * @param queue the queue
  * @param maxAttempts how many times the job is tried before it dies; when absent, the
  * handler's setting
  * @param timeout how long one attempt may run in milliseconds, 0 for no limit; when
@@ -28,7 +28,8 @@ import tools.jackson.databind.JsonNode;
  * @since 0.1.0
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
-public record JobEnvelope(@Nullable Long createdAt, @Nullable Long availableAt, String id, String job, String queue,
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record JobEnvelope(@Nullable Long createdAt, @Nullable Long availableAt, String job,
 		@Nullable Integer maxAttempts, @Nullable Long timeout, @Nullable Map<String, String> headers,
 		@Nullable JsonNode payload) {
 }

@@ -9,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.stream.Collectors;
 
 import tools.jackson.databind.json.JsonMapper;
@@ -83,10 +82,10 @@ public class RedisJobDispatcher implements JobDispatcher {
 		for (JobRequest request : requests) {
 			JobDefinition definition = resolve(request);
 			String queue = (request.getQueue() != null) ? request.getQueue() : definition.queue();
-			String id = (request.getId() != null) ? request.getId() : UUID.randomUUID().toString();
+			String id = (request.getId() != null) ? request.getId() : JobIds.next();
 			byQueue.computeIfAbsent(queue, (name) -> new ArrayList<>())
 				.add(new EnqueueCommand(id, request.getDue(), request.getDuplicatePolicy(), request.getUniqueness(),
-						body(request, definition, queue, id)));
+						body(request, definition)));
 			jobsByQueue.computeIfAbsent(queue, (name) -> new ArrayList<>()).add(definition.name());
 			ids.add(id);
 		}
@@ -168,9 +167,9 @@ public class RedisJobDispatcher implements JobDispatcher {
 		return candidates.get(0);
 	}
 
-	private String body(JobRequest request, JobDefinition definition, String queue, String id) {
+	private String body(JobRequest request, JobDefinition definition) {
 		int maxAttempts = (request.getMaxAttempts() != null) ? request.getMaxAttempts() : definition.maxAttempts();
-		JobEnvelope envelope = new JobEnvelope(null, null, id, definition.name(), queue, maxAttempts,
+		JobEnvelope envelope = new JobEnvelope(null, null, definition.name(), maxAttempts,
 				definition.timeout().toMillis(), request.getHeaders(),
 				this.jsonMapper.valueToTree(request.getPayload()));
 		String json = this.jsonMapper.writeValueAsString(envelope);

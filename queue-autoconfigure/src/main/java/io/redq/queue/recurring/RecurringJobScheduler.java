@@ -362,7 +362,7 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 		String run = catchUp ? "catch-up" : "tick";
 		long before = System.currentTimeMillis();
 		List<?> result = template().execute(this.scripts.tick(), entry.keys, Long.toString(tick), catchUp ? "c" : "t",
-				id, body(job, id, tick, run));
+				id, body(job, tick, run));
 		long now = ((Number) result.get(1)).longValue();
 		adjustClock(now, before, System.currentTimeMillis());
 		int status = ((Number) result.get(0)).intValue();
@@ -415,10 +415,9 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 
 	// -- Redis
 
-	private String body(JobDefinition job, String id, long tick, String run) {
-		JobEnvelope envelope = new JobEnvelope(null, null, id, job.name(), job.queue(), job.maxAttempts(),
-				job.timeout().toMillis(), Map.of(RUN_HEADER, run),
-				this.jsonMapper.valueToTree(Instant.ofEpochMilli(tick)));
+	private String body(JobDefinition job, long tick, String run) {
+		JobEnvelope envelope = new JobEnvelope(null, null, job.name(), job.maxAttempts(), job.timeout().toMillis(),
+				Map.of(RUN_HEADER, run), this.jsonMapper.valueToTree(Instant.ofEpochMilli(tick)));
 		// the script prepends the Redis-clock times to the object
 		return this.jsonMapper.writeValueAsString(envelope).substring(1);
 	}
