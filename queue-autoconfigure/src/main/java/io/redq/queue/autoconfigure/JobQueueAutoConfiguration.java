@@ -235,6 +235,7 @@ public final class JobQueueAutoConfiguration {
 		ContainerProperties defaults = factory.getContainerProperties();
 		defaults.setConcurrency(listener.getConcurrency());
 		defaults.setBatchSize(listener.getBatchSize());
+		defaults.setPrefetch(listener.getPrefetch());
 		defaults.setPollTimeout(listener.getPollTimeout());
 		defaults.setLeaseTime(listener.getLeaseTime());
 		defaults.setShutdownTimeout(listener.getShutdownTimeout());
@@ -245,6 +246,7 @@ public final class JobQueueAutoConfiguration {
 			PropertyMapper map = PropertyMapper.get();
 			map.from(overrides.getConcurrency()).to(container::setConcurrency);
 			map.from(overrides.getBatchSize()).to(container::setBatchSize);
+			map.from(overrides.getPrefetch()).to(container::setPrefetch);
 			map.from(overrides.getPollTimeout()).to(container::setPollTimeout);
 			map.from(overrides.getLeaseTime()).to(container::setLeaseTime);
 			map.from(overrides.getShutdownTimeout()).to(container::setShutdownTimeout);

@@ -111,9 +111,16 @@ public class JobQueueProperties {
 		private int concurrency = ContainerProperties.DEFAULT_CONCURRENCY;
 
 		/**
-		 * Most jobs reserved in one Redis round trip.
+		 * Most jobs reserved in one Redis round trip, from 1 to 1000.
 		 */
 		private int batchSize = ContainerProperties.DEFAULT_BATCH_SIZE;
+
+		/**
+		 * Jobs each queue's container reserves ahead of free workers, so that a worker
+		 * finds its next job without a round trip. Use 0 for long-running jobs, so that
+		 * they spread over application instances.
+		 */
+		private int prefetch = ContainerProperties.DEFAULT_PREFETCH;
 
 		/**
 		 * Longest wait for a wake-up before an idle container looks for jobs again.
@@ -157,6 +164,14 @@ public class JobQueueProperties {
 
 		public void setBatchSize(int batchSize) {
 			this.batchSize = batchSize;
+		}
+
+		public int getPrefetch() {
+			return this.prefetch;
+		}
+
+		public void setPrefetch(int prefetch) {
+			this.prefetch = prefetch;
 		}
 
 		public Duration getPollTimeout() {
@@ -217,6 +232,11 @@ public class JobQueueProperties {
 		private @Nullable Integer batchSize;
 
 		/**
+		 * Jobs of this queue reserved ahead of free workers.
+		 */
+		private @Nullable Integer prefetch;
+
+		/**
 		 * Longest wait for a wake-up before this queue's idle container looks for jobs
 		 * again.
 		 */
@@ -265,6 +285,14 @@ public class JobQueueProperties {
 
 		public void setBatchSize(@Nullable Integer batchSize) {
 			this.batchSize = batchSize;
+		}
+
+		public @Nullable Integer getPrefetch() {
+			return this.prefetch;
+		}
+
+		public void setPrefetch(@Nullable Integer prefetch) {
+			this.prefetch = prefetch;
 		}
 
 		public @Nullable Duration getPollTimeout() {

@@ -18,6 +18,9 @@ public class ContainerProperties {
 	/** The default most jobs reserved in one round trip. */
 	public static final int DEFAULT_BATCH_SIZE = 32;
 
+	/** The default number of jobs reserved ahead of free workers. */
+	public static final int DEFAULT_PREFETCH = 32;
+
 	/** The default longest wait for a wake-up before an idle container looks again. */
 	public static final Duration DEFAULT_POLL_TIMEOUT = Duration.ofSeconds(5);
 
@@ -30,6 +33,8 @@ public class ContainerProperties {
 	private int concurrency = DEFAULT_CONCURRENCY;
 
 	private int batchSize = DEFAULT_BATCH_SIZE;
+
+	private int prefetch = DEFAULT_PREFETCH;
 
 	private Duration pollTimeout = DEFAULT_POLL_TIMEOUT;
 
@@ -56,6 +61,7 @@ public class ContainerProperties {
 	public ContainerProperties(ContainerProperties other) {
 		this.concurrency = other.concurrency;
 		this.batchSize = other.batchSize;
+		this.prefetch = other.prefetch;
 		this.pollTimeout = other.pollTimeout;
 		this.leaseTime = other.leaseTime;
 		this.shutdownTimeout = other.shutdownTimeout;
@@ -93,14 +99,37 @@ public class ContainerProperties {
 
 	/**
 	 * Set the most jobs reserved in one round trip (never more than there are free
-	 * workers).
+	 * workers and prefetch places).
 	 * <p>
 	 * Default {@value #DEFAULT_BATCH_SIZE}.
-	 * @param batchSize the batch size, at least 1
+	 * @param batchSize the batch size, from 1 to 1000
 	 */
 	public void setBatchSize(int batchSize) {
-		Assert.isTrue(batchSize >= 1, "batchSize must be at least 1");
+		Assert.isTrue(batchSize >= 1 && batchSize <= 1000, "batchSize must be from 1 to 1000");
 		this.batchSize = batchSize;
+	}
+
+	/**
+	 * Return how many jobs are reserved ahead of free workers.
+	 * @return the prefetch
+	 */
+	public int getPrefetch() {
+		return this.prefetch;
+	}
+
+	/**
+	 * Set how many jobs are reserved ahead of free workers, so that a worker that
+	 * finishes a job finds the next one without a round trip to Redis. Their leases are
+	 * renewed while they wait and a stopping container hands them back, but another
+	 * application instance cannot take them: use 0 for long-running jobs, so that they
+	 * spread over instances.
+	 * <p>
+	 * Default {@value #DEFAULT_PREFETCH}.
+	 * @param prefetch the prefetch, 0 for none
+	 */
+	public void setPrefetch(int prefetch) {
+		Assert.isTrue(prefetch >= 0, "prefetch must not be negative");
+		this.prefetch = prefetch;
 	}
 
 	/**

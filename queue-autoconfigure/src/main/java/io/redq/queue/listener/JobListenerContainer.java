@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -114,9 +113,13 @@ public class JobListenerContainer implements SmartLifecycle {
 
 	private volatile boolean running;
 
+	/**
+	 * One permit per reserved job, running or waiting for a worker: concurrency plus
+	 * prefetch.
+	 */
 	private @Nullable Semaphore permits;
 
-	private @Nullable Executor workers;
+	private @Nullable ExecutorService workers;
 
 	private @Nullable ScheduledExecutorService scheduler;
 
@@ -207,8 +210,11 @@ public class JobListenerContainer implements SmartLifecycle {
 				return;
 			}
 			String prefix = "redq-" + this.queue + "-";
-			this.permits = new Semaphore(this.properties.getConcurrency());
-			this.workers = createWorkers(prefix + "worker-");
+			this.permits = new Semaphore(capacity());
+			int concurrency = this.properties.getConcurrency();
+			// the work queue holds the prefetched jobs; permits bound it
+			this.workers = new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS,
+					new LinkedBlockingQueue<>(), threadFactory(prefix + "worker-", false));
 			this.scheduler = new ScheduledThreadPoolExecutor(1, threadFactory(prefix + "scheduler-", false));
 			((ScheduledThreadPoolExecutor) this.scheduler).setRemoveOnCancelPolicy(true);
 			this.ackExecutor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
@@ -259,10 +265,10 @@ public class JobListenerContainer implements SmartLifecycle {
 			Semaphore permits = this.permits;
 			boolean finished = false;
 			try {
-				finished = permits.tryAcquire(this.properties.getConcurrency(),
-						this.properties.getShutdownTimeout().toMillis(), TimeUnit.MILLISECONDS);
+				finished = permits.tryAcquire(capacity(), this.properties.getShutdownTimeout().toMillis(),
+						TimeUnit.MILLISECONDS);
 				if (finished) {
-					permits.release(this.properties.getConcurrency());
+					permits.release(capacity());
 				}
 			}
 			catch (InterruptedException ex) {
@@ -277,31 +283,40 @@ public class JobListenerContainer implements SmartLifecycle {
 			awaitTermination(this.ackExecutor);
 			this.acknowledger.flushNow();
 			this.scheduler.shutdownNow();
-			if (this.workers instanceof ExecutorService executor) {
-				executor.shutdownNow();
-			}
+			this.workers.shutdownNow();
 			logger.info("Stopped job listener container for queue '" + this.queue + "'");
 		}
 	}
 
 	private void releaseRunningJobs() {
-		List<Lease> leases = new ArrayList<>();
+		List<Lease> running = new ArrayList<>();
+		List<Lease> waiting = new ArrayList<>();
 		for (Execution execution : this.inFlight.values()) {
 			if (execution.settle()) {
-				leases.add(execution.job.lease());
+				// a prefetched job that no worker took never started: it gets its attempt
+				// back
+				((execution.thread != null) ? running : waiting).add(execution.job.lease());
 				execution.interrupt();
 			}
 		}
-		if (!leases.isEmpty()) {
+		if (!running.isEmpty()) {
 			logger.warn("Shutdown timeout of " + this.properties.getShutdownTimeout() + " passed; interrupted "
-					+ leases.size() + " running job(s) of queue '" + this.queue + "' and handed them back");
-			try {
-				this.operations.release(this.queue, leases, false);
-			}
-			catch (RuntimeException ex) {
-				logger.error("Could not hand back running jobs of queue '" + this.queue
-						+ "'; they may run again once their lease expires", ex);
-			}
+					+ running.size() + " running job(s) of queue '" + this.queue + "' and handed them back");
+		}
+		handBack(running, false);
+		handBack(waiting, true);
+	}
+
+	private void handBack(List<Lease> leases, boolean undoAttempt) {
+		if (leases.isEmpty()) {
+			return;
+		}
+		try {
+			this.operations.release(this.queue, leases, undoAttempt);
+		}
+		catch (RuntimeException ex) {
+			logger.error("Could not hand back " + leases.size() + " job(s) of queue '" + this.queue
+					+ "'; they may run again once their lease expires", ex);
 		}
 	}
 
@@ -346,9 +361,14 @@ public class JobListenerContainer implements SmartLifecycle {
 		closeWakeUpConnection();
 	}
 
+	/**
+	 * Wait until enough jobs finished to refill half the prefetch (or a worker is free,
+	 * without prefetch), then take the free permits, at most a batch.
+	 */
 	private int acquirePermits() {
+		int refill = Math.max(1, this.properties.getPrefetch() / 2);
 		try {
-			if (!this.permits.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+			if (!this.permits.tryAcquire(refill, 100, TimeUnit.MILLISECONDS)) {
 				return 0;
 			}
 		}
@@ -356,7 +376,7 @@ public class JobListenerContainer implements SmartLifecycle {
 			Thread.currentThread().interrupt();
 			return 0;
 		}
-		int capacity = 1 + this.permits.drainPermits();
+		int capacity = refill + this.permits.drainPermits();
 		int surplus = capacity - this.properties.getBatchSize();
 		if (surplus > 0) {
 			this.permits.release(surplus);
@@ -365,17 +385,11 @@ public class JobListenerContainer implements SmartLifecycle {
 		return capacity;
 	}
 
+	private int capacity() {
+		return this.properties.getConcurrency() + this.properties.getPrefetch();
+	}
+
 	private void start(ReservedJob job) {
-		if (!this.running) {
-			this.permits.release();
-			try {
-				this.operations.release(this.queue, List.of(job.lease()), true);
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Could not hand back job " + job.id() + "; it may run again once its lease expires", ex);
-			}
-			return;
-		}
 		Execution execution = new Execution(job);
 		this.inFlight.put(job.token(), execution);
 		this.workers.execute(() -> run(execution));
@@ -408,6 +422,13 @@ public class JobListenerContainer implements SmartLifecycle {
 	private void run(Execution execution) {
 		execution.thread = Thread.currentThread();
 		try {
+			if (!this.running) {
+				// prefetched, and the container stops before it started
+				if (execution.settle()) {
+					handBack(List.of(execution.job.lease()), true);
+				}
+				return;
+			}
 			JobEnvelope envelope;
 			try {
 				envelope = this.jsonMapper.readValue(execution.job.envelope(), JobEnvelope.class);
@@ -626,15 +647,6 @@ public class JobListenerContainer implements SmartLifecycle {
 	}
 
 	// -- threads
-
-	private Executor createWorkers(String prefix) {
-		if (useVirtualThreads()) {
-			return new VirtualThreadTaskExecutor(prefix);
-		}
-		int concurrency = this.properties.getConcurrency();
-		return new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
-				threadFactory(prefix, false));
-	}
 
 	private ThreadFactory threadFactory(String prefix, boolean daemon) {
 		if (useVirtualThreads()) {

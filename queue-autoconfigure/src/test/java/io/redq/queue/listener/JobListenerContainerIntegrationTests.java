@@ -319,11 +319,10 @@ class JobListenerContainerIntegrationTests {
 	@Test
 	void gracefulShutdownFinishesRunningJobsAndLeavesTheRestReady() {
 		Jobs[] jobs = new Jobs[1];
-		List<String> ids = new ArrayList<>();
 		this.runner.withPropertyValues("redq.listener.concurrency=2").run((context) -> {
 			jobs[0] = context.getBean(Jobs.class);
 			for (int i = 0; i < 10; i++) {
-				ids.add(dispatcher(context).dispatch("takes-300ms", i));
+				dispatcher(context).dispatch("takes-300ms", i);
 			}
 			await().atMost(DEADLINE).until(() -> jobs[0].attempts.size() == 2);
 		});
@@ -331,9 +330,51 @@ class JobListenerContainerIntegrationTests {
 		QueueStats stats = statsAfterClose("it");
 		assertThat(stats.reserved()).isZero();
 		assertThat(stats.ready()).isEqualTo(8);
-		this.runner
-			.run((context) -> await().atMost(DEADLINE).until(() -> context.getBean(Jobs.class).completed.size() == 8));
+		this.runner.run((context) -> {
+			Jobs next = context.getBean(Jobs.class);
+			await().atMost(DEADLINE).until(() -> next.completed.size() == 8);
+			assertThat(next.attempts.values()).flatMap((attempts) -> attempts)
+				.as("jobs prefetched but never started got their attempt back")
+				.allSatisfy((attempt) -> assertThat(attempt.context().getAttempt()).isEqualTo(1));
+		});
 		assertThat(statsAfterClose("it")).isEqualTo(new QueueStats(0, 0, 0, 0));
+	}
+
+	@Test
+	void prefetchedJobsWaitInTheContainerAndAreHandedBackUnstarted() {
+		List<String> ids = new ArrayList<>();
+		ApplicationContextRunner runner = this.runner.withPropertyValues("redq.listener.shutdown-timeout=200ms");
+		runner.withPropertyValues("redq.listener.concurrency=2").run((context) -> {
+			for (int i = 0; i < 10; i++) {
+				ids.add(dispatcher(context).dispatch("takes-forever", "x"));
+			}
+			await().atMost(DEADLINE).until(() -> stats(context, "it").equals(new QueueStats(0, 0, 10, 0)));
+			assertThat(context.getBean(Jobs.class).attempts).hasSize(2);
+		});
+		assertThat(statsAfterClose("it")).isEqualTo(new QueueStats(10, 0, 0, 0));
+		runner.withPropertyValues("redq.listener.concurrency=10").run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			await().atMost(DEADLINE).until(() -> jobs.attempts.size() == 10);
+			assertThat(ids).extracting((id) -> jobs.attempts(id).get(0).context().getAttempt())
+				.as("the two interrupted jobs used an attempt, the eight prefetched ones did not")
+				.containsOnly(1, 2)
+				.filteredOn((attempt) -> attempt == 2)
+				.hasSize(2);
+		});
+	}
+
+	@Test
+	void withoutPrefetchJobsWaitingForAWorkerStayInRedisForAnyInstance() {
+		this.runner
+			.withPropertyValues("redq.listener.concurrency=2", "redq.queues.it.prefetch=0",
+					"redq.listener.shutdown-timeout=200ms")
+			.run((context) -> {
+				for (int i = 0; i < 10; i++) {
+					dispatcher(context).dispatch("takes-forever", "x");
+				}
+				await().atMost(DEADLINE).until(() -> context.getBean(Jobs.class).attempts.size() == 2);
+				assertThat(stats(context, "it")).isEqualTo(new QueueStats(8, 0, 2, 0));
+			});
 	}
 
 	@Test
