@@ -19,13 +19,23 @@ public final class ScriptExecutions {
 	 * @return the count
 	 */
 	public static long count(RedisServer redis) {
-		long executions = 0;
+		return calls(redis, "evalsha") + calls(redis, "eval");
+	}
+
+	/**
+	 * Return how many calls of a command succeeded so far, including those made inside
+	 * scripts.
+	 * @param redis the server
+	 * @param command the command name in lower case
+	 * @return the count
+	 */
+	public static long calls(RedisServer redis, String command) {
 		for (String line : redis.command("INFO", "commandstats").split("\r?\n")) {
-			if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-				executions += field(line, "calls") - field(line, "failed_calls");
+			if (line.startsWith("cmdstat_" + command + ":")) {
+				return field(line, "calls") - field(line, "failed_calls");
 			}
 		}
-		return executions;
+		return 0;
 	}
 
 	private static long field(String line, String name) {

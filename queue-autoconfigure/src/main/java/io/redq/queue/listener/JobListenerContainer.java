@@ -886,7 +886,8 @@ public class JobListenerContainer implements SmartLifecycle {
 	/**
 	 * Moves the queue's due delayed jobs and expired leases. Sleeps until the next of
 	 * them is due (or the poll timeout passes), and is woken earlier when a reservation
-	 * learns of an earlier due time.
+	 * learns of an earlier due time. With nothing delayed or reserved it sleeps until a
+	 * reservation reports a due time, so an idle queue costs only the fetcher's wait.
 	 */
 	private final class Migrator {
 
@@ -944,7 +945,10 @@ public class JobListenerContainer implements SmartLifecycle {
 					delay = Math.min(pollTimeout, Math.max(1, migration.nextDue() - migration.redisTime()));
 				}
 				else {
-					delay = pollTimeout;
+					// nothing is delayed or reserved: the fetcher's next reservation (at
+					// the
+					// latest after its poll timeout) tells when there is work again
+					return;
 				}
 			}
 			catch (RuntimeException ex) {

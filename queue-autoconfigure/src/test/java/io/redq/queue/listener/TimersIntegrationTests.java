@@ -95,7 +95,8 @@ class TimersIntegrationTests {
 			Instant start = Instant.now();
 			List<JobRequest> requests = new ArrayList<>();
 			for (long key = 0; key < timers; key++) {
-				Instant at = start.plusMillis(300 + key % 300);
+				// far enough ahead that a slow first dispatchAll is not late for it
+				Instant at = start.plusMillis(700 + key % 300);
 				// what schedule("close-auction", key, at) does, in one round trip
 				requests.add(JobRequest.of("close-auction", key)
 					.id("close-auction:" + key, DuplicatePolicy.REPLACE)
