@@ -82,6 +82,7 @@ final class Harness {
 		JobQueueProperties.Listener listener = context.getBean(JobQueueProperties.class).getListener();
 		result.put("concurrency", listener.getConcurrency());
 		result.put("batchSize", listener.getBatchSize());
+		result.put("prefetch", listener.getPrefetch());
 		result.put("virtualThreads", listener.isVirtualThreads() && Runtime.version().feature() >= 21);
 	}
 

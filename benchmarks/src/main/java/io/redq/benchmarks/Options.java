@@ -27,7 +27,7 @@ record Options(String scenario, @Nullable String redisUrl, Map<String, String> v
 			java -jar benchmarks.jar --scenario=NAME [options] [--redq.listener.concurrency=16 ...]
 			  --redis=redis://host:port  Redis to use (default: REDIS_URL, else a redis-server on a free port)
 			  --jobs=N                   jobs measured (default per scenario)
-			  --warmup=N                 jobs run before measuring (default jobs/10, at most 20,000)
+			  --warmup=N                 jobs run before measuring (default jobs/2, at most 100,000)
 			  --producers=N              threads dispatching batches of 1,000 (default 2)
 			  --rate=N                   e2e: the most jobs dispatched per second (default 0: no limit)
 			  --threads=N                threads dispatching single jobs (default 8)
@@ -77,7 +77,7 @@ record Options(String scenario, @Nullable String redisUrl, Map<String, String> v
 	}
 
 	int warmup(int jobs) {
-		return intValue("warmup", Math.min(jobs / 10, 20_000));
+		return intValue("warmup", Math.min(jobs / 2, 100_000));
 	}
 
 	int producers() {
