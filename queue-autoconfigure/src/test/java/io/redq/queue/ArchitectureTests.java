@@ -1,14 +1,19 @@
 package io.redq.queue;
 
+import java.util.regex.Pattern;
+
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
 import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
+import io.redq.queue.autoconfigure.JobQueueMetricsAutoConfiguration;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.lock.RedisLockService;
+import io.redq.queue.support.micrometer.MicrometerJobMetrics;
+import io.redq.queue.support.micrometer.QueueMeterBinder;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.context.properties.PropertyMapper;
@@ -18,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Architecture rules: only {@code io.redq.queue.autoconfigure} may use Spring Boot, so
- * that the library packages can become a module of their own.
+ * that the library packages can become a module of their own; only the metrics classes
+ * may use the optional micrometer-core.
  *
  * @author Redq team
  */
@@ -32,6 +38,19 @@ class ArchitectureTests {
 		.dependOnClassesThat()
 		.resideInAPackage("org.springframework.boot..")
 		.because("only io.redq.queue.autoconfigure may use Spring Boot");
+
+	private static final ArchRule ONLY_METRICS_USE_MICROMETER_CORE = noClasses().that()
+		.resideInAPackage("io.redq.queue..")
+		.and()
+		.doNotHaveFullyQualifiedName(MicrometerJobMetrics.class.getName())
+		.and()
+		.haveNameNotMatching(Pattern.quote(QueueMeterBinder.class.getName()) + "(\\$.*)?")
+		.and()
+		.doNotHaveFullyQualifiedName(JobQueueMetricsAutoConfiguration.class.getName())
+		.should()
+		.dependOnClassesThat()
+		.resideInAPackage("io.micrometer.core..")
+		.because("micrometer-core is optional: only the metrics classes, used when it is present, may need it");
 
 	private static final JavaClasses MAIN_CLASSES = new ClassFileImporter()
 		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -50,6 +69,11 @@ class ArchitectureTests {
 	@Test
 	void libraryPackagesDoNotDependOnSpringBoot() {
 		LIBRARY_DOES_NOT_USE_SPRING_BOOT.check(MAIN_CLASSES);
+	}
+
+	@Test
+	void onlyTheMetricsClassesDependOnMicrometerCore() {
+		ONLY_METRICS_USE_MICROMETER_CORE.check(MAIN_CLASSES);
 	}
 
 	@Test

@@ -2,6 +2,7 @@ package io.redq.queue.autoconfigure;
 
 import java.util.List;
 
+import io.micrometer.observation.ObservationRegistry;
 import io.redq.queue.annotation.EnableJobQueue;
 import io.redq.queue.annotation.JobListenerConfigurer;
 import io.redq.queue.config.JobListenerContainerFactory;
@@ -18,6 +19,8 @@ import io.redq.queue.listener.ContainerProperties;
 import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.script.RecurringScripts;
+import io.redq.queue.support.micrometer.JobDispatchObservationConvention;
+import io.redq.queue.support.micrometer.JobProcessObservationConvention;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -227,10 +230,15 @@ public final class JobQueueAutoConfiguration {
 	@Bean(name = JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
 	@ConditionalOnMissingBean(name = JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
 	JobListenerContainerFactory jobListenerContainerFactory(JobQueueOperations operations,
-			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<JobMetrics> metrics, JobQueueProperties properties) {
+			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<JobMetrics> metrics,
+			ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<JobProcessObservationConvention> observationConvention, JobQueueProperties properties) {
 		JobListenerContainerFactory factory = new JobListenerContainerFactory(operations,
 				jsonMapper.getIfAvailable(JsonMapper::shared));
 		factory.setMetrics(metrics.getIfAvailable(() -> JobMetrics.NONE));
+		factory.setObservationEnabled(properties.isObservationEnabled());
+		observationRegistry.ifUnique(factory::setObservationRegistry);
+		observationConvention.ifUnique(factory::setObservationConvention);
 		JobQueueProperties.Listener listener = properties.getListener();
 		ContainerProperties defaults = factory.getContainerProperties();
 		defaults.setConcurrency(listener.getConcurrency());
@@ -260,11 +268,16 @@ public final class JobQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(JobDispatcher.class)
 	RedisJobDispatcher jobDispatcher(JobQueueOperations operations, JobListenerRegistry registry,
-			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<JobMetrics> metrics, JobQueueProperties properties) {
+			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<JobMetrics> metrics,
+			ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<JobDispatchObservationConvention> observationConvention, JobQueueProperties properties) {
 		RedisJobDispatcher dispatcher = new RedisJobDispatcher(operations, registry,
 				jsonMapper.getIfAvailable(JsonMapper::shared));
 		dispatcher.setMaxPayloadSize(properties.getDispatcher().getMaxPayloadSize().toBytes());
 		dispatcher.setMetrics(metrics.getIfAvailable(() -> JobMetrics.NONE));
+		dispatcher.setObservationEnabled(properties.isObservationEnabled());
+		observationRegistry.ifUnique(dispatcher::setObservationRegistry);
+		observationConvention.ifUnique(dispatcher::setObservationConvention);
 		return dispatcher;
 	}
 

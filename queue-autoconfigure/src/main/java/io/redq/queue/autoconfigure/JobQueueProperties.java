@@ -31,6 +31,12 @@ public class JobQueueProperties {
 	 */
 	private String keyPrefix = JobQueueOperations.DEFAULT_KEY_PREFIX;
 
+	/**
+	 * Whether dispatching and processing jobs are observed with Micrometer's Observation
+	 * API, and the trace context travels in each job's headers.
+	 */
+	private boolean observationEnabled;
+
 	private final Listener listener = new Listener();
 
 	/**
@@ -62,6 +68,14 @@ public class JobQueueProperties {
 
 	public void setKeyPrefix(String keyPrefix) {
 		this.keyPrefix = keyPrefix;
+	}
+
+	public boolean isObservationEnabled() {
+		return this.observationEnabled;
+	}
+
+	public void setObservationEnabled(boolean observationEnabled) {
+		this.observationEnabled = observationEnabled;
 	}
 
 	public Listener getListener() {

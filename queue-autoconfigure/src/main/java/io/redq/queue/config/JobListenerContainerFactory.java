@@ -4,11 +4,15 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.micrometer.observation.ObservationRegistry;
 import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.listener.ContainerProperties;
 import io.redq.queue.listener.JobHandler;
 import io.redq.queue.listener.JobListenerContainer;
+import io.redq.queue.support.micrometer.DefaultJobProcessObservationConvention;
+import io.redq.queue.support.micrometer.JobProcessObservationConvention;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -29,6 +33,12 @@ public class JobListenerContainerFactory {
 	private final Map<String, ContainerProperties> queueProperties = new LinkedHashMap<>();
 
 	private JobMetrics metrics = JobMetrics.NONE;
+
+	private boolean observationEnabled;
+
+	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+
+	private @Nullable JobProcessObservationConvention observationConvention;
 
 	/**
 	 * Create an instance.
@@ -69,6 +79,38 @@ public class JobListenerContainerFactory {
 	}
 
 	/**
+	 * Set whether the containers observe each handler call with the
+	 * {@link ObservationRegistry}.
+	 * <p>
+	 * Default {@code false}.
+	 * @param observationEnabled whether to observe processing
+	 * @see JobListenerContainer#setObservationEnabled
+	 */
+	public void setObservationEnabled(boolean observationEnabled) {
+		this.observationEnabled = observationEnabled;
+	}
+
+	/**
+	 * Set the registry that observes processing when observation is enabled.
+	 * <p>
+	 * Default {@link ObservationRegistry#NOOP}.
+	 * @param observationRegistry the registry
+	 */
+	public void setObservationRegistry(ObservationRegistry observationRegistry) {
+		this.observationRegistry = observationRegistry;
+	}
+
+	/**
+	 * Set the convention that names and tags the processing observations.
+	 * <p>
+	 * Default {@code null}: {@link DefaultJobProcessObservationConvention}.
+	 * @param observationConvention the convention, or {@code null} for the default
+	 */
+	public void setObservationConvention(@Nullable JobProcessObservationConvention observationConvention) {
+		this.observationConvention = observationConvention;
+	}
+
+	/**
 	 * Create the container of a queue.
 	 * @param queue the queue
 	 * @param handlers the handlers of the jobs on that queue
@@ -79,6 +121,9 @@ public class JobListenerContainerFactory {
 		JobListenerContainer container = new JobListenerContainer(queue, this.operations, this.jsonMapper, handlers,
 				properties);
 		container.setMetrics(this.metrics);
+		container.setObservationEnabled(this.observationEnabled);
+		container.setObservationRegistry(this.observationRegistry);
+		container.setObservationConvention(this.observationConvention);
 		return container;
 	}
 

@@ -11,6 +11,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.redq.queue.support.micrometer.DefaultJobDispatchObservationConvention;
+import io.redq.queue.support.micrometer.JobDispatchObservationConvention;
+import io.redq.queue.support.micrometer.JobDispatchSenderContext;
+import io.redq.queue.support.micrometer.JobObservation;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.ResolvableType;
@@ -39,6 +46,12 @@ public class RedisJobDispatcher implements JobDispatcher {
 	private long maxPayloadSize = DEFAULT_MAX_PAYLOAD_SIZE;
 
 	private JobMetrics metrics = JobMetrics.NONE;
+
+	private boolean observationEnabled;
+
+	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+
+	private @Nullable JobDispatchObservationConvention observationConvention;
 
 	/**
 	 * Create an instance.
@@ -74,28 +87,89 @@ public class RedisJobDispatcher implements JobDispatcher {
 		this.metrics = metrics;
 	}
 
+	/**
+	 * Set whether each dispatched job is observed with the {@link ObservationRegistry},
+	 * as {@link JobObservation#DISPATCH}, so that a tracer writes the trace context into
+	 * the job's headers.
+	 * <p>
+	 * Default {@code false}.
+	 * @param observationEnabled whether to observe dispatches
+	 */
+	public void setObservationEnabled(boolean observationEnabled) {
+		this.observationEnabled = observationEnabled;
+	}
+
+	/**
+	 * Set the registry that observes dispatches when observation is enabled.
+	 * <p>
+	 * Default {@link ObservationRegistry#NOOP}.
+	 * @param observationRegistry the registry
+	 */
+	public void setObservationRegistry(ObservationRegistry observationRegistry) {
+		this.observationRegistry = observationRegistry;
+	}
+
+	/**
+	 * Set the convention that names and tags the dispatch observations.
+	 * <p>
+	 * Default {@code null}: {@link DefaultJobDispatchObservationConvention}.
+	 * @param observationConvention the convention, or {@code null} for the default
+	 */
+	public void setObservationConvention(@Nullable JobDispatchObservationConvention observationConvention) {
+		this.observationConvention = observationConvention;
+	}
+
 	@Override
 	public List<String> dispatchAll(Collection<JobRequest> requests) {
 		List<String> ids = new ArrayList<>(requests.size());
 		Map<String, List<EnqueueCommand>> byQueue = new LinkedHashMap<>();
 		Map<String, List<String>> jobsByQueue = new LinkedHashMap<>();
-		for (JobRequest request : requests) {
-			JobDefinition definition = resolve(request);
-			String queue = (request.getQueue() != null) ? request.getQueue() : definition.queue();
-			String id = (request.getId() != null) ? request.getId() : JobIds.next();
-			byQueue.computeIfAbsent(queue, (name) -> new ArrayList<>())
-				.add(new EnqueueCommand(id, request.getDue(), request.getDuplicatePolicy(), request.getUniqueness(),
-						body(request, definition)));
-			jobsByQueue.computeIfAbsent(queue, (name) -> new ArrayList<>()).add(definition.name());
-			ids.add(id);
-		}
-		byQueue.forEach((queue, commands) -> {
-			for (int from = 0; from < commands.size(); from += BATCH_SIZE) {
-				this.operations.enqueue(queue, commands.subList(from, Math.min(commands.size(), from + BATCH_SIZE)));
+		// one observation per job, as each job has its own name and queue; it ends when
+		// its queue's batch is in Redis
+		Map<String, List<Observation>> observationsByQueue = new LinkedHashMap<>();
+		try {
+			for (JobRequest request : requests) {
+				JobDefinition definition = resolve(request);
+				String queue = (request.getQueue() != null) ? request.getQueue() : definition.queue();
+				String id = (request.getId() != null) ? request.getId() : JobIds.next();
+				Map<String, String> headers = request.getHeaders();
+				if (this.observationEnabled) {
+					// a tracer adds the trace context to the headers as the observation
+					// starts
+					headers = new LinkedHashMap<>(headers);
+					observationsByQueue.computeIfAbsent(queue, (name) -> new ArrayList<>())
+						.add(startObservation(headers, queue, definition.name(), id));
+				}
+				byQueue.computeIfAbsent(queue, (name) -> new ArrayList<>())
+					.add(new EnqueueCommand(id, request.getDue(), request.getDuplicatePolicy(), request.getUniqueness(),
+							body(request, definition, headers)));
+				jobsByQueue.computeIfAbsent(queue, (name) -> new ArrayList<>()).add(definition.name());
+				ids.add(id);
 			}
-			jobsByQueue.get(queue).forEach((job) -> this.metrics.dispatched(queue, job));
-		});
+			byQueue.forEach((queue, commands) -> {
+				for (int from = 0; from < commands.size(); from += BATCH_SIZE) {
+					this.operations.enqueue(queue,
+							commands.subList(from, Math.min(commands.size(), from + BATCH_SIZE)));
+				}
+				jobsByQueue.get(queue).forEach((job) -> this.metrics.dispatched(queue, job));
+				List<Observation> observations = observationsByQueue.remove(queue);
+				if (observations != null) {
+					observations.forEach(Observation::stop);
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			observationsByQueue.values()
+				.forEach((observations) -> observations.forEach((observation) -> observation.error(ex).stop()));
+			throw ex;
+		}
 		return ids;
+	}
+
+	private Observation startObservation(Map<String, String> headers, String queue, String jobName, String id) {
+		return JobObservation.DISPATCH.start(this.observationConvention,
+				DefaultJobDispatchObservationConvention.INSTANCE,
+				() -> new JobDispatchSenderContext(headers, queue, jobName, id), this.observationRegistry);
 	}
 
 	@Override
@@ -167,11 +241,10 @@ public class RedisJobDispatcher implements JobDispatcher {
 		return candidates.get(0);
 	}
 
-	private String body(JobRequest request, JobDefinition definition) {
+	private String body(JobRequest request, JobDefinition definition, Map<String, String> headers) {
 		int maxAttempts = (request.getMaxAttempts() != null) ? request.getMaxAttempts() : definition.maxAttempts();
 		JobEnvelope envelope = new JobEnvelope(null, null, definition.name(), maxAttempts,
-				definition.timeout().toMillis(), request.getHeaders(),
-				this.jsonMapper.valueToTree(request.getPayload()));
+				definition.timeout().toMillis(), headers, this.jsonMapper.valueToTree(request.getPayload()));
 		String json = this.jsonMapper.writeValueAsString(envelope);
 		long size = json.getBytes(StandardCharsets.UTF_8).length;
 		if (size > this.maxPayloadSize) {

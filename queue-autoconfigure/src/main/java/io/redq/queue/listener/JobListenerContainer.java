@@ -24,6 +24,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.micrometer.observation.ObservationRegistry;
 import io.redq.queue.core.Gates;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobEnvelope;
@@ -34,6 +35,10 @@ import io.redq.queue.core.Lease;
 import io.redq.queue.core.Migration;
 import io.redq.queue.core.Reservation;
 import io.redq.queue.core.ReservedJob;
+import io.redq.queue.support.micrometer.DefaultJobProcessObservationConvention;
+import io.redq.queue.support.micrometer.JobObservation;
+import io.redq.queue.support.micrometer.JobProcessObservationConvention;
+import io.redq.queue.support.micrometer.JobProcessReceiverContext;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -102,6 +107,12 @@ public class JobListenerContainer implements SmartLifecycle {
 	private final ContainerProperties properties;
 
 	private JobMetrics metrics = JobMetrics.NONE;
+
+	private boolean observationEnabled;
+
+	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+
+	private @Nullable JobProcessObservationConvention observationConvention;
 
 	private final Object lifecycleMonitor = new Object();
 
@@ -186,6 +197,37 @@ public class JobListenerContainer implements SmartLifecycle {
 	 */
 	public void setMetrics(JobMetrics metrics) {
 		this.metrics = metrics;
+	}
+
+	/**
+	 * Set whether each handler call is observed with the {@link ObservationRegistry}, as
+	 * {@link JobObservation#PROCESS}, in the trace whose context the job's headers carry.
+	 * <p>
+	 * Default {@code false}.
+	 * @param observationEnabled whether to observe processing
+	 */
+	public void setObservationEnabled(boolean observationEnabled) {
+		this.observationEnabled = observationEnabled;
+	}
+
+	/**
+	 * Set the registry that observes processing when observation is enabled.
+	 * <p>
+	 * Default {@link ObservationRegistry#NOOP}.
+	 * @param observationRegistry the registry
+	 */
+	public void setObservationRegistry(ObservationRegistry observationRegistry) {
+		this.observationRegistry = observationRegistry;
+	}
+
+	/**
+	 * Set the convention that names and tags the processing observations.
+	 * <p>
+	 * Default {@code null}: {@link DefaultJobProcessObservationConvention}.
+	 * @param observationConvention the convention, or {@code null} for the default
+	 */
+	public void setObservationConvention(@Nullable JobProcessObservationConvention observationConvention) {
+		this.observationConvention = observationConvention;
 	}
 
 	@Override
@@ -455,7 +497,7 @@ public class JobListenerContainer implements SmartLifecycle {
 			}
 			execution.begin(envelope, handler, gates);
 			try {
-				handler.handle(payload, execution);
+				handle(handler, payload, execution);
 			}
 			finally {
 				if (gates != null) {
@@ -477,6 +519,17 @@ public class JobListenerContainer implements SmartLifecycle {
 			Thread.interrupted();
 			this.permits.release();
 		}
+	}
+
+	private void handle(JobHandler handler, @Nullable Object payload, Execution execution) throws Exception {
+		if (!this.observationEnabled) {
+			handler.handle(payload, execution);
+			return;
+		}
+		JobObservation.PROCESS
+			.observation(this.observationConvention, DefaultJobProcessObservationConvention.INSTANCE,
+					() -> new JobProcessReceiverContext(execution), this.observationRegistry)
+			.observeChecked(() -> handler.handle(payload, execution));
 	}
 
 	private @Nullable Gates gates(JobHandler handler, @Nullable Object payload) {

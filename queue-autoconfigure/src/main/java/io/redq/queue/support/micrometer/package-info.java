@@ -1,5 +1,5 @@
 /**
- * Micrometer metrics for Redq.
+ * Micrometer metrics and observations for Redq.
  */
 @NullMarked
 package io.redq.queue.support.micrometer;

@@ -1,0 +1,42 @@
+package io.redq.queue.support.micrometer;
+
+import io.micrometer.common.KeyValues;
+import io.redq.queue.listener.JobContext;
+import io.redq.queue.support.micrometer.JobObservation.HighCardinalityKeys;
+import io.redq.queue.support.micrometer.JobObservation.LowCardinalityKeys;
+
+/**
+ * Default {@link JobProcessObservationConvention}: the observation {@code redq.listener},
+ * named {@code process <queue>} in traces, with the keys of
+ * {@link JobObservation#PROCESS}.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public class DefaultJobProcessObservationConvention implements JobProcessObservationConvention {
+
+	/** A shared instance. */
+	public static final DefaultJobProcessObservationConvention INSTANCE = new DefaultJobProcessObservationConvention();
+
+	@Override
+	public KeyValues getLowCardinalityKeyValues(JobProcessReceiverContext context) {
+		JobContext job = context.getJob();
+		return KeyValues.of(LowCardinalityKeys.MESSAGING_SYSTEM.withValue("redq"),
+				LowCardinalityKeys.MESSAGING_OPERATION.withValue("process"),
+				LowCardinalityKeys.MESSAGING_DESTINATION_NAME.withValue(job.getQueue()),
+				LowCardinalityKeys.JOB_NAME.withValue(job.getJobName()));
+	}
+
+	@Override
+	public KeyValues getHighCardinalityKeyValues(JobProcessReceiverContext context) {
+		JobContext job = context.getJob();
+		return KeyValues.of(HighCardinalityKeys.MESSAGING_MESSAGE_ID.withValue(job.getId()),
+				HighCardinalityKeys.JOB_ATTEMPT.withValue(String.valueOf(job.getAttempt())));
+	}
+
+	@Override
+	public String getContextualName(JobProcessReceiverContext context) {
+		return "process " + context.getJob().getQueue();
+	}
+
+}

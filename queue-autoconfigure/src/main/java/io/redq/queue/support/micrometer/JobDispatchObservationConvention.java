@@ -1,0 +1,26 @@
+package io.redq.queue.support.micrometer;
+
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationConvention;
+
+/**
+ * {@link ObservationConvention} of {@link JobObservation#DISPATCH}. Define a bean of this
+ * type, e.g. a subclass of {@link DefaultJobDispatchObservationConvention}, to change its
+ * name or keys.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public interface JobDispatchObservationConvention extends ObservationConvention<JobDispatchSenderContext> {
+
+	@Override
+	default boolean supportsContext(Observation.Context context) {
+		return context instanceof JobDispatchSenderContext;
+	}
+
+	@Override
+	default String getName() {
+		return "redq.dispatcher";
+	}
+
+}

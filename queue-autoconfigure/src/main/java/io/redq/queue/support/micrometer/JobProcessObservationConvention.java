@@ -1,0 +1,26 @@
+package io.redq.queue.support.micrometer;
+
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationConvention;
+
+/**
+ * {@link ObservationConvention} of {@link JobObservation#PROCESS}. Define a bean of this
+ * type, e.g. a subclass of {@link DefaultJobProcessObservationConvention}, to change its
+ * name or keys.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public interface JobProcessObservationConvention extends ObservationConvention<JobProcessReceiverContext> {
+
+	@Override
+	default boolean supportsContext(Observation.Context context) {
+		return context instanceof JobProcessReceiverContext;
+	}
+
+	@Override
+	default String getName() {
+		return "redq.listener";
+	}
+
+}
