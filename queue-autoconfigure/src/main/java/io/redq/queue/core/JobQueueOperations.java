@@ -371,7 +371,22 @@ public class JobQueueOperations {
 	 * @return the dead jobs
 	 */
 	public List<DeadJob> deadJobs(String queue, int offset, int count) {
-		List<?> values = run(this.scripts.dead(), queue, List.of(Integer.toString(offset), Integer.toString(count)));
+		return dead(queue, List.of(Integer.toString(offset), Integer.toString(count)));
+	}
+
+	/**
+	 * Return one dead job.
+	 * @param queue the queue
+	 * @param id the job id
+	 * @return the dead job, or {@code null} when no job with that id is dead
+	 */
+	public @Nullable DeadJob deadJob(String queue, String id) {
+		List<DeadJob> found = dead(queue, List.of("ids", id));
+		return found.isEmpty() ? null : found.get(0);
+	}
+
+	private List<DeadJob> dead(String queue, List<String> args) {
+		List<?> values = run(this.scripts.dead(), queue, args);
 		List<DeadJob> dead = new ArrayList<>(values.size() / 5);
 		for (int i = 0; i < values.size(); i += 5) {
 			dead.add(new DeadJob((String) values.get(i),

@@ -397,6 +397,8 @@ class JobQueueOperationsIntegrationTests {
 		assertThat(page.get(0).attempts()).isEqualTo(1);
 		assertThat(page.get(0).envelope()).contains("\"job\":\"test\"");
 		assertThat(this.operations.deadJobs(QUEUE, 4, 10)).extracting(DeadJob::id).containsExactly("d0");
+		assertThat(this.operations.deadJob(QUEUE, "d4")).isEqualTo(page.get(0));
+		assertThat(this.operations.deadJob(QUEUE, "nope")).isNull();
 		assertThat(this.operations.retryDead(QUEUE, List.of("d4", "nope"))).isEqualTo(1);
 		ReservedJob retried = reserveOne();
 		assertThat(retried.id()).isEqualTo("d4");
