@@ -434,11 +434,16 @@ public class JobQueueOperations {
 
 	/**
 	 * Delete every job of a queue: ready, delayed, running (their results will be
-	 * refused) and dead.
+	 * refused) and dead. A paused queue stays paused.
 	 * @param queue the queue
 	 */
 	public void purge(String queue) {
-		this.redis.delete(keys(queue).all());
+		QueueKeys keys = keys(queue);
+		List<String> purged = new ArrayList<>(keys.all());
+		// the lease token counter never goes back, or the stale token of a purged running
+		// job could match the lease of a new job with the same id
+		purged.removeAll(List.of(keys.paused(), keys.sequence()));
+		this.redis.delete(purged);
 	}
 
 	/**

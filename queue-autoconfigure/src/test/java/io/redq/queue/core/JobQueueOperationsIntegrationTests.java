@@ -414,8 +414,11 @@ class JobQueueOperationsIntegrationTests {
 		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
 		enqueue("b", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "x");
 		ReservedJob running = reserveOne();
+		this.operations.pause(QUEUE);
 		this.operations.purge(QUEUE);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		assertThat(this.operations.isPaused(QUEUE)).as("still paused").isTrue();
+		assertThat(this.template.opsForValue().get(this.keys.sequence())).as("lease tokens go on").isNotNull();
 		// the running job's acknowledgement finds nothing left to complete
 		assertThat(this.operations.ack(QUEUE, List.of(running.lease()))).isEmpty();
 		assertThat(this.template.keys("test:*")).doesNotContain(this.keys.jobs(), this.keys.reserved());
