@@ -107,7 +107,7 @@ class JobQueueEndpointIntegrationTests {
 		get("/ops/dead?offset=-1").expectStatus().isBadRequest();
 		get("/ops/dead/d2").expectStatus().isOk().expectBody().json("""
 				{"id": "d2", "job": "work", "attempts": 1, "error": "error d2",
-					"envelope": {"id": "d2", "job": "work", "queue": "ops", "payload": "payload d2"}}""");
+					"envelope": {"job": "work", "payload": "payload d2"}}""");
 		get("/ops/dead/unknown").expectStatus().isNotFound();
 		get("/unknown/dead").expectStatus().isNotFound();
 		get("/ops/other").expectStatus().isNotFound();
@@ -127,8 +127,10 @@ class JobQueueEndpointIntegrationTests {
 		post("/ops/dead", Map.of("ids", "d2,d3,unknown")).expectStatus().isOk().expectBody().json("""
 				{"operation": "retry", "jobs": 2}""");
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(3, 0, 0, 2));
+		post("/ops/dead?ids=d4", null).expectStatus().isOk().expectBody().json("""
+				{"operation": "retry", "jobs": 1}""");
 		post("/ops/dead", null).expectStatus().isOk().expectBody().json("""
-				{"operation": "retry", "jobs": 2}""");
+				{"operation": "retry", "jobs": 1}""");
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(5, 0, 0, 0));
 		ReservedJob retried = this.operations.reserve(QUEUE, 1, Duration.ofSeconds(30)).jobs().get(0);
 		assertThat(retried.attempt()).as("fresh attempts").isEqualTo(1);
