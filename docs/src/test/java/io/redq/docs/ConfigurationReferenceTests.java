@@ -53,10 +53,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * entry as above, or a group prefix ending in {@code .*}.</li>
  * <li>A row's type is the simple name of the property's type.</li>
  * <li>A row's default, when it is one literal in backticks, is the default in the code:
- * it is bound onto a fresh {@link JobQueueProperties} and must give the same value as an
- * unbound one. It must also match the metadata's {@code defaultValue}, where there is one
- * (for example {@code redq.enabled}, which only a condition reads). The default of a map
- * entry says where the value comes from and is not checked.</li>
+ * for a property of {@link JobQueueProperties}, it is bound onto a fresh one and must
+ * give the same value as an unbound one. It must also match the metadata's
+ * {@code defaultValue}, where there is one (for example {@code redq.enabled}, which only
+ * a condition reads, or {@code management.endpoint.redq.access}, which the processor
+ * derives from the endpoint). The default of a map entry says where the value comes from
+ * and is not checked.</li>
  * </ul>
  *
  * @author Redq team
@@ -68,7 +70,7 @@ class ConfigurationReferenceTests {
 	private static final String METADATA = "META-INF/spring-configuration-metadata.json";
 
 	private static final Pattern ROW = Pattern.compile(
-			"^\\|\\s*`((?:redq|management\\.health\\.redq)\\.[^`]+)`\\s*\\|\\s*`([^`]+)`\\s*\\|\\s*(.*?)\\s*\\|.*$");
+			"^\\|\\s*`((?:redq|management\\.(?:health|endpoint)\\.redq)\\.[^`]+)`\\s*\\|\\s*`([^`]+)`\\s*\\|\\s*(.*?)\\s*\\|.*$");
 
 	private static final Pattern MENTION = Pattern.compile("`(redq\\.[a-z0-9.<>*-]+)`");
 
@@ -166,7 +168,7 @@ class ConfigurationReferenceTests {
 				assertThat(value).as("default of %s in the metadata", row.name())
 					.isEqualTo(property.get("defaultValue").asString());
 			}
-			if (property.has("sourceType")) {
+			if (property.path("sourceType").asString("").startsWith(JobQueueProperties.class.getName())) {
 				String path = beanPath(row.name());
 				JobQueueProperties bound = new JobQueueProperties();
 				new Binder(new MapConfigurationPropertySource(Map.of(row.name(), value))).bind("redq",

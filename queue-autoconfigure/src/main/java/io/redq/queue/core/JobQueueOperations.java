@@ -371,7 +371,22 @@ public class JobQueueOperations {
 	 * @return the dead jobs
 	 */
 	public List<DeadJob> deadJobs(String queue, int offset, int count) {
-		List<?> values = run(this.scripts.dead(), queue, List.of(Integer.toString(offset), Integer.toString(count)));
+		return dead(queue, List.of(Integer.toString(offset), Integer.toString(count)));
+	}
+
+	/**
+	 * Return one dead job.
+	 * @param queue the queue
+	 * @param id the job id
+	 * @return the dead job, or {@code null} when no job with that id is dead
+	 */
+	public @Nullable DeadJob deadJob(String queue, String id) {
+		List<DeadJob> found = dead(queue, List.of("ids", id));
+		return found.isEmpty() ? null : found.get(0);
+	}
+
+	private List<DeadJob> dead(String queue, List<String> args) {
+		List<?> values = run(this.scripts.dead(), queue, args);
 		List<DeadJob> dead = new ArrayList<>(values.size() / 5);
 		for (int i = 0; i < values.size(); i += 5) {
 			dead.add(new DeadJob((String) values.get(i),
@@ -419,11 +434,16 @@ public class JobQueueOperations {
 
 	/**
 	 * Delete every job of a queue: ready, delayed, running (their results will be
-	 * refused) and dead.
+	 * refused) and dead. A paused queue stays paused.
 	 * @param queue the queue
 	 */
 	public void purge(String queue) {
-		this.redis.delete(keys(queue).all());
+		QueueKeys keys = keys(queue);
+		List<String> purged = new ArrayList<>(keys.all());
+		// the lease token counter never goes back, or the stale token of a purged running
+		// job could match the lease of a new job with the same id
+		purged.removeAll(List.of(keys.paused(), keys.sequence()));
+		this.redis.delete(purged);
 	}
 
 	/**

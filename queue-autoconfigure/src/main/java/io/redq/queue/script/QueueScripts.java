@@ -34,7 +34,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * @param hold renews or leaves the gates of a running job
  * @param reschedule moves a pending job to a new due time
  * @param status tells where a job is
- * @param dead pages through dead jobs
+ * @param dead pages through dead jobs, or reads some by id
  * @param revive retries or deletes dead jobs
  * @author Redq team
  * @since 0.1.0

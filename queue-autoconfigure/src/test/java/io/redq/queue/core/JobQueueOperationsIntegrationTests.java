@@ -397,6 +397,8 @@ class JobQueueOperationsIntegrationTests {
 		assertThat(page.get(0).attempts()).isEqualTo(1);
 		assertThat(page.get(0).envelope()).contains("\"job\":\"test\"");
 		assertThat(this.operations.deadJobs(QUEUE, 4, 10)).extracting(DeadJob::id).containsExactly("d0");
+		assertThat(this.operations.deadJob(QUEUE, "d4")).isEqualTo(page.get(0));
+		assertThat(this.operations.deadJob(QUEUE, "nope")).isNull();
 		assertThat(this.operations.retryDead(QUEUE, List.of("d4", "nope"))).isEqualTo(1);
 		ReservedJob retried = reserveOne();
 		assertThat(retried.id()).isEqualTo("d4");
@@ -412,8 +414,11 @@ class JobQueueOperationsIntegrationTests {
 		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
 		enqueue("b", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "x");
 		ReservedJob running = reserveOne();
+		this.operations.pause(QUEUE);
 		this.operations.purge(QUEUE);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		assertThat(this.operations.isPaused(QUEUE)).as("still paused").isTrue();
+		assertThat(this.template.opsForValue().get(this.keys.sequence())).as("lease tokens go on").isNotNull();
 		// the running job's acknowledgement finds nothing left to complete
 		assertThat(this.operations.ack(QUEUE, List.of(running.lease()))).isEmpty();
 		assertThat(this.template.keys("test:*")).doesNotContain(this.keys.jobs(), this.keys.reserved());

@@ -1,0 +1,387 @@
+package io.redq.queue.autoconfigure.endpoint;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import io.redq.queue.core.DeadJob;
+import io.redq.queue.core.EnqueueCommand;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobDefinitions;
+import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.JobStatus;
+import io.redq.queue.core.QueueSnapshot;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+/**
+ * The {@code redq} actuator endpoint: the queues of this application with their counts,
+ * oldest ready age and pause state, and their dead jobs. Read-only by default; with
+ * {@code management.endpoint.redq.access=unrestricted} it also pauses and resumes queues,
+ * retries and deletes dead jobs, triggers and cancels pending jobs, and purges queues.
+ *
+ * <p>
+ * Over HTTP, below {@code /actuator/redq}:
+ * <ul>
+ * <li>{@code GET /}: every queue; {@code GET /{queue}}: one queue</li>
+ * <li>{@code POST /{queue}} with {@code paused} ({@code true} or {@code false}): pause or
+ * resume the queue in every instance</li>
+ * <li>{@code DELETE /{queue}?confirm={queue}}: purge the queue</li>
+ * <li>{@code GET /{queue}/dead?offset=&count=}: a page of dead jobs, newest first</li>
+ * <li>{@code POST /{queue}/dead} with optional {@code ids}: retry those dead jobs, or
+ * every one</li>
+ * <li>{@code DELETE /{queue}/dead?ids=} or {@code ?confirm={queue}}: delete those dead
+ * jobs, or every one</li>
+ * <li>{@code GET}, {@code POST}, {@code DELETE /{queue}/dead/{id}}: show, retry, delete
+ * one dead job</li>
+ * <li>{@code POST}, {@code DELETE /{queue}/jobs/{id}}: trigger a delayed job or timer
+ * now, cancel a pending job or timer</li>
+ * </ul>
+ * Only the queues of the jobs this application knows (handles or dispatches) are served:
+ * reading another queue finds nothing, and changing one is a bad request.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+@Endpoint(id = "redq", defaultAccess = Access.READ_ONLY)
+public class JobQueueEndpoint {
+
+	/** The number of dead jobs in a page unless {@code count} says otherwise. */
+	public static final int DEFAULT_PAGE_SIZE = 20;
+
+	/** The most dead jobs a page holds. */
+	public static final int MAX_PAGE_SIZE = 100;
+
+	private static final String DEAD = "dead";
+
+	private static final String JOBS = "jobs";
+
+	private static final TypeReference<Map<String, Object>> ENVELOPE = new TypeReference<>() {
+	};
+
+	private final JobQueueOperations operations;
+
+	private final JobDefinitions jobs;
+
+	/**
+	 * Create an instance.
+	 * @param operations the queue operations
+	 * @param jobs the jobs of this application, whose queues the endpoint serves
+	 */
+	public JobQueueEndpoint(JobQueueOperations operations, JobDefinitions jobs) {
+		this.operations = operations;
+		this.jobs = jobs;
+	}
+
+	/**
+	 * Describe every queue of this application.
+	 * @return the queues, by name
+	 */
+	@ReadOperation
+	public QueuesDescriptor queues() {
+		Map<String, QueueDescriptor> queues = new LinkedHashMap<>();
+		for (String queue : knownQueues()) {
+			queues.put(queue, describe(queue));
+		}
+		return new QueuesDescriptor(queues);
+	}
+
+	/**
+	 * Describe one queue.
+	 * @param queue the queue
+	 * @return the queue, or {@code null} when this application does not know it
+	 */
+	@ReadOperation
+	public @Nullable QueueDescriptor queue(@Selector String queue) {
+		return knownQueues().contains(queue) ? describe(queue) : null;
+	}
+
+	/**
+	 * Pause or resume a queue in every application instance. A paused queue hands out no
+	 * jobs; running jobs finish.
+	 * @param queue the queue
+	 * @param paused whether to pause ({@code true}) or resume ({@code false}) it
+	 * @return the queue afterwards
+	 */
+	@WriteOperation
+	public QueueDescriptor pause(@Selector String queue, boolean paused) {
+		requireKnown(queue);
+		if (paused) {
+			this.operations.pause(queue);
+		}
+		else {
+			this.operations.resume(queue);
+		}
+		return describe(queue);
+	}
+
+	/**
+	 * Delete every job of a queue: ready, delayed, running and dead. The pause state is
+	 * kept.
+	 * @param queue the queue
+	 * @param confirm the queue name again, against purging the wrong queue by mistake
+	 * @return the queue afterwards
+	 */
+	@DeleteOperation
+	public QueueDescriptor purge(@Selector String queue, @Nullable String confirm) {
+		requireKnown(queue);
+		requireConfirmation(queue, confirm, "purge");
+		this.operations.purge(queue);
+		return describe(queue);
+	}
+
+	/**
+	 * Page through a queue's dead jobs, newest first.
+	 * @param queue the queue
+	 * @param dead the literal {@code dead}
+	 * @param offset how many of the newest to skip (default 0)
+	 * @param count the most to return (default {@value #DEFAULT_PAGE_SIZE}, at most
+	 * {@value #MAX_PAGE_SIZE})
+	 * @return the page, or {@code null} when this application does not know the queue
+	 */
+	@ReadOperation
+	public @Nullable DeadJobsDescriptor deadJobs(@Selector String queue, @Selector String dead,
+			@Nullable Integer offset, @Nullable Integer count) {
+		if (!DEAD.equals(dead) || !knownQueues().contains(queue)) {
+			return null;
+		}
+		int from = (offset != null) ? offset : 0;
+		int size = (count != null) ? count : DEFAULT_PAGE_SIZE;
+		if (from < 0 || size < 1 || size > MAX_PAGE_SIZE) {
+			throw new InvalidEndpointRequestException("Invalid page " + from + "/" + size,
+					"offset must be 0 or more and count between 1 and " + MAX_PAGE_SIZE);
+		}
+		List<DeadJobDescriptor> page = new ArrayList<>();
+		for (DeadJob job : this.operations.deadJobs(queue, from, size)) {
+			page.add(describe(job, false));
+		}
+		return new DeadJobsDescriptor(this.operations.stats(queue).dead(), from, page);
+	}
+
+	/**
+	 * Retry dead jobs with fresh attempts: they become ready at once.
+	 * @param queue the queue
+	 * @param dead the literal {@code dead}
+	 * @param ids the ids of the jobs to retry; none to retry every dead job
+	 * @return how many jobs were retried
+	 */
+	@WriteOperation
+	public ChangeDescriptor retryDeadJobs(@Selector String queue, @Selector String dead, String @Nullable [] ids) {
+		requireKnown(queue);
+		requireSection(dead, DEAD);
+		return new ChangeDescriptor("retry", this.operations.retryDead(queue, list(ids)));
+	}
+
+	/**
+	 * Delete dead jobs.
+	 * @param queue the queue
+	 * @param dead the literal {@code dead}
+	 * @param ids the ids of the jobs to delete; none to delete every dead job, which
+	 * needs {@code confirm}
+	 * @param confirm the queue name again, when deleting every dead job
+	 * @return how many jobs were deleted
+	 */
+	@DeleteOperation
+	public ChangeDescriptor deleteDeadJobs(@Selector String queue, @Selector String dead, String @Nullable [] ids,
+			@Nullable String confirm) {
+		requireKnown(queue);
+		requireSection(dead, DEAD);
+		if (ids == null || ids.length == 0) {
+			requireConfirmation(queue, confirm, "delete every dead job of");
+		}
+		return new ChangeDescriptor("delete", this.operations.deleteDead(queue, list(ids)));
+	}
+
+	/**
+	 * Show one dead job, with its envelope.
+	 * @param queue the queue
+	 * @param dead the literal {@code dead}
+	 * @param id the job id
+	 * @return the dead job, or {@code null} when the queue is unknown or no job with that
+	 * id is dead
+	 */
+	@ReadOperation
+	public @Nullable DeadJobDescriptor deadJob(@Selector String queue, @Selector String dead, @Selector String id) {
+		if (!DEAD.equals(dead) || !knownQueues().contains(queue)) {
+			return null;
+		}
+		DeadJob job = this.operations.deadJob(queue, id);
+		return (job != null) ? describe(job, true) : null;
+	}
+
+	/**
+	 * Retry one dead job ({@code dead}), or run a delayed job or timer now
+	 * ({@code jobs}).
+	 * @param queue the queue
+	 * @param section {@code dead} or {@code jobs}
+	 * @param id the job id
+	 * @return how many jobs were retried or triggered: 0 when the job was not dead or not
+	 * delayed
+	 */
+	@WriteOperation
+	public ChangeDescriptor retryOrTrigger(@Selector String queue, @Selector String section, @Selector String id) {
+		requireKnown(queue);
+		requireSection(section, DEAD, JOBS);
+		if (DEAD.equals(section)) {
+			return new ChangeDescriptor("retry", this.operations.retryDead(queue, List.of(id)));
+		}
+		// a ready job is due already: moving it would only send it to the back of the
+		// line
+		boolean delayed = this.operations.status(queue, id).state() == JobStatus.State.DELAYED;
+		boolean triggered = delayed && this.operations.reschedule(queue, id, EnqueueCommand.Due.NOW);
+		return new ChangeDescriptor("trigger", triggered ? 1 : 0);
+	}
+
+	/**
+	 * Delete one dead job ({@code dead}), or cancel a pending job or timer
+	 * ({@code jobs}).
+	 * @param queue the queue
+	 * @param section {@code dead} or {@code jobs}
+	 * @param id the job id
+	 * @return how many jobs were deleted or cancelled: 0 when the job was not dead or not
+	 * pending
+	 */
+	@DeleteOperation
+	public ChangeDescriptor deleteOrCancel(@Selector String queue, @Selector String section, @Selector String id) {
+		requireKnown(queue);
+		requireSection(section, DEAD, JOBS);
+		if (DEAD.equals(section)) {
+			return new ChangeDescriptor("delete", this.operations.deleteDead(queue, List.of(id)));
+		}
+		return new ChangeDescriptor("cancel", this.operations.cancel(queue, id) ? 1 : 0);
+	}
+
+	private Set<String> knownQueues() {
+		Set<String> queues = new TreeSet<>();
+		for (JobDefinition job : this.jobs.all()) {
+			queues.add(job.queue());
+		}
+		return queues;
+	}
+
+	private void requireKnown(String queue) {
+		Set<String> queues = knownQueues();
+		if (!queues.contains(queue)) {
+			throw new InvalidEndpointRequestException("Unknown queue '" + queue + "'",
+					"No job of this application uses queue '" + queue + "'; its queues are " + queues);
+		}
+	}
+
+	private static void requireSection(String section, String... allowed) {
+		if (!Arrays.asList(allowed).contains(section)) {
+			throw new InvalidEndpointRequestException("Unknown section '" + section + "'",
+					"Expected " + String.join(" or ", allowed) + " after the queue name, not '" + section + "'");
+		}
+	}
+
+	private static void requireConfirmation(String queue, @Nullable String confirm, String action) {
+		if (!queue.equals(confirm)) {
+			throw new InvalidEndpointRequestException("Unconfirmed request to " + action + " queue '" + queue + "'",
+					"To " + action + " queue '" + queue + "', confirm with the parameter confirm=" + queue);
+		}
+	}
+
+	private QueueDescriptor describe(String queue) {
+		QueueSnapshot snapshot = this.operations.snapshot(queue);
+		return new QueueDescriptor(snapshot.stats().ready(), snapshot.stats().delayed(), snapshot.stats().reserved(),
+				snapshot.stats().dead(), snapshot.oldestReadyAge(), this.operations.isPaused(queue));
+	}
+
+	private static DeadJobDescriptor describe(DeadJob job, boolean withEnvelope) {
+		Map<String, Object> envelope = parse(job.envelope());
+		Object name = (envelope != null) ? envelope.get("job") : null;
+		// a malformed envelope is shown as the text it is, since that is what went wrong
+		Object shown = (envelope != null) ? envelope : job.envelope();
+		return new DeadJobDescriptor(job.id(), (name instanceof String string) ? string : null, job.attempts(),
+				job.error(), job.diedAt(), withEnvelope ? shown : null);
+	}
+
+	private static @Nullable Map<String, Object> parse(String envelope) {
+		try {
+			return JsonMapper.shared().readValue(envelope, ENVELOPE);
+		}
+		catch (JacksonException ex) {
+			return null;
+		}
+	}
+
+	private static List<String> list(String @Nullable [] ids) {
+		return (ids != null) ? List.of(ids) : List.of();
+	}
+
+	/**
+	 * Every queue of the application.
+	 *
+	 * @param queues the queues, by name
+	 */
+	public record QueuesDescriptor(Map<String, QueueDescriptor> queues) implements OperationResponseBody {
+	}
+
+	/**
+	 * A queue's counts, oldest ready age and pause state.
+	 *
+	 * @param ready jobs waiting to run
+	 * @param delayed jobs waiting for their due time, including retries in backoff
+	 * @param reserved jobs held by a worker
+	 * @param dead dead jobs
+	 * @param oldestReadyAge how long the oldest ready job has waited; zero when none is
+	 * ready
+	 * @param paused whether the queue is paused
+	 */
+	public record QueueDescriptor(long ready, long delayed, long reserved, long dead, Duration oldestReadyAge,
+			boolean paused) implements OperationResponseBody {
+	}
+
+	/**
+	 * A page of dead jobs.
+	 *
+	 * @param total how many jobs of the queue are dead
+	 * @param offset how many of the newest were skipped
+	 * @param jobs the dead jobs, newest first
+	 */
+	public record DeadJobsDescriptor(long total, int offset,
+			List<DeadJobDescriptor> jobs) implements OperationResponseBody {
+	}
+
+	/**
+	 * A dead job.
+	 *
+	 * @param id the job id
+	 * @param job the job name, or {@code null} when the envelope cannot be read
+	 * @param attempts how many attempts it made
+	 * @param error the last error
+	 * @param diedAt when it died (Redis clock)
+	 * @param envelope the stored envelope as JSON, or as text when it is not valid JSON;
+	 * only when one job is shown
+	 */
+	public record DeadJobDescriptor(String id, @Nullable String job, int attempts, String error, Instant diedAt,
+			@Nullable Object envelope) implements OperationResponseBody {
+	}
+
+	/**
+	 * What a write operation on jobs changed.
+	 *
+	 * @param operation {@code retry}, {@code delete}, {@code trigger} or {@code cancel}
+	 * @param jobs how many jobs it changed
+	 */
+	public record ChangeDescriptor(String operation, long jobs) implements OperationResponseBody {
+	}
+
+}

@@ -1,0 +1,35 @@
+package io.redq.queue.autoconfigure.endpoint;
+
+import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
+import io.redq.queue.config.JobListenerRegistry;
+import io.redq.queue.core.JobQueueOperations;
+
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of the {@link JobQueueEndpoint} ({@code redq} actuator endpoint),
+ * when Spring Boot Actuator is on the class path and the endpoint is accessible and
+ * exposed.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+@AutoConfiguration(after = JobQueueAutoConfiguration.class)
+@ConditionalOnClass(Endpoint.class)
+@ConditionalOnBean({ JobQueueOperations.class, JobListenerRegistry.class })
+@ConditionalOnAvailableEndpoint(JobQueueEndpoint.class)
+public final class JobQueueEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	JobQueueEndpoint jobQueueEndpoint(JobQueueOperations operations, JobListenerRegistry registry) {
+		return new JobQueueEndpoint(operations, registry);
+	}
+
+}

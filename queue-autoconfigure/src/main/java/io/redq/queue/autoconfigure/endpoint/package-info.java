@@ -1,0 +1,7 @@
+/**
+ * Spring Boot Actuator endpoint for Redq.
+ */
+@NullMarked
+package io.redq.queue.autoconfigure.endpoint;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,284 @@
+package io.redq.queue.autoconfigure.endpoint;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.redq.queue.annotation.QueuedJob;
+import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
+import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.JobRequest;
+import io.redq.queue.core.JobStatus;
+import io.redq.queue.core.QueueStats;
+import io.redq.queue.core.ReservedJob;
+import io.redq.queue.test.RedisServerInitializer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.MediaType;
+import org.springframework.test.context.ContextConfiguration;
+import org.springframework.test.web.servlet.client.RestTestClient;
+import org.springframework.test.web.servlet.client.RestTestClient.ResponseSpec;
+
+import static io.redq.queue.autoconfigure.endpoint.EndpointTestApplication.QUEUE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Every operation of the {@code redq} endpoint over HTTP, with write access allowed, on a
+ * real Redis.
+ *
+ * @author Redq team
+ */
+@SpringBootTest(classes = EndpointTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "management.endpoints.web.exposure.include=redq", "management.endpoint.redq.access=unrestricted",
+				"redq.listener.auto-startup=false", "redq.jobs.report.queue=reports",
+				"spring.web.error.include-message=always" })
+@ContextConfiguration(initializers = RedisServerInitializer.class)
+class JobQueueEndpointIntegrationTests {
+
+	private static final Duration DEADLINE = Duration.ofSeconds(10);
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private JobDispatcher dispatcher;
+
+	@Autowired
+	private JobQueueOperations operations;
+
+	private RestTestClient client;
+
+	@BeforeEach
+	void setUp() {
+		RedisServerInitializer.sharedServer().flushAll();
+		this.client = RestTestClient.bindToServer().baseUrl("http://localhost:" + this.port + "/actuator/redq").build();
+	}
+
+	@Test
+	void listsEveryQueueWithItsCountsOldestAgeAndPauseState() {
+		this.dispatcher.dispatch("work", "a");
+		this.dispatcher.dispatch("work", "b");
+		this.dispatcher.dispatch(JobRequest.of("work", "later").delay(Duration.ofHours(1)).build());
+		this.operations.pause("reports");
+		get("").expectStatus().isOk().expectBody().json("""
+				{"queues": {
+					"ops": {"ready": 2, "delayed": 1, "reserved": 0, "dead": 0, "paused": false},
+					"reports": {"ready": 0, "delayed": 0, "reserved": 0, "dead": 0, "paused": true}}}
+				""").jsonPath("$.queues.ops.oldestReadyAge").isNotEmpty();
+		get("/ops").expectStatus().isOk().expectBody().json("""
+				{"ready": 2, "delayed": 1, "paused": false}""");
+		get("/unknown").expectStatus().isNotFound();
+	}
+
+	@Test
+	void pagesThroughDeadJobsNewestFirstAndShowsOne() {
+		for (int i = 1; i <= 5; i++) {
+			kill("d" + i);
+		}
+		get("/ops/dead").expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.total")
+			.isEqualTo(5)
+			.jsonPath("$.jobs.length()")
+			.isEqualTo(5);
+		get("/ops/dead?offset=1&count=2").expectStatus().isOk().expectBody().json("""
+				{"total": 5, "offset": 1, "jobs": [
+					{"id": "d4", "job": "work", "attempts": 1, "error": "error d4"},
+					{"id": "d3", "job": "work", "attempts": 1, "error": "error d3"}]}
+				""").jsonPath("$.jobs[0].diedAt").isNotEmpty().jsonPath("$.jobs[0].envelope").doesNotExist();
+		get("/ops/dead?count=101").expectStatus().isBadRequest();
+		get("/ops/dead?offset=-1").expectStatus().isBadRequest();
+		get("/ops/dead/d2").expectStatus().isOk().expectBody().json("""
+				{"id": "d2", "job": "work", "attempts": 1, "error": "error d2",
+					"envelope": {"job": "work", "payload": "payload d2"}}""");
+		get("/ops/dead/unknown").expectStatus().isNotFound();
+		get("/unknown/dead").expectStatus().isNotFound();
+		get("/ops/other").expectStatus().isNotFound();
+	}
+
+	@Test
+	void retriesOneManyOrEveryDeadJob() {
+		for (int i = 1; i <= 5; i++) {
+			kill("d" + i);
+		}
+		post("/ops/dead/d1", null).expectStatus().isOk().expectBody().json("""
+				{"operation": "retry", "jobs": 1}""");
+		assertThat(this.operations.status(QUEUE, "d1").state()).isEqualTo(JobStatus.State.READY);
+		post("/ops/dead/d1", null).expectBody().json("""
+				{"operation": "retry", "jobs": 0}""");
+		// ids in a JSON body are one string, separated by commas
+		post("/ops/dead", Map.of("ids", "d2,d3,unknown")).expectStatus().isOk().expectBody().json("""
+				{"operation": "retry", "jobs": 2}""");
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(3, 0, 0, 2));
+		post("/ops/dead?ids=d4", null).expectStatus().isOk().expectBody().json("""
+				{"operation": "retry", "jobs": 1}""");
+		post("/ops/dead", null).expectStatus().isOk().expectBody().json("""
+				{"operation": "retry", "jobs": 1}""");
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(5, 0, 0, 0));
+		ReservedJob retried = this.operations.reserve(QUEUE, 1, Duration.ofSeconds(30)).jobs().get(0);
+		assertThat(retried.attempt()).as("fresh attempts").isEqualTo(1);
+	}
+
+	@Test
+	void deletesOneManyOrEveryDeadJobWithConfirmation() {
+		for (int i = 1; i <= 5; i++) {
+			kill("d" + i);
+		}
+		delete("/ops/dead/d1").expectStatus().isOk().expectBody().json("""
+				{"operation": "delete", "jobs": 1}""");
+		assertThat(this.operations.deadJob(QUEUE, "d1")).isNull();
+		assertThat(this.operations.status(QUEUE, "d1").state()).isEqualTo(JobStatus.State.NONE);
+		delete("/ops/dead?ids=d2&ids=d3&ids=unknown").expectStatus().isOk().expectBody().json("""
+				{"operation": "delete", "jobs": 2}""");
+		delete("/ops/dead").expectStatus().isBadRequest();
+		delete("/ops/dead?confirm=reports").expectStatus().isBadRequest();
+		assertThat(this.operations.stats(QUEUE).dead()).isEqualTo(2);
+		delete("/ops/dead?confirm=ops").expectStatus().isOk().expectBody().json("""
+				{"operation": "delete", "jobs": 2}""");
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+	}
+
+	@Test
+	void purgesAQueueOnlyWhenConfirmed() {
+		kill("d1");
+		this.dispatcher.dispatch("work", "a");
+		this.dispatcher.dispatch(JobRequest.of("work", "later").delay(Duration.ofHours(1)).build());
+		QueueStats before = this.operations.stats(QUEUE);
+		assertThat(before).isEqualTo(new QueueStats(1, 1, 0, 1));
+		delete("/ops").expectStatus()
+			.isBadRequest()
+			.expectBody()
+			.jsonPath("$.message")
+			.isEqualTo("To purge queue 'ops', confirm with the parameter confirm=ops");
+		delete("/ops?confirm=reports").expectStatus().isBadRequest();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(before);
+		this.operations.pause(QUEUE);
+		delete("/ops?confirm=ops").expectStatus().isOk().expectBody().json("""
+				{"ready": 0, "delayed": 0, "reserved": 0, "dead": 0, "paused": true}""");
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+	}
+
+	@Test
+	void pauseInThisApplicationStopsReservationsInAnotherAndLetsRunningJobsFinish() {
+		worker().run((context) -> {
+			Worker worker = context.getBean(Worker.class);
+			this.dispatcher.dispatch("work", "slow");
+			assertThat(worker.started.await(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+			post("/ops", Map.of("paused", true)).expectStatus().isOk().expectBody().json("""
+					{"paused": true}""");
+			assertThat(this.operations.isPaused(QUEUE)).isTrue();
+			this.dispatcher.dispatch("work", "after pause");
+			worker.release.countDown();
+			await().atMost(DEADLINE).until(() -> worker.handled.contains("slow"));
+			await().pollDelay(Duration.ofMillis(500)).until(() -> true);
+			assertThat(worker.handled).containsExactly("slow");
+			assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(1, 0, 0, 0));
+			post("/ops", Map.of("paused", false)).expectStatus().isOk().expectBody().json("""
+					{"paused": false}""");
+			await().atMost(DEADLINE).until(() -> worker.handled.contains("after pause"));
+		});
+	}
+
+	@Test
+	void triggersAndCancelsATimerById() {
+		String first = this.dispatcher.schedule("work", "k1", Instant.now().plus(Duration.ofHours(1)));
+		String second = this.dispatcher.schedule("work", "k2", Instant.now().plus(Duration.ofHours(1)));
+		post("/ops/jobs/" + first, null).expectStatus().isOk().expectBody().json("""
+				{"operation": "trigger", "jobs": 1}""");
+		assertThat(this.operations.status(QUEUE, first).state()).isEqualTo(JobStatus.State.READY);
+		assertThat(this.dispatcher.findTimer("work", "k1"))
+			.hasValueSatisfying((timer) -> assertThat(timer.remaining()).isEqualTo(Duration.ZERO));
+		post("/ops/jobs/" + first, null).expectBody().json("""
+				{"operation": "trigger", "jobs": 0}""");
+		delete("/ops/jobs/" + second).expectStatus().isOk().expectBody().json("""
+				{"operation": "cancel", "jobs": 1}""");
+		assertThat(this.dispatcher.findTimer("work", "k2")).isEmpty();
+		delete("/ops/jobs/" + second).expectBody().json("""
+				{"operation": "cancel", "jobs": 0}""");
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(1, 0, 0, 0));
+	}
+
+	@Test
+	void writesToAnUnknownQueueOrSectionAreBadRequests() {
+		post("/unknown", Map.of("paused", true)).expectStatus().isBadRequest();
+		assertThat(this.operations.isPaused("unknown")).isFalse();
+		post("/ops", Map.of()).expectStatus().isBadRequest();
+		delete("/unknown?confirm=unknown").expectStatus().isBadRequest();
+		post("/unknown/dead", null).expectStatus().isBadRequest();
+		post("/ops/other", null).expectStatus().isBadRequest();
+		post("/ops/other/id", null).expectStatus().isBadRequest();
+		delete("/unknown/jobs/id").expectStatus().isBadRequest();
+	}
+
+	/**
+	 * Kill a job: dispatch it, reserve it and fail its only attempt.
+	 */
+	private void kill(String id) {
+		this.dispatcher.dispatch(JobRequest.of("work", "payload " + id).id(id).build());
+		ReservedJob job = this.operations.reserve(QUEUE, 1, Duration.ofSeconds(30)).jobs().get(0);
+		assertThat(job.id()).isEqualTo(id);
+		this.operations.fail(QUEUE, job.lease(), "error " + id, null);
+	}
+
+	private ResponseSpec get(String path) {
+		return this.client.get().uri(path).exchange();
+	}
+
+	private ResponseSpec post(String path, Map<String, ?> body) {
+		RestTestClient.RequestBodySpec request = this.client.post().uri(path).contentType(MediaType.APPLICATION_JSON);
+		return ((body != null) ? request.body(body) : request).exchange();
+	}
+
+	private ResponseSpec delete(String path) {
+		return this.client.delete().uri(path).exchange();
+	}
+
+	/**
+	 * Another application instance that handles the queue.
+	 */
+	private static ApplicationContextRunner worker() {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					JobQueueAutoConfiguration.class))
+			.withInitializer(new RedisServerInitializer())
+			.withUserConfiguration(Worker.class);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Worker {
+
+		final List<String> handled = new CopyOnWriteArrayList<>();
+
+		final CountDownLatch started = new CountDownLatch(1);
+
+		final CountDownLatch release = new CountDownLatch(1);
+
+		@QueuedJob(name = "work", queue = QUEUE, maxAttempts = 1)
+		void work(String payload) throws InterruptedException {
+			if (payload.equals("slow")) {
+				this.started.countDown();
+				this.release.await();
+			}
+			this.handled.add(payload);
+		}
+
+	}
+
+}
