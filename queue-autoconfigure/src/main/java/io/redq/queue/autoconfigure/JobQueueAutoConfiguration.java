@@ -215,6 +215,7 @@ public final class JobQueueAutoConfiguration {
 		JobQueueOperations operations = new JobQueueOperations(connectionFactory, scripts, properties.getKeyPrefix());
 		operations.setDeadLetterMaxSize(properties.getDeadLetter().getMaxSize());
 		operations.setDeadLetterTimeToLive(properties.getDeadLetter().getTimeToLive());
+		operations.setCompletedMaxSize(properties.getCompleted().getMaxSize());
 		return operations;
 	}
 

@@ -56,6 +56,8 @@ public class JobQueueProperties {
 
 	private final DeadLetter deadLetter = new DeadLetter();
 
+	private final Completed completed = new Completed();
+
 	private final Health health = new Health();
 
 	private final Recurring recurring = new Recurring();
@@ -100,6 +102,10 @@ public class JobQueueProperties {
 
 	public DeadLetter getDeadLetter() {
 		return this.deadLetter;
+	}
+
+	public Completed getCompleted() {
+		return this.completed;
 	}
 
 	public Health getHealth() {
@@ -527,7 +533,7 @@ public class JobQueueProperties {
 
 	/**
 	 * Retention of dead jobs, per queue; the oldest beyond either limit are deleted when
-	 * another job dies.
+	 * another job dies, and those past their time to live by the migrator.
 	 */
 	public static class DeadLetter {
 
@@ -555,6 +561,27 @@ public class JobQueueProperties {
 
 		public void setTimeToLive(Duration timeToLive) {
 			this.timeToLive = timeToLive;
+		}
+
+	}
+
+	/**
+	 * Retention of completed jobs.
+	 */
+	public static class Completed {
+
+		/**
+		 * How many ids of completed jobs each queue keeps, with their completion time,
+		 * for inspection. 0 keeps none: a completed job leaves nothing behind.
+		 */
+		private int maxSize;
+
+		public int getMaxSize() {
+			return this.maxSize;
+		}
+
+		public void setMaxSize(int maxSize) {
+			this.maxSize = maxSize;
 		}
 
 	}

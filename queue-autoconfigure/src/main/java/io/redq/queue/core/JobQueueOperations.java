@@ -8,6 +8,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -17,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.ZSetOperations;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
 
@@ -59,6 +61,8 @@ public class JobQueueOperations {
 
 	private Duration deadLetterTimeToLive = DEFAULT_DEAD_LETTER_TIME_TO_LIVE;
 
+	private int completedMaxSize;
+
 	/**
 	 * Create an instance.
 	 * @param connectionFactory the Redis connection factory
@@ -85,13 +89,26 @@ public class JobQueueOperations {
 	}
 
 	/**
-	 * Set how long dead jobs are kept; older ones are deleted when another job dies.
+	 * Set how long dead jobs are kept; older ones are deleted by the migrator and when
+	 * another job dies.
 	 * <p>
 	 * Default 7 days.
 	 * @param deadLetterTimeToLive the retention of dead jobs
 	 */
 	public void setDeadLetterTimeToLive(Duration deadLetterTimeToLive) {
 		this.deadLetterTimeToLive = deadLetterTimeToLive;
+	}
+
+	/**
+	 * Set how many ids of completed jobs to keep per queue, with their completion time,
+	 * for inspection (see {@link #completedJobs(String, int)}); older ones are dropped.
+	 * <p>
+	 * Default 0: a completed job leaves nothing behind.
+	 * @param completedMaxSize the number of ids to keep
+	 */
+	public void setCompletedMaxSize(int completedMaxSize) {
+		Assert.isTrue(completedMaxSize >= 0, "completedMaxSize must not be negative");
+		this.completedMaxSize = completedMaxSize;
 	}
 
 	/**
@@ -143,7 +160,8 @@ public class JobQueueOperations {
 	 * @return the reservation
 	 */
 	public Reservation reserve(String queue, int max, Duration lease) {
-		List<?> result = run(this.scripts.reserve(), queue, List.of(Integer.toString(max), millis(lease)));
+		List<?> result = run(this.scripts.reserve(), queue,
+				List.of(Integer.toString(max), millis(lease), millis(this.deadLetterTimeToLive)));
 		List<ReservedJob> jobs = new ArrayList<>((result.size() - 2) / 4);
 		for (int i = 2; i < result.size(); i += 4) {
 			jobs.add(new ReservedJob((String) result.get(i), (String) result.get(i + 1),
@@ -159,7 +177,10 @@ public class JobQueueOperations {
 	 * @return the ids refused because their lease is no longer held by that token
 	 */
 	public List<String> ack(String queue, Collection<Lease> leases) {
-		return strings(run(this.scripts.ack(), queue, leaseArgs(leases)));
+		List<String> args = new ArrayList<>(1 + leases.size() * 2);
+		args.add(Integer.toString(this.completedMaxSize));
+		args.addAll(leaseArgs(leases));
+		return strings(run(this.scripts.ack(), queue, args));
 	}
 
 	/**
@@ -221,7 +242,8 @@ public class JobQueueOperations {
 	public Migration migrate(String queue) {
 		List<?> result = run(this.scripts.migrate(), queue, List.of(Integer.toString(MIGRATION_BATCH_SIZE),
 				Integer.toString(this.deadLetterMaxSize), millis(this.deadLetterTimeToLive)));
-		return new Migration(number(result, 0), (int) number(result, 1), (int) number(result, 2), number(result, 3));
+		return new Migration(number(result, 0), (int) number(result, 1), (int) number(result, 2), number(result, 3),
+				(int) number(result, 4));
 	}
 
 	/**
@@ -361,6 +383,25 @@ public class JobQueueOperations {
 	 */
 	public boolean isPaused(String queue) {
 		return Boolean.TRUE.equals(this.redis.hasKey(keys(queue).paused()));
+	}
+
+	/**
+	 * Return the latest completed jobs of a queue, newest first; none unless
+	 * {@link #setCompletedMaxSize(int) kept}.
+	 * @param queue the queue
+	 * @param count the most to return
+	 * @return the completed jobs
+	 */
+	public List<CompletedJob> completedJobs(String queue, int count) {
+		Set<ZSetOperations.TypedTuple<String>> latest = this.redis.opsForZSet()
+			.reverseRangeWithScores(keys(queue).completed(), 0, count - 1);
+		List<CompletedJob> completed = new ArrayList<>();
+		if (latest != null) {
+			for (ZSetOperations.TypedTuple<String> entry : latest) {
+				completed.add(new CompletedJob(entry.getValue(), Instant.ofEpochMilli(entry.getScore().longValue())));
+			}
+		}
+		return completed;
 	}
 
 	/**

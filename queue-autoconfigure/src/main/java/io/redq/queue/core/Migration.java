@@ -7,12 +7,13 @@ package io.redq.queue.core;
  * @param dueJobs how many due delayed jobs were made ready
  * @param expiredLeases how many jobs whose lease expired were recovered (to ready or
  * dead)
- * @param nextDue when the next delayed job is due or the next lease expires (epoch ms,
- * Redis clock), or -1
+ * @param nextDue when the next delayed job is due, the next lease expires or the next
+ * dead job passes its age limit (epoch ms, Redis clock), or -1
+ * @param expiredDeadJobs how many dead jobs past their age limit were deleted
  * @author Redq team
  * @since 0.1.0
  */
-public record Migration(long redisTime, int dueJobs, int expiredLeases, long nextDue) {
+public record Migration(long redisTime, int dueJobs, int expiredLeases, long nextDue, int expiredDeadJobs) {
 
 	/**
 	 * Whether the pass hit its batch limit, so that another pass should follow at once.
@@ -20,7 +21,7 @@ public record Migration(long redisTime, int dueJobs, int expiredLeases, long nex
 	 * @return whether more work may be waiting
 	 */
 	public boolean isPartial(int limit) {
-		return this.dueJobs >= limit || this.expiredLeases >= limit;
+		return this.dueJobs >= limit || this.expiredLeases >= limit || this.expiredDeadJobs >= limit;
 	}
 
 }

@@ -19,11 +19,14 @@ import java.util.List;
  * @param sequence counter for lease tokens
  * @param successors hash of id to the dispatch queued behind the running job with that id
  * @param paused string present while the queue is paused
+ * @param completed sorted set of the ids of the latest completed jobs by completion time,
+ * when kept
  * @author Redq team
  * @since 0.1.0
  */
 public record QueueKeys(String ready, String delayed, String reserved, String dead, String jobs, String attempts,
-		String leases, String errors, String wake, String sequence, String successors, String paused) {
+		String leases, String errors, String wake, String sequence, String successors, String paused,
+		String completed) {
 
 	/**
 	 * Return the keys of a queue.
@@ -35,7 +38,7 @@ public record QueueKeys(String ready, String delayed, String reserved, String de
 		String base = prefix + ":{" + queue + "}:";
 		return new QueueKeys(base + "ready", base + "delayed", base + "reserved", base + "dead", base + "jobs",
 				base + "attempts", base + "leases", base + "errors", base + "wake", base + "sequence",
-				base + "successors", base + "paused");
+				base + "successors", base + "paused", base + "completed");
 	}
 
 	/**
@@ -59,7 +62,7 @@ public record QueueKeys(String ready, String delayed, String reserved, String de
 	 */
 	public List<String> all() {
 		return List.of(this.ready, this.delayed, this.reserved, this.dead, this.jobs, this.attempts, this.leases,
-				this.errors, this.wake, this.sequence, this.successors, this.paused);
+				this.errors, this.wake, this.sequence, this.successors, this.paused, this.completed);
 	}
 
 }

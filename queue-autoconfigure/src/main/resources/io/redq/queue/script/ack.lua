@@ -1,18 +1,19 @@
--- Acknowledges completed jobs. ARGV: pairs of id and lease token. A job whose lease is no longer held by that token
+-- Acknowledges completed jobs. ARGV: how many completed ids to keep (0: none), then pairs of id and lease token. A job whose lease is no longer held by that token
 -- (it expired and the job was handed to another worker, or it waits to run again) is refused; a job that is gone
 -- already (a client re-sent an acknowledgement that Redis had run) is neither. Returns the refused ids.
 -- Variadic commands keep the cost per batch rather than per job.
-if #ARGV == 0 then
+local keep = tonumber(ARGV[1])
+if #ARGV == 1 then
 	return {}
 end
 local ids = {}
-for i = 1, #ARGV, 2 do
+for i = 2, #ARGV, 2 do
 	ids[#ids + 1] = ARGV[i]
 end
 local tokens = redis.call('HMGET', leases, unpack(ids))
 local done, refused = {}, {}
 for i, id in ipairs(ids) do
-	if tokens[i] == ARGV[2 * i] then
+	if tokens[i] == ARGV[2 * i + 1] then
 		done[#done + 1] = id
 	elseif redis.call('HEXISTS', jobs, id) == 1 then
 		refused[#refused + 1] = id
@@ -21,6 +22,16 @@ end
 if #done > 0 then
 	redis.call('ZREM', reserved, unpack(done))
 	forget(unpack(done))
+	if keep > 0 then
+		local now = now_millis()
+		local entries = {}
+		for _, id in ipairs(done) do
+			entries[#entries + 1] = now
+			entries[#entries + 1] = id
+		end
+		redis.call('ZADD', completed, unpack(entries))
+		redis.call('ZREMRANGEBYRANK', completed, 0, -keep - 1)
+	end
 	if redis.call('EXISTS', successors) == 1 then
 		for _, id in ipairs(done) do
 			promote(id)

@@ -1,7 +1,8 @@
 -- Shared by every Redq script (prepended when the script is loaded).
 -- Every key of one queue shares the hash tag {<queue>}, and every key is passed in KEYS in this order.
-local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused =
-	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12]
+local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused, completed =
+	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
+	KEYS[13]
 
 -- The Redis clock in milliseconds: every time a script records or compares comes from here, never from a client.
 local function now_millis()
@@ -89,16 +90,21 @@ local function bury(id, now, max_size, max_age)
 	end
 end
 
--- The earliest time at which the migrator has work: the first delayed job or the first lease to expire; -1 for none.
-local function next_due()
+-- The earliest time at which the migrator has work: the first delayed job, the first lease to expire or the first
+-- dead job to pass the dead max age; -1 for none.
+local function next_due(dead_max_age)
 	local due = -1
-	local head = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')
-	if head[2] then
-		due = tonumber(head[2])
-	end
-	head = redis.call('ZRANGE', reserved, 0, 0, 'WITHSCORES')
-	if head[2] and (due < 0 or tonumber(head[2]) < due) then
-		due = tonumber(head[2])
+	for _, set in ipairs({delayed, reserved, dead}) do
+		local head = redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')
+		if head[2] then
+			local at = tonumber(head[2])
+			if set == dead then
+				at = at + dead_max_age
+			end
+			if due < 0 or at < due then
+				due = at
+			end
+		end
 	end
 	return due
 end

@@ -1,6 +1,7 @@
 -- Moves due delayed jobs to ready, and jobs whose lease expired back to ready (or to dead once they used their
--- attempts), at most ARGV[1] of each. ARGV: limit, dead max size, dead max age ms.
--- Returns {now, due jobs moved, expired leases recovered, next due (-1 for none)}.
+-- attempts), and deletes dead jobs past the dead max age, at most ARGV[1] of each. ARGV: limit, dead max size, dead
+-- max age ms.
+-- Returns {now, due jobs moved, expired leases recovered, next due (-1 for none), dead jobs deleted}.
 local now = now_millis()
 local limit = tonumber(ARGV[1])
 local due = redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'LIMIT', 0, limit)
@@ -24,4 +25,10 @@ for _, id in ipairs(expired) do
 		signal()
 	end
 end
-return {now, #due, #expired, next_due()}
+-- dead jobs age out here too, so that they go on a queue where nothing dies any more
+local old = redis.call('ZRANGEBYSCORE', dead, '-inf', '(' .. (now - tonumber(ARGV[3])), 'LIMIT', 0, limit)
+if #old > 0 then
+	redis.call('ZREM', dead, unpack(old))
+	forget(unpack(old))
+end
+return {now, #due, #expired, next_due(tonumber(ARGV[3])), #old}

@@ -1,4 +1,5 @@
--- Reserves up to ARGV[1] ready jobs (none while the queue is paused) for ARGV[2] ms: each gets a fresh lease token and one more attempt.
+-- Reserves up to ARGV[1] ready jobs (none while the queue is paused) for ARGV[2] ms: each gets a fresh lease token and
+-- one more attempt. ARGV[3]: the dead max age in ms (for the next due time).
 -- Returns {now, next due (-1 for none), then per job: id, envelope, attempt, token}.
 local now = now_millis()
 local result = {now, 0}
@@ -32,5 +33,5 @@ if ids then
 		signal()
 	end
 end
-result[2] = next_due()
+result[2] = next_due(tonumber(ARGV[3]))
 return result

@@ -193,6 +193,18 @@ class JobListenerContainerIntegrationTests {
 	}
 
 	@Test
+	void deadJobsPastTheirAgeGoWhileNothingElseDies() {
+		this.runner.withPropertyValues("redq.dead-letter.time-to-live=500ms").run((context) -> {
+			String id = dispatcher(context).dispatch("rejects", "x");
+			await().atMost(DEADLINE).until(() -> stats(context, "it").dead() == 1);
+			// no other job dies to trim it: the idle container's migrator wakes for it
+			await().atMost(DEADLINE).until(() -> stats(context, "it").dead() == 0);
+			assertThat(template(context).opsForHash().hasKey(keys(context, "it").jobs(), id)).isFalse();
+			assertThat(error(context, "it", id)).isNull();
+		});
+	}
+
+	@Test
 	void malformedJobAndUnknownJobNameGoToDeadWithTheReason() {
 		this.runner.run((context) -> {
 			StringRedisTemplate template = template(context);

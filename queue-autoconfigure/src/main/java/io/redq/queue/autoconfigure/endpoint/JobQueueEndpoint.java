@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
+import io.redq.queue.core.CompletedJob;
 import io.redq.queue.core.DeadJob;
 import io.redq.queue.core.EnqueueCommand;
 import io.redq.queue.core.JobDefinition;
@@ -70,6 +71,8 @@ public class JobQueueEndpoint {
 	public static final int MAX_PAGE_SIZE = 100;
 
 	private static final String DEAD = "dead";
+
+	private static final String COMPLETED = "completed";
 
 	private static final String JOBS = "jobs";
 
@@ -148,18 +151,19 @@ public class JobQueueEndpoint {
 	}
 
 	/**
-	 * Page through a queue's dead jobs, newest first.
+	 * Page through a queue's dead jobs, newest first, or list the latest completed jobs
+	 * (kept with {@code redq.completed.max-size}).
 	 * @param queue the queue
-	 * @param dead the literal {@code dead}
-	 * @param offset how many of the newest to skip (default 0)
+	 * @param section {@code dead} or {@code completed}
+	 * @param offset how many of the newest dead jobs to skip (default 0)
 	 * @param count the most to return (default {@value #DEFAULT_PAGE_SIZE}, at most
 	 * {@value #MAX_PAGE_SIZE})
 	 * @return the page, or {@code null} when this application does not know the queue
 	 */
 	@ReadOperation
-	public @Nullable DeadJobsDescriptor deadJobs(@Selector String queue, @Selector String dead,
+	public @Nullable OperationResponseBody jobs(@Selector String queue, @Selector String section,
 			@Nullable Integer offset, @Nullable Integer count) {
-		if (!DEAD.equals(dead) || !knownQueues().contains(queue)) {
+		if (!(DEAD.equals(section) || COMPLETED.equals(section)) || !knownQueues().contains(queue)) {
 			return null;
 		}
 		int from = (offset != null) ? offset : 0;
@@ -167,6 +171,9 @@ public class JobQueueEndpoint {
 		if (from < 0 || size < 1 || size > MAX_PAGE_SIZE) {
 			throw new InvalidEndpointRequestException("Invalid page " + from + "/" + size,
 					"offset must be 0 or more and count between 1 and " + MAX_PAGE_SIZE);
+		}
+		if (COMPLETED.equals(section)) {
+			return new CompletedJobsDescriptor(this.operations.completedJobs(queue, size));
 		}
 		List<DeadJobDescriptor> page = new ArrayList<>();
 		for (DeadJob job : this.operations.deadJobs(queue, from, size)) {
@@ -347,6 +354,14 @@ public class JobQueueEndpoint {
 	 */
 	public record QueueDescriptor(long ready, long delayed, long reserved, long dead, Duration oldestReadyAge,
 			boolean paused) implements OperationResponseBody {
+	}
+
+	/**
+	 * The latest completed jobs.
+	 *
+	 * @param jobs their ids and completion times, newest first
+	 */
+	public record CompletedJobsDescriptor(List<CompletedJob> jobs) implements OperationResponseBody {
 	}
 
 	/**

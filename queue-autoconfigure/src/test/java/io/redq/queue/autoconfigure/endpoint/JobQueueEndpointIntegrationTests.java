@@ -47,7 +47,7 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(classes = EndpointTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=redq", "management.endpoint.redq.access=unrestricted",
 				"redq.listener.auto-startup=false", "redq.jobs.report.queue=reports",
-				"spring.web.error.include-message=always" })
+				"spring.web.error.include-message=always", "redq.completed.max-size=2" })
 @ContextConfiguration(initializers = RedisServerInitializer.class)
 class JobQueueEndpointIntegrationTests {
 
@@ -111,6 +111,26 @@ class JobQueueEndpointIntegrationTests {
 		get("/ops/dead/unknown").expectStatus().isNotFound();
 		get("/unknown/dead").expectStatus().isNotFound();
 		get("/ops/other").expectStatus().isNotFound();
+	}
+
+	@Test
+	void listsTheLatestCompletedJobs() {
+		for (int i = 1; i <= 3; i++) {
+			String id = "c" + i;
+			this.dispatcher.dispatch(JobRequest.of("work", "payload").id(id).build());
+			ReservedJob job = this.operations.reserve(QUEUE, 1, Duration.ofSeconds(30)).jobs().get(0);
+			this.operations.ack(QUEUE, List.of(job.lease()));
+		}
+		get("/ops/completed").expectStatus()
+			.isOk()
+			.expectBody()
+			.json("""
+					{"jobs": [{"id": "c3"}, {"id": "c2"}]}""")
+			.jsonPath("$.jobs.length()")
+			.isEqualTo(2)
+			.jsonPath("$.jobs[0].completedAt")
+			.isNotEmpty();
+		get("/unknown/completed").expectStatus().isNotFound();
 	}
 
 	@Test

@@ -1,0 +1,172 @@
+package io.redq.queue.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.redq.queue.ScriptExecutions;
+import io.redq.queue.TestConnections;
+import io.redq.queue.script.QueueScripts;
+import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.WithRedis;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Retention of completed and dead jobs against a real Redis.
+ *
+ * @author Redq team
+ */
+@WithRedis
+class RetentionIntegrationTests {
+
+	private static final String QUEUE = "retention";
+
+	private static final Duration LEASE = Duration.ofSeconds(30);
+
+	private final RedisServer redis;
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private JobQueueOperations operations;
+
+	private StringRedisTemplate template;
+
+	private QueueKeys keys;
+
+	RetentionIntegrationTests(RedisServer redis) {
+		this.redis = redis;
+	}
+
+	@BeforeEach
+	void setUp() {
+		this.redis.flushAll();
+		this.connectionFactory = TestConnections.connectionFactory(this.redis);
+		this.operations = new JobQueueOperations(this.connectionFactory, QueueScripts.load(), "test");
+		this.template = this.operations.getRedisTemplate();
+		this.keys = this.operations.keys(QUEUE);
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void completedJobsLeaveNothingBehindByDefault() {
+		enqueue(3, 0);
+		long added = ScriptExecutions.calls(this.redis, "zadd");
+		List<ReservedJob> jobs = this.operations.reserve(QUEUE, 3, LEASE).jobs();
+		long reserveAdds = ScriptExecutions.calls(this.redis, "zadd") - added;
+		this.operations.ack(QUEUE, jobs.stream().map(ReservedJob::lease).toList());
+		assertThat(ScriptExecutions.calls(this.redis, "zadd") - added).as("ZADD calls beyond the reservation's")
+			.isEqualTo(reserveAdds);
+		assertThat(this.template.hasKey(this.keys.completed())).isFalse();
+		assertThat(this.operations.completedJobs(QUEUE, 10)).isEmpty();
+	}
+
+	@Test
+	void theLatestCompletedIdsAreKeptNewestFirst() {
+		this.operations.setCompletedMaxSize(3);
+		enqueue(5, 0);
+		for (ReservedJob job : this.operations.reserve(QUEUE, 5, LEASE).jobs()) {
+			this.operations.ack(QUEUE, List.of(job.lease()));
+		}
+		List<CompletedJob> completed = this.operations.completedJobs(QUEUE, 10);
+		assertThat(completed).extracting(CompletedJob::id).containsExactly("j4", "j3", "j2");
+		assertThat(completed.get(0).completedAt()).isAfterOrEqualTo(completed.get(2).completedAt());
+		assertThat(this.operations.completedJobs(QUEUE, 1)).extracting(CompletedJob::id).containsExactly("j4");
+		this.operations.purge(QUEUE);
+		assertThat(this.operations.completedJobs(QUEUE, 10)).isEmpty();
+	}
+
+	@Test
+	void theMigratorDeletesDeadJobsPastTheirAgeWithEveryKeyTheyOwn() {
+		this.operations.setDeadLetterTimeToLive(Duration.ofMillis(300));
+		enqueue(3, 0);
+		for (ReservedJob job : this.operations.reserve(QUEUE, 3, LEASE).jobs()) {
+			this.operations.fail(QUEUE, job.lease(), "failed", null);
+		}
+		Migration early = this.operations.migrate(QUEUE);
+		assertThat(early.expiredDeadJobs()).isZero();
+		assertThat(early.nextDue() - early.redisTime()).as("wake up when the first dead job is too old")
+			.isBetween(1L, 300L);
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.operations.migrate(QUEUE).expiredDeadJobs() == 3);
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		assertThat(this.template.keys("test:*")).containsOnly(this.keys.sequence(), this.keys.wake());
+		assertThat(this.operations.migrate(QUEUE).nextDue()).isEqualTo(-1);
+	}
+
+	@Test
+	void redisMemoryReturnsToBaselineAfter100000JobsDiedAndWereTrimmed() {
+		// a first round grows Redis's own buffers (the script client's argument and reply
+		// buffers grow to the largest batch and stay), so that the baseline holds them
+		long warmUpPeak = dieAndTrim(1000);
+		long baseline = usedMemory();
+		long peak = dieAndTrim(100_000);
+		long after = usedMemory();
+		assertThat(this.template.keys("test:*")).containsOnly(this.keys.sequence(), this.keys.wake());
+		assertThat(peak - baseline).as("memory of 100,000 dead jobs").isGreaterThan(100_000 * 100L);
+		assertThat(after - baseline)
+			.as("memory left after trimming (warm-up peak %d, baseline %d, peak %d)", warmUpPeak, baseline, peak)
+			.isLessThan(64 * 1024);
+	}
+
+	/**
+	 * Let jobs die (each with its envelope, attempts and error), then trim them all by
+	 * age through the migrator.
+	 * @return the used memory with every job dead
+	 */
+	private long dieAndTrim(int jobs) {
+		this.operations.setDeadLetterMaxSize(jobs);
+		this.operations.setDeadLetterTimeToLive(Duration.ofDays(1));
+		for (int from = 0; from < jobs; from += 1000) {
+			enqueue(1000, from);
+			// a lease of 1 ms on the only attempt: the migrator buries them
+			this.operations.reserve(QUEUE, 1000, Duration.ofMillis(1));
+		}
+		await().atMost(Duration.ofSeconds(60))
+			.pollInterval(Duration.ofMillis(1))
+			.until(() -> this.operations.migrate(QUEUE).expiredLeases() == 0 && deadCount() == jobs);
+		assertThat(this.template.opsForHash().size(this.keys.errors())).isEqualTo(jobs);
+		long peak = usedMemory();
+		this.operations.setDeadLetterTimeToLive(Duration.ofMillis(1));
+		await().atMost(Duration.ofSeconds(60))
+			.pollInterval(Duration.ofMillis(1))
+			.until(() -> this.operations.migrate(QUEUE).expiredDeadJobs() == 0 && deadCount() == 0);
+		return peak;
+	}
+
+	private long deadCount() {
+		Long count = this.template.opsForZSet().zCard(this.keys.dead());
+		return (count != null) ? count : 0;
+	}
+
+	private long usedMemory() {
+		// the slow log keeps the arguments of the latest slow commands (big batches)
+		this.redis.command("SLOWLOG", "RESET");
+		for (String line : this.redis.command("INFO", "memory").split("\r?\n")) {
+			if (line.startsWith("used_memory:")) {
+				return Long.parseLong(line.substring("used_memory:".length()).trim());
+			}
+		}
+		throw new IllegalStateException("No used_memory in INFO memory");
+	}
+
+	private void enqueue(int count, int from) {
+		List<EnqueueCommand> commands = new ArrayList<>(count);
+		for (int i = from; i < from + count; i++) {
+			commands.add(new EnqueueCommand("j" + i, EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP,
+					"\"job\":\"test\",\"maxAttempts\":1,\"payload\":" + i + "}"));
+		}
+		this.operations.enqueue(QUEUE, commands);
+	}
+
+}
