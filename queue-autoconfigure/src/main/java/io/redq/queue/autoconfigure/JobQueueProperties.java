@@ -137,8 +137,9 @@ public class JobQueueProperties {
 
 		/**
 		 * Jobs each queue's container reserves ahead of free workers, so that a worker
-		 * finds its next job without a round trip. Use 0 for long-running jobs, so that
-		 * they spread over application instances.
+		 * finds its next job without a round trip: for many short jobs (e.g. 32).
+		 * Prefetched jobs wait for this instance, even when another one has a free
+		 * worker.
 		 */
 		private int prefetch = ContainerProperties.DEFAULT_PREFETCH;
 

@@ -19,7 +19,7 @@ public class ContainerProperties {
 	public static final int DEFAULT_BATCH_SIZE = 32;
 
 	/** The default number of jobs reserved ahead of free workers. */
-	public static final int DEFAULT_PREFETCH = 32;
+	public static final int DEFAULT_PREFETCH = 0;
 
 	/** The default longest wait for a wake-up before an idle container looks again. */
 	public static final Duration DEFAULT_POLL_TIMEOUT = Duration.ofSeconds(5);
@@ -119,10 +119,10 @@ public class ContainerProperties {
 
 	/**
 	 * Set how many jobs are reserved ahead of free workers, so that a worker that
-	 * finishes a job finds the next one without a round trip to Redis. Their leases are
-	 * renewed while they wait and a stopping container hands them back, but another
-	 * application instance cannot take them: use 0 for long-running jobs, so that they
-	 * spread over instances.
+	 * finishes a job finds the next one without a round trip to Redis: for many short
+	 * jobs (e.g. 32). Their leases are renewed while they wait and a stopping container
+	 * hands them back, but another application instance cannot take them meanwhile, so
+	 * without prefetch, jobs wait in Redis for whichever instance has a free worker.
 	 * <p>
 	 * Default {@value #DEFAULT_PREFETCH}.
 	 * @param prefetch the prefetch, 0 for none

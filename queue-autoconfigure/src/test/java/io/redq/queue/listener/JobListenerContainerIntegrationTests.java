@@ -337,7 +337,7 @@ class JobListenerContainerIntegrationTests {
 	@Test
 	void gracefulShutdownFinishesRunningJobsAndLeavesTheRestReady() {
 		Jobs[] jobs = new Jobs[1];
-		this.runner.withPropertyValues("redq.listener.concurrency=2").run((context) -> {
+		this.runner.withPropertyValues("redq.listener.concurrency=2", "redq.listener.prefetch=32").run((context) -> {
 			jobs[0] = context.getBean(Jobs.class);
 			for (int i = 0; i < 10; i++) {
 				dispatcher(context).dispatch("takes-300ms", i);
@@ -362,7 +362,7 @@ class JobListenerContainerIntegrationTests {
 	void prefetchedJobsWaitInTheContainerAndAreHandedBackUnstarted() {
 		List<String> ids = new ArrayList<>();
 		ApplicationContextRunner runner = this.runner.withPropertyValues("redq.listener.shutdown-timeout=200ms");
-		runner.withPropertyValues("redq.listener.concurrency=2").run((context) -> {
+		runner.withPropertyValues("redq.listener.concurrency=2", "redq.queues.it.prefetch=32").run((context) -> {
 			for (int i = 0; i < 10; i++) {
 				ids.add(dispatcher(context).dispatch("takes-forever", "x"));
 			}
@@ -382,10 +382,8 @@ class JobListenerContainerIntegrationTests {
 	}
 
 	@Test
-	void withoutPrefetchJobsWaitingForAWorkerStayInRedisForAnyInstance() {
-		this.runner
-			.withPropertyValues("redq.listener.concurrency=2", "redq.queues.it.prefetch=0",
-					"redq.listener.shutdown-timeout=200ms")
+	void byDefaultJobsWaitingForAWorkerStayInRedisForAnyInstance() {
+		this.runner.withPropertyValues("redq.listener.concurrency=2", "redq.listener.shutdown-timeout=200ms")
 			.run((context) -> {
 				for (int i = 0; i < 10; i++) {
 					dispatcher(context).dispatch("takes-forever", "x");
