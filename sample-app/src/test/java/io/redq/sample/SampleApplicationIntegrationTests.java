@@ -9,18 +9,21 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.ContextConfiguration;
+import org.springframework.test.web.servlet.client.RestTestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Smoke test: the {@link SampleRunner} dispatches its jobs at startup and the
- * {@link SampleJobs} handle them.
+ * Smoke test: the {@link SampleRunner} dispatches its jobs at startup, the
+ * {@link SampleJobs} handle them, and the actuator shows the queues.
  *
  * @author Redq team
  */
-@SpringBootTest
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 @ContextConfiguration(initializers = RedisServerInitializer.class)
 class SampleApplicationIntegrationTests {
 
@@ -29,6 +32,9 @@ class SampleApplicationIntegrationTests {
 
 	@Autowired
 	private JobQueueOperations operations;
+
+	@LocalServerPort
+	private int port;
 
 	@Test
 	void dispatchedJobsAreHandled() {
@@ -42,6 +48,23 @@ class SampleApplicationIntegrationTests {
 			assertThat(this.operations.stats("auctions")).isEqualTo(new QueueStats(0, 0, 0, 0));
 			assertThat(this.operations.stats("reports")).isEqualTo(new QueueStats(1, 0, 0, 0));
 		});
+		RestTestClient actuator = RestTestClient.bindToServer()
+			.baseUrl("http://127.0.0.1:" + this.port + "/actuator")
+			.build();
+		actuator.get().uri("/redq/mail/dead").exchange().expectStatus().isOk().expectBody().json("""
+				{"total": 1, "jobs": [{"job": "send-invoice"}]}""");
+		actuator.get()
+			.uri("/redq/mail/completed")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.jobs.length()")
+			.isEqualTo(6);
+		actuator.get().uri("/health").exchange().expectStatus().isOk().expectBody().json("""
+				{"status": "UP", "components": {"redq": {"status": "UP"}}}""");
+		// read-only: writes are not mapped
+		actuator.post().uri("/redq/mail?paused=true").exchange().expectStatus().isEqualTo(405);
 	}
 
 }
