@@ -18,8 +18,8 @@ public class ContainerProperties {
 	/** The default most jobs reserved in one round trip. */
 	public static final int DEFAULT_BATCH_SIZE = 32;
 
-	/** The default number of jobs reserved ahead of free workers. */
-	public static final int DEFAULT_PREFETCH = 0;
+	/** The default most jobs reserved ahead of free workers. */
+	public static final int DEFAULT_PREFETCH = 32;
 
 	/** The default longest wait for a wake-up before an idle container looks again. */
 	public static final Duration DEFAULT_POLL_TIMEOUT = Duration.ofSeconds(5);
@@ -110,7 +110,7 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Return how many jobs are reserved ahead of free workers.
+	 * Return the most jobs reserved ahead of free workers.
 	 * @return the prefetch
 	 */
 	public int getPrefetch() {
@@ -118,11 +118,12 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Set how many jobs are reserved ahead of free workers, so that a worker that
-	 * finishes a job finds the next one without a round trip to Redis: for many short
-	 * jobs (e.g. 32). Their leases are renewed while they wait and a stopping container
-	 * hands them back, but another application instance cannot take them meanwhile, so
-	 * without prefetch, jobs wait in Redis for whichever instance has a free worker.
+	 * Set the most jobs reserved ahead of free workers, so that a worker that finishes a
+	 * job finds the next one without a round trip to Redis. Only jobs the workers would
+	 * start within about 100 ms at the recent job duration are reserved ahead (none
+	 * before a job finished), so that long jobs wait in Redis for whichever instance has
+	 * a free worker. Prefetched jobs keep renewed leases and a stopping container hands
+	 * them back.
 	 * <p>
 	 * Default {@value #DEFAULT_PREFETCH}.
 	 * @param prefetch the prefetch, 0 for none

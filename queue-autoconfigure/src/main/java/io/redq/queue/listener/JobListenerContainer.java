@@ -86,6 +86,13 @@ public class JobListenerContainer implements SmartLifecycle {
 	 */
 	private static final Duration DEFER_DELAY = Duration.ofMillis(100);
 
+	/**
+	 * How far ahead a container reserves: only jobs its workers would start within this
+	 * time at the recent job duration, so that long jobs never wait here while another
+	 * instance has a free worker.
+	 */
+	private static final long PREFETCH_HORIZON_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
 	private static final SpelExpressionParser EXPRESSION_PARSER = new SpelExpressionParser();
 
 	private static final EvaluationContext EXCLUSIVE_KEY_CONTEXT = SimpleEvaluationContext.forReadOnlyDataBinding()
@@ -123,6 +130,9 @@ public class JobListenerContainer implements SmartLifecycle {
 	private final Migrator migrator = new Migrator();
 
 	private volatile boolean running;
+
+	/** Moving average of how long handlers ran, -1 until one finished. */
+	private volatile long averageJobNanos = -1;
 
 	/**
 	 * One permit per reserved job, running or waiting for a worker: concurrency plus
@@ -405,12 +415,15 @@ public class JobListenerContainer implements SmartLifecycle {
 
 	/**
 	 * Wait until enough jobs finished to refill half the prefetch (or a worker is free,
-	 * without prefetch), then take the free permits, at most a batch.
+	 * without prefetch), then take the free permits, at most a batch. The permits of the
+	 * prefetch places not used now are withheld.
 	 */
 	private int acquirePermits() {
-		int refill = Math.max(1, this.properties.getPrefetch() / 2);
+		int prefetch = currentPrefetch();
+		int withheld = this.properties.getPrefetch() - prefetch;
+		int refill = Math.max(1, prefetch / 2);
 		try {
-			if (!this.permits.tryAcquire(refill, 100, TimeUnit.MILLISECONDS)) {
+			if (!this.permits.tryAcquire(refill + withheld, 100, TimeUnit.MILLISECONDS)) {
 				return 0;
 			}
 		}
@@ -418,13 +431,30 @@ public class JobListenerContainer implements SmartLifecycle {
 			Thread.currentThread().interrupt();
 			return 0;
 		}
-		int capacity = refill + this.permits.drainPermits();
-		int surplus = capacity - this.properties.getBatchSize();
-		if (surplus > 0) {
-			this.permits.release(surplus);
-			capacity -= surplus;
-		}
+		int taken = refill + withheld + this.permits.drainPermits();
+		int capacity = Math.min(taken - withheld, this.properties.getBatchSize());
+		this.permits.release(taken - capacity);
 		return capacity;
+	}
+
+	/**
+	 * Return how many jobs to reserve ahead now: as many as the workers would start
+	 * within {@link #PREFETCH_HORIZON_NANOS} at the recent job duration, at most the
+	 * prefetch setting; none before a job finished.
+	 */
+	private int currentPrefetch() {
+		long average = this.averageJobNanos;
+		if (average < 0) {
+			return 0;
+		}
+		long soon = this.properties.getConcurrency() * PREFETCH_HORIZON_NANOS / Math.max(1, average);
+		return (int) Math.min(this.properties.getPrefetch(), soon);
+	}
+
+	private void recordDuration(long nanos) {
+		long average = this.averageJobNanos;
+		// races between workers lose an update at worst
+		this.averageJobNanos = (average < 0) ? nanos : average + (nanos - average) / 8;
 	}
 
 	private int capacity() {
@@ -514,6 +544,9 @@ public class JobListenerContainer implements SmartLifecycle {
 		}
 		finally {
 			execution.end();
+			if (execution.startedNanos != 0) {
+				recordDuration(System.nanoTime() - execution.startedNanos);
+			}
 			this.inFlight.remove(execution.job.token());
 			// a timeout may have interrupted this thread after the handler returned
 			Thread.interrupted();

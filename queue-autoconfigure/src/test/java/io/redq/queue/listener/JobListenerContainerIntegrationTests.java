@@ -363,11 +363,18 @@ class JobListenerContainerIntegrationTests {
 		List<String> ids = new ArrayList<>();
 		ApplicationContextRunner runner = this.runner.withPropertyValues("redq.listener.shutdown-timeout=200ms");
 		runner.withPropertyValues("redq.listener.concurrency=2", "redq.queues.it.prefetch=32").run((context) -> {
+			// short jobs first: jobs are reserved ahead only as far as they would start
+			// soon
+			List<String> quick = new ArrayList<>();
+			for (int i = 0; i < 20; i++) {
+				quick.add(dispatcher(context).dispatch("greet", new Greeting("quick", i)));
+			}
+			await().atMost(DEADLINE).until(() -> context.getBean(Jobs.class).attempts.keySet().containsAll(quick));
 			for (int i = 0; i < 10; i++) {
 				ids.add(dispatcher(context).dispatch("takes-forever", "x"));
 			}
 			await().atMost(DEADLINE).until(() -> stats(context, "it").equals(new QueueStats(0, 0, 10, 0)));
-			assertThat(context.getBean(Jobs.class).attempts).hasSize(2);
+			assertThat(ids).filteredOn((id) -> !context.getBean(Jobs.class).attempts(id).isEmpty()).hasSize(2);
 		});
 		assertThat(statsAfterClose("it")).isEqualTo(new QueueStats(10, 0, 0, 0));
 		runner.withPropertyValues("redq.listener.concurrency=10").run((context) -> {
@@ -382,13 +389,21 @@ class JobListenerContainerIntegrationTests {
 	}
 
 	@Test
-	void byDefaultJobsWaitingForAWorkerStayInRedisForAnyInstance() {
+	void jobsThatWouldNotStartSoonStayInRedisForAnyInstance() {
 		this.runner.withPropertyValues("redq.listener.concurrency=2", "redq.listener.shutdown-timeout=200ms")
 			.run((context) -> {
-				for (int i = 0; i < 10; i++) {
-					dispatcher(context).dispatch("takes-forever", "x");
+				Jobs jobs = context.getBean(Jobs.class);
+				// jobs of 300 ms: two workers would not start a third within the horizon
+				for (int i = 0; i < 4; i++) {
+					dispatcher(context).dispatch("takes-300ms", i);
 				}
-				await().atMost(DEADLINE).until(() -> context.getBean(Jobs.class).attempts.size() == 2);
+				await().atMost(DEADLINE).until(() -> jobs.completed.size() == 4);
+				List<String> ids = new ArrayList<>();
+				for (int i = 0; i < 10; i++) {
+					ids.add(dispatcher(context).dispatch("takes-forever", "x"));
+				}
+				await().atMost(DEADLINE)
+					.until(() -> ids.stream().filter((id) -> !jobs.attempts(id).isEmpty()).count() == 2);
 				assertThat(stats(context, "it")).isEqualTo(new QueueStats(8, 0, 2, 0));
 			});
 	}

@@ -54,6 +54,8 @@ final class WorkerProcess implements AutoCloseable {
 		settings.put("chaos.ledger", ledger.toString());
 		settings.put("redq.listener.lease-time", "1s");
 		settings.put("redq.listener.concurrency", "4");
+		// the scenarios count what a worker holds as what it runs
+		settings.put("redq.listener.prefetch", "0");
 		settings.put("redq.listener.poll-timeout", "1s");
 		settings.put("redq.listener.shutdown-timeout", "10s");
 		for (String argument : arguments) {
