@@ -78,7 +78,7 @@ public class JobQueueOperations {
 
 	/**
 	 * Set the number of dead jobs to keep per queue; the oldest beyond it are deleted
-	 * when another job dies.
+	 * when another job dies and by the migrator.
 	 * <p>
 	 * Default {@value #DEFAULT_DEAD_LETTER_MAX_SIZE}.
 	 * @param deadLetterMaxSize the maximum number of dead jobs
@@ -234,8 +234,8 @@ public class JobQueueOperations {
 	}
 
 	/**
-	 * Move due delayed jobs to ready and recover expired leases, at most
-	 * {@value #MIGRATION_BATCH_SIZE} of each.
+	 * Move due delayed jobs to ready, recover expired leases and delete dead jobs beyond
+	 * the age or size limit, at most {@value #MIGRATION_BATCH_SIZE} of each.
 	 * @param queue the queue
 	 * @return what the pass did
 	 */
