@@ -3,6 +3,8 @@ package io.redq.queue.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import io.redq.queue.ScriptExecutions;
 import io.redq.queue.TestConnections;
@@ -61,15 +63,15 @@ class RetentionIntegrationTests {
 
 	@Test
 	void completedJobsLeaveNothingBehindByDefault() {
-		enqueue(3, 0);
-		long added = ScriptExecutions.calls(this.redis, "zadd");
-		List<ReservedJob> jobs = this.operations.reserve(QUEUE, 3, LEASE).jobs();
-		long reserveAdds = ScriptExecutions.calls(this.redis, "zadd") - added;
-		this.operations.ack(QUEUE, jobs.stream().map(ReservedJob::lease).toList());
-		assertThat(ScriptExecutions.calls(this.redis, "zadd") - added).as("ZADD calls beyond the reservation's")
-			.isEqualTo(reserveAdds);
+		Map<String, Long> none = ackCommands(0, 0);
 		assertThat(this.template.hasKey(this.keys.completed())).isFalse();
 		assertThat(this.operations.completedJobs(QUEUE, 10)).isEmpty();
+		assertThat(none).doesNotContainKeys("time", "zadd", "zremrangebyrank");
+		Map<String, Long> kept = ackCommands(3, 10);
+		// keeping ids costs three commands per batch of 10, keeping none costs nothing
+		assertThat(minus(kept, none)).as("commands of an ack with ids kept %s, without %s", kept, none)
+			.containsExactlyInAnyOrderEntriesOf(Map.of("time", 1L, "zadd", 1L, "zremrangebyrank", 1L));
+		assertThat(this.operations.completedJobs(QUEUE, 10)).hasSize(3);
 	}
 
 	@Test
@@ -135,6 +137,26 @@ class RetentionIntegrationTests {
 		assertThat(after - baseline)
 			.as("memory left after trimming (warm-up peak %d, baseline %d, peak %d)", warmUpPeak, baseline, peak)
 			.isLessThan(64 * 1024);
+	}
+
+	/**
+	 * Acknowledge a batch of 10 jobs, keeping the given number of completed ids.
+	 * @return the Redis commands the acknowledgement ran, by name
+	 */
+	private Map<String, Long> ackCommands(int keep, int from) {
+		this.operations.setCompletedMaxSize(keep);
+		enqueue(10, from);
+		List<Lease> leases = this.operations.reserve(QUEUE, 10, LEASE).jobs().stream().map(ReservedJob::lease).toList();
+		Map<String, Long> before = ScriptExecutions.commands(this.redis);
+		assertThat(this.operations.ack(QUEUE, leases)).isEmpty();
+		return minus(ScriptExecutions.commands(this.redis), before);
+	}
+
+	private static Map<String, Long> minus(Map<String, Long> calls, Map<String, Long> subtracted) {
+		Map<String, Long> difference = new TreeMap<>(calls);
+		subtracted.forEach((command, count) -> difference.merge(command, -count, Long::sum));
+		difference.values().removeIf((count) -> count == 0);
+		return difference;
 	}
 
 	/**
