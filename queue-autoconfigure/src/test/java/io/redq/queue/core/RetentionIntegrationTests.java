@@ -19,6 +19,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -85,6 +86,7 @@ class RetentionIntegrationTests {
 		assertThat(completed).extracting(CompletedJob::id).containsExactly("j4", "j3", "j2");
 		assertThat(completed.get(0).completedAt()).isAfterOrEqualTo(completed.get(2).completedAt());
 		assertThat(this.operations.completedJobs(QUEUE, 1)).extracting(CompletedJob::id).containsExactly("j4");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.operations.completedJobs(QUEUE, 0));
 		this.operations.purge(QUEUE);
 		assertThat(this.operations.completedJobs(QUEUE, 10)).isEmpty();
 	}
