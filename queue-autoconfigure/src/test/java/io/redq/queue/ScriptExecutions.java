@@ -1,5 +1,8 @@
 package io.redq.queue;
 
+import java.util.Map;
+import java.util.TreeMap;
+
 import io.redq.queue.test.RedisServer;
 
 /**
@@ -30,12 +33,24 @@ public final class ScriptExecutions {
 	 * @return the count
 	 */
 	public static long calls(RedisServer redis, String command) {
+		return commands(redis).getOrDefault(command, 0L);
+	}
+
+	/**
+	 * Return how many calls of each command succeeded so far, including those made inside
+	 * scripts.
+	 * @param redis the server
+	 * @return the counts by command name in lower case
+	 */
+	public static Map<String, Long> commands(RedisServer redis) {
+		Map<String, Long> commands = new TreeMap<>();
 		for (String line : redis.command("INFO", "commandstats").split("\r?\n")) {
-			if (line.startsWith("cmdstat_" + command + ":")) {
-				return field(line, "calls") - field(line, "failed_calls");
+			if (line.startsWith("cmdstat_")) {
+				commands.put(line.substring("cmdstat_".length(), line.indexOf(':')),
+						field(line, "calls") - field(line, "failed_calls"));
 			}
 		}
-		return 0;
+		return commands;
 	}
 
 	private static long field(String line, String name) {

@@ -533,7 +533,7 @@ public class JobQueueProperties {
 
 	/**
 	 * Retention of dead jobs, per queue; the oldest beyond either limit are deleted when
-	 * another job dies, and those past their time to live by the migrator.
+	 * another job dies and by the migrator.
 	 */
 	public static class DeadLetter {
 

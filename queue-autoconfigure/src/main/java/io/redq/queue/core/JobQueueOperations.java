@@ -78,7 +78,7 @@ public class JobQueueOperations {
 
 	/**
 	 * Set the number of dead jobs to keep per queue; the oldest beyond it are deleted
-	 * when another job dies.
+	 * when another job dies and by the migrator.
 	 * <p>
 	 * Default {@value #DEFAULT_DEAD_LETTER_MAX_SIZE}.
 	 * @param deadLetterMaxSize the maximum number of dead jobs
@@ -234,8 +234,8 @@ public class JobQueueOperations {
 	}
 
 	/**
-	 * Move due delayed jobs to ready and recover expired leases, at most
-	 * {@value #MIGRATION_BATCH_SIZE} of each.
+	 * Move due delayed jobs to ready, recover expired leases and delete dead jobs beyond
+	 * the age or size limit, at most {@value #MIGRATION_BATCH_SIZE} of each.
 	 * @param queue the queue
 	 * @return what the pass did
 	 */
@@ -389,10 +389,12 @@ public class JobQueueOperations {
 	 * Return the latest completed jobs of a queue, newest first; none unless
 	 * {@link #setCompletedMaxSize(int) kept}.
 	 * @param queue the queue
-	 * @param count the most to return
+	 * @param count the most to return, at least 1
 	 * @return the completed jobs
 	 */
 	public List<CompletedJob> completedJobs(String queue, int count) {
+		// Redis reads the range 0..-1 as the whole set
+		Assert.isTrue(count > 0, "count must be positive");
 		Set<ZSetOperations.TypedTuple<String>> latest = this.redis.opsForZSet()
 			.reverseRangeWithScores(keys(queue).completed(), 0, count - 1);
 		List<CompletedJob> completed = new ArrayList<>();
@@ -407,11 +409,13 @@ public class JobQueueOperations {
 	/**
 	 * Page through a queue's dead jobs, newest first.
 	 * @param queue the queue
-	 * @param offset how many of the newest to skip
-	 * @param count the most to return
+	 * @param offset how many of the newest to skip, at least 0
+	 * @param count the most to return, at least 1
 	 * @return the dead jobs
 	 */
 	public List<DeadJob> deadJobs(String queue, int offset, int count) {
+		// Redis reads a range that ends before it starts as counted from the end
+		Assert.isTrue(offset >= 0 && count > 0, "offset must not be negative and count must be positive");
 		return dead(queue, List.of(Integer.toString(offset), Integer.toString(count)));
 	}
 

@@ -9,11 +9,12 @@ package io.redq.queue.core;
  * dead)
  * @param nextDue when the next delayed job is due, the next lease expires or the next
  * dead job passes its age limit (epoch ms, Redis clock), or -1
- * @param expiredDeadJobs how many dead jobs past their age limit were deleted
+ * @param trimmedDeadJobs how many dead jobs past the age limit or beyond the size limit
+ * were deleted
  * @author Redq team
  * @since 0.1.0
  */
-public record Migration(long redisTime, int dueJobs, int expiredLeases, long nextDue, int expiredDeadJobs) {
+public record Migration(long redisTime, int dueJobs, int expiredLeases, long nextDue, int trimmedDeadJobs) {
 
 	/**
 	 * Whether the pass hit its batch limit, so that another pass should follow at once.
@@ -21,7 +22,7 @@ public record Migration(long redisTime, int dueJobs, int expiredLeases, long nex
 	 * @return whether more work may be waiting
 	 */
 	public boolean isPartial(int limit) {
-		return this.dueJobs >= limit || this.expiredLeases >= limit || this.expiredDeadJobs >= limit;
+		return this.dueJobs >= limit || this.expiredLeases >= limit || this.trimmedDeadJobs >= limit;
 	}
 
 }

@@ -66,6 +66,23 @@ local function promote(id)
 	end
 end
 
+-- Deletes dead jobs past the max age, then the oldest beyond the max size, with every key they own, at most limit of
+-- them; returns how many.
+local function trim_dead(now, max_size, max_age, limit)
+	local victims = redis.call('ZRANGEBYSCORE', dead, '-inf', '(' .. (now - max_age), 'LIMIT', 0, limit)
+	local excess = math.min(redis.call('ZCARD', dead) - #victims - max_size, limit - #victims)
+	if excess > 0 then
+		for _, victim in ipairs(redis.call('ZRANGE', dead, #victims, #victims + excess - 1)) do
+			victims[#victims + 1] = victim
+		end
+	end
+	if #victims > 0 then
+		redis.call('ZREM', dead, unpack(victims))
+		forget(unpack(victims))
+	end
+	return #victims
+end
+
 -- Moves a job to the dead set and trims the dead set by age and size, at most 100 jobs per call.
 local function bury(id, now, max_size, max_age)
 	if redis.call('HEXISTS', successors, id) == 1 then
@@ -76,18 +93,7 @@ local function bury(id, now, max_size, max_age)
 		return
 	end
 	redis.call('ZADD', dead, now, id)
-	local old = redis.call('ZRANGEBYSCORE', dead, '-inf', '(' .. (now - max_age), 'LIMIT', 0, 100)
-	local excess = redis.call('ZCARD', dead) - #old - max_size
-	if excess > 0 then
-		local oldest = redis.call('ZRANGE', dead, #old, #old + math.min(excess, 100) - 1)
-		for _, victim in ipairs(oldest) do
-			old[#old + 1] = victim
-		end
-	end
-	for _, victim in ipairs(old) do
-		redis.call('ZREM', dead, victim)
-		forget(victim)
-	end
+	trim_dead(now, max_size, max_age, 100)
 end
 
 -- The earliest time at which the migrator has work: the first delayed job, the first lease to expire or the first

@@ -1,6 +1,6 @@
 -- Moves due delayed jobs to ready, and jobs whose lease expired back to ready (or to dead once they used their
--- attempts), and deletes dead jobs past the dead max age, at most ARGV[1] of each. ARGV: limit, dead max size, dead
--- max age ms.
+-- attempts), and deletes dead jobs past the dead max age or beyond the dead max size, at most ARGV[1] of each. ARGV:
+-- limit, dead max size, dead max age ms.
 -- Returns {now, due jobs moved, expired leases recovered, next due (-1 for none), dead jobs deleted}.
 local now = now_millis()
 local limit = tonumber(ARGV[1])
@@ -25,10 +25,7 @@ for _, id in ipairs(expired) do
 		signal()
 	end
 end
--- dead jobs age out here too, so that they go on a queue where nothing dies any more
-local old = redis.call('ZRANGEBYSCORE', dead, '-inf', '(' .. (now - tonumber(ARGV[3])), 'LIMIT', 0, limit)
-if #old > 0 then
-	redis.call('ZREM', dead, unpack(old))
-	forget(unpack(old))
-end
-return {now, #due, #expired, next_due(tonumber(ARGV[3])), #old}
+-- dead jobs are trimmed here too, so that they go on a queue where nothing dies any more, and a lowered max size
+-- applies without waiting for a death
+local trimmed = trim_dead(now, tonumber(ARGV[2]), tonumber(ARGV[3]), limit)
+return {now, #due, #expired, next_due(tonumber(ARGV[3])), trimmed}

@@ -17,6 +17,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
@@ -397,6 +398,7 @@ class JobQueueOperationsIntegrationTests {
 		assertThat(page.get(0).attempts()).isEqualTo(1);
 		assertThat(page.get(0).envelope()).contains("\"job\":\"test\"");
 		assertThat(this.operations.deadJobs(QUEUE, 4, 10)).extracting(DeadJob::id).containsExactly("d0");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.operations.deadJobs(QUEUE, 0, 0));
 		assertThat(this.operations.deadJob(QUEUE, "d4")).isEqualTo(page.get(0));
 		assertThat(this.operations.deadJob(QUEUE, "nope")).isNull();
 		assertThat(this.operations.retryDead(QUEUE, List.of("d4", "nope"))).isEqualTo(1);
