@@ -972,8 +972,9 @@ public class JobListenerContainer implements SmartLifecycle {
 	/**
 	 * Moves the queue's due delayed jobs and expired leases. Sleeps until the next of
 	 * them is due (or the poll timeout passes), and is woken earlier when a reservation
-	 * learns of an earlier due time. With nothing delayed or reserved it sleeps until a
-	 * reservation reports a due time, so an idle queue costs only the fetcher's wait.
+	 * learns of an earlier due time. With nothing delayed, reserved or dead it sleeps
+	 * until a reservation reports a due time, so an idle queue costs only the fetcher's
+	 * wait.
 	 */
 	private final class Migrator {
 
@@ -1031,9 +1032,9 @@ public class JobListenerContainer implements SmartLifecycle {
 					delay = Math.min(pollTimeout, Math.max(1, migration.nextDue() - migration.redisTime()));
 				}
 				else {
-					// nothing is delayed or reserved: the fetcher's next reservation (at
-					// the
-					// latest after its poll timeout) tells when there is work again
+					// nothing is delayed, reserved or dead: the fetcher's next
+					// reservation, at the latest after its poll timeout, tells when
+					// there is work again
 					return;
 				}
 			}
