@@ -20,7 +20,7 @@ class DrainScenario implements Scenario {
 		try (ConfigurableApplicationContext context = harness.start(NoopJobs.class,
 				"redq.listener.auto-startup=false")) {
 			harness.describe(context, result);
-			drain(harness, context, harness.options().warmup(jobs), null);
+			harness.warmUp(result, () -> drain(harness, context, harness.options().warmup(jobs), null));
 			result.put("jobs", jobs);
 			drain(harness, context, jobs, result);
 		}

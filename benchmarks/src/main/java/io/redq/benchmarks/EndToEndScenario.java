@@ -32,7 +32,7 @@ class EndToEndScenario implements Scenario {
 		int jobs = harness.options().jobs(200_000);
 		try (ConfigurableApplicationContext context = harness.start(NoopJobs.class)) {
 			harness.describe(context, result);
-			run(harness, context, harness.options().warmup(jobs), null);
+			harness.warmUp(result, () -> run(harness, context, harness.options().warmup(jobs), null));
 			result.put("jobs", jobs);
 			if (this.batches) {
 				result.put("producers", harness.options().producers());

@@ -22,9 +22,11 @@ class EnqueueScenario implements Scenario {
 				"redq.listener.auto-startup=false")) {
 			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 			int warmup = harness.options().warmup(jobs);
-			harness.dispatchSingles(dispatcher, warmup);
-			harness.dispatchBatches(dispatcher, warmup, Harness::noop);
-			harness.clearQueue();
+			harness.warmUp(result, () -> {
+				harness.dispatchSingles(dispatcher, warmup);
+				harness.dispatchBatches(dispatcher, warmup, Harness::noop);
+				harness.clearQueue();
+			});
 			result.put("jobs", jobs);
 			result.put("threads", harness.options().threads());
 			harness.log("Measuring " + jobs + " single dispatches");

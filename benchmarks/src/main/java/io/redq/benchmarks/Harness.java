@@ -1,6 +1,8 @@
 package io.redq.benchmarks;
 
 import java.io.PrintStream;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,6 +33,12 @@ final class Harness {
 
 	/** How long a measured phase may take before the run fails. */
 	static final Duration TIMEOUT = Duration.ofMinutes(5);
+
+	/** The most warm-up rounds a scenario runs. */
+	static final int MAX_WARMUP_ROUNDS = 10;
+
+	/** The share of a warm-up round's wall time below which the JIT counts as settled. */
+	static final double JIT_QUIET_SHARE = 0.05;
 
 	private final Options options;
 
@@ -71,6 +79,50 @@ final class Harness {
 		all.addAll(List.of(properties));
 		return new SpringApplicationBuilder(BenchmarkConfiguration.class, jobs).properties(all.toArray(String[]::new))
 			.run(this.options.springArgs());
+	}
+
+	/**
+	 * Run warm-up rounds until the JIT compiler has settled: a round ends the warm-up
+	 * once compiling took less than {@link #JIT_QUIET_SHARE} of its wall time, and after
+	 * {@link #MAX_WARMUP_ROUNDS} rounds at the latest. On two cores the compiler threads
+	 * otherwise take CPU from Redis and the workers for the first 10 to 20 seconds of a
+	 * run, and a measurement taken then reports compile time.
+	 * @param result where the number of rounds goes
+	 * @param round one warm-up round
+	 * @throws Exception when a round fails
+	 */
+	void warmUp(Result result, WarmupRound round) throws Exception {
+		int rounds = 0;
+		boolean quiet = false;
+		while (!quiet && rounds < MAX_WARMUP_ROUNDS) {
+			long compiling = jitMillis();
+			long start = System.nanoTime();
+			round.run();
+			rounds++;
+			double millis = (System.nanoTime() - start) / 1e6;
+			quiet = jitMillis() - compiling < JIT_QUIET_SHARE * millis;
+		}
+		result.put("warmupRounds", rounds);
+	}
+
+	/**
+	 * The JIT compiler's accumulated compile time, summed over its threads.
+	 * @return the milliseconds, or 0 when the JVM does not report it
+	 */
+	static long jitMillis() {
+		CompilationMXBean compiler = ManagementFactory.getCompilationMXBean();
+		return (compiler != null && compiler.isCompilationTimeMonitoringSupported())
+				? compiler.getTotalCompilationTime() : 0;
+	}
+
+	/**
+	 * One warm-up round.
+	 */
+	@FunctionalInterface
+	interface WarmupRound {
+
+		void run() throws Exception;
+
 	}
 
 	/**

@@ -25,7 +25,7 @@ class IdlePickupScenario implements Scenario {
 		Duration gap = harness.options().duration("gap", Duration.ofMillis(10));
 		try (ConfigurableApplicationContext context = harness.start(NoopJobs.class)) {
 			harness.describe(context, result);
-			pickUp(context, Math.min(jobs, 100), gap);
+			harness.warmUp(result, () -> pickUp(context, Math.min(jobs, 100), gap));
 			result.put("jobs", jobs);
 			result.put("gapMs", gap.toMillis());
 			Phase phase = Phase.start(harness);

@@ -27,7 +27,8 @@ record Options(String scenario, @Nullable String redisUrl, Map<String, String> v
 			java -jar benchmarks.jar --scenario=NAME [options] [--redq.listener.concurrency=16 ...]
 			  --redis=redis://host:port  Redis to use (default: REDIS_URL, else a redis-server on a free port)
 			  --jobs=N                   jobs measured (default per scenario)
-			  --warmup=N                 jobs run before measuring (default jobs/2, at most 100,000)
+			  --warmup=N                 jobs per warm-up round (default jobs/2, at most 100,000);
+			                             rounds repeat until the JIT compiler is quiet, at most 10
 			  --producers=N              threads dispatching batches of 1,000 (default 2)
 			  --rate=N                   e2e: the most jobs dispatched per second (default 0: no limit)
 			  --threads=N                threads dispatching single jobs (default 8)

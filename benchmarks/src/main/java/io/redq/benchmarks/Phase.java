@@ -3,8 +3,8 @@ package io.redq.benchmarks;
 import java.lang.management.ManagementFactory;
 
 /**
- * A measured stretch of a scenario: its wall time, the CPU time of this JVM, and what
- * Redis did meanwhile.
+ * A measured stretch of a scenario: its wall time, the CPU time of this JVM, the time its
+ * JIT compiler took, and what Redis did meanwhile.
  *
  * @author Redq team
  * @since 0.1.0
@@ -19,10 +19,13 @@ final class Phase {
 
 	private final long cpuNanos;
 
+	private final long jitMillis;
+
 	private Phase(Harness harness) {
 		this.harness = harness;
 		this.redisBefore = RedisStats.take(harness.redis());
 		this.cpuNanos = processCpuNanos();
+		this.jitMillis = Harness.jitMillis();
 		this.startNanos = System.nanoTime();
 	}
 
@@ -61,6 +64,7 @@ final class Phase {
 		result.put(prefix.isEmpty() ? "jobsPerSecond" : prefix + Result.THROUGHPUT, jobs / seconds);
 		result.put(prefix.isEmpty() ? "seconds" : prefix + "Seconds", seconds);
 		result.put(prefix.isEmpty() ? "jvmCpuPercent" : prefix + "JvmCpuPercent", 100 * cpuSeconds / seconds);
+		result.put(prefix.isEmpty() ? "jitMillis" : prefix + "JitMillis", Harness.jitMillis() - this.jitMillis);
 		result.putCommands(prefix, stats, jobs);
 		return stats;
 	}

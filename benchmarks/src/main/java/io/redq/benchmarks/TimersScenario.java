@@ -28,7 +28,8 @@ class TimersScenario implements Scenario {
 		Duration lead = harness.options().duration("lead", Duration.ofSeconds(5));
 		try (ConfigurableApplicationContext context = harness.start(NoopJobs.class)) {
 			harness.describe(context, result);
-			run(harness, context, "warmup-", harness.options().warmup(jobs), spread.dividedBy(10), lead, null);
+			harness.warmUp(result, () -> run(harness, context, "warmup-", harness.options().warmup(jobs),
+					spread.dividedBy(10), lead, null));
 			result.put("jobs", jobs);
 			result.put("spreadSeconds", spread.toMillis() / 1000.0);
 			result.put("leadSeconds", lead.toMillis() / 1000.0);
