@@ -141,7 +141,7 @@ public class JobQueueOperations {
 			args.add(command.id());
 			args.add(command.due().absolute() ? "a" : "d");
 			args.add(Long.toString(command.due().millis()));
-			args.add(policy(command.policy(), command.uniqueness()));
+			args.add(command.generatedId() ? "n" : policy(command.policy(), command.uniqueness()));
 			args.add(command.body());
 		}
 		List<?> statuses = run(this.scripts.enqueue(), queue, args);

@@ -140,9 +140,12 @@ public class RedisJobDispatcher implements JobDispatcher {
 					observationsByQueue.computeIfAbsent(queue, (name) -> new ArrayList<>())
 						.add(startObservation(headers, queue, definition.name(), id));
 				}
+				String body = body(request, definition, headers);
 				byQueue.computeIfAbsent(queue, (name) -> new ArrayList<>())
-					.add(new EnqueueCommand(id, request.getDue(), request.getDuplicatePolicy(), request.getUniqueness(),
-							body(request, definition, headers)));
+					.add((request.getId() != null)
+							? new EnqueueCommand(id, request.getDue(), request.getDuplicatePolicy(),
+									request.getUniqueness(), body)
+							: EnqueueCommand.withGeneratedId(id, request.getDue(), body));
 				jobsByQueue.computeIfAbsent(queue, (name) -> new ArrayList<>()).add(definition.name());
 				ids.add(id);
 			}

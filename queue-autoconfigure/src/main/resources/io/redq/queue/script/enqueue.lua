@@ -2,7 +2,8 @@
 -- duplicate policy, envelope body (the envelope JSON without its opening brace: the script prepends the Redis-clock
 -- times). The policy's first character says what happens to a pending job with the same id: 'k' keep it, 'r' replace
 -- its payload and due time, 'p' replace its payload and keep its due time; a second character 'q' queues a dispatch
--- that comes while the job runs as its successor instead of dropping it.
+-- that comes while the job runs as its successor instead of dropping it. The policy 'n' marks a generated id, which
+-- no job can hold yet: nothing is looked up.
 -- Returns per job: 0 kept the existing job, 1 created, 2 replaced the pending job, 3 queued as successor.
 local now = now_millis()
 local count = tonumber(ARGV[1])
@@ -31,7 +32,7 @@ for i = 0, count - 1 do
 	if batched[id] then
 		flush()
 	end
-	if redis.call('HEXISTS', jobs, id) == 1 then
+	if pending ~= 'n' and redis.call('HEXISTS', jobs, id) == 1 then
 		local scheduled = redis.call('ZSCORE', delayed, id)
 		if redis.call('ZSCORE', dead, id) then
 			-- a dead job does not block its id: the new dispatch starts afresh

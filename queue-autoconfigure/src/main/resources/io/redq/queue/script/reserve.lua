@@ -9,24 +9,29 @@ if ids then
 	local expiry = now + tonumber(ARGV[2])
 	local token = redis.call('INCRBY', sequence, #ids) - #ids
 	local envelopes = redis.call('HMGET', jobs, unpack(ids))
-	local lease_args, reserved_args = {}, {}
+	local counts = redis.call('HMGET', attempts, unpack(ids))
+	local lease_args, reserved_args, attempt_args = {}, {}, {}
 	for i, id in ipairs(ids) do
 		-- an id without data was removed behind our back: nothing to run
 		if envelopes[i] then
 			token = token + 1
+			local attempt = (tonumber(counts[i]) or 0) + 1
 			lease_args[#lease_args + 1] = id
 			lease_args[#lease_args + 1] = token
 			reserved_args[#reserved_args + 1] = expiry
 			reserved_args[#reserved_args + 1] = id
+			attempt_args[#attempt_args + 1] = id
+			attempt_args[#attempt_args + 1] = attempt
 			result[#result + 1] = id
 			result[#result + 1] = envelopes[i]
-			result[#result + 1] = redis.call('HINCRBY', attempts, id, 1)
+			result[#result + 1] = attempt
 			result[#result + 1] = tostring(token)
 		end
 	end
 	if #lease_args > 0 then
 		redis.call('HSET', leases, unpack(lease_args))
 		redis.call('ZADD', reserved, unpack(reserved_args))
+		redis.call('HSET', attempts, unpack(attempt_args))
 	end
 	-- more work is waiting: pass the wake-up on to another idle listener
 	if redis.call('LLEN', ready) > 0 then

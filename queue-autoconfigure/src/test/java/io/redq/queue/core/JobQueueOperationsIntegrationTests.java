@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Map;
 
+import io.redq.queue.ScriptExecutions;
 import io.redq.queue.TestConnections;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;
@@ -82,6 +84,17 @@ class JobQueueOperationsIntegrationTests {
 		assertThat(this.operations.reserve(QUEUE, 3, Duration.ofSeconds(30)).jobs()).extracting(ReservedJob::id)
 			.containsExactly("j0", "j1", "j2");
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(2, 0, 3, 0));
+	}
+
+	@Test
+	void reservingAHundredJobsRunsTheSameCommandsAsReservingOne() {
+		// one job stays behind, so that both reservations wake another listener
+		for (int i = 0; i < 102; i++) {
+			enqueue("j" + i, EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, i);
+		}
+		Map<String, Long> one = reserveCommands(1);
+		Map<String, Long> hundred = reserveCommands(100);
+		assertThat(hundred).isEqualTo(one).containsEntry("hmget", 2L).containsEntry("hset", 2L);
 	}
 
 	@Test
@@ -424,6 +437,19 @@ class JobQueueOperationsIntegrationTests {
 		// the running job's acknowledgement finds nothing left to complete
 		assertThat(this.operations.ack(QUEUE, List.of(running.lease()))).isEmpty();
 		assertThat(this.template.keys("test:*")).doesNotContain(this.keys.jobs(), this.keys.reserved());
+	}
+
+	/**
+	 * Reserve jobs from a queue that has that many ready.
+	 * @return the Redis commands the reservation ran, by name
+	 */
+	private Map<String, Long> reserveCommands(int jobs) {
+		Map<String, Long> before = ScriptExecutions.commands(this.redis);
+		assertThat(this.operations.reserve(QUEUE, jobs, Duration.ofSeconds(30)).jobs()).hasSize(jobs);
+		Map<String, Long> after = ScriptExecutions.commands(this.redis);
+		after.replaceAll((command, calls) -> calls - before.getOrDefault(command, 0L));
+		after.values().removeIf((calls) -> calls == 0);
+		return after;
 	}
 
 	private ReservedJob reserveOne() {

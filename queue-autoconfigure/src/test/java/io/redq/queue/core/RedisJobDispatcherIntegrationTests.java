@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
@@ -154,6 +155,16 @@ class RedisJobDispatcherIntegrationTests {
 		assertThat(this.template.opsForList().range("redq:{default}:ready", 0, -1))
 			.containsExactlyElementsOf(expectedDefault);
 		assertThat(this.operations.stats("mail").ready()).isEqualTo(1250);
+	}
+
+	@Test
+	void generatedIdsAreNotLookedUpButCallerChosenIdsAre() {
+		long before = ScriptExecutions.calls(this.redis, "hexists");
+		this.dispatcher.dispatchAll(Collections.nCopies(100, JobRequest.of("ping", "p").build()));
+		assertThat(ScriptExecutions.calls(this.redis, "hexists")).isEqualTo(before);
+		this.dispatcher.dispatch(JobRequest.of("ping", "p").id("chosen", DuplicatePolicy.KEEP).build());
+		assertThat(ScriptExecutions.calls(this.redis, "hexists")).isEqualTo(before + 1);
+		assertThat(this.operations.stats("default").ready()).isEqualTo(101);
 	}
 
 	@Test
