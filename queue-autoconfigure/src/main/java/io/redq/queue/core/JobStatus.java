@@ -9,7 +9,8 @@ import org.jspecify.annotations.Nullable;
  *
  * @param state the job's state
  * @param at when it is due ({@link State#DELAYED}), when its lease expires
- * ({@link State#RESERVED}) or when it died ({@link State#DEAD}); {@code null} otherwise
+ * ({@link State#RESERVED}), when it died ({@link State#DEAD}) or when it completed
+ * ({@link State#COMPLETED}); {@code null} otherwise
  * @param redisTime the Redis clock when it was read
  * @author Redq team
  * @since 0.1.0
@@ -33,7 +34,13 @@ public record JobStatus(State state, @Nullable Instant at, Instant redisTime) {
 		/** Out of attempts, or rejected. */
 		DEAD,
 
-		/** Completed, cancelled or never dispatched. */
+		/**
+		 * Completed, and among the latest completed ids kept by
+		 * {@code redq.completed.max-size}.
+		 */
+		COMPLETED,
+
+		/** Completed and no longer kept, cancelled, or never dispatched. */
 		NONE
 
 	}

@@ -87,6 +87,10 @@ class RetentionIntegrationTests {
 		assertThat(completed.get(0).completedAt()).isAfterOrEqualTo(completed.get(2).completedAt());
 		assertThat(this.operations.completedJobs(QUEUE, 1)).extracting(CompletedJob::id).containsExactly("j4");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.operations.completedJobs(QUEUE, 0));
+		JobStatus kept = this.operations.status(QUEUE, "j4");
+		assertThat(kept.state()).isEqualTo(JobStatus.State.COMPLETED);
+		assertThat(kept.at()).isEqualTo(completed.get(0).completedAt());
+		assertThat(this.operations.status(QUEUE, "j1").state()).as("trimmed").isEqualTo(JobStatus.State.NONE);
 		this.operations.purge(QUEUE);
 		assertThat(this.operations.completedJobs(QUEUE, 10)).isEmpty();
 	}
