@@ -296,7 +296,7 @@ public class JobQueueOperations {
 
 	/**
 	 * Count the jobs of a queue in each state and tell how long its oldest ready job has
-	 * waited, in one read.
+	 * waited and whether the queue is paused, in one read.
 	 * @param queue the queue
 	 * @return the snapshot
 	 */
@@ -305,7 +305,8 @@ public class JobQueueOperations {
 		long oldest = number(values, 5);
 		return new QueueSnapshot(
 				new QueueStats(number(values, 0), number(values, 1), number(values, 2), number(values, 3)),
-				(oldest >= 0) ? Duration.ofMillis(Math.max(0, number(values, 4) - oldest)) : Duration.ZERO);
+				(oldest >= 0) ? Duration.ofMillis(Math.max(0, number(values, 4) - oldest)) : Duration.ZERO,
+				number(values, 6) == 1);
 	}
 
 	/**

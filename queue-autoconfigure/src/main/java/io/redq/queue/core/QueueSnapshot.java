@@ -3,14 +3,15 @@ package io.redq.queue.core;
 import java.time.Duration;
 
 /**
- * A queue's counts and how long its oldest ready job has waited: the best single signal
- * of whether the queue keeps up.
+ * A queue's counts, how long its oldest ready job has waited (the best single signal of
+ * whether the queue keeps up), and whether it is paused, read at one instant.
  *
  * @param stats the counts
  * @param oldestReadyAge how long the oldest ready job has waited since it became ready;
  * zero when none is ready
+ * @param paused whether the queue is paused
  * @author Redq team
  * @since 0.1.0
  */
-public record QueueSnapshot(QueueStats stats, Duration oldestReadyAge) {
+public record QueueSnapshot(QueueStats stats, Duration oldestReadyAge, boolean paused) {
 }

@@ -391,10 +391,12 @@ class JobQueueOperationsIntegrationTests {
 		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
 		this.operations.pause(QUEUE);
 		assertThat(this.operations.isPaused(QUEUE)).isTrue();
+		assertThat(this.operations.snapshot(QUEUE).paused()).isTrue();
 		assertThat(this.operations.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).isEmpty();
 		this.template.delete(this.keys.wake());
 		this.operations.resume(QUEUE);
 		assertThat(this.operations.isPaused(QUEUE)).isFalse();
+		assertThat(this.operations.snapshot(QUEUE).paused()).isFalse();
 		assertThat(this.template.opsForZSet().size(this.keys.wake())).as("resuming wakes a listener").isEqualTo(1);
 		assertThat(reserveOne().id()).isEqualTo("a");
 	}

@@ -308,7 +308,7 @@ public class JobQueueEndpoint {
 	private QueueDescriptor describe(String queue) {
 		QueueSnapshot snapshot = this.operations.snapshot(queue);
 		return new QueueDescriptor(snapshot.stats().ready(), snapshot.stats().delayed(), snapshot.stats().reserved(),
-				snapshot.stats().dead(), snapshot.oldestReadyAge(), this.operations.isPaused(queue));
+				snapshot.stats().dead(), snapshot.oldestReadyAge(), snapshot.paused());
 	}
 
 	private static DeadJobDescriptor describe(DeadJob job, boolean withEnvelope) {

@@ -66,7 +66,7 @@ public class JobQueueHealthIndicator extends AbstractHealthIndicator {
 			details.put("dead", snapshot.stats().dead());
 			details.put("oldestReadyAge", snapshot.oldestReadyAge().toString());
 			details.put("running", container.isRunning());
-			details.put("paused", this.operations.isPaused(queue));
+			details.put("paused", snapshot.paused());
 			if (this.registry.isRunning() && container.isAutoStartup() && !container.isRunning()) {
 				details.put("problem", "the listener container is not running");
 				status = Status.DOWN;
