@@ -322,11 +322,12 @@ public final class JobQueueAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		RecurringJobScheduler recurringJobScheduler(JobQueueOperations operations, JobDispatcher dispatcher,
-				ObjectProvider<JsonMapper> jsonMapper, JobQueueProperties properties,
-				@Qualifier(RECURRING_TICK_SCRIPT) RedisScript<List> tick,
+				ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<JobMetrics> metrics,
+				JobQueueProperties properties, @Qualifier(RECURRING_TICK_SCRIPT) RedisScript<List> tick,
 				@Qualifier(RECURRING_PAUSE_SCRIPT) RedisScript<Long> pause) {
 			RecurringJobScheduler scheduler = new RecurringJobScheduler(operations, new RecurringScripts(tick, pause),
 					dispatcher, jsonMapper.getIfAvailable(JsonMapper::shared));
+			scheduler.setMetrics(metrics.getIfAvailable(() -> JobMetrics.NONE));
 			scheduler.setDefaultZone(properties.getRecurring().getZone());
 			scheduler.setMaxLateness(properties.getRecurring().getMaxLateness());
 			return scheduler;

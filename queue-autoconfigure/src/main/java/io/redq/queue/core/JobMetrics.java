@@ -18,7 +18,8 @@ public interface JobMetrics {
 	};
 
 	/**
-	 * A job was dispatched (created, replaced or queued; a dropped duplicate counts too).
+	 * A job was dispatched (created, replaced or queued; a dropped duplicate counts too),
+	 * or a tick of a recurring job was enqueued.
 	 * @param queue the queue
 	 * @param job the job name
 	 */

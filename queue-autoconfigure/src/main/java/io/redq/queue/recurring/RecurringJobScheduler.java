@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.JobEnvelope;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobRequest;
@@ -91,6 +92,8 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 
 	private volatile Duration maxLateness = DEFAULT_MAX_LATENESS;
 
+	private JobMetrics metrics = JobMetrics.NONE;
+
 	private boolean autoStartup = true;
 
 	private volatile boolean running;
@@ -145,6 +148,16 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 	public void setMaxLateness(Duration maxLateness) {
 		Assert.isTrue(!maxLateness.isNegative(), "maxLateness must not be negative");
 		this.maxLateness = maxLateness;
+	}
+
+	/**
+	 * Set the metrics to report enqueued ticks to: each counts as a dispatch of its job.
+	 * <p>
+	 * Default {@link JobMetrics#NONE}.
+	 * @param metrics the metrics
+	 */
+	public void setMetrics(JobMetrics metrics) {
+		this.metrics = metrics;
 	}
 
 	/**
@@ -367,6 +380,7 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 		adjustClock(now, before, System.currentTimeMillis());
 		int status = ((Number) result.get(0)).intValue();
 		if (status == ENQUEUED) {
+			this.metrics.dispatched(job.queue(), job.name());
 			if (catchUp) {
 				logger.info("Enqueued recurring job '" + job.name() + "' once for its missed ticks, the latest at "
 						+ Instant.ofEpochMilli(tick));

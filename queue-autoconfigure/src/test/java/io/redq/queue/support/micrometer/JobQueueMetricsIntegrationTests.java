@@ -1,11 +1,13 @@
 package io.redq.queue.support.micrometer;
 
 import java.time.Duration;
+import java.time.Instant;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.redq.queue.ScriptExecutions;
 import io.redq.queue.annotation.QueuedJob;
+import io.redq.queue.annotation.Recurring;
 import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
 import io.redq.queue.autoconfigure.JobQueueMetricsAutoConfiguration;
 import io.redq.queue.core.JobDispatcher;
@@ -90,6 +92,20 @@ class JobQueueMetricsIntegrationTests {
 	}
 
 	@Test
+	void enqueuedTicksOfARecurringJobCountAsDispatches() {
+		this.runner.withUserConfiguration(TickingJobs.class).run((context) -> {
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			await().atMost(DEADLINE)
+				.until(() -> meters.find("redq.jobs.dispatched")
+					.tags("queue", "metered", "job", "tick")
+					.counters()
+					.stream()
+					.mapToDouble((counter) -> counter.count())
+					.sum() >= 2);
+		});
+	}
+
+	@Test
 	void queueGaugesShareOneRedisReadPerQueue() {
 		this.runner.run((context) -> {
 			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
@@ -148,6 +164,16 @@ class JobQueueMetricsIntegrationTests {
 			if (what.equals("fail-once") && context.getAttempt() == 1) {
 				throw new IllegalStateException("first attempt fails");
 			}
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TickingJobs {
+
+		@QueuedJob(name = "tick", queue = "metered")
+		@Recurring(fixedRate = "100ms")
+		void tick(Instant tick) {
 		}
 
 	}
