@@ -53,6 +53,32 @@ public final class ScriptExecutions {
 		return commands;
 	}
 
+	/**
+	 * Run an action and return the commands it made the server run.
+	 * @param redis the server
+	 * @param action what to run
+	 * @return the calls of each command the action added, by name in lower case; commands
+	 * it did not call are left out
+	 */
+	public static Map<String, Long> commandsOf(RedisServer redis, Runnable action) {
+		Map<String, Long> before = commands(redis);
+		action.run();
+		return minus(commands(redis), before);
+	}
+
+	/**
+	 * Subtract command counts.
+	 * @param calls the counts by command
+	 * @param subtracted the counts to subtract
+	 * @return the differences, without the commands whose difference is zero
+	 */
+	public static Map<String, Long> minus(Map<String, Long> calls, Map<String, Long> subtracted) {
+		Map<String, Long> difference = new TreeMap<>(calls);
+		subtracted.forEach((command, count) -> difference.merge(command, -count, Long::sum));
+		difference.values().removeIf((count) -> count == 0);
+		return difference;
+	}
+
 	private static long field(String line, String name) {
 		for (String pair : line.substring(line.indexOf(':') + 1).split(",")) {
 			if (pair.startsWith(name + "=")) {

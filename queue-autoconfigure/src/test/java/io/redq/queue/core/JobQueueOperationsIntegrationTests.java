@@ -446,12 +446,8 @@ class JobQueueOperationsIntegrationTests {
 	 * @return the Redis commands the reservation ran, by name
 	 */
 	private Map<String, Long> reserveCommands(int jobs) {
-		Map<String, Long> before = ScriptExecutions.commands(this.redis);
-		assertThat(this.operations.reserve(QUEUE, jobs, Duration.ofSeconds(30)).jobs()).hasSize(jobs);
-		Map<String, Long> after = ScriptExecutions.commands(this.redis);
-		after.replaceAll((command, calls) -> calls - before.getOrDefault(command, 0L));
-		after.values().removeIf((calls) -> calls == 0);
-		return after;
+		return ScriptExecutions.commandsOf(this.redis,
+				() -> assertThat(this.operations.reserve(QUEUE, jobs, Duration.ofSeconds(30)).jobs()).hasSize(jobs));
 	}
 
 	private ReservedJob reserveOne() {

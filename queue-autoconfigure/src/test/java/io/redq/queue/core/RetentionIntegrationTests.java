@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 import io.redq.queue.ScriptExecutions;
 import io.redq.queue.TestConnections;
@@ -70,7 +69,7 @@ class RetentionIntegrationTests {
 		assertThat(none).doesNotContainKeys("time", "zadd", "zremrangebyrank");
 		Map<String, Long> kept = ackCommands(3, 10);
 		// keeping ids costs three commands per batch of 10, keeping none costs nothing
-		assertThat(minus(kept, none)).as("commands of an ack with ids kept %s, without %s", kept, none)
+		assertThat(ScriptExecutions.minus(kept, none)).as("commands of an ack with ids kept %s, without %s", kept, none)
 			.containsExactlyInAnyOrderEntriesOf(Map.of("time", 1L, "zadd", 1L, "zremrangebyrank", 1L));
 		assertThat(this.operations.completedJobs(QUEUE, 10)).hasSize(3);
 	}
@@ -153,16 +152,7 @@ class RetentionIntegrationTests {
 		this.operations.setCompletedMaxSize(keep);
 		enqueue(10, from);
 		List<Lease> leases = this.operations.reserve(QUEUE, 10, LEASE).jobs().stream().map(ReservedJob::lease).toList();
-		Map<String, Long> before = ScriptExecutions.commands(this.redis);
-		assertThat(this.operations.ack(QUEUE, leases)).isEmpty();
-		return minus(ScriptExecutions.commands(this.redis), before);
-	}
-
-	private static Map<String, Long> minus(Map<String, Long> calls, Map<String, Long> subtracted) {
-		Map<String, Long> difference = new TreeMap<>(calls);
-		subtracted.forEach((command, count) -> difference.merge(command, -count, Long::sum));
-		difference.values().removeIf((count) -> count == 0);
-		return difference;
+		return ScriptExecutions.commandsOf(this.redis, () -> assertThat(this.operations.ack(QUEUE, leases)).isEmpty());
 	}
 
 	/**
