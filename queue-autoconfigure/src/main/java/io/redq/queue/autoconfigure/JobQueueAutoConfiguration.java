@@ -285,8 +285,8 @@ public final class JobQueueAutoConfiguration {
 	@Bean
 	JobListenerConfigurer jobQueueRemoteJobsConfigurer(JobQueueProperties properties, JobDefaults defaults) {
 		return (registry) -> properties.getJobs().forEach((name, job) -> {
-			// runs after every @QueuedJob method is registered, so a clash can name the
-			// property
+			// runs after every @QueuedJob method is registered, so that a clash
+			// can name the property
 			JobDefinition existing = registry.find(name);
 			Assert.state(existing == null, () -> "redq.jobs." + name + " configures a job that another application "
 					+ "handles, but this application already has a job named '" + name + "' (queue '" + existing.queue()

@@ -134,8 +134,8 @@ public class RedisJobDispatcher implements JobDispatcher {
 				String id = (request.getId() != null) ? request.getId() : JobIds.next();
 				Map<String, String> headers = request.getHeaders();
 				if (this.observationEnabled) {
-					// a tracer adds the trace context to the headers as the observation
-					// starts
+					// a tracer adds the trace context to the headers as the
+					// observation starts
 					headers = new LinkedHashMap<>(headers);
 					observationsByQueue.computeIfAbsent(queue, (name) -> new ArrayList<>())
 						.add(startObservation(headers, queue, definition.name(), id));

@@ -345,8 +345,8 @@ public class JobListenerContainer implements SmartLifecycle {
 		List<Lease> waiting = new ArrayList<>();
 		for (Execution execution : this.inFlight.values()) {
 			if (execution.settle()) {
-				// a prefetched job that no worker took never started: it gets its attempt
-				// back
+				// a prefetched job that no worker took never started: it gets its
+				// attempt back
 				((execution.thread != null) ? running : waiting).add(execution.job.lease());
 				execution.interrupt();
 			}
@@ -983,8 +983,8 @@ public class JobListenerContainer implements SmartLifecycle {
 		private long nextRunNanos;
 
 		synchronized void start() {
-			// a restarted container starts afresh: the last run's schedule died with its
-			// scheduler
+			// a restarted container starts afresh: the last run's schedule died
+			// with its scheduler
 			this.next = null;
 			scheduleIn(0);
 		}

@@ -262,11 +262,9 @@ class JobListenerContainerIntegrationTests {
 			long migrations = ScriptExecutions.calls(this.redis, "zrangebyscore");
 			CountDownLatch idle = new CountDownLatch(1);
 			assertThat(idle.await(3, TimeUnit.SECONDS)).isFalse();
-			// three idle containers make one reserve call each per poll timeout (a
-			// polling
-			// loop would make thousands), and their migrators sleep: nothing is delayed
-			// or
-			// reserved
+			// three idle containers make one reserve call each per poll timeout
+			// (a polling loop would make thousands), and their migrators sleep:
+			// nothing is delayed or reserved
 			assertThat(ScriptExecutions.count(this.redis) - scripts).as("script calls of idle containers in 3s")
 				.isLessThanOrEqualTo(3 * (3000 / 300 + 1));
 			assertThat(ScriptExecutions.calls(this.redis, "zrangebyscore") - migrations)
@@ -363,8 +361,8 @@ class JobListenerContainerIntegrationTests {
 		List<String> ids = new ArrayList<>();
 		ApplicationContextRunner runner = this.runner.withPropertyValues("redq.listener.shutdown-timeout=200ms");
 		runner.withPropertyValues("redq.listener.concurrency=2", "redq.queues.it.prefetch=32").run((context) -> {
-			// short jobs first: jobs are reserved ahead only as far as they would start
-			// soon
+			// short jobs first: jobs are reserved ahead only as far as they
+			// would start soon
 			List<String> quick = new ArrayList<>();
 			for (int i = 0; i < 20; i++) {
 				quick.add(dispatcher(context).dispatch("greet", new Greeting("quick", i)));

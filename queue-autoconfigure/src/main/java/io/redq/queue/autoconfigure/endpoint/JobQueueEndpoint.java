@@ -249,8 +249,8 @@ public class JobQueueEndpoint {
 		if (DEAD.equals(section)) {
 			return new ChangeDescriptor("retry", this.operations.retryDead(queue, List.of(id)));
 		}
-		// a ready job is due already: moving it would only send it to the back of the
-		// line
+		// a ready job is due already: moving it would only send it to the back
+		// of the line
 		boolean delayed = this.operations.status(queue, id).state() == JobStatus.State.DELAYED;
 		boolean triggered = delayed && this.operations.reschedule(queue, id, EnqueueCommand.Due.NOW);
 		return new ChangeDescriptor("trigger", triggered ? 1 : 0);
