@@ -62,8 +62,8 @@ class TimersScenario implements Scenario {
 			result.put("dispatchSeconds", dispatching.toMillis() / 1000.0);
 			result.putLatencies("lateness", recorder.latencies());
 			phase.end(result, "", jobs, end);
-			// the throughput of this scenario is set by the spread: not a figure to
-			// compare
+			// the throughput of this scenario is set by the spread: not a figure
+			// to compare
 			result.values().remove("jobsPerSecond");
 		}
 	}

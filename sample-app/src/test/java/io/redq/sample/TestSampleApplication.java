@@ -20,8 +20,8 @@ public final class TestSampleApplication {
 	}
 
 	public static void main(String[] args) {
-		// RedisServer stops what it started in a JVM shutdown hook, so Ctrl-C stops Redis
-		// too
+		// RedisServer stops what it started in a JVM shutdown hook, so Ctrl-C
+		// stops Redis too
 		RedisServer redis = RedisServer.start();
 		try {
 			String[] withRedis = Stream.concat(Stream.of(args), Stream.of(redis.commandLineArgs()))

@@ -38,16 +38,15 @@ public class ChaosJobs {
 	public void run(ChaosTask task, JobContext context) throws InterruptedException {
 		this.ledger.record("START", context.getId(), context.getAttempt());
 		if (task.halt()) {
-			// a poison job: the JVM dies on every attempt, like an OOM kill or a native
-			// crash
+			// a poison job: the JVM dies on every attempt, like an OOM kill or a
+			// native crash
 			Runtime.getRuntime().halt(1);
 		}
 		long millis = (task.millis() >= 0) ? task.millis() : this.defaultMillis;
 		try {
-			// work in slices, so that a stalled (SIGSTOPped) worker still has work left
-			// when it
-			// resumes, and stop early once the lease is lost, as a well-behaved handler
-			// should
+			// work in slices, so that a stalled (SIGSTOPped) worker still has work
+			// left when it resumes, and stop early once the lease is lost, as a
+			// well-behaved handler should
 			for (long worked = 0; worked < millis && !context.isLeaseLost(); worked += SLICE_MILLIS) {
 				Thread.sleep(Math.min(SLICE_MILLIS, millis - worked));
 			}

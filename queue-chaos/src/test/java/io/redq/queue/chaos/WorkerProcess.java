@@ -46,9 +46,8 @@ final class WorkerProcess implements AutoCloseable {
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		command.addAll(List.of("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp",
 				System.getProperty("java.class.path"), ChaosWorker.class.getName()));
-		// defaults first; an argument with the same name replaces its default (Spring
-		// Boot
-		// would join repeated arguments with a comma)
+		// defaults first; an argument with the same name replaces its default
+		// (Spring Boot would join repeated arguments with a comma)
 		Map<String, String> settings = new LinkedHashMap<>();
 		settings.put("spring.data.redis.port", Integer.toString(redisPort));
 		settings.put("chaos.ledger", ledger.toString());
