@@ -16,10 +16,10 @@ public class ContainerProperties {
 	public static final int DEFAULT_CONCURRENCY = 8;
 
 	/** The default most jobs reserved in one round trip. */
-	public static final int DEFAULT_BATCH_SIZE = 32;
+	public static final int DEFAULT_BATCH_SIZE = 64;
 
 	/** The default most jobs reserved ahead of free workers. */
-	public static final int DEFAULT_PREFETCH = 32;
+	public static final int DEFAULT_PREFETCH = 128;
 
 	/** The default longest wait for a wake-up before an idle container looks again. */
 	public static final Duration DEFAULT_POLL_TIMEOUT = Duration.ofSeconds(5);
