@@ -122,8 +122,9 @@ public class ContainerProperties {
 	 * job finds the next one without a round trip to Redis. Only jobs the workers would
 	 * start within about 100 ms at the recent job duration are reserved ahead (none
 	 * before a job finished), so that long jobs wait in Redis for whichever instance has
-	 * a free worker. Prefetched jobs keep renewed leases and a stopping container hands
-	 * them back.
+	 * a free worker; when the jobs turn slow, the container hands back what it reserved
+	 * ahead. Prefetched jobs keep renewed leases and a stopping container hands them
+	 * back.
 	 * <p>
 	 * Default {@value #DEFAULT_PREFETCH}.
 	 * @param prefetch the prefetch, 0 for none

@@ -5,13 +5,16 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -140,7 +143,7 @@ public class JobListenerContainer implements SmartLifecycle {
 	 */
 	private @Nullable Semaphore permits;
 
-	private @Nullable ExecutorService workers;
+	private @Nullable ThreadPoolExecutor workers;
 
 	private @Nullable ScheduledExecutorService scheduler;
 
@@ -266,7 +269,7 @@ public class JobListenerContainer implements SmartLifecycle {
 			int concurrency = this.properties.getConcurrency();
 			// the work queue holds the prefetched jobs; permits bound it
 			this.workers = new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS,
-					new LinkedBlockingQueue<>(), threadFactory(prefix + "worker-", false));
+					new LinkedBlockingDeque<>(), threadFactory(prefix + "worker-", false));
 			this.scheduler = new ScheduledThreadPoolExecutor(1, threadFactory(prefix + "scheduler-", false));
 			((ScheduledThreadPoolExecutor) this.scheduler).setRemoveOnCancelPolicy(true);
 			this.ackExecutor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
@@ -274,6 +277,8 @@ public class JobListenerContainer implements SmartLifecycle {
 			this.running = true;
 			long renewal = Math.max(10, this.properties.getLeaseTime().toMillis() / 3);
 			this.scheduler.scheduleAtFixedRate(this::renewLeases, renewal, renewal, TimeUnit.MILLISECONDS);
+			long horizon = TimeUnit.NANOSECONDS.toMillis(PREFETCH_HORIZON_NANOS);
+			this.scheduler.scheduleWithFixedDelay(this::trimPrefetch, horizon, horizon, TimeUnit.MILLISECONDS);
 			this.migrator.start();
 			this.fetcher = threadFactory(prefix + "fetcher-", false).newThread(this::fetch);
 			this.fetcher.start();
@@ -440,15 +445,61 @@ public class JobListenerContainer implements SmartLifecycle {
 	/**
 	 * Return how many jobs to reserve ahead now: as many as the workers would start
 	 * within {@link #PREFETCH_HORIZON_NANOS} at the recent job duration, at most the
-	 * prefetch setting; none before a job finished.
+	 * prefetch setting; none before a job finished. A worker busy with one job for longer
+	 * than the horizon counts as one that starts none: jobs that turn slow stop the
+	 * prefetch before the first of them finishes.
 	 */
 	private int currentPrefetch() {
 		long average = this.averageJobNanos;
 		if (average < 0) {
 			return 0;
 		}
-		long soon = this.properties.getConcurrency() * PREFETCH_HORIZON_NANOS / Math.max(1, average);
+		long now = System.nanoTime();
+		int free = this.properties.getConcurrency();
+		for (Execution execution : this.inFlight.values()) {
+			long started = execution.startedNanos;
+			if (started != 0 && now - started > PREFETCH_HORIZON_NANOS) {
+				free--;
+			}
+		}
+		long soon = Math.max(0, free) * PREFETCH_HORIZON_NANOS / Math.max(1, average);
 		return (int) Math.min(this.properties.getPrefetch(), soon);
+	}
+
+	/**
+	 * Hand back the prefetched jobs beyond what the workers would start soon, the last
+	 * ones first, without using an attempt: when jobs turn slow, the jobs reserved ahead
+	 * at the earlier pace go to whichever instance has a free worker instead of waiting
+	 * here.
+	 */
+	private void trimPrefetch() {
+		BlockingQueue<Runnable> waiting = this.workers.getQueue();
+		int excess = waiting.size() - currentPrefetch();
+		if (excess <= 0 || !this.running) {
+			return;
+		}
+		List<Start> candidates = new ArrayList<>(excess);
+		Iterator<Runnable> latestFirst = ((LinkedBlockingDeque<Runnable>) waiting).descendingIterator();
+		while (candidates.size() < excess && latestFirst.hasNext()) {
+			candidates.add((Start) latestFirst.next());
+		}
+		List<Lease> handedBack = new ArrayList<>(candidates.size());
+		for (Start start : candidates) {
+			// a worker may have taken it meanwhile
+			if (this.workers.remove(start)) {
+				Execution execution = start.execution;
+				this.inFlight.remove(execution.job.token());
+				this.permits.release();
+				if (execution.settle()) {
+					handedBack.add(execution.job.lease());
+				}
+			}
+		}
+		if (!handedBack.isEmpty()) {
+			logger.debug("Handing back " + handedBack.size() + " prefetched job(s) of queue '" + this.queue
+					+ "' that would not start soon");
+			handBack(handedBack, true);
+		}
 	}
 
 	private void recordDuration(long nanos) {
@@ -464,7 +515,7 @@ public class JobListenerContainer implements SmartLifecycle {
 	private void start(ReservedJob job) {
 		Execution execution = new Execution(job);
 		this.inFlight.put(job.token(), execution);
-		this.workers.execute(() -> run(execution));
+		this.workers.execute(new Start(execution));
 	}
 
 	private RedisConnection wakeUpConnection() {
@@ -501,6 +552,11 @@ public class JobListenerContainer implements SmartLifecycle {
 				}
 				return;
 			}
+			if (execution.isSettled()) {
+				// prefetched, and its lease was lost while it waited: the job may run
+				// elsewhere already
+				return;
+			}
 			JobEnvelope envelope;
 			try {
 				envelope = this.jsonMapper.readValue(execution.job.envelope(), JobEnvelope.class);
@@ -520,12 +576,15 @@ public class JobListenerContainer implements SmartLifecycle {
 						+ "' has handlers for " + this.handlers.keySet() + ")");
 				return;
 			}
+			// known before anything can fail, so that a failure is retried as the job
+			// says
+			execution.resolve(envelope, handler);
 			Object payload = handler.readPayload(envelope.payload());
 			Gates gates = gates(handler, payload);
 			if (gates != null && !admit(execution, gates)) {
 				return;
 			}
-			execution.begin(envelope, handler, gates);
+			execution.begin(gates);
 			try {
 				handle(handler, payload, execution);
 			}
@@ -769,6 +828,25 @@ public class JobListenerContainer implements SmartLifecycle {
 	 * One attempt of a job on this container; exactly one of completion, failure, timeout
 	 * or hand-back settles it.
 	 */
+	/**
+	 * A reserved job waiting for a worker: the worker queue's entries, so that
+	 * {@link #trimPrefetch()} can find the jobs it hands back.
+	 */
+	private final class Start implements Runnable {
+
+		private final Execution execution;
+
+		Start(Execution execution) {
+			this.execution = execution;
+		}
+
+		@Override
+		public void run() {
+			JobListenerContainer.this.run(this.execution);
+		}
+
+	}
+
 	private final class Execution implements JobContext {
 
 		private final ReservedJob job;
@@ -799,17 +877,20 @@ public class JobListenerContainer implements SmartLifecycle {
 			this.job = job;
 		}
 
-		void begin(JobEnvelope envelope, JobHandler handler, @Nullable Gates gates) {
+		void resolve(JobEnvelope envelope, JobHandler handler) {
 			this.envelope = envelope;
 			this.handler = handler;
-			this.gates = gates;
 			// a job written by another program may leave these out: the handler's
 			// settings apply
 			JobDefinition definition = handler.getDefinition();
 			this.maxAttempts = (envelope.maxAttempts() != null) ? envelope.maxAttempts() : definition.maxAttempts();
 			this.timeout = (envelope.timeout() != null) ? Duration.ofMillis(envelope.timeout()) : definition.timeout();
+		}
+
+		void begin(@Nullable Gates gates) {
+			this.gates = gates;
 			this.startedNanos = System.nanoTime();
-			Long availableAt = envelope.availableAt();
+			Long availableAt = this.envelope.availableAt();
 			this.wait = (availableAt != null) ? Duration.ofMillis(Math.max(0, System.currentTimeMillis() - availableAt))
 					: Duration.ZERO;
 			if (!this.timeout.isZero()) {
