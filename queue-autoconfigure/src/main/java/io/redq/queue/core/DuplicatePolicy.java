@@ -13,12 +13,15 @@ public enum DuplicatePolicy {
 	/** Keep the pending job as it is and drop the new dispatch. */
 	KEEP,
 
-	/** Replace the pending job's payload and due time with the new dispatch's. */
+	/**
+	 * Replace the pending job's payload and due time with the new dispatch's; it starts
+	 * with fresh attempts.
+	 */
 	REPLACE,
 
 	/**
-	 * Replace the pending job's payload but keep its due time: repeated dispatches
-	 * collapse into one run with the last payload (see
+	 * Replace the pending job's payload but keep its due time, with fresh attempts:
+	 * repeated dispatches collapse into one run with the last payload (see
 	 * {@link JobRequest.Builder#debounce(String, java.time.Duration)}).
 	 */
 	REPLACE_PAYLOAD

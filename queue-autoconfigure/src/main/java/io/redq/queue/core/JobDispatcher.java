@@ -70,7 +70,8 @@ public interface JobDispatcher {
 	 * running or finished is not touched.
 	 * @param queue the queue
 	 * @param id the job id
-	 * @return whether a pending job was removed
+	 * @return whether a pending job, or a dispatch queued behind the running one, was
+	 * removed
 	 */
 	boolean cancel(String queue, String id);
 

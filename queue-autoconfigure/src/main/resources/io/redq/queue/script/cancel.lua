@@ -3,6 +3,8 @@
 local id = ARGV[1]
 if redis.call('ZREM', delayed, id) == 1 or redis.call('LREM', ready, 1, id) == 1 then
 	forget(id)
+	-- a pending job with a successor ran before and waits for a retry: the id is cancelled as a whole
+	redis.call('HDEL', successors, id)
 	return 1
 end
 return redis.call('HDEL', successors, id)

@@ -32,9 +32,15 @@ local function forget(...)
 	redis.call('HDEL', errors, ...)
 end
 
+-- Epoch milliseconds as digits: Lua writes numbers of 15 digits and more (due times after the year 5138) in
+-- exponent form when concatenating.
+local function millis(value)
+	return string.format('%d', value)
+end
+
 -- A job's envelope: the Redis-clock times prepended to the body (the envelope JSON without its opening brace).
 local function envelope(now, due, body)
-	return '{"createdAt":' .. now .. ',"availableAt":' .. math.max(due, now) .. ',' .. body
+	return '{"createdAt":' .. millis(now) .. ',"availableAt":' .. millis(math.max(due, now)) .. ',' .. body
 end
 
 -- Stores a job's envelope.

@@ -9,6 +9,13 @@ local now = now_millis()
 local count = tonumber(ARGV[1])
 local result = {}
 local woke = false
+-- A pending job replaced by a new dispatch starts afresh: without the attempts and error of a failed run before it,
+-- and without a successor queued then, whose payload is older than the new one.
+local function renew(id)
+	redis.call('HDEL', attempts, id)
+	redis.call('HDEL', errors, id)
+	redis.call('HDEL', successors, id)
+end
 -- jobs that are ready at once are stored and pushed with one variadic call each; a later job with the same id
 -- flushes them first, so that it sees them
 local batch_jobs, batch_ready, batched = {}, {}, {}
@@ -41,16 +48,18 @@ for i = 0, count - 1 do
 		elseif redis.call('ZSCORE', reserved, id) then
 			status = 0
 			if while_running == 'q' and (pending ~= 'k' or redis.call('HEXISTS', successors, id) == 0) then
-				redis.call('HSET', successors, id, due .. ':' .. body)
+				redis.call('HSET', successors, id, millis(due) .. ':' .. body)
 				status = 3
 			end
 		elseif pending == 'k' then
 			status = 0
 		elseif pending == 'p' then
 			-- only the payload changes: the job keeps its place
+			renew(id)
 			store(id, now, scheduled and tonumber(scheduled) or now, body)
 			status = -2
 		else
+			renew(id)
 			if scheduled then
 				redis.call('ZREM', delayed, id)
 			else

@@ -11,7 +11,7 @@ if not redis.call('ZSCORE', delayed, id) and redis.call('LREM', ready, 1, id) ==
 	return 0
 end
 local envelope = redis.call('HGET', jobs, id)
-redis.call('HSET', jobs, id, (string.gsub(envelope, '"availableAt":%-?%d+', '"availableAt":' .. math.max(due, now), 1)))
+redis.call('HSET', jobs, id, (string.gsub(envelope, '"availableAt":%-?%d+', '"availableAt":' .. millis(math.max(due, now)), 1)))
 if due > now then
 	schedule(id, due)
 else

@@ -353,6 +353,55 @@ class JobQueueOperationsIntegrationTests {
 	}
 
 	@Test
+	void cancelOfAJobWaitingForItsRetryAlsoRemovesItsSuccessor() {
+		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "first");
+		ReservedJob running = reserveOne();
+		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, "next");
+		assertThat(this.operations.fail(QUEUE, running.lease(), "boom", Duration.ofMinutes(1))).isTrue();
+		assertThat(this.operations.cancel(QUEUE, "a")).isTrue();
+		assertThat(this.template.hasKey(this.keys.successors())).isFalse();
+		assertThat(enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "after the cancel"))
+			.isEqualTo(EnqueueResult.CREATED);
+	}
+
+	@Test
+	void aPendingJobReplacedAfterAFailedRunStartsAfreshWithoutItsOlderSuccessor() {
+		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "first");
+		ReservedJob running = reserveOne();
+		assertThat(enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.REPLACE_PAYLOAD, Uniqueness.UNTIL_STARTED,
+				"second"))
+			.isEqualTo(EnqueueResult.QUEUED);
+		assertThat(this.operations.fail(QUEUE, running.lease(), "boom", Duration.ZERO)).isTrue();
+		assertThat(enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.REPLACE_PAYLOAD, Uniqueness.UNTIL_STARTED,
+				"third"))
+			.isEqualTo(EnqueueResult.REPLACED);
+		ReservedJob replaced = reserveOne();
+		assertThat(replaced.envelope()).contains("\"payload\":\"third\"");
+		assertThat(replaced.attempt()).isEqualTo(1);
+		assertThat(this.template.opsForHash().get(this.keys.errors(), "a")).isNull();
+		this.operations.ack(QUEUE, List.of(replaced.lease()));
+		assertThat(this.operations.stats(QUEUE)).as("the older second payload does not run after the third")
+			.isEqualTo(new QueueStats(0, 0, 0, 0));
+	}
+
+	@Test
+	void dueTimesUpToTheYear9999AreStoredAsDigits() {
+		Instant last = Instant.parse("9999-12-31T23:59:59.999Z");
+		enqueue("far", EnqueueCommand.Due.at(last), DuplicatePolicy.KEEP, "x");
+		assertThat((String) this.template.opsForHash().get(this.keys.jobs(), "far"))
+			.contains("\"availableAt\":" + last.toEpochMilli() + ",");
+		assertThat(this.operations.reschedule(QUEUE, "far", EnqueueCommand.Due.NOW)).isTrue();
+		assertThat((String) this.template.opsForHash().get(this.keys.jobs(), "far"))
+			.matches(".*\"availableAt\":\\d+,.*");
+		ReservedJob running = reserveOne();
+		enqueue("far", EnqueueCommand.Due.at(last), DuplicatePolicy.REPLACE, Uniqueness.UNTIL_STARTED, "successor");
+		assertThat(this.operations.ack(QUEUE, List.of(running.lease()))).isEmpty();
+		assertThat(this.operations.status(QUEUE, "far").at()).isEqualTo(last);
+		assertThat((String) this.template.opsForHash().get(this.keys.jobs(), "far"))
+			.contains("\"availableAt\":" + last.toEpochMilli() + ",");
+	}
+
+	@Test
 	void rescheduleMovesPendingJobsOnly() {
 		enqueue("timer", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "x");
 		Instant later = Instant.now().plusSeconds(3600).truncatedTo(ChronoUnit.MILLIS);
