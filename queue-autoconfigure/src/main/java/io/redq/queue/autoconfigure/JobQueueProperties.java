@@ -683,7 +683,8 @@ public class JobQueueProperties {
 
 		/**
 		 * How late a scheduler that fell behind may still enqueue a tick. Further behind,
-		 * the ticks since the latest one recorded in Redis count as missed.
+		 * the ticks since the latest one recorded in Redis count as missed. At least
+		 * 100ms.
 		 */
 		private Duration maxLateness = RecurringJobScheduler.DEFAULT_MAX_LATENESS;
 

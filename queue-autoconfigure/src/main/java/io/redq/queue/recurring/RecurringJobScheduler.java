@@ -63,6 +63,8 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 	/** The default maximum lateness. */
 	public static final Duration DEFAULT_MAX_LATENESS = Duration.ofMinutes(1);
 
+	private static final Duration MIN_MAX_LATENESS = Duration.ofMillis(100);
+
 	private static final long RETRY_DELAY_MILLIS = 1000;
 
 	private static final long STOP_TIMEOUT_SECONDS = 5;
@@ -143,10 +145,13 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 	 * startup: the ticks since the latest one recorded in Redis are missed.
 	 * <p>
 	 * Default 1 minute.
-	 * @param maxLateness the maximum lateness
+	 * @param maxLateness the maximum lateness, at least 100 ms
 	 */
 	public void setMaxLateness(Duration maxLateness) {
-		Assert.isTrue(!maxLateness.isNegative(), "maxLateness must not be negative");
+		// ticks are enqueued a few milliseconds late: a smaller limit would miss every
+		// one
+		Assert.isTrue(maxLateness.compareTo(MIN_MAX_LATENESS) >= 0, () -> "redq.recurring.max-lateness must be at "
+				+ "least 100ms, as ticks are enqueued a few milliseconds after their time; got " + maxLateness);
 		this.maxLateness = maxLateness;
 	}
 

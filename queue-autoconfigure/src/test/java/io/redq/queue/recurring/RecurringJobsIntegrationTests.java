@@ -122,6 +122,17 @@ class RecurringJobsIntegrationTests {
 	}
 
 	@Test
+	void maxLatenessBelowTheNormalLatenessOfATickIsRejected() {
+		this.runner.withUserConfiguration(DowntimeJobs.class)
+			.withPropertyValues("redq.recurring.max-lateness=0")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessage("redq.recurring.max-lateness must be at least 100ms, as ticks are enqueued a few "
+						+ "milliseconds after their time; got PT0S"));
+	}
+
+	@Test
 	void schedulerThatFallsBehindRunsLateTicksUnlessTooLate() {
 		this.runner.withUserConfiguration(DowntimeJobs.class)
 			.withPropertyValues("redq.recurring.max-lateness=800ms")
