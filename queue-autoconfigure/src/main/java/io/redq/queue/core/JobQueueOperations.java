@@ -333,22 +333,23 @@ public class JobQueueOperations {
 	/**
 	 * Renew the gates a running job holds.
 	 * @param queue the queue
-	 * @param id the job id
+	 * @param lease the lease of the run that passed the gates
 	 * @param gates the job's gates
 	 * @param leaseTime the new lease of the gates
 	 */
-	public void holdGates(String queue, String id, Gates gates, Duration leaseTime) {
-		this.redis.execute(this.scripts.hold(), gateKeys(queue, gates), id, millis(leaseTime), "1");
+	public void holdGates(String queue, Lease lease, Gates gates, Duration leaseTime) {
+		this.redis.execute(this.scripts.hold(), gateKeys(queue, gates), lease.id(), lease.token(), millis(leaseTime),
+				"1");
 	}
 
 	/**
 	 * Leave the gates a finished job held, so that the next job may pass.
 	 * @param queue the queue
-	 * @param id the job id
+	 * @param lease the lease of the run that passed the gates
 	 * @param gates the job's gates
 	 */
-	public void leaveGates(String queue, String id, Gates gates) {
-		this.redis.execute(this.scripts.hold(), gateKeys(queue, gates), id, "0", "0");
+	public void leaveGates(String queue, Lease lease, Gates gates) {
+		this.redis.execute(this.scripts.hold(), gateKeys(queue, gates), lease.id(), lease.token(), "0", "0");
 	}
 
 	private List<String> gateKeys(String queue, Gates gates) {

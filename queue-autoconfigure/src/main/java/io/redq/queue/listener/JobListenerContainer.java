@@ -667,7 +667,7 @@ public class JobListenerContainer implements SmartLifecycle {
 
 	private void leaveGates(Execution execution, Gates gates) {
 		try {
-			this.operations.leaveGates(this.queue, execution.job.id(), gates);
+			this.operations.leaveGates(this.queue, execution.job.lease(), gates);
 		}
 		catch (RuntimeException ex) {
 			logger.warn(
@@ -763,7 +763,7 @@ public class JobListenerContainer implements SmartLifecycle {
 					execution.leaseLost();
 				}
 				else if (execution.gates != null) {
-					this.operations.holdGates(this.queue, execution.job.id(), execution.gates,
+					this.operations.holdGates(this.queue, execution.job.lease(), execution.gates,
 							this.properties.getLeaseTime());
 				}
 			}

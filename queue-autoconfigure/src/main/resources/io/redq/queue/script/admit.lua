@@ -3,8 +3,11 @@
 -- the running set of its queue, the rate window of its job. ARGV: id, lease token, lease ms, exclusive (1/0),
 -- job max running (0: none), queue max running (0: none), rate permits (0: none), rate window ms, defer ms.
 -- Returns 0 when admitted, -1 when the lease is no longer held by that token, else the defer delay in ms.
+-- A run holds the gates as '<id>:<token>', so that an earlier run of the same job (handed back while its handler
+-- still ran) neither lets this one past its exclusive key nor frees the gates this one holds.
 local exclusive, job_running, queue_running, rate = KEYS[#KEYS - 3], KEYS[#KEYS - 2], KEYS[#KEYS - 1], KEYS[#KEYS]
 local id, token = ARGV[1], ARGV[2]
+local holder = id .. ':' .. token
 if redis.call('HGET', leases, id) ~= token then
 	return -1
 end
@@ -19,13 +22,13 @@ local function full(running, max)
 		return false
 	end
 	redis.call('ZREMRANGEBYSCORE', running, '-inf', now)
-	return redis.call('ZCARD', running) >= max and not redis.call('ZSCORE', running, id)
+	return redis.call('ZCARD', running) >= max and not redis.call('ZSCORE', running, holder)
 end
 
 local wait = 0
 if ARGV[4] == '1' then
 	local owner = redis.call('GET', exclusive)
-	if owner and owner ~= id then
+	if owner and owner ~= holder then
 		wait = defer
 	end
 end
@@ -47,16 +50,16 @@ if wait > 0 then
 	return wait
 end
 if ARGV[4] == '1' then
-	redis.call('SET', exclusive, id, 'PX', lease)
+	redis.call('SET', exclusive, holder, 'PX', lease)
 end
 if job_max > 0 then
-	redis.call('ZADD', job_running, now + lease, id)
+	redis.call('ZADD', job_running, now + lease, holder)
 end
 if queue_max > 0 then
-	redis.call('ZADD', queue_running, now + lease, id)
+	redis.call('ZADD', queue_running, now + lease, holder)
 end
 if permits > 0 then
-	redis.call('ZADD', rate, now, id .. ':' .. token)
+	redis.call('ZADD', rate, now, holder)
 	redis.call('PEXPIRE', rate, window)
 end
 return 0

@@ -402,6 +402,32 @@ class JobQueueOperationsIntegrationTests {
 	}
 
 	@Test
+	void aRunHandedBackWhileItsHandlerRunsKeepsItsGatesFromTheNextRunOfTheSameJob() {
+		Gates gates = new Gates("account-1", "ship", 1, 0, null);
+		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		ReservedJob first = reserveOne();
+		assertThat(this.operations.admit(QUEUE, first.lease(), gates, Duration.ofMinutes(1), Duration.ofMillis(100)))
+			.isZero();
+		// a stopping instance hands the job back while its handler still runs
+		this.operations.release(QUEUE, List.of(first.lease()), false);
+		ReservedJob second = reserveOne();
+		assertThat(this.operations.admit(QUEUE, second.lease(), gates, Duration.ofMinutes(1), Duration.ofMillis(100)))
+			.as("the second run waits for the first one's exclusive key and running place")
+			.isEqualTo(100);
+		this.operations.leaveGates(QUEUE, first.lease(), gates);
+		enqueue("b", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "y");
+		this.template.opsForZSet().remove(this.keys.delayed(), "a");
+		ReservedJob other = reserveOne();
+		assertThat(other.id()).isEqualTo("b");
+		assertThat(this.operations.admit(QUEUE, other.lease(), gates, Duration.ofMinutes(1), Duration.ofMillis(100)))
+			.isZero();
+		this.operations.leaveGates(QUEUE, second.lease(), gates);
+		assertThat(this.template.opsForValue().get(this.keys.gates(gates).get(0)))
+			.as("a run that never passed the gates does not free the key another run holds")
+			.isEqualTo("b:" + other.token());
+	}
+
+	@Test
 	void rescheduleMovesPendingJobsOnly() {
 		enqueue("timer", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "x");
 		Instant later = Instant.now().plusSeconds(3600).truncatedTo(ChronoUnit.MILLIS);
