@@ -321,9 +321,14 @@ public class JobListenerContainer implements SmartLifecycle {
 			closeWakeUpConnection();
 			Semaphore permits = this.permits;
 			boolean finished = false;
+			long deadline = System.nanoTime() + this.properties.getShutdownTimeout().toNanos();
 			try {
-				finished = permits.tryAcquire(capacity(), this.properties.getShutdownTimeout().toMillis(),
-						TimeUnit.MILLISECONDS);
+				// a reservation in flight ends before the permits are counted, so that no
+				// job
+				// is reserved after the workers stop
+				this.fetcher.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+				finished = permits.tryAcquire(capacity(), Math.max(0, deadline - System.nanoTime()),
+						TimeUnit.NANOSECONDS);
 				if (finished) {
 					permits.release(capacity());
 				}
