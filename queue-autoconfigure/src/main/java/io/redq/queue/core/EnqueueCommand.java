@@ -1,5 +1,6 @@
 package io.redq.queue.core;
 
+import java.time.Duration;
 import java.time.Instant;
 
 import org.springframework.util.Assert;
@@ -79,6 +80,19 @@ public record EnqueueCommand(String id, boolean generatedId, Due due, DuplicateP
 			Assert.isTrue(!instant.isAfter(LATEST),
 					() -> "Job due time " + instant + " is after the year 9999; pass a real date");
 			return new Due(true, instant.toEpochMilli());
+		}
+
+		/**
+		 * Return the due time after a delay, measured on the Redis clock (millisecond
+		 * resolution).
+		 * @param delay the delay; a negative one means now
+		 * @return the due time
+		 * @throws IllegalArgumentException for a delay that ends after the year 9999
+		 */
+		public static Due after(Duration delay) {
+			Assert.isTrue(delay.compareTo(Duration.between(Instant.now(), LATEST)) <= 0,
+					() -> "Job delay " + delay + " ends after the year 9999; pass a real delay");
+			return new Due(false, delay.toMillis());
 		}
 
 	}

@@ -194,9 +194,10 @@ public final class JobRequest {
 		 * means now. Replaces any earlier {@link #at(Instant)}.
 		 * @param delay the delay
 		 * @return this builder
+		 * @throws IllegalArgumentException for a delay that ends after the year 9999
 		 */
 		public Builder delay(Duration delay) {
-			this.due = new EnqueueCommand.Due(false, delay.toMillis());
+			this.due = EnqueueCommand.Due.after(delay);
 			return this;
 		}
 

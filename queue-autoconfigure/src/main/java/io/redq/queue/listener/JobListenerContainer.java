@@ -151,6 +151,8 @@ public class JobListenerContainer implements SmartLifecycle {
 
 	private @Nullable Thread fetcher;
 
+	private final Object wakeUpMonitor = new Object();
+
 	private volatile @Nullable RedisConnection wakeUpConnection;
 
 	/**
@@ -324,8 +326,8 @@ public class JobListenerContainer implements SmartLifecycle {
 			long deadline = System.nanoTime() + this.properties.getShutdownTimeout().toNanos();
 			try {
 				// a reservation in flight ends before the permits are counted, so that no
-				// job
-				// is reserved after the workers stop
+				// job is
+				// reserved after the workers stop
 				this.fetcher.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
 				finished = permits.tryAcquire(capacity(), Math.max(0, deadline - System.nanoTime()),
 						TimeUnit.NANOSECONDS);
@@ -391,6 +393,10 @@ public class JobListenerContainer implements SmartLifecycle {
 				int capacity = acquirePermits();
 				if (capacity == 0) {
 					continue;
+				}
+				if (!this.running) {
+					this.permits.release(capacity);
+					break;
 				}
 				Reservation reservation;
 				try {
@@ -475,7 +481,8 @@ public class JobListenerContainer implements SmartLifecycle {
 	 * Hand back the prefetched jobs beyond what the workers would start soon, the last
 	 * ones first, without using an attempt: when jobs turn slow, the jobs reserved ahead
 	 * at the earlier pace go to whichever instance has a free worker instead of waiting
-	 * here.
+	 * here. Only jobs that waited longer than the horizon go, so that jobs of about the
+	 * horizon's length are not handed back and reserved again as the estimate moves.
 	 */
 	private void trimPrefetch() {
 		BlockingQueue<Runnable> waiting = this.workers.getQueue();
@@ -484,9 +491,13 @@ public class JobListenerContainer implements SmartLifecycle {
 			return;
 		}
 		List<Start> candidates = new ArrayList<>(excess);
+		long now = System.nanoTime();
 		Iterator<Runnable> latestFirst = ((LinkedBlockingDeque<Runnable>) waiting).descendingIterator();
 		while (candidates.size() < excess && latestFirst.hasNext()) {
-			candidates.add((Start) latestFirst.next());
+			Start start = (Start) latestFirst.next();
+			if (now - start.queuedNanos > PREFETCH_HORIZON_NANOS) {
+				candidates.add(start);
+			}
 		}
 		List<Lease> handedBack = new ArrayList<>(candidates.size());
 		for (Start start : candidates) {
@@ -520,21 +531,38 @@ public class JobListenerContainer implements SmartLifecycle {
 	private void start(ReservedJob job) {
 		Execution execution = new Execution(job);
 		this.inFlight.put(job.token(), execution);
-		this.workers.execute(new Start(execution));
+		try {
+			this.workers.execute(new Start(execution));
+		}
+		catch (RejectedExecutionException ex) {
+			// reserved while the container stopped: the job never started
+			this.inFlight.remove(job.token());
+			this.permits.release();
+			if (execution.settle()) {
+				handBack(List.of(job.lease()), true);
+			}
+		}
 	}
 
 	private RedisConnection wakeUpConnection() {
-		RedisConnection connection = this.wakeUpConnection;
-		if (connection == null) {
-			connection = this.operations.getRedisTemplate().getRequiredConnectionFactory().getConnection();
-			this.wakeUpConnection = connection;
+		synchronized (this.wakeUpMonitor) {
+			// a stop closes the connection to end the wait: none opens after it
+			Assert.state(this.running, "Container stopped");
+			RedisConnection connection = this.wakeUpConnection;
+			if (connection == null) {
+				connection = this.operations.getRedisTemplate().getRequiredConnectionFactory().getConnection();
+				this.wakeUpConnection = connection;
+			}
+			return connection;
 		}
-		return connection;
 	}
 
 	private void closeWakeUpConnection() {
-		RedisConnection connection = this.wakeUpConnection;
-		this.wakeUpConnection = null;
+		RedisConnection connection;
+		synchronized (this.wakeUpMonitor) {
+			connection = this.wakeUpConnection;
+			this.wakeUpConnection = null;
+		}
 		if (connection != null) {
 			try {
 				connection.close();
@@ -830,16 +858,14 @@ public class JobListenerContainer implements SmartLifecycle {
 	}
 
 	/**
-	 * One attempt of a job on this container; exactly one of completion, failure, timeout
-	 * or hand-back settles it.
-	 */
-	/**
 	 * A reserved job waiting for a worker: the worker queue's entries, so that
 	 * {@link #trimPrefetch()} can find the jobs it hands back.
 	 */
 	private final class Start implements Runnable {
 
 		private final Execution execution;
+
+		private final long queuedNanos = System.nanoTime();
 
 		Start(Execution execution) {
 			this.execution = execution;
@@ -852,6 +878,10 @@ public class JobListenerContainer implements SmartLifecycle {
 
 	}
 
+	/**
+	 * One attempt of a job on this container; exactly one of completion, failure, timeout
+	 * or hand-back settles it.
+	 */
 	private final class Execution implements JobContext {
 
 		private final ReservedJob job;

@@ -47,6 +47,17 @@ class JobRequestTests {
 	}
 
 	@Test
+	void delayEndingAfterYear9999IsRejected() {
+		JobRequest.Builder builder = JobRequest.of("job", null);
+		assertThat(builder.delay(Duration.ofDays(365L * 1000)).build().getDue())
+			.isEqualTo(new EnqueueCommand.Due(false, Duration.ofDays(365L * 1000).toMillis()));
+		assertThatIllegalArgumentException().isThrownBy(() -> builder.delay(Duration.ofMillis(Long.MAX_VALUE)))
+			.withMessageContaining("ends after the year 9999");
+		assertThatIllegalArgumentException().isThrownBy(() -> builder.delay(Duration.ofSeconds(Long.MAX_VALUE)))
+			.withMessageContaining("ends after the year 9999");
+	}
+
+	@Test
 	void atInThePastIsAccepted() {
 		Instant past = Instant.parse("2001-01-01T00:00:00Z");
 		assertThat(JobRequest.of("job", null).at(past).build().getDue())
