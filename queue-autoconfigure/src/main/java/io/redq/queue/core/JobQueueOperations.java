@@ -311,22 +311,23 @@ public class JobQueueOperations {
 
 	/**
 	 * Let a reserved job pass its gates, or defer it: back to delayed with its attempt
-	 * given back.
+	 * given back. A job deferred by a taken key or a full running set waits in that
+	 * gate's line, and the run that leaves the gate wakes the first in line.
 	 * @param queue the queue
 	 * @param lease the job's lease
 	 * @param gates the job's gates
 	 * @param leaseTime how long the gates are held unless renewed
-	 * @param deferDelay how long a job waits when its key is taken or a running limit is
-	 * reached
+	 * @param recheckDelay how long a job waits when its key is taken or a running limit
+	 * is reached, unless it is woken earlier
 	 * @return 0 when admitted, -1 when the lease is no longer held by that token, else
 	 * the wait in ms
 	 */
-	public long admit(String queue, Lease lease, Gates gates, Duration leaseTime, Duration deferDelay) {
+	public long admit(String queue, Lease lease, Gates gates, Duration leaseTime, Duration recheckDelay) {
 		RateLimit rate = gates.rateLimit();
 		Long result = this.redis.execute(this.scripts.admit(), gateKeys(queue, gates), lease.id(), lease.token(),
 				millis(leaseTime), (gates.exclusiveKey() != null) ? "1" : "0", Integer.toString(gates.jobMaxRunning()),
 				Integer.toString(gates.queueMaxRunning()), (rate != null) ? Integer.toString(rate.permits()) : "0",
-				(rate != null) ? millis(rate.window()) : "0", millis(deferDelay));
+				(rate != null) ? millis(rate.window()) : "0", millis(recheckDelay));
 		return (result != null) ? result : -1;
 	}
 
@@ -343,7 +344,8 @@ public class JobQueueOperations {
 	}
 
 	/**
-	 * Leave the gates a finished job held, so that the next job may pass.
+	 * Leave the gates a finished job held, so that the next job may pass, and wake the
+	 * first job waiting for each gate it freed.
 	 * @param queue the queue
 	 * @param lease the lease of the run that passed the gates
 	 * @param gates the job's gates

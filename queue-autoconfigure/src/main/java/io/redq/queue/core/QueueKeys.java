@@ -45,14 +45,15 @@ public record QueueKeys(String ready, String delayed, String reserved, String de
 	 * Return the keys of the gates a job passes (see {@code admit.lua}), after
 	 * {@link #all()}.
 	 * @param gates the job's gates
-	 * @return the exclusive lock, job running set, queue running set and job rate window
-	 * keys
+	 * @return the exclusive lock, job running set, queue running set and job rate window,
+	 * then the waiting lists of the lock and the two running sets
 	 */
 	public List<String> gates(Gates gates) {
 		String base = this.ready.substring(0, this.ready.length() - "ready".length());
 		String exclusive = (gates.exclusiveKey() != null) ? gates.exclusiveKey() : "";
 		return List.of(base + "exclusive:" + exclusive, base + "running:" + gates.job(), base + "running",
-				base + "rate:" + gates.job());
+				base + "rate:" + gates.job(), base + "waiting:exclusive:" + exclusive,
+				base + "waiting:running:" + gates.job(), base + "waiting:running");
 	}
 
 	/**

@@ -85,9 +85,11 @@ public class JobListenerContainer implements SmartLifecycle {
 	private static final int MAX_ERROR_LENGTH = 4000;
 
 	/**
-	 * How long a job waits when its exclusive key is taken or a running limit is reached.
+	 * How long a job waits when its exclusive key is taken or a running limit is reached,
+	 * unless the run that holds the gate wakes it earlier by leaving: the fallback for a
+	 * holder that never leaves (its gate expires with its lease).
 	 */
-	private static final Duration DEFER_DELAY = Duration.ofMillis(100);
+	private static final Duration RECHECK_DELAY = Duration.ofSeconds(1);
 
 	/**
 	 * How far ahead a container reserves: only jobs its workers would start within this
@@ -684,7 +686,7 @@ public class JobListenerContainer implements SmartLifecycle {
 
 	private boolean admit(Execution execution, Gates gates) {
 		long wait = this.operations.admit(this.queue, execution.job.lease(), gates, this.properties.getLeaseTime(),
-				DEFER_DELAY);
+				RECHECK_DELAY);
 		if (wait == 0) {
 			return true;
 		}

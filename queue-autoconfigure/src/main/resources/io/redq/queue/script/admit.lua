@@ -1,11 +1,16 @@
 -- Admits a reserved job past its gates before it runs, or defers it: back to delayed with its attempt given back,
--- so waiting is not a failure. Gate keys (the last four KEYS): the exclusive lock of its key, the running set of its job,
--- the running set of its queue, the rate window of its job. ARGV: id, lease token, lease ms, exclusive (1/0),
--- job max running (0: none), queue max running (0: none), rate permits (0: none), rate window ms, defer ms.
+-- so waiting is not a failure. Gate keys (the last seven KEYS): the exclusive lock of its key, the running set of its
+-- job, the running set of its queue, the rate window of its job, then the waiting lists of the first three. ARGV: id,
+-- lease token, lease ms, exclusive (1/0), job max running (0: none), queue max running (0: none), rate permits (0:
+-- none), rate window ms, recheck ms.
+-- A job deferred by a taken exclusive key or a full running set joins that gate's waiting list (id -> its deferred due
+-- time), and the run that leaves the gate wakes the first one (hold.lua); the recheck delay is only the fallback for
+-- a holder that never leaves. A job deferred by the rate limit waits exactly until the window has room.
 -- Returns 0 when admitted, -1 when the lease is no longer held by that token, else the defer delay in ms.
 -- A run holds the gates as '<id>:<token>', so that an earlier run of the same job (handed back while its handler
 -- still ran) neither lets this one past its exclusive key nor frees the gates this one holds.
-local exclusive, job_running, queue_running, rate = KEYS[#KEYS - 3], KEYS[#KEYS - 2], KEYS[#KEYS - 1], KEYS[#KEYS]
+local exclusive, job_running, queue_running, rate = KEYS[#KEYS - 6], KEYS[#KEYS - 5], KEYS[#KEYS - 4], KEYS[#KEYS - 3]
+local exclusive_waiting, job_waiting, queue_waiting = KEYS[#KEYS - 2], KEYS[#KEYS - 1], KEYS[#KEYS]
 local id, token = ARGV[1], ARGV[2]
 local holder = id .. ':' .. token
 if redis.call('HGET', leases, id) ~= token then
@@ -15,7 +20,7 @@ local now = now_millis()
 local lease = tonumber(ARGV[3])
 local job_max, queue_max = tonumber(ARGV[5]), tonumber(ARGV[6])
 local permits, window = tonumber(ARGV[7]), tonumber(ARGV[8])
-local defer = tonumber(ARGV[9])
+local recheck = tonumber(ARGV[9])
 
 local function full(running, max)
 	if max <= 0 then
@@ -25,15 +30,17 @@ local function full(running, max)
 	return redis.call('ZCARD', running) >= max and not redis.call('ZSCORE', running, holder)
 end
 
-local wait = 0
+local wait, waiting = 0, nil
 if ARGV[4] == '1' then
 	local owner = redis.call('GET', exclusive)
 	if owner and owner ~= holder then
-		wait = defer
+		wait, waiting = recheck, exclusive_waiting
 	end
 end
-if wait == 0 and (full(job_running, job_max) or full(queue_running, queue_max)) then
-	wait = defer
+if wait == 0 and full(job_running, job_max) then
+	wait, waiting = recheck, job_waiting
+elseif wait == 0 and full(queue_running, queue_max) then
+	wait, waiting = recheck, queue_waiting
 end
 if wait == 0 and permits > 0 then
 	redis.call('ZREMRANGEBYSCORE', rate, '-inf', now - window)
@@ -47,7 +54,14 @@ if wait > 0 then
 	redis.call('HDEL', leases, id)
 	redis.call('HINCRBY', attempts, id, -1)
 	schedule(id, now + wait)
+	if waiting then
+		redis.call('ZADD', waiting, now + wait, id)
+		redis.call('PEXPIRE', waiting, math.max(lease, recheck) * 2)
+	end
 	return wait
+end
+for _, list in ipairs({exclusive_waiting, job_waiting, queue_waiting}) do
+	redis.call('ZREM', list, id)
 end
 if ARGV[4] == '1' then
 	redis.call('SET', exclusive, holder, 'PX', lease)

@@ -1,21 +1,42 @@
--- Renews the gates a running job holds (see admit.lua), or, with ARGV[3] = 0, leaves them when it finished.
--- the last four KEYS as in admit.lua. ARGV: id, lease token, lease ms (ignored when leaving), 1 to renew or 0 to
--- leave.
-local exclusive, job_running, queue_running = KEYS[#KEYS - 3], KEYS[#KEYS - 2], KEYS[#KEYS - 1]
+-- Renews the gates a running job holds (see admit.lua), or, with ARGV[4] = 0, leaves them when it finished and
+-- wakes the first job waiting for each gate it freed. The last seven KEYS as in admit.lua. ARGV: id, lease token,
+-- lease ms (ignored when leaving), 1 to renew or 0 to leave.
+local exclusive, job_running, queue_running = KEYS[#KEYS - 6], KEYS[#KEYS - 5], KEYS[#KEYS - 4]
+local exclusive_waiting, job_waiting, queue_waiting = KEYS[#KEYS - 2], KEYS[#KEYS - 1], KEYS[#KEYS]
 local holder = ARGV[1] .. ':' .. ARGV[2]
 local renew = ARGV[4] == '1'
+
+-- Moves the first waiting job that is still delayed as it was deferred to the head of the ready list. An entry whose
+-- job has since been rescheduled, cancelled or admitted is stale and dropped, so that no job becomes ready before the
+-- due time it has now.
+local function wake(waiting)
+	while true do
+		local first = redis.call('ZPOPMIN', waiting)
+		if not first[1] then
+			return
+		end
+		if redis.call('ZSCORE', delayed, first[1]) == first[2] then
+			redis.call('ZREM', delayed, first[1])
+			redis.call('LPUSH', ready, first[1])
+			signal()
+			return
+		end
+	end
+end
+
 if redis.call('GET', exclusive) == holder then
 	if renew then
 		redis.call('PEXPIRE', exclusive, tonumber(ARGV[3]))
 	else
 		redis.call('DEL', exclusive)
+		wake(exclusive_waiting)
 	end
 end
-for _, running in ipairs({job_running, queue_running}) do
+for i, running in ipairs({job_running, queue_running}) do
 	if renew then
 		redis.call('ZADD', running, 'XX', now_millis() + tonumber(ARGV[3]), holder)
-	else
-		redis.call('ZREM', running, holder)
+	elseif redis.call('ZREM', running, holder) == 1 then
+		wake(({job_waiting, queue_waiting})[i])
 	end
 end
 return 0

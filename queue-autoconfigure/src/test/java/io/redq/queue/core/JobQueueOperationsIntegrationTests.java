@@ -415,16 +415,33 @@ class JobQueueOperationsIntegrationTests {
 			.as("the second run waits for the first one's exclusive key and running place")
 			.isEqualTo(100);
 		this.operations.leaveGates(QUEUE, first.lease(), gates);
-		enqueue("b", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "y");
-		this.template.opsForZSet().remove(this.keys.delayed(), "a");
-		ReservedJob other = reserveOne();
-		assertThat(other.id()).isEqualTo("b");
-		assertThat(this.operations.admit(QUEUE, other.lease(), gates, Duration.ofMinutes(1), Duration.ofMillis(100)))
+		assertThat(this.operations.stats(QUEUE)).as("the first run left: the waiting job is ready at once")
+			.isEqualTo(new QueueStats(1, 0, 0, 0));
+		ReservedJob third = reserveOne();
+		assertThat(this.operations.admit(QUEUE, third.lease(), gates, Duration.ofMinutes(1), Duration.ofMillis(100)))
 			.isZero();
 		this.operations.leaveGates(QUEUE, second.lease(), gates);
 		assertThat(this.template.opsForValue().get(this.keys.gates(gates).get(0)))
 			.as("a run that never passed the gates does not free the key another run holds")
-			.isEqualTo("b:" + other.token());
+			.isEqualTo("a:" + third.token());
+	}
+
+	@Test
+	void aWaitingJobRescheduledLaterIsNotWokenEarlyByTheGateItWaitedFor() {
+		Gates gates = new Gates("auction-42", "close-auction", 0, 0, null);
+		enqueue("holder", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		ReservedJob holder = reserveOne();
+		assertThat(this.operations.admit(QUEUE, holder.lease(), gates, Duration.ofMinutes(1), Duration.ofSeconds(1)))
+			.isZero();
+		enqueue("timer", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "y");
+		ReservedJob timer = reserveOne();
+		assertThat(this.operations.admit(QUEUE, timer.lease(), gates, Duration.ofMinutes(1), Duration.ofSeconds(1)))
+			.isEqualTo(1000);
+		Instant later = Instant.now().plusSeconds(3600);
+		assertThat(this.operations.reschedule(QUEUE, "timer", EnqueueCommand.Due.at(later))).isTrue();
+		this.operations.leaveGates(QUEUE, holder.lease(), gates);
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 1, 0));
+		assertThat(this.operations.status(QUEUE, "timer").at()).isEqualTo(later.truncatedTo(ChronoUnit.MILLIS));
 	}
 
 	@Test

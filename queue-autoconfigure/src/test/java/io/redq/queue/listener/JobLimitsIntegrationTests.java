@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.redq.queue.ScriptExecutions;
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
 import io.redq.queue.core.JobDispatcher;
@@ -74,6 +75,23 @@ class JobLimitsIntegrationTests {
 			assertThat(stats(first, "orders")).isEqualTo(new QueueStats(0, 0, 0, 0));
 			assertThat(LimitedJobs.attempts.values()).as("waiting is not a failed attempt").containsOnly(1);
 		}));
+	}
+
+	@Test
+	void jobsWaitingForAnExclusiveKeyAreAdmittedWhenItIsFreedNotByPolling() {
+		this.runner.run((context) -> {
+			int jobs = 20;
+			long getsBefore = ScriptExecutions.calls(this.redis, "get");
+			for (int i = 0; i < jobs; i++) {
+				dispatcher(context).dispatch("ship-order", new Order(1, i));
+			}
+			await().atMost(DEADLINE).until(() -> LimitedJobs.completed.size() == jobs);
+			assertThat(LimitedJobs.overlaps.get()).isZero();
+			// each admission and each leave reads the key once; woken by the run before
+			// it, a job is admitted about twice (retried every 100 ms instead, these 20
+			// jobs took over 200 admissions)
+			assertThat(ScriptExecutions.calls(this.redis, "get") - getsBefore).isLessThan(4L * jobs);
+		});
 	}
 
 	@Test
