@@ -33,6 +33,8 @@ class JobQueueOperationsIntegrationTests {
 
 	private static final String QUEUE = "ops";
 
+	private static final Duration RECHECK = Duration.ofSeconds(1);
+
 	private final RedisServer redis;
 
 	private LettuceConnectionFactory connectionFactory;
@@ -404,22 +406,17 @@ class JobQueueOperationsIntegrationTests {
 	@Test
 	void aRunHandedBackWhileItsHandlerRunsKeepsItsGatesFromTheNextRunOfTheSameJob() {
 		Gates gates = new Gates("account-1", "ship", 1, 0, null);
-		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
-		ReservedJob first = reserveOne();
-		assertThat(this.operations.admit(QUEUE, first.lease(), gates, Duration.ofMinutes(1), Duration.ofMillis(100)))
-			.isZero();
+		ReservedJob first = enqueueAndAdmit("a", gates);
 		// a stopping instance hands the job back while its handler still runs
 		this.operations.release(QUEUE, List.of(first.lease()), false);
 		ReservedJob second = reserveOne();
-		assertThat(this.operations.admit(QUEUE, second.lease(), gates, Duration.ofMinutes(1), Duration.ofMillis(100)))
-			.as("the second run waits for the first one's exclusive key and running place")
-			.isEqualTo(100);
+		assertThat(admit(second, gates)).as("the second run waits for the first one's exclusive key and running place")
+			.isEqualTo(RECHECK.toMillis());
 		this.operations.leaveGates(QUEUE, first.lease(), gates);
 		assertThat(this.operations.stats(QUEUE)).as("the first run left: the waiting job is ready at once")
 			.isEqualTo(new QueueStats(1, 0, 0, 0));
 		ReservedJob third = reserveOne();
-		assertThat(this.operations.admit(QUEUE, third.lease(), gates, Duration.ofMinutes(1), Duration.ofMillis(100)))
-			.isZero();
+		assertThat(admit(third, gates)).isZero();
 		this.operations.leaveGates(QUEUE, second.lease(), gates);
 		assertThat(this.template.opsForValue().get(this.keys.gates(gates).get(0)))
 			.as("a run that never passed the gates does not free the key another run holds")
@@ -429,14 +426,9 @@ class JobQueueOperationsIntegrationTests {
 	@Test
 	void aWaitingJobRescheduledLaterIsNotWokenEarlyByTheGateItWaitedFor() {
 		Gates gates = new Gates("auction-42", "close-auction", 0, 0, null);
-		enqueue("holder", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
-		ReservedJob holder = reserveOne();
-		assertThat(this.operations.admit(QUEUE, holder.lease(), gates, Duration.ofMinutes(1), Duration.ofSeconds(1)))
-			.isZero();
+		ReservedJob holder = enqueueAndAdmit("holder", gates);
 		enqueue("timer", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "y");
-		ReservedJob timer = reserveOne();
-		assertThat(this.operations.admit(QUEUE, timer.lease(), gates, Duration.ofMinutes(1), Duration.ofSeconds(1)))
-			.isEqualTo(1000);
+		assertThat(admit(reserveOne(), gates)).isEqualTo(RECHECK.toMillis());
 		Instant later = Instant.now().plusSeconds(3600);
 		assertThat(this.operations.reschedule(QUEUE, "timer", EnqueueCommand.Due.at(later))).isTrue();
 		this.operations.leaveGates(QUEUE, holder.lease(), gates);
@@ -540,6 +532,17 @@ class JobQueueOperationsIntegrationTests {
 	private Map<String, Long> reserveCommands(int jobs) {
 		return ScriptExecutions.commandsOf(this.redis,
 				() -> assertThat(this.operations.reserve(QUEUE, jobs, Duration.ofSeconds(30)).jobs()).hasSize(jobs));
+	}
+
+	private ReservedJob enqueueAndAdmit(String id, Gates gates) {
+		enqueue(id, EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		ReservedJob job = reserveOne();
+		assertThat(admit(job, gates)).isZero();
+		return job;
+	}
+
+	private long admit(ReservedJob job, Gates gates) {
+		return this.operations.admit(QUEUE, job.lease(), gates, Duration.ofMinutes(1), RECHECK);
 	}
 
 	private ReservedJob reserveOne() {
