@@ -682,9 +682,9 @@ public class JobQueueProperties {
 		private ZoneId zone = RecurringJobScheduler.DEFAULT_ZONE;
 
 		/**
-		 * How late a scheduler that fell behind may still enqueue a tick. Further behind,
-		 * the ticks since the latest one recorded in Redis count as missed. At least
-		 * 100ms.
+		 * How late a scheduler that fell behind may still enqueue a tick, at least 100ms.
+		 * Further behind, the ticks since the latest one recorded in Redis count as
+		 * missed.
 		 */
 		private Duration maxLateness = RecurringJobScheduler.DEFAULT_MAX_LATENESS;
 

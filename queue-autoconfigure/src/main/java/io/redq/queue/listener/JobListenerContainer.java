@@ -327,9 +327,7 @@ public class JobListenerContainer implements SmartLifecycle {
 			boolean finished = false;
 			long deadline = System.nanoTime() + this.properties.getShutdownTimeout().toNanos();
 			try {
-				// a reservation in flight ends before the permits are counted, so that no
-				// job is
-				// reserved after the workers stop
+				// the fetcher ends first, so that nothing is reserved after this
 				this.fetcher.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
 				finished = permits.tryAcquire(capacity(), Math.max(0, deadline - System.nanoTime()),
 						TimeUnit.NANOSECONDS);
@@ -504,13 +502,8 @@ public class JobListenerContainer implements SmartLifecycle {
 		List<Lease> handedBack = new ArrayList<>(candidates.size());
 		for (Start start : candidates) {
 			// a worker may have taken it meanwhile
-			if (this.workers.remove(start)) {
-				Execution execution = start.execution;
-				this.inFlight.remove(execution.job.token());
-				this.permits.release();
-				if (execution.settle()) {
-					handedBack.add(execution.job.lease());
-				}
+			if (this.workers.remove(start) && withdraw(start.execution)) {
+				handedBack.add(start.execution.job.lease());
 			}
 		}
 		if (!handedBack.isEmpty()) {
@@ -537,13 +530,21 @@ public class JobListenerContainer implements SmartLifecycle {
 			this.workers.execute(new Start(execution));
 		}
 		catch (RejectedExecutionException ex) {
-			// reserved while the container stopped: the job never started
-			this.inFlight.remove(job.token());
-			this.permits.release();
-			if (execution.settle()) {
+			// reserved while the container stopped
+			if (withdraw(execution)) {
 				handBack(List.of(job.lease()), true);
 			}
 		}
+	}
+
+	/**
+	 * Forget a reserved job that no worker will start, freeing its place.
+	 * @return whether its lease is still to be handed back (it was not lost meanwhile)
+	 */
+	private boolean withdraw(Execution execution) {
+		this.inFlight.remove(execution.job.token());
+		this.permits.release();
+		return execution.settle();
 	}
 
 	private RedisConnection wakeUpConnection() {
@@ -588,8 +589,7 @@ public class JobListenerContainer implements SmartLifecycle {
 				return;
 			}
 			if (execution.isSettled()) {
-				// prefetched, and its lease was lost while it waited: the job may run
-				// elsewhere already
+				// its lease was lost while it waited: it may run elsewhere already
 				return;
 			}
 			JobEnvelope envelope;
@@ -611,8 +611,7 @@ public class JobListenerContainer implements SmartLifecycle {
 						+ "' has handlers for " + this.handlers.keySet() + ")");
 				return;
 			}
-			// known before anything can fail, so that a failure is retried as the job
-			// says
+			// set before anything can fail, so that a failure is retried as defined
 			execution.resolve(envelope, handler);
 			Object payload = handler.readPayload(envelope.payload());
 			Gates gates = gates(handler, payload);

@@ -148,8 +148,7 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 	 * @param maxLateness the maximum lateness, at least 100 ms
 	 */
 	public void setMaxLateness(Duration maxLateness) {
-		// ticks are enqueued a few milliseconds late: a smaller limit would miss every
-		// one
+		// ticks are enqueued a few milliseconds late: less would miss every tick
 		Assert.isTrue(maxLateness.compareTo(MIN_MAX_LATENESS) >= 0, () -> "redq.recurring.max-lateness must be at "
 				+ "least 100ms, as ticks are enqueued a few milliseconds after their time; got " + maxLateness);
 		this.maxLateness = maxLateness;

@@ -4,8 +4,9 @@
 -- lease token, lease ms, exclusive (1/0), job max running (0: none), queue max running (0: none), rate permits (0:
 -- none), rate window ms, recheck ms.
 -- A job deferred by a taken exclusive key or a full running set joins that gate's waiting list (id -> its deferred due
--- time), and the run that leaves the gate wakes the first one (hold.lua); the recheck delay is only the fallback for
--- a holder that never leaves. A job deferred by the rate limit waits exactly until the window has room.
+-- time), and the run that leaves the gate wakes the first one still delayed as deferred (hold.lua), dropping stale
+-- entries, such as those of jobs admitted after a recheck; the recheck delay is only the fallback for a holder that
+-- never leaves. A job deferred by the rate limit waits exactly until the window has room.
 -- Returns 0 when admitted, -1 when the lease is no longer held by that token, else the defer delay in ms.
 -- A run holds the gates as '<id>:<token>', so that an earlier run of the same job (handed back while its handler
 -- still ran) neither lets this one past its exclusive key nor frees the gates this one holds.
@@ -59,9 +60,6 @@ if wait > 0 then
 		redis.call('PEXPIRE', waiting, math.max(lease, recheck) * 2)
 	end
 	return wait
-end
-for _, list in ipairs({exclusive_waiting, job_waiting, queue_waiting}) do
-	redis.call('ZREM', list, id)
 end
 if ARGV[4] == '1' then
 	redis.call('SET', exclusive, holder, 'PX', lease)

@@ -32,11 +32,12 @@ if redis.call('GET', exclusive) == holder then
 		wake(exclusive_waiting)
 	end
 end
-for i, running in ipairs({job_running, queue_running}) do
+for _, gate in ipairs({{job_running, job_waiting}, {queue_running, queue_waiting}}) do
+	local running, waiting = gate[1], gate[2]
 	if renew then
 		redis.call('ZADD', running, 'XX', now_millis() + tonumber(ARGV[3]), holder)
 	elseif redis.call('ZREM', running, holder) == 1 then
-		wake(({job_waiting, queue_waiting})[i])
+		wake(waiting)
 	end
 end
 return 0
