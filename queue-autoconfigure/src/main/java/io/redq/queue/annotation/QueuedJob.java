@@ -87,7 +87,7 @@ public @interface QueuedJob {
 	/**
 	 * How many jobs of this kind start per sliding window across all application
 	 * instances, as {@code <permits>/<window>}, e.g. {@code "100/1s"}; further jobs wait
-	 * until the window allows them.
+	 * in line and start one by one as the window allows them.
 	 * @return the rate limit, or empty for none
 	 */
 	String rateLimit() default "";

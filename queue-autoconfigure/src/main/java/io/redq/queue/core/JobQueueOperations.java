@@ -312,7 +312,9 @@ public class JobQueueOperations {
 	/**
 	 * Let a reserved job pass its gates, or defer it: back to delayed with its attempt
 	 * given back. A job deferred by a taken key or a full running set waits in that
-	 * gate's line, and the run that leaves the gate wakes the first in line.
+	 * gate's line, and the run that leaves the gate wakes the first in line. A job
+	 * deferred by the rate limit is given the next place the window has room for, behind
+	 * the jobs deferred before it.
 	 * @param queue the queue
 	 * @param lease the job's lease
 	 * @param gates the job's gates

@@ -6,7 +6,9 @@
 -- A job deferred by a taken exclusive key or a full running set joins that gate's waiting list (id -> its deferred due
 -- time), and the run that leaves the gate wakes the first one still delayed as deferred (hold.lua), dropping stale
 -- entries, such as those of jobs admitted after a recheck; the recheck delay is only the fallback for a holder that
--- never leaves. A job deferred by the rate limit waits exactly until the window has room.
+-- never leaves. A job deferred by the rate limit is given a place: the time the window has room for it after the
+-- jobs already given places, so that deferred jobs come back one by one at the limit's pace, not all at once when the
+-- oldest start leaves the window. The place is kept in the rate window as '<id>:' until the job comes back.
 -- Returns 0 when admitted, -1 when the lease is no longer held by that token, else the defer delay in ms.
 -- A run holds the gates as '<id>:<token>', so that an earlier run of the same job (handed back while its handler
 -- still ran) neither lets this one past its exclusive key nor frees the gates this one holds.
@@ -43,11 +45,38 @@ if wait == 0 and full(job_running, job_max) then
 elseif wait == 0 and full(queue_running, queue_max) then
 	wait, waiting = recheck, queue_waiting
 end
+
+-- the rate window must outlive the latest place in it
+local function keep_rate(until_time)
+	if redis.call('PTTL', rate) < until_time - now then
+		redis.call('PEXPIRE', rate, until_time - now)
+	end
+end
+
 if wait == 0 and permits > 0 then
 	redis.call('ZREMRANGEBYSCORE', rate, '-inf', now - window)
-	if redis.call('ZCARD', rate) >= permits then
-		local oldest = redis.call('ZRANGE', rate, 0, 0, 'WITHSCORES')
-		wait = math.max(1, tonumber(oldest[2]) + window - now)
+	local place_member = id .. ':'
+	local place = tonumber(redis.call('ZSCORE', rate, place_member))
+	if place and place > now then
+		-- back before its place, e.g. triggered: it keeps the place
+		wait = place - now
+	else
+		local nth_last
+		if place then
+			-- its place has come: the starts before it count, not the places of the jobs behind it; it is late when
+			-- the jobs before it started later than their places
+			redis.call('ZREM', rate, place_member)
+			nth_last = redis.call('ZREVRANGEBYSCORE', rate, now, '-inf', 'WITHSCORES', 'LIMIT', permits - 1, 1)
+		else
+			-- a new job lines up behind the places already given
+			nth_last = redis.call('ZREVRANGE', rate, permits - 1, permits - 1, 'WITHSCORES')
+		end
+		if nth_last[1] then
+			place = math.max(now + 1, tonumber(nth_last[2]) + window)
+			redis.call('ZADD', rate, place, place_member)
+			keep_rate(place + window)
+			wait = place - now
+		end
 	end
 end
 if wait > 0 then
@@ -72,6 +101,6 @@ if queue_max > 0 then
 end
 if permits > 0 then
 	redis.call('ZADD', rate, now, holder)
-	redis.call('PEXPIRE', rate, window)
+	keep_rate(now + window)
 end
 return 0

@@ -437,6 +437,28 @@ class JobQueueOperationsIntegrationTests {
 	}
 
 	@Test
+	void jobsDeferredByARateLimitAreGivenPlacesAWindowApartAndNewJobsLineUpBehindThem() {
+		Gates gates = new Gates(null, "send-sms", 0, 0, new RateLimit(2, Duration.ofSeconds(1)));
+		enqueueAndAdmit("a", gates);
+		enqueueAndAdmit("b", gates);
+		long[] waits = { enqueueAndDefer("c", gates), enqueueAndDefer("d", gates), enqueueAndDefer("e", gates),
+				enqueueAndDefer("f", gates) };
+		// c and d take the places a and b leave, e and f the places c and d leave,
+		// instead
+		// of all four coming back when a leaves the window
+		assertThat(waits[0]).isBetween(900L, 1000L);
+		assertThat(waits[1]).isBetween(900L, 1000L);
+		assertThat(waits[2] - waits[0]).isBetween(950L, 1050L);
+		assertThat(waits[3] - waits[1]).isBetween(950L, 1050L);
+		assertThat(this.operations.reschedule(QUEUE, "e", EnqueueCommand.Due.NOW)).isTrue();
+		assertThat(admit(reserveOne(), gates)).as("triggered early, e keeps its place").isBetween(1900L, 2000L);
+		await().atMost(Duration.ofSeconds(3)).until(() -> this.operations.migrate(QUEUE).dueJobs() == 2);
+		assertThat(admit(reserveOne(), gates)).as("c at its place").isZero();
+		assertThat(admit(reserveOne(), gates)).as("d at its place").isZero();
+		assertThat(enqueueAndDefer("g", gates)).as("a new job lines up behind e and f").isBetween(1900L, 2000L);
+	}
+
+	@Test
 	void rescheduleMovesPendingJobsOnly() {
 		enqueue("timer", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "x");
 		Instant later = Instant.now().plusSeconds(3600).truncatedTo(ChronoUnit.MILLIS);
@@ -539,6 +561,11 @@ class JobQueueOperationsIntegrationTests {
 		ReservedJob job = reserveOne();
 		assertThat(admit(job, gates)).isZero();
 		return job;
+	}
+
+	private long enqueueAndDefer(String id, Gates gates) {
+		enqueue(id, EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		return admit(reserveOne(), gates);
 	}
 
 	private long admit(ReservedJob job, Gates gates) {
