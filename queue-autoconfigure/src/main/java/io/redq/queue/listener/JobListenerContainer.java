@@ -524,7 +524,7 @@ public class JobListenerContainer implements SmartLifecycle {
 	}
 
 	private void start(ReservedJob job) {
-		Execution execution = new Execution(job);
+		Execution execution = new Execution(job, this.permits);
 		this.inFlight.put(job.token(), execution);
 		try {
 			this.workers.execute(new Start(execution));
@@ -543,7 +543,7 @@ public class JobListenerContainer implements SmartLifecycle {
 	 */
 	private boolean withdraw(Execution execution) {
 		this.inFlight.remove(execution.job.token());
-		this.permits.release();
+		execution.permits.release();
 		return execution.settle();
 	}
 
@@ -641,9 +641,8 @@ public class JobListenerContainer implements SmartLifecycle {
 				recordDuration(System.nanoTime() - execution.startedNanos);
 			}
 			this.inFlight.remove(execution.job.token());
-			// a timeout may have interrupted this thread after the handler returned
-			Thread.interrupted();
-			this.permits.release();
+			execution.finish();
+			execution.permits.release();
 		}
 	}
 
@@ -887,9 +886,18 @@ public class JobListenerContainer implements SmartLifecycle {
 
 		private final ReservedJob job;
 
+		/**
+		 * The places of the container run that reserved the job: a handler that outlives
+		 * a stop frees its place there, not in the run after a restart.
+		 */
+		private final Semaphore permits;
+
 		private final AtomicBoolean settled = new AtomicBoolean();
 
 		private volatile @Nullable Thread thread;
+
+		// guarded by this
+		private boolean finished;
 
 		private volatile @Nullable JobEnvelope envelope;
 
@@ -909,8 +917,9 @@ public class JobListenerContainer implements SmartLifecycle {
 
 		private volatile @Nullable ScheduledFuture<?> timeoutTask;
 
-		Execution(ReservedJob job) {
+		Execution(ReservedJob job, Semaphore permits) {
 			this.job = job;
+			this.permits = permits;
 		}
 
 		void resolve(JobEnvelope envelope, JobHandler handler) {
@@ -950,11 +959,21 @@ public class JobListenerContainer implements SmartLifecycle {
 			return this.settled.get();
 		}
 
-		void interrupt() {
+		synchronized void interrupt() {
 			Thread thread = this.thread;
-			if (thread != null) {
+			if (thread != null && !this.finished) {
 				thread.interrupt();
 			}
+		}
+
+		/**
+		 * Called by the worker when it is done with the job: a timeout or stop that
+		 * interrupted it after the handler returned must not reach the next job of the
+		 * same thread.
+		 */
+		synchronized void finish() {
+			this.finished = true;
+			Thread.interrupted();
 		}
 
 		void leaseLost() {

@@ -316,6 +316,32 @@ class JobListenerContainerIntegrationTests {
 	}
 
 	@Test
+	void aHandlerThatOutlivesAStopFreesItsPlaceInThatRunNotInTheRestartedOne() {
+		this.runner
+			.withPropertyValues("redq.listener.concurrency=1", "redq.listener.prefetch=0",
+					"redq.listener.shutdown-timeout=100ms")
+			.run((context) -> {
+				Jobs jobs = context.getBean(Jobs.class);
+				JobListenerContainer container = context.getBean(JobListenerRegistry.class).getListenerContainer("it");
+				String id = dispatcher(context).dispatch("ignores-stop", "x");
+				jobs.awaitAttempts(id, 1);
+				// the stop hands the job back; its handler ignores the interrupt
+				container.stop();
+				container.start();
+				jobs.awaitAttempts(id, 2);
+				jobs.letGo.countDown();
+				await().atMost(DEADLINE).until(() -> jobs.completed.contains(id + "#1"));
+				String running = dispatcher(context).dispatch("takes-forever", "x");
+				jobs.awaitAttempts(running, 1);
+				container.stop();
+				// had the first handler freed its place in this run, the stop would
+				// have found every place free and not handed the running job back
+				assertThat(jobs.interrupted).containsExactly(running);
+				assertThat(stats(context, "it")).isEqualTo(new QueueStats(1, 0, 0, 0));
+			});
+	}
+
+	@Test
 	void pauseInOneApplicationStopsReservationsInAnother() {
 		this.runner.run((first) -> this.runner.run((second) -> {
 			JobQueueOperations operations = first.getBean(JobQueueOperations.class);
@@ -526,6 +552,8 @@ class JobListenerContainerIntegrationTests {
 
 		final List<String> interrupted = new CopyOnWriteArrayList<>();
 
+		final CountDownLatch letGo = new CountDownLatch(1);
+
 		@QueuedJob(name = "greet", queue = "it")
 		void greet(Greeting greeting, JobContext context) {
 			record(greeting, context);
@@ -599,6 +627,18 @@ class JobListenerContainerIntegrationTests {
 			catch (InterruptedException ex) {
 				this.interrupted.add(context.getId());
 			}
+		}
+
+		@QueuedJob(name = "ignores-stop", queue = "it")
+		void ignoresStop(String payload, JobContext context) {
+			record(payload, context);
+			if (context.getAttempt() == 1) {
+				while (this.letGo.getCount() > 0) {
+					Thread.interrupted();
+					LockSupport.parkNanos(1_000_000);
+				}
+			}
+			this.completed.add(context.getId() + "#" + context.getAttempt());
 		}
 
 		@QueuedJob(name = "flaky", queue = "stress", maxAttempts = 2,
