@@ -248,16 +248,31 @@ public class JobQueueOperations {
 
 	/**
 	 * Move a pending job to a new due time in one step; a job that became ready but has
-	 * not started counts as pending.
+	 * not started counts as pending, and keeps its place in line when the new due time
+	 * has come.
 	 * @param queue the queue
 	 * @param id the job id
 	 * @param due the new due time
-	 * @return whether the job was pending and moved
+	 * @return whether the job was pending
 	 */
 	public boolean reschedule(String queue, String id, EnqueueCommand.Due due) {
-		Long moved = this.redis.execute(this.scripts.reschedule(), keys(queue).all(), id, due.absolute() ? "a" : "d",
+		return moveTo(queue, id, due) != 0;
+	}
+
+	/**
+	 * Make a delayed job or timer ready now, in one step.
+	 * @param queue the queue
+	 * @param id the job id
+	 * @return whether the job was delayed; a ready job keeps its place in line
+	 */
+	public boolean trigger(String queue, String id) {
+		return moveTo(queue, id, EnqueueCommand.Due.NOW) == 1;
+	}
+
+	private long moveTo(String queue, String id, EnqueueCommand.Due due) {
+		Long result = this.redis.execute(this.scripts.reschedule(), keys(queue).all(), id, due.absolute() ? "a" : "d",
 				Long.toString(due.millis()));
-		return moved != null && moved == 1L;
+		return (result != null) ? result : 0;
 	}
 
 	/**

@@ -1,14 +1,20 @@
 -- Moves a pending job to a new due time in one step, so that it is never absent or doubled; a job that became ready
 -- but has not started counts as pending. ARGV: id, due mode ('d' delay in ms or 'a' epoch ms), due value.
--- Returns 1 when moved, 0 when the job is not pending (running, finished, dead or unknown).
+-- Returns 1 when moved, 2 when the job is ready and the new due time has come (it keeps its place in line), 0 when the
+-- job is not pending (running, finished, dead or unknown).
 local id = ARGV[1]
 local now = now_millis()
 local due = tonumber(ARGV[3])
 if ARGV[2] == 'd' then
 	due = now + due
 end
-if not redis.call('ZSCORE', delayed, id) and redis.call('LREM', ready, 1, id) == 0 then
-	return 0
+if not redis.call('ZSCORE', delayed, id) then
+	if due <= now and redis.call('LPOS', ready, id) then
+		return 2
+	end
+	if redis.call('LREM', ready, 1, id) == 0 then
+		return 0
+	end
 end
 local envelope = redis.call('HGET', jobs, id)
 redis.call('HSET', jobs, id, (string.gsub(envelope, '"availableAt":%-?%d+', '"availableAt":' .. millis(math.max(due, now)), 1)))

@@ -477,6 +477,19 @@ class JobQueueOperationsIntegrationTests {
 	}
 
 	@Test
+	void triggerMakesADelayedJobReadyAndLeavesAReadyJobInItsPlace() {
+		enqueue("timer", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "x");
+		enqueue("first", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		assertThat(this.operations.trigger(QUEUE, "timer")).isTrue();
+		assertThat(this.operations.trigger(QUEUE, "first")).as("ready already").isFalse();
+		assertThat(this.operations.reschedule(QUEUE, "first", EnqueueCommand.Due.NOW)).as("pending").isTrue();
+		assertThat(this.operations.trigger(QUEUE, "unknown")).isFalse();
+		assertThat(this.template.opsForList().range(this.keys.ready(), 0, -1))
+			.as("a job due already is not sent to the back of the line")
+			.containsExactly("first", "timer");
+	}
+
+	@Test
 	void statusTellsWhereAJobIs() {
 		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.NONE);
 		enqueue("a", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "x");

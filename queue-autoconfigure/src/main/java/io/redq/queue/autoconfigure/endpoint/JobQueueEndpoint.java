@@ -12,11 +12,9 @@ import java.util.TreeSet;
 
 import io.redq.queue.core.CompletedJob;
 import io.redq.queue.core.DeadJob;
-import io.redq.queue.core.EnqueueCommand;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobQueueOperations;
-import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueSnapshot;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
@@ -249,11 +247,7 @@ public class JobQueueEndpoint {
 		if (DEAD.equals(section)) {
 			return new ChangeDescriptor("retry", this.operations.retryDead(queue, List.of(id)));
 		}
-		// a ready job is due already: moving it would only send it to the back
-		// of the line
-		boolean delayed = this.operations.status(queue, id).state() == JobStatus.State.DELAYED;
-		boolean triggered = delayed && this.operations.reschedule(queue, id, EnqueueCommand.Due.NOW);
-		return new ChangeDescriptor("trigger", triggered ? 1 : 0);
+		return new ChangeDescriptor("trigger", this.operations.trigger(queue, id) ? 1 : 0);
 	}
 
 	/**
