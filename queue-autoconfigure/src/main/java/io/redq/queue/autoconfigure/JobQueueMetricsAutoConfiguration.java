@@ -2,9 +2,9 @@ package io.redq.queue.autoconfigure;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.redq.queue.config.JobListenerRegistry;
+import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.JobQueueOperations;
-import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.support.micrometer.MicrometerJobMetrics;
 import io.redq.queue.support.micrometer.QueueMeterBinder;
 
@@ -17,7 +17,7 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Auto-configuration of Redq's Micrometer metrics: meters for dispatched and processed
- * jobs, and gauges of every queue with a listener container in this application.
+ * jobs, and gauges of every queue of the jobs this application handles or dispatches.
  *
  * @author Redq team
  * @since 0.1.0
@@ -42,7 +42,7 @@ public final class JobQueueMetricsAutoConfiguration {
 	SmartInitializingSingleton jobQueueGauges(MeterRegistry meterRegistry, JobQueueOperations operations,
 			JobListenerRegistry registry) {
 		return () -> new QueueMeterBinder(operations,
-				registry.getListenerContainers().stream().map(JobListenerContainer::getQueue).toList())
+				registry.all().stream().map(JobDefinition::queue).distinct().sorted().toList())
 			.bindTo(meterRegistry);
 	}
 

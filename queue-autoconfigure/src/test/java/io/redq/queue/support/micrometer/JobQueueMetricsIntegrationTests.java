@@ -125,6 +125,17 @@ class JobQueueMetricsIntegrationTests {
 	}
 
 	@Test
+	void queuesThisApplicationOnlyDispatchesToHaveGaugesToo() {
+		this.runner.withPropertyValues("redq.jobs.send-report.queue=reports").run((context) -> {
+			context.getBean(JobDispatcher.class)
+				.dispatch(JobRequest.of("send-report", "q3").delay(Duration.ofMinutes(5)).build());
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			assertThat(meters.get("redq.queue.jobs").tag("queue", "reports").tag("state", "delayed").gauge().value())
+				.isEqualTo(1);
+		});
+	}
+
+	@Test
 	void metricsBackOffWithoutAMeterRegistry() {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
