@@ -46,14 +46,15 @@ public record QueueKeys(String ready, String delayed, String reserved, String de
 	 * {@link #all()}.
 	 * @param gates the job's gates
 	 * @return the exclusive lock, job running set, queue running set and job rate window,
-	 * then the waiting lists of the lock and the two running sets
+	 * then the waiting lists of the lock and the two running sets, then the places the
+	 * rate limit gave
 	 */
 	public List<String> gates(Gates gates) {
 		String base = this.ready.substring(0, this.ready.length() - "ready".length());
 		String exclusive = (gates.exclusiveKey() != null) ? gates.exclusiveKey() : "";
 		return List.of(base + "exclusive:" + exclusive, base + "running:" + gates.job(), base + "running",
 				base + "rate:" + gates.job(), base + "waiting:exclusive:" + exclusive,
-				base + "waiting:running:" + gates.job(), base + "waiting:running");
+				base + "waiting:running:" + gates.job(), base + "waiting:running", base + "places:" + gates.job());
 	}
 
 	/**

@@ -1,8 +1,8 @@
 -- Renews the gates a running job holds (see admit.lua), or, with ARGV[4] = 0, leaves them when it finished and
--- wakes the first job waiting for each gate it freed. The last seven KEYS as in admit.lua. ARGV: id, lease token,
+-- wakes the first job waiting for each gate it freed. The last eight KEYS as in admit.lua. ARGV: id, lease token,
 -- lease ms (ignored when leaving), 1 to renew or 0 to leave.
-local exclusive, job_running, queue_running = KEYS[#KEYS - 6], KEYS[#KEYS - 5], KEYS[#KEYS - 4]
-local exclusive_waiting, job_waiting, queue_waiting = KEYS[#KEYS - 2], KEYS[#KEYS - 1], KEYS[#KEYS]
+local exclusive, job_running, queue_running = KEYS[#KEYS - 7], KEYS[#KEYS - 6], KEYS[#KEYS - 5]
+local exclusive_waiting, job_waiting, queue_waiting = KEYS[#KEYS - 3], KEYS[#KEYS - 2], KEYS[#KEYS - 1]
 local holder = ARGV[1] .. ':' .. ARGV[2]
 local renew = ARGV[4] == '1'
 

@@ -459,6 +459,31 @@ class JobQueueOperationsIntegrationTests {
 	}
 
 	@Test
+	void aRateLimitedJobBackMoreThanAWindowAfterItsPlaceIsNotSentBehindTheJobsStillWaiting() {
+		Gates gates = new Gates(null, "send-sms", 0, 0, new RateLimit(1, Duration.ofMillis(300)));
+		enqueueAndAdmit("a", gates);
+		for (String id : List.of("b", "c", "d", "e", "f")) {
+			enqueueAndDefer(id, gates);
+		}
+		// b and c are due once c's place has come: b is then a window late (behind a
+		// backlog, say) while d, e and f wait for places still to come
+		await().atMost(Duration.ofSeconds(3)).until(() -> {
+			this.operations.migrate(QUEUE);
+			return this.operations.stats(QUEUE).ready() == 2;
+		});
+		assertThat(admit(reserveOne(), gates)).isZero();
+	}
+
+	@Test
+	void thePlaceOfACancelledJobDoesNotHoldUpTheNextOne() {
+		Gates gates = new Gates(null, "send-sms", 0, 0, new RateLimit(1, Duration.ofSeconds(1)));
+		enqueueAndAdmit("a", gates);
+		assertThat(enqueueAndDefer("b", gates)).isBetween(900L, 1000L);
+		assertThat(this.operations.cancel(QUEUE, "b")).isTrue();
+		assertThat(enqueueAndDefer("c", gates)).as("c takes the place b left").isBetween(900L, 1000L);
+	}
+
+	@Test
 	void rescheduleMovesPendingJobsOnly() {
 		enqueue("timer", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "x");
 		Instant later = Instant.now().plusSeconds(3600).truncatedTo(ChronoUnit.MILLIS);
