@@ -141,9 +141,9 @@ public class JobListenerContainer implements SmartLifecycle {
 
 	/**
 	 * One permit per reserved job, running or waiting for a worker: concurrency plus
-	 * prefetch.
+	 * prefetch. Each start creates new ones.
 	 */
-	private @Nullable Semaphore permits;
+	private volatile @Nullable Semaphore permits;
 
 	private @Nullable ThreadPoolExecutor workers;
 
@@ -269,7 +269,8 @@ public class JobListenerContainer implements SmartLifecycle {
 				return;
 			}
 			String prefix = "redq-" + this.queue + "-";
-			this.permits = new Semaphore(capacity());
+			Semaphore permits = new Semaphore(capacity());
+			this.permits = permits;
 			int concurrency = this.properties.getConcurrency();
 			// the work queue holds the prefetched jobs; permits bound it
 			this.workers = new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS,
@@ -284,7 +285,7 @@ public class JobListenerContainer implements SmartLifecycle {
 			long horizon = TimeUnit.NANOSECONDS.toMillis(PREFETCH_HORIZON_NANOS);
 			this.scheduler.scheduleWithFixedDelay(this::trimPrefetch, horizon, horizon, TimeUnit.MILLISECONDS);
 			this.migrator.start();
-			this.fetcher = threadFactory(prefix + "fetcher-", false).newThread(this::fetch);
+			this.fetcher = threadFactory(prefix + "fetcher-", false).newThread(() -> fetch(permits));
 			this.fetcher.start();
 			logger.info("Started job listener container for queue '" + this.queue + "' with jobs "
 					+ this.handlers.keySet());
@@ -386,16 +387,20 @@ public class JobListenerContainer implements SmartLifecycle {
 
 	// -- reserving
 
-	private void fetch() {
+	/**
+	 * Reserve jobs while this run of the container lasts: a fetcher that outlived a stop
+	 * (it ended after the shutdown timeout) ends instead of joining the next run.
+	 */
+	private void fetch(Semaphore permits) {
 		int failures = 0;
-		while (this.running) {
+		while (isCurrent(permits)) {
 			try {
-				int capacity = acquirePermits();
+				int capacity = acquirePermits(permits);
 				if (capacity == 0) {
 					continue;
 				}
-				if (!this.running) {
-					this.permits.release(capacity);
+				if (!isCurrent(permits)) {
+					permits.release(capacity);
 					break;
 				}
 				Reservation reservation;
@@ -403,20 +408,20 @@ public class JobListenerContainer implements SmartLifecycle {
 					reservation = this.operations.reserve(this.queue, capacity, this.properties.getLeaseTime());
 				}
 				catch (RuntimeException ex) {
-					this.permits.release(capacity);
+					permits.release(capacity);
 					throw ex;
 				}
 				// each reserved job keeps its permit until it finishes
-				this.permits.release(capacity - reservation.jobs().size());
+				permits.release(capacity - reservation.jobs().size());
 				this.migrator.wakeUpAt(reservation.redisTime(), reservation.nextDue());
-				reservation.jobs().forEach(this::start);
-				if (reservation.jobs().isEmpty() && this.running) {
+				reservation.jobs().forEach((job) -> start(job, permits));
+				if (reservation.jobs().isEmpty() && isCurrent(permits)) {
 					this.operations.awaitWakeUp(wakeUpConnection(), this.queue, this.properties.getPollTimeout());
 				}
 				failures = 0;
 			}
 			catch (RuntimeException ex) {
-				if (!this.running) {
+				if (!isCurrent(permits)) {
 					break;
 				}
 				closeWakeUpConnection();
@@ -426,7 +431,11 @@ public class JobListenerContainer implements SmartLifecycle {
 				sleep(pause);
 			}
 		}
-		closeWakeUpConnection();
+		// the stop closed the wake-up connection; a new run may have opened its own
+	}
+
+	private boolean isCurrent(Semaphore permits) {
+		return this.running && this.permits == permits;
 	}
 
 	/**
@@ -434,12 +443,12 @@ public class JobListenerContainer implements SmartLifecycle {
 	 * without prefetch), then take the free permits, at most a batch. The permits of the
 	 * prefetch places not used now are withheld.
 	 */
-	private int acquirePermits() {
+	private int acquirePermits(Semaphore permits) {
 		int prefetch = currentPrefetch();
 		int withheld = this.properties.getPrefetch() - prefetch;
 		int refill = Math.max(1, prefetch / 2);
 		try {
-			if (!this.permits.tryAcquire(refill + withheld, 100, TimeUnit.MILLISECONDS)) {
+			if (!permits.tryAcquire(refill + withheld, 100, TimeUnit.MILLISECONDS)) {
 				return 0;
 			}
 		}
@@ -447,9 +456,9 @@ public class JobListenerContainer implements SmartLifecycle {
 			Thread.currentThread().interrupt();
 			return 0;
 		}
-		int taken = refill + withheld + this.permits.drainPermits();
+		int taken = refill + withheld + permits.drainPermits();
 		int capacity = Math.min(taken - withheld, this.properties.getBatchSize());
-		this.permits.release(taken - capacity);
+		permits.release(taken - capacity);
 		return capacity;
 	}
 
@@ -523,8 +532,8 @@ public class JobListenerContainer implements SmartLifecycle {
 		return this.properties.getConcurrency() + this.properties.getPrefetch();
 	}
 
-	private void start(ReservedJob job) {
-		Execution execution = new Execution(job, this.permits);
+	private void start(ReservedJob job, Semaphore permits) {
+		Execution execution = new Execution(job, permits);
 		this.inFlight.put(job.token(), execution);
 		try {
 			this.workers.execute(new Start(execution));
@@ -896,7 +905,10 @@ public class JobListenerContainer implements SmartLifecycle {
 
 		private volatile @Nullable Thread thread;
 
-		// guarded by this
+		// not this: handlers see the execution as their JobContext and might lock it
+		private final Object interruptMonitor = new Object();
+
+		// guarded by interruptMonitor
 		private boolean finished;
 
 		private volatile @Nullable JobEnvelope envelope;
@@ -959,10 +971,12 @@ public class JobListenerContainer implements SmartLifecycle {
 			return this.settled.get();
 		}
 
-		synchronized void interrupt() {
-			Thread thread = this.thread;
-			if (thread != null && !this.finished) {
-				thread.interrupt();
+		void interrupt() {
+			synchronized (this.interruptMonitor) {
+				Thread thread = this.thread;
+				if (thread != null && !this.finished) {
+					thread.interrupt();
+				}
 			}
 		}
 
@@ -971,9 +985,11 @@ public class JobListenerContainer implements SmartLifecycle {
 		 * interrupted it after the handler returned must not reach the next job of the
 		 * same thread.
 		 */
-		synchronized void finish() {
-			this.finished = true;
-			Thread.interrupted();
+		void finish() {
+			synchronized (this.interruptMonitor) {
+				this.finished = true;
+				Thread.interrupted();
+			}
 		}
 
 		void leaseLost() {
