@@ -37,7 +37,8 @@ public final class JobQueueMetricsAutoConfiguration {
 		return new MicrometerJobMetrics(meterRegistry);
 	}
 
-	// the containers exist once all singletons do: their queues get gauges then
+	// every job is registered once all singletons exist (the @QueuedJob post-processor
+	// registers them, with the redq.jobs.* ones, before this callback runs)
 	@Bean
 	SmartInitializingSingleton jobQueueGauges(MeterRegistry meterRegistry, JobQueueOperations operations,
 			JobListenerRegistry registry) {
