@@ -143,7 +143,8 @@ public class JobQueueProperties {
 		private int prefetch = ContainerProperties.DEFAULT_PREFETCH;
 
 		/**
-		 * Longest wait for a wake-up before an idle container looks for jobs again.
+		 * Longest wait for a wake-up before an idle container looks for jobs again. With
+		 * Lettuce, the wait also ends a second before the Redis command timeout.
 		 */
 		private Duration pollTimeout = ContainerProperties.DEFAULT_POLL_TIMEOUT;
 

@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.ZSetOperations;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -57,6 +58,8 @@ public class JobQueueOperations {
 
 	private final Map<String, QueueKeys> keys = new ConcurrentHashMap<>();
 
+	private final Duration longestBlockingWait;
+
 	private int deadLetterMaxSize = DEFAULT_DEAD_LETTER_MAX_SIZE;
 
 	private Duration deadLetterTimeToLive = DEFAULT_DEAD_LETTER_TIME_TO_LIVE;
@@ -72,6 +75,7 @@ public class JobQueueOperations {
 	public JobQueueOperations(RedisConnectionFactory connectionFactory, QueueScripts scripts, String keyPrefix) {
 		Assert.hasText(keyPrefix, "keyPrefix must not be empty");
 		this.redis = new StringRedisTemplate(connectionFactory);
+		this.longestBlockingWait = longestBlockingWait(connectionFactory);
 		this.scripts = scripts;
 		this.keyPrefix = keyPrefix;
 	}
@@ -514,7 +518,10 @@ public class JobQueueOperations {
 
 	/**
 	 * Block until a listener is woken for the queue, or the timeout passes. Runs on a
-	 * connection of its own, since a blocking command holds its connection.
+	 * connection of its own, since a blocking command holds its connection. With Lettuce,
+	 * the wait ends a second (at most half the time) before the command timeout
+	 * ({@code spring.data.redis.timeout}), so that a long timeout does not make every
+	 * idle wait fail.
 	 * @param connection a connection used for nothing else meanwhile
 	 * @param queue the queue
 	 * @param timeout how long to wait at most
@@ -522,7 +529,17 @@ public class JobQueueOperations {
 	 */
 	public boolean awaitWakeUp(RedisConnection connection, String queue, Duration timeout) {
 		byte[] key = keys(queue).wake().getBytes(StandardCharsets.UTF_8);
-		return connection.zSetCommands().bZPopMin(key, Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS) != null;
+		long millis = Math.max(1, Math.min(timeout.toMillis(), this.longestBlockingWait.toMillis()));
+		return connection.zSetCommands().bZPopMin(key, millis, TimeUnit.MILLISECONDS) != null;
+	}
+
+	private static Duration longestBlockingWait(RedisConnectionFactory connectionFactory) {
+		if (!(connectionFactory instanceof LettuceConnectionFactory lettuce)) {
+			return Duration.ofMillis(Long.MAX_VALUE);
+		}
+		Duration commandTimeout = lettuce.getClientConfiguration().getCommandTimeout();
+		Duration half = commandTimeout.dividedBy(2);
+		return commandTimeout.minus((half.compareTo(Duration.ofSeconds(1)) < 0) ? half : Duration.ofSeconds(1));
 	}
 
 	@SuppressWarnings("rawtypes")

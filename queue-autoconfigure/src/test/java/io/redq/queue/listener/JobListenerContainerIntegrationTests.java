@@ -29,6 +29,7 @@ import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -36,6 +37,8 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -339,6 +342,19 @@ class JobListenerContainerIntegrationTests {
 				assertThat(jobs.interrupted).containsExactly(running);
 				assertThat(stats(context, "it")).isEqualTo(new QueueStats(1, 0, 0, 0));
 			});
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void idleWaitEndsBeforeAShortRedisCommandTimeout(CapturedOutput output) {
+		// a wait longer than the command timeout failed every poll, with a warning
+		this.runner.withPropertyValues("spring.data.redis.timeout=1s").run((context) -> {
+			await().during(Duration.ofSeconds(3))
+				.atMost(DEADLINE)
+				.until(() -> !output.getOut().contains("Could not reserve jobs of queue 'it'"));
+			String id = dispatcher(context).dispatch("greet", new Greeting("still there", 1));
+			context.getBean(Jobs.class).awaitAttempts(id, 1);
+		});
 	}
 
 	@Test
