@@ -1,0 +1,129 @@
+package io.redq.queue.cluster;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+import io.redq.queue.annotation.QueuedJob;
+import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
+import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.listener.JobContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
+
+import static io.redq.queue.cluster.LocalRedisCluster.cli;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Keeps running a queue's jobs while Redis Cluster fails the queue's master over to its
+ * replica.
+ *
+ * @author Redq team
+ */
+class RedisClusterFailoverIntegrationTests {
+
+	private static final Duration DEADLINE = Duration.ofSeconds(20);
+
+	private static final String QUEUE = "q0";
+
+	private static LocalRedisCluster cluster;
+
+	private static int masterIndex;
+
+	private static int replicaPort;
+
+	@BeforeAll
+	static void startCluster() throws Exception {
+		// three masters and one more node, to be the replica of the queue's master
+		cluster = LocalRedisCluster.start(4, 3, "--cluster-node-timeout", "1000");
+		List<Integer> ports = cluster.ports();
+		replicaPort = ports.get(3);
+		int slot = Integer.parseInt(cli(ports.get(0), "CLUSTER", "KEYSLOT", "{" + QUEUE + "}"));
+		masterIndex = Math.min(slot / (16384 / 3), 2);
+		String masterId = cli(ports.get(masterIndex), "CLUSTER", "MYID");
+		String replicaId = cli(replicaPort, "CLUSTER", "MYID");
+		await().atMost(DEADLINE).until(() -> cli(replicaPort, "CLUSTER", "NODES").contains(masterId));
+		cli(replicaPort, "CLUSTER", "REPLICATE", masterId);
+		await().atMost(DEADLINE).until(() -> cli(replicaPort, "INFO", "replication").contains("master_link_status:up"));
+		await().atMost(DEADLINE)
+			.until(() -> ports.stream()
+				.allMatch((port) -> cli(port, "CLUSTER", "INFO").contains("cluster_state:ok")
+						&& cli(port, "CLUSTER", "REPLICAS", masterId).contains(replicaId)));
+	}
+
+	@AfterAll
+	static void stopCluster() throws Exception {
+		if (cluster != null) {
+			cluster.close();
+		}
+	}
+
+	@Test
+	void queueRunsJobsAfterItsMasterFailedOver() {
+		// Failover needs the two Lettuce settings below. With the Spring Boot defaults,
+		// commands sent to the lost master (the idle container's blocking wait, a
+		// dispatch) wait for the 60s command timeout: the queue stalls for a minute.
+		// spring.data.redis.lettuce.cluster.refresh.period makes Lettuce learn the new
+		// master within a period. Its adaptive refresh is always on (there is no
+		// property for it any more) but follows reconnect attempts to the lost master,
+		// which come further and further apart. spring.data.redis.timeout makes
+		// commands stuck on the lost master fail and be retried.
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					JobQueueAutoConfiguration.class))
+			.withPropertyValues(cluster.nodesProperty(3), "spring.data.redis.lettuce.cluster.refresh.period=1s",
+					"spring.data.redis.timeout=6s")
+			.withUserConfiguration(FailoverJobs.class)
+			.run((context) -> {
+				JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+				List<String> before = dispatch(dispatcher, 10);
+				await().atMost(DEADLINE).until(() -> FailoverJobs.handled.containsAll(before));
+				cluster.kill(masterIndex);
+				List<Integer> remaining = new ArrayList<>(cluster.ports());
+				remaining.remove(masterIndex);
+				await().atMost(DEADLINE)
+					.until(() -> cli(replicaPort, "INFO", "replication").contains("role:master") && remaining.stream()
+						.allMatch((port) -> cli(port, "CLUSTER", "INFO").contains("cluster_state:ok")));
+				// until Lettuce's next topology refresh, a dispatch may still go to the
+				// lost master and time out: callers retry, as this does for the first
+				List<String> after = new ArrayList<>();
+				after.add(await().atMost(DEADLINE)
+					.ignoreExceptions()
+					.until(() -> dispatcher.dispatch("failover-job", -1), Objects::nonNull));
+				after.addAll(dispatch(dispatcher, 10));
+				await().atMost(DEADLINE).until(() -> FailoverJobs.handled.containsAll(after));
+				assertThat(context).hasNotFailed();
+			});
+	}
+
+	private static List<String> dispatch(JobDispatcher dispatcher, int count) {
+		List<String> ids = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			ids.add(dispatcher.dispatch("failover-job", i));
+		}
+		return ids;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FailoverJobs {
+
+		static final ConcurrentLinkedQueue<String> handled = new ConcurrentLinkedQueue<>();
+
+		@QueuedJob(name = "failover-job", queue = QUEUE)
+		void handle(int i, JobContext context) {
+			handled.add(context.getId());
+		}
+
+	}
+
+}
