@@ -1,9 +1,8 @@
 -- Admits a reserved job past its gates before it runs, or defers it: back to delayed with its attempt given back,
 -- so waiting is not a failure. Gate keys (the last eight KEYS): the exclusive lock of its key, the running set of its
 -- job, the running set of its queue, the rate window of its job, the waiting lists of the first three, then the
--- places the rate limit of its job gave. ARGV: id,
--- lease token, lease ms, exclusive (1/0), job max running (0: none), queue max running (0: none), rate permits (0:
--- none), rate window ms, recheck ms.
+-- places the rate limit of its job gave. ARGV: id, lease token, lease ms, exclusive (1/0), job max running (0: none),
+-- queue max running (0: none), rate permits (0: none), rate window ms, recheck ms.
 -- A job deferred by a taken exclusive key or a full running set joins that gate's waiting list (id -> its deferred due
 -- time), and the run that leaves the gate wakes the first one still delayed as deferred (hold.lua), dropping stale
 -- entries, such as those of jobs admitted after a recheck; the recheck delay is only the fallback for a holder that
