@@ -389,7 +389,9 @@ public class JobListenerContainer implements SmartLifecycle {
 
 	/**
 	 * Reserve jobs while this run of the container lasts: a fetcher that outlived a stop
-	 * (it ended after the shutdown timeout) ends instead of joining the next run.
+	 * (it ended after the shutdown timeout) ends instead of joining the next run. The
+	 * stop closes the wake-up connection, not the fetcher, as a new run may have opened
+	 * its own by then.
 	 */
 	private void fetch(Semaphore permits) {
 		int failures = 0;
@@ -431,7 +433,6 @@ public class JobListenerContainer implements SmartLifecycle {
 				sleep(pause);
 			}
 		}
-		// the stop closed the wake-up connection; a new run may have opened its own
 	}
 
 	private boolean isCurrent(Semaphore permits) {

@@ -3,6 +3,7 @@ package io.redq.queue.cluster;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -148,7 +149,7 @@ final class LocalRedisCluster implements AutoCloseable {
 	}
 
 	private static int freePort() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0)) {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
 			return socket.getLocalPort();
 		}
 	}
