@@ -5,6 +5,8 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 import io.redq.queue.ScriptExecutions;
 import io.redq.queue.TestConnections;
@@ -441,21 +443,40 @@ class JobQueueOperationsIntegrationTests {
 		Gates gates = new Gates(null, "send-sms", 0, 0, new RateLimit(2, Duration.ofSeconds(1)));
 		enqueueAndAdmit("a", gates);
 		enqueueAndAdmit("b", gates);
-		long[] waits = { enqueueAndDefer("c", gates), enqueueAndDefer("d", gates), enqueueAndDefer("e", gates),
-				enqueueAndDefer("f", gates) };
+		long c = enqueueAndDefer("c", gates);
+		long d = enqueueAndDefer("d", gates);
+		long beforeE = System.nanoTime();
+		long e = enqueueAndDefer("e", gates);
+		long afterE = System.nanoTime();
+		long f = enqueueAndDefer("f", gates);
 		// c and d take the places a and b leave, e and f the places c and d leave,
-		// instead
-		// of all four coming back when a leaves the window
-		assertThat(waits[0]).isBetween(900L, 1000L);
-		assertThat(waits[1]).isBetween(900L, 1000L);
-		assertThat(waits[2] - waits[0]).isBetween(950L, 1050L);
-		assertThat(waits[3] - waits[1]).isBetween(950L, 1050L);
+		// instead of all four coming back when a leaves the window
+		assertThat(c).isBetween(900L, 1000L);
+		assertThat(d).isBetween(900L, 1000L);
+		assertThat(e - c).isBetween(950L, 1050L);
+		assertThat(f - d).isBetween(950L, 1050L);
+		// e's place, on this JVM's clock
+		long earliest = beforeE + TimeUnit.MILLISECONDS.toNanos(e);
+		long latest = afterE + TimeUnit.MILLISECONDS.toNanos(e);
 		assertThat(this.operations.reschedule(QUEUE, "e", EnqueueCommand.Due.NOW)).isTrue();
-		assertThat(admit(reserveOne(), gates)).as("triggered early, e keeps its place").isBetween(1900L, 2000L);
+		assertWaitsUntil("triggered early, e keeps its place", () -> admit(reserveOne(), gates), earliest, latest);
 		await().atMost(Duration.ofSeconds(3)).until(() -> this.operations.migrate(QUEUE).dueJobs() == 2);
 		assertThat(admit(reserveOne(), gates)).as("c at its place").isZero();
 		assertThat(admit(reserveOne(), gates)).as("d at its place").isZero();
-		assertThat(enqueueAndDefer("g", gates)).as("a new job lines up behind e and f").isBetween(1900L, 2000L);
+		long window = TimeUnit.SECONDS.toNanos(1);
+		assertWaitsUntil("a new job lines up a window behind e", () -> enqueueAndDefer("g", gates), earliest + window,
+				latest + window);
+	}
+
+	// asserts that a deferral waits until an instant between earliest and latest
+	// (System.nanoTime()), give or take the millisecond Redis rounds to
+	private static void assertWaitsUntil(String description, LongSupplier deferral, long earliest, long latest) {
+		long before = System.nanoTime();
+		long wait = deferral.getAsLong();
+		long after = System.nanoTime();
+		assertThat(wait).as(description)
+			.isBetween(TimeUnit.NANOSECONDS.toMillis(earliest - after) - 1,
+					TimeUnit.NANOSECONDS.toMillis(latest - before) + 1);
 	}
 
 	@Test
