@@ -12,6 +12,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 import org.springframework.dao.QueryTimeoutException;
@@ -143,33 +144,25 @@ final class EnqueueCoalescer {
 		batch.forEach((enqueue) -> commands.addAll(enqueue.commands));
 		try {
 			this.script.apply(JobQueueOperations.enqueueArgs(commands))
-				.defaultIfEmpty(List.of())
-				.subscribe((statuses) -> completed(batch, checked(statuses, commands.size())),
-						(ex) -> completed(batch, ex));
+				.subscribe((statuses) -> completed(batch, statuses, null), (ex) -> completed(batch, null, ex));
 		}
 		catch (RuntimeException ex) {
-			completed(batch, ex);
+			completed(batch, null, ex);
 		}
 	}
 
-	// a status per job, or what went wrong, so that no caller waits in vain
-	private static Object checked(List statuses, int jobs) {
-		return (statuses.size() == jobs) ? statuses : new IllegalStateException(
-				"The enqueue script answered " + statuses.size() + " statuses for " + jobs + " jobs: " + statuses);
-	}
-
-	private void completed(List<Enqueue> batch, Object outcome) {
+	private void completed(List<Enqueue> batch, @Nullable List statuses, @Nullable Throwable failure) {
 		this.inFlight.decrementAndGet();
 		// the next call goes out before the callers wake up: they are not on its way
 		sendWaiting();
 		int from = 0;
 		for (Enqueue enqueue : batch) {
-			if (outcome instanceof Throwable failure) {
+			if (failure != null) {
 				enqueue.statuses.completeExceptionally(failure);
 			}
 			else {
 				int to = from + enqueue.commands.size();
-				enqueue.statuses.complete(((List<?>) outcome).subList(from, to));
+				enqueue.statuses.complete(statuses.subList(from, to));
 				from = to;
 			}
 		}

@@ -99,25 +99,6 @@ class EnqueueCoalescerTests {
 	}
 
 	@Test
-	void anAnswerWithoutAStatusPerJobFailsTheCallersInsteadOfLeavingThemWaiting() {
-		CompletableFuture<List<Object>> a = enqueue("a");
-		awaitCalls(1);
-		CompletableFuture<List<Object>> b = enqueueAndWait("b", "c");
-		this.calls.get(0).complete();
-		assertThat(a).failsWithin(Duration.ofSeconds(5))
-			.withThrowableThat()
-			.havingCause()
-			.isInstanceOf(IllegalStateException.class)
-			.withMessageContaining("0 statuses for 1 jobs");
-		awaitCalls(2);
-		this.calls.get(1).complete(1L);
-		assertThat(b).failsWithin(Duration.ofSeconds(5))
-			.withThrowableThat()
-			.havingCause()
-			.withMessageContaining("1 statuses for 2 jobs");
-	}
-
-	@Test
 	void aCallerGivesUpWhenRedisDoesNotAnswerInTime() {
 		EnqueueCoalescer impatient = new EnqueueCoalescer(this::call, Duration.ofMillis(100));
 		assertThatExceptionOfType(QueryTimeoutException.class)
