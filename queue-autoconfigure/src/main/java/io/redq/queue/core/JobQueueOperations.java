@@ -15,11 +15,9 @@ import java.util.concurrent.TimeUnit;
 import io.redq.queue.script.QueueScripts;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.ZSetOperations;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -29,10 +27,6 @@ import org.springframework.util.Assert;
  * The atomic operations on a queue's Redis data, each one Lua script call. Used by the
  * dispatcher and the listener containers; applications normally use {@link JobDispatcher}
  * instead.
- *
- * <p>
- * With a {@link ReactiveRedisConnectionFactory} (Lettuce), concurrent enqueues to one
- * queue share script calls: see {@link #enqueue(String, List)}.
  *
  * <p>
  * Every time a script records or compares comes from the Redis clock ({@code TIME}),
@@ -46,12 +40,6 @@ public class JobQueueOperations {
 
 	/** The most due jobs, and the most expired leases, that one migrator pass moves. */
 	public static final int MIGRATION_BATCH_SIZE = 1000;
-
-	/**
-	 * The command timeout assumed when the connection factory does not tell: Lettuce's
-	 * default.
-	 */
-	private static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(60);
 
 	/** The default key prefix. */
 	public static final String DEFAULT_KEY_PREFIX = "redq";
@@ -70,12 +58,6 @@ public class JobQueueOperations {
 
 	private final Map<String, QueueKeys> keys = new ConcurrentHashMap<>();
 
-	private final @Nullable ReactiveStringRedisTemplate reactiveRedis;
-
-	private final Map<String, EnqueueCoalescer> coalescers = new ConcurrentHashMap<>();
-
-	private final Duration commandTimeout;
-
 	private final Duration longestBlockingWait;
 
 	private int deadLetterMaxSize = DEFAULT_DEAD_LETTER_MAX_SIZE;
@@ -93,11 +75,7 @@ public class JobQueueOperations {
 	public JobQueueOperations(RedisConnectionFactory connectionFactory, QueueScripts scripts, String keyPrefix) {
 		Assert.hasText(keyPrefix, "keyPrefix must not be empty");
 		this.redis = new StringRedisTemplate(connectionFactory);
-		this.reactiveRedis = (connectionFactory instanceof ReactiveRedisConnectionFactory reactive)
-				? new ReactiveStringRedisTemplate(reactive) : null;
-		this.commandTimeout = (connectionFactory instanceof LettuceConnectionFactory lettuce)
-				? lettuce.getClientConfiguration().getCommandTimeout() : DEFAULT_COMMAND_TIMEOUT;
-		this.longestBlockingWait = longestBlockingWait(connectionFactory, this.commandTimeout);
+		this.longestBlockingWait = longestBlockingWait(connectionFactory);
 		this.scripts = scripts;
 		this.keyPrefix = keyPrefix;
 	}
@@ -155,41 +133,12 @@ public class JobQueueOperations {
 	}
 
 	/**
-	 * Enqueue jobs in one atomic step. With a {@link ReactiveRedisConnectionFactory}, the
-	 * jobs of other threads that enqueue to the same queue at the same moment may go in
-	 * the same script call, after or before these; at most two calls per queue are on
-	 * their way at once.
+	 * Enqueue jobs in one atomic step.
 	 * @param queue the queue
 	 * @param commands the jobs
 	 * @return what happened to each job, in order
 	 */
 	public List<EnqueueResult> enqueue(String queue, List<EnqueueCommand> commands) {
-		List<?> statuses = (this.reactiveRedis != null) ? coalescer(queue).enqueue(commands)
-				: run(this.scripts.enqueue(), queue, enqueueArgs(commands));
-		List<EnqueueResult> results = new ArrayList<>(statuses.size());
-		for (Object status : statuses) {
-			results.add(EnqueueResult.values()[((Number) status).intValue()]);
-		}
-		return results;
-	}
-
-	@SuppressWarnings("rawtypes")
-	private EnqueueCoalescer coalescer(String queue) {
-		return this.coalescers.computeIfAbsent(queue, (name) -> {
-			List<String> keys = keys(name).all();
-			// the calls ahead in line, then its own
-			Duration timeout = this.commandTimeout.multipliedBy(2);
-			return new EnqueueCoalescer((args) -> this.reactiveRedis.execute(this.scripts.enqueue(), keys, args).next(),
-					timeout);
-		});
-	}
-
-	/**
-	 * Return the {@code ARGV} of the enqueue script for the given jobs.
-	 * @param commands the jobs
-	 * @return the arguments
-	 */
-	static List<String> enqueueArgs(List<EnqueueCommand> commands) {
 		List<String> args = new ArrayList<>(1 + commands.size() * 5);
 		args.add(Integer.toString(commands.size()));
 		for (EnqueueCommand command : commands) {
@@ -199,7 +148,12 @@ public class JobQueueOperations {
 			args.add(command.generatedId() ? "n" : policy(command.policy(), command.uniqueness()));
 			args.add(command.body());
 		}
-		return args;
+		List<?> statuses = run(this.scripts.enqueue(), queue, args);
+		List<EnqueueResult> results = new ArrayList<>(statuses.size());
+		for (Object status : statuses) {
+			results.add(EnqueueResult.values()[((Number) status).intValue()]);
+		}
+		return results;
 	}
 
 	/**
@@ -579,10 +533,11 @@ public class JobQueueOperations {
 		return connection.zSetCommands().bZPopMin(key, millis, TimeUnit.MILLISECONDS) != null;
 	}
 
-	private static Duration longestBlockingWait(RedisConnectionFactory connectionFactory, Duration commandTimeout) {
-		if (!(connectionFactory instanceof LettuceConnectionFactory)) {
+	private static Duration longestBlockingWait(RedisConnectionFactory connectionFactory) {
+		if (!(connectionFactory instanceof LettuceConnectionFactory lettuce)) {
 			return Duration.ofMillis(Long.MAX_VALUE);
 		}
+		Duration commandTimeout = lettuce.getClientConfiguration().getCommandTimeout();
 		Duration half = commandTimeout.dividedBy(2);
 		return commandTimeout.minus((half.compareTo(Duration.ofSeconds(1)) < 0) ? half : Duration.ofSeconds(1));
 	}

@@ -3,12 +3,8 @@ package io.redq.queue.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -19,14 +15,8 @@ import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.connection.RedisClusterConnection;
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.RedisSentinelConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -103,63 +93,12 @@ class JobQueueOperationsIntegrationTests {
 	@Test
 	void reservingAHundredJobsRunsTheSameCommandsAsReservingOne() {
 		// one job stays behind, so that both reservations wake another listener
-		for (int i = 0; i < 103; i++) {
+		for (int i = 0; i < 102; i++) {
 			enqueue("j" + i, EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, i);
 		}
-		// the first reservation opens the connection that enqueues do not use
-		reserveCommands(1);
 		Map<String, Long> one = reserveCommands(1);
 		Map<String, Long> hundred = reserveCommands(100);
 		assertThat(hundred).isEqualTo(one).containsEntry("hmget", 2L).containsEntry("hset", 2L);
-	}
-
-	@Test
-	void concurrentEnqueuesToOneQueueShareScriptCallsAndEachGetsItsOwnResults() throws Exception {
-		// the first calls wait in Redis while the other callers line up behind them
-		this.redis.command("CLIENT", "PAUSE", "200", "WRITE");
-		long scripts = ScriptExecutions.count(this.redis);
-		List<EnqueueResult> results = enqueueConcurrently(this.operations, 8, 50);
-		assertThat(results).hasSize(400).containsOnly(EnqueueResult.CREATED);
-		assertThat(this.template.opsForList().range(this.keys.ready(), 0, -1)).hasSize(400).doesNotHaveDuplicates();
-		assertThat(ScriptExecutions.count(this.redis) - scripts).isLessThan(400);
-	}
-
-	@Test
-	void withAConnectionFactoryThatIsNotReactiveEveryEnqueueIsAScriptCallOfItsOwn() throws Exception {
-		RedisConnectionFactory plain = new RedisConnectionFactory() {
-
-			@Override
-			public boolean getConvertPipelineAndTxResults() {
-				return connectionFactory.getConvertPipelineAndTxResults();
-			}
-
-			@Override
-			public RedisConnection getConnection() {
-				return connectionFactory.getConnection();
-			}
-
-			@Override
-			public RedisClusterConnection getClusterConnection() {
-				return connectionFactory.getClusterConnection();
-			}
-
-			@Override
-			public RedisSentinelConnection getSentinelConnection() {
-				return connectionFactory.getSentinelConnection();
-			}
-
-			@Override
-			public @Nullable DataAccessException translateExceptionIfPossible(RuntimeException ex) {
-				return connectionFactory.translateExceptionIfPossible(ex);
-			}
-
-		};
-		long scripts = ScriptExecutions.count(this.redis);
-		List<EnqueueResult> results = enqueueConcurrently(new JobQueueOperations(plain, QueueScripts.load(), "test"), 4,
-				25);
-		assertThat(results).hasSize(100).containsOnly(EnqueueResult.CREATED);
-		assertThat(this.template.opsForList().size(this.keys.ready())).isEqualTo(100);
-		assertThat(ScriptExecutions.count(this.redis) - scripts).isEqualTo(100);
 	}
 
 	@Test
@@ -705,34 +644,6 @@ class JobQueueOperationsIntegrationTests {
 	private static String body(Object payload) {
 		return "\"job\":\"test\",\"maxAttempts\":2,\"timeout\":0,\"payload\":"
 				+ (payload instanceof String ? "\"" + payload + "\"" : payload) + "}";
-	}
-
-	// enqueues one job per call from several threads at once, with ids of their own
-	private static List<EnqueueResult> enqueueConcurrently(JobQueueOperations operations, int threads, int jobs)
-			throws Exception {
-		ExecutorService executor = Executors.newFixedThreadPool(threads);
-		try {
-			List<Future<List<EnqueueResult>>> futures = new ArrayList<>();
-			for (int thread = 0; thread < threads; thread++) {
-				String prefix = "t" + thread + "-";
-				futures.add(executor.submit(() -> {
-					List<EnqueueResult> results = new ArrayList<>();
-					for (int i = 0; i < jobs; i++) {
-						results
-							.addAll(operations.enqueue(QUEUE, List.of(command(prefix + i, DuplicatePolicy.KEEP, "x"))));
-					}
-					return results;
-				}));
-			}
-			List<EnqueueResult> results = new ArrayList<>();
-			for (Future<List<EnqueueResult>> future : futures) {
-				results.addAll(future.get(30, TimeUnit.SECONDS));
-			}
-			return results;
-		}
-		finally {
-			executor.shutdownNow();
-		}
 	}
 
 	private EnqueueResult enqueue(String id, EnqueueCommand.Due due, DuplicatePolicy policy, Object payload) {
