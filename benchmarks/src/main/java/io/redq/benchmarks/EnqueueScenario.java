@@ -1,7 +1,12 @@
 package io.redq.benchmarks;
 
+import java.util.List;
+
 import io.redq.benchmarks.BenchmarkConfiguration.NoopJobs;
+import io.redq.queue.core.EnqueueCommand;
 import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.core.JobIds;
+import io.redq.queue.core.JobQueueOperations;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -9,11 +14,23 @@ import org.springframework.context.ConfigurableApplicationContext;
  * {@code enqueue}: dispatch throughput with no listener running, first with single
  * {@code dispatch} calls from {@code --threads} threads, then with {@code dispatchAll}
  * batches of 1,000 from {@code --producers} threads.
+ * <p>
+ * As a reference, the same threads also call the enqueue script straight through
+ * {@link JobQueueOperations}, one job of a ready-made envelope per call ({@code bare}):
+ * what a single dispatch would reach if the dispatcher's own work (the job's definition,
+ * its JSON, metrics) cost nothing, on this machine and client in the same minute.
+ * {@code singleToBare} is the ratio of the two.
  *
  * @author Redq team
  * @since 0.1.0
  */
 class EnqueueScenario implements Scenario {
+
+	/**
+	 * The envelope of a no-op job as the dispatcher writes it, without its opening brace.
+	 */
+	private static final String BARE_BODY = "\"name\":\"" + BenchmarkConfiguration.JOB
+			+ "\",\"maxAttempts\":3,\"timeout\":60000,\"headers\":{},\"payload\":\"0\"}";
 
 	@Override
 	public void run(Harness harness, Result result) throws Exception {
@@ -22,8 +39,10 @@ class EnqueueScenario implements Scenario {
 				"redq.listener.auto-startup=false")) {
 			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 			int warmup = harness.options().warmup(jobs);
+			JobQueueOperations operations = context.getBean(JobQueueOperations.class);
 			harness.warmUp(result, () -> {
 				harness.dispatchSingles(dispatcher, warmup);
+				enqueueBare(harness, operations, warmup);
 				harness.dispatchBatches(dispatcher, warmup, Harness::noop);
 				harness.clearQueue();
 			});
@@ -34,6 +53,12 @@ class EnqueueScenario implements Scenario {
 			harness.dispatchSingles(dispatcher, jobs);
 			single.end(result, "single", jobs);
 			harness.clearQueue();
+			harness.log("Measuring " + jobs + " bare enqueue script calls");
+			Phase bare = Phase.start(harness);
+			enqueueBare(harness, operations, jobs);
+			bare.end(result, "bare", jobs);
+			harness.clearQueue();
+			result.put("singleToBare", throughput(result, "single") / throughput(result, "bare"));
 			result.put("producers", harness.options().producers());
 			harness.log("Measuring " + jobs + " jobs in batches");
 			Phase batch = Phase.start(harness);
@@ -41,6 +66,20 @@ class EnqueueScenario implements Scenario {
 			batch.end(result, "batch", jobs);
 			harness.clearQueue();
 		}
+	}
+
+	private static double throughput(Result result, String prefix) {
+		return ((Number) result.values().get(prefix + Result.THROUGHPUT)).doubleValue();
+	}
+
+	private static void enqueueBare(Harness harness, JobQueueOperations operations, int jobs) throws Exception {
+		int threads = harness.options().threads();
+		Harness.parallel(threads, (thread) -> {
+			for (int i = thread; i < jobs; i += threads) {
+				operations.enqueue(BenchmarkConfiguration.QUEUE,
+						List.of(EnqueueCommand.withGeneratedId(JobIds.next(), EnqueueCommand.Due.NOW, BARE_BODY)));
+			}
+		});
 	}
 
 }

@@ -31,8 +31,9 @@ class BenchmarksIntegrationTests {
 	static Stream<Arguments> scenarios() {
 		return Stream.of(
 				Arguments.of("enqueue", List.of("--jobs=200"),
-						List.of("singleJobsPerSecond", "batchJobsPerSecond", "singleRoundTripsPerJob",
-								"batchRoundTripsPerJob", "batchCommandsPerJob")),
+						List.of("singleJobsPerSecond", "bareJobsPerSecond", "singleToBare", "batchJobsPerSecond",
+								"singleRoundTripsPerJob", "bareScriptCallsPerJob", "batchRoundTripsPerJob",
+								"batchCommandsPerJob")),
 				Arguments.of("drain", List.of("--jobs=200"),
 						List.of("jobsPerSecond", "roundTripsPerJob", "commandsPerJob", "redisCpuPercent")),
 				Arguments.of("e2e", List.of("--jobs=200", "--lpush-requests=2000"),
