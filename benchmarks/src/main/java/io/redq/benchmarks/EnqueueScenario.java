@@ -29,8 +29,8 @@ class EnqueueScenario implements Scenario {
 	/**
 	 * The envelope of a no-op job as the dispatcher writes it, without its opening brace.
 	 */
-	private static final String BARE_BODY = "\"name\":\"" + BenchmarkConfiguration.JOB
-			+ "\",\"maxAttempts\":3,\"timeout\":60000,\"headers\":{},\"payload\":\"0\"}";
+	private static final String BARE_BODY = "\"job\":\"" + BenchmarkConfiguration.JOB
+			+ "\",\"maxAttempts\":3,\"timeout\":0,\"payload\":\"0\"}";
 
 	@Override
 	public void run(Harness harness, Result result) throws Exception {
