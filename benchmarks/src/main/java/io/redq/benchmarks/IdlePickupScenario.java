@@ -29,7 +29,9 @@ class IdlePickupScenario implements Scenario {
 			result.put("jobs", jobs);
 			result.put("gapMs", gap.toMillis());
 			Phase phase = Phase.start(harness);
+			StallMeter stalls = StallMeter.start();
 			long[] micros = pickUp(context, jobs, gap);
+			stalls.end(result);
 			result.putLatencies("pickup", micros);
 			phase.end(result, "", jobs);
 			// the throughput of this scenario is the gap: not a figure to compare

@@ -53,12 +53,15 @@ class TimersScenario implements Scenario {
 					.at(first.plusNanos(spread.toNanos() / jobs * i))
 					.build());
 		Duration dispatching = Duration.between(first.minus(lead), Instant.now());
+		// from the end of dispatching: the stalls the timers could meet
+		StallMeter stalls = (result != null) ? StallMeter.start() : null;
 		if (dispatching.compareTo(lead) > 0) {
 			harness.log("Dispatching took " + dispatching + ", longer than the lead of " + lead
 					+ ": early timers became due while others were dispatched. Raise --lead");
 		}
 		long end = harness.awaitCompleted(recorder, jobs);
 		if (result != null) {
+			stalls.end(result);
 			result.put("dispatchSeconds", dispatching.toMillis() / 1000.0);
 			result.putLatencies("lateness", recorder.latencies());
 			phase.end(result, "", jobs, end);
