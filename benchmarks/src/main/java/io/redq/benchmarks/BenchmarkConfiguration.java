@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import io.redq.queue.annotation.JobListenerConfigurer;
 import io.redq.queue.annotation.QueuedJob;
+import io.redq.queue.config.JobListenerRegistry;
 import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.listener.JobContext;
@@ -59,19 +60,25 @@ class BenchmarkConfiguration {
 
 	/**
 	 * {@code bench.queues} queues (10 by default) named {@code idle-0}, {@code idle-1},
-	 * ..., each with a handler and none with jobs.
+	 * ..., each with a handler and none with jobs. A configurer rather than a class with
+	 * a {@code @Bean} method: Spring registers nested classes with {@code @Bean} methods
+	 * of a configuration class in every context, and these queues belong only to
+	 * {@code idle-cost}.
 	 */
-	static class IdleJobs {
+	static class IdleJobs implements JobListenerConfigurer {
 
-		@Bean
-		JobListenerConfigurer idleQueues(Environment environment) {
-			int queues = environment.getProperty("bench.queues", Integer.class, 10);
-			return (registry) -> {
-				for (int i = 0; i < queues; i++) {
-					registry.registerHandler(new IdleHandler(new JobDefinition("idle-" + i, "idle-" + i,
-							JobDefaults.DEFAULT_MAX_ATTEMPTS, Duration.ZERO, JobDefaults.STANDARD.backoff(), null)));
-				}
-			};
+		private final int queues;
+
+		IdleJobs(Environment environment) {
+			this.queues = environment.getProperty("bench.queues", Integer.class, 10);
+		}
+
+		@Override
+		public void configureJobListeners(JobListenerRegistry registry) {
+			for (int i = 0; i < this.queues; i++) {
+				registry.registerHandler(new IdleHandler(new JobDefinition("idle-" + i, "idle-" + i,
+						JobDefaults.DEFAULT_MAX_ATTEMPTS, Duration.ZERO, JobDefaults.STANDARD.backoff(), null)));
+			}
 		}
 
 	}

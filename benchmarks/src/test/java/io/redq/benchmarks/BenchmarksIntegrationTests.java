@@ -1,12 +1,16 @@
 package io.redq.benchmarks;
 
 import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
+import io.redq.benchmarks.BenchmarkConfiguration.NoopJobs;
+import io.redq.queue.config.JobListenerRegistry;
+import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.Test;
@@ -15,6 +19,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -83,6 +89,18 @@ class BenchmarksIntegrationTests {
 		}
 		if (args.contains("--lpush-requests=2000") && result.has("lpushPerSecond")) {
 			assertThat(result.get("lpushRatios").get("jobsPerSecond").asDouble()).isPositive();
+		}
+	}
+
+	@Test
+	void aScenarioWithTheNoopJobRunsNoOtherQueue(RedisServer redis) throws Exception {
+		try (RedisAdmin admin = new RedisAdmin(redis.host(), redis.port())) {
+			Harness harness = new Harness(Options.parse(), admin, new PrintStream(OutputStream.nullOutputStream()));
+			try (ConfigurableApplicationContext context = harness.start(NoopJobs.class)) {
+				assertThat(context.getBean(JobListenerRegistry.class).getListenerContainers())
+					.extracting(JobListenerContainer::getQueue)
+					.containsExactly(BenchmarkConfiguration.QUEUE);
+			}
 		}
 	}
 
