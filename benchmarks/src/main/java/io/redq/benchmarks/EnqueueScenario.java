@@ -4,6 +4,7 @@ import java.util.List;
 
 import io.redq.benchmarks.BenchmarkConfiguration.NoopJobs;
 import io.redq.queue.core.EnqueueCommand;
+import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobIds;
 import io.redq.queue.core.JobQueueOperations;
@@ -29,8 +30,8 @@ class EnqueueScenario implements Scenario {
 	/**
 	 * The envelope of a no-op job as the dispatcher writes it, without its opening brace.
 	 */
-	private static final String BARE_BODY = "\"job\":\"" + BenchmarkConfiguration.JOB
-			+ "\",\"maxAttempts\":3,\"timeout\":0,\"payload\":\"0\"}";
+	private static final String BARE_BODY = "\"job\":\"" + BenchmarkConfiguration.JOB + "\",\"maxAttempts\":"
+			+ JobDefaults.DEFAULT_MAX_ATTEMPTS + ",\"timeout\":0,\"payload\":\"0\"}";
 
 	@Override
 	public void run(Harness harness, Result result) throws Exception {

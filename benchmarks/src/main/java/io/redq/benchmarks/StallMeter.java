@@ -16,7 +16,7 @@ final class StallMeter {
 
 	private static final long SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-	private static final long REPORTED_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+	private static final long STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
 	private final Thread thread;
 
@@ -44,7 +44,7 @@ final class StallMeter {
 			LockSupport.parkNanos(SLEEP_NANOS);
 			long late = System.nanoTime() - before - SLEEP_NANOS;
 			this.maxNanos = Math.max(this.maxNanos, late);
-			if (late > REPORTED_NANOS) {
+			if (late > STALL_NANOS) {
 				this.stallsOver5Ms++;
 			}
 		}
