@@ -3,7 +3,8 @@
 -- times). The policy's first character says what happens to a pending job with the same id: 'k' keep it, 'r' replace
 -- its payload and due time, 'p' replace its payload and keep its due time; a second character 'q' queues a dispatch
 -- that comes while the job runs as its successor instead of dropping it. The policy 'n' marks a generated id, which
--- no job can hold yet: nothing is looked up.
+-- no other job can hold: it is taken only when the client sent this very command again after losing its reply
+-- (Lettuce re-sends unanswered commands when it reconnects), and then the job is kept, not stored and run twice.
 -- Returns per job: 0 kept the existing job, 1 created, 2 replaced the pending job, 3 queued as successor.
 local now = now_millis()
 local count = tonumber(ARGV[1])
@@ -27,6 +28,20 @@ local function flush()
 		woke = true
 	end
 end
+-- one lookup for all generated ids of the command, rather than one per job
+local generated, resent = {}, {}
+for i = 0, count - 1 do
+	if ARGV[2 + i * 5 + 3] == 'n' then
+		generated[#generated + 1] = ARGV[2 + i * 5]
+	end
+end
+if #generated > 0 then
+	for i, stored in ipairs(redis.call('HMGET', jobs, unpack(generated))) do
+		if stored then
+			resent[generated[i]] = true
+		end
+	end
+end
 for i = 0, count - 1 do
 	local base = 2 + i * 5
 	local id, mode, value, policy, body = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4]
@@ -39,7 +54,9 @@ for i = 0, count - 1 do
 	if batched[id] then
 		flush()
 	end
-	if pending ~= 'n' and redis.call('HEXISTS', jobs, id) == 1 then
+	if resent[id] then
+		status = 0
+	elseif pending ~= 'n' and redis.call('HEXISTS', jobs, id) == 1 then
 		local scheduled = redis.call('ZSCORE', delayed, id)
 		if redis.call('ZSCORE', dead, id) then
 			-- a dead job does not block its id: the new dispatch starts afresh

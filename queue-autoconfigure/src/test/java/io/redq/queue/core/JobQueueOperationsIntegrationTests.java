@@ -114,6 +114,19 @@ class JobQueueOperationsIntegrationTests {
 	}
 
 	@Test
+	void aCommandOfGeneratedIdsSentAgainAfterALostReplyStoresNoJobTwice() {
+		// Lettuce re-sends a command whose reply a broken connection lost, though Redis
+		// may have run it
+		List<EnqueueCommand> commands = List.of(EnqueueCommand.withGeneratedId("g1", EnqueueCommand.Due.NOW, body(1)),
+				EnqueueCommand.withGeneratedId("g2", new EnqueueCommand.Due(false, 60_000), body(2)));
+		assertThat(this.operations.enqueue(QUEUE, commands)).containsOnly(EnqueueResult.CREATED);
+		assertThat(this.operations.enqueue(QUEUE, commands)).containsOnly(EnqueueResult.KEPT_EXISTING);
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(1, 1, 0, 0));
+		assertThat(this.operations.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).extracting(ReservedJob::id)
+			.containsExactly("g1");
+	}
+
+	@Test
 	void ackOfABatchRemovesTheCompletedAndRefusesStaleTokens() {
 		for (int i = 0; i < 3; i++) {
 			enqueue("j" + i, EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, i);

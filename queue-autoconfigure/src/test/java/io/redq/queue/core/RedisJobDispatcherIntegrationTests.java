@@ -158,10 +158,12 @@ class RedisJobDispatcherIntegrationTests {
 	}
 
 	@Test
-	void generatedIdsAreNotLookedUpButCallerChosenIdsAre() {
+	void generatedIdsAreLookedUpOncePerCallAndCallerChosenIdsOneByOne() {
 		long before = ScriptExecutions.calls(this.redis, "hexists");
+		long lookupsBefore = ScriptExecutions.calls(this.redis, "hmget");
 		this.dispatcher.dispatchAll(Collections.nCopies(100, JobRequest.of("ping", "p").build()));
 		assertThat(ScriptExecutions.calls(this.redis, "hexists")).isEqualTo(before);
+		assertThat(ScriptExecutions.calls(this.redis, "hmget")).isEqualTo(lookupsBefore + 1);
 		this.dispatcher.dispatch(JobRequest.of("ping", "p").id("chosen", DuplicatePolicy.KEEP).build());
 		assertThat(ScriptExecutions.calls(this.redis, "hexists")).isEqualTo(before + 1);
 		assertThat(this.operations.stats("default").ready()).isEqualTo(101);
