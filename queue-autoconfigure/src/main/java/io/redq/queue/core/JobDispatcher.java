@@ -1,11 +1,10 @@
 package io.redq.queue.core;
 
 import java.time.Instant;
-import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
@@ -63,6 +62,35 @@ public interface JobDispatcher {
 	 * @return the job ids, in the order of the requests
 	 */
 	List<String> dispatchAll(Collection<JobRequest> requests);
+
+	/**
+	 * Dispatch a job to run now, without waiting for Redis.
+	 * @param jobName the job name
+	 * @param payload the payload, serialized as JSON
+	 * @return the job id, once the job is in Redis
+	 * @throws IllegalArgumentException when no job has that name
+	 * @see #dispatchAsync(JobRequest)
+	 */
+	default CompletableFuture<String> dispatchAsync(String jobName, @Nullable Object payload) {
+		return dispatchAsync(JobRequest.of(jobName, payload).build());
+	}
+
+	/**
+	 * Dispatch a job without waiting for Redis. The job is checked and written as JSON at
+	 * once; it is sent together with the other asynchronous dispatches pending at that
+	 * time, in one script call per queue, in the order of the calls. A dispatch made
+	 * meanwhile by {@link #dispatch(JobRequest)} or {@link #dispatchAll(Collection)} may
+	 * get there first. The call waits only while 10,000 asynchronous dispatches are
+	 * pending. Callbacks on the future run on the thread that sends the jobs unless given
+	 * an executor: they should not block.
+	 * @param request the job and its options
+	 * @return the job id, once the job is in Redis; completed exceptionally when Redis
+	 * refused or did not answer (the job may then be in Redis or not)
+	 * @throws IllegalArgumentException when the request is invalid, as for
+	 * {@link #dispatch(JobRequest)}
+	 * @throws IllegalStateException when the dispatcher is closed
+	 */
+	CompletableFuture<String> dispatchAsync(JobRequest request);
 
 	/**
 	 * Cancel a pending (ready or delayed) job, or else the dispatch queued behind the

@@ -5,10 +5,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.stream.Collectors;
 
 import io.micrometer.observation.Observation;
@@ -20,7 +24,9 @@ import io.redq.queue.support.micrometer.JobObservation;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.core.ResolvableType;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
 /**
@@ -29,13 +35,24 @@ import org.springframework.util.Assert;
  * @author Redq team
  * @since 0.1.0
  */
-public class RedisJobDispatcher implements JobDispatcher {
+public class RedisJobDispatcher implements JobDispatcher, DisposableBean {
 
 	/** The default largest envelope accepted, in bytes: 1 MiB. */
 	public static final long DEFAULT_MAX_PAYLOAD_SIZE = 1024 * 1024;
 
 	/** The most jobs enqueued by one script call. */
 	static final int BATCH_SIZE = 1000;
+
+	/** The most asynchronous dispatches waiting to be sent. */
+	static final int MAX_PENDING = 10 * BATCH_SIZE;
+
+	/** How long closing waits for the asynchronous dispatches still pending. */
+	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
+
+	/** Tells the sender to stop once the dispatches before it are sent. */
+	private static final AsyncDispatch STOP = new AsyncDispatch(
+			new PreparedJob("", "", "", EnqueueCommand.withGeneratedId("", EnqueueCommand.Due.NOW, ""), null),
+			new CompletableFuture<>());
 
 	private final JobQueueOperations operations;
 
@@ -52,6 +69,13 @@ public class RedisJobDispatcher implements JobDispatcher {
 	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
 
 	private @Nullable JobDispatchObservationConvention observationConvention;
+
+	/** The asynchronous dispatches not yet sent; a caller waits when it is full. */
+	private final BlockingQueue<AsyncDispatch> pending = new LinkedBlockingQueue<>(MAX_PENDING);
+
+	private volatile boolean closed;
+
+	private @Nullable Thread sender;
 
 	/**
 	 * Create an instance.
@@ -122,51 +146,159 @@ public class RedisJobDispatcher implements JobDispatcher {
 	@Override
 	public List<String> dispatchAll(Collection<JobRequest> requests) {
 		List<String> ids = new ArrayList<>(requests.size());
-		Map<String, List<EnqueueCommand>> byQueue = new LinkedHashMap<>();
-		Map<String, List<String>> jobsByQueue = new LinkedHashMap<>();
-		// one observation per job, as each job has its own name and queue; it ends when
-		// its queue's batch is in Redis
-		Map<String, List<Observation>> observationsByQueue = new LinkedHashMap<>();
+		Map<String, List<PreparedJob>> byQueue = new LinkedHashMap<>();
 		try {
 			for (JobRequest request : requests) {
-				JobDefinition definition = resolve(request);
-				String queue = (request.getQueue() != null) ? request.getQueue() : definition.queue();
-				String id = (request.getId() != null) ? request.getId() : JobIds.next();
-				Map<String, String> headers = request.getHeaders();
-				if (this.observationEnabled) {
-					// a tracer adds the trace context to the headers as the
-					// observation starts
-					headers = new LinkedHashMap<>(headers);
-					observationsByQueue.computeIfAbsent(queue, (name) -> new ArrayList<>())
-						.add(startObservation(headers, queue, definition.name(), id));
-				}
-				String body = body(request, definition, headers);
-				byQueue.computeIfAbsent(queue, (name) -> new ArrayList<>())
-					.add((request.getId() != null)
-							? new EnqueueCommand(id, request.getDue(), request.getDuplicatePolicy(),
-									request.getUniqueness(), body)
-							: EnqueueCommand.withGeneratedId(id, request.getDue(), body));
-				jobsByQueue.computeIfAbsent(queue, (name) -> new ArrayList<>()).add(definition.name());
-				ids.add(id);
+				PreparedJob job = prepare(request);
+				byQueue.computeIfAbsent(job.queue(), (queue) -> new ArrayList<>()).add(job);
+				ids.add(job.id());
 			}
-			byQueue.forEach((queue, commands) -> {
-				for (int from = 0; from < commands.size(); from += BATCH_SIZE) {
-					this.operations.enqueue(queue,
-							commands.subList(from, Math.min(commands.size(), from + BATCH_SIZE)));
-				}
-				jobsByQueue.get(queue).forEach((job) -> this.metrics.dispatched(queue, job));
-				List<Observation> observations = observationsByQueue.remove(queue);
-				if (observations != null) {
-					observations.forEach(Observation::stop);
-				}
-			});
+			for (Iterator<List<PreparedJob>> queues = byQueue.values().iterator(); queues.hasNext();) {
+				enqueue(queues.next());
+				queues.remove();
+			}
 		}
 		catch (RuntimeException ex) {
-			observationsByQueue.values()
-				.forEach((observations) -> observations.forEach((observation) -> observation.error(ex).stop()));
+			byQueue.values().forEach((jobs) -> jobs.forEach((job) -> job.failed(ex)));
 			throw ex;
 		}
 		return ids;
+	}
+
+	@Override
+	public CompletableFuture<String> dispatchAsync(JobRequest request) {
+		AsyncDispatch dispatch = new AsyncDispatch(prepare(request), new CompletableFuture<>());
+		try {
+			if (this.closed) {
+				throw new IllegalStateException("The dispatcher is closed: its application is shutting down");
+			}
+			startSender();
+			this.pending.put(dispatch);
+			if (this.closed && this.pending.remove(dispatch)) {
+				// the sender has stopped before it saw this dispatch
+				throw new IllegalStateException("The dispatcher is closed: its application is shutting down");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			dispatch.job().failed(ex);
+			throw new IllegalStateException("Interrupted while waiting for room among the pending dispatches", ex);
+		}
+		catch (IllegalStateException ex) {
+			dispatch.job().failed(ex);
+			throw ex;
+		}
+		return dispatch.future();
+	}
+
+	private synchronized void startSender() {
+		if (this.sender == null) {
+			this.sender = new CustomizableThreadFactory("redq-dispatcher-").newThread(this::sendPending);
+			this.sender.setDaemon(true);
+			this.sender.start();
+		}
+	}
+
+	/**
+	 * Send the pending asynchronous dispatches, up to one batch per script call, until
+	 * the dispatcher is closed.
+	 */
+	private void sendPending() {
+		List<AsyncDispatch> batch = new ArrayList<>(BATCH_SIZE);
+		while (true) {
+			try {
+				batch.add(this.pending.take());
+			}
+			catch (InterruptedException ex) {
+				// only close() stops the sender, after the dispatches before it are sent
+				continue;
+			}
+			this.pending.drainTo(batch, BATCH_SIZE - 1);
+			boolean stop = batch.remove(STOP);
+			Map<String, List<AsyncDispatch>> byQueue = new LinkedHashMap<>();
+			batch.forEach((dispatch) -> byQueue.computeIfAbsent(dispatch.job().queue(), (queue) -> new ArrayList<>())
+				.add(dispatch));
+			byQueue.values().forEach(this::send);
+			batch.clear();
+			if (stop) {
+				return;
+			}
+		}
+	}
+
+	private void send(List<AsyncDispatch> dispatches) {
+		List<PreparedJob> jobs = dispatches.stream().map(AsyncDispatch::job).toList();
+		try {
+			enqueue(jobs);
+			dispatches.forEach((dispatch) -> dispatch.future().complete(dispatch.job().id()));
+		}
+		catch (RuntimeException ex) {
+			jobs.forEach((job) -> job.failed(ex));
+			dispatches.forEach((dispatch) -> dispatch.future().completeExceptionally(ex));
+		}
+	}
+
+	/**
+	 * Send the asynchronous dispatches still pending, then stop the thread that sends
+	 * them; later ones are refused.
+	 */
+	@Override
+	public void destroy() throws InterruptedException {
+		Thread sender;
+		synchronized (this) {
+			this.closed = true;
+			sender = this.sender;
+		}
+		if (sender != null) {
+			this.pending.put(STOP);
+			sender.join(CLOSE_TIMEOUT.toMillis());
+		}
+	}
+
+	/**
+	 * Enqueue prepared jobs of one queue, in script calls of up to {@link #BATCH_SIZE},
+	 * and end their observations.
+	 * @param jobs the jobs
+	 */
+	private void enqueue(List<PreparedJob> jobs) {
+		String queue = jobs.get(0).queue();
+		List<EnqueueCommand> commands = jobs.stream().map(PreparedJob::command).toList();
+		for (int from = 0; from < commands.size(); from += BATCH_SIZE) {
+			this.operations.enqueue(queue, commands.subList(from, Math.min(commands.size(), from + BATCH_SIZE)));
+		}
+		for (PreparedJob job : jobs) {
+			this.metrics.dispatched(queue, job.jobName());
+			if (job.observation() != null) {
+				job.observation().stop();
+			}
+		}
+	}
+
+	private PreparedJob prepare(JobRequest request) {
+		JobDefinition definition = resolve(request);
+		String queue = (request.getQueue() != null) ? request.getQueue() : definition.queue();
+		String id = (request.getId() != null) ? request.getId() : JobIds.next();
+		Map<String, String> headers = request.getHeaders();
+		Observation observation = null;
+		if (this.observationEnabled) {
+			// one observation per job, as each job has its own name and queue; a tracer
+			// adds the trace context to the headers as it starts
+			headers = new LinkedHashMap<>(headers);
+			observation = startObservation(headers, queue, definition.name(), id);
+		}
+		try {
+			String body = body(request, definition, headers);
+			EnqueueCommand command = (request.getId() != null) ? new EnqueueCommand(id, request.getDue(),
+					request.getDuplicatePolicy(), request.getUniqueness(), body)
+					: EnqueueCommand.withGeneratedId(id, request.getDue(), body);
+			return new PreparedJob(queue, definition.name(), id, command, observation);
+		}
+		catch (RuntimeException ex) {
+			if (observation != null) {
+				observation.error(ex).stop();
+			}
+			throw ex;
+		}
 	}
 
 	private Observation startObservation(Map<String, String> headers, String queue, String jobName, String id) {
@@ -261,6 +393,24 @@ public class RedisJobDispatcher implements JobDispatcher {
 
 	private String knownJobs() {
 		return this.definitions.all().stream().map(JobDefinition::name).sorted().toList().toString();
+	}
+
+	/**
+	 * A job ready to be enqueued: its queue, name, id, script arguments, and the
+	 * observation of its dispatch, if any.
+	 */
+	private record PreparedJob(String queue, String jobName, String id, EnqueueCommand command,
+			@Nullable Observation observation) {
+
+		void failed(Exception ex) {
+			if (this.observation != null) {
+				this.observation.error(ex).stop();
+			}
+		}
+
+	}
+
+	private record AsyncDispatch(PreparedJob job, CompletableFuture<String> future) {
 	}
 
 }

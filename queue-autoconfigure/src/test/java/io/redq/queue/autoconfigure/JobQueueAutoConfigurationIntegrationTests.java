@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.redq.queue.annotation.QueuedJob;
@@ -355,6 +356,11 @@ class JobQueueAutoConfigurationIntegrationTests {
 				@Override
 				public List<String> dispatchAll(Collection<JobRequest> requests) {
 					return List.of();
+				}
+
+				@Override
+				public CompletableFuture<String> dispatchAsync(JobRequest request) {
+					return CompletableFuture.completedFuture("");
 				}
 
 				@Override

@@ -8,6 +8,9 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 
 import io.redq.queue.TestConnections;
 import io.redq.queue.script.QueueScripts;
@@ -25,7 +28,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * Tests for {@link RedisJobDispatcher} against a real Redis.
@@ -65,7 +70,8 @@ class RedisJobDispatcherIntegrationTests {
 	}
 
 	@AfterEach
-	void tearDown() {
+	void tearDown() throws InterruptedException {
+		this.dispatcher.destroy();
 		this.connectionFactory.destroy();
 	}
 
@@ -186,6 +192,60 @@ class RedisJobDispatcherIntegrationTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.dispatcher.dispatch("ping", "x".repeat(2000)))
 			.withMessageContaining("more than the limit of 1024 bytes (redq.dispatcher.max-payload-size)");
 		assertThat(this.template.keys("redq:*")).isEmpty();
+	}
+
+	@Test
+	void asyncDispatchesPendingTogetherShareScriptCallsInTheOrderOfTheCalls() throws Exception {
+		List<CompletableFuture<String>> futures = new ArrayList<>();
+		long before = ScriptExecutions.count(this.redis);
+		// Redis holds the first call while the others are made, so that they wait
+		// together
+		this.redis.command("CLIENT", "PAUSE", "1000", "WRITE");
+		for (int i = 0; i < 2500; i++) {
+			futures.add(this.dispatcher.dispatchAsync("ping", "p" + i));
+		}
+		List<String> ids = new ArrayList<>();
+		for (CompletableFuture<String> future : futures) {
+			ids.add(future.get(10, TimeUnit.SECONDS));
+		}
+		assertThat(ScriptExecutions.count(this.redis) - before).as("one call for the first job, one per 1,000 after")
+			.isBetween(3L, 4L);
+		assertThat(this.template.opsForList().range("redq:{default}:ready", 0, -1)).containsExactlyElementsOf(ids);
+	}
+
+	@Test
+	void aFailedAsyncDispatchFailsItsFutureAndLaterOnesAreSent() throws Exception {
+		this.template.opsForValue().set("redq:{default}:ready", "not a list");
+		CompletableFuture<String> failed = this.dispatcher.dispatchAsync("ping", "x");
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> failed.get(10, TimeUnit.SECONDS))
+			.havingRootCause()
+			.withMessageContaining("WRONGTYPE");
+		this.template.delete("redq:{default}:ready");
+		String id = this.dispatcher.dispatchAsync("ping", "y").get(10, TimeUnit.SECONDS);
+		assertThat(this.template.opsForList().range("redq:{default}:ready", 0, -1)).containsExactly(id);
+	}
+
+	@Test
+	void asyncDispatchRejectsABadRequestAtTheCall() {
+		assertThatIllegalArgumentException().isThrownBy(() -> this.dispatcher.dispatchAsync("nope", "x"))
+			.withMessageStartingWith("No job named 'nope' is known to this application.");
+		assertThat(this.template.keys("redq:*")).isEmpty();
+	}
+
+	@Test
+	void closingSendsThePendingAsyncDispatchesAndRefusesLaterOnes() throws Exception {
+		this.redis.command("CLIENT", "PAUSE", "300", "WRITE");
+		List<CompletableFuture<String>> futures = new ArrayList<>();
+		for (int i = 0; i < 100; i++) {
+			futures.add(this.dispatcher.dispatchAsync("ping", "p" + i));
+		}
+		this.dispatcher.destroy();
+		assertThat(futures).allSatisfy((future) -> assertThat(future).isCompleted());
+		assertThat(this.operations.stats("default").ready()).isEqualTo(100);
+		assertThatIllegalStateException().isThrownBy(() -> this.dispatcher.dispatchAsync("ping", "late"))
+			.withMessage("The dispatcher is closed: its application is shutting down");
+		assertThat(Thread.getAllStackTraces().keySet())
+			.noneMatch((thread) -> thread.getName().startsWith("redq-dispatcher-"));
 	}
 
 	@Test

@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import io.micrometer.observation.Observation;
@@ -198,6 +200,21 @@ class JobObservationIntegrationTests {
 				SpanAssert.assertThat(dispatch).hasParentIdEqualTo(request.getSpanId());
 				SpanAssert.assertThat(jobSpan(spans, id, "process")).hasParentIdEqualTo(dispatch.getSpanId());
 			}
+		});
+	}
+
+	@Test
+	void asyncDispatchIsObservedInTheCallersTraceUntilTheJobIsInRedis() {
+		this.runner.withPropertyValues("redq.observation-enabled=true").run((context) -> {
+			CompletableFuture<String> future = inRequest(() -> dispatcher(context).dispatchAsync("traced", "ok"));
+			String id = future.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+			List<FinishedSpan> spans = awaitSpans("process traced", 1);
+			SpansAssert.assertThat(spans).hasNumberOfSpansEqualTo(3).haveSameTraceId();
+			FinishedSpan dispatch = span(spans, "publish traced");
+			SpanAssert.assertThat(dispatch)
+				.hasParentIdEqualTo(span(spans, REQUEST).getSpanId())
+				.hasTag("messaging.message.id", id);
+			SpanAssert.assertThat(span(spans, "process traced")).hasParentIdEqualTo(dispatch.getSpanId());
 		});
 	}
 
