@@ -14,6 +14,7 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import io.redq.benchmarks.EndToEndScenario.Dispatch;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;
 
@@ -42,9 +43,10 @@ public final class Benchmarks {
 	static final String KEY_PREFIX = "redq-bench";
 
 	static final Map<String, Scenario> SCENARIOS = new TreeMap<>(Map.of("enqueue", new EnqueueScenario(), "drain",
-			new DrainScenario(), "e2e", new EndToEndScenario(true), "e2e-single", new EndToEndScenario(false),
-			"idle-pickup", new IdlePickupScenario(), "timers", new TimersScenario(), "memory", new MemoryScenario(),
-			"idle-cost", new IdleCostScenario(), "soak", new SoakScenario()));
+			new DrainScenario(), "e2e", new EndToEndScenario(Dispatch.BATCHES), "e2e-single",
+			new EndToEndScenario(Dispatch.SINGLES), "e2e-async", new EndToEndScenario(Dispatch.ASYNC), "idle-pickup",
+			new IdlePickupScenario(), "timers", new TimersScenario(), "memory", new MemoryScenario(), "idle-cost",
+			new IdleCostScenario(), "soak", new SoakScenario()));
 
 	private Benchmarks() {
 	}

@@ -6,25 +6,26 @@ import io.redq.queue.core.JobDispatcher;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * {@code e2e} and {@code e2e-single}: producers and the listener at once, no-op jobs.
- * Jobs per second from the first dispatch to the last acknowledgement, and the latency
- * from each job's {@code createdAt} to the start of its handler.
+ * {@code e2e}, {@code e2e-single} and {@code e2e-async}: producers and the listener at
+ * once, no-op jobs. Jobs per second from the first dispatch to the last acknowledgement,
+ * and the latency from each job's {@code createdAt} to the start of its handler.
  *
  * <p>
  * {@code e2e} dispatches in {@code dispatchAll} batches of 1,000 from {@code --producers}
  * threads; {@code e2e-single} with single {@code dispatch} calls from {@code --threads}
- * threads. With {@code --rate}, {@code e2e} dispatches at most that many jobs per second,
- * so that the latency can be measured below saturation.
+ * threads, {@code e2e-async} with single {@code dispatchAsync} calls. With
+ * {@code --rate}, {@code e2e} dispatches at most that many jobs per second, so that the
+ * latency can be measured below saturation.
  *
  * @author Redq team
  * @since 0.1.0
  */
 class EndToEndScenario implements Scenario {
 
-	private final boolean batches;
+	private final Dispatch dispatch;
 
-	EndToEndScenario(boolean batches) {
-		this.batches = batches;
+	EndToEndScenario(Dispatch dispatch) {
+		this.dispatch = dispatch;
 	}
 
 	@Override
@@ -34,7 +35,7 @@ class EndToEndScenario implements Scenario {
 			harness.describe(context, result);
 			harness.warmUp(result, () -> run(harness, context, harness.options().warmup(jobs), null));
 			result.put("jobs", jobs);
-			if (this.batches) {
+			if (this.dispatch == Dispatch.BATCHES) {
 				result.put("producers", harness.options().producers());
 				result.put("rate", harness.options().rate());
 			}
@@ -61,11 +62,11 @@ class EndToEndScenario implements Scenario {
 			harness.log("Measuring " + jobs + " jobs");
 		}
 		Phase phase = Phase.start(harness);
-		if (this.batches) {
-			harness.dispatchBatches(dispatcher, jobs, (result != null) ? harness.options().rate() : 0, Harness::noop);
-		}
-		else {
-			harness.dispatchSingles(dispatcher, jobs);
+		switch (this.dispatch) {
+			case BATCHES -> harness.dispatchBatches(dispatcher, jobs, (result != null) ? harness.options().rate() : 0,
+					Harness::noop);
+			case SINGLES -> harness.dispatchSingles(dispatcher, jobs);
+			case ASYNC -> harness.dispatchSinglesAsync(dispatcher, jobs);
 		}
 		long dispatched = System.nanoTime();
 		long end = harness.awaitCompleted(recorder, jobs);
@@ -74,6 +75,22 @@ class EndToEndScenario implements Scenario {
 			result.put("dispatchJobsPerSecond", jobs / ((dispatched - phase.startNanos()) / 1e9));
 			result.putLatencies("latency", recorder.latencies());
 		}
+	}
+
+	/**
+	 * How the producers dispatch.
+	 */
+	enum Dispatch {
+
+		/** {@code dispatchAll} batches of 1,000. */
+		BATCHES,
+
+		/** Single {@code dispatch} calls. */
+		SINGLES,
+
+		/** Single {@code dispatchAsync} calls. */
+		ASYNC
+
 	}
 
 }

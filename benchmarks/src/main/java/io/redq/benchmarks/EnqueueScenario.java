@@ -12,9 +12,10 @@ import io.redq.queue.core.JobQueueOperations;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * {@code enqueue}: dispatch throughput with no listener running, first with single
- * {@code dispatch} calls from {@code --threads} threads, then with {@code dispatchAll}
- * batches of 1,000 from {@code --producers} threads.
+ * {@code enqueue}: dispatch throughput with no listener running: single {@code dispatch}
+ * calls from {@code --threads} threads, the same with {@code dispatchAsync} (each thread
+ * waits for its futures at the end), then {@code dispatchAll} batches of 1,000 from
+ * {@code --producers} threads.
  * <p>
  * As a reference, the same threads also call the enqueue script straight through
  * {@link JobQueueOperations}, one job of a ready-made envelope per call ({@code bare}):
@@ -43,6 +44,7 @@ class EnqueueScenario implements Scenario {
 			JobQueueOperations operations = context.getBean(JobQueueOperations.class);
 			harness.warmUp(result, () -> {
 				harness.dispatchSingles(dispatcher, warmup);
+				harness.dispatchSinglesAsync(dispatcher, warmup);
 				enqueueBare(harness, operations, warmup);
 				harness.dispatchBatches(dispatcher, warmup, Harness::noop);
 				harness.clearQueue();
@@ -60,6 +62,11 @@ class EnqueueScenario implements Scenario {
 			bare.end(result, "bare", jobs);
 			harness.clearQueue();
 			result.put("singleToBare", throughput(result, "single") / throughput(result, "bare"));
+			harness.log("Measuring " + jobs + " asynchronous single dispatches");
+			Phase async = Phase.start(harness);
+			harness.dispatchSinglesAsync(dispatcher, jobs);
+			async.end(result, "async", jobs);
+			harness.clearQueue();
 			result.put("producers", harness.options().producers());
 			harness.log("Measuring " + jobs + " jobs in batches");
 			Phase batch = Phase.start(harness);

@@ -6,6 +6,7 @@ import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -205,6 +206,24 @@ final class Harness {
 			for (int i = thread; i < jobs; i += threads) {
 				dispatcher.dispatch(BenchmarkConfiguration.JOB, Integer.toString(i));
 			}
+		});
+	}
+
+	/**
+	 * Dispatch jobs one {@code dispatchAsync} call each, from {@code --threads} threads,
+	 * and wait until every job is in Redis.
+	 * @param dispatcher the dispatcher
+	 * @param jobs how many jobs
+	 * @throws Exception when a dispatch fails
+	 */
+	void dispatchSinglesAsync(JobDispatcher dispatcher, int jobs) throws Exception {
+		int threads = this.options.threads();
+		parallel(threads, (thread) -> {
+			List<CompletableFuture<String>> futures = new ArrayList<>(jobs / threads + 1);
+			for (int i = thread; i < jobs; i += threads) {
+				futures.add(dispatcher.dispatchAsync(BenchmarkConfiguration.JOB, Integer.toString(i)));
+			}
+			CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).join();
 		});
 	}
 

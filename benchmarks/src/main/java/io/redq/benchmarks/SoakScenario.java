@@ -27,7 +27,7 @@ class SoakScenario implements Scenario {
 	public void run(Harness harness, Result result) throws Exception {
 		int jobs = harness.options().jobs(50_000);
 		Duration duration = harness.options().duration("duration", Duration.ofMinutes(10));
-		EndToEndScenario e2e = new EndToEndScenario(true);
+		EndToEndScenario e2e = new EndToEndScenario(EndToEndScenario.Dispatch.BATCHES);
 		try (ConfigurableApplicationContext context = harness.start(NoopJobs.class)) {
 			harness.describe(context, result);
 			result.put("jobsPerRound", jobs);
