@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import io.micrometer.observation.Observation;
@@ -46,9 +47,6 @@ public class RedisJobDispatcher implements JobDispatcher, DisposableBean {
 	/** The most asynchronous dispatches waiting to be sent. */
 	static final int MAX_PENDING = 10 * BATCH_SIZE;
 
-	/** How long closing waits for the asynchronous dispatches still pending. */
-	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
-
 	/** Tells the sender to stop once the dispatches before it are sent. */
 	private static final AsyncDispatch STOP = new AsyncDispatch(
 			new PreparedJob("", "", "", EnqueueCommand.withGeneratedId("", EnqueueCommand.Due.NOW, ""), null),
@@ -73,9 +71,11 @@ public class RedisJobDispatcher implements JobDispatcher, DisposableBean {
 	/** The asynchronous dispatches not yet sent; a caller waits when it is full. */
 	private final BlockingQueue<AsyncDispatch> pending = new LinkedBlockingQueue<>(MAX_PENDING);
 
+	private Duration closeTimeout = Duration.ofSeconds(10);
+
 	private volatile boolean closed;
 
-	private @Nullable Thread sender;
+	private volatile @Nullable Thread sender;
 
 	/**
 	 * Create an instance.
@@ -99,6 +99,18 @@ public class RedisJobDispatcher implements JobDispatcher, DisposableBean {
 	public void setMaxPayloadSize(long maxPayloadSize) {
 		Assert.isTrue(maxPayloadSize > 0, "maxPayloadSize must be positive");
 		this.maxPayloadSize = maxPayloadSize;
+	}
+
+	/**
+	 * Set how long closing the dispatcher waits for Redis to take the asynchronous
+	 * dispatches still pending; those it has not taken by then fail.
+	 * <p>
+	 * Default 10 seconds.
+	 * @param closeTimeout the timeout
+	 */
+	public void setCloseTimeout(Duration closeTimeout) {
+		Assert.isTrue(!closeTimeout.isNegative() && !closeTimeout.isZero(), "closeTimeout must be positive");
+		this.closeTimeout = closeTimeout;
 	}
 
 	/**
@@ -169,14 +181,13 @@ public class RedisJobDispatcher implements JobDispatcher, DisposableBean {
 	public CompletableFuture<String> dispatchAsync(JobRequest request) {
 		AsyncDispatch dispatch = new AsyncDispatch(prepare(request), new CompletableFuture<>());
 		try {
-			if (this.closed) {
-				throw new IllegalStateException("The dispatcher is closed: its application is shutting down");
+			if (this.sender == null || this.closed) {
+				startSender();
 			}
-			startSender();
 			this.pending.put(dispatch);
 			if (this.closed && this.pending.remove(dispatch)) {
-				// the sender has stopped before it saw this dispatch
-				throw new IllegalStateException("The dispatcher is closed: its application is shutting down");
+				// closed meanwhile, and the sender did not take it
+				throw closed();
 			}
 		}
 		catch (InterruptedException ex) {
@@ -192,25 +203,37 @@ public class RedisJobDispatcher implements JobDispatcher, DisposableBean {
 	}
 
 	private synchronized void startSender() {
-		if (this.sender == null) {
-			this.sender = new CustomizableThreadFactory("redq-dispatcher-").newThread(this::sendPending);
-			this.sender.setDaemon(true);
-			this.sender.start();
+		if (this.closed) {
+			throw closed();
 		}
+		if (this.sender == null) {
+			Thread sender = new CustomizableThreadFactory("redq-dispatcher-").newThread(this::sendPending);
+			sender.setDaemon(true);
+			sender.start();
+			this.sender = sender;
+		}
+	}
+
+	private static IllegalStateException closed() {
+		return new IllegalStateException("The dispatcher is closed: its application is shutting down");
 	}
 
 	/**
 	 * Send the pending asynchronous dispatches, up to one batch per script call, until
-	 * the dispatcher is closed.
+	 * the dispatcher is closed and none is left.
 	 */
 	private void sendPending() {
 		List<AsyncDispatch> batch = new ArrayList<>(BATCH_SIZE);
 		while (true) {
 			try {
-				batch.add(this.pending.take());
+				AsyncDispatch first = this.closed ? this.pending.poll() : this.pending.take();
+				if (first == null || first == STOP) {
+					return;
+				}
+				batch.add(first);
 			}
 			catch (InterruptedException ex) {
-				// only close() stops the sender, after the dispatches before it are sent
+				// only closing stops the sender, once the dispatches before it are sent
 				continue;
 			}
 			this.pending.drainTo(batch, BATCH_SIZE - 1);
@@ -233,14 +256,15 @@ public class RedisJobDispatcher implements JobDispatcher, DisposableBean {
 			dispatches.forEach((dispatch) -> dispatch.future().complete(dispatch.job().id()));
 		}
 		catch (RuntimeException ex) {
-			jobs.forEach((job) -> job.failed(ex));
-			dispatches.forEach((dispatch) -> dispatch.future().completeExceptionally(ex));
+			dispatches.forEach((dispatch) -> dispatch.fail(ex));
 		}
 	}
 
 	/**
-	 * Send the asynchronous dispatches still pending, then stop the thread that sends
-	 * them; later ones are refused.
+	 * Send the asynchronous dispatches still pending, waiting at most the close timeout
+	 * for Redis to take them, then stop the thread that sends them. Those not sent by
+	 * then fail; later ones are refused.
+	 * @throws InterruptedException when interrupted while waiting
 	 */
 	@Override
 	public void destroy() throws InterruptedException {
@@ -249,10 +273,19 @@ public class RedisJobDispatcher implements JobDispatcher, DisposableBean {
 			this.closed = true;
 			sender = this.sender;
 		}
-		if (sender != null) {
-			this.pending.put(STOP);
-			sender.join(CLOSE_TIMEOUT.toMillis());
+		if (sender == null) {
+			return;
 		}
+		long deadline = System.nanoTime() + this.closeTimeout.toNanos();
+		if (this.pending.offer(STOP, this.closeTimeout.toNanos(), TimeUnit.NANOSECONDS)) {
+			sender.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+		}
+		List<AsyncDispatch> unsent = new ArrayList<>();
+		this.pending.drainTo(unsent);
+		unsent.remove(STOP);
+		IllegalStateException ex = new IllegalStateException("Redis did not take this job within "
+				+ this.closeTimeout.toMillis() + " ms of the dispatcher closing; it was not sent");
+		unsent.forEach((dispatch) -> dispatch.fail(ex));
 	}
 
 	/**
@@ -411,6 +444,12 @@ public class RedisJobDispatcher implements JobDispatcher, DisposableBean {
 	}
 
 	private record AsyncDispatch(PreparedJob job, CompletableFuture<String> future) {
+
+		void fail(Exception ex) {
+			this.job.failed(ex);
+			this.future.completeExceptionally(ex);
+		}
+
 	}
 
 }

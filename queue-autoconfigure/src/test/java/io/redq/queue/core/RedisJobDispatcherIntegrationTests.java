@@ -31,6 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for {@link RedisJobDispatcher} against a real Redis.
@@ -246,6 +247,31 @@ class RedisJobDispatcherIntegrationTests {
 			.withMessage("The dispatcher is closed: its application is shutting down");
 		assertThat(Thread.getAllStackTraces().keySet())
 			.noneMatch((thread) -> thread.getName().startsWith("redq-dispatcher-"));
+	}
+
+	@Test
+	void closingFailsTheAsyncDispatchesRedisDidNotTakeInTime() throws Exception {
+		this.dispatcher.setCloseTimeout(Duration.ofMillis(200));
+		this.redis.command("CLIENT", "PAUSE", "2000", "WRITE");
+		CompletableFuture<String> inFlight = this.dispatcher.dispatchAsync("ping", "first");
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.redis.command("INFO", "clients").contains("blocked_clients:1"));
+		List<CompletableFuture<String>> waiting = new ArrayList<>();
+		for (int i = 0; i < 10; i++) {
+			waiting.add(this.dispatcher.dispatchAsync("ping", "p" + i));
+		}
+		this.dispatcher.destroy();
+		assertThat(waiting).allSatisfy((future) -> assertThat(future).failsWithin(Duration.ZERO)
+			.withThrowableThat()
+			.havingCause()
+			.withMessage("Redis did not take this job within 200 ms of the dispatcher closing; it was not sent"));
+		String id = inFlight.get(10, TimeUnit.SECONDS);
+		assertThat(this.template.opsForList().range("redq:{default}:ready", 0, -1)).containsExactly(id);
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> Thread.getAllStackTraces()
+				.keySet()
+				.stream()
+				.noneMatch((thread) -> thread.getName().startsWith("redq-dispatcher-")));
 	}
 
 	@Test
