@@ -101,8 +101,7 @@ if wait == 0 and permits > 0 then
 end
 if wait > 0 then
 	redis.call('ZREM', reserved, id)
-	redis.call('HDEL', leases, id)
-	redis.call('HINCRBY', attempts, id, -1)
+	end_lease(id, token, 1)
 	schedule(id, now + wait)
 	if waiting then
 		redis.call('ZADD', waiting, now + wait, id)

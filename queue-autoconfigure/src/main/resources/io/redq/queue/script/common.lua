@@ -32,6 +32,19 @@ local function forget(...)
 	redis.call('HDEL', errors, ...)
 end
 
+-- A running job's lease is '<token>:<attempt>': its attempt lives in the lease, and the attempts hash holds only the
+-- attempts used by jobs that are not running (waiting for a retry, handed back, dead). While jobs succeed at their
+-- first attempt that hash stays empty, so that reserving and acknowledging them do not search it.
+-- Ends a job's lease and keeps the attempts it has used, less the ones given back, for its next run; returns them.
+local function end_lease(id, lease, given_back)
+	redis.call('HDEL', leases, id)
+	local used = (tonumber(string.match(lease, ':(%d+)$')) or 0) - given_back
+	if used > 0 then
+		redis.call('HSET', attempts, id, used)
+	end
+	return used
+end
+
 -- Epoch milliseconds as digits: Lua writes numbers of 15 digits and more (due times after the year 5138) in
 -- exponent form when concatenating.
 local function millis(value)

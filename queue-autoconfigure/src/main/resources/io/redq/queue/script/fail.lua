@@ -1,13 +1,14 @@
 -- Records a failed attempt. ARGV: id, lease token, error, retry delay in ms (-1: dead), dead max size, dead max age ms.
 -- Returns 1, or 0 when the lease is no longer held by that token.
 local id = ARGV[1]
-if redis.call('HGET', leases, id) ~= ARGV[2] then
+local lease = redis.call('HGET', leases, id)
+if lease ~= ARGV[2] then
 	return 0
 end
 local now = now_millis()
 local delay = tonumber(ARGV[4])
 redis.call('ZREM', reserved, id)
-redis.call('HDEL', leases, id)
+end_lease(id, lease, 0)
 redis.call('HSET', errors, id, ARGV[3])
 if delay < 0 then
 	bury(id, now, tonumber(ARGV[5]), tonumber(ARGV[6]))

@@ -13,8 +13,7 @@ end
 local expired = redis.call('ZRANGEBYSCORE', reserved, '-inf', now, 'LIMIT', 0, limit)
 for _, id in ipairs(expired) do
 	redis.call('ZREM', reserved, id)
-	redis.call('HDEL', leases, id)
-	local attempt = tonumber(redis.call('HGET', attempts, id)) or 0
+	local attempt = end_lease(id, redis.call('HGET', leases, id) or '', 0)
 	-- read maxAttempts without decoding the payload; an unreadable envelope has no attempts left
 	local max_attempts = tonumber(string.match(redis.call('HGET', jobs, id) or '', '"maxAttempts":(%d+)')) or 0
 	redis.call('HSET', errors, id, 'Lease expired on attempt ' .. attempt .. ': the worker died or stalled')

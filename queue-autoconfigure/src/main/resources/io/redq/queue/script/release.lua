@@ -4,12 +4,10 @@
 local released = 0
 for i = 1, #ARGV, 3 do
 	local id = ARGV[i]
-	if redis.call('HGET', leases, id) == ARGV[i + 1] then
+	local lease = redis.call('HGET', leases, id)
+	if lease == ARGV[i + 1] then
 		redis.call('ZREM', reserved, id)
-		redis.call('HDEL', leases, id)
-		if ARGV[i + 2] == '1' then
-			redis.call('HINCRBY', attempts, id, -1)
-		end
+		end_lease(id, lease, tonumber(ARGV[i + 2]))
 		redis.call('LPUSH', ready, id)
 		released = released + 1
 	end

@@ -98,7 +98,25 @@ class JobQueueOperationsIntegrationTests {
 		}
 		Map<String, Long> one = reserveCommands(1);
 		Map<String, Long> hundred = reserveCommands(100);
-		assertThat(hundred).isEqualTo(one).containsEntry("hmget", 2L).containsEntry("hset", 2L);
+		assertThat(hundred).isEqualTo(one).containsEntry("hmget", 2L).containsEntry("hset", 1L);
+	}
+
+	@Test
+	void aRunningJobKeepsItsAttemptInItsLeaseAndTheAttemptsHashOnlyWhileItWaits() {
+		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		ReservedJob first = reserveOne();
+		assertThat(first.token()).endsWith(":1");
+		assertThat(this.template.opsForHash().get(this.keys.leases(), "a")).isEqualTo(first.token());
+		// the hash a reserve and an ack search stays empty while jobs succeed first time
+		assertThat(this.template.hasKey(this.keys.attempts())).isFalse();
+		assertThat(this.operations.fail(QUEUE, first.lease(), "failure", Duration.ZERO)).isTrue();
+		assertThat(this.template.opsForHash().get(this.keys.attempts(), "a")).isEqualTo("1");
+		ReservedJob second = reserveOne();
+		assertThat(second.attempt()).isEqualTo(2);
+		assertThat(second.token()).endsWith(":2");
+		assertThat(this.template.hasKey(this.keys.attempts())).isFalse();
+		this.operations.ack(QUEUE, List.of(second.lease()));
+		assertThat(this.template.keys("*")).doesNotContain(this.keys.leases(), this.keys.attempts(), this.keys.jobs());
 	}
 
 	@Test
