@@ -85,7 +85,8 @@ public interface JobDispatcher {
 	 * an executor: they should not block.
 	 * @param request the job and its options
 	 * @return the job id, once the job is in Redis; completed exceptionally when Redis
-	 * refused or did not answer (the job may then be in Redis or not)
+	 * refused or did not answer (the job may then be in Redis or not), or when the
+	 * dispatcher closed before Redis took the job
 	 * @throws IllegalArgumentException when the request is invalid, as for
 	 * {@link #dispatch(JobRequest)}
 	 * @throws IllegalStateException when the dispatcher is closed

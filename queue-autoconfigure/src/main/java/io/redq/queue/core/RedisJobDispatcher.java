@@ -22,10 +22,12 @@ import io.redq.queue.support.micrometer.DefaultJobDispatchObservationConvention;
 import io.redq.queue.support.micrometer.JobDispatchObservationConvention;
 import io.redq.queue.support.micrometer.JobDispatchSenderContext;
 import io.redq.queue.support.micrometer.JobObservation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.core.ResolvableType;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
@@ -36,7 +38,7 @@ import org.springframework.util.Assert;
  * @author Redq team
  * @since 0.1.0
  */
-public class RedisJobDispatcher implements JobDispatcher, DisposableBean {
+public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 
 	/** The default largest envelope accepted, in bytes: 1 MiB. */
 	public static final long DEFAULT_MAX_PAYLOAD_SIZE = 1024 * 1024;
@@ -46,6 +48,11 @@ public class RedisJobDispatcher implements JobDispatcher, DisposableBean {
 
 	/** The most asynchronous dispatches waiting to be sent. */
 	static final int MAX_PENDING = 10 * BATCH_SIZE;
+
+	/** The lifecycle phase: see {@link #getPhase()}. */
+	static final int PHASE = Integer.MAX_VALUE - 200;
+
+	private static final Log logger = LogFactory.getLog(RedisJobDispatcher.class);
 
 	/** Tells the sender to stop once the dispatches before it are sent. */
 	private static final AsyncDispatch STOP = new AsyncDispatch(
@@ -166,8 +173,11 @@ public class RedisJobDispatcher implements JobDispatcher, DisposableBean {
 				ids.add(job.id());
 			}
 			for (Iterator<List<PreparedJob>> queues = byQueue.values().iterator(); queues.hasNext();) {
-				enqueue(queues.next());
+				List<PreparedJob> jobs = queues.next();
+				enqueue(jobs);
+				// in Redis: no longer failed if what follows throws
 				queues.remove();
+				dispatched(jobs);
 			}
 		}
 		catch (RuntimeException ex) {
@@ -209,8 +219,8 @@ public class RedisJobDispatcher implements JobDispatcher, DisposableBean {
 		if (this.sender == null) {
 			Thread sender = new CustomizableThreadFactory("redq-dispatcher-").newThread(this::sendPending);
 			sender.setDaemon(true);
-			sender.start();
 			this.sender = sender;
+			sender.start();
 		}
 	}
 
@@ -220,11 +230,11 @@ public class RedisJobDispatcher implements JobDispatcher, DisposableBean {
 
 	/**
 	 * Send the pending asynchronous dispatches, up to one batch per script call, until
-	 * the dispatcher is closed and none is left.
+	 * the dispatcher is stopped and none is left, or another sender replaced this one.
 	 */
 	private void sendPending() {
 		List<AsyncDispatch> batch = new ArrayList<>(BATCH_SIZE);
-		while (true) {
+		while (this.sender == Thread.currentThread()) {
 			try {
 				AsyncDispatch first = this.closed ? this.pending.poll() : this.pending.take();
 				if (first == null || first == STOP) {
@@ -233,7 +243,7 @@ public class RedisJobDispatcher implements JobDispatcher, DisposableBean {
 				batch.add(first);
 			}
 			catch (InterruptedException ex) {
-				// only closing stops the sender, once the dispatches before it are sent
+				// only stopping ends the sender, once the dispatches before it are sent
 				continue;
 			}
 			this.pending.drainTo(batch, BATCH_SIZE - 1);
@@ -253,21 +263,35 @@ public class RedisJobDispatcher implements JobDispatcher, DisposableBean {
 		List<PreparedJob> jobs = dispatches.stream().map(AsyncDispatch::job).toList();
 		try {
 			enqueue(jobs);
-			dispatches.forEach((dispatch) -> dispatch.future().complete(dispatch.job().id()));
 		}
 		catch (RuntimeException ex) {
 			dispatches.forEach((dispatch) -> dispatch.fail(ex));
+			return;
+		}
+		dispatches.forEach((dispatch) -> dispatch.future().complete(dispatch.job().id()));
+		try {
+			dispatched(jobs);
+		}
+		catch (RuntimeException ex) {
+			// the sender must go on: the jobs are in Redis and their callers told so
+			logger.warn("Failed to report " + jobs.size() + " dispatched job(s) to metrics or observations", ex);
+		}
+	}
+
+	@Override
+	public void start() {
+		synchronized (this) {
+			this.closed = false;
 		}
 	}
 
 	/**
 	 * Send the asynchronous dispatches still pending, waiting at most the close timeout
 	 * for Redis to take them, then stop the thread that sends them. Those not sent by
-	 * then fail; later ones are refused.
-	 * @throws InterruptedException when interrupted while waiting
+	 * then fail; later ones are refused until {@link #start()}.
 	 */
 	@Override
-	public void destroy() throws InterruptedException {
+	public void stop() {
 		Thread sender;
 		synchronized (this) {
 			this.closed = true;
@@ -276,9 +300,18 @@ public class RedisJobDispatcher implements JobDispatcher, DisposableBean {
 		if (sender == null) {
 			return;
 		}
-		long deadline = System.nanoTime() + this.closeTimeout.toNanos();
-		if (this.pending.offer(STOP, this.closeTimeout.toNanos(), TimeUnit.NANOSECONDS)) {
-			sender.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+		try {
+			long deadline = System.nanoTime() + this.closeTimeout.toNanos();
+			if (this.pending.offer(STOP, this.closeTimeout.toNanos(), TimeUnit.NANOSECONDS)) {
+				sender.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		synchronized (this) {
+			// a sender still waiting for Redis ends after that call
+			this.sender = null;
 		}
 		List<AsyncDispatch> unsent = new ArrayList<>();
 		this.pending.drainTo(unsent);
@@ -289,8 +322,25 @@ public class RedisJobDispatcher implements JobDispatcher, DisposableBean {
 	}
 
 	/**
-	 * Enqueue prepared jobs of one queue, in script calls of up to {@link #BATCH_SIZE},
-	 * and end their observations.
+	 * Return whether asynchronous dispatches are taken: from creation or {@link #start()}
+	 * until {@link #stop()}.
+	 */
+	@Override
+	public boolean isRunning() {
+		return !this.closed;
+	}
+
+	/**
+	 * Return the phase: after the listener containers ({@code Integer.MAX_VALUE - 100}),
+	 * whose jobs may dispatch, and before the Redis connection factory (0).
+	 */
+	@Override
+	public int getPhase() {
+		return PHASE;
+	}
+
+	/**
+	 * Enqueue prepared jobs of one queue, in script calls of up to {@link #BATCH_SIZE}.
 	 * @param jobs the jobs
 	 */
 	private void enqueue(List<PreparedJob> jobs) {
@@ -299,8 +349,15 @@ public class RedisJobDispatcher implements JobDispatcher, DisposableBean {
 		for (int from = 0; from < commands.size(); from += BATCH_SIZE) {
 			this.operations.enqueue(queue, commands.subList(from, Math.min(commands.size(), from + BATCH_SIZE)));
 		}
+	}
+
+	/**
+	 * Report jobs that are in Redis to the metrics, and end their observations.
+	 * @param jobs the jobs
+	 */
+	private void dispatched(List<PreparedJob> jobs) {
 		for (PreparedJob job : jobs) {
-			this.metrics.dispatched(queue, job.jobName());
+			this.metrics.dispatched(job.queue(), job.jobName());
 			if (job.observation() != null) {
 				job.observation().stop();
 			}
@@ -446,8 +503,8 @@ public class RedisJobDispatcher implements JobDispatcher, DisposableBean {
 	private record AsyncDispatch(PreparedJob job, CompletableFuture<String> future) {
 
 		void fail(Exception ex) {
-			this.job.failed(ex);
 			this.future.completeExceptionally(ex);
+			this.job.failed(ex);
 		}
 
 	}

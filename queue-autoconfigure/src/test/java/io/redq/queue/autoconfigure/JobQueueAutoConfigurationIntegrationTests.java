@@ -2,6 +2,7 @@ package io.redq.queue.autoconfigure;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -99,6 +100,22 @@ class JobQueueAutoConfigurationIntegrationTests {
 			assertThat(context.getBean(JobQueueConfigUtils.QUEUED_JOB_ANNOTATION_PROCESSOR_BEAN_NAME))
 				.isInstanceOf(QueuedJobAnnotationBeanPostProcessor.class);
 			assertThat(context.getBeansOfType(RedisScript.class)).containsOnlyKeys(SCRIPT_BEAN_NAMES);
+		});
+	}
+
+	@Test
+	void closingTheContextSendsThePendingAsyncDispatchesBeforeTheRedisConnectionsClose() {
+		this.runner.withPropertyValues("redq.jobs.remote.queue=elsewhere").run((context) -> {
+			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+			// Redis holds the first call, so that the others are still pending at close
+			this.redis.command("CLIENT", "PAUSE", "500", "WRITE");
+			List<CompletableFuture<String>> futures = new ArrayList<>();
+			for (int i = 0; i < 100; i++) {
+				futures.add(dispatcher.dispatchAsync("remote", i));
+			}
+			context.close();
+			assertThat(futures).allSatisfy((future) -> assertThat(future).isCompleted());
+			assertThat(this.redis.command("LLEN", "redq:{elsewhere}:ready")).isEqualTo("100");
 		});
 	}
 

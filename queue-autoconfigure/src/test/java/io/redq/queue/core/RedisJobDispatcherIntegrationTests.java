@@ -71,8 +71,8 @@ class RedisJobDispatcherIntegrationTests {
 	}
 
 	@AfterEach
-	void tearDown() throws InterruptedException {
-		this.dispatcher.destroy();
+	void tearDown() {
+		this.dispatcher.stop();
 		this.connectionFactory.destroy();
 	}
 
@@ -240,7 +240,7 @@ class RedisJobDispatcherIntegrationTests {
 		for (int i = 0; i < 100; i++) {
 			futures.add(this.dispatcher.dispatchAsync("ping", "p" + i));
 		}
-		this.dispatcher.destroy();
+		this.dispatcher.stop();
 		assertThat(futures).allSatisfy((future) -> assertThat(future).isCompleted());
 		assertThat(this.operations.stats("default").ready()).isEqualTo(100);
 		assertThatIllegalStateException().isThrownBy(() -> this.dispatcher.dispatchAsync("ping", "late"))
@@ -260,7 +260,7 @@ class RedisJobDispatcherIntegrationTests {
 		for (int i = 0; i < 10; i++) {
 			waiting.add(this.dispatcher.dispatchAsync("ping", "p" + i));
 		}
-		this.dispatcher.destroy();
+		this.dispatcher.stop();
 		assertThat(waiting).allSatisfy((future) -> assertThat(future).failsWithin(Duration.ZERO)
 			.withThrowableThat()
 			.havingCause()
