@@ -50,7 +50,7 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 	static final int MAX_PENDING = 10 * BATCH_SIZE;
 
 	/** The lifecycle phase: see {@link #getPhase()}. */
-	static final int PHASE = Integer.MAX_VALUE - 200;
+	static final int PHASE = Integer.MAX_VALUE - 100;
 
 	private static final Log logger = LogFactory.getLog(RedisJobDispatcher.class);
 
@@ -331,8 +331,10 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 	}
 
 	/**
-	 * Return the phase: after the listener containers ({@code Integer.MAX_VALUE - 100}),
-	 * whose jobs may dispatch, and before the Redis connection factory (0).
+	 * Return the phase: that of the listener containers, before the Redis connection
+	 * factory (0). Being a dependent of the listener registry, the dispatcher stops just
+	 * before it; a later phase would end the registry's phase before its containers
+	 * finished their jobs.
 	 */
 	@Override
 	public int getPhase() {
