@@ -175,7 +175,7 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 			for (Iterator<List<PreparedJob>> queues = byQueue.values().iterator(); queues.hasNext();) {
 				List<PreparedJob> jobs = queues.next();
 				enqueue(jobs);
-				// in Redis: no longer failed if what follows throws
+				// in Redis: not failed if a later queue's call fails
 				queues.remove();
 				dispatched(jobs);
 			}
@@ -269,13 +269,7 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 			return;
 		}
 		dispatches.forEach((dispatch) -> dispatch.future().complete(dispatch.job().id()));
-		try {
-			dispatched(jobs);
-		}
-		catch (RuntimeException ex) {
-			// the sender must go on: the jobs are in Redis and their callers told so
-			logger.warn("Failed to report " + jobs.size() + " dispatched job(s) to metrics or observations", ex);
-		}
+		dispatched(jobs);
 	}
 
 	@Override
@@ -354,15 +348,22 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 	}
 
 	/**
-	 * Report jobs that are in Redis to the metrics, and end their observations.
+	 * Report jobs that are in Redis to the metrics, and end their observations. A failure
+	 * to report is logged, not thrown: the jobs are dispatched, and a caller told
+	 * otherwise would dispatch them again.
 	 * @param jobs the jobs
 	 */
 	private void dispatched(List<PreparedJob> jobs) {
-		for (PreparedJob job : jobs) {
-			this.metrics.dispatched(job.queue(), job.jobName());
-			if (job.observation() != null) {
-				job.observation().stop();
+		try {
+			for (PreparedJob job : jobs) {
+				this.metrics.dispatched(job.queue(), job.jobName());
+				if (job.observation() != null) {
+					job.observation().stop();
+				}
 			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Failed to report " + jobs.size() + " dispatched job(s) to metrics or observations", ex);
 		}
 	}
 

@@ -32,9 +32,9 @@ local function forget(...)
 	redis.call('HDEL', errors, ...)
 end
 
--- A running job's lease is '<token>:<attempt>': its attempt lives in the lease, and the attempts hash holds only the
--- attempts used by jobs that are not running (waiting for a retry, handed back, dead). While jobs succeed at their
--- first attempt that hash stays empty, so that reserving and acknowledging them do not search it.
+-- A running job's lease token is '<sequence>:<attempt>': its attempt lives in the lease, and the attempts hash holds
+-- only the attempts used by jobs that are not running (waiting for a retry, handed back, dead). While jobs succeed at
+-- their first attempt that hash stays empty, so that reserving and acknowledging them do not search it.
 -- Ends a job's lease and keeps the attempts it has used, less the ones given back, for its next run; returns them.
 local function end_lease(id, lease, given_back)
 	redis.call('HDEL', leases, id)

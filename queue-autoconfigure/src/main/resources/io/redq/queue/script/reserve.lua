@@ -1,5 +1,6 @@
 -- Reserves up to ARGV[1] ready jobs (none while the queue is paused) for ARGV[2] ms: each gets a fresh lease token,
--- '<sequence>:<attempt>', with one more attempt than it has used. ARGV[3]: the dead max age in ms (for the next due time).
+-- '<sequence>:<attempt>', with one more attempt than it has used. ARGV[3]: the dead max age in ms (for the next due
+-- time).
 -- Returns {now, next due (-1 for none), then per job: id, envelope, attempt, token}.
 local now = now_millis()
 local result = {now, 0}

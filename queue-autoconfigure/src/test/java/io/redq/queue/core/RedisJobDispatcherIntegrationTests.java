@@ -12,6 +12,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import io.redq.queue.TestConnections;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.ScriptExecutions;
@@ -224,6 +226,30 @@ class RedisJobDispatcherIntegrationTests {
 		this.template.delete("redq:{default}:ready");
 		String id = this.dispatcher.dispatchAsync("ping", "y").get(10, TimeUnit.SECONDS);
 		assertThat(this.template.opsForList().range("redq:{default}:ready", 0, -1)).containsExactly(id);
+	}
+
+	@Test
+	void aFailureToReportDispatchedJobsFailsNeitherTheDispatchNorTheSender() throws Exception {
+		TestObservationRegistry observations = TestObservationRegistry.create();
+		this.dispatcher.setObservationEnabled(true);
+		this.dispatcher.setObservationRegistry(observations);
+		this.dispatcher.setMetrics(new JobMetrics() {
+
+			@Override
+			public void dispatched(String queue, String job) {
+				throw new IllegalStateException("metrics down");
+			}
+
+		});
+		List<String> ids = new ArrayList<>(this.dispatcher
+			.dispatchAll(List.of(JobRequest.of("ping", "a").build(), JobRequest.of("ping", "b").build())));
+		ids.add(this.dispatcher.dispatchAsync("ping", "c").get(10, TimeUnit.SECONDS));
+		ids.add(this.dispatcher.dispatchAsync("ping", "d").get(10, TimeUnit.SECONDS));
+		assertThat(this.template.opsForList().range("redq:{default}:ready", 0, -1)).containsExactlyElementsOf(ids);
+		// the jobs are in Redis: their observations did not end with an error
+		TestObservationRegistryAssert.assertThat(observations)
+			.hasNumberOfObservationsEqualTo(4)
+			.forAllObservationsWithNameEqualTo("redq.dispatcher", (observation) -> observation.doesNotHaveError());
 	}
 
 	@Test
