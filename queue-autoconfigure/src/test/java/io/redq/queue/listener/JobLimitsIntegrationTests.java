@@ -9,7 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.redq.queue.ScriptExecutions;
+import io.redq.queue.test.ScriptExecutions;
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
 import io.redq.queue.core.JobDispatcher;

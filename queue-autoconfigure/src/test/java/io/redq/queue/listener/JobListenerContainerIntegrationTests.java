@@ -24,7 +24,7 @@ import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueKeys;
 import io.redq.queue.core.QueueStats;
-import io.redq.queue.ScriptExecutions;
+import io.redq.queue.test.ScriptExecutions;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.BeforeEach;

@@ -9,7 +9,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.redq.queue.ScriptExecutions;
+import io.redq.queue.test.ScriptExecutions;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
 import org.apache.commons.logging.Log;

@@ -5,7 +5,7 @@ import java.time.Instant;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.redq.queue.ScriptExecutions;
+import io.redq.queue.test.ScriptExecutions;
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.annotation.Recurring;
 import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;

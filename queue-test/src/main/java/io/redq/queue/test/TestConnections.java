@@ -1,6 +1,4 @@
-package io.redq.queue;
-
-import io.redq.queue.test.RedisServer;
+package io.redq.queue.test;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;

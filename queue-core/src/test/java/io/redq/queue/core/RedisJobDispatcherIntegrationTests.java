@@ -14,9 +14,9 @@ import java.util.concurrent.TimeUnit;
 
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
-import io.redq.queue.TestConnections;
+import io.redq.queue.test.TestConnections;
 import io.redq.queue.script.QueueScripts;
-import io.redq.queue.ScriptExecutions;
+import io.redq.queue.test.ScriptExecutions;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
 import org.jspecify.annotations.Nullable;

@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
-import io.redq.queue.ScriptExecutions;
-import io.redq.queue.TestConnections;
+import io.redq.queue.test.ScriptExecutions;
+import io.redq.queue.test.TestConnections;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;

@@ -5,8 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import io.redq.queue.ScriptExecutions;
-import io.redq.queue.TestConnections;
+import io.redq.queue.test.ScriptExecutions;
+import io.redq.queue.test.TestConnections;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;

@@ -1,9 +1,7 @@
-package io.redq.queue;
+package io.redq.queue.test;
 
 import java.util.Map;
 import java.util.TreeMap;
-
-import io.redq.queue.test.RedisServer;
 
 /**
  * Counts the Lua scripts a Redis server has run, from {@code INFO commandstats}.
