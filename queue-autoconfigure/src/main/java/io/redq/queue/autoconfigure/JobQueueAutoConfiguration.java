@@ -6,15 +6,15 @@ import io.micrometer.observation.ObservationRegistry;
 import io.redq.queue.annotation.EnableJobQueue;
 import io.redq.queue.annotation.JobListenerConfigurer;
 import io.redq.queue.config.JobListenerContainerFactory;
-import io.redq.queue.config.JobListenerRegistry;
+import io.redq.queue.config.JobCatalog;
 import io.redq.queue.config.JobQueueConfigUtils;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobMetrics;
-import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.RedisJobDispatcher;
+import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.listener.ContainerProperties;
 import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.script.QueueScripts;
@@ -201,7 +201,7 @@ public final class JobQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	JobQueueOperations jobQueueOperations(RedisConnectionFactory connectionFactory, JobQueueProperties properties,
+	RedisJobQueueOperations jobQueueOperations(RedisConnectionFactory connectionFactory, JobQueueProperties properties,
 			@Qualifier(ENQUEUE_SCRIPT) RedisScript<List> enqueue, @Qualifier(RESERVE_SCRIPT) RedisScript<List> reserve,
 			@Qualifier(ACK_SCRIPT) RedisScript<List> ack, @Qualifier(FAIL_SCRIPT) RedisScript<Long> fail,
 			@Qualifier(EXTEND_SCRIPT) RedisScript<List> extend, @Qualifier(RELEASE_SCRIPT) RedisScript<Long> release,
@@ -212,7 +212,8 @@ public final class JobQueueAutoConfiguration {
 			@Qualifier(REVIVE_SCRIPT) RedisScript<Long> revive) {
 		QueueScripts scripts = new QueueScripts(enqueue, reserve, ack, fail, extend, release, migrate, cancel, stats,
 				admit, hold, reschedule, status, dead, revive);
-		JobQueueOperations operations = new JobQueueOperations(connectionFactory, scripts, properties.getKeyPrefix());
+		RedisJobQueueOperations operations = new RedisJobQueueOperations(connectionFactory, scripts,
+				properties.getKeyPrefix());
 		operations.setDeadLetterMaxSize(properties.getDeadLetter().getMaxSize());
 		operations.setDeadLetterTimeToLive(properties.getDeadLetter().getTimeToLive());
 		operations.setCompletedMaxSize(properties.getCompleted().getMaxSize());
@@ -230,11 +231,11 @@ public final class JobQueueAutoConfiguration {
 
 	@Bean(name = JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
 	@ConditionalOnMissingBean(name = JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
-	JobListenerContainerFactory jobListenerContainerFactory(JobQueueOperations operations,
+	JobListenerContainerFactory jobListenerContainerFactory(RedisJobQueueOperations operations,
 			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<JobMetrics> metrics,
 			ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<JobProcessObservationConvention> observationConvention, JobQueueProperties properties) {
-		JobListenerContainerFactory factory = new JobListenerContainerFactory(operations,
+		JobListenerContainerFactory factory = new JobListenerContainerFactory(operations.getListenerOperations(),
 				jsonMapper.getIfAvailable(JsonMapper::shared));
 		factory.setMetrics(metrics.getIfAvailable(() -> JobMetrics.NONE));
 		factory.setObservationEnabled(properties.isObservationEnabled());
@@ -268,11 +269,11 @@ public final class JobQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(JobDispatcher.class)
-	RedisJobDispatcher jobDispatcher(JobQueueOperations operations, JobListenerRegistry registry,
+	RedisJobDispatcher jobDispatcher(RedisJobQueueOperations operations, JobCatalog catalog,
 			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<JobMetrics> metrics,
 			ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<JobDispatchObservationConvention> observationConvention, JobQueueProperties properties) {
-		RedisJobDispatcher dispatcher = new RedisJobDispatcher(operations, registry,
+		RedisJobDispatcher dispatcher = new RedisJobDispatcher(operations, catalog,
 				jsonMapper.getIfAvailable(JsonMapper::shared));
 		dispatcher.setMaxPayloadSize(properties.getDispatcher().getMaxPayloadSize().toBytes());
 		dispatcher.setMetrics(metrics.getIfAvailable(() -> JobMetrics.NONE));
@@ -287,14 +288,15 @@ public final class JobQueueAutoConfiguration {
 		return (registry) -> properties.getJobs().forEach((name, job) -> {
 			// runs after every @QueuedJob method is registered, so that a clash
 			// can name the property
-			JobDefinition existing = registry.find(name);
+			JobDefinition existing = registry.getJobCatalog().find(name);
 			Assert.state(existing == null, () -> "redq.jobs." + name + " configures a job that another application "
 					+ "handles, but this application already has a job named '" + name + "' (queue '" + existing.queue()
 					+ "'), e.g. a @QueuedJob method. Job names must be unique: remove redq.jobs." + name
 					+ " or rename one of the jobs");
-			registry.registerJob(new JobDefinition(name, (job.getQueue() != null) ? job.getQueue() : defaults.queue(),
-					(job.getMaxAttempts() != null) ? job.getMaxAttempts() : defaults.maxAttempts(),
-					(job.getTimeout() != null) ? job.getTimeout() : defaults.timeout(), defaults.backoff(), null));
+			registry.getJobCatalog()
+				.register(new JobDefinition(name, (job.getQueue() != null) ? job.getQueue() : defaults.queue(),
+						(job.getMaxAttempts() != null) ? job.getMaxAttempts() : defaults.maxAttempts(),
+						(job.getTimeout() != null) ? job.getTimeout() : defaults.timeout(), defaults.backoff(), null));
 		});
 	}
 
@@ -321,7 +323,7 @@ public final class JobQueueAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		RecurringJobScheduler recurringJobScheduler(JobQueueOperations operations, JobDispatcher dispatcher,
+		RecurringJobScheduler recurringJobScheduler(RedisJobQueueOperations operations, JobDispatcher dispatcher,
 				ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<JobMetrics> metrics,
 				JobQueueProperties properties, @Qualifier(RECURRING_TICK_SCRIPT) RedisScript<List> tick,
 				@Qualifier(RECURRING_PAUSE_SCRIPT) RedisScript<Long> pause) {

@@ -7,7 +7,7 @@ import java.util.Map;
 
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefaults;
-import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.listener.ContainerProperties;
 import io.redq.queue.recurring.RecurringJobScheduler;
@@ -29,7 +29,7 @@ public class JobQueueProperties {
 	/**
 	 * Prefix of every Redis key Redq writes; keys are "<prefix>:{<queue>}:<part>".
 	 */
-	private String keyPrefix = JobQueueOperations.DEFAULT_KEY_PREFIX;
+	private String keyPrefix = RedisJobQueueOperations.DEFAULT_KEY_PREFIX;
 
 	/**
 	 * Whether dispatching and processing jobs are observed with Micrometer's Observation
@@ -541,12 +541,12 @@ public class JobQueueProperties {
 		/**
 		 * Most dead jobs kept per queue.
 		 */
-		private int maxSize = JobQueueOperations.DEFAULT_DEAD_LETTER_MAX_SIZE;
+		private int maxSize = RedisJobQueueOperations.DEFAULT_DEAD_LETTER_MAX_SIZE;
 
 		/**
 		 * How long dead jobs are kept.
 		 */
-		private Duration timeToLive = JobQueueOperations.DEFAULT_DEAD_LETTER_TIME_TO_LIVE;
+		private Duration timeToLive = RedisJobQueueOperations.DEFAULT_DEAD_LETTER_TIME_TO_LIVE;
 
 		public int getMaxSize() {
 			return this.maxSize;
