@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.redq.queue.core.DuplicatePolicy;
-import io.redq.queue.core.EnqueueResult;
 import io.redq.queue.core.Uniqueness;
 
 /**

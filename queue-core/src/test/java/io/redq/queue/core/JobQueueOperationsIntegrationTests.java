@@ -10,6 +10,7 @@ import java.util.function.LongSupplier;
 
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.EnqueueOperations;
+import io.redq.queue.redis.EnqueueResult;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.Gates;
 import io.redq.queue.redis.Lease;
