@@ -19,7 +19,7 @@ import io.redq.queue.config.JobListenerContainerFactory;
 import io.redq.queue.config.JobListenerRegistry;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
-import io.redq.queue.core.QueueKeys;
+import io.redq.queue.redis.QueueKeys;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;

@@ -4,15 +4,15 @@ import io.micrometer.observation.ObservationRegistry;
 import io.redq.queue.annotation.EnableJobQueue;
 import io.redq.queue.annotation.JobListenerConfigurer;
 import io.redq.queue.config.JobListenerContainerFactory;
-import io.redq.queue.config.JobListenerRegistry;
+import io.redq.queue.config.JobCatalog;
 import io.redq.queue.config.JobQueueConfigUtils;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobMetrics;
-import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.RedisJobDispatcher;
+import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.script.RecurringScripts;
@@ -63,10 +63,11 @@ public final class JobQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	JobQueueOperations jobQueueOperations(RedisConnectionFactory connectionFactory, JobQueueProperties properties,
+	RedisJobQueueOperations jobQueueOperations(RedisConnectionFactory connectionFactory, JobQueueProperties properties,
 			BeanFactory beanFactory) {
 		QueueScripts scripts = QueueScripts.from(ScriptBeanRegistrar.scriptBeans(beanFactory));
-		JobQueueOperations operations = new JobQueueOperations(connectionFactory, scripts, properties.getKeyPrefix());
+		RedisJobQueueOperations operations = new RedisJobQueueOperations(connectionFactory, scripts,
+				properties.getKeyPrefix());
 		operations.setDeadLetterMaxSize(properties.getDeadLetter().getMaxSize());
 		operations.setDeadLetterTimeToLive(properties.getDeadLetter().getTimeToLive());
 		operations.setCompletedMaxSize(properties.getCompleted().getMaxSize());
@@ -98,8 +99,8 @@ public final class JobQueueAutoConfiguration {
 	@Bean(name = JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
 	@ConditionalOnMissingBean(name = JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
 	JobListenerContainerFactory jobListenerContainerFactory(JobListenerContainerFactoryConfigurer configurer,
-			JobQueueOperations operations, ObjectProvider<JsonMapper> jsonMapper) {
-		JobListenerContainerFactory factory = new JobListenerContainerFactory(operations,
+			RedisJobQueueOperations operations, ObjectProvider<JsonMapper> jsonMapper) {
+		JobListenerContainerFactory factory = new JobListenerContainerFactory(operations.getListenerOperations(),
 				jsonMapper.getIfAvailable(JsonMapper::shared));
 		configurer.configure(factory);
 		return factory;
@@ -107,11 +108,11 @@ public final class JobQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(JobDispatcher.class)
-	RedisJobDispatcher jobDispatcher(JobQueueOperations operations, JobListenerRegistry registry,
+	RedisJobDispatcher jobDispatcher(RedisJobQueueOperations operations, JobCatalog catalog,
 			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<JobMetrics> metrics,
 			ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<JobDispatchObservationConvention> observationConvention, JobQueueProperties properties) {
-		RedisJobDispatcher dispatcher = new RedisJobDispatcher(operations, registry,
+		RedisJobDispatcher dispatcher = new RedisJobDispatcher(operations, catalog,
 				jsonMapper.getIfAvailable(JsonMapper::shared));
 		dispatcher.setMaxPayloadSize(properties.getDispatcher().getMaxPayloadSize().toBytes());
 		dispatcher.setMetrics(metrics.getIfAvailable(() -> JobMetrics.NONE));
@@ -126,14 +127,15 @@ public final class JobQueueAutoConfiguration {
 		return (registry) -> properties.getJobs().forEach((name, job) -> {
 			// runs after every @QueuedJob method is registered, so that a clash
 			// can name the property
-			JobDefinition existing = registry.find(name);
+			JobDefinition existing = registry.getJobCatalog().find(name);
 			Assert.state(existing == null, () -> "redq.jobs." + name + " configures a job that another application "
 					+ "handles, but this application already has a job named '" + name + "' (queue '" + existing.queue()
 					+ "'), e.g. a @QueuedJob method. Job names must be unique: remove redq.jobs." + name
 					+ " or rename one of the jobs");
-			registry.registerJob(new JobDefinition(name, (job.getQueue() != null) ? job.getQueue() : defaults.queue(),
-					(job.getMaxAttempts() != null) ? job.getMaxAttempts() : defaults.maxAttempts(),
-					(job.getTimeout() != null) ? job.getTimeout() : defaults.timeout(), defaults.backoff(), null));
+			registry.getJobCatalog()
+				.register(new JobDefinition(name, (job.getQueue() != null) ? job.getQueue() : defaults.queue(),
+						(job.getMaxAttempts() != null) ? job.getMaxAttempts() : defaults.maxAttempts(),
+						(job.getTimeout() != null) ? job.getTimeout() : defaults.timeout(), defaults.backoff(), null));
 		});
 	}
 
@@ -149,7 +151,7 @@ public final class JobQueueAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		RecurringJobScheduler recurringJobScheduler(JobQueueOperations operations, JobDispatcher dispatcher,
+		RecurringJobScheduler recurringJobScheduler(RedisJobQueueOperations operations, JobDispatcher dispatcher,
 				ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<JobMetrics> metrics,
 				JobQueueProperties properties, BeanFactory beanFactory) {
 			RecurringJobScheduler scheduler = new RecurringJobScheduler(operations,

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 import io.redq.queue.config.JobListenerContainerFactory;
-import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.listener.ContainerProperties;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
@@ -105,8 +105,8 @@ class JobListenerContainerFactoryConfigurerIntegrationTests {
 	}
 
 	private static JobListenerContainerFactory configuredFactory(AssertableApplicationContext context) {
-		JobListenerContainerFactory factory = new JobListenerContainerFactory(context.getBean(JobQueueOperations.class),
-				JsonMapper.shared());
+		JobListenerContainerFactory factory = new JobListenerContainerFactory(
+				context.getBean(RedisJobQueueOperations.class).getListenerOperations(), JsonMapper.shared());
 		context.getBean(JobListenerContainerFactoryConfigurer.class).configure(factory);
 		return factory;
 	}

@@ -9,6 +9,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.config.JobCatalog;
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.annotation.QueuedJobAnnotationBeanPostProcessor;
 import io.redq.queue.config.JobListenerContainerFactory;
@@ -20,7 +23,7 @@ import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.Timer;
 import io.redq.queue.core.RedisJobDispatcher;
-import io.redq.queue.core.ReservedJob;
+import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.script.QueueScripts;
@@ -86,9 +89,11 @@ class JobQueueAutoConfigurationIntegrationTests {
 				.hasSingleBean(JobListenerContainerFactory.class)
 				.hasSingleBean(JobDefaults.class)
 				.hasSingleBean(JobListenerRegistry.class)
+				.hasSingleBean(JobCatalog.class)
 				.hasSingleBean(RecurringJobScheduler.class)
 				.hasBean(JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
-				.hasBean(JobQueueConfigUtils.JOB_LISTENER_REGISTRY_BEAN_NAME);
+				.hasBean(JobQueueConfigUtils.JOB_LISTENER_REGISTRY_BEAN_NAME)
+				.hasBean(JobQueueConfigUtils.JOB_CATALOG_BEAN_NAME);
 			assertThat(context.getBean(JobQueueConfigUtils.QUEUED_JOB_ANNOTATION_PROCESSOR_BEAN_NAME))
 				.isInstanceOf(QueuedJobAnnotationBeanPostProcessor.class);
 			assertThat(context.getBeansOfType(RedisScript.class)).containsOnlyKeys(SCRIPT_BEAN_NAMES);
@@ -301,7 +306,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 				JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 				dispatcher.dispatch("remote-job", "first");
 				dispatcher.dispatch("remote-job", "second");
-				JobQueueOperations operations = context.getBean(JobQueueOperations.class);
+				ListenerOperations operations = context.getBean(RedisJobQueueOperations.class).getListenerOperations();
 				List<ReservedJob> jobs = operations.reserve("other", 2, Duration.ofMinutes(1)).jobs();
 				assertThat(jobs).hasSize(2);
 				for (ReservedJob job : jobs) {
@@ -396,6 +401,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 			.doesNotHaveBean(JobListenerContainerFactory.class)
 			.doesNotHaveBean(JobDefaults.class)
 			.doesNotHaveBean(JobListenerRegistry.class)
+			.doesNotHaveBean(JobCatalog.class)
 			.doesNotHaveBean(JobQueueConfigUtils.QUEUED_JOB_ANNOTATION_PROCESSOR_BEAN_NAME)
 			.doesNotHaveBean(JobQueueProperties.class)
 			.doesNotHaveBean(RecurringJobScheduler.class)
@@ -454,8 +460,8 @@ class JobQueueAutoConfigurationIntegrationTests {
 	static class UserOperationsConfiguration {
 
 		@Bean
-		JobQueueOperations customOperations(RedisConnectionFactory connectionFactory) {
-			return new JobQueueOperations(connectionFactory, QueueScripts.load(), "custom");
+		RedisJobQueueOperations customOperations(RedisConnectionFactory connectionFactory) {
+			return new RedisJobQueueOperations(connectionFactory, QueueScripts.load(), "custom");
 		}
 
 	}
@@ -464,8 +470,9 @@ class JobQueueAutoConfigurationIntegrationTests {
 	static class UserContainerFactoryConfiguration {
 
 		@Bean(JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
-		JobListenerContainerFactory userFactory(JobQueueOperations operations) {
-			JobListenerContainerFactory factory = new JobListenerContainerFactory(operations, JsonMapper.shared());
+		JobListenerContainerFactory userFactory(RedisJobQueueOperations operations) {
+			JobListenerContainerFactory factory = new JobListenerContainerFactory(operations.getListenerOperations(),
+					JsonMapper.shared());
 			factory.getContainerProperties().setConcurrency(42);
 			return factory;
 		}
@@ -476,8 +483,8 @@ class JobQueueAutoConfigurationIntegrationTests {
 	static class OtherContainerFactoryConfiguration {
 
 		@Bean
-		JobListenerContainerFactory otherFactory(JobQueueOperations operations) {
-			return new JobListenerContainerFactory(operations, JsonMapper.shared());
+		JobListenerContainerFactory otherFactory(RedisJobQueueOperations operations) {
+			return new JobListenerContainerFactory(operations.getListenerOperations(), JsonMapper.shared());
 		}
 
 	}

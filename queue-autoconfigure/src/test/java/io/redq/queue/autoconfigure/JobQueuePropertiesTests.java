@@ -10,7 +10,7 @@ import java.util.Map;
 
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefaults;
-import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.listener.ContainerProperties;
 import io.redq.queue.lock.RedisLockService;
@@ -114,7 +114,7 @@ class JobQueuePropertiesTests {
 
 	@Test
 	void keyPrefixDefaultValueIsConsistent() {
-		assertThat(this.properties.getKeyPrefix()).isEqualTo(JobQueueOperations.DEFAULT_KEY_PREFIX);
+		assertThat(this.properties.getKeyPrefix()).isEqualTo(RedisJobQueueOperations.DEFAULT_KEY_PREFIX);
 	}
 
 	@Test
@@ -126,8 +126,8 @@ class JobQueuePropertiesTests {
 	@Test
 	void deadLetterDefaultValuesAreConsistent() {
 		JobQueueProperties.DeadLetter deadLetter = this.properties.getDeadLetter();
-		assertThat(deadLetter.getMaxSize()).isEqualTo(JobQueueOperations.DEFAULT_DEAD_LETTER_MAX_SIZE);
-		assertThat(deadLetter.getTimeToLive()).isEqualTo(JobQueueOperations.DEFAULT_DEAD_LETTER_TIME_TO_LIVE);
+		assertThat(deadLetter.getMaxSize()).isEqualTo(RedisJobQueueOperations.DEFAULT_DEAD_LETTER_MAX_SIZE);
+		assertThat(deadLetter.getTimeToLive()).isEqualTo(RedisJobQueueOperations.DEFAULT_DEAD_LETTER_TIME_TO_LIVE);
 	}
 
 	@Test

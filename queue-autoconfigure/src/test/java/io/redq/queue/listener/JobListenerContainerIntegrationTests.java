@@ -21,8 +21,9 @@ import io.redq.queue.autoconfigure.JobQueueContextRunner;
 import io.redq.queue.config.JobListenerRegistry;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.core.JobRequest;
-import io.redq.queue.core.QueueKeys;
+import io.redq.queue.redis.QueueKeys;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.test.ScriptExecutions;
 import io.redq.queue.test.RedisServer;
@@ -38,6 +39,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -538,11 +540,11 @@ class JobListenerContainerIntegrationTests {
 	}
 
 	private static QueueKeys keys(AssertableApplicationContext context, String queue) {
-		return context.getBean(JobQueueOperations.class).keys(queue);
+		return context.getBean(RedisJobQueueOperations.class).getStore().keys(queue);
 	}
 
 	private static StringRedisTemplate template(AssertableApplicationContext context) {
-		return context.getBean(JobQueueOperations.class).getRedisTemplate();
+		return new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
 	}
 
 	private static Object error(AssertableApplicationContext context, String queue, String id) {
