@@ -29,7 +29,8 @@ import org.springframework.util.Assert;
 /**
  * Runs the jobs of one queue: reserves them in batches under a lease, runs their handlers
  * on a pool of workers, renews the leases of running jobs, acknowledges completed jobs in
- * batches, retries failed ones with backoff and moves those out of attempts to dead.
+ * batches, and retries failed ones or moves them to dead as its {@link JobErrorHandler}
+ * decides.
  *
  * <p>
  * An idle container blocks on the queue's wake-up key rather than polling; dispatches
@@ -151,6 +152,19 @@ public class JobListenerContainer implements SmartLifecycle {
 	 */
 	public void setMetrics(JobMetrics metrics) {
 		this.outcomes.setMetrics(metrics);
+	}
+
+	/**
+	 * Set the error handler that decides whether a failed or timed-out attempt is
+	 * retried, for the jobs that do not name their own.
+	 * <p>
+	 * Default a {@link DefaultJobErrorHandler}: each job's backoff and attempts.
+	 * @param errorHandler the error handler
+	 * @see JobHandler#getErrorHandler()
+	 */
+	public void setErrorHandler(JobErrorHandler errorHandler) {
+		Assert.notNull(errorHandler, "JobErrorHandler must not be null");
+		this.outcomes.setErrorHandler(errorHandler);
 	}
 
 	/**

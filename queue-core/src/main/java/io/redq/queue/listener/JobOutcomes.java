@@ -3,7 +3,6 @@ package io.redq.queue.listener;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 
-import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.JobQueueOperations;
 import org.apache.commons.logging.Log;
@@ -12,8 +11,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Settles the attempts of a container's jobs: a completed job is acknowledged, a failed
- * or timed-out one is retried with backoff or dies, an unreadable one dies; each outcome
- * is reported to the metrics.
+ * or timed-out one is retried or dies as its {@link JobErrorHandler} decides (and a dead
+ * one goes to the handler's recoverer), an unreadable one dies; each outcome is reported
+ * to the metrics.
  *
  * @author Redq team
  * @since 0.1.0
@@ -21,6 +21,12 @@ import org.jspecify.annotations.Nullable;
 final class JobOutcomes {
 
 	private static final int MAX_ERROR_LENGTH = 4000;
+
+	/**
+	 * Decides for the jobs of a container without an error handler, and for a failing
+	 * one.
+	 */
+	private static final JobErrorHandler FALLBACK_ERROR_HANDLER = new DefaultJobErrorHandler();
 
 	private static final Log logger = LogFactory.getLog(JobListenerContainer.class);
 
@@ -32,6 +38,8 @@ final class JobOutcomes {
 
 	private JobMetrics metrics = JobMetrics.NONE;
 
+	private JobErrorHandler errorHandler = FALLBACK_ERROR_HANDLER;
+
 	JobOutcomes(String queue, JobQueueOperations operations, JobAcknowledger acknowledger) {
 		this.queue = queue;
 		this.operations = operations;
@@ -40,6 +48,10 @@ final class JobOutcomes {
 
 	void setMetrics(JobMetrics metrics) {
 		this.metrics = metrics;
+	}
+
+	void setErrorHandler(JobErrorHandler errorHandler) {
+		this.errorHandler = errorHandler;
 	}
 
 	void completed(JobExecution execution) {
@@ -54,12 +66,11 @@ final class JobOutcomes {
 			logger.debug("Job " + execution.getId() + " failed after its outcome was settled", ex);
 			return;
 		}
+		// without a handler the job failed before it could be read: nothing to retry
 		JobHandler handler = execution.handler();
-		boolean retry = !(ex instanceof JobRejectedException) && handler != null
-				&& execution.getAttempt() < execution.getMaxAttempts();
+		Duration delay = (handler != null) ? retryDelay(execution, handler, ex) : null;
 		String error = describe(ex);
-		Duration delay = retry ? handler.getDefinition().backoff().delayAfter(execution.getAttempt()) : null;
-		if (retry) {
+		if (delay != null) {
 			logger.warn("Job " + execution.getId() + " (" + handler.getDefinition().name() + ") failed on attempt "
 					+ execution.getAttempt() + " of " + execution.getMaxAttempts() + ", retrying in " + delay + ": "
 					+ error);
@@ -68,8 +79,10 @@ final class JobOutcomes {
 			logger.error("Job " + execution.getId() + " failed on attempt " + execution.getAttempt() + " and is dead: "
 					+ error, ex);
 		}
-		report(execution, retry ? JobMetrics.Outcome.RETRIED : JobMetrics.Outcome.DEAD, ex);
-		recordFailure(execution, error, delay);
+		report(execution, (delay != null) ? JobMetrics.Outcome.RETRIED : JobMetrics.Outcome.DEAD, ex);
+		if (recordFailure(execution, error, delay) && delay == null && handler != null) {
+			recover(execution, handler, ex);
+		}
 	}
 
 	/**
@@ -80,17 +93,53 @@ final class JobOutcomes {
 		if (execution.settle()) {
 			execution.loseLease();
 			execution.interrupt();
-			JobDefinition definition = execution.handler().getDefinition();
+			JobHandler handler = execution.handler();
 			Duration timeout = execution.timeout();
 			String error = "Timed out after " + timeout + ": the handler was interrupted";
-			boolean retry = execution.getAttempt() < execution.getMaxAttempts();
-			Duration delay = retry ? definition.backoff().delayAfter(execution.getAttempt()) : null;
-			logger.warn("Job " + execution.getId() + " (" + definition.name() + ") timed out after " + timeout
-					+ " on attempt " + execution.getAttempt() + (retry ? ", retrying in " + delay : " and is dead"));
-			report(execution, retry ? JobMetrics.Outcome.RETRIED : JobMetrics.Outcome.DEAD,
-					new TimeoutException(error));
-			recordFailure(execution, error, delay);
+			TimeoutException ex = new TimeoutException(error);
+			Duration delay = retryDelay(execution, handler, ex);
+			logger.warn("Job " + execution.getId() + " (" + handler.getDefinition().name() + ") timed out after "
+					+ timeout + " on attempt " + execution.getAttempt()
+					+ ((delay != null) ? ", retrying in " + delay : " and is dead"));
+			report(execution, (delay != null) ? JobMetrics.Outcome.RETRIED : JobMetrics.Outcome.DEAD, ex);
+			if (recordFailure(execution, error, delay) && delay == null) {
+				recover(execution, handler, ex);
+			}
 		}
+	}
+
+	/**
+	 * Return the delay before the job's next attempt, or {@code null} when it dies: a
+	 * rejection or an exception the job does not retry ends it, otherwise its error
+	 * handler decides.
+	 */
+	private @Nullable Duration retryDelay(JobExecution execution, JobHandler handler, Throwable ex) {
+		if (ex instanceof JobRejectedException
+				|| DefaultJobErrorHandler.isCausedByAnyOf(ex, handler.getNotRetryableExceptions())) {
+			return null;
+		}
+		try {
+			return errorHandler(handler).retryDelay(execution, handler.getDefinition(), ex);
+		}
+		catch (RuntimeException handlerFailure) {
+			logger.error("Error handler of job " + execution.getId() + " failed; the job is retried as its "
+					+ "definition says", handlerFailure);
+			return FALLBACK_ERROR_HANDLER.retryDelay(execution, handler.getDefinition(), ex);
+		}
+	}
+
+	private void recover(JobExecution execution, JobHandler handler, Throwable ex) {
+		try {
+			errorHandler(handler).recover(execution, ex);
+		}
+		catch (RuntimeException recoveryFailure) {
+			logger.error("Could not recover dead job " + execution.getId() + "; it stays dead", recoveryFailure);
+		}
+	}
+
+	private JobErrorHandler errorHandler(JobHandler handler) {
+		JobErrorHandler errorHandler = handler.getErrorHandler();
+		return (errorHandler != null) ? errorHandler : this.errorHandler;
 	}
 
 	/**
@@ -117,16 +166,22 @@ final class JobOutcomes {
 		}
 	}
 
-	private void recordFailure(JobExecution execution, String error, @Nullable Duration retryDelay) {
+	/**
+	 * Record a failed attempt in Redis.
+	 * @return whether it was recorded: the lease was still held and Redis answered
+	 */
+	private boolean recordFailure(JobExecution execution, String error, @Nullable Duration retryDelay) {
 		try {
-			if (!this.operations.fail(this.queue, execution.job().lease(), error, retryDelay)) {
-				logger.warn("Failure of job " + execution.getId() + " refused: its lease was lost to another worker");
+			if (this.operations.fail(this.queue, execution.job().lease(), error, retryDelay)) {
+				return true;
 			}
+			logger.warn("Failure of job " + execution.getId() + " refused: its lease was lost to another worker");
 		}
 		catch (RuntimeException ex) {
 			logger.error("Could not record the failure of job " + execution.getId()
 					+ "; it may run again once its lease expires", ex);
 		}
+		return false;
 	}
 
 	private static String describe(Throwable ex) {
