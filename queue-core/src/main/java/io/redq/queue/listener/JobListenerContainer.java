@@ -113,10 +113,10 @@ public class JobListenerContainer implements SmartLifecycle {
 		this.outcomes = new JobOutcomes(queue, operations, this.acknowledger);
 		this.leaseKeeper = new JobLeaseKeeper(queue, operations, this.properties, this.handlers.values(),
 				this.outcomes);
-		this.prefetch = new JobPrefetch(this, this.properties);
-		this.workerPool = new JobWorkerPool(this, operations, jsonMapper, this.handlers, this.leaseKeeper,
-				this.outcomes, this.prefetch);
-		this.migrator = new JobMigrator(this, operations, this.properties);
+		this.prefetch = new JobPrefetch(queue, this::isRunning, this.properties);
+		this.workerPool = new JobWorkerPool(queue, this::isRunning, operations, jsonMapper, this.handlers,
+				this.leaseKeeper, this.outcomes, this.prefetch);
+		this.migrator = new JobMigrator(queue, this::isRunning, operations, this.properties);
 		this.fetcher = new JobFetcher(this, operations, this.properties, this.prefetch, this.workerPool, this.migrator);
 	}
 

@@ -3,6 +3,7 @@ package io.redq.queue.listener;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.Migration;
@@ -23,7 +24,9 @@ final class JobMigrator {
 
 	private static final Log logger = LogFactory.getLog(JobListenerContainer.class);
 
-	private final JobListenerContainer container;
+	private final String queue;
+
+	private final BooleanSupplier running;
 
 	private final JobQueueOperations operations;
 
@@ -35,8 +38,9 @@ final class JobMigrator {
 
 	private long nextRunNanos;
 
-	JobMigrator(JobListenerContainer container, JobQueueOperations operations, ContainerProperties properties) {
-		this.container = container;
+	JobMigrator(String queue, BooleanSupplier running, JobQueueOperations operations, ContainerProperties properties) {
+		this.queue = queue;
+		this.running = running;
 		this.operations = operations;
 		this.pollTimeout = properties.getPollTimeout().toMillis();
 	}
@@ -65,7 +69,7 @@ final class JobMigrator {
 	 */
 	private synchronized void scheduleIn(long delayMillis) {
 		long runAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis);
-		if (!this.container.isRunning() || (this.next != null && runAt - this.nextRunNanos >= 0)) {
+		if (!this.running.getAsBoolean() || (this.next != null && runAt - this.nextRunNanos >= 0)) {
 			return;
 		}
 		if (this.next != null) {
@@ -81,10 +85,9 @@ final class JobMigrator {
 			// before the job that caused it
 			this.next = null;
 		}
-		String queue = this.container.getQueue();
 		long delay;
 		try {
-			Migration migration = this.operations.migrate(queue);
+			Migration migration = this.operations.migrate(this.queue);
 			if (migration.isPartial(JobQueueOperations.MIGRATION_BATCH_SIZE)) {
 				delay = 0;
 			}
@@ -98,7 +101,7 @@ final class JobMigrator {
 			}
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not migrate jobs of queue '" + queue + "': " + ex);
+			logger.warn("Could not migrate jobs of queue '" + this.queue + "': " + ex);
 			delay = Math.min(1000, this.pollTimeout);
 		}
 		scheduleIn(delay);

@@ -3,6 +3,7 @@ package io.redq.queue.listener;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 import io.redq.queue.core.Lease;
 import org.apache.commons.logging.Log;
@@ -27,7 +28,9 @@ final class JobPrefetch {
 
 	private static final Log logger = LogFactory.getLog(JobListenerContainer.class);
 
-	private final JobListenerContainer container;
+	private final String queue;
+
+	private final BooleanSupplier running;
 
 	private final int concurrency;
 
@@ -36,8 +39,9 @@ final class JobPrefetch {
 	/** Moving average of how long handlers ran, -1 until one finished. */
 	private volatile long averageJobNanos = -1;
 
-	JobPrefetch(JobListenerContainer container, ContainerProperties properties) {
-		this.container = container;
+	JobPrefetch(String queue, BooleanSupplier running, ContainerProperties properties) {
+		this.queue = queue;
+		this.running = running;
 		this.concurrency = properties.getConcurrency();
 		this.maxPrefetch = properties.getPrefetch();
 	}
@@ -87,13 +91,13 @@ final class JobPrefetch {
 	 */
 	void trim(JobWorkerPool workerPool) {
 		int excess = workerPool.waitingCount() - current(workerPool.executions());
-		if (excess <= 0 || !this.container.isRunning()) {
+		if (excess <= 0 || !this.running.getAsBoolean()) {
 			return;
 		}
 		List<Lease> handedBack = workerPool.withdrawWaiting(excess, HORIZON_NANOS);
 		if (!handedBack.isEmpty()) {
-			logger.debug("Handing back " + handedBack.size() + " prefetched job(s) of queue '"
-					+ this.container.getQueue() + "' that would not start soon");
+			logger.debug("Handing back " + handedBack.size() + " prefetched job(s) of queue '" + this.queue
+					+ "' that would not start soon");
 			workerPool.handBack(handedBack, true);
 		}
 	}

@@ -14,6 +14,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 import io.micrometer.observation.ObservationRegistry;
 import io.redq.queue.core.Gates;
@@ -43,9 +44,9 @@ final class JobWorkerPool {
 
 	private static final Log logger = LogFactory.getLog(JobListenerContainer.class);
 
-	private final JobListenerContainer container;
-
 	private final String queue;
+
+	private final BooleanSupplier running;
 
 	private final JobQueueOperations operations;
 
@@ -72,10 +73,10 @@ final class JobWorkerPool {
 
 	private @Nullable ScheduledExecutorService scheduler;
 
-	JobWorkerPool(JobListenerContainer container, JobQueueOperations operations, JsonMapper jsonMapper,
+	JobWorkerPool(String queue, BooleanSupplier running, JobQueueOperations operations, JsonMapper jsonMapper,
 			Map<String, JobHandler> handlers, JobLeaseKeeper leaseKeeper, JobOutcomes outcomes, JobPrefetch prefetch) {
-		this.container = container;
-		this.queue = container.getQueue();
+		this.queue = queue;
+		this.running = running;
 		this.operations = operations;
 		this.jsonMapper = jsonMapper;
 		this.handlers = handlers;
@@ -223,7 +224,7 @@ final class JobWorkerPool {
 	private void run(JobExecution execution) {
 		execution.takenBy(Thread.currentThread());
 		try {
-			if (!this.container.isRunning()) {
+			if (!this.running.getAsBoolean()) {
 				// prefetched, and the container stops before it started
 				if (execution.settle()) {
 					handBack(List.of(execution.job().lease()), true);
