@@ -40,10 +40,10 @@ import org.springframework.util.Assert;
  *
  * <p>
  * The container keeps the lifecycle and wires its parts, each in a class of its own:
- * {@link JobFetcher} reserves, {@link JobPrefetch} sizes the reservations ahead,
- * {@link JobWorkerPool} runs the handlers, {@link JobLeaseKeeper} renews leases and holds
- * gates, {@link JobOutcomes} settles each attempt, {@link JobAcknowledger} acknowledges
- * in batches and {@link JobMigrator} moves due and expired jobs. They all log under this
+ * {@code JobFetcher} reserves, {@code JobPrefetch} sizes the reservations ahead,
+ * {@code JobWorkerPool} runs the handlers, {@code JobLeaseKeeper} renews leases and holds
+ * gates, {@code JobOutcomes} settles each attempt, {@code JobAcknowledger} acknowledges
+ * in batches and {@code JobMigrator} moves due and expired jobs. They all log under this
  * class's name.
  *
  * <p>

@@ -79,10 +79,7 @@ final class JobOutcomes {
 			logger.error("Job " + execution.getId() + " failed on attempt " + execution.getAttempt() + " and is dead: "
 					+ error, ex);
 		}
-		report(execution, (delay != null) ? JobMetrics.Outcome.RETRIED : JobMetrics.Outcome.DEAD, ex);
-		if (recordFailure(execution, error, delay) && delay == null && handler != null) {
-			recover(execution, handler, ex);
-		}
+		settleFailure(execution, handler, ex, error, delay);
 	}
 
 	/**
@@ -101,10 +98,7 @@ final class JobOutcomes {
 			logger.warn("Job " + execution.getId() + " (" + handler.getDefinition().name() + ") timed out after "
 					+ timeout + " on attempt " + execution.getAttempt()
 					+ ((delay != null) ? ", retrying in " + delay : " and is dead"));
-			report(execution, (delay != null) ? JobMetrics.Outcome.RETRIED : JobMetrics.Outcome.DEAD, ex);
-			if (recordFailure(execution, error, delay) && delay == null) {
-				recover(execution, handler, ex);
-			}
+			settleFailure(execution, handler, ex, error, delay);
 		}
 	}
 
@@ -128,6 +122,18 @@ final class JobOutcomes {
 		}
 	}
 
+	/**
+	 * Report a failed attempt and record it in Redis; once the job is recorded dead, hand
+	 * it to its error handler's recovery.
+	 */
+	private void settleFailure(JobExecution execution, @Nullable JobHandler handler, Throwable ex, String error,
+			@Nullable Duration retryDelay) {
+		report(execution, (retryDelay != null) ? JobMetrics.Outcome.RETRIED : JobMetrics.Outcome.DEAD, ex);
+		if (recordFailure(execution, error, retryDelay) && retryDelay == null && handler != null) {
+			recover(execution, handler, ex);
+		}
+	}
+
 	private void recover(JobExecution execution, JobHandler handler, Throwable ex) {
 		try {
 			errorHandler(handler).recover(execution, ex);
@@ -148,8 +154,7 @@ final class JobOutcomes {
 	void bury(JobExecution execution, String reason) {
 		if (execution.settle()) {
 			logger.error("Job " + execution.getId() + " of queue '" + this.queue + "' is dead: " + reason);
-			report(execution, JobMetrics.Outcome.DEAD, new JobRejectedException(reason));
-			recordFailure(execution, reason, null);
+			settleFailure(execution, null, new JobRejectedException(reason), reason, null);
 		}
 	}
 

@@ -161,6 +161,20 @@ class JobErrorHandlerIntegrationTests {
 	}
 
 	@Test
+	void anErrorHandlerThatThrowsLeavesTheJobToItsDefinition() {
+		Attempts attempts = new Attempts();
+		this.containerFactory.setErrorHandler((job, definition, exception) -> {
+			throw new IllegalStateException("error handler failed");
+		});
+		RedisJobDispatcher dispatcher = start(
+				new TestHandler("fails", attempts, (payload) -> new IllegalStateException("failed " + payload)));
+		String id = dispatcher.dispatch("fails", "x");
+		await().atMost(DEADLINE).until(() -> stats().dead() == 1);
+		assertThat(attempts.of(id)).containsExactly(1, 2, 3);
+		assertThat(error(id)).isEqualTo("java.lang.IllegalStateException: failed x");
+	}
+
+	@Test
 	void aTimeoutGoesThroughTheErrorHandler() {
 		Attempts attempts = new Attempts();
 		List<String> decisions = new CopyOnWriteArrayList<>();
