@@ -18,8 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Architecture rules of the core module: it does not use Spring Boot, and only the
- * metrics classes use the optional micrometer-core.
+ * Architecture rules of the core module: it does not use Spring Boot, only the metrics
+ * classes use the optional micrometer-core, and the observation support does not use the
+ * listener.
  *
  * @author Redq team
  */
@@ -42,6 +43,13 @@ class ArchitectureTests {
 		.dependOnClassesThat()
 		.resideInAPackage("io.micrometer.core..")
 		.because("micrometer-core is optional: only the metrics classes, used when it is present, may need it");
+
+	private static final ArchRule OBSERVATIONS_DO_NOT_USE_THE_LISTENER = noClasses().that()
+		.resideInAPackage("io.redq.queue.support.micrometer..")
+		.should()
+		.dependOnClassesThat()
+		.resideInAPackage("io.redq.queue.listener..")
+		.because("observation contexts take plain values, so that the listener depends on them and not the reverse");
 
 	private static final JavaClasses MAIN_CLASSES = new ClassFileImporter()
 		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -69,6 +77,11 @@ class ArchitectureTests {
 			.isThrownBy(() -> Class.forName("org.springframework.boot.SpringApplication"));
 		assertThatExceptionOfType(ClassNotFoundException.class)
 			.isThrownBy(() -> Class.forName("org.springframework.boot.autoconfigure.AutoConfiguration"));
+	}
+
+	@Test
+	void observationsDoNotDependOnTheListener() {
+		OBSERVATIONS_DO_NOT_USE_THE_LISTENER.check(MAIN_CLASSES);
 	}
 
 	@Test

@@ -300,7 +300,9 @@ final class JobWorkerPool {
 		}
 		JobObservation.PROCESS
 			.observation(this.observationConvention, DefaultJobProcessObservationConvention.INSTANCE,
-					() -> new JobProcessReceiverContext(execution), this.observationRegistry)
+					() -> new JobProcessReceiverContext(execution.getHeaders(), this.queue, execution.getJobName(),
+							execution.getId(), execution.getAttempt()),
+					this.observationRegistry)
 			.observeChecked(() -> handler.handle(payload, execution));
 	}
 
