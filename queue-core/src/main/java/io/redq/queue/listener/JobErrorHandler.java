@@ -19,8 +19,8 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Some failures end the job without asking: a {@link JobRejectedException}, an exception
  * the job lists as {@link JobHandler#getNotRetryableExceptions() not retryable} (then
- * {@link #recover} is still called), and a job whose data the container cannot read or
- * whose name it has no handler for (then it is not).
+ * {@link #recover} is still called), and a job whose data in Redis is not a job envelope
+ * or whose name the container has no handler for (then it is not).
  *
  * @author Redq team
  * @since 0.1.0
@@ -36,7 +36,8 @@ public interface JobErrorHandler {
 	 * @param definition the job's definition, with the backoff its handler declares
 	 * @param exception what failed the attempt: what the handler threw, or a
 	 * {@link java.util.concurrent.TimeoutException} when it ran past its timeout
-	 * @return the delay before the next attempt, or {@code null} when the job dies
+	 * @return the delay before the next attempt (a negative one counts as zero), or
+	 * {@code null} when the job dies
 	 */
 	@Nullable Duration retryDelay(JobContext job, JobDefinition definition, Throwable exception);
 

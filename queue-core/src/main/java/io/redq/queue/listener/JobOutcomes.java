@@ -113,7 +113,9 @@ final class JobOutcomes {
 			return null;
 		}
 		try {
-			return errorHandler(handler).retryDelay(execution, handler.getDefinition(), ex);
+			Duration delay = errorHandler(handler).retryDelay(execution, handler.getDefinition(), ex);
+			// a negative delay would bury the job
+			return (delay != null && delay.isNegative()) ? Duration.ZERO : delay;
 		}
 		catch (RuntimeException handlerFailure) {
 			logger.error("Error handler of job " + execution.getId() + " failed; the job is retried as its "
