@@ -20,8 +20,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Architecture rules of the core module: it does not use Spring Boot, only the metrics
- * classes use the optional micrometer-core, and the internal Redis package stays behind
- * the public API.
+ * classes use the optional micrometer-core, the internal Redis package stays behind the
+ * public API, and the observation support does not use the listener.
  *
  * @author Redq team
  */
@@ -65,6 +65,13 @@ class ArchitectureTests {
 				"io.redq.queue.recurring..", "io.redq.queue.lock..", "io.redq.queue.support..")
 		.because("the internal Redis layer serves the dispatcher, containers and scheduler, and knows none of them");
 
+	private static final ArchRule OBSERVATIONS_DO_NOT_USE_THE_LISTENER = noClasses().that()
+		.resideInAPackage("io.redq.queue.support.micrometer..")
+		.should()
+		.dependOnClassesThat()
+		.resideInAPackage("io.redq.queue.listener..")
+		.because("observation contexts take plain values, so that the listener depends on them and not the reverse");
+
 	private static final JavaClasses MAIN_CLASSES = new ClassFileImporter()
 		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
 		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
@@ -101,6 +108,11 @@ class ArchitectureTests {
 	@Test
 	void redisInternalsKnowNoComponent() {
 		REDIS_INTERNALS_KNOW_NO_COMPONENT.check(MAIN_CLASSES);
+	}
+
+	@Test
+	void observationsDoNotDependOnTheListener() {
+		OBSERVATIONS_DO_NOT_USE_THE_LISTENER.check(MAIN_CLASSES);
 	}
 
 	@Test

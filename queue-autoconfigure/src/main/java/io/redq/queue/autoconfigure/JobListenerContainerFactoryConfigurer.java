@@ -3,6 +3,7 @@ package io.redq.queue.autoconfigure;
 import io.micrometer.observation.ObservationRegistry;
 import io.redq.queue.config.JobListenerContainerFactory;
 import io.redq.queue.core.JobMetrics;
+import io.redq.queue.listener.JobErrorHandler;
 import io.redq.queue.listener.ContainerProperties;
 import io.redq.queue.support.micrometer.JobProcessObservationConvention;
 import org.jspecify.annotations.Nullable;
@@ -33,6 +34,8 @@ public class JobListenerContainerFactoryConfigurer {
 	private @Nullable JobProcessObservationConvention observationConvention;
 
 	private boolean virtualThreads;
+
+	private @Nullable JobErrorHandler errorHandler;
 
 	/**
 	 * Create an instance.
@@ -76,6 +79,14 @@ public class JobListenerContainerFactoryConfigurer {
 	}
 
 	/**
+	 * Set the error handler of every job that does not name its own.
+	 * @param errorHandler the error handler, or {@code null} for the default
+	 */
+	void setErrorHandler(@Nullable JobErrorHandler errorHandler) {
+		this.errorHandler = errorHandler;
+	}
+
+	/**
 	 * Configure the specified factory. The factory can be further tuned and default
 	 * settings can be overridden.
 	 * @param factory the {@link JobListenerContainerFactory} instance to configure
@@ -86,6 +97,7 @@ public class JobListenerContainerFactoryConfigurer {
 		map.from(this.properties::isObservationEnabled).to(factory::setObservationEnabled);
 		map.from(this.observationRegistry).to(factory::setObservationRegistry);
 		map.from(this.observationConvention).to(factory::setObservationConvention);
+		map.from(this.errorHandler).to(factory::setErrorHandler);
 		JobQueueProperties.Listener listener = this.properties.getListener();
 		ContainerProperties defaults = factory.getContainerProperties();
 		map.from(listener::getConcurrency).to(defaults::setConcurrency);

@@ -13,6 +13,7 @@ import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.listener.JobErrorHandler;
 import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.script.RecurringScripts;
@@ -87,11 +88,13 @@ public final class JobQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	JobListenerContainerFactoryConfigurer jobListenerContainerFactoryConfigurer(JobQueueProperties properties,
 			ObjectProvider<JobMetrics> metrics, ObjectProvider<ObservationRegistry> observationRegistry,
-			ObjectProvider<JobProcessObservationConvention> observationConvention, Environment environment) {
+			ObjectProvider<JobProcessObservationConvention> observationConvention,
+			ObjectProvider<JobErrorHandler> errorHandler, Environment environment) {
 		JobListenerContainerFactoryConfigurer configurer = new JobListenerContainerFactoryConfigurer(properties);
 		configurer.setMetrics(metrics.getIfAvailable());
 		configurer.setObservationRegistry(observationRegistry.getIfUnique());
 		configurer.setObservationConvention(observationConvention.getIfUnique());
+		configurer.setErrorHandler(errorHandler.getIfUnique());
 		configurer.setVirtualThreads(Threading.VIRTUAL.isActive(environment));
 		return configurer;
 	}

@@ -12,7 +12,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.config.JobCatalog;
+import io.redq.queue.annotation.Backoff;
 import io.redq.queue.annotation.QueuedJob;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.listener.JobContext;
+import io.redq.queue.listener.JobErrorHandler;
+import org.jspecify.annotations.Nullable;
 import io.redq.queue.annotation.QueuedJobAnnotationBeanPostProcessor;
 import io.redq.queue.config.JobListenerContainerFactory;
 import io.redq.queue.config.JobListenerRegistry;
@@ -409,6 +414,32 @@ class JobQueueAutoConfigurationIntegrationTests {
 		assertThat(context.getBeansOfType(RedisScript.class)).isEmpty();
 	}
 
+	@Test
+	void aSingleErrorHandlerBeanDecidesForEveryJobThatNamesNone() {
+		this.runner.withUserConfiguration(FailingJobsConfiguration.class, NeverRetryConfiguration.class)
+			.run((context) -> {
+				FailingJobs jobs = context.getBean(FailingJobs.class);
+				String id = context.getBean(JobDispatcher.class).dispatch("fail-always", "x");
+				JobQueueOperations operations = context.getBean(JobQueueOperations.class);
+				await().atMost(Duration.ofSeconds(30)).until(() -> operations.stats("failing").dead() == 1);
+				assertThat(jobs.attempts).as("never retried, although maxAttempts is 3").containsExactly(id);
+				await().atMost(Duration.ofSeconds(30))
+					.until(() -> context.getBean(NeverRetryConfiguration.class).recovered.contains(id));
+			});
+	}
+
+	@Test
+	void anErrorHandlerBeanThatIsNoDefaultCandidateIsLeftToTheJobsThatNameIt() {
+		this.runner.withUserConfiguration(FailingJobsConfiguration.class, NamedOnlyErrorHandlerConfiguration.class)
+			.run((context) -> {
+				FailingJobs jobs = context.getBean(FailingJobs.class);
+				String id = context.getBean(JobDispatcher.class).dispatch("fail-always", "x");
+				JobQueueOperations operations = context.getBean(JobQueueOperations.class);
+				await().atMost(Duration.ofSeconds(30)).until(() -> operations.stats("failing").dead() == 1);
+				assertThat(jobs.attempts).as("retried with the job's own backoff").containsExactly(id, id, id);
+			});
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class UserDispatcherConfiguration {
 
@@ -576,6 +607,62 @@ class JobQueueAutoConfigurationIntegrationTests {
 		@QueuedJob(queue = "mail")
 		void sendMail(String to) {
 			this.sent.add(to);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FailingJobsConfiguration {
+
+		@Bean
+		FailingJobs failingJobs() {
+			return new FailingJobs();
+		}
+
+	}
+
+	static class FailingJobs {
+
+		final List<String> attempts = new CopyOnWriteArrayList<>();
+
+		@QueuedJob(name = "fail-always", queue = "failing", maxAttempts = 3, backoff = @Backoff(delay = "10ms"))
+		void failAlways(String payload, JobContext context) {
+			this.attempts.add(context.getId());
+			throw new IllegalStateException("always");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NeverRetryConfiguration {
+
+		final List<String> recovered = new CopyOnWriteArrayList<>();
+
+		@Bean
+		JobErrorHandler neverRetry() {
+			return new JobErrorHandler() {
+
+				@Override
+				public @Nullable Duration retryDelay(JobContext job, JobDefinition definition, Throwable exception) {
+					return null;
+				}
+
+				@Override
+				public void recover(JobContext job, Throwable exception) {
+					NeverRetryConfiguration.this.recovered.add(job.getId());
+				}
+
+			};
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NamedOnlyErrorHandlerConfiguration {
+
+		@Bean(defaultCandidate = false)
+		JobErrorHandler neverRetry() {
+			return (job, definition, exception) -> null;
 		}
 
 	}

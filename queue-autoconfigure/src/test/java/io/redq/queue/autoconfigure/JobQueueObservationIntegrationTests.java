@@ -219,7 +219,7 @@ class JobQueueObservationIntegrationTests {
 				@Override
 				public KeyValues getLowCardinalityKeyValues(JobProcessReceiverContext context) {
 					return super.getLowCardinalityKeyValues(context).and("tenant",
-							context.getJob().getHeaders().getOrDefault("tenant", "none"));
+							context.getHeaders().getOrDefault("tenant", "none"));
 				}
 
 			};

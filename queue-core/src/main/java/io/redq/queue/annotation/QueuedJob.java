@@ -17,11 +17,14 @@ import java.lang.annotation.Target;
  * </pre>
  *
  * <p>
- * Returning normally completes the job. Throwing fails the attempt: it is retried after
- * the {@link #backoff()} until {@link #maxAttempts()} is reached, then the job is dead. A
- * {@link io.redq.queue.listener.JobRejectedException} sends it to dead at once. Every
- * string attribute accepts {@code ${...}} placeholders; an attribute left out takes the
- * default from {@code redq.job.*}.
+ * Returning normally completes the job. Throwing fails the attempt: by default it is
+ * retried after the {@link #backoff()} until {@link #maxAttempts()} is reached, then the
+ * job is dead; the container factory's {@link io.redq.queue.listener.JobErrorHandler}, or
+ * the job's own {@link #errorHandler()}, decides otherwise. A
+ * {@link io.redq.queue.listener.JobRejectedException}, or an exception listed in
+ * {@link #noRetryFor()}, sends it to dead at once. Every string attribute accepts
+ * {@code ${...}} placeholders; an attribute left out takes the default from
+ * {@code redq.job.*}.
  *
  * @author Redq team
  * @since 0.1.0
@@ -97,5 +100,21 @@ public @interface QueuedJob {
 	 * @return the backoff
 	 */
 	Backoff backoff() default @Backoff;
+
+	/**
+	 * Exception types that are never retried: a failure whose exception, or one of its
+	 * causes, is an instance of one of them dies on that attempt, whatever the error
+	 * handler decides.
+	 * @return the exception types
+	 */
+	Class<? extends Throwable>[] noRetryFor() default {};
+
+	/**
+	 * The name of a {@link io.redq.queue.listener.JobErrorHandler} bean that decides this
+	 * job's retries instead of the container factory's; accepts a {@code ${...}}
+	 * placeholder. A name with no such bean fails at startup.
+	 * @return the bean name, or empty for the factory's error handler
+	 */
+	String errorHandler() default "";
 
 }

@@ -5,6 +5,7 @@ import java.lang.reflect.Type;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -19,6 +20,7 @@ import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobLimits;
 import io.redq.queue.core.RateLimit;
+import io.redq.queue.listener.JobErrorHandler;
 import io.redq.queue.listener.adapter.MethodJobHandler;
 import io.redq.queue.recurring.RecurringJobDefinition;
 import io.redq.queue.recurring.RecurringJobScheduler;
@@ -101,7 +103,10 @@ public class QueuedJobAnnotationBeanPostProcessor
 			Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
 			try {
 				JobDefinition definition = definition(method, annotation);
-				registry().registerHandler(new MethodJobHandler(definition, bean, invocable, jsonMapper));
+				MethodJobHandler handler = new MethodJobHandler(definition, bean, invocable, jsonMapper);
+				handler.setErrorHandler(errorHandler(annotation));
+				handler.setNotRetryableExceptions(List.of(annotation.noRetryFor()));
+				registry().registerHandler(handler);
 				Recurring recurring = AnnotatedElementUtils.findMergedAnnotation(method, Recurring.class);
 				if (recurring != null) {
 					registerRecurring(definition, recurring);
@@ -163,6 +168,16 @@ public class QueuedJobAnnotationBeanPostProcessor
 				resolve(annotation.rateLimit(), RateLimit::parse, null));
 		return new JobDefinition(name, queue, maxAttempts, timeout, jobBackoff, MethodJobHandler.payloadType(method),
 				limits);
+	}
+
+	private @Nullable JobErrorHandler errorHandler(QueuedJob annotation) {
+		String name = resolve(annotation.errorHandler(), Function.identity(), null);
+		if (name == null) {
+			return null;
+		}
+		Assert.state(this.beanFactory.containsBean(name), () -> "no " + JobErrorHandler.class.getSimpleName()
+				+ " bean named '" + name + "' was found for its errorHandler attribute");
+		return this.beanFactory.getBean(name, JobErrorHandler.class);
 	}
 
 	private void registerRecurring(JobDefinition definition, Recurring recurring) {

@@ -7,6 +7,8 @@ import java.util.Map;
 import io.micrometer.observation.ObservationRegistry;
 import io.redq.queue.core.JobMetrics;
 import io.redq.queue.listener.ContainerProperties;
+import io.redq.queue.listener.DefaultJobErrorHandler;
+import io.redq.queue.listener.JobErrorHandler;
 import io.redq.queue.listener.JobHandler;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.redis.ListenerOperations;
@@ -33,6 +35,8 @@ public class JobListenerContainerFactory {
 	private final Map<String, ContainerProperties> queueProperties = new LinkedHashMap<>();
 
 	private JobMetrics metrics = JobMetrics.NONE;
+
+	private @Nullable JobErrorHandler errorHandler;
 
 	private boolean observationEnabled;
 
@@ -79,6 +83,19 @@ public class JobListenerContainerFactory {
 	}
 
 	/**
+	 * Set the error handler that decides, for the jobs that do not name their own,
+	 * whether a failed or timed-out attempt is retried.
+	 * <p>
+	 * Default {@code null}: a {@link DefaultJobErrorHandler}, which retries with each
+	 * job's backoff until it used its attempts.
+	 * @param errorHandler the error handler, or {@code null} for the default
+	 * @see JobListenerContainer#setErrorHandler
+	 */
+	public void setErrorHandler(@Nullable JobErrorHandler errorHandler) {
+		this.errorHandler = errorHandler;
+	}
+
+	/**
 	 * Set whether the containers observe each handler call with the
 	 * {@link ObservationRegistry}.
 	 * <p>
@@ -121,6 +138,9 @@ public class JobListenerContainerFactory {
 		JobListenerContainer container = new JobListenerContainer(queue, this.operations, this.jsonMapper, handlers,
 				properties);
 		container.setMetrics(this.metrics);
+		if (this.errorHandler != null) {
+			container.setErrorHandler(this.errorHandler);
+		}
 		container.setObservationEnabled(this.observationEnabled);
 		container.setObservationRegistry(this.observationRegistry);
 		container.setObservationConvention(this.observationConvention);

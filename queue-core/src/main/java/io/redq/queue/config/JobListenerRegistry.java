@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.redq.queue.support.JobQueueLifecycle;
 import io.redq.queue.listener.JobHandler;
 import io.redq.queue.listener.JobListenerContainer;
 import org.jspecify.annotations.Nullable;
@@ -109,7 +110,7 @@ public class JobListenerRegistry implements SmartLifecycle {
 
 	@Override
 	public int getPhase() {
-		return JobQueueConfigUtils.LIFECYCLE_PHASE;
+		return JobQueueLifecycle.PHASE;
 	}
 
 	@Override

@@ -1,8 +1,7 @@
 package io.redq.queue.config;
 
 /**
- * Names of the infrastructure beans Redq registers, and the lifecycle phase its
- * components share.
+ * Names of the infrastructure beans Redq registers.
  *
  * @author Redq team
  * @since 0.1.0
@@ -23,14 +22,6 @@ public final class JobQueueConfigUtils {
 	 * uses.
 	 */
 	public static final String JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME = "jobListenerContainerFactory";
-
-	/**
-	 * The lifecycle phase of the listener containers, their registry and the dispatcher:
-	 * late, so that they start last and stop first, before the Redis connection factory
-	 * (phase 0). One phase for all, so that none of them ends the phase of another before
-	 * its jobs are finished or sent.
-	 */
-	public static final int LIFECYCLE_PHASE = Integer.MAX_VALUE - 100;
 
 	private JobQueueConfigUtils() {
 	}

@@ -18,7 +18,7 @@ import java.util.stream.Collectors;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import io.redq.queue.config.JobQueueConfigUtils;
+import io.redq.queue.support.JobQueueLifecycle;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.EnqueueOperations;
 import io.redq.queue.redis.JobEnvelope;
@@ -330,14 +330,14 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 	}
 
 	/**
-	 * Return the phase: {@link JobQueueConfigUtils#LIFECYCLE_PHASE}, that of the listener
-	 * containers, before the Redis connection factory (0). The dispatcher and the
-	 * containers stop in either order: pending dispatches are sent before the dispatcher
-	 * stops, and a job a container stops before finishing stays in Redis.
+	 * Return the phase: {@link JobQueueLifecycle#PHASE}, that of the listener containers,
+	 * before the Redis connection factory (0). The dispatcher and the containers stop in
+	 * either order: pending dispatches are sent before the dispatcher stops, and a job a
+	 * container stops before finishing stays in Redis.
 	 */
 	@Override
 	public int getPhase() {
-		return JobQueueConfigUtils.LIFECYCLE_PHASE;
+		return JobQueueLifecycle.PHASE;
 	}
 
 	/**

@@ -1,5 +1,8 @@
 package io.redq.queue.listener;
 
+import java.util.Collection;
+import java.util.Set;
+
 import io.redq.queue.core.JobDefinition;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
@@ -29,12 +32,36 @@ public interface JobHandler {
 
 	/**
 	 * Run one attempt of a job. Returning normally completes the job; throwing fails the
-	 * attempt (it is retried with backoff unless attempts are used up or the exception is
-	 * a {@link JobRejectedException}).
+	 * attempt, and the {@link JobErrorHandler} decides whether it is retried (a
+	 * {@link JobRejectedException} or a {@link #getNotRetryableExceptions() not-retryable
+	 * exception} ends it at once).
 	 * @param payload the payload, as returned by {@link #readPayload}
 	 * @param context the job's context
 	 * @throws Exception when the attempt failed
 	 */
 	void handle(@Nullable Object payload, JobContext context) throws Exception;
+
+	/**
+	 * Return the error handler that decides this job's retries instead of the
+	 * container's.
+	 * <p>
+	 * Default {@code null}: the container's.
+	 * @return the error handler, or {@code null}
+	 */
+	default @Nullable JobErrorHandler getErrorHandler() {
+		return null;
+	}
+
+	/**
+	 * Return the exception types that end this job without a retry, whatever the error
+	 * handler: a failure whose exception, or one of its causes, is an instance of one of
+	 * them dies on that attempt.
+	 * <p>
+	 * Default none.
+	 * @return the exception types
+	 */
+	default Collection<Class<? extends Throwable>> getNotRetryableExceptions() {
+		return Set.of();
+	}
 
 }

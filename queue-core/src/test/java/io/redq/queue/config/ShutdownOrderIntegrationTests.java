@@ -13,6 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import io.redq.queue.support.JobQueueLifecycle;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobRequest;
@@ -81,8 +82,7 @@ class ShutdownOrderIntegrationTests {
 		factory.getContainerProperties().setShutdownTimeout(Duration.ofMillis(500));
 		this.registry.createContainers(factory);
 		this.dispatcher = new RedisJobDispatcher(this.operations, catalog, JsonMapper.shared());
-		assertThat(this.dispatcher.getPhase()).isEqualTo(this.registry.getPhase())
-			.isEqualTo(JobQueueConfigUtils.LIFECYCLE_PHASE);
+		assertThat(this.dispatcher.getPhase()).isEqualTo(this.registry.getPhase()).isEqualTo(JobQueueLifecycle.PHASE);
 		this.registry.start();
 	}
 

@@ -3,9 +3,12 @@ package io.redq.queue.listener.adapter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
+import java.util.Collection;
+import java.util.List;
 
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.listener.JobContext;
+import io.redq.queue.listener.JobErrorHandler;
 import io.redq.queue.listener.JobHandler;
 import io.redq.queue.listener.JobRejectedException;
 import org.jspecify.annotations.Nullable;
@@ -37,6 +40,10 @@ public class MethodJobHandler implements JobHandler {
 	private final int payloadIndex;
 
 	private final @Nullable JavaType payloadType;
+
+	private @Nullable JobErrorHandler errorHandler;
+
+	private List<Class<? extends Throwable>> notRetryableExceptions = List.of();
 
 	/**
 	 * Create an instance.
@@ -94,6 +101,36 @@ public class MethodJobHandler implements JobHandler {
 	@Override
 	public JobDefinition getDefinition() {
 		return this.definition;
+	}
+
+	/**
+	 * Set the error handler that decides this job's retries instead of the container's.
+	 * <p>
+	 * Default {@code null}: the container's.
+	 * @param errorHandler the error handler, or {@code null}
+	 */
+	public void setErrorHandler(@Nullable JobErrorHandler errorHandler) {
+		this.errorHandler = errorHandler;
+	}
+
+	@Override
+	public @Nullable JobErrorHandler getErrorHandler() {
+		return this.errorHandler;
+	}
+
+	/**
+	 * Set the exception types that end this job without a retry.
+	 * <p>
+	 * Default none.
+	 * @param notRetryableExceptions the exception types
+	 */
+	public void setNotRetryableExceptions(Collection<Class<? extends Throwable>> notRetryableExceptions) {
+		this.notRetryableExceptions = List.copyOf(notRetryableExceptions);
+	}
+
+	@Override
+	public Collection<Class<? extends Throwable>> getNotRetryableExceptions() {
+		return this.notRetryableExceptions;
 	}
 
 	@Override

@@ -1,7 +1,6 @@
 package io.redq.queue.support.micrometer;
 
 import io.micrometer.common.KeyValues;
-import io.redq.queue.listener.JobContext;
 import io.redq.queue.support.micrometer.JobObservation.HighCardinalityKeys;
 import io.redq.queue.support.micrometer.JobObservation.LowCardinalityKeys;
 
@@ -20,23 +19,21 @@ public class DefaultJobProcessObservationConvention implements JobProcessObserva
 
 	@Override
 	public KeyValues getLowCardinalityKeyValues(JobProcessReceiverContext context) {
-		JobContext job = context.getJob();
 		return KeyValues.of(LowCardinalityKeys.MESSAGING_SYSTEM.withValue("redq"),
 				LowCardinalityKeys.MESSAGING_OPERATION.withValue("process"),
-				LowCardinalityKeys.MESSAGING_DESTINATION_NAME.withValue(job.getQueue()),
-				LowCardinalityKeys.JOB_NAME.withValue(job.getJobName()));
+				LowCardinalityKeys.MESSAGING_DESTINATION_NAME.withValue(context.getQueue()),
+				LowCardinalityKeys.JOB_NAME.withValue(context.getJobName()));
 	}
 
 	@Override
 	public KeyValues getHighCardinalityKeyValues(JobProcessReceiverContext context) {
-		JobContext job = context.getJob();
-		return KeyValues.of(HighCardinalityKeys.MESSAGING_MESSAGE_ID.withValue(job.getId()),
-				HighCardinalityKeys.JOB_ATTEMPT.withValue(String.valueOf(job.getAttempt())));
+		return KeyValues.of(HighCardinalityKeys.MESSAGING_MESSAGE_ID.withValue(context.getJobId()),
+				HighCardinalityKeys.JOB_ATTEMPT.withValue(String.valueOf(context.getAttempt())));
 	}
 
 	@Override
 	public String getContextualName(JobProcessReceiverContext context) {
-		return "process " + context.getJob().getQueue();
+		return "process " + context.getQueue();
 	}
 
 }

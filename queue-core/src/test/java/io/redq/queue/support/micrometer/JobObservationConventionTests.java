@@ -7,12 +7,9 @@ import java.util.Map;
 import io.micrometer.common.KeyValue;
 import io.micrometer.common.KeyValues;
 import io.micrometer.common.docs.KeyName;
-import io.redq.queue.listener.JobContext;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.mockito.BDDMockito.given;
-import static org.mockito.Mockito.mock;
 
 /**
  * Tests for the contexts and default conventions of {@link JobObservation}.
@@ -31,7 +28,7 @@ class JobObservationConventionTests {
 
 	@Test
 	void receiverContextReadsTheTraceContextFromTheJobHeaders() {
-		JobProcessReceiverContext context = new JobProcessReceiverContext(job());
+		JobProcessReceiverContext context = process();
 		assertThat(context.getGetter().get(context.getCarrier(), "traceparent")).isEqualTo("00-abc-def-01");
 		assertThat(context.getGetter().get(context.getCarrier(), "tracestate")).isNull();
 	}
@@ -56,7 +53,7 @@ class JobObservationConventionTests {
 
 	@Test
 	void processConventionGivesEveryDocumentedKey() {
-		JobProcessReceiverContext context = new JobProcessReceiverContext(job());
+		JobProcessReceiverContext context = process();
 		DefaultJobProcessObservationConvention convention = DefaultJobProcessObservationConvention.INSTANCE;
 		assertThat(convention.getName()).isEqualTo("redq.listener");
 		assertThat(convention.getContextualName(context)).isEqualTo("process mail");
@@ -75,21 +72,15 @@ class JobObservationConventionTests {
 	void conventionsSupportOnlyTheirOwnContext() {
 		JobDispatchSenderContext dispatch = new JobDispatchSenderContext(new LinkedHashMap<>(), "mail", "send-invoice",
 				"42");
-		JobProcessReceiverContext process = new JobProcessReceiverContext(job());
+		JobProcessReceiverContext process = process();
 		assertThat(DefaultJobDispatchObservationConvention.INSTANCE.supportsContext(dispatch)).isTrue();
 		assertThat(DefaultJobDispatchObservationConvention.INSTANCE.supportsContext(process)).isFalse();
 		assertThat(DefaultJobProcessObservationConvention.INSTANCE.supportsContext(process)).isTrue();
 		assertThat(DefaultJobProcessObservationConvention.INSTANCE.supportsContext(dispatch)).isFalse();
 	}
 
-	private static JobContext job() {
-		JobContext job = mock(JobContext.class);
-		given(job.getId()).willReturn("42");
-		given(job.getJobName()).willReturn("send-invoice");
-		given(job.getQueue()).willReturn("mail");
-		given(job.getAttempt()).willReturn(2);
-		given(job.getHeaders()).willReturn(Map.of("traceparent", "00-abc-def-01"));
-		return job;
+	private static JobProcessReceiverContext process() {
+		return new JobProcessReceiverContext(Map.of("traceparent", "00-abc-def-01"), "mail", "send-invoice", "42", 2);
 	}
 
 	private static String[] keys(KeyValues keyValues) {

@@ -1,0 +1,113 @@
+package io.redq.queue.listener;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.Lease;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Acknowledges the completed jobs of a container in batches, on a thread of its own:
+ * while one acknowledgement is in flight, the next ones gather.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+final class JobAcknowledger {
+
+	private static final int MAX_BATCH_SIZE = 1000;
+
+	private static final Log logger = LogFactory.getLog(JobListenerContainer.class);
+
+	private final String queue;
+
+	private final ListenerOperations operations;
+
+	private final ConcurrentLinkedQueue<Lease> pending = new ConcurrentLinkedQueue<>();
+
+	private final AtomicBoolean scheduled = new AtomicBoolean();
+
+	private @Nullable ExecutorService executor;
+
+	JobAcknowledger(String queue, ListenerOperations operations) {
+		this.queue = queue;
+		this.operations = operations;
+	}
+
+	void start(ThreadFactory threadFactory) {
+		this.executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+				threadFactory);
+	}
+
+	/**
+	 * Let an acknowledgement in flight finish rather than interrupt it, then send the
+	 * rest on the calling thread.
+	 */
+	void stop() {
+		this.executor.shutdown();
+		try {
+			this.executor.awaitTermination(5, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		flushNow();
+	}
+
+	void add(Lease lease) {
+		this.pending.add(lease);
+		if (this.scheduled.compareAndSet(false, true)) {
+			try {
+				this.executor.execute(this::flush);
+			}
+			catch (RejectedExecutionException ex) {
+				// stopping: acknowledge on this thread
+				flushNow();
+			}
+		}
+	}
+
+	private void flush() {
+		do {
+			this.scheduled.set(false);
+			flushNow();
+		}
+		while (!this.pending.isEmpty() && this.scheduled.compareAndSet(false, true));
+	}
+
+	private void flushNow() {
+		List<Lease> batch = new ArrayList<>();
+		for (Lease lease = this.pending.poll(); lease != null; lease = this.pending.poll()) {
+			batch.add(lease);
+			if (batch.size() == MAX_BATCH_SIZE || this.pending.isEmpty()) {
+				ack(batch);
+				batch = new ArrayList<>();
+			}
+		}
+	}
+
+	private void ack(List<Lease> batch) {
+		try {
+			for (String id : this.operations.ack(this.queue, batch)) {
+				logger.warn("Late acknowledgement of job " + id + " refused: its lease expired and the job was "
+						+ "handed to another worker");
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.error("Could not acknowledge " + batch.size() + " job(s) of queue '" + this.queue
+					+ "'; they may run again once their leases expire", ex);
+		}
+	}
+
+}

@@ -1,0 +1,242 @@
+package io.redq.queue.listener;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.redq.queue.redis.Gates;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.redis.JobEnvelope;
+import io.redq.queue.redis.ReservedJob;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One attempt of a job on a container, and the {@link JobContext} its handler sees;
+ * exactly one of completion, failure, timeout, lease loss or hand-back settles it.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+final class JobExecution implements JobContext {
+
+	private final ReservedJob job;
+
+	private final String queue;
+
+	/**
+	 * The places of the container run that reserved the job: a handler that outlives a
+	 * stop frees its place there, not in the run after a restart.
+	 */
+	private final Semaphore permits;
+
+	private final JobLeaseKeeper leaseKeeper;
+
+	private final AtomicBoolean settled = new AtomicBoolean();
+
+	private volatile @Nullable Thread thread;
+
+	// not this: handlers see the execution as their JobContext and might lock it
+	private final Object interruptMonitor = new Object();
+
+	// guarded by interruptMonitor
+	private boolean finished;
+
+	private volatile @Nullable JobEnvelope envelope;
+
+	private volatile @Nullable JobHandler handler;
+
+	private volatile @Nullable Gates gates;
+
+	private volatile int maxAttempts;
+
+	private volatile Duration timeout = Duration.ZERO;
+
+	private volatile boolean leaseLost;
+
+	private volatile long startedNanos;
+
+	private volatile Duration wait = Duration.ZERO;
+
+	private volatile @Nullable ScheduledFuture<?> timeoutTask;
+
+	JobExecution(ReservedJob job, String queue, Semaphore permits, JobLeaseKeeper leaseKeeper) {
+		this.job = job;
+		this.queue = queue;
+		this.permits = permits;
+		this.leaseKeeper = leaseKeeper;
+	}
+
+	ReservedJob job() {
+		return this.job;
+	}
+
+	Semaphore permits() {
+		return this.permits;
+	}
+
+	@Nullable JobHandler handler() {
+		return this.handler;
+	}
+
+	@Nullable Gates gates() {
+		return this.gates;
+	}
+
+	Duration timeout() {
+		return this.timeout;
+	}
+
+	/**
+	 * Return when the handler started, or 0 before it did.
+	 */
+	long startedNanos() {
+		return this.startedNanos;
+	}
+
+	/**
+	 * Return how long the job waited from its due time until its handler started.
+	 */
+	Duration waited() {
+		return this.wait;
+	}
+
+	/**
+	 * Called by the worker that takes the job.
+	 */
+	void takenBy(Thread thread) {
+		this.thread = thread;
+	}
+
+	/**
+	 * Return whether a worker took the job; a prefetched job that none took never
+	 * started.
+	 */
+	boolean isTaken() {
+		return this.thread != null;
+	}
+
+	void resolve(JobEnvelope envelope, JobHandler handler) {
+		this.envelope = envelope;
+		this.handler = handler;
+		// a job written by another program may leave these out: the handler's
+		// settings apply
+		JobDefinition definition = handler.getDefinition();
+		this.maxAttempts = (envelope.maxAttempts() != null) ? envelope.maxAttempts() : definition.maxAttempts();
+		this.timeout = (envelope.timeout() != null) ? Duration.ofMillis(envelope.timeout()) : definition.timeout();
+	}
+
+	void begin(@Nullable Gates gates) {
+		this.gates = gates;
+		this.startedNanos = System.nanoTime();
+		Long availableAt = this.envelope.availableAt();
+		this.wait = (availableAt != null) ? Duration.ofMillis(Math.max(0, System.currentTimeMillis() - availableAt))
+				: Duration.ZERO;
+	}
+
+	void timeoutTask(ScheduledFuture<?> timeoutTask) {
+		this.timeoutTask = timeoutTask;
+	}
+
+	void end() {
+		ScheduledFuture<?> timeoutTask = this.timeoutTask;
+		if (timeoutTask != null) {
+			timeoutTask.cancel(false);
+		}
+	}
+
+	boolean settle() {
+		return this.settled.compareAndSet(false, true);
+	}
+
+	boolean isSettled() {
+		return this.settled.get();
+	}
+
+	void interrupt() {
+		synchronized (this.interruptMonitor) {
+			Thread thread = this.thread;
+			if (thread != null && !this.finished) {
+				thread.interrupt();
+			}
+		}
+	}
+
+	/**
+	 * Called by the worker when it is done with the job: a timeout or stop that
+	 * interrupted it after the handler returned must not reach the next job of the same
+	 * thread.
+	 */
+	void finish() {
+		synchronized (this.interruptMonitor) {
+			this.finished = true;
+			Thread.interrupted();
+		}
+	}
+
+	/**
+	 * Mark the lease lost, so that the handler learns it; settling is up to the caller.
+	 */
+	void loseLease() {
+		this.leaseLost = true;
+	}
+
+	@Override
+	public String getId() {
+		return this.job.id();
+	}
+
+	@Override
+	public String getJobName() {
+		return this.envelope.job();
+	}
+
+	@Override
+	public String getQueue() {
+		return this.queue;
+	}
+
+	@Override
+	public int getAttempt() {
+		return this.job.attempt();
+	}
+
+	@Override
+	public int getMaxAttempts() {
+		return this.maxAttempts;
+	}
+
+	@Override
+	public Instant getCreatedAt() {
+		Long createdAt = this.envelope.createdAt();
+		return (createdAt != null) ? Instant.ofEpochMilli(createdAt) : Instant.EPOCH;
+	}
+
+	@Override
+	public Instant getAvailableAt() {
+		Long availableAt = this.envelope.availableAt();
+		return (availableAt != null) ? Instant.ofEpochMilli(availableAt) : getCreatedAt();
+	}
+
+	@Override
+	public Map<String, String> getHeaders() {
+		Map<String, String> headers = this.envelope.headers();
+		return (headers != null) ? headers : Map.of();
+	}
+
+	@Override
+	public boolean isLeaseLost() {
+		return this.leaseLost;
+	}
+
+	@Override
+	public boolean extendLease(Duration duration) {
+		if (this.leaseLost) {
+			return false;
+		}
+		return this.leaseKeeper.extend(this, duration);
+	}
+
+}

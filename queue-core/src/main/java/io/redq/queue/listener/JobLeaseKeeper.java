@@ -1,0 +1,186 @@
+package io.redq.queue.listener;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.redq.queue.redis.Gates;
+import io.redq.queue.core.JobLimits;
+import io.redq.queue.core.JobMetrics;
+import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.Lease;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.Expression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.SimpleEvaluationContext;
+
+/**
+ * Keeps the leases of a container's running jobs and the gates they hold under them:
+ * renews both while the handlers run, lets jobs through their limits (exclusive key,
+ * running limits, rate limit) before they start and out after, and tells a job whose
+ * lease was lost.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+final class JobLeaseKeeper {
+
+	/**
+	 * How long a job waits when its exclusive key is taken or a running limit is reached,
+	 * unless the run that holds the gate wakes it earlier by leaving: the fallback for a
+	 * holder that never leaves (its gate expires with its lease).
+	 */
+	private static final Duration RECHECK_DELAY = Duration.ofSeconds(1);
+
+	private static final SpelExpressionParser EXPRESSION_PARSER = new SpelExpressionParser();
+
+	private static final EvaluationContext EXCLUSIVE_KEY_CONTEXT = SimpleEvaluationContext.forReadOnlyDataBinding()
+		.withInstanceMethods()
+		.build();
+
+	private static final Log logger = LogFactory.getLog(JobListenerContainer.class);
+
+	private final String queue;
+
+	private final ListenerOperations operations;
+
+	private final Duration leaseTime;
+
+	private final int maxRunning;
+
+	private final Map<String, Expression> exclusiveKeys = new HashMap<>();
+
+	private final JobOutcomes outcomes;
+
+	JobLeaseKeeper(String queue, ListenerOperations operations, ContainerProperties properties,
+			Collection<JobHandler> handlers, JobOutcomes outcomes) {
+		this.queue = queue;
+		this.operations = operations;
+		this.leaseTime = properties.getLeaseTime();
+		this.maxRunning = properties.getMaxRunning();
+		this.outcomes = outcomes;
+		for (JobHandler handler : handlers) {
+			String exclusiveKey = handler.getDefinition().limits().exclusiveKey();
+			if (exclusiveKey != null) {
+				this.exclusiveKeys.put(handler.getDefinition().name(), EXPRESSION_PARSER.parseExpression(exclusiveKey));
+			}
+		}
+	}
+
+	/**
+	 * Renew the leases of the running jobs, and the gates of those that hold gates.
+	 * @param executions the jobs the container holds
+	 */
+	void renew(Collection<JobExecution> executions) {
+		List<JobExecution> running = new ArrayList<>(executions);
+		running.removeIf(JobExecution::isSettled);
+		if (running.isEmpty()) {
+			return;
+		}
+		try {
+			List<Lease> leases = running.stream().map((execution) -> execution.job().lease()).toList();
+			Set<String> lost = new HashSet<>(this.operations.extend(this.queue, leases, this.leaseTime));
+			for (JobExecution execution : running) {
+				if (lost.contains(execution.getId())) {
+					leaseLost(execution);
+				}
+				else if (execution.gates() != null) {
+					this.operations.holdGates(this.queue, execution.job().lease(), execution.gates(), this.leaseTime);
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not renew the leases of " + running.size() + " running job(s) of queue '" + this.queue
+					+ "': " + ex);
+		}
+	}
+
+	/**
+	 * Extend one job's lease at its handler's request.
+	 * @return whether the lease is still held
+	 */
+	boolean extend(JobExecution execution, Duration duration) {
+		if (!this.operations.extend(this.queue, List.of(execution.job().lease()), duration).isEmpty()) {
+			leaseLost(execution);
+		}
+		return !execution.isLeaseLost();
+	}
+
+	private void leaseLost(JobExecution execution) {
+		execution.loseLease();
+		if (execution.settle()) {
+			this.outcomes.report(execution, JobMetrics.Outcome.LEASE_LOST, null);
+			logger.warn("Job " + execution.getId() + " lost its lease (this worker stalled past it, or another worker "
+					+ "holds the job now); its outcome here will be discarded");
+		}
+	}
+
+	/**
+	 * Return the gates a job passes before it runs, or {@code null} when it has no
+	 * limits.
+	 * @throws JobRejectedException when its exclusive key cannot be evaluated
+	 */
+	@Nullable Gates gates(JobHandler handler, @Nullable Object payload) {
+		JobLimits limits = handler.getDefinition().limits();
+		if (!limits.isLimited() && this.maxRunning == 0) {
+			return null;
+		}
+		String key = null;
+		Expression expression = this.exclusiveKeys.get(handler.getDefinition().name());
+		if (expression != null) {
+			try {
+				key = expression.getValue(EXCLUSIVE_KEY_CONTEXT, payload, String.class);
+			}
+			catch (EvaluationException ex) {
+				throw new JobRejectedException("Exclusive key '" + limits.exclusiveKey() + "' of job '"
+						+ handler.getDefinition().name() + "' cannot be evaluated on its payload: " + ex.getMessage(),
+						ex);
+			}
+			if (key == null) {
+				throw new JobRejectedException("Exclusive key '" + limits.exclusiveKey() + "' of job '"
+						+ handler.getDefinition().name() + "' is null for this payload");
+			}
+		}
+		return new Gates(key, handler.getDefinition().name(), limits.maxRunning(), this.maxRunning, limits.rateLimit());
+	}
+
+	/**
+	 * Let a job through its gates, or settle it to wait in line without using an attempt.
+	 * @return whether the job may run now
+	 */
+	boolean admit(JobExecution execution, Gates gates) {
+		long wait = this.operations.admit(this.queue, execution.job().lease(), gates, this.leaseTime, RECHECK_DELAY);
+		if (wait == 0) {
+			return true;
+		}
+		execution.settle();
+		if (wait < 0) {
+			logger.warn("Job " + execution.getId() + " lost its lease before it started");
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug("Job " + execution.getId() + " waits " + wait + "ms for its limits " + gates);
+		}
+		return false;
+	}
+
+	void leave(JobExecution execution, Gates gates) {
+		try {
+			this.operations.leaveGates(this.queue, execution.job().lease(), gates);
+		}
+		catch (RuntimeException ex) {
+			logger
+				.warn("Could not leave the limits of job " + execution.getId() + "; they expire with its lease: " + ex);
+		}
+	}
+
+}

@@ -1,0 +1,330 @@
+package io.redq.queue.listener;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingDeque;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import io.micrometer.observation.ObservationRegistry;
+import io.redq.queue.redis.Gates;
+import io.redq.queue.redis.JobEnvelope;
+import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.Lease;
+import io.redq.queue.redis.ReservedJob;
+import io.redq.queue.support.micrometer.DefaultJobProcessObservationConvention;
+import io.redq.queue.support.micrometer.JobObservation;
+import io.redq.queue.support.micrometer.JobProcessObservationConvention;
+import io.redq.queue.support.micrometer.JobProcessReceiverContext;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The worker threads of a container and the reserved jobs it holds: a reserved job waits
+ * in the pool's queue (the prefetch) until a worker takes it, reads it, lets it through
+ * its gates and runs its handler, with a timeout.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+final class JobWorkerPool {
+
+	private static final Log logger = LogFactory.getLog(JobListenerContainer.class);
+
+	private final String queue;
+
+	private final BooleanSupplier running;
+
+	private final ListenerOperations operations;
+
+	private final JsonMapper jsonMapper;
+
+	private final Map<String, JobHandler> handlers;
+
+	private final JobLeaseKeeper leaseKeeper;
+
+	private final JobOutcomes outcomes;
+
+	private final JobPrefetch prefetch;
+
+	/** The reserved jobs, waiting or running, by lease token. */
+	private final Map<String, JobExecution> inFlight = new ConcurrentHashMap<>();
+
+	private boolean observationEnabled;
+
+	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+
+	private @Nullable JobProcessObservationConvention observationConvention;
+
+	private @Nullable ThreadPoolExecutor workers;
+
+	private @Nullable ScheduledExecutorService scheduler;
+
+	JobWorkerPool(String queue, BooleanSupplier running, ListenerOperations operations, JsonMapper jsonMapper,
+			Map<String, JobHandler> handlers, JobLeaseKeeper leaseKeeper, JobOutcomes outcomes, JobPrefetch prefetch) {
+		this.queue = queue;
+		this.running = running;
+		this.operations = operations;
+		this.jsonMapper = jsonMapper;
+		this.handlers = handlers;
+		this.leaseKeeper = leaseKeeper;
+		this.outcomes = outcomes;
+		this.prefetch = prefetch;
+	}
+
+	void setObservationEnabled(boolean observationEnabled) {
+		this.observationEnabled = observationEnabled;
+	}
+
+	void setObservationRegistry(ObservationRegistry observationRegistry) {
+		this.observationRegistry = observationRegistry;
+	}
+
+	void setObservationConvention(@Nullable JobProcessObservationConvention observationConvention) {
+		this.observationConvention = observationConvention;
+	}
+
+	/**
+	 * Start the workers of a container run.
+	 * @param concurrency how many jobs run at once
+	 * @param threadFactory the factory of the worker threads
+	 * @param scheduler the run's scheduler, for timeouts
+	 */
+	void start(int concurrency, ThreadFactory threadFactory, ScheduledExecutorService scheduler) {
+		// the work queue holds the prefetched jobs; permits bound it
+		this.workers = new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS,
+				new LinkedBlockingDeque<>(), threadFactory);
+		this.scheduler = scheduler;
+	}
+
+	void stop() {
+		this.workers.shutdownNow();
+	}
+
+	/**
+	 * Return the reserved jobs, waiting or running.
+	 * @return a live view
+	 */
+	Collection<JobExecution> executions() {
+		return this.inFlight.values();
+	}
+
+	/**
+	 * Hand a reserved job to the workers; it keeps its permit until it is settled.
+	 * @param job the job
+	 * @param permits the permits of the container run that reserved it
+	 */
+	void submit(ReservedJob job, Semaphore permits) {
+		JobExecution execution = new JobExecution(job, this.queue, permits, this.leaseKeeper);
+		this.inFlight.put(job.token(), execution);
+		try {
+			this.workers.execute(new Start(execution));
+		}
+		catch (RejectedExecutionException ex) {
+			// reserved while the container stopped
+			if (withdraw(execution)) {
+				handBack(List.of(job.lease()), true);
+			}
+		}
+	}
+
+	/**
+	 * Return how many reserved jobs wait for a worker.
+	 */
+	int waitingCount() {
+		return this.workers.getQueue().size();
+	}
+
+	/**
+	 * Withdraw jobs that wait for a worker, the latest first.
+	 * @param max how many at most
+	 * @param minWaitNanos how long a job must have waited to go
+	 * @return the leases of the withdrawn jobs, to hand back
+	 */
+	List<Lease> withdrawWaiting(int max, long minWaitNanos) {
+		List<Start> candidates = new ArrayList<>(max);
+		long now = System.nanoTime();
+		Iterator<Runnable> latestFirst = ((LinkedBlockingDeque<Runnable>) this.workers.getQueue()).descendingIterator();
+		while (candidates.size() < max && latestFirst.hasNext()) {
+			Start start = (Start) latestFirst.next();
+			if (now - start.queuedNanos > minWaitNanos) {
+				candidates.add(start);
+			}
+		}
+		List<Lease> withdrawn = new ArrayList<>(candidates.size());
+		for (Start start : candidates) {
+			// a worker may have taken it meanwhile
+			if (this.workers.remove(start) && withdraw(start.execution)) {
+				withdrawn.add(start.execution.job().lease());
+			}
+		}
+		return withdrawn;
+	}
+
+	/**
+	 * Forget a reserved job that no worker will start, freeing its place.
+	 * @return whether its lease is still to be handed back (it was not lost meanwhile)
+	 */
+	private boolean withdraw(JobExecution execution) {
+		this.inFlight.remove(execution.job().token());
+		execution.permits().release();
+		return execution.settle();
+	}
+
+	/**
+	 * Interrupt the running jobs and hand back every job not settled yet, so that another
+	 * worker gets them at once: the shutdown timeout passed.
+	 * @param shutdownTimeout the timeout, for the log
+	 */
+	void releaseRunningJobs(Duration shutdownTimeout) {
+		List<Lease> running = new ArrayList<>();
+		List<Lease> waiting = new ArrayList<>();
+		for (JobExecution execution : this.inFlight.values()) {
+			if (execution.settle()) {
+				// a prefetched job that no worker took never started: it gets its
+				// attempt back
+				(execution.isTaken() ? running : waiting).add(execution.job().lease());
+				execution.interrupt();
+			}
+		}
+		if (!running.isEmpty()) {
+			logger.warn("Shutdown timeout of " + shutdownTimeout + " passed; interrupted " + running.size()
+					+ " running job(s) of queue '" + this.queue + "' and handed them back");
+		}
+		handBack(running, false);
+		handBack(waiting, true);
+	}
+
+	void handBack(List<Lease> leases, boolean undoAttempt) {
+		if (leases.isEmpty()) {
+			return;
+		}
+		try {
+			this.operations.release(this.queue, leases, undoAttempt);
+		}
+		catch (RuntimeException ex) {
+			logger.error("Could not hand back " + leases.size() + " job(s) of queue '" + this.queue
+					+ "'; they may run again once their lease expires", ex);
+		}
+	}
+
+	private void run(JobExecution execution) {
+		execution.takenBy(Thread.currentThread());
+		try {
+			if (!this.running.getAsBoolean()) {
+				// prefetched, and the container stops before it started
+				if (execution.settle()) {
+					handBack(List.of(execution.job().lease()), true);
+				}
+				return;
+			}
+			if (execution.isSettled()) {
+				// its lease was lost while it waited: it may run elsewhere already
+				return;
+			}
+			JobEnvelope envelope;
+			try {
+				envelope = this.jsonMapper.readValue(execution.job().envelope(), JobEnvelope.class);
+			}
+			catch (JacksonException ex) {
+				this.outcomes.bury(execution,
+						"Malformed job: its data in Redis is not a Redq job envelope: " + ex.getOriginalMessage());
+				return;
+			}
+			if (envelope == null || envelope.job() == null) {
+				this.outcomes.bury(execution,
+						"Malformed job: its data in Redis is not a Redq job envelope: it names no job");
+				return;
+			}
+			JobHandler handler = this.handlers.get(envelope.job());
+			if (handler == null) {
+				this.outcomes.bury(execution, "No handler for job '" + envelope.job() + "' in this application (queue '"
+						+ this.queue + "' has handlers for " + this.handlers.keySet() + ")");
+				return;
+			}
+			// set before anything can fail, so that a failure is retried as defined
+			execution.resolve(envelope, handler);
+			Object payload = handler.readPayload(envelope.payload());
+			Gates gates = this.leaseKeeper.gates(handler, payload);
+			if (gates != null && !this.leaseKeeper.admit(execution, gates)) {
+				return;
+			}
+			execution.begin(gates);
+			Duration timeout = execution.timeout();
+			if (!timeout.isZero()) {
+				execution.timeoutTask(this.scheduler.schedule(() -> this.outcomes.timedOut(execution),
+						timeout.toMillis(), TimeUnit.MILLISECONDS));
+			}
+			try {
+				handle(handler, payload, execution);
+			}
+			finally {
+				if (gates != null) {
+					this.leaseKeeper.leave(execution, gates);
+				}
+			}
+			this.outcomes.completed(execution);
+		}
+		catch (Throwable ex) {
+			this.outcomes.failed(execution, ex);
+		}
+		finally {
+			execution.end();
+			long startedNanos = execution.startedNanos();
+			if (startedNanos != 0) {
+				this.prefetch.recordDuration(System.nanoTime() - startedNanos);
+			}
+			this.inFlight.remove(execution.job().token());
+			execution.finish();
+			execution.permits().release();
+		}
+	}
+
+	private void handle(JobHandler handler, @Nullable Object payload, JobExecution execution) throws Exception {
+		if (!this.observationEnabled) {
+			handler.handle(payload, execution);
+			return;
+		}
+		JobObservation.PROCESS
+			.observation(this.observationConvention, DefaultJobProcessObservationConvention.INSTANCE,
+					() -> new JobProcessReceiverContext(execution.getHeaders(), this.queue, execution.getJobName(),
+							execution.getId(), execution.getAttempt()),
+					this.observationRegistry)
+			.observeChecked(() -> handler.handle(payload, execution));
+	}
+
+	/**
+	 * A reserved job waiting for a worker: the worker queue's entries, so that
+	 * {@link #withdrawWaiting} can find the jobs it withdraws.
+	 */
+	private final class Start implements Runnable {
+
+		private final JobExecution execution;
+
+		private final long queuedNanos = System.nanoTime();
+
+		Start(JobExecution execution) {
+			this.execution = execution;
+		}
+
+		@Override
+		public void run() {
+			JobWorkerPool.this.run(this.execution);
+		}
+
+	}
+
+}

@@ -1,0 +1,123 @@
+package io.redq.queue.listener;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.core.Due;
+import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.core.QueueStats;
+import io.redq.queue.redis.ReservedJob;
+import io.redq.queue.script.QueueScripts;
+import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.ScriptExecutions;
+import io.redq.queue.test.TestConnections;
+import io.redq.queue.test.WithRedis;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Tests for {@link JobAcknowledger} against a real Redis.
+ *
+ * @author Redq team
+ */
+@WithRedis
+class JobAcknowledgerIntegrationTests {
+
+	private static final String QUEUE = "acks";
+
+	private final RedisServer redis;
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private RedisJobQueueOperations operations;
+
+	private JobAcknowledger acknowledger;
+
+	JobAcknowledgerIntegrationTests(RedisServer redis) {
+		this.redis = redis;
+	}
+
+	@BeforeEach
+	void setUp() {
+		this.redis.flushAll();
+		this.connectionFactory = TestConnections.connectionFactory(this.redis);
+		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "redq");
+		this.acknowledger = new JobAcknowledger(QUEUE, this.operations.getListenerOperations());
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.acknowledger.stop();
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void completedJobsGatherWhileAnAcknowledgementIsInFlightAndGoInBatchesOfAThousand() throws Exception {
+		List<ReservedJob> jobs = reserve(2500);
+		CountDownLatch inFlight = new CountDownLatch(1);
+		// the acknowledging thread is held until every job completed
+		this.acknowledger.start((task) -> new Thread(() -> {
+			awaitQuietly(inFlight);
+			task.run();
+		}));
+		long scripts = ScriptExecutions.count(this.redis);
+		jobs.forEach((job) -> this.acknowledger.add(job.lease()));
+		inFlight.countDown();
+		// awaited without scripts, so that only the acknowledgements count
+		String reserved = this.operations.getStore().keys(QUEUE).reserved();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.operations.getStore().getTemplate().opsForZSet().zCard(reserved) == 0);
+		assertThat(ScriptExecutions.count(this.redis) - scripts).as("acknowledgements of 2,500 jobs").isEqualTo(3);
+		assertThat(stats()).isEqualTo(new QueueStats(0, 0, 0, 0));
+	}
+
+	@Test
+	void afterAStopJobsAreAcknowledgedOnTheCallingThread() {
+		List<ReservedJob> jobs = reserve(2);
+		this.acknowledger.start(Thread::new);
+		this.acknowledger.stop();
+		this.acknowledger.add(jobs.get(0).lease());
+		assertThat(stats()).isEqualTo(new QueueStats(0, 0, 1, 0));
+	}
+
+	private List<ReservedJob> reserve(int count) {
+		List<EnqueueCommand> commands = new ArrayList<>(count);
+		for (int i = 0; i < count; i++) {
+			commands.add(new EnqueueCommand("j" + i, Due.NOW, DuplicatePolicy.KEEP,
+					"\"job\":\"test\",\"maxAttempts\":1,\"payload\":" + i + "}"));
+		}
+		this.operations.getEnqueueOperations().enqueue(QUEUE, commands);
+		List<ReservedJob> jobs = new ArrayList<>(count);
+		while (jobs.size() < count) {
+			jobs.addAll(this.operations.getListenerOperations()
+				.reserve(QUEUE, count - jobs.size(), Duration.ofMinutes(1))
+				.jobs());
+		}
+		return jobs;
+	}
+
+	private QueueStats stats() {
+		return this.operations.stats(QUEUE);
+	}
+
+	private static void awaitQuietly(CountDownLatch latch) {
+		try {
+			latch.await(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+}

@@ -1,0 +1,140 @@
+package io.redq.queue.listener;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Semaphore;
+
+import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.core.JobMetrics;
+import io.redq.queue.core.Due;
+import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.redis.QueueKeys;
+import io.redq.queue.redis.ReservedJob;
+import io.redq.queue.script.QueueScripts;
+import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.TestConnections;
+import io.redq.queue.test.WithRedis;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link JobLeaseKeeper} against a real Redis.
+ *
+ * @author Redq team
+ */
+@WithRedis
+class JobLeaseKeeperIntegrationTests {
+
+	private static final String QUEUE = "leases";
+
+	private static final Duration LEASE_TIME = Duration.ofMinutes(5);
+
+	private final RedisServer redis;
+
+	private final List<JobMetrics.Outcome> outcomes = new CopyOnWriteArrayList<>();
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private RedisJobQueueOperations operations;
+
+	private JobLeaseKeeper leaseKeeper;
+
+	JobLeaseKeeperIntegrationTests(RedisServer redis) {
+		this.redis = redis;
+	}
+
+	@BeforeEach
+	void setUp() {
+		this.redis.flushAll();
+		this.connectionFactory = TestConnections.connectionFactory(this.redis);
+		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "redq");
+		ContainerProperties properties = new ContainerProperties();
+		properties.setLeaseTime(LEASE_TIME);
+		JobOutcomes jobOutcomes = new JobOutcomes(QUEUE, this.operations.getListenerOperations(),
+				new JobAcknowledger(QUEUE, this.operations.getListenerOperations()));
+		jobOutcomes.setMetrics(new JobMetrics() {
+
+			@Override
+			public void processed(String queue, String job, Outcome outcome, @Nullable Throwable error,
+					Duration processing, Duration wait) {
+				JobLeaseKeeperIntegrationTests.this.outcomes.add(outcome);
+			}
+
+		});
+		this.leaseKeeper = new JobLeaseKeeper(QUEUE, this.operations.getListenerOperations(), properties, List.of(),
+				jobOutcomes);
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void renewalExtendsTheLeasesOfRunningJobsAndSettlesThoseThatLostTheirs() {
+		List<JobExecution> executions = reserve(3, Duration.ofSeconds(2));
+		executions.get(2).settle();
+		// another worker holds the second job now
+		template().opsForHash().put(keys().leases(), "j1", "stolen:1");
+		double before = template().opsForZSet().score(keys().reserved(), "j0");
+		this.leaseKeeper.renew(executions);
+		assertThat(template().opsForZSet().score(keys().reserved(), "j0"))
+			.isGreaterThanOrEqualTo(before + LEASE_TIME.minusSeconds(3).toMillis());
+		assertThat(template().opsForZSet().score(keys().reserved(), "j2")).as("settled: not renewed")
+			.isLessThan(before + 1000);
+		assertThat(executions.get(0).isLeaseLost()).isFalse();
+		assertThat(executions.get(0).isSettled()).isFalse();
+		assertThat(executions.get(1).isLeaseLost()).isTrue();
+		assertThat(executions.get(1).isSettled()).isTrue();
+		assertThat(this.outcomes).containsExactly(JobMetrics.Outcome.LEASE_LOST);
+	}
+
+	@Test
+	void aHandlerExtendsItsLeaseUntilItIsLost() {
+		JobExecution execution = reserve(1, Duration.ofSeconds(2)).get(0);
+		double before = template().opsForZSet().score(keys().reserved(), "j0");
+		assertThat(execution.extendLease(Duration.ofMinutes(10))).isTrue();
+		assertThat(template().opsForZSet().score(keys().reserved(), "j0"))
+			.isGreaterThanOrEqualTo(before + Duration.ofMinutes(9).toMillis());
+		template().opsForHash().put(keys().leases(), "j0", "stolen:1");
+		assertThat(execution.extendLease(Duration.ofMinutes(10))).isFalse();
+		assertThat(execution.isLeaseLost()).isTrue();
+		assertThat(execution.extendLease(Duration.ofMinutes(10))).as("no call once lost").isFalse();
+		assertThat(this.outcomes).containsExactly(JobMetrics.Outcome.LEASE_LOST);
+	}
+
+	private List<JobExecution> reserve(int count, Duration lease) {
+		List<EnqueueCommand> commands = new ArrayList<>(count);
+		for (int i = 0; i < count; i++) {
+			commands.add(new EnqueueCommand("j" + i, Due.NOW, DuplicatePolicy.KEEP,
+					"\"job\":\"test\",\"maxAttempts\":3,\"payload\":" + i + "}"));
+		}
+		this.operations.getEnqueueOperations().enqueue(QUEUE, commands);
+		List<JobExecution> executions = new ArrayList<>(count);
+		for (ReservedJob job : this.operations.getListenerOperations().reserve(QUEUE, count, lease).jobs()) {
+			executions.add(new JobExecution(job, QUEUE, new Semaphore(0), this.leaseKeeper));
+		}
+		executions.sort((a, b) -> a.getId().compareTo(b.getId()));
+		assertThat(executions).hasSize(count);
+		return executions;
+	}
+
+	private StringRedisTemplate template() {
+		return this.operations.getStore().getTemplate();
+	}
+
+	private QueueKeys keys() {
+		return this.operations.getStore().keys(QUEUE);
+	}
+
+}

@@ -1,0 +1,108 @@
+package io.redq.queue.listener;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+
+import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.core.Due;
+import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.core.JobStatus;
+import io.redq.queue.core.QueueStats;
+import io.redq.queue.redis.Reservation;
+import io.redq.queue.script.QueueScripts;
+import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.TestConnections;
+import io.redq.queue.test.WithRedis;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Tests for {@link JobMigrator} against a real Redis.
+ *
+ * @author Redq team
+ */
+@WithRedis
+class JobMigratorIntegrationTests {
+
+	private static final String QUEUE = "migrations";
+
+	private static final Duration DEADLINE = Duration.ofSeconds(10);
+
+	private final RedisServer redis;
+
+	private final ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private RedisJobQueueOperations operations;
+
+	private JobMigrator migrator;
+
+	JobMigratorIntegrationTests(RedisServer redis) {
+		this.redis = redis;
+	}
+
+	@BeforeEach
+	void setUp() {
+		this.redis.flushAll();
+		this.connectionFactory = TestConnections.connectionFactory(this.redis);
+		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "redq");
+		ContainerProperties properties = new ContainerProperties();
+		properties.setPollTimeout(Duration.ofSeconds(5));
+		this.migrator = new JobMigrator(QUEUE, () -> true, this.operations.getListenerOperations(), properties);
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.scheduler.shutdownNow();
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void aDelayedJobIsMadeReadyWhenItIsDueNeverBefore() {
+		enqueue("later", Due.after(Duration.ofMillis(300)));
+		long due = this.operations.status(QUEUE, "later").at().toEpochMilli();
+		this.migrator.start(this.scheduler);
+		await().atMost(DEADLINE).until(() -> this.operations.stats(QUEUE).ready() == 1);
+		JobStatus status = this.operations.status(QUEUE, "later");
+		assertThat(status.state()).isEqualTo(JobStatus.State.READY);
+		assertThat(status.redisTime().toEpochMilli()).isGreaterThanOrEqualTo(due);
+	}
+
+	@Test
+	void aReservationWakesTheIdleMigratorForAnExpiredLease() {
+		this.migrator.start(this.scheduler);
+		// the first run found nothing to wait for: the migrator sleeps
+		await().atMost(DEADLINE).until(() -> this.scheduler.getQueue().isEmpty());
+		enqueue("stalled", Due.NOW);
+		Reservation reservation = this.operations.getListenerOperations().reserve(QUEUE, 1, Duration.ofMillis(200));
+		assertThat(reservation.jobs()).hasSize(1);
+		this.migrator.wakeUpAt(reservation.redisTime(), reservation.nextDue());
+		await().atMost(DEADLINE).until(() -> this.operations.stats(QUEUE).equals(new QueueStats(1, 0, 0, 0)));
+	}
+
+	@Test
+	void aStoppedContainersMigratorSchedulesNothing() {
+		JobMigrator stopped = new JobMigrator(QUEUE, () -> false, this.operations.getListenerOperations(),
+				new ContainerProperties());
+		stopped.start(this.scheduler);
+		stopped.wakeUpAt(0, 0);
+		assertThat(this.scheduler.getQueue()).isEmpty();
+		assertThat(this.scheduler.getCompletedTaskCount()).isZero();
+	}
+
+	private void enqueue(String id, Due due) {
+		this.operations.getEnqueueOperations()
+			.enqueue(QUEUE, List.of(new EnqueueCommand(id, due, DuplicatePolicy.KEEP,
+					"\"job\":\"test\",\"maxAttempts\":3,\"payload\":1}")));
+	}
+
+}
