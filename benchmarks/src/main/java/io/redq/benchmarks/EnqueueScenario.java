@@ -3,11 +3,13 @@ package io.redq.benchmarks;
 import java.util.List;
 
 import io.redq.benchmarks.BenchmarkConfiguration.NoopJobs;
-import io.redq.queue.core.EnqueueCommand;
+import io.redq.queue.core.Due;
 import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobIds;
-import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.redis.EnqueueOperations;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -18,7 +20,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * {@code --producers} threads.
  * <p>
  * As a reference, the same threads also call the enqueue script straight through
- * {@link JobQueueOperations}, one job of a ready-made envelope per call ({@code bare}):
+ * {@link EnqueueOperations}, one job of a ready-made envelope per call ({@code bare}):
  * what a single dispatch would reach if the dispatcher's own work (the job's definition,
  * its JSON, metrics) cost nothing, on this machine and client in the same minute.
  * {@code singleToBare} is the ratio of the two.
@@ -41,7 +43,7 @@ class EnqueueScenario implements Scenario {
 				"redq.listener.auto-startup=false")) {
 			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 			int warmup = harness.options().warmup(jobs);
-			JobQueueOperations operations = context.getBean(JobQueueOperations.class);
+			EnqueueOperations operations = context.getBean(RedisJobQueueOperations.class).getEnqueueOperations();
 			harness.warmUp(result, () -> {
 				harness.dispatchSingles(dispatcher, warmup);
 				harness.dispatchSinglesAsync(dispatcher, warmup);
@@ -80,12 +82,12 @@ class EnqueueScenario implements Scenario {
 		return ((Number) result.values().get(prefix + Result.THROUGHPUT)).doubleValue();
 	}
 
-	private static void enqueueBare(Harness harness, JobQueueOperations operations, int jobs) throws Exception {
+	private static void enqueueBare(Harness harness, EnqueueOperations operations, int jobs) throws Exception {
 		int threads = harness.options().threads();
 		Harness.parallel(threads, (thread) -> {
 			for (int i = thread; i < jobs; i += threads) {
 				operations.enqueue(BenchmarkConfiguration.QUEUE,
-						List.of(EnqueueCommand.withGeneratedId(JobIds.next(), EnqueueCommand.Due.NOW, BARE_BODY)));
+						List.of(EnqueueCommand.withGeneratedId(JobIds.next(), Due.NOW, BARE_BODY)));
 			}
 		});
 	}

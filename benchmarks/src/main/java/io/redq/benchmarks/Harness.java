@@ -15,10 +15,11 @@ import java.util.function.IntConsumer;
 import java.util.function.IntFunction;
 
 import io.redq.queue.autoconfigure.JobQueueProperties;
+import io.redq.queue.config.JobListenerContainerFactory;
 import io.redq.queue.config.JobListenerRegistry;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
-import io.redq.queue.core.QueueKeys;
+import io.redq.queue.redis.QueueKeys;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -76,7 +77,10 @@ final class Harness {
 	ConfigurableApplicationContext start(Class<?> jobs, String... properties) {
 		List<String> all = new ArrayList<>(List.of("spring.data.redis.host=" + this.redis.host(),
 				"spring.data.redis.port=" + this.redis.port(), "redq.key-prefix=" + Benchmarks.KEY_PREFIX,
-				"spring.main.banner-mode=off", "spring.main.log-startup-info=false", "logging.level.root=warn"));
+				"spring.main.banner-mode=off", "spring.main.log-startup-info=false", "logging.level.root=warn",
+				// the workers ran on virtual threads (Java 21+) in every measurement so
+				// far
+				"spring.threads.virtual.enabled=true"));
 		all.addAll(List.of(properties));
 		return new SpringApplicationBuilder(BenchmarkConfiguration.class, jobs).properties(all.toArray(String[]::new))
 			.run(this.options.springArgs());
@@ -136,7 +140,8 @@ final class Harness {
 		result.put("concurrency", listener.getConcurrency());
 		result.put("batchSize", listener.getBatchSize());
 		result.put("prefetch", listener.getPrefetch());
-		result.put("virtualThreads", listener.isVirtualThreads() && Runtime.version().feature() >= 21);
+		result.put("virtualThreads",
+				context.getBean(JobListenerContainerFactory.class).getContainerProperties().isVirtualThreads());
 	}
 
 	/**

@@ -10,7 +10,7 @@ import io.redq.benchmarks.BenchmarkConfiguration.NoopJobs;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
-import io.redq.queue.core.QueueKeys;
+import io.redq.queue.redis.QueueKeys;
 
 import org.springframework.context.ConfigurableApplicationContext;
 

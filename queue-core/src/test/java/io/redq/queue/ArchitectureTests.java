@@ -7,6 +7,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
 import io.redq.queue.core.RedisJobDispatcher;
+import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.lock.RedisLockService;
 import io.redq.queue.support.micrometer.MicrometerJobMetrics;
@@ -18,8 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Architecture rules of the core module: it does not use Spring Boot, and only the
- * metrics classes use the optional micrometer-core.
+ * Architecture rules of the core module: it does not use Spring Boot, only the metrics
+ * classes use the optional micrometer-core, and the internal Redis package stays behind
+ * the public API.
  *
  * @author Redq team
  */
@@ -42,6 +44,26 @@ class ArchitectureTests {
 		.dependOnClassesThat()
 		.resideInAPackage("io.micrometer.core..")
 		.because("micrometer-core is optional: only the metrics classes, used when it is present, may need it");
+
+	private static final ArchRule PUBLIC_API_DOES_NOT_EXPOSE_REDIS_INTERNALS = noClasses().that()
+		.resideInAPackage("io.redq.queue.core..")
+		.and()
+		.haveNameNotMatching(Pattern.quote(RedisJobDispatcher.class.getName()) + "(\\$.*)?")
+		.and()
+		.doNotHaveFullyQualifiedName(RedisJobQueueOperations.class.getName())
+		.should()
+		.dependOnClassesThat()
+		.resideInAPackage("io.redq.queue.redis..")
+		.because("applications use the core types without the wire-level ones; only the Redis implementations "
+				+ "reach into the internal package");
+
+	private static final ArchRule REDIS_INTERNALS_KNOW_NO_COMPONENT = noClasses().that()
+		.resideInAPackage("io.redq.queue.redis..")
+		.should()
+		.dependOnClassesThat()
+		.resideInAnyPackage("io.redq.queue.annotation..", "io.redq.queue.config..", "io.redq.queue.listener..",
+				"io.redq.queue.recurring..", "io.redq.queue.lock..", "io.redq.queue.support..")
+		.because("the internal Redis layer serves the dispatcher, containers and scheduler, and knows none of them");
 
 	private static final JavaClasses MAIN_CLASSES = new ClassFileImporter()
 		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -69,6 +91,16 @@ class ArchitectureTests {
 			.isThrownBy(() -> Class.forName("org.springframework.boot.SpringApplication"));
 		assertThatExceptionOfType(ClassNotFoundException.class)
 			.isThrownBy(() -> Class.forName("org.springframework.boot.autoconfigure.AutoConfiguration"));
+	}
+
+	@Test
+	void publicApiDoesNotExposeRedisInternals() {
+		PUBLIC_API_DOES_NOT_EXPOSE_REDIS_INTERNALS.check(MAIN_CLASSES);
+	}
+
+	@Test
+	void redisInternalsKnowNoComponent() {
+		REDIS_INTERNALS_KNOW_NO_COMPONENT.check(MAIN_CLASSES);
 	}
 
 	@Test

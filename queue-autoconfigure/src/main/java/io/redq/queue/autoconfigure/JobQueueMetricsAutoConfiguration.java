@@ -1,7 +1,7 @@
 package io.redq.queue.autoconfigure;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.redq.queue.config.JobListenerRegistry;
+import io.redq.queue.config.JobCatalog;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.JobQueueOperations;
@@ -41,9 +41,9 @@ public final class JobQueueMetricsAutoConfiguration {
 	// registers them, with the redq.jobs.* ones, before this callback runs)
 	@Bean
 	SmartInitializingSingleton jobQueueGauges(MeterRegistry meterRegistry, JobQueueOperations operations,
-			JobListenerRegistry registry) {
+			JobCatalog catalog) {
 		return () -> new QueueMeterBinder(operations,
-				registry.all().stream().map(JobDefinition::queue).distinct().sorted().toList())
+				catalog.all().stream().map(JobDefinition::queue).distinct().sorted().toList())
 			.bindTo(meterRegistry);
 	}
 

@@ -5,13 +5,6 @@ import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import io.redq.queue.core.JobBackoff;
-import io.redq.queue.core.JobDefaults;
-import io.redq.queue.core.JobQueueOperations;
-import io.redq.queue.core.RedisJobDispatcher;
-import io.redq.queue.listener.ContainerProperties;
-import io.redq.queue.recurring.RecurringJobScheduler;
-import io.redq.queue.lock.RedisLockService;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -29,7 +22,7 @@ public class JobQueueProperties {
 	/**
 	 * Prefix of every Redis key Redq writes; keys are "<prefix>:{<queue>}:<part>".
 	 */
-	private String keyPrefix = JobQueueOperations.DEFAULT_KEY_PREFIX;
+	private String keyPrefix = "redq";
 
 	/**
 	 * Whether dispatching and processing jobs are observed with Micrometer's Observation
@@ -121,55 +114,52 @@ public class JobQueueProperties {
 	}
 
 	/**
-	 * Settings of the listener containers, one per queue with handlers.
+	 * Settings of the listener containers, one per queue with handlers. Jobs run on
+	 * virtual threads when Spring Boot's "spring.threads.virtual.enabled" is set (Java
+	 * 21+).
 	 */
 	public static class Listener {
 
 		/**
 		 * Number of jobs each queue's container runs at once.
 		 */
-		private int concurrency = ContainerProperties.DEFAULT_CONCURRENCY;
+		private int concurrency = 8;
 
 		/**
 		 * Most jobs reserved in one Redis round trip, from 1 to 1000.
 		 */
-		private int batchSize = ContainerProperties.DEFAULT_BATCH_SIZE;
+		private int batchSize = 64;
 
 		/**
 		 * Most jobs each queue's container reserves ahead of free workers, so that a
 		 * worker finds its next job without a round trip; only as many as the workers
 		 * would start within about 100 ms at the recent job duration. 0 turns it off.
 		 */
-		private int prefetch = ContainerProperties.DEFAULT_PREFETCH;
+		private int prefetch = 128;
 
 		/**
 		 * Longest wait for a wake-up before an idle container looks for jobs again. With
 		 * Lettuce, the wait also ends a second before the Redis command timeout.
 		 */
-		private Duration pollTimeout = ContainerProperties.DEFAULT_POLL_TIMEOUT;
+		private Duration pollTimeout = Duration.ofSeconds(5);
 
 		/**
 		 * How long a reserved job stays with its worker without a renewal; renewed every
 		 * third of it while the job runs. A job whose worker died runs again after this
 		 * time.
 		 */
-		private Duration leaseTime = ContainerProperties.DEFAULT_LEASE_TIME;
+		private Duration leaseTime = Duration.ofSeconds(30);
 
 		/**
 		 * How long running jobs get to finish on shutdown before they are interrupted and
 		 * handed back.
 		 */
-		private Duration shutdownTimeout = ContainerProperties.DEFAULT_SHUTDOWN_TIMEOUT;
+		private Duration shutdownTimeout = Duration.ofSeconds(20);
 
 		/**
 		 * Whether containers start with the application.
 		 */
 		private boolean autoStartup = true;
-
-		/**
-		 * Whether jobs run on virtual threads when the runtime has them (Java 21+).
-		 */
-		private boolean virtualThreads = true;
 
 		public int getConcurrency() {
 			return this.concurrency;
@@ -225,14 +215,6 @@ public class JobQueueProperties {
 
 		public void setAutoStartup(boolean autoStartup) {
 			this.autoStartup = autoStartup;
-		}
-
-		public boolean isVirtualThreads() {
-			return this.virtualThreads;
-		}
-
-		public void setVirtualThreads(boolean virtualThreads) {
-			this.virtualThreads = virtualThreads;
 		}
 
 	}
@@ -358,12 +340,12 @@ public class JobQueueProperties {
 		/**
 		 * Queue of jobs that name none.
 		 */
-		private String queue = JobDefaults.DEFAULT_QUEUE;
+		private String queue = "default";
 
 		/**
 		 * How many times a job is tried before it dies.
 		 */
-		private int maxAttempts = JobDefaults.DEFAULT_MAX_ATTEMPTS;
+		private int maxAttempts = 3;
 
 		/**
 		 * How long one attempt may run before it is interrupted and failed; 0 for no
@@ -412,23 +394,23 @@ public class JobQueueProperties {
 		/**
 		 * Wait after the first failed attempt.
 		 */
-		private Duration delay = JobBackoff.DEFAULT.delay();
+		private Duration delay = Duration.ofSeconds(1);
 
 		/**
 		 * Factor applied to the wait for each further attempt.
 		 */
-		private double multiplier = JobBackoff.DEFAULT.multiplier();
+		private double multiplier = 2.0;
 
 		/**
 		 * Longest wait between attempts, before jitter.
 		 */
-		private Duration maxDelay = JobBackoff.DEFAULT.maxDelay();
+		private Duration maxDelay = Duration.ofMinutes(10);
 
 		/**
 		 * Most random time added to each wait, to spread out retries that failed
 		 * together.
 		 */
-		private Duration jitter = JobBackoff.DEFAULT.jitter();
+		private Duration jitter = Duration.ZERO;
 
 		public Duration getDelay() {
 			return this.delay;
@@ -520,7 +502,7 @@ public class JobQueueProperties {
 		 * Largest job accepted, as JSON with its metadata; larger dispatches are
 		 * rejected.
 		 */
-		private DataSize maxPayloadSize = DataSize.ofBytes(RedisJobDispatcher.DEFAULT_MAX_PAYLOAD_SIZE);
+		private DataSize maxPayloadSize = DataSize.ofMegabytes(1);
 
 		public DataSize getMaxPayloadSize() {
 			return this.maxPayloadSize;
@@ -541,12 +523,12 @@ public class JobQueueProperties {
 		/**
 		 * Most dead jobs kept per queue.
 		 */
-		private int maxSize = JobQueueOperations.DEFAULT_DEAD_LETTER_MAX_SIZE;
+		private int maxSize = 10000;
 
 		/**
 		 * How long dead jobs are kept.
 		 */
-		private Duration timeToLive = JobQueueOperations.DEFAULT_DEAD_LETTER_TIME_TO_LIVE;
+		private Duration timeToLive = Duration.ofDays(7);
 
 		public int getMaxSize() {
 			return this.maxSize;
@@ -597,14 +579,14 @@ public class JobQueueProperties {
 		 * watchdog, how long others wait for a lock whose holder died without releasing
 		 * it.
 		 */
-		private Duration leaseTime = RedisLockService.DEFAULT_LEASE_TIME;
+		private Duration leaseTime = Duration.ofSeconds(30);
 
 		/**
 		 * Whether a watchdog renews the lease of held locks every third of it until they
 		 * are released, so that a lock lasts as long as its holder runs. Without it, a
 		 * lock ends with its lease.
 		 */
-		private boolean watchdog = RedisLockService.DEFAULT_WATCHDOG;
+		private boolean watchdog = true;
 
 		public Duration getLeaseTime() {
 			return this.leaseTime;
@@ -680,14 +662,14 @@ public class JobQueueProperties {
 		/**
 		 * Time zone of cron expressions that name none.
 		 */
-		private ZoneId zone = RecurringJobScheduler.DEFAULT_ZONE;
+		private ZoneId zone = ZoneId.of("UTC");
 
 		/**
 		 * How late a scheduler that fell behind may still enqueue a tick, at least 100ms.
 		 * Further behind, the ticks since the latest one recorded in Redis count as
 		 * missed.
 		 */
-		private Duration maxLateness = RecurringJobScheduler.DEFAULT_MAX_LATENESS;
+		private Duration maxLateness = Duration.ofMinutes(1);
 
 		public Duration getMaxLateness() {
 			return this.maxLateness;

@@ -3,13 +3,14 @@ package io.redq.queue.annotation;
 import java.time.Duration;
 import java.util.List;
 
+import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.config.JobCatalog;
 import io.redq.queue.config.JobListenerContainerFactory;
 import io.redq.queue.config.JobListenerRegistry;
 import io.redq.queue.config.JobQueueConfigUtils;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDefinition;
-import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.listener.JobContext;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.script.QueueScripts;
@@ -43,24 +44,24 @@ class QueuedJobAnnotationBeanPostProcessorTests {
 	@Test
 	void nameDefaultsToMethodNameInKebabCase() {
 		this.runner.withBean(InvoiceJobs.class).run((context) -> {
-			assertThat(registry(context).find("send-invoice")).isNotNull();
-			assertThat(registry(context).find("sendInvoice")).isNull();
+			assertThat(catalog(context).find("send-invoice")).isNotNull();
+			assertThat(catalog(context).find("sendInvoice")).isNull();
 		});
 	}
 
 	@Test
 	void derivedNameSplitsAcronyms() {
 		this.runner.withBean(AcronymJobs.class).run((context) -> {
-			assertThat(registry(context).find("export-csv-report")).isNotNull();
-			assertThat(registry(context).find("send-sms")).isNotNull();
-			assertThat(registry(context).find("fetch-url-list")).isNotNull();
+			assertThat(catalog(context).find("export-csv-report")).isNotNull();
+			assertThat(catalog(context).find("send-sms")).isNotNull();
+			assertThat(catalog(context).find("fetch-url-list")).isNotNull();
 		});
 	}
 
 	@Test
 	void unsetAttributesTakeTheJobDefaultsBean() {
 		this.runner.withBean(InvoiceJobs.class).run((context) -> {
-			JobDefinition definition = registry(context).find("tick");
+			JobDefinition definition = catalog(context).find("tick");
 			assertThat(definition)
 				.isEqualTo(new JobDefinition("tick", "fallback", 4, Duration.ofSeconds(9), DEFAULTS.backoff(), null));
 		});
@@ -72,7 +73,7 @@ class QueuedJobAnnotationBeanPostProcessorTests {
 			.withUserConfiguration(ContainerFactoryConfiguration.class)
 			.withBean(InvoiceJobs.class)
 			.run((context) -> {
-				JobDefinition definition = registry(context).find("tick");
+				JobDefinition definition = catalog(context).find("tick");
 				assertThat(definition.queue()).isEqualTo(JobDefaults.STANDARD.queue());
 				assertThat(definition.maxAttempts()).isEqualTo(JobDefaults.STANDARD.maxAttempts());
 				assertThat(definition.timeout()).isEqualTo(JobDefaults.STANDARD.timeout());
@@ -85,7 +86,7 @@ class QueuedJobAnnotationBeanPostProcessorTests {
 		this.runner.withBean(PlaceholderJobs.class)
 			.withPropertyValues("jobs.name=renamed", "jobs.queue=mail", "jobs.timeout=45s", "jobs.attempts=7",
 					"jobs.delay=500ms", "jobs.multiplier=1.5", "jobs.max-delay=PT2M", "jobs.jitter=50ms")
-			.run((context) -> assertThat(registry(context).find("renamed"))
+			.run((context) -> assertThat(catalog(context).find("renamed"))
 				.isEqualTo(new JobDefinition("renamed", "mail", 7, Duration.ofSeconds(45),
 						new JobBackoff(Duration.ofMillis(500), 1.5, Duration.ofMinutes(2), Duration.ofMillis(50)),
 						Invoice.class)));
@@ -94,7 +95,7 @@ class QueuedJobAnnotationBeanPostProcessorTests {
 	@Test
 	void placeholderDefaultsApply() {
 		this.runner.withBean(PlaceholderJobs.class).run((context) -> {
-			JobDefinition definition = registry(context).find("placeholder-job");
+			JobDefinition definition = catalog(context).find("placeholder-job");
 			assertThat(definition.queue()).isEqualTo("from-default");
 			assertThat(definition.maxAttempts()).isEqualTo(2);
 		});
@@ -103,18 +104,18 @@ class QueuedJobAnnotationBeanPostProcessorTests {
 	@Test
 	void maxAttemptsAttributeIsUsed() {
 		this.runner.withBean(InvoiceJobs.class)
-			.run((context) -> assertThat(registry(context).find("remind").maxAttempts()).isEqualTo(5));
+			.run((context) -> assertThat(catalog(context).find("remind").maxAttempts()).isEqualTo(5));
 	}
 
 	@Test
 	void payloadTypeIsRecorded() {
 		this.runner.withBean(InvoiceJobs.class).run((context) -> {
-			JobListenerRegistry registry = registry(context);
-			assertThat(registry.find("send-invoice").payloadType()).isEqualTo(Invoice.class);
-			assertThat(ResolvableType.forType(registry.find("send-batch").payloadType()))
+			JobCatalog catalog = catalog(context);
+			assertThat(catalog.find("send-invoice").payloadType()).isEqualTo(Invoice.class);
+			assertThat(ResolvableType.forType(catalog.find("send-batch").payloadType()))
 				.hasToString(ResolvableType.forClassWithGenerics(List.class, Invoice.class).toString());
-			assertThat(registry.find("remind").payloadType()).isEqualTo(String.class);
-			assertThat(registry.find("tick").payloadType()).isNull();
+			assertThat(catalog.find("remind").payloadType()).isEqualTo(String.class);
+			assertThat(catalog.find("tick").payloadType()).isNull();
 		});
 	}
 
@@ -134,7 +135,7 @@ class QueuedJobAnnotationBeanPostProcessorTests {
 	@Test
 	void beanWithoutJobsRegistersNothing() {
 		this.runner.withBean(NoJobs.class).run((context) -> {
-			assertThat(registry(context).all()).isEmpty();
+			assertThat(catalog(context).all()).isEmpty();
 			assertThat(registry(context).getListenerContainers()).isEmpty();
 		});
 	}
@@ -219,10 +220,10 @@ class QueuedJobAnnotationBeanPostProcessorTests {
 	void configurersRegisterJobsTheApplicationOnlyDispatches() {
 		this.runner
 			.withBean(JobListenerConfigurer.class,
-					() -> (registry) -> registry.registerJob(
-							new JobDefinition("remote", "elsewhere", 1, Duration.ZERO, JobBackoff.DEFAULT, null)))
+					() -> (registry) -> registry.getJobCatalog()
+						.register(new JobDefinition("remote", "elsewhere", 1, Duration.ZERO, JobBackoff.DEFAULT, null)))
 			.run((context) -> {
-				assertThat(registry(context).find("remote").queue()).isEqualTo("elsewhere");
+				assertThat(catalog(context).find("remote").queue()).isEqualTo("elsewhere");
 				assertThat(registry(context).hasHandlers()).isFalse();
 			});
 	}
@@ -230,6 +231,11 @@ class QueuedJobAnnotationBeanPostProcessorTests {
 	private static JobListenerRegistry registry(AssertableApplicationContext context) {
 		assertThat(context).hasNotFailed();
 		return context.getBean(JobQueueConfigUtils.JOB_LISTENER_REGISTRY_BEAN_NAME, JobListenerRegistry.class);
+	}
+
+	private static JobCatalog catalog(AssertableApplicationContext context) {
+		assertThat(context).hasNotFailed();
+		return context.getBean(JobQueueConfigUtils.JOB_CATALOG_BEAN_NAME, JobCatalog.class);
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -256,8 +262,10 @@ class QueuedJobAnnotationBeanPostProcessorTests {
 		JobListenerContainerFactory jobListenerContainerFactory() {
 			// never started, so nothing connects to Redis
 			LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory();
-			JobQueueOperations operations = new JobQueueOperations(connectionFactory, QueueScripts.load(), "redq");
-			JobListenerContainerFactory factory = new JobListenerContainerFactory(operations, JsonMapper.shared());
+			RedisJobQueueOperations operations = new RedisJobQueueOperations(connectionFactory, QueueScripts.load(),
+					"redq");
+			JobListenerContainerFactory factory = new JobListenerContainerFactory(operations.getListenerOperations(),
+					JsonMapper.shared());
 			factory.getContainerProperties().setAutoStartup(false);
 			return factory;
 		}

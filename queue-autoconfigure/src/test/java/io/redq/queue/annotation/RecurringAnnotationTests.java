@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 
+import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.config.JobCatalog;
 import io.redq.queue.config.JobListenerContainerFactory;
-import io.redq.queue.config.JobListenerRegistry;
 import io.redq.queue.config.JobQueueConfigUtils;
-import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.listener.JobContext;
 import io.redq.queue.recurring.MissedTicks;
@@ -50,7 +50,7 @@ class RecurringAnnotationTests {
 			RecurringJobDefinition report = definition(context, "daily-report");
 			assertThat(report.schedule()).isEqualTo(RecurringSchedule.cron("0 0 6 * * MON-FRI", BERLIN));
 			assertThat(report.missedTicks()).isEqualTo(MissedTicks.RUN_ONCE);
-			assertThat(report.job()).isEqualTo(registry(context).find("daily-report"));
+			assertThat(report.job()).isEqualTo(catalog(context).find("daily-report"));
 			RecurringJobDefinition cleanup = definition(context, "cleanup");
 			assertThat(cleanup.schedule()).isEqualTo(RecurringSchedule.fixedRate(Duration.ofSeconds(30)));
 			assertThat(cleanup.missedTicks()).isEqualTo(MissedTicks.SKIP);
@@ -81,7 +81,7 @@ class RecurringAnnotationTests {
 	void dashTurnsTheScheduleOffButKeepsTheJob() {
 		this.runner.withBean(PlaceholderJobs.class).withPropertyValues("report.cron=-").run((context) -> {
 			assertThat(scheduler(context).getDefinitions()).isEmpty();
-			assertThat(registry(context).find("placeholder")).isNotNull();
+			assertThat(catalog(context).find("placeholder")).isNotNull();
 		});
 	}
 
@@ -91,7 +91,7 @@ class RecurringAnnotationTests {
 			.withBean(ReportJobs.class)
 			.run((context) -> {
 				assertThat(context).hasNotFailed().doesNotHaveBean(RecurringJobScheduler.class);
-				assertThat(registry(context).find("daily-report")).isNotNull();
+				assertThat(catalog(context).find("daily-report")).isNotNull();
 			});
 	}
 
@@ -157,8 +157,8 @@ class RecurringAnnotationTests {
 		return context.getBean(RecurringJobScheduler.class);
 	}
 
-	private static JobListenerRegistry registry(AssertableApplicationContext context) {
-		return context.getBean(JobQueueConfigUtils.JOB_LISTENER_REGISTRY_BEAN_NAME, JobListenerRegistry.class);
+	private static JobCatalog catalog(AssertableApplicationContext context) {
+		return context.getBean(JobQueueConfigUtils.JOB_CATALOG_BEAN_NAME, JobCatalog.class);
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -166,18 +166,19 @@ class RecurringAnnotationTests {
 	static class ContainerFactoryConfiguration {
 
 		// never started, so nothing connects to Redis
-		private final JobQueueOperations operations = new JobQueueOperations(new LettuceConnectionFactory(),
+		private final RedisJobQueueOperations operations = new RedisJobQueueOperations(new LettuceConnectionFactory(),
 				QueueScripts.load(), "redq");
 
 		@Bean(JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
 		JobListenerContainerFactory jobListenerContainerFactory() {
-			JobListenerContainerFactory factory = new JobListenerContainerFactory(this.operations, JsonMapper.shared());
+			JobListenerContainerFactory factory = new JobListenerContainerFactory(
+					this.operations.getListenerOperations(), JsonMapper.shared());
 			factory.getContainerProperties().setAutoStartup(false);
 			return factory;
 		}
 
 		@Bean
-		JobQueueOperations jobQueueOperations() {
+		RedisJobQueueOperations jobQueueOperations() {
 			return this.operations;
 		}
 
@@ -187,10 +188,10 @@ class RecurringAnnotationTests {
 	static class JobQueueConfiguration extends ContainerFactoryConfiguration {
 
 		@Bean
-		RecurringJobScheduler recurringJobScheduler(JobQueueOperations operations, JobListenerRegistry registry,
+		RecurringJobScheduler recurringJobScheduler(RedisJobQueueOperations operations, JobCatalog catalog,
 				Environment environment) {
 			RecurringJobScheduler scheduler = new RecurringJobScheduler(operations, RecurringScripts.load(),
-					new RedisJobDispatcher(operations, registry, JsonMapper.shared()), JsonMapper.shared());
+					new RedisJobDispatcher(operations, catalog, JsonMapper.shared()), JsonMapper.shared());
 			scheduler.setDefaultZone(ZoneId.of(environment.getProperty("test.zone", "UTC")));
 			scheduler.setAutoStartup(false);
 			return scheduler;

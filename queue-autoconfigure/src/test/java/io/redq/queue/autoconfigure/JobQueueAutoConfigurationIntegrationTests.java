@@ -9,6 +9,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.config.JobCatalog;
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.annotation.QueuedJobAnnotationBeanPostProcessor;
 import io.redq.queue.config.JobListenerContainerFactory;
@@ -20,7 +23,7 @@ import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.Timer;
 import io.redq.queue.core.RedisJobDispatcher;
-import io.redq.queue.core.ReservedJob;
+import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.script.QueueScripts;
@@ -32,7 +35,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -57,15 +59,11 @@ import static org.awaitility.Awaitility.await;
 @ExtendWith(OutputCaptureExtension.class)
 class JobQueueAutoConfigurationIntegrationTests {
 
-	private static final List<String> SCRIPT_BEAN_NAMES = List.of(JobQueueAutoConfiguration.ENQUEUE_SCRIPT,
-			JobQueueAutoConfiguration.RESERVE_SCRIPT, JobQueueAutoConfiguration.ACK_SCRIPT,
-			JobQueueAutoConfiguration.FAIL_SCRIPT, JobQueueAutoConfiguration.EXTEND_SCRIPT,
-			JobQueueAutoConfiguration.RELEASE_SCRIPT, JobQueueAutoConfiguration.MIGRATE_SCRIPT,
-			JobQueueAutoConfiguration.CANCEL_SCRIPT, JobQueueAutoConfiguration.STATS_SCRIPT,
-			JobQueueAutoConfiguration.ADMIT_SCRIPT, JobQueueAutoConfiguration.HOLD_SCRIPT,
-			JobQueueAutoConfiguration.RESCHEDULE_SCRIPT, JobQueueAutoConfiguration.STATUS_SCRIPT,
-			JobQueueAutoConfiguration.DEAD_SCRIPT, JobQueueAutoConfiguration.REVIVE_SCRIPT,
-			JobQueueAutoConfiguration.RECURRING_TICK_SCRIPT, JobQueueAutoConfiguration.RECURRING_PAUSE_SCRIPT);
+	private static final List<String> SCRIPT_BEAN_NAMES = List.of("jobQueueEnqueueScript", "jobQueueReserveScript",
+			"jobQueueAckScript", "jobQueueFailScript", "jobQueueExtendScript", "jobQueueReleaseScript",
+			"jobQueueMigrateScript", "jobQueueCancelScript", "jobQueueStatsScript", "jobQueueAdmitScript",
+			"jobQueueHoldScript", "jobQueueRescheduleScript", "jobQueueStatusScript", "jobQueueDeadScript",
+			"jobQueueReviveScript", "jobQueueRecurringTickScript", "jobQueueRecurringPauseScript");
 
 	private final RedisServer redis;
 
@@ -73,10 +71,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 
 	JobQueueAutoConfigurationIntegrationTests(RedisServer redis) {
 		this.redis = redis;
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					JobQueueAutoConfiguration.class))
-			.withPropertyValues(redis.springProperties());
+		this.runner = JobQueueContextRunner.on(redis);
 	}
 
 	@BeforeEach
@@ -94,9 +89,11 @@ class JobQueueAutoConfigurationIntegrationTests {
 				.hasSingleBean(JobListenerContainerFactory.class)
 				.hasSingleBean(JobDefaults.class)
 				.hasSingleBean(JobListenerRegistry.class)
+				.hasSingleBean(JobCatalog.class)
 				.hasSingleBean(RecurringJobScheduler.class)
 				.hasBean(JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
-				.hasBean(JobQueueConfigUtils.JOB_LISTENER_REGISTRY_BEAN_NAME);
+				.hasBean(JobQueueConfigUtils.JOB_LISTENER_REGISTRY_BEAN_NAME)
+				.hasBean(JobQueueConfigUtils.JOB_CATALOG_BEAN_NAME);
 			assertThat(context.getBean(JobQueueConfigUtils.QUEUED_JOB_ANNOTATION_PROCESSOR_BEAN_NAME))
 				.isInstanceOf(QueuedJobAnnotationBeanPostProcessor.class);
 			assertThat(context.getBeansOfType(RedisScript.class)).containsOnlyKeys(SCRIPT_BEAN_NAMES);
@@ -200,8 +197,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 			.withPropertyValues("redq.jobs.remote-job.queue=other")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				assertThat(context.getBean(JobQueueAutoConfiguration.ENQUEUE_SCRIPT))
-					.isSameAs(UserEnqueueScriptConfiguration.SCRIPT);
+				assertThat(context.getBean("jobQueueEnqueueScript")).isSameAs(UserEnqueueScriptConfiguration.SCRIPT);
 				assertThat(context.getBeansOfType(RedisScript.class)).containsOnlyKeys(SCRIPT_BEAN_NAMES);
 				context.getBean(JobDispatcher.class).dispatch("remote-job", "payload");
 				assertThat(this.redis.command("GET", "custom-enqueue")).isEqualTo("called");
@@ -217,6 +213,43 @@ class JobQueueAutoConfigurationIntegrationTests {
 			assertThat(client.check).isSameAs(context.getBean("checkScript"));
 			assertThat(client.count).isSameAs(context.getBean("countScript"));
 		});
+	}
+
+	@Test
+	void recurringScriptBeansComeOnlyWithRecurringJobs() {
+		this.runner.withPropertyValues("redq.recurring.enabled=false").run((context) -> {
+			assertThat(context).hasNotFailed().doesNotHaveBean(RecurringJobScheduler.class);
+			assertThat(context.getBeansOfType(RedisScript.class)).containsOnlyKeys(
+					SCRIPT_BEAN_NAMES.stream().filter((name) -> !name.startsWith("jobQueueRecurring")).toList());
+		});
+	}
+
+	@Test
+	void jobsRunOnPlatformThreadsByDefault() {
+		this.runner.withUserConfiguration(ThreadJobsConfiguration.class)
+			.withPropertyValues("redq.queues.threads.concurrency=1")
+			.run((context) -> {
+				JobListenerContainerFactory factory = context.getBean(JobListenerContainerFactory.class);
+				assertThat(factory.getContainerProperties().isVirtualThreads()).isFalse();
+				assertThat(factory.createContainer("threads", List.of()).getContainerProperties().isVirtualThreads())
+					.isFalse();
+				assertThat(isVirtual(jobThread(context))).isFalse();
+			});
+	}
+
+	@Test
+	void jobsRunOnVirtualThreadsWhenSpringBootsVirtualThreadsAreEnabled() {
+		this.runner.withUserConfiguration(ThreadJobsConfiguration.class)
+			.withPropertyValues("spring.threads.virtual.enabled=true", "redq.queues.threads.concurrency=1")
+			.run((context) -> {
+				// like Spring Boot, only where the runtime has them
+				boolean virtual = Runtime.version().feature() >= 21;
+				JobListenerContainerFactory factory = context.getBean(JobListenerContainerFactory.class);
+				assertThat(factory.getContainerProperties().isVirtualThreads()).isEqualTo(virtual);
+				assertThat(factory.createContainer("threads", List.of()).getContainerProperties().isVirtualThreads())
+					.isEqualTo(virtual);
+				assertThat(isVirtual(jobThread(context))).isEqualTo(virtual);
+			});
 	}
 
 	@Test
@@ -273,7 +306,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 				JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 				dispatcher.dispatch("remote-job", "first");
 				dispatcher.dispatch("remote-job", "second");
-				JobQueueOperations operations = context.getBean(JobQueueOperations.class);
+				ListenerOperations operations = context.getBean(RedisJobQueueOperations.class).getListenerOperations();
 				List<ReservedJob> jobs = operations.reserve("other", 2, Duration.ofMinutes(1)).jobs();
 				assertThat(jobs).hasSize(2);
 				for (ReservedJob job : jobs) {
@@ -350,12 +383,25 @@ class JobQueueAutoConfigurationIntegrationTests {
 		assertThat(output).doesNotContain("maxmemory-policy");
 	}
 
+	private static Thread jobThread(AssertableApplicationContext context) {
+		context.getBean(JobDispatcher.class).dispatch("record-thread", "payload");
+		ThreadJobs jobs = context.getBean(ThreadJobs.class);
+		await().atMost(Duration.ofSeconds(10)).until(() -> !jobs.threads.isEmpty());
+		return jobs.threads.get(0);
+	}
+
+	private static boolean isVirtual(Thread thread) throws ReflectiveOperationException {
+		// Thread.isVirtual() is Java 21 API; below it, every thread is a platform thread
+		return Runtime.version().feature() >= 21 && (boolean) Thread.class.getMethod("isVirtual").invoke(thread);
+	}
+
 	private static void assertNoRedqBeans(AssertableApplicationContext context) {
 		assertThat(context).doesNotHaveBean(JobDispatcher.class)
 			.doesNotHaveBean(JobQueueOperations.class)
 			.doesNotHaveBean(JobListenerContainerFactory.class)
 			.doesNotHaveBean(JobDefaults.class)
 			.doesNotHaveBean(JobListenerRegistry.class)
+			.doesNotHaveBean(JobCatalog.class)
 			.doesNotHaveBean(JobQueueConfigUtils.QUEUED_JOB_ANNOTATION_PROCESSOR_BEAN_NAME)
 			.doesNotHaveBean(JobQueueProperties.class)
 			.doesNotHaveBean(RecurringJobScheduler.class)
@@ -414,8 +460,8 @@ class JobQueueAutoConfigurationIntegrationTests {
 	static class UserOperationsConfiguration {
 
 		@Bean
-		JobQueueOperations customOperations(RedisConnectionFactory connectionFactory) {
-			return new JobQueueOperations(connectionFactory, QueueScripts.load(), "custom");
+		RedisJobQueueOperations customOperations(RedisConnectionFactory connectionFactory) {
+			return new RedisJobQueueOperations(connectionFactory, QueueScripts.load(), "custom");
 		}
 
 	}
@@ -424,8 +470,9 @@ class JobQueueAutoConfigurationIntegrationTests {
 	static class UserContainerFactoryConfiguration {
 
 		@Bean(JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
-		JobListenerContainerFactory userFactory(JobQueueOperations operations) {
-			JobListenerContainerFactory factory = new JobListenerContainerFactory(operations, JsonMapper.shared());
+		JobListenerContainerFactory userFactory(RedisJobQueueOperations operations) {
+			JobListenerContainerFactory factory = new JobListenerContainerFactory(operations.getListenerOperations(),
+					JsonMapper.shared());
 			factory.getContainerProperties().setConcurrency(42);
 			return factory;
 		}
@@ -436,8 +483,8 @@ class JobQueueAutoConfigurationIntegrationTests {
 	static class OtherContainerFactoryConfiguration {
 
 		@Bean
-		JobListenerContainerFactory otherFactory(JobQueueOperations operations) {
-			return new JobListenerContainerFactory(operations, JsonMapper.shared());
+		JobListenerContainerFactory otherFactory(RedisJobQueueOperations operations) {
+			return new JobListenerContainerFactory(operations.getListenerOperations(), JsonMapper.shared());
 		}
 
 	}
@@ -451,7 +498,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 						+ "local result = {} for i = 1, tonumber(ARGV[1]) do result[i] = 1 end return result",
 				List.class);
 
-		@Bean(JobQueueAutoConfiguration.ENQUEUE_SCRIPT)
+		@Bean("jobQueueEnqueueScript")
 		RedisScript<List> customEnqueueScript() {
 			return SCRIPT;
 		}
@@ -487,6 +534,27 @@ class JobQueueAutoConfigurationIntegrationTests {
 		UserScriptClient(RedisScript<Boolean> check, RedisScript<Long> count) {
 			this.check = check;
 			this.count = count;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ThreadJobsConfiguration {
+
+		@Bean
+		ThreadJobs threadJobs() {
+			return new ThreadJobs();
+		}
+
+	}
+
+	static class ThreadJobs {
+
+		final List<Thread> threads = new CopyOnWriteArrayList<>();
+
+		@QueuedJob(queue = "threads")
+		void recordThread(String payload) {
+			this.threads.add(Thread.currentThread());
 		}
 
 	}

@@ -23,9 +23,6 @@ import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -58,10 +55,7 @@ class JobQueueObservationIntegrationTests {
 		this.redis = redis;
 		this.observationRegistry.observationConfig()
 			.observationHandler(new DefaultMeterObservationHandler(this.meterRegistry));
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					JobQueueAutoConfiguration.class))
-			.withPropertyValues(redis.springProperties())
+		this.runner = JobQueueContextRunner.on(redis)
 			.withPropertyValues("redq.listener.shutdown-timeout=2s")
 			.withBean(TestObservationRegistry.class, () -> this.observationRegistry)
 			.withUserConfiguration(ObservedJobs.class);

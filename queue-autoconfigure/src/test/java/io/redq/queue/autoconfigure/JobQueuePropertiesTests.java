@@ -1,15 +1,29 @@
 package io.redq.queue.autoconfigure;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefaults;
-import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.listener.ContainerProperties;
 import io.redq.queue.lock.RedisLockService;
 import io.redq.queue.recurring.RecurringJobScheduler;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.BeanWrapper;
+import org.springframework.beans.BeanWrapperImpl;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.util.StringUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,29 +34,46 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class JobQueuePropertiesTests {
 
+	private static final String METADATA = "META-INF/spring-configuration-metadata.json";
+
 	private final JobQueueProperties properties = new JobQueueProperties();
 
 	@Test
 	void listenerDefaultValuesAreConsistent() {
 		ContainerProperties container = new ContainerProperties();
 		JobQueueProperties.Listener listener = this.properties.getListener();
-		assertThat(listener.getConcurrency()).isEqualTo(container.getConcurrency());
-		assertThat(listener.getBatchSize()).isEqualTo(container.getBatchSize());
-		assertThat(listener.getPollTimeout()).isEqualTo(container.getPollTimeout());
-		assertThat(listener.getLeaseTime()).isEqualTo(container.getLeaseTime());
-		assertThat(listener.getShutdownTimeout()).isEqualTo(container.getShutdownTimeout());
+		assertThat(listener.getConcurrency()).isEqualTo(container.getConcurrency())
+			.isEqualTo(ContainerProperties.DEFAULT_CONCURRENCY);
+		assertThat(listener.getBatchSize()).isEqualTo(container.getBatchSize())
+			.isEqualTo(ContainerProperties.DEFAULT_BATCH_SIZE);
+		assertThat(listener.getPrefetch()).isEqualTo(container.getPrefetch())
+			.isEqualTo(ContainerProperties.DEFAULT_PREFETCH);
+		assertThat(listener.getPollTimeout()).isEqualTo(container.getPollTimeout())
+			.isEqualTo(ContainerProperties.DEFAULT_POLL_TIMEOUT);
+		assertThat(listener.getLeaseTime()).isEqualTo(container.getLeaseTime())
+			.isEqualTo(ContainerProperties.DEFAULT_LEASE_TIME);
+		assertThat(listener.getShutdownTimeout()).isEqualTo(container.getShutdownTimeout())
+			.isEqualTo(ContainerProperties.DEFAULT_SHUTDOWN_TIMEOUT);
 		assertThat(listener.isAutoStartup()).isEqualTo(container.isAutoStartup());
-		assertThat(listener.isVirtualThreads()).isEqualTo(container.isVirtualThreads());
+		// follows spring.threads.virtual.enabled, which is off by default
+		assertThat(container.isVirtualThreads()).isFalse();
+		assertThat(container.getMaxRunning()).isZero();
 	}
 
 	@Test
-	void listenerDefaultValuesAreTheDocumentedConstants() {
-		JobQueueProperties.Listener listener = this.properties.getListener();
-		assertThat(listener.getConcurrency()).isEqualTo(ContainerProperties.DEFAULT_CONCURRENCY);
-		assertThat(listener.getBatchSize()).isEqualTo(ContainerProperties.DEFAULT_BATCH_SIZE);
-		assertThat(listener.getPollTimeout()).isEqualTo(ContainerProperties.DEFAULT_POLL_TIMEOUT);
-		assertThat(listener.getLeaseTime()).isEqualTo(ContainerProperties.DEFAULT_LEASE_TIME);
-		assertThat(listener.getShutdownTimeout()).isEqualTo(ContainerProperties.DEFAULT_SHUTDOWN_TIMEOUT);
+	void everyPropertyWithADefaultShowsItInTheMetadata() throws IOException {
+		BeanWrapper defaults = new BeanWrapperImpl(this.properties);
+		List<String> withoutDefault = new ArrayList<>();
+		for (JsonNode property : metadataProperties()) {
+			String name = property.get("name").asString();
+			if (name.startsWith("redq.") && !property.has("defaultValue")) {
+				Object value = defaults.getPropertyValue(beanPath(name));
+				if (value != null && !(value instanceof Map)) {
+					withoutDefault.add(name);
+				}
+			}
+		}
+		assertThat(withoutDefault).as("properties whose default the metadata does not show").isEmpty();
 	}
 
 	@Test
@@ -54,6 +85,8 @@ class JobQueuePropertiesTests {
 		assertThat(queue.getLeaseTime()).isNull();
 		assertThat(queue.getShutdownTimeout()).isNull();
 		assertThat(queue.getAutoStartup()).isNull();
+		assertThat(queue.getPrefetch()).isNull();
+		assertThat(queue.getMaxRunning()).isNull();
 		assertThat(this.properties.getQueues()).isEmpty();
 	}
 
@@ -81,7 +114,7 @@ class JobQueuePropertiesTests {
 
 	@Test
 	void keyPrefixDefaultValueIsConsistent() {
-		assertThat(this.properties.getKeyPrefix()).isEqualTo(JobQueueOperations.DEFAULT_KEY_PREFIX);
+		assertThat(this.properties.getKeyPrefix()).isEqualTo(RedisJobQueueOperations.DEFAULT_KEY_PREFIX);
 	}
 
 	@Test
@@ -93,8 +126,8 @@ class JobQueuePropertiesTests {
 	@Test
 	void deadLetterDefaultValuesAreConsistent() {
 		JobQueueProperties.DeadLetter deadLetter = this.properties.getDeadLetter();
-		assertThat(deadLetter.getMaxSize()).isEqualTo(JobQueueOperations.DEFAULT_DEAD_LETTER_MAX_SIZE);
-		assertThat(deadLetter.getTimeToLive()).isEqualTo(JobQueueOperations.DEFAULT_DEAD_LETTER_TIME_TO_LIVE);
+		assertThat(deadLetter.getMaxSize()).isEqualTo(RedisJobQueueOperations.DEFAULT_DEAD_LETTER_MAX_SIZE);
+		assertThat(deadLetter.getTimeToLive()).isEqualTo(RedisJobQueueOperations.DEFAULT_DEAD_LETTER_TIME_TO_LIVE);
 	}
 
 	@Test
@@ -109,10 +142,43 @@ class JobQueuePropertiesTests {
 	}
 
 	@Test
+	void completedDefaultValueKeepsNone() {
+		assertThat(this.properties.getCompleted().getMaxSize()).isZero();
+	}
+
+	@Test
 	void recurringDefaultValuesAreConsistent() {
 		JobQueueProperties.Recurring recurring = this.properties.getRecurring();
 		assertThat(recurring.getZone()).isEqualTo(RecurringJobScheduler.DEFAULT_ZONE);
 		assertThat(recurring.getMaxLateness()).isEqualTo(RecurringJobScheduler.DEFAULT_MAX_LATENESS);
+	}
+
+	private static List<JsonNode> metadataProperties() throws IOException {
+		List<JsonNode> properties = new ArrayList<>();
+		for (URL url : Collections.list(JobQueuePropertiesTests.class.getClassLoader().getResources(METADATA))) {
+			try (InputStream in = url.openStream()) {
+				JsonNode metadata = JsonMapper.shared().readTree(in);
+				for (JsonNode property : metadata.path("properties")) {
+					if (property.path("sourceType").asString("").startsWith(JobQueueProperties.class.getName())) {
+						properties.add(property);
+					}
+				}
+			}
+		}
+		assertThat(properties).as("properties of %s in %s", JobQueueProperties.class, METADATA).isNotEmpty();
+		return properties;
+	}
+
+	private static String beanPath(String name) {
+		StringBuilder path = new StringBuilder();
+		for (String segment : name.substring("redq.".length()).split("\\.")) {
+			String[] words = segment.split("-");
+			path.append(path.isEmpty() ? "" : ".").append(words[0]);
+			for (int i = 1; i < words.length; i++) {
+				path.append(StringUtils.capitalize(words[i]));
+			}
+		}
+		return path.toString();
 	}
 
 }

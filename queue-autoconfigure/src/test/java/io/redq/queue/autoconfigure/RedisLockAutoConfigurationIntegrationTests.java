@@ -10,17 +10,18 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.lock.LockHandle;
 import io.redq.queue.lock.RedisLockService;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.annotation.ImportCandidates;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -48,10 +49,8 @@ class RedisLockAutoConfigurationIntegrationTests {
 
 	RedisLockAutoConfigurationIntegrationTests(RedisServer redis) {
 		this.redis = redis;
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(
-					AutoConfigurations.of(DataRedisAutoConfiguration.class, RedisLockAutoConfiguration.class))
-			.withPropertyValues(redis.springProperties());
+		this.runner = JobQueueContextRunner.on(redis)
+			.withConfiguration(AutoConfigurations.of(RedisLockAutoConfiguration.class));
 	}
 
 	@BeforeEach
@@ -104,6 +103,17 @@ class RedisLockAutoConfigurationIntegrationTests {
 		this.runner.withPropertyValues("redq.enabled=false").run((context) -> {
 			assertThat(context).hasNotFailed().hasSingleBean(RedisConnectionFactory.class);
 			assertThat(context).doesNotHaveBean(RedisLockService.class).doesNotHaveBean(JobQueueProperties.class);
+		});
+	}
+
+	@Test
+	void worksWithoutTheJobQueue() {
+		// without Jackson, the job queue backs off and the locks stay
+		this.runner.withClassLoader(new FilteredClassLoader(JsonMapper.class)).run((context) -> {
+			assertThat(context).hasNotFailed()
+				.hasSingleBean(RedisLockService.class)
+				.doesNotHaveBean(JobDispatcher.class);
+			assertThat(context.getBean(RedisLockService.class).tryAcquire("report", Duration.ZERO)).isNotNull();
 		});
 	}
 

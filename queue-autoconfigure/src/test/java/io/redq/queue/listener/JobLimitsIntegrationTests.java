@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.redq.queue.test.ScriptExecutions;
 import io.redq.queue.annotation.QueuedJob;
-import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
+import io.redq.queue.autoconfigure.JobQueueContextRunner;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.QueueStats;
@@ -20,9 +20,6 @@ import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
@@ -47,10 +44,7 @@ class JobLimitsIntegrationTests {
 
 	JobLimitsIntegrationTests(RedisServer redis) {
 		this.redis = redis;
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					JobQueueAutoConfiguration.class))
-			.withPropertyValues(redis.springProperties())
+		this.runner = JobQueueContextRunner.on(redis)
 			.withPropertyValues("redq.listener.concurrency=8", "redq.queues.capped.max-running=3")
 			.withUserConfiguration(LimitedJobs.class);
 	}

@@ -12,7 +12,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 
 import io.redq.queue.annotation.QueuedJob;
-import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
+import io.redq.queue.autoconfigure.JobQueueContextRunner;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobQueueOperations;
@@ -25,9 +25,6 @@ import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
@@ -51,10 +48,7 @@ class TimersIntegrationTests {
 
 	TimersIntegrationTests(RedisServer redis) {
 		this.redis = redis;
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					JobQueueAutoConfiguration.class))
-			.withPropertyValues(redis.springProperties())
+		this.runner = JobQueueContextRunner.on(redis)
 			.withPropertyValues("redq.listener.concurrency=16")
 			.withUserConfiguration(TimerJobs.class);
 	}

@@ -150,14 +150,16 @@ class RedisLockServiceIntegrationTests {
 	@Test
 	void lockWhoseHolderNeverReleasesItIsFreeWhenItsLeaseEnds() throws Exception {
 		// a holder that was killed: the handle is dropped, nothing renews or releases it
+		long start = System.nanoTime();
 		assertThat(this.first.tryAcquire("nightly", Duration.ZERO, Duration.ofMillis(300), false)).isNotNull();
 		assertThat(this.second.tryAcquire("nightly", Duration.ZERO)).isNull();
-		long start = System.nanoTime();
 		LockHandle next = this.second.tryAcquire("nightly", Duration.ofSeconds(10));
 		Duration waited = Duration.ofNanos(System.nanoTime() - start);
 		assertThat(next).isNotNull();
 		assertThat(next.getFencingToken()).isEqualTo(2);
-		assertThat(waited).isGreaterThan(Duration.ofMillis(100)).isLessThan(Duration.ofSeconds(2));
+		// the lease began after start: never a second holder before it ended (how soon
+		// after is for benchmarks)
+		assertThat(waited).isGreaterThanOrEqualTo(Duration.ofMillis(300));
 		logger.info("Acquired a lock " + waited.toMillis() + " ms after its dead holder's 300 ms lease started");
 	}
 
@@ -191,14 +193,16 @@ class RedisLockServiceIntegrationTests {
 
 	@Test
 	void watchdogKeepsAShortLeaseAliveOverALongCriticalSection() throws Exception {
-		LockHandle holder = this.first.tryAcquire("nightly", Duration.ZERO, Duration.ofMillis(100), true);
+		// short enough that the section outlasts many leases, long enough that a loaded
+		// machine renews it in time
+		LockHandle holder = this.first.tryAcquire("nightly", Duration.ZERO, Duration.ofMillis(600), true);
 		assertThat(holder).isNotNull();
-		// the holder's critical section lasts while another instance waits 2 s, 20 leases
+		// the holder's critical section lasts while another instance waits 3 s, 5 leases
 		long start = System.nanoTime();
-		assertThat(this.second.tryAcquire("nightly", Duration.ofSeconds(2))).isNull();
-		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+		assertThat(this.second.tryAcquire("nightly", Duration.ofSeconds(3))).isNull();
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofSeconds(3));
 		assertThat(holder.isHeldByMe()).isTrue();
-		assertThat(pttl("nightly")).as("renewed, not lengthened").isBetween(1L, 100L);
+		assertThat(pttl("nightly")).as("renewed, not lengthened").isBetween(1L, 600L);
 		assertThat(holder.release()).isTrue();
 		LockHandle next = this.second.tryAcquire("nightly", Duration.ZERO);
 		assertThat(next).isNotNull();

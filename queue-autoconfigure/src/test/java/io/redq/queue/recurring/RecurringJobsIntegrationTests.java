@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.annotation.Recurring;
-import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
+import io.redq.queue.autoconfigure.JobQueueContextRunner;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.listener.JobContext;
 import io.redq.queue.test.RedisServer;
@@ -21,9 +21,6 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.support.CronExpression;
@@ -56,10 +53,7 @@ class RecurringJobsIntegrationTests {
 
 	RecurringJobsIntegrationTests(RedisServer redis) {
 		this.redis = redis;
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					JobQueueAutoConfiguration.class))
-			.withPropertyValues(redis.springProperties())
+		this.runner = JobQueueContextRunner.on(redis)
 			.withPropertyValues("redq.listener.shutdown-timeout=2s")
 			.withBean(Runs.class, () -> this.runs);
 	}
@@ -257,8 +251,7 @@ class RecurringJobsIntegrationTests {
 		this.runner.withUserConfiguration(FrequentJobs.class)
 			.withPropertyValues("redq.recurring.enabled=false")
 			.run((context) -> {
-				assertThat(context).doesNotHaveBean(RecurringJobs.class)
-					.doesNotHaveBean(JobQueueAutoConfiguration.RECURRING_TICK_SCRIPT);
+				assertThat(context).doesNotHaveBean(RecurringJobs.class).doesNotHaveBean("jobQueueRecurringTickScript");
 				Instant started = Instant.now();
 				String id = context.getBean(JobDispatcher.class)
 					.dispatch("every-200ms", Instant.parse("2025-01-01T00:00:00Z"));

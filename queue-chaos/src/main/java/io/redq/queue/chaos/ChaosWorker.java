@@ -52,7 +52,7 @@ public class ChaosWorker {
 	public static void main(String[] args) {
 		SpringApplication application = new SpringApplication(ChaosWorker.class);
 		application.setDefaultProperties(Map.of("spring.main.banner-mode", "off", "spring.data.redis.host", "127.0.0.1",
-				"spring.data.redis.timeout", "2s", "redq.listener.virtual-threads", "false"));
+				"spring.data.redis.timeout", "2s"));
 		application.run(args);
 	}
 

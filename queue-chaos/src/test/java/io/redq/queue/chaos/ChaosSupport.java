@@ -19,7 +19,7 @@ import java.util.stream.IntStream;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDefinitions;
-import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.core.RedisJobDispatcher;
@@ -65,7 +65,7 @@ abstract class ChaosSupport {
 
 	@Nullable LettuceConnectionFactory connectionFactory;
 
-	@Nullable JobQueueOperations operations;
+	@Nullable RedisJobQueueOperations operations;
 
 	@Nullable RedisJobDispatcher dispatcher;
 
@@ -106,8 +106,8 @@ abstract class ChaosSupport {
 	RedisServer startRedis(String... arguments) {
 		this.redis = RedisServer.local().directory(this.directory).arguments(arguments).start();
 		this.connectionFactory = connectionFactory(this.redis.port(), Duration.ofSeconds(5));
-		this.operations = new JobQueueOperations(this.connectionFactory, SCRIPTS,
-				JobQueueOperations.DEFAULT_KEY_PREFIX);
+		this.operations = new RedisJobQueueOperations(this.connectionFactory, SCRIPTS,
+				RedisJobQueueOperations.DEFAULT_KEY_PREFIX);
 		this.dispatcher = dispatcher(this.operations);
 		return this.redis;
 	}
@@ -123,7 +123,7 @@ abstract class ChaosSupport {
 	RedisJobDispatcher dispatcherVia(int port, Duration commandTimeout) {
 		LettuceConnectionFactory factory = connectionFactory(port, commandTimeout);
 		this.extraConnectionFactories.add(factory);
-		return dispatcher(new JobQueueOperations(factory, SCRIPTS, JobQueueOperations.DEFAULT_KEY_PREFIX));
+		return dispatcher(new RedisJobQueueOperations(factory, SCRIPTS, RedisJobQueueOperations.DEFAULT_KEY_PREFIX));
 	}
 
 	private static LettuceConnectionFactory connectionFactory(int port, Duration commandTimeout) {
@@ -135,7 +135,7 @@ abstract class ChaosSupport {
 		return factory;
 	}
 
-	private static RedisJobDispatcher dispatcher(JobQueueOperations operations) {
+	private static RedisJobDispatcher dispatcher(RedisJobQueueOperations operations) {
 		JobDefinition definition = new JobDefinition(ChaosTask.JOB_NAME, QUEUE, 3, Duration.ZERO, JobBackoff.DEFAULT,
 				ChaosTask.class);
 		return new RedisJobDispatcher(operations, new JobDefinitions() {

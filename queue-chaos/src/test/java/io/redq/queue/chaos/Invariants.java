@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
-import io.redq.queue.core.QueueKeys;
+import io.redq.queue.redis.QueueKeys;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -34,8 +34,8 @@ final class Invariants {
 	}
 
 	Outcome check(Collection<String> acknowledged, Set<String> inFlightAtFault) {
-		QueueKeys keys = this.chaos.operations.keys(ChaosSupport.QUEUE);
-		StringRedisTemplate redis = this.chaos.operations.getRedisTemplate();
+		QueueKeys keys = this.chaos.operations.getStore().keys(ChaosSupport.QUEUE);
+		StringRedisTemplate redis = this.chaos.operations.getStore().getTemplate();
 		Map<String, Integer> memberships = new HashMap<>();
 		List<String> ready = redis.opsForList().range(keys.ready(), 0, -1);
 		Set<String> delayed = redis.opsForZSet().range(keys.delayed(), 0, -1);

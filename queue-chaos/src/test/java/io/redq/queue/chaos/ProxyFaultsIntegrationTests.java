@@ -57,9 +57,10 @@ class ProxyFaultsIntegrationTests extends ChaosSupport {
 				catch (RuntimeException ex) {
 					// reported: the job may or may not be stored; retry with the same id
 					errors++;
-					if (attempt == 0 && this.operations.getRedisTemplate()
+					if (attempt == 0 && this.operations.getStore()
+						.getTemplate()
 						.opsForHash()
-						.hasKey(this.operations.keys(QUEUE).jobs(), id)) {
+						.hasKey(this.operations.getStore().keys(QUEUE).jobs(), id)) {
 						storedDespiteError++;
 					}
 					retried.add(id);

@@ -65,9 +65,10 @@ class RedisFaultsIntegrationTests extends ChaosSupport {
 			.filter(LedgerEntry::finished)
 			.map(LedgerEntry::id)
 			.collect(Collectors.toSet());
-		Set<String> dead = this.operations.getRedisTemplate()
+		Set<String> dead = this.operations.getStore()
+			.getTemplate()
 			.opsForZSet()
-			.range(this.operations.keys(QUEUE).dead(), 0, -1);
+			.range(this.operations.getStore().keys(QUEUE).dead(), 0, -1);
 		List<String> lost = this.acknowledged.stream()
 			.filter((id) -> !finished.contains(id) && !dead.contains(id))
 			.toList();

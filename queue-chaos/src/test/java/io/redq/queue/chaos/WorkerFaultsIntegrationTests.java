@@ -121,9 +121,10 @@ class WorkerFaultsIntegrationTests extends ChaosSupport {
 		victim.signal("TERM");
 		assertThat(victim.awaitExit(20)).as("worker exits after SIGTERM").isTrue();
 		long stopMillis = millisSince(termAt);
-		Set<String> reservedAfterExit = this.operations.getRedisTemplate()
+		Set<String> reservedAfterExit = this.operations.getStore()
+			.getTemplate()
 			.opsForZSet()
-			.range(this.operations.keys(QUEUE).reserved(), 0, -1);
+			.range(this.operations.getStore().keys(QUEUE).reserved(), 0, -1);
 		// read after the reserved set: a job the other worker finished but has not
 		// acknowledged yet is in both
 		Set<String> finishedByOther = workers.get(1)
@@ -158,10 +159,10 @@ class WorkerFaultsIntegrationTests extends ChaosSupport {
 		List<String> ids = new java.util.ArrayList<>(dispatch(30, ChaosTask.standard(), 10));
 		String poison = dispatch(1, new ChaosTask(0, true), 3).get(0);
 		ids.add(poison);
-		String deadKey = this.operations.keys(QUEUE).dead();
+		String deadKey = this.operations.getStore().keys(QUEUE).dead();
 		long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
 		int crashes = 0;
-		while (this.operations.getRedisTemplate().opsForZSet().score(deadKey, poison) == null) {
+		while (this.operations.getStore().getTemplate().opsForZSet().score(deadKey, poison) == null) {
 			assertThat(System.nanoTime()).as("poison job dead in time").isLessThan(deadline);
 			WorkerProcess current = this.workers.get(this.workers.size() - 1);
 			if (!current.process().isAlive()) {
@@ -174,9 +175,10 @@ class WorkerFaultsIntegrationTests extends ChaosSupport {
 			sleep(100);
 		}
 		awaitDrained(Duration.ofSeconds(30));
-		Object error = this.operations.getRedisTemplate()
+		Object error = this.operations.getStore()
+			.getTemplate()
 			.opsForHash()
-			.get(this.operations.keys(QUEUE).errors(), poison);
+			.get(this.operations.getStore().keys(QUEUE).errors(), poison);
 		long poisonStarts = entries((entry) -> entry.is("START") && entry.id().equals(poison)).size();
 		report("poison job: " + poisonStarts + " attempts, " + crashes + " worker crashes, dead with \"" + error
 				+ "\"");

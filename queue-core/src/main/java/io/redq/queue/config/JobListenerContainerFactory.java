@@ -6,10 +6,10 @@ import java.util.Map;
 
 import io.micrometer.observation.ObservationRegistry;
 import io.redq.queue.core.JobMetrics;
-import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.listener.ContainerProperties;
 import io.redq.queue.listener.JobHandler;
 import io.redq.queue.listener.JobListenerContainer;
+import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.support.micrometer.DefaultJobProcessObservationConvention;
 import io.redq.queue.support.micrometer.JobProcessObservationConvention;
 import org.jspecify.annotations.Nullable;
@@ -24,7 +24,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public class JobListenerContainerFactory {
 
-	private final JobQueueOperations operations;
+	private final ListenerOperations operations;
 
 	private final JsonMapper jsonMapper;
 
@@ -45,7 +45,7 @@ public class JobListenerContainerFactory {
 	 * @param operations the queue operations
 	 * @param jsonMapper the mapper that reads job envelopes
 	 */
-	public JobListenerContainerFactory(JobQueueOperations operations, JsonMapper jsonMapper) {
+	public JobListenerContainerFactory(ListenerOperations operations, JsonMapper jsonMapper) {
 		this.operations = operations;
 		this.jsonMapper = jsonMapper;
 	}

@@ -8,26 +8,23 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.redq.queue.core.JobDefinition;
-import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.listener.JobHandler;
 import io.redq.queue.listener.JobListenerContainer;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
-import org.springframework.util.Assert;
 
 /**
- * Knows every job of the application, those it handles and those it only dispatches, and
- * manages the listener container of each queue that has handlers. Containers are not
- * beans; reach them with {@link #getListenerContainer(String)}.
+ * Manages the listener container of each queue that has handlers. Containers are not
+ * beans; reach them with {@link #getListenerContainer(String)}. Each handler's job is
+ * registered in the {@link JobCatalog}, which the dispatcher reads.
  *
  * @author Redq team
  * @since 0.1.0
  */
-public class JobListenerRegistry implements JobDefinitions, SmartLifecycle {
+public class JobListenerRegistry implements SmartLifecycle {
 
-	private final Map<String, JobDefinition> definitions = new LinkedHashMap<>();
+	private final JobCatalog catalog;
 
 	private final List<JobHandler> handlers = new ArrayList<>();
 
@@ -36,28 +33,31 @@ public class JobListenerRegistry implements JobDefinitions, SmartLifecycle {
 	private volatile boolean running;
 
 	/**
-	 * Register the handler of a job.
+	 * Create an instance.
+	 * @param catalog the catalog the handlers' jobs are registered in
+	 */
+	public JobListenerRegistry(JobCatalog catalog) {
+		this.catalog = catalog;
+	}
+
+	/**
+	 * Register the handler of a job, and its job in the catalog.
 	 * @param handler the handler
 	 * @throws IllegalStateException when another job has the same name
 	 */
 	public synchronized void registerHandler(JobHandler handler) {
-		register(handler.getDefinition());
+		this.catalog.register(handler.getDefinition());
 		this.handlers.add(handler);
 	}
 
 	/**
-	 * Register a job that this application dispatches but does not handle.
-	 * @param definition the job
-	 * @throws IllegalStateException when another job has the same name
+	 * Return the catalog the handlers' jobs are registered in, where a
+	 * {@code JobListenerConfigurer} also registers the jobs this application only
+	 * dispatches.
+	 * @return the catalog
 	 */
-	public synchronized void registerJob(JobDefinition definition) {
-		register(definition);
-	}
-
-	private void register(JobDefinition definition) {
-		JobDefinition existing = this.definitions.putIfAbsent(definition.name(), definition);
-		Assert.state(existing == null, () -> "Another job is already registered with name '" + definition.name()
-				+ "' (queue '" + existing.queue() + "'); job names must be unique");
+	public JobCatalog getJobCatalog() {
+		return this.catalog;
 	}
 
 	/**
@@ -108,18 +108,8 @@ public class JobListenerRegistry implements JobDefinitions, SmartLifecycle {
 	}
 
 	@Override
-	public synchronized @Nullable JobDefinition find(String name) {
-		return this.definitions.get(name);
-	}
-
-	@Override
-	public synchronized Collection<JobDefinition> all() {
-		return List.copyOf(this.definitions.values());
-	}
-
-	@Override
 	public int getPhase() {
-		return JobListenerContainer.DEFAULT_PHASE;
+		return JobQueueConfigUtils.LIFECYCLE_PHASE;
 	}
 
 	@Override

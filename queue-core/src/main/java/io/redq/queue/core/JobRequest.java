@@ -33,7 +33,7 @@ public final class JobRequest {
 
 	private final @Nullable String queue;
 
-	private final EnqueueCommand.Due due;
+	private final Due due;
 
 	private final @Nullable String id;
 
@@ -106,7 +106,7 @@ public final class JobRequest {
 	 * Return when the job becomes ready.
 	 * @return the due time
 	 */
-	public EnqueueCommand.Due getDue() {
+	public Due getDue() {
 		return this.due;
 	}
 
@@ -162,7 +162,7 @@ public final class JobRequest {
 
 		private @Nullable String queue;
 
-		private EnqueueCommand.Due due = EnqueueCommand.Due.NOW;
+		private Due due = Due.NOW;
 
 		private @Nullable String id;
 
@@ -197,7 +197,7 @@ public final class JobRequest {
 		 * @throws IllegalArgumentException for a delay that ends after the year 9999
 		 */
 		public Builder delay(Duration delay) {
-			this.due = EnqueueCommand.Due.after(delay);
+			this.due = Due.after(delay);
 			return this;
 		}
 
@@ -209,7 +209,7 @@ public final class JobRequest {
 		 * @throws IllegalArgumentException for an instant after the year 9999
 		 */
 		public Builder at(Instant instant) {
-			this.due = EnqueueCommand.Due.at(instant);
+			this.due = Due.at(instant);
 			return this;
 		}
 

@@ -18,6 +18,10 @@ import java.util.stream.Collectors;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import io.redq.queue.config.JobQueueConfigUtils;
+import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.redis.EnqueueOperations;
+import io.redq.queue.redis.JobEnvelope;
 import io.redq.queue.support.micrometer.DefaultJobDispatchObservationConvention;
 import io.redq.queue.support.micrometer.JobDispatchObservationConvention;
 import io.redq.queue.support.micrometer.JobDispatchSenderContext;
@@ -33,7 +37,8 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
 /**
- * {@link JobDispatcher} that enqueues jobs in Redis through {@link JobQueueOperations}.
+ * {@link JobDispatcher} that enqueues jobs in the queues of a
+ * {@link RedisJobQueueOperations}.
  *
  * @author Redq team
  * @since 0.1.0
@@ -49,17 +54,16 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 	/** The most asynchronous dispatches waiting to be sent. */
 	static final int MAX_PENDING = 10 * BATCH_SIZE;
 
-	/** The lifecycle phase: see {@link #getPhase()}. */
-	static final int PHASE = Integer.MAX_VALUE - 100;
-
 	private static final Log logger = LogFactory.getLog(RedisJobDispatcher.class);
 
 	/** Tells the sender to stop once the dispatches before it are sent. */
 	private static final AsyncDispatch STOP = new AsyncDispatch(
-			new PreparedJob("", "", "", EnqueueCommand.withGeneratedId("", EnqueueCommand.Due.NOW, ""), null),
+			new PreparedJob("", "", "", EnqueueCommand.withGeneratedId("", Due.NOW, ""), null),
 			new CompletableFuture<>());
 
 	private final JobQueueOperations operations;
+
+	private final EnqueueOperations enqueueOperations;
 
 	private final JobDefinitions definitions;
 
@@ -86,12 +90,13 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 
 	/**
 	 * Create an instance.
-	 * @param operations the queue operations
-	 * @param definitions the known jobs
+	 * @param operations the queues to enqueue in
+	 * @param definitions the known jobs, usually the {@code JobCatalog}
 	 * @param jsonMapper the mapper that writes payloads as JSON
 	 */
-	public RedisJobDispatcher(JobQueueOperations operations, JobDefinitions definitions, JsonMapper jsonMapper) {
+	public RedisJobDispatcher(RedisJobQueueOperations operations, JobDefinitions definitions, JsonMapper jsonMapper) {
 		this.operations = operations;
+		this.enqueueOperations = operations.getEnqueueOperations();
 		this.definitions = definitions;
 		this.jsonMapper = jsonMapper;
 	}
@@ -325,14 +330,14 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 	}
 
 	/**
-	 * Return the phase: that of the listener containers, before the Redis connection
-	 * factory (0). Being a dependent of the listener registry, the dispatcher stops just
-	 * before it; a later phase would end the registry's phase before its containers
-	 * finished their jobs.
+	 * Return the phase: {@link JobQueueConfigUtils#LIFECYCLE_PHASE}, that of the listener
+	 * containers, before the Redis connection factory (0). The dispatcher and the
+	 * containers stop in either order: pending dispatches are sent before the dispatcher
+	 * stops, and a job a container stops before finishing stays in Redis.
 	 */
 	@Override
 	public int getPhase() {
-		return PHASE;
+		return JobQueueConfigUtils.LIFECYCLE_PHASE;
 	}
 
 	/**
@@ -343,7 +348,7 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 		String queue = jobs.get(0).queue();
 		List<EnqueueCommand> commands = jobs.stream().map(PreparedJob::command).toList();
 		for (int from = 0; from < commands.size(); from += BATCH_SIZE) {
-			this.operations.enqueue(queue, commands.subList(from, Math.min(commands.size(), from + BATCH_SIZE)));
+			this.enqueueOperations.enqueue(queue, commands.subList(from, Math.min(commands.size(), from + BATCH_SIZE)));
 		}
 	}
 
@@ -412,7 +417,7 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 
 	@Override
 	public boolean reschedule(String jobName, Object key, Instant at) {
-		return this.operations.reschedule(find(jobName).queue(), timerId(jobName, key), EnqueueCommand.Due.at(at));
+		return this.operations.reschedule(find(jobName).queue(), timerId(jobName, key), Due.at(at));
 	}
 
 	@Override
@@ -471,17 +476,18 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 
 	private String body(JobRequest request, JobDefinition definition, Map<String, String> headers) {
 		int maxAttempts = (request.getMaxAttempts() != null) ? request.getMaxAttempts() : definition.maxAttempts();
-		JobEnvelope envelope = new JobEnvelope(null, null, definition.name(), maxAttempts,
-				definition.timeout().toMillis(), headers, this.jsonMapper.valueToTree(request.getPayload()));
-		String json = this.jsonMapper.writeValueAsString(envelope);
-		long size = json.getBytes(StandardCharsets.UTF_8).length;
+		String body = JobEnvelope
+			.of(definition.name(), maxAttempts, definition.timeout(), headers,
+					this.jsonMapper.valueToTree(request.getPayload()))
+			.body(this.jsonMapper);
+		// with the opening brace the body leaves out
+		long size = body.getBytes(StandardCharsets.UTF_8).length + 1;
 		if (size > this.maxPayloadSize) {
 			throw new IllegalArgumentException("Job '" + definition.name() + "' is " + size
 					+ " bytes as JSON, more than the limit of " + this.maxPayloadSize + " bytes "
 					+ "(redq.dispatcher.max-payload-size). Store large data elsewhere and pass a reference to it");
 		}
-		// the enqueue script prepends the Redis-clock times to the object
-		return json.substring(1);
+		return body;
 	}
 
 	private String knownJobs() {

@@ -44,7 +44,7 @@ public class ContainerProperties {
 
 	private boolean autoStartup = true;
 
-	private boolean virtualThreads = true;
+	private boolean virtualThreads;
 
 	private int maxRunning;
 
@@ -224,7 +224,7 @@ public class ContainerProperties {
 	 * Set whether jobs run on virtual threads when the runtime has them (Java 21+);
 	 * platform threads otherwise.
 	 * <p>
-	 * Default {@code true}.
+	 * Default {@code false}, as Spring Boot's {@code spring.threads.virtual.enabled}.
 	 * @param virtualThreads whether to use virtual threads
 	 */
 	public void setVirtualThreads(boolean virtualThreads) {

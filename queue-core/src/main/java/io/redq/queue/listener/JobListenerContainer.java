@@ -28,16 +28,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.micrometer.observation.ObservationRegistry;
-import io.redq.queue.core.Gates;
 import io.redq.queue.core.JobDefinition;
-import io.redq.queue.core.JobEnvelope;
 import io.redq.queue.core.JobLimits;
 import io.redq.queue.core.JobMetrics;
-import io.redq.queue.core.JobQueueOperations;
-import io.redq.queue.core.Lease;
-import io.redq.queue.core.Migration;
-import io.redq.queue.core.Reservation;
-import io.redq.queue.core.ReservedJob;
+import io.redq.queue.redis.Gates;
+import io.redq.queue.redis.JobEnvelope;
+import io.redq.queue.redis.Lease;
+import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.Migration;
+import io.redq.queue.redis.Reservation;
+import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.support.micrometer.DefaultJobProcessObservationConvention;
 import io.redq.queue.support.micrometer.JobObservation;
 import io.redq.queue.support.micrometer.JobProcessObservationConvention;
@@ -108,7 +108,7 @@ public class JobListenerContainer implements SmartLifecycle {
 
 	private final String queue;
 
-	private final JobQueueOperations operations;
+	private final ListenerOperations operations;
 
 	private final JsonMapper jsonMapper;
 
@@ -165,7 +165,7 @@ public class JobListenerContainer implements SmartLifecycle {
 	 * @param handlers the handlers, one per job name
 	 * @param properties the settings
 	 */
-	public JobListenerContainer(String queue, JobQueueOperations operations, JsonMapper jsonMapper,
+	public JobListenerContainer(String queue, ListenerOperations operations, JsonMapper jsonMapper,
 			Collection<JobHandler> handlers, ContainerProperties properties) {
 		this.queue = queue;
 		this.operations = operations;
@@ -563,7 +563,7 @@ public class JobListenerContainer implements SmartLifecycle {
 			Assert.state(this.running, "Container stopped");
 			RedisConnection connection = this.wakeUpConnection;
 			if (connection == null) {
-				connection = this.operations.getRedisTemplate().getRequiredConnectionFactory().getConnection();
+				connection = this.operations.openWakeUpConnection();
 				this.wakeUpConnection = connection;
 			}
 			return connection;
@@ -1178,7 +1178,7 @@ public class JobListenerContainer implements SmartLifecycle {
 			long delay;
 			try {
 				Migration migration = JobListenerContainer.this.operations.migrate(JobListenerContainer.this.queue);
-				if (migration.isPartial(JobQueueOperations.MIGRATION_BATCH_SIZE)) {
+				if (migration.isPartial(ListenerOperations.MIGRATION_BATCH_SIZE)) {
 					delay = 0;
 				}
 				else if (migration.nextDue() >= 0) {

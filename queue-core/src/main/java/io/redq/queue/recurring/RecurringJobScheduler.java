@@ -15,11 +15,12 @@ import java.util.concurrent.TimeUnit;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobMetrics;
-import io.redq.queue.core.JobEnvelope;
-import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobRequest;
-import io.redq.queue.core.QueueKeys;
 import io.redq.queue.core.QueueNames;
+import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.redis.JobEnvelope;
+import io.redq.queue.redis.QueueKeys;
+import io.redq.queue.redis.QueueStore;
 import io.redq.queue.script.RecurringScripts;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -78,7 +79,7 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(RecurringJobScheduler.class);
 
-	private final JobQueueOperations operations;
+	private final QueueStore store;
 
 	private final RecurringScripts scripts;
 
@@ -109,14 +110,14 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 
 	/**
 	 * Create an instance.
-	 * @param operations the queue operations, for the queues' keys and Redis
+	 * @param operations the queues the ticks are enqueued in
 	 * @param scripts the recurring job scripts
 	 * @param dispatcher the dispatcher that enqueues triggered runs
 	 * @param jsonMapper the mapper that writes job envelopes
 	 */
-	public RecurringJobScheduler(JobQueueOperations operations, RecurringScripts scripts, JobDispatcher dispatcher,
+	public RecurringJobScheduler(RedisJobQueueOperations operations, RecurringScripts scripts, JobDispatcher dispatcher,
 			JsonMapper jsonMapper) {
-		this.operations = operations;
+		this.store = operations.getStore();
 		this.scripts = scripts;
 		this.dispatcher = dispatcher;
 		this.jsonMapper = jsonMapper;
@@ -183,8 +184,8 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 	public void register(RecurringJobDefinition definition) {
 		JobDefinition job = definition.job();
 		QueueNames.validateId(tickId(job.name(), Long.MAX_VALUE));
-		QueueKeys queueKeys = this.operations.keys(job.queue());
-		Entry entry = new Entry(definition, queueKeys, stateKey(queueKeys, job.name()));
+		QueueKeys queueKeys = this.store.keys(job.queue());
+		Entry entry = new Entry(definition, queueKeys, queueKeys.recurring(job.name()));
 		synchronized (this.lifecycleMonitor) {
 			Assert.state(this.entries.putIfAbsent(job.name(), entry) == null,
 					() -> "A recurring job named '" + job.name() + "' is already registered");
@@ -434,10 +435,10 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 	// -- Redis
 
 	private String body(JobDefinition job, long tick, String run) {
-		JobEnvelope envelope = new JobEnvelope(null, null, job.name(), job.maxAttempts(), job.timeout().toMillis(),
-				Map.of(RUN_HEADER, run), this.jsonMapper.valueToTree(Instant.ofEpochMilli(tick)));
-		// the script prepends the Redis-clock times to the object
-		return this.jsonMapper.writeValueAsString(envelope).substring(1);
+		return JobEnvelope
+			.of(job.name(), job.maxAttempts(), job.timeout(), Map.of(RUN_HEADER, run),
+					this.jsonMapper.valueToTree(Instant.ofEpochMilli(tick)))
+			.body(this.jsonMapper);
 	}
 
 	private long redisNow() {
@@ -466,16 +467,11 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 	}
 
 	private StringRedisTemplate template() {
-		return this.operations.getRedisTemplate();
+		return this.store.getTemplate();
 	}
 
 	private static String tickId(String job, long tick) {
 		return job + "@" + tick;
-	}
-
-	private static String stateKey(QueueKeys keys, String job) {
-		String ready = keys.ready();
-		return ready.substring(0, ready.length() - "ready".length()) + "recurring:" + job;
 	}
 
 	private record Result(int status, long now) {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.function.Function;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -18,6 +19,11 @@ import org.springframework.data.redis.core.script.RedisScript;
  * functions. Spring Data Redis runs them with {@code EVALSHA} and falls back to
  * {@code EVAL} when Redis lost its script cache (restart, failover,
  * {@code SCRIPT FLUSH}).
+ *
+ * <p>
+ * The components are the one list of these scripts: {@link #DEFINITIONS} is derived from
+ * them, and {@link #from(Function)} builds the set from any source of scripts by
+ * definition, such as the beans of an application context.
  *
  * @param enqueue enqueues a batch of jobs, now or delayed, with optional deduplication by
  * id
@@ -46,15 +52,25 @@ public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> reserve,
 		RedisScript<Long> reschedule, RedisScript<List> status, RedisScript<List> dead, RedisScript<Long> revive) {
 
 	/**
+	 * The definition of each script, in the order of the components.
+	 */
+	public static final List<ScriptDefinition> DEFINITIONS = ScriptDefinition.of(QueueScripts.class, "");
+
+	/**
 	 * Load every script from the class path.
 	 * @return the scripts
 	 */
 	public static QueueScripts load() {
-		return new QueueScripts(load("enqueue", List.class), load("reserve", List.class), load("ack", List.class),
-				load("fail", Long.class), load("extend", List.class), load("release", Long.class),
-				load("migrate", List.class), load("cancel", Long.class), load("stats", List.class),
-				load("admit", Long.class), load("hold", Long.class), load("reschedule", Long.class),
-				load("status", List.class), load("dead", List.class), load("revive", Long.class));
+		return from(ScriptDefinition::load);
+	}
+
+	/**
+	 * Create the scripts from a source of scripts by definition.
+	 * @param source returns the script of each of the {@link #DEFINITIONS}
+	 * @return the scripts
+	 */
+	public static QueueScripts from(Function<ScriptDefinition, RedisScript<?>> source) {
+		return ScriptDefinition.create(QueueScripts.class, DEFINITIONS, source);
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.redq.queue.script;
 
 import java.util.List;
+import java.util.function.Function;
 
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -19,12 +20,26 @@ import org.springframework.data.redis.core.script.RedisScript;
 public record RecurringScripts(RedisScript<List> tick, RedisScript<Long> pause) {
 
 	/**
+	 * The definition of each script, in the order of the components; their names start
+	 * with {@code recurring-}.
+	 */
+	public static final List<ScriptDefinition> DEFINITIONS = ScriptDefinition.of(RecurringScripts.class, "recurring-");
+
+	/**
 	 * Load every script from the class path.
 	 * @return the scripts
 	 */
 	public static RecurringScripts load() {
-		return new RecurringScripts(QueueScripts.load("recurring-tick", List.class),
-				QueueScripts.load("recurring-pause", Long.class));
+		return from(ScriptDefinition::load);
+	}
+
+	/**
+	 * Create the scripts from a source of scripts by definition.
+	 * @param source returns the script of each of the {@link #DEFINITIONS}
+	 * @return the scripts
+	 */
+	public static RecurringScripts from(Function<ScriptDefinition, RedisScript<?>> source) {
+		return ScriptDefinition.create(RecurringScripts.class, DEFINITIONS, source);
 	}
 
 }

@@ -8,10 +8,20 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
-import io.redq.queue.test.ScriptExecutions;
-import io.redq.queue.test.TestConnections;
+import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.redis.EnqueueOperations;
+import io.redq.queue.redis.EnqueueResult;
+import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.Gates;
+import io.redq.queue.redis.Lease;
+import io.redq.queue.redis.Migration;
+import io.redq.queue.redis.QueueKeys;
+import io.redq.queue.redis.Reservation;
+import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.ScriptExecutions;
+import io.redq.queue.test.TestConnections;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -41,7 +51,11 @@ class JobQueueOperationsIntegrationTests {
 
 	private LettuceConnectionFactory connectionFactory;
 
-	private JobQueueOperations operations;
+	private RedisJobQueueOperations operations;
+
+	private ListenerOperations listener;
+
+	private EnqueueOperations enqueuer;
 
 	private StringRedisTemplate template;
 
@@ -55,9 +69,11 @@ class JobQueueOperationsIntegrationTests {
 	void setUp() {
 		this.redis.flushAll();
 		this.connectionFactory = TestConnections.connectionFactory(this.redis);
-		this.operations = new JobQueueOperations(this.connectionFactory, QueueScripts.load(), "test");
-		this.template = this.operations.getRedisTemplate();
-		this.keys = this.operations.keys(QUEUE);
+		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "test");
+		this.listener = this.operations.getListenerOperations();
+		this.enqueuer = this.operations.getEnqueueOperations();
+		this.template = new StringRedisTemplate(this.connectionFactory);
+		this.keys = this.operations.getStore().keys(QUEUE);
 	}
 
 	@AfterEach
@@ -67,8 +83,8 @@ class JobQueueOperationsIntegrationTests {
 
 	@Test
 	void enqueuedJobIsReservedWithLeaseAndAckedLeavesNothingBehind() {
-		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "one");
-		Reservation reservation = this.operations.reserve(QUEUE, 10, Duration.ofSeconds(30));
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "one");
+		Reservation reservation = this.listener.reserve(QUEUE, 10, Duration.ofSeconds(30));
 		assertThat(reservation.jobs()).singleElement().satisfies((job) -> {
 			assertThat(job.id()).isEqualTo("a");
 			assertThat(job.attempt()).isEqualTo(1);
@@ -76,16 +92,16 @@ class JobQueueOperationsIntegrationTests {
 		});
 		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "a"))
 			.isEqualTo(reservation.redisTime() + 30_000.0);
-		assertThat(this.operations.ack(QUEUE, List.of(reservation.jobs().get(0).lease()))).isEmpty();
+		assertThat(this.listener.ack(QUEUE, List.of(reservation.jobs().get(0).lease()))).isEmpty();
 		assertThat(this.template.keys("test:*")).containsOnly(this.keys.sequence(), this.keys.wake());
 	}
 
 	@Test
 	void reservedJobsKeepTheirOrderAndBatchSize() {
 		for (int i = 0; i < 5; i++) {
-			enqueue("j" + i, EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, i);
+			enqueue("j" + i, Due.NOW, DuplicatePolicy.KEEP, i);
 		}
-		assertThat(this.operations.reserve(QUEUE, 3, Duration.ofSeconds(30)).jobs()).extracting(ReservedJob::id)
+		assertThat(this.listener.reserve(QUEUE, 3, Duration.ofSeconds(30)).jobs()).extracting(ReservedJob::id)
 			.containsExactly("j0", "j1", "j2");
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(2, 0, 3, 0));
 	}
@@ -94,7 +110,7 @@ class JobQueueOperationsIntegrationTests {
 	void reservingAHundredJobsRunsTheSameCommandsAsReservingOne() {
 		// one job stays behind, so that both reservations wake another listener
 		for (int i = 0; i < 102; i++) {
-			enqueue("j" + i, EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, i);
+			enqueue("j" + i, Due.NOW, DuplicatePolicy.KEEP, i);
 		}
 		Map<String, Long> one = reserveCommands(1);
 		Map<String, Long> hundred = reserveCommands(100);
@@ -103,30 +119,30 @@ class JobQueueOperationsIntegrationTests {
 
 	@Test
 	void aRunningJobKeepsItsAttemptInItsLeaseAndTheAttemptsHashOnlyWhileItWaits() {
-		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob first = reserveOne();
 		assertThat(first.token()).endsWith(":1");
 		assertThat(this.template.opsForHash().get(this.keys.leases(), "a")).isEqualTo(first.token());
 		// the hash a reserve and an ack search stays empty while jobs succeed first time
 		assertThat(this.template.hasKey(this.keys.attempts())).isFalse();
-		assertThat(this.operations.fail(QUEUE, first.lease(), "failure", Duration.ZERO)).isTrue();
+		assertThat(this.listener.fail(QUEUE, first.lease(), "failure", Duration.ZERO)).isTrue();
 		assertThat(this.template.opsForHash().get(this.keys.attempts(), "a")).isEqualTo("1");
 		ReservedJob second = reserveOne();
 		assertThat(second.attempt()).isEqualTo(2);
 		assertThat(second.token()).endsWith(":2");
 		assertThat(this.template.hasKey(this.keys.attempts())).isFalse();
-		this.operations.ack(QUEUE, List.of(second.lease()));
+		this.listener.ack(QUEUE, List.of(second.lease()));
 		assertThat(this.template.keys("*")).doesNotContain(this.keys.leases(), this.keys.attempts(), this.keys.jobs());
 	}
 
 	@Test
 	void aBatchThatRepeatsAnIdSeesItsOwnEarlierJob() {
-		List<EnqueueResult> results = this.operations.enqueue(QUEUE,
+		List<EnqueueResult> results = this.enqueuer.enqueue(QUEUE,
 				List.of(command("a", DuplicatePolicy.KEEP, "first"), command("b", DuplicatePolicy.KEEP, "other"),
 						command("a", DuplicatePolicy.KEEP, "kept out"), command("a", DuplicatePolicy.REPLACE, "last")));
 		assertThat(results).containsExactly(EnqueueResult.CREATED, EnqueueResult.CREATED, EnqueueResult.KEPT_EXISTING,
 				EnqueueResult.REPLACED);
-		assertThat(this.operations.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs())
+		assertThat(this.listener.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs())
 			.extracting(ReservedJob::id, (job) -> job.envelope().contains("\"payload\":\"last\""))
 			.containsExactly(tuple("b", false), tuple("a", true));
 	}
@@ -135,23 +151,23 @@ class JobQueueOperationsIntegrationTests {
 	void aCommandOfGeneratedIdsSentAgainAfterALostReplyStoresNoJobTwice() {
 		// Lettuce re-sends a command whose reply a broken connection lost, though Redis
 		// may have run it
-		List<EnqueueCommand> commands = List.of(EnqueueCommand.withGeneratedId("g1", EnqueueCommand.Due.NOW, body(1)),
-				EnqueueCommand.withGeneratedId("g2", new EnqueueCommand.Due(false, 60_000), body(2)));
-		assertThat(this.operations.enqueue(QUEUE, commands)).containsOnly(EnqueueResult.CREATED);
-		assertThat(this.operations.enqueue(QUEUE, commands)).containsOnly(EnqueueResult.KEPT_EXISTING);
+		List<EnqueueCommand> commands = List.of(EnqueueCommand.withGeneratedId("g1", Due.NOW, body(1)),
+				EnqueueCommand.withGeneratedId("g2", new Due(false, 60_000), body(2)));
+		assertThat(this.enqueuer.enqueue(QUEUE, commands)).containsOnly(EnqueueResult.CREATED);
+		assertThat(this.enqueuer.enqueue(QUEUE, commands)).containsOnly(EnqueueResult.KEPT_EXISTING);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(1, 1, 0, 0));
-		assertThat(this.operations.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).extracting(ReservedJob::id)
+		assertThat(this.listener.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).extracting(ReservedJob::id)
 			.containsExactly("g1");
 	}
 
 	@Test
 	void ackOfABatchRemovesTheCompletedAndRefusesStaleTokens() {
 		for (int i = 0; i < 3; i++) {
-			enqueue("j" + i, EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, i);
+			enqueue("j" + i, Due.NOW, DuplicatePolicy.KEEP, i);
 		}
-		List<ReservedJob> jobs = this.operations.reserve(QUEUE, 3, Duration.ofSeconds(30)).jobs();
+		List<ReservedJob> jobs = this.listener.reserve(QUEUE, 3, Duration.ofSeconds(30)).jobs();
 		Lease stale = new Lease("j1", "0");
-		assertThat(this.operations.ack(QUEUE, List.of(jobs.get(0).lease(), stale, jobs.get(2).lease())))
+		assertThat(this.listener.ack(QUEUE, List.of(jobs.get(0).lease(), stale, jobs.get(2).lease())))
 			.containsExactly("j1");
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));
 		assertThat(this.template.opsForHash().keys(this.keys.jobs())).containsExactly("j1");
@@ -159,67 +175,63 @@ class JobQueueOperationsIntegrationTests {
 
 	@Test
 	void scriptCacheFlushIsRecoveredTransparently() {
-		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		this.redis.command("SCRIPT", "FLUSH");
-		enqueue("b", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "y");
+		enqueue("b", Due.NOW, DuplicatePolicy.KEEP, "y");
 		this.redis.command("SCRIPT", "FLUSH");
-		assertThat(this.operations.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).hasSize(2);
+		assertThat(this.listener.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).hasSize(2);
 	}
 
 	@Test
 	void delayedJobBecomesReadyOnlyWhenDue() {
-		enqueue("later", new EnqueueCommand.Due(false, 300), DuplicatePolicy.KEEP, "x");
-		assertThat(this.operations.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).isEmpty();
-		Migration early = this.operations.migrate(QUEUE);
+		enqueue("later", new Due(false, 300), DuplicatePolicy.KEEP, "x");
+		assertThat(this.listener.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).isEmpty();
+		Migration early = this.listener.migrate(QUEUE);
 		assertThat(early.dueJobs()).isZero();
 		assertThat(early.nextDue() - early.redisTime()).isBetween(1L, 300L);
-		await().atMost(Duration.ofSeconds(2)).until(() -> this.operations.migrate(QUEUE).dueJobs() == 1);
-		assertThat(this.operations.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).hasSize(1);
+		await().atMost(Duration.ofSeconds(2)).until(() -> this.listener.migrate(QUEUE).dueJobs() == 1);
+		assertThat(this.listener.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).hasSize(1);
 	}
 
 	@Test
 	void duplicateIdKeepsTheExistingPendingJob() {
-		assertThat(enqueue("order-17", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "first"))
-			.isEqualTo(EnqueueResult.CREATED);
-		assertThat(enqueue("order-17", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "second"))
+		assertThat(enqueue("order-17", Due.NOW, DuplicatePolicy.KEEP, "first")).isEqualTo(EnqueueResult.CREATED);
+		assertThat(enqueue("order-17", new Due(false, 60_000), DuplicatePolicy.KEEP, "second"))
 			.isEqualTo(EnqueueResult.KEPT_EXISTING);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(1, 0, 0, 0));
-		assertThat(this.operations.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).singleElement()
+		assertThat(this.listener.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).singleElement()
 			.satisfies((job) -> assertThat(job.envelope()).contains("\"payload\":\"first\""));
 	}
 
 	@Test
 	void duplicateIdReplacesPayloadAndDueTimeOfThePendingJob() {
-		enqueue("order-17", EnqueueCommand.Due.NOW, DuplicatePolicy.REPLACE, "first");
-		assertThat(enqueue("order-17", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.REPLACE, "second"))
+		enqueue("order-17", Due.NOW, DuplicatePolicy.REPLACE, "first");
+		assertThat(enqueue("order-17", new Due(false, 60_000), DuplicatePolicy.REPLACE, "second"))
 			.isEqualTo(EnqueueResult.REPLACED);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 0, 0));
-		assertThat(enqueue("order-17", EnqueueCommand.Due.NOW, DuplicatePolicy.REPLACE, "third"))
-			.isEqualTo(EnqueueResult.REPLACED);
+		assertThat(enqueue("order-17", Due.NOW, DuplicatePolicy.REPLACE, "third")).isEqualTo(EnqueueResult.REPLACED);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(1, 0, 0, 0));
-		assertThat(this.operations.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).singleElement()
+		assertThat(this.listener.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).singleElement()
 			.satisfies((job) -> assertThat(job.envelope()).contains("\"payload\":\"third\""));
 	}
 
 	@Test
 	void duplicateIdNeverTouchesARunningJobButADeadOneStartsAfresh() {
-		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.REPLACE, "first");
+		enqueue("a", Due.NOW, DuplicatePolicy.REPLACE, "first");
 		ReservedJob running = reserveOne();
-		assertThat(enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.REPLACE, "second"))
-			.isEqualTo(EnqueueResult.KEPT_EXISTING);
-		assertThat(this.operations.fail(QUEUE, running.lease(), "boom", null)).isTrue();
+		assertThat(enqueue("a", Due.NOW, DuplicatePolicy.REPLACE, "second")).isEqualTo(EnqueueResult.KEPT_EXISTING);
+		assertThat(this.listener.fail(QUEUE, running.lease(), "boom", null)).isTrue();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 1));
-		assertThat(enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "third"))
-			.isEqualTo(EnqueueResult.CREATED);
+		assertThat(enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "third")).isEqualTo(EnqueueResult.CREATED);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(1, 0, 0, 0));
 		assertThat(reserveOne().attempt()).isEqualTo(1);
 	}
 
 	@Test
 	void cancelRemovesPendingJobsOnly() {
-		enqueue("ready", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
-		enqueue("delayed", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "x");
-		enqueue("running", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue("ready", Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue("delayed", new Due(false, 60_000), DuplicatePolicy.KEEP, "x");
+		enqueue("running", Due.NOW, DuplicatePolicy.KEEP, "x");
 		assertThat(this.operations.cancel(QUEUE, "delayed")).isTrue();
 		assertThat(this.operations.cancel(QUEUE, "ready")).isTrue();
 		reserveOne();
@@ -231,26 +243,26 @@ class JobQueueOperationsIntegrationTests {
 
 	@Test
 	void expiredLeaseIsRedeliveredAndTheStaleTokenIsRefused() {
-		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
-		ReservedJob stalled = this.operations.reserve(QUEUE, 1, Duration.ofMillis(50)).jobs().get(0);
-		await().atMost(Duration.ofSeconds(2)).until(() -> this.operations.migrate(QUEUE).expiredLeases() == 1);
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
+		ReservedJob stalled = this.listener.reserve(QUEUE, 1, Duration.ofMillis(50)).jobs().get(0);
+		await().atMost(Duration.ofSeconds(2)).until(() -> this.listener.migrate(QUEUE).expiredLeases() == 1);
 		ReservedJob redelivered = reserveOne();
 		assertThat(redelivered.attempt()).isEqualTo(2);
 		assertThat(redelivered.token()).isNotEqualTo(stalled.token());
-		assertThat(this.operations.extend(QUEUE, List.of(stalled.lease()), Duration.ofMinutes(1))).containsExactly("a");
-		assertThat(this.operations.ack(QUEUE, List.of(stalled.lease()))).containsExactly("a");
-		assertThat(this.operations.fail(QUEUE, stalled.lease(), "late", null)).isFalse();
+		assertThat(this.listener.extend(QUEUE, List.of(stalled.lease()), Duration.ofMinutes(1))).containsExactly("a");
+		assertThat(this.listener.ack(QUEUE, List.of(stalled.lease()))).containsExactly("a");
+		assertThat(this.listener.fail(QUEUE, stalled.lease(), "late", null)).isFalse();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));
-		assertThat(this.operations.ack(QUEUE, List.of(redelivered.lease()))).isEmpty();
+		assertThat(this.listener.ack(QUEUE, List.of(redelivered.lease()))).isEmpty();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
 	}
 
 	@Test
 	void expiredLeaseOnTheLastAttemptBuriesTheJobWithTheReason() {
-		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		for (int attempt = 1; attempt <= 2; attempt++) {
-			assertThat(this.operations.reserve(QUEUE, 1, Duration.ofMillis(20)).jobs()).hasSize(1);
-			await().atMost(Duration.ofSeconds(2)).until(() -> this.operations.migrate(QUEUE).expiredLeases() == 1);
+			assertThat(this.listener.reserve(QUEUE, 1, Duration.ofMillis(20)).jobs()).hasSize(1);
+			await().atMost(Duration.ofSeconds(2)).until(() -> this.listener.migrate(QUEUE).expiredLeases() == 1);
 		}
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 1));
 		assertThat(this.template.opsForHash().get(this.keys.errors(), "a"))
@@ -259,16 +271,16 @@ class JobQueueOperationsIntegrationTests {
 
 	@Test
 	void failRetriesAfterTheDelayOrBuriesWithTheError() {
-		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob first = reserveOne();
-		assertThat(this.operations.fail(QUEUE, first.lease(), "first failure", Duration.ofMillis(200))).isTrue();
+		assertThat(this.listener.fail(QUEUE, first.lease(), "first failure", Duration.ofMillis(200))).isTrue();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 0, 0));
 		double due = this.template.opsForZSet().score(this.keys.delayed(), "a");
-		assertThat(due - this.operations.migrate(QUEUE).redisTime()).isBetween(1.0, 200.0);
-		await().atMost(Duration.ofSeconds(2)).until(() -> this.operations.migrate(QUEUE).dueJobs() == 1);
+		assertThat(due - this.listener.migrate(QUEUE).redisTime()).isBetween(1.0, 200.0);
+		await().atMost(Duration.ofSeconds(2)).until(() -> this.listener.migrate(QUEUE).dueJobs() == 1);
 		ReservedJob second = reserveOne();
 		assertThat(second.attempt()).isEqualTo(2);
-		assertThat(this.operations.fail(QUEUE, second.lease(), "second failure", null)).isTrue();
+		assertThat(this.listener.fail(QUEUE, second.lease(), "second failure", null)).isTrue();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 1));
 		assertThat(this.template.opsForHash().get(this.keys.errors(), "a")).isEqualTo("second failure");
 		assertThat(this.template.opsForHash().get(this.keys.attempts(), "a")).isEqualTo("2");
@@ -278,8 +290,8 @@ class JobQueueOperationsIntegrationTests {
 	void deadJobsAreTrimmedToTheMaximumSizeWithAllTheirData() {
 		this.operations.setDeadLetterMaxSize(2);
 		for (int i = 0; i < 4; i++) {
-			enqueue("d" + i, EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
-			this.operations.fail(QUEUE, reserveOne().lease(), "dead " + i, null);
+			enqueue("d" + i, Due.NOW, DuplicatePolicy.KEEP, "x");
+			this.listener.fail(QUEUE, reserveOne().lease(), "dead " + i, null);
 		}
 		assertThat(this.template.opsForZSet().range(this.keys.dead(), 0, -1)).containsExactlyInAnyOrder("d2", "d3");
 		assertThat(this.template.opsForHash().keys(this.keys.jobs())).containsExactlyInAnyOrder("d2", "d3");
@@ -289,57 +301,56 @@ class JobQueueOperationsIntegrationTests {
 
 	@Test
 	void releaseHandsJobsBackAtTheHeadOptionallyUndoingTheAttempt() {
-		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
-		enqueue("b", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue("b", Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob a = reserveOne();
-		assertThat(this.operations.release(QUEUE, List.of(a.lease()), true)).isEqualTo(1);
-		assertThat(this.operations.release(QUEUE, List.of(a.lease()), true)).isZero();
+		assertThat(this.listener.release(QUEUE, List.of(a.lease()), true)).isEqualTo(1);
+		assertThat(this.listener.release(QUEUE, List.of(a.lease()), true)).isZero();
 		ReservedJob again = reserveOne();
 		assertThat(again.id()).isEqualTo("a");
 		assertThat(again.attempt()).isEqualTo(1);
-		assertThat(this.operations.release(QUEUE, List.of(again.lease()), false)).isEqualTo(1);
+		assertThat(this.listener.release(QUEUE, List.of(again.lease()), false)).isEqualTo(1);
 		assertThat(reserveOne().attempt()).isEqualTo(2);
 	}
 
 	@Test
 	void aRepeatedAcknowledgementIsNotReportedAsRefused() {
-		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob job = reserveOne();
-		assertThat(this.operations.ack(QUEUE, List.of(job.lease()))).isEmpty();
+		assertThat(this.listener.ack(QUEUE, List.of(job.lease()))).isEmpty();
 		// a client that lost the reply sends the same acknowledgement again
-		assertThat(this.operations.ack(QUEUE, List.of(job.lease()))).isEmpty();
+		assertThat(this.listener.ack(QUEUE, List.of(job.lease()))).isEmpty();
 	}
 
 	@Test
 	void extendNeverShortensALease() {
-		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob job = reserveOne();
 		double before = this.template.opsForZSet().score(this.keys.reserved(), "a");
-		assertThat(this.operations.extend(QUEUE, List.of(job.lease()), Duration.ofSeconds(1))).isEmpty();
+		assertThat(this.listener.extend(QUEUE, List.of(job.lease()), Duration.ofSeconds(1))).isEmpty();
 		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "a")).isEqualTo(before);
-		assertThat(this.operations.extend(QUEUE, List.of(job.lease()), Duration.ofMinutes(5))).isEmpty();
+		assertThat(this.listener.extend(QUEUE, List.of(job.lease()), Duration.ofMinutes(5))).isEmpty();
 		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "a")).isGreaterThan(before + 200_000);
 	}
 
 	@Test
 	void dispatchToReadyWakesOneIdleListener() {
-		enqueue("a", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "x");
+		enqueue("a", new Due(false, 60_000), DuplicatePolicy.KEEP, "x");
 		this.template.delete(this.keys.wake());
-		enqueue("b", new EnqueueCommand.Due(false, 120_000), DuplicatePolicy.KEEP, "x");
+		enqueue("b", new Due(false, 120_000), DuplicatePolicy.KEEP, "x");
 		assertThat(this.template.hasKey(this.keys.wake())).as("a later delayed job wakes nobody").isFalse();
-		enqueue("c", new EnqueueCommand.Due(false, 1_000), DuplicatePolicy.KEEP, "x");
+		enqueue("c", new Due(false, 1_000), DuplicatePolicy.KEEP, "x");
 		assertThat(this.template.hasKey(this.keys.wake())).as("a new earliest delayed job wakes a listener").isTrue();
 		this.template.delete(this.keys.wake());
-		enqueue("d", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue("d", Due.NOW, DuplicatePolicy.KEEP, "x");
 		assertThat(this.template.opsForZSet().size(this.keys.wake())).isEqualTo(1);
 	}
 
 	@Test
 	void replacePayloadKeepsTheDueTime() {
-		enqueue("debounced", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.REPLACE_PAYLOAD, "first");
+		enqueue("debounced", new Due(false, 60_000), DuplicatePolicy.REPLACE_PAYLOAD, "first");
 		double due = this.template.opsForZSet().score(this.keys.delayed(), "debounced");
-		assertThat(
-				enqueue("debounced", new EnqueueCommand.Due(false, 120_000), DuplicatePolicy.REPLACE_PAYLOAD, "second"))
+		assertThat(enqueue("debounced", new Due(false, 120_000), DuplicatePolicy.REPLACE_PAYLOAD, "second"))
 			.isEqualTo(EnqueueResult.REPLACED);
 		assertThat(this.template.opsForZSet().score(this.keys.delayed(), "debounced")).isEqualTo(due);
 		assertThat((String) this.template.opsForHash().get(this.keys.jobs(), "debounced"))
@@ -349,16 +360,15 @@ class JobQueueOperationsIntegrationTests {
 
 	@Test
 	void dispatchWhileRunningIsDroppedUntilCompletedOrQueuedUntilStarted() {
-		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "first");
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "first");
 		ReservedJob running = reserveOne();
-		assertThat(enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.REPLACE, "dropped"))
-			.isEqualTo(EnqueueResult.KEPT_EXISTING);
-		assertThat(enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, "queued"))
+		assertThat(enqueue("a", Due.NOW, DuplicatePolicy.REPLACE, "dropped")).isEqualTo(EnqueueResult.KEPT_EXISTING);
+		assertThat(enqueue("a", Due.NOW, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, "queued"))
 			.isEqualTo(EnqueueResult.QUEUED);
-		assertThat(enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, "kept out"))
+		assertThat(enqueue("a", Due.NOW, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, "kept out"))
 			.isEqualTo(EnqueueResult.KEPT_EXISTING);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));
-		assertThat(this.operations.ack(QUEUE, List.of(running.lease()))).isEmpty();
+		assertThat(this.listener.ack(QUEUE, List.of(running.lease()))).isEmpty();
 		ReservedJob successor = reserveOne();
 		assertThat(successor.id()).isEqualTo("a");
 		assertThat(successor.attempt()).isEqualTo(1);
@@ -368,53 +378,50 @@ class JobQueueOperationsIntegrationTests {
 
 	@Test
 	void queuedSuccessorTakesOverTheIdOfAJobThatDies() {
-		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "first");
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "first");
 		ReservedJob running = reserveOne();
-		enqueue("a", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.REPLACE, Uniqueness.UNTIL_STARTED, "next");
-		assertThat(this.operations.fail(QUEUE, running.lease(), "boom", null)).isTrue();
+		enqueue("a", new Due(false, 60_000), DuplicatePolicy.REPLACE, Uniqueness.UNTIL_STARTED, "next");
+		assertThat(this.listener.fail(QUEUE, running.lease(), "boom", null)).isTrue();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 0, 0));
 		assertThat(this.template.opsForHash().get(this.keys.errors(), "a")).isNull();
 	}
 
 	@Test
 	void cancelRemovesTheSuccessorQueuedBehindARunningJob() {
-		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "first");
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "first");
 		ReservedJob running = reserveOne();
-		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, "next");
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, "next");
 		assertThat(this.operations.cancel(QUEUE, "a")).isTrue();
 		assertThat(this.operations.cancel(QUEUE, "a")).isFalse();
-		this.operations.ack(QUEUE, List.of(running.lease()));
+		this.listener.ack(QUEUE, List.of(running.lease()));
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
 	}
 
 	@Test
 	void cancelOfAJobWaitingForItsRetryAlsoRemovesItsSuccessor() {
-		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "first");
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "first");
 		ReservedJob running = reserveOne();
-		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, "next");
-		assertThat(this.operations.fail(QUEUE, running.lease(), "boom", Duration.ofMinutes(1))).isTrue();
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, "next");
+		assertThat(this.listener.fail(QUEUE, running.lease(), "boom", Duration.ofMinutes(1))).isTrue();
 		assertThat(this.operations.cancel(QUEUE, "a")).isTrue();
 		assertThat(this.template.hasKey(this.keys.successors())).isFalse();
-		assertThat(enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "after the cancel"))
-			.isEqualTo(EnqueueResult.CREATED);
+		assertThat(enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "after the cancel")).isEqualTo(EnqueueResult.CREATED);
 	}
 
 	@Test
 	void aPendingJobReplacedAfterAFailedRunStartsAfreshWithoutItsOlderSuccessor() {
-		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "first");
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "first");
 		ReservedJob running = reserveOne();
-		assertThat(enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.REPLACE_PAYLOAD, Uniqueness.UNTIL_STARTED,
-				"second"))
+		assertThat(enqueue("a", Due.NOW, DuplicatePolicy.REPLACE_PAYLOAD, Uniqueness.UNTIL_STARTED, "second"))
 			.isEqualTo(EnqueueResult.QUEUED);
-		assertThat(this.operations.fail(QUEUE, running.lease(), "boom", Duration.ZERO)).isTrue();
-		assertThat(enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.REPLACE_PAYLOAD, Uniqueness.UNTIL_STARTED,
-				"third"))
+		assertThat(this.listener.fail(QUEUE, running.lease(), "boom", Duration.ZERO)).isTrue();
+		assertThat(enqueue("a", Due.NOW, DuplicatePolicy.REPLACE_PAYLOAD, Uniqueness.UNTIL_STARTED, "third"))
 			.isEqualTo(EnqueueResult.REPLACED);
 		ReservedJob replaced = reserveOne();
 		assertThat(replaced.envelope()).contains("\"payload\":\"third\"");
 		assertThat(replaced.attempt()).isEqualTo(1);
 		assertThat(this.template.opsForHash().get(this.keys.errors(), "a")).isNull();
-		this.operations.ack(QUEUE, List.of(replaced.lease()));
+		this.listener.ack(QUEUE, List.of(replaced.lease()));
 		assertThat(this.operations.stats(QUEUE)).as("the older second payload does not run after the third")
 			.isEqualTo(new QueueStats(0, 0, 0, 0));
 	}
@@ -422,15 +429,15 @@ class JobQueueOperationsIntegrationTests {
 	@Test
 	void dueTimesUpToTheYear9999AreStoredAsDigits() {
 		Instant last = Instant.parse("9999-12-31T23:59:59.999Z");
-		enqueue("far", EnqueueCommand.Due.at(last), DuplicatePolicy.KEEP, "x");
+		enqueue("far", Due.at(last), DuplicatePolicy.KEEP, "x");
 		assertThat((String) this.template.opsForHash().get(this.keys.jobs(), "far"))
 			.contains("\"availableAt\":" + last.toEpochMilli() + ",");
-		assertThat(this.operations.reschedule(QUEUE, "far", EnqueueCommand.Due.NOW)).isTrue();
+		assertThat(this.operations.reschedule(QUEUE, "far", Due.NOW)).isTrue();
 		assertThat((String) this.template.opsForHash().get(this.keys.jobs(), "far"))
 			.matches(".*\"availableAt\":\\d+,.*");
 		ReservedJob running = reserveOne();
-		enqueue("far", EnqueueCommand.Due.at(last), DuplicatePolicy.REPLACE, Uniqueness.UNTIL_STARTED, "successor");
-		assertThat(this.operations.ack(QUEUE, List.of(running.lease()))).isEmpty();
+		enqueue("far", Due.at(last), DuplicatePolicy.REPLACE, Uniqueness.UNTIL_STARTED, "successor");
+		assertThat(this.listener.ack(QUEUE, List.of(running.lease()))).isEmpty();
 		assertThat(this.operations.status(QUEUE, "far").at()).isEqualTo(last);
 		assertThat((String) this.template.opsForHash().get(this.keys.jobs(), "far"))
 			.contains("\"availableAt\":" + last.toEpochMilli() + ",");
@@ -441,16 +448,16 @@ class JobQueueOperationsIntegrationTests {
 		Gates gates = new Gates("account-1", "ship", 1, 0, null);
 		ReservedJob first = enqueueAndAdmit("a", gates);
 		// a stopping instance hands the job back while its handler still runs
-		this.operations.release(QUEUE, List.of(first.lease()), false);
+		this.listener.release(QUEUE, List.of(first.lease()), false);
 		ReservedJob second = reserveOne();
 		assertThat(admit(second, gates)).as("the second run waits for the first one's exclusive key and running place")
 			.isEqualTo(RECHECK.toMillis());
-		this.operations.leaveGates(QUEUE, first.lease(), gates);
+		this.listener.leaveGates(QUEUE, first.lease(), gates);
 		assertThat(this.operations.stats(QUEUE)).as("the first run left: the waiting job is ready at once")
 			.isEqualTo(new QueueStats(1, 0, 0, 0));
 		ReservedJob third = reserveOne();
 		assertThat(admit(third, gates)).isZero();
-		this.operations.leaveGates(QUEUE, second.lease(), gates);
+		this.listener.leaveGates(QUEUE, second.lease(), gates);
 		assertThat(this.template.opsForValue().get(this.keys.gates(gates).get(0)))
 			.as("a run that never passed the gates does not free the key another run holds")
 			.isEqualTo("a:" + third.token());
@@ -460,11 +467,11 @@ class JobQueueOperationsIntegrationTests {
 	void aWaitingJobRescheduledLaterIsNotWokenEarlyByTheGateItWaitedFor() {
 		Gates gates = new Gates("auction-42", "close-auction", 0, 0, null);
 		ReservedJob holder = enqueueAndAdmit("holder", gates);
-		enqueue("timer", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "y");
+		enqueue("timer", Due.NOW, DuplicatePolicy.KEEP, "y");
 		assertThat(admit(reserveOne(), gates)).isEqualTo(RECHECK.toMillis());
 		Instant later = Instant.now().plusSeconds(3600);
-		assertThat(this.operations.reschedule(QUEUE, "timer", EnqueueCommand.Due.at(later))).isTrue();
-		this.operations.leaveGates(QUEUE, holder.lease(), gates);
+		assertThat(this.operations.reschedule(QUEUE, "timer", Due.at(later))).isTrue();
+		this.listener.leaveGates(QUEUE, holder.lease(), gates);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 1, 0));
 		assertThat(this.operations.status(QUEUE, "timer").at()).isEqualTo(later.truncatedTo(ChronoUnit.MILLIS));
 	}
@@ -489,9 +496,9 @@ class JobQueueOperationsIntegrationTests {
 		// e's place, on this JVM's clock
 		long earliest = beforeE + TimeUnit.MILLISECONDS.toNanos(e);
 		long latest = afterE + TimeUnit.MILLISECONDS.toNanos(e);
-		assertThat(this.operations.reschedule(QUEUE, "e", EnqueueCommand.Due.NOW)).isTrue();
+		assertThat(this.operations.reschedule(QUEUE, "e", Due.NOW)).isTrue();
 		assertWaitsUntil("triggered early, e keeps its place", () -> admit(reserveOne(), gates), earliest, latest);
-		await().atMost(Duration.ofSeconds(3)).until(() -> this.operations.migrate(QUEUE).dueJobs() == 2);
+		await().atMost(Duration.ofSeconds(3)).until(() -> this.listener.migrate(QUEUE).dueJobs() == 2);
 		assertThat(admit(reserveOne(), gates)).as("c at its place").isZero();
 		assertThat(admit(reserveOne(), gates)).as("d at its place").isZero();
 		long window = TimeUnit.SECONDS.toNanos(1);
@@ -520,7 +527,7 @@ class JobQueueOperationsIntegrationTests {
 		// b and c are due once c's place has come: b is then a window late (behind a
 		// backlog, say) while d, e and f wait for places still to come
 		await().atMost(Duration.ofSeconds(3)).until(() -> {
-			this.operations.migrate(QUEUE);
+			this.listener.migrate(QUEUE);
 			return this.operations.stats(QUEUE).ready() == 2;
 		});
 		assertThat(admit(reserveOne(), gates)).isZero();
@@ -537,29 +544,29 @@ class JobQueueOperationsIntegrationTests {
 
 	@Test
 	void rescheduleMovesPendingJobsOnly() {
-		enqueue("timer", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "x");
+		enqueue("timer", new Due(false, 60_000), DuplicatePolicy.KEEP, "x");
 		Instant later = Instant.now().plusSeconds(3600).truncatedTo(ChronoUnit.MILLIS);
-		assertThat(this.operations.reschedule(QUEUE, "timer", EnqueueCommand.Due.at(later))).isTrue();
+		assertThat(this.operations.reschedule(QUEUE, "timer", Due.at(later))).isTrue();
 		assertThat(this.operations.status(QUEUE, "timer").at()).isEqualTo(later);
 		assertThat((String) this.template.opsForHash().get(this.keys.jobs(), "timer"))
 			.contains("\"availableAt\":" + later.toEpochMilli());
-		assertThat(this.operations.reschedule(QUEUE, "timer", EnqueueCommand.Due.NOW)).isTrue();
+		assertThat(this.operations.reschedule(QUEUE, "timer", Due.NOW)).isTrue();
 		assertThat(this.operations.status(QUEUE, "timer").state()).isEqualTo(JobStatus.State.READY);
-		assertThat(this.operations.reschedule(QUEUE, "timer", new EnqueueCommand.Due(false, 60_000))).isTrue();
+		assertThat(this.operations.reschedule(QUEUE, "timer", new Due(false, 60_000))).isTrue();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 0, 0));
-		assertThat(this.operations.reschedule(QUEUE, "timer", EnqueueCommand.Due.NOW)).isTrue();
+		assertThat(this.operations.reschedule(QUEUE, "timer", Due.NOW)).isTrue();
 		reserveOne();
-		assertThat(this.operations.reschedule(QUEUE, "timer", EnqueueCommand.Due.NOW)).isFalse();
-		assertThat(this.operations.reschedule(QUEUE, "unknown", EnqueueCommand.Due.NOW)).isFalse();
+		assertThat(this.operations.reschedule(QUEUE, "timer", Due.NOW)).isFalse();
+		assertThat(this.operations.reschedule(QUEUE, "unknown", Due.NOW)).isFalse();
 	}
 
 	@Test
 	void triggerMakesADelayedJobReadyAndLeavesAReadyJobInItsPlace() {
-		enqueue("timer", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "x");
-		enqueue("first", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue("timer", new Due(false, 60_000), DuplicatePolicy.KEEP, "x");
+		enqueue("first", Due.NOW, DuplicatePolicy.KEEP, "x");
 		assertThat(this.operations.trigger(QUEUE, "timer")).isTrue();
 		assertThat(this.operations.trigger(QUEUE, "first")).as("ready already").isFalse();
-		assertThat(this.operations.reschedule(QUEUE, "first", EnqueueCommand.Due.NOW)).as("pending").isTrue();
+		assertThat(this.operations.reschedule(QUEUE, "first", Due.NOW)).as("pending").isTrue();
 		assertThat(this.operations.trigger(QUEUE, "unknown")).isFalse();
 		assertThat(this.template.opsForList().range(this.keys.ready(), 0, -1))
 			.as("a job due already is not sent to the back of the line")
@@ -569,26 +576,26 @@ class JobQueueOperationsIntegrationTests {
 	@Test
 	void statusTellsWhereAJobIs() {
 		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.NONE);
-		enqueue("a", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "x");
+		enqueue("a", new Due(false, 60_000), DuplicatePolicy.KEEP, "x");
 		JobStatus delayed = this.operations.status(QUEUE, "a");
 		assertThat(delayed.state()).isEqualTo(JobStatus.State.DELAYED);
 		assertThat(Duration.between(delayed.redisTime(), delayed.at())).isBetween(Duration.ofSeconds(59),
 				Duration.ofSeconds(60));
-		this.operations.reschedule(QUEUE, "a", EnqueueCommand.Due.NOW);
+		this.operations.reschedule(QUEUE, "a", Due.NOW);
 		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.READY);
 		ReservedJob job = reserveOne();
 		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.RESERVED);
-		this.operations.fail(QUEUE, job.lease(), "boom", null);
+		this.listener.fail(QUEUE, job.lease(), "boom", null);
 		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.DEAD);
 	}
 
 	@Test
 	void pausedQueueHandsOutNothingUntilResumed() {
-		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		this.operations.pause(QUEUE);
 		assertThat(this.operations.isPaused(QUEUE)).isTrue();
 		assertThat(this.operations.snapshot(QUEUE).paused()).isTrue();
-		assertThat(this.operations.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).isEmpty();
+		assertThat(this.listener.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).isEmpty();
 		this.template.delete(this.keys.wake());
 		this.operations.resume(QUEUE);
 		assertThat(this.operations.isPaused(QUEUE)).isFalse();
@@ -600,8 +607,8 @@ class JobQueueOperationsIntegrationTests {
 	@Test
 	void deadJobsArePagedNewestFirstAndCanBeRetriedOrDeleted() {
 		for (int i = 0; i < 5; i++) {
-			enqueue("d" + i, EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
-			this.operations.fail(QUEUE, reserveOne().lease(), "error " + i, null);
+			enqueue("d" + i, Due.NOW, DuplicatePolicy.KEEP, "x");
+			this.listener.fail(QUEUE, reserveOne().lease(), "error " + i, null);
 		}
 		List<DeadJob> page = this.operations.deadJobs(QUEUE, 0, 2);
 		assertThat(page).extracting(DeadJob::id).containsExactly("d4", "d3");
@@ -624,8 +631,8 @@ class JobQueueOperationsIntegrationTests {
 
 	@Test
 	void purgeDeletesEveryJobOfTheQueue() {
-		enqueue("a", EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
-		enqueue("b", new EnqueueCommand.Due(false, 60_000), DuplicatePolicy.KEEP, "x");
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue("b", new Due(false, 60_000), DuplicatePolicy.KEEP, "x");
 		ReservedJob running = reserveOne();
 		this.operations.pause(QUEUE);
 		this.operations.purge(QUEUE);
@@ -633,7 +640,7 @@ class JobQueueOperationsIntegrationTests {
 		assertThat(this.operations.isPaused(QUEUE)).as("still paused").isTrue();
 		assertThat(this.template.opsForValue().get(this.keys.sequence())).as("lease tokens go on").isNotNull();
 		// the running job's acknowledgement finds nothing left to complete
-		assertThat(this.operations.ack(QUEUE, List.of(running.lease()))).isEmpty();
+		assertThat(this.listener.ack(QUEUE, List.of(running.lease()))).isEmpty();
 		assertThat(this.template.keys("test:*")).doesNotContain(this.keys.jobs(), this.keys.reserved());
 	}
 
@@ -643,33 +650,33 @@ class JobQueueOperationsIntegrationTests {
 	 */
 	private Map<String, Long> reserveCommands(int jobs) {
 		return ScriptExecutions.commandsOf(this.redis,
-				() -> assertThat(this.operations.reserve(QUEUE, jobs, Duration.ofSeconds(30)).jobs()).hasSize(jobs));
+				() -> assertThat(this.listener.reserve(QUEUE, jobs, Duration.ofSeconds(30)).jobs()).hasSize(jobs));
 	}
 
 	private ReservedJob enqueueAndAdmit(String id, Gates gates) {
-		enqueue(id, EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue(id, Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob job = reserveOne();
 		assertThat(admit(job, gates)).isZero();
 		return job;
 	}
 
 	private long enqueueAndDefer(String id, Gates gates) {
-		enqueue(id, EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue(id, Due.NOW, DuplicatePolicy.KEEP, "x");
 		return admit(reserveOne(), gates);
 	}
 
 	private long admit(ReservedJob job, Gates gates) {
-		return this.operations.admit(QUEUE, job.lease(), gates, Duration.ofMinutes(1), RECHECK);
+		return this.listener.admit(QUEUE, job.lease(), gates, Duration.ofMinutes(1), RECHECK);
 	}
 
 	private ReservedJob reserveOne() {
-		List<ReservedJob> jobs = this.operations.reserve(QUEUE, 1, Duration.ofSeconds(30)).jobs();
+		List<ReservedJob> jobs = this.listener.reserve(QUEUE, 1, Duration.ofSeconds(30)).jobs();
 		assertThat(jobs).hasSize(1);
 		return jobs.get(0);
 	}
 
 	private static EnqueueCommand command(String id, DuplicatePolicy policy, String payload) {
-		return new EnqueueCommand(id, EnqueueCommand.Due.NOW, policy, body(payload));
+		return new EnqueueCommand(id, Due.NOW, policy, body(payload));
 	}
 
 	private static String body(Object payload) {
@@ -677,13 +684,12 @@ class JobQueueOperationsIntegrationTests {
 				+ (payload instanceof String ? "\"" + payload + "\"" : payload) + "}";
 	}
 
-	private EnqueueResult enqueue(String id, EnqueueCommand.Due due, DuplicatePolicy policy, Object payload) {
+	private EnqueueResult enqueue(String id, Due due, DuplicatePolicy policy, Object payload) {
 		return enqueue(id, due, policy, Uniqueness.UNTIL_COMPLETED, payload);
 	}
 
-	private EnqueueResult enqueue(String id, EnqueueCommand.Due due, DuplicatePolicy policy, Uniqueness uniqueness,
-			Object payload) {
-		return this.operations.enqueue(QUEUE, List.of(new EnqueueCommand(id, due, policy, uniqueness, body(payload))))
+	private EnqueueResult enqueue(String id, Due due, DuplicatePolicy policy, Uniqueness uniqueness, Object payload) {
+		return this.enqueuer.enqueue(QUEUE, List.of(new EnqueueCommand(id, due, policy, uniqueness, body(payload))))
 			.get(0);
 	}
 

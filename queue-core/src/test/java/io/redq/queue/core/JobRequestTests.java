@@ -22,7 +22,7 @@ class JobRequestTests {
 		JobRequest request = JobRequest.of("send-invoice", "payload").build();
 		assertThat(request.getJobName()).isEqualTo("send-invoice");
 		assertThat(request.getPayload()).isEqualTo("payload");
-		assertThat(request.getDue()).isEqualTo(EnqueueCommand.Due.NOW);
+		assertThat(request.getDue()).isEqualTo(Due.NOW);
 		assertThat(request.getId()).isNull();
 		assertThat(request.getQueue()).isNull();
 		assertThat(request.getMaxAttempts()).isNull();
@@ -34,7 +34,7 @@ class JobRequestTests {
 	void atTheLastMillisecondOfYear9999IsAccepted() {
 		Instant last = Instant.parse("9999-12-31T23:59:59.999Z");
 		JobRequest request = JobRequest.of("job", null).at(last).build();
-		assertThat(request.getDue()).isEqualTo(new EnqueueCommand.Due(true, last.toEpochMilli()));
+		assertThat(request.getDue()).isEqualTo(new Due(true, last.toEpochMilli()));
 	}
 
 	@Test
@@ -50,7 +50,7 @@ class JobRequestTests {
 	void delayEndingAfterYear9999IsRejected() {
 		JobRequest.Builder builder = JobRequest.of("job", null);
 		assertThat(builder.delay(Duration.ofDays(365L * 1000)).build().getDue())
-			.isEqualTo(new EnqueueCommand.Due(false, Duration.ofDays(365L * 1000).toMillis()));
+			.isEqualTo(new Due(false, Duration.ofDays(365L * 1000).toMillis()));
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.delay(Duration.ofMillis(Long.MAX_VALUE)))
 			.withMessageContaining("ends after the year 9999");
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.delay(Duration.ofSeconds(Long.MAX_VALUE)))
@@ -60,8 +60,7 @@ class JobRequestTests {
 	@Test
 	void atInThePastIsAccepted() {
 		Instant past = Instant.parse("2001-01-01T00:00:00Z");
-		assertThat(JobRequest.of("job", null).at(past).build().getDue())
-			.isEqualTo(new EnqueueCommand.Due(true, past.toEpochMilli()));
+		assertThat(JobRequest.of("job", null).at(past).build().getDue()).isEqualTo(new Due(true, past.toEpochMilli()));
 	}
 
 	@Test
@@ -70,14 +69,14 @@ class JobRequestTests {
 			.at(Instant.parse("2030-01-01T00:00:00Z"))
 			.delay(Duration.ofSeconds(5))
 			.build();
-		assertThat(request.getDue()).isEqualTo(new EnqueueCommand.Due(false, 5000));
+		assertThat(request.getDue()).isEqualTo(new Due(false, 5000));
 	}
 
 	@Test
 	void atAfterDelayWins() {
 		Instant at = Instant.parse("2030-01-01T00:00:00Z");
 		JobRequest request = JobRequest.of("job", null).delay(Duration.ofSeconds(5)).at(at).build();
-		assertThat(request.getDue()).isEqualTo(new EnqueueCommand.Due(true, at.toEpochMilli()));
+		assertThat(request.getDue()).isEqualTo(new Due(true, at.toEpochMilli()));
 	}
 
 	@Test

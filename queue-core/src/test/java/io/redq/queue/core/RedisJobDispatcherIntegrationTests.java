@@ -49,7 +49,7 @@ class RedisJobDispatcherIntegrationTests {
 
 	private LettuceConnectionFactory connectionFactory;
 
-	private JobQueueOperations operations;
+	private RedisJobQueueOperations operations;
 
 	private RedisJobDispatcher dispatcher;
 
@@ -63,8 +63,8 @@ class RedisJobDispatcherIntegrationTests {
 	void setUp() {
 		this.redis.flushAll();
 		this.connectionFactory = TestConnections.connectionFactory(this.redis);
-		this.operations = new JobQueueOperations(this.connectionFactory, QueueScripts.load(), "redq");
-		this.template = this.operations.getRedisTemplate();
+		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "redq");
+		this.template = new StringRedisTemplate(this.connectionFactory);
 		this.dispatcher = new RedisJobDispatcher(this.operations,
 				definitions(job("send-invoice", "mail", Invoice.class), job("close-auction", "auctions", Long.class),
 						job("ping", "default", String.class), job("pong", "default", String.class),

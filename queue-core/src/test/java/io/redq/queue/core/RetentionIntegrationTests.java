@@ -5,10 +5,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import io.redq.queue.test.ScriptExecutions;
-import io.redq.queue.test.TestConnections;
+import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.redis.EnqueueOperations;
+import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.Lease;
+import io.redq.queue.redis.Migration;
+import io.redq.queue.redis.QueueKeys;
+import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.ScriptExecutions;
+import io.redq.queue.test.TestConnections;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -37,7 +44,11 @@ class RetentionIntegrationTests {
 
 	private LettuceConnectionFactory connectionFactory;
 
-	private JobQueueOperations operations;
+	private RedisJobQueueOperations operations;
+
+	private ListenerOperations listener;
+
+	private EnqueueOperations enqueuer;
 
 	private StringRedisTemplate template;
 
@@ -51,9 +62,11 @@ class RetentionIntegrationTests {
 	void setUp() {
 		this.redis.flushAll();
 		this.connectionFactory = TestConnections.connectionFactory(this.redis);
-		this.operations = new JobQueueOperations(this.connectionFactory, QueueScripts.load(), "test");
-		this.template = this.operations.getRedisTemplate();
-		this.keys = this.operations.keys(QUEUE);
+		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "test");
+		this.listener = this.operations.getListenerOperations();
+		this.enqueuer = this.operations.getEnqueueOperations();
+		this.template = new StringRedisTemplate(this.connectionFactory);
+		this.keys = this.operations.getStore().keys(QUEUE);
 	}
 
 	@AfterEach
@@ -78,8 +91,8 @@ class RetentionIntegrationTests {
 	void theLatestCompletedIdsAreKeptNewestFirst() {
 		this.operations.setCompletedMaxSize(3);
 		enqueue(5, 0);
-		for (ReservedJob job : this.operations.reserve(QUEUE, 5, LEASE).jobs()) {
-			this.operations.ack(QUEUE, List.of(job.lease()));
+		for (ReservedJob job : this.listener.reserve(QUEUE, 5, LEASE).jobs()) {
+			this.listener.ack(QUEUE, List.of(job.lease()));
 		}
 		List<CompletedJob> completed = this.operations.completedJobs(QUEUE, 10);
 		assertThat(completed).extracting(CompletedJob::id).containsExactly("j4", "j3", "j2");
@@ -98,35 +111,35 @@ class RetentionIntegrationTests {
 	void theMigratorDeletesDeadJobsPastTheirAgeWithEveryKeyTheyOwn() {
 		this.operations.setDeadLetterTimeToLive(Duration.ofMillis(300));
 		enqueue(3, 0);
-		for (ReservedJob job : this.operations.reserve(QUEUE, 3, LEASE).jobs()) {
-			this.operations.fail(QUEUE, job.lease(), "failed", null);
+		for (ReservedJob job : this.listener.reserve(QUEUE, 3, LEASE).jobs()) {
+			this.listener.fail(QUEUE, job.lease(), "failed", null);
 		}
-		Migration early = this.operations.migrate(QUEUE);
+		Migration early = this.listener.migrate(QUEUE);
 		assertThat(early.trimmedDeadJobs()).isZero();
 		assertThat(early.nextDue() - early.redisTime()).as("wake up when the first dead job is too old")
 			.isBetween(1L, 300L);
 		// jobs that died in different milliseconds may age out in separate passes
 		await().atMost(Duration.ofSeconds(5))
-			.until(() -> this.operations.migrate(QUEUE).trimmedDeadJobs() > 0 && deadCount() == 0);
+			.until(() -> this.listener.migrate(QUEUE).trimmedDeadJobs() > 0 && deadCount() == 0);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
 		assertThat(this.template.keys("test:*")).containsOnly(this.keys.sequence(), this.keys.wake());
-		assertThat(this.operations.migrate(QUEUE).nextDue()).isEqualTo(-1);
+		assertThat(this.listener.migrate(QUEUE).nextDue()).isEqualTo(-1);
 	}
 
 	@Test
 	void theMigratorTrimsDeadJobsBeyondALoweredMaxSizeWithEveryKeyTheyOwn() {
 		enqueue(5, 0);
-		for (ReservedJob job : this.operations.reserve(QUEUE, 5, LEASE).jobs()) {
-			this.operations.fail(QUEUE, job.lease(), "failed", null);
+		for (ReservedJob job : this.listener.reserve(QUEUE, 5, LEASE).jobs()) {
+			this.listener.fail(QUEUE, job.lease(), "failed", null);
 		}
 		// a restart with a lower limit: nothing dies, the migrator trims
 		this.operations.setDeadLetterMaxSize(2);
-		assertThat(this.operations.migrate(QUEUE).trimmedDeadJobs()).isEqualTo(3);
+		assertThat(this.listener.migrate(QUEUE).trimmedDeadJobs()).isEqualTo(3);
 		assertThat(this.template.opsForZSet().range(this.keys.dead(), 0, -1)).containsExactly("j3", "j4");
 		for (String key : List.of(this.keys.jobs(), this.keys.attempts(), this.keys.errors())) {
 			assertThat(this.template.opsForHash().keys(key)).as(key).containsExactlyInAnyOrder("j3", "j4");
 		}
-		assertThat(this.operations.migrate(QUEUE).trimmedDeadJobs()).isZero();
+		assertThat(this.listener.migrate(QUEUE).trimmedDeadJobs()).isZero();
 	}
 
 	@Test
@@ -151,8 +164,8 @@ class RetentionIntegrationTests {
 	private Map<String, Long> ackCommands(int keep, int from) {
 		this.operations.setCompletedMaxSize(keep);
 		enqueue(10, from);
-		List<Lease> leases = this.operations.reserve(QUEUE, 10, LEASE).jobs().stream().map(ReservedJob::lease).toList();
-		return ScriptExecutions.commandsOf(this.redis, () -> assertThat(this.operations.ack(QUEUE, leases)).isEmpty());
+		List<Lease> leases = this.listener.reserve(QUEUE, 10, LEASE).jobs().stream().map(ReservedJob::lease).toList();
+		return ScriptExecutions.commandsOf(this.redis, () -> assertThat(this.listener.ack(QUEUE, leases)).isEmpty());
 	}
 
 	/**
@@ -166,17 +179,17 @@ class RetentionIntegrationTests {
 		for (int from = 0; from < jobs; from += 1000) {
 			enqueue(1000, from);
 			// a lease of 1 ms on the only attempt: the migrator buries them
-			this.operations.reserve(QUEUE, 1000, Duration.ofMillis(1));
+			this.listener.reserve(QUEUE, 1000, Duration.ofMillis(1));
 		}
 		await().atMost(Duration.ofSeconds(60))
 			.pollInterval(Duration.ofMillis(1))
-			.until(() -> this.operations.migrate(QUEUE).expiredLeases() == 0 && deadCount() == jobs);
+			.until(() -> this.listener.migrate(QUEUE).expiredLeases() == 0 && deadCount() == jobs);
 		assertThat(this.template.opsForHash().size(this.keys.errors())).isEqualTo(jobs);
 		long peak = usedMemory();
 		this.operations.setDeadLetterTimeToLive(Duration.ofMillis(1));
 		await().atMost(Duration.ofSeconds(60))
 			.pollInterval(Duration.ofMillis(1))
-			.until(() -> this.operations.migrate(QUEUE).trimmedDeadJobs() == 0 && deadCount() == 0);
+			.until(() -> this.listener.migrate(QUEUE).trimmedDeadJobs() == 0 && deadCount() == 0);
 		return peak;
 	}
 
@@ -199,10 +212,10 @@ class RetentionIntegrationTests {
 	private void enqueue(int count, int from) {
 		List<EnqueueCommand> commands = new ArrayList<>(count);
 		for (int i = from; i < from + count; i++) {
-			commands.add(new EnqueueCommand("j" + i, EnqueueCommand.Due.NOW, DuplicatePolicy.KEEP,
+			commands.add(new EnqueueCommand("j" + i, Due.NOW, DuplicatePolicy.KEEP,
 					"\"job\":\"test\",\"maxAttempts\":1,\"payload\":" + i + "}"));
 		}
-		this.operations.enqueue(QUEUE, commands);
+		this.enqueuer.enqueue(QUEUE, commands);
 	}
 
 }

@@ -1,7 +1,7 @@
 package io.redq.queue.autoconfigure.endpoint;
 
 import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
-import io.redq.queue.config.JobListenerRegistry;
+import io.redq.queue.config.JobCatalog;
 import io.redq.queue.core.JobQueueOperations;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -22,14 +22,14 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(after = JobQueueAutoConfiguration.class)
 @ConditionalOnClass(Endpoint.class)
-@ConditionalOnBean({ JobQueueOperations.class, JobListenerRegistry.class })
+@ConditionalOnBean({ JobQueueOperations.class, JobCatalog.class })
 @ConditionalOnAvailableEndpoint(JobQueueEndpoint.class)
 public final class JobQueueEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	JobQueueEndpoint jobQueueEndpoint(JobQueueOperations operations, JobListenerRegistry registry) {
-		return new JobQueueEndpoint(operations, registry);
+	JobQueueEndpoint jobQueueEndpoint(JobQueueOperations operations, JobCatalog catalog) {
+		return new JobQueueEndpoint(operations, catalog);
 	}
 
 }

@@ -1,15 +1,13 @@
 package io.redq.queue.autoconfigure.endpoint;
 
 import io.redq.queue.annotation.QueuedJob;
-import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
+import io.redq.queue.autoconfigure.JobQueueContextRunner;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
@@ -28,10 +26,8 @@ class JobQueueEndpointAutoConfigurationIntegrationTests {
 	private final ApplicationContextRunner runner;
 
 	JobQueueEndpointAutoConfigurationIntegrationTests(RedisServer redis) {
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					JobQueueAutoConfiguration.class, JobQueueEndpointAutoConfiguration.class))
-			.withPropertyValues(redis.springProperties())
+		this.runner = JobQueueContextRunner.on(redis)
+			.withConfiguration(AutoConfigurations.of(JobQueueEndpointAutoConfiguration.class))
 			.withPropertyValues("redq.listener.auto-startup=false")
 			.withUserConfiguration(Jobs.class);
 	}

@@ -9,21 +9,18 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.redq.queue.annotation.QueuedJob;
-import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
+import io.redq.queue.autoconfigure.JobQueueContextRunner;
 import io.redq.queue.core.JobDispatcher;
-import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueStats;
-import io.redq.queue.core.ReservedJob;
+import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.test.RedisServerInitializer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -60,7 +57,7 @@ class JobQueueEndpointIntegrationTests {
 	private JobDispatcher dispatcher;
 
 	@Autowired
-	private JobQueueOperations operations;
+	private RedisJobQueueOperations operations;
 
 	private RestTestClient client;
 
@@ -118,8 +115,11 @@ class JobQueueEndpointIntegrationTests {
 		for (int i = 1; i <= 3; i++) {
 			String id = "c" + i;
 			this.dispatcher.dispatch(JobRequest.of("work", "payload").id(id).build());
-			ReservedJob job = this.operations.reserve(QUEUE, 1, Duration.ofSeconds(30)).jobs().get(0);
-			this.operations.ack(QUEUE, List.of(job.lease()));
+			ReservedJob job = this.operations.getListenerOperations()
+				.reserve(QUEUE, 1, Duration.ofSeconds(30))
+				.jobs()
+				.get(0);
+			this.operations.getListenerOperations().ack(QUEUE, List.of(job.lease()));
 		}
 		get("/ops/completed").expectStatus()
 			.isOk()
@@ -152,7 +152,10 @@ class JobQueueEndpointIntegrationTests {
 		post("/ops/dead", null).expectStatus().isOk().expectBody().json("""
 				{"operation": "retry", "jobs": 1}""");
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(5, 0, 0, 0));
-		ReservedJob retried = this.operations.reserve(QUEUE, 1, Duration.ofSeconds(30)).jobs().get(0);
+		ReservedJob retried = this.operations.getListenerOperations()
+			.reserve(QUEUE, 1, Duration.ofSeconds(30))
+			.jobs()
+			.get(0);
 		assertThat(retried.attempt()).as("fresh attempts").isEqualTo(1);
 	}
 
@@ -252,9 +255,12 @@ class JobQueueEndpointIntegrationTests {
 	 */
 	private void kill(String id) {
 		this.dispatcher.dispatch(JobRequest.of("work", "payload " + id).id(id).build());
-		ReservedJob job = this.operations.reserve(QUEUE, 1, Duration.ofSeconds(30)).jobs().get(0);
+		ReservedJob job = this.operations.getListenerOperations()
+			.reserve(QUEUE, 1, Duration.ofSeconds(30))
+			.jobs()
+			.get(0);
 		assertThat(job.id()).isEqualTo(id);
-		this.operations.fail(QUEUE, job.lease(), "error " + id, null);
+		this.operations.getListenerOperations().fail(QUEUE, job.lease(), "error " + id, null);
 	}
 
 	private ResponseSpec get(String path) {
@@ -274,11 +280,7 @@ class JobQueueEndpointIntegrationTests {
 	 * Another application instance that handles the queue.
 	 */
 	private static ApplicationContextRunner worker() {
-		return new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					JobQueueAutoConfiguration.class))
-			.withInitializer(new RedisServerInitializer())
-			.withUserConfiguration(Worker.class);
+		return JobQueueContextRunner.on(RedisServerInitializer.sharedServer()).withUserConfiguration(Worker.class);
 	}
 
 	@Configuration(proxyBeanMethods = false)

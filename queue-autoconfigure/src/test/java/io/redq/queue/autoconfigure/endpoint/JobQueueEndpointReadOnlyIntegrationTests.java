@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.util.List;
 
 import io.redq.queue.core.JobDispatcher;
-import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueStats;
-import io.redq.queue.core.ReservedJob;
+import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.test.RedisServerInitializer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -43,7 +43,7 @@ class JobQueueEndpointReadOnlyIntegrationTests {
 	private JobDispatcher dispatcher;
 
 	@Autowired
-	private JobQueueOperations operations;
+	private RedisJobQueueOperations operations;
 
 	private RestTestClient client;
 
@@ -56,8 +56,11 @@ class JobQueueEndpointReadOnlyIntegrationTests {
 	@Test
 	void readOperationsAnswer() {
 		this.dispatcher.dispatch(JobRequest.of("work", "x").id("dead").build());
-		ReservedJob job = this.operations.reserve(QUEUE, 1, Duration.ofSeconds(30)).jobs().get(0);
-		this.operations.fail(QUEUE, job.lease(), "failed", null);
+		ReservedJob job = this.operations.getListenerOperations()
+			.reserve(QUEUE, 1, Duration.ofSeconds(30))
+			.jobs()
+			.get(0);
+		this.operations.getListenerOperations().fail(QUEUE, job.lease(), "failed", null);
 		this.client.get()
 			.uri("")
 			.exchange()

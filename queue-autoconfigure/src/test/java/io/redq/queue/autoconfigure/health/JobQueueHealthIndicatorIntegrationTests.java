@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import io.redq.queue.annotation.QueuedJob;
-import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
+import io.redq.queue.autoconfigure.JobQueueContextRunner;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.test.RedisServer;
@@ -13,10 +13,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 
@@ -37,10 +35,8 @@ class JobQueueHealthIndicatorIntegrationTests {
 	@BeforeEach
 	void startRedis() {
 		this.redis = RedisServer.start();
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					JobQueueAutoConfiguration.class, JobQueueHealthContributorAutoConfiguration.class))
-			.withPropertyValues(this.redis.springProperties())
+		this.runner = JobQueueContextRunner.on(this.redis)
+			.withConfiguration(AutoConfigurations.of(JobQueueHealthContributorAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.timeout=1s")
 			.withUserConfiguration(HealthJobs.class);
 	}

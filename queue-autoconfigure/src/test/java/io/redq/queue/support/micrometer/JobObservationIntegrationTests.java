@@ -32,7 +32,7 @@ import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.redq.queue.annotation.Backoff;
 import io.redq.queue.annotation.QueuedJob;
-import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
+import io.redq.queue.autoconfigure.JobQueueContextRunner;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.listener.JobContext;
@@ -43,9 +43,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
@@ -96,10 +93,7 @@ class JobObservationIntegrationTests {
 					new PropagatingSenderTracingObservationHandler<>(this.tracer, propagator),
 					new PropagatingReceiverTracingObservationHandler<>(this.tracer, propagator),
 					new DefaultTracingObservationHandler(this.tracer)));
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					JobQueueAutoConfiguration.class))
-			.withPropertyValues(redis.springProperties())
+		this.runner = JobQueueContextRunner.on(redis)
 			.withPropertyValues("redq.listener.shutdown-timeout=2s")
 			.withBean(ObservationRegistry.class, () -> this.observationRegistry)
 			.withBean(Tracer.class, () -> this.tracer)

@@ -8,7 +8,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.redq.queue.test.ScriptExecutions;
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.annotation.Recurring;
-import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
+import io.redq.queue.autoconfigure.JobQueueContextRunner;
 import io.redq.queue.autoconfigure.JobQueueMetricsAutoConfiguration;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobQueueOperations;
@@ -22,8 +22,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -47,10 +45,8 @@ class JobQueueMetricsIntegrationTests {
 
 	JobQueueMetricsIntegrationTests(RedisServer redis) {
 		this.redis = redis;
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					JobQueueAutoConfiguration.class, JobQueueMetricsAutoConfiguration.class))
-			.withPropertyValues(redis.springProperties())
+		this.runner = JobQueueContextRunner.on(redis)
+			.withConfiguration(AutoConfigurations.of(JobQueueMetricsAutoConfiguration.class))
 			.withUserConfiguration(MeteredJobs.class);
 	}
 
@@ -137,10 +133,8 @@ class JobQueueMetricsIntegrationTests {
 
 	@Test
 	void metricsBackOffWithoutAMeterRegistry() {
-		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					JobQueueAutoConfiguration.class, JobQueueMetricsAutoConfiguration.class))
-			.withPropertyValues(this.redis.springProperties())
+		JobQueueContextRunner.on(this.redis)
+			.withConfiguration(AutoConfigurations.of(JobQueueMetricsAutoConfiguration.class))
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(JobDispatcher.class)
 				.doesNotHaveBean(MicrometerJobMetrics.class));

@@ -1,5 +1,7 @@
-package io.redq.queue.core;
+package io.redq.queue.redis;
 
+import io.redq.queue.core.JobLimits;
+import io.redq.queue.core.RateLimit;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,4 +1,4 @@
-package io.redq.queue.core;
+package io.redq.queue.redis;
 
 /**
  * A worker's hold on a reserved job: only the holder of the current token may

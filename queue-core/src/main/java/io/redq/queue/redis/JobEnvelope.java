@@ -1,11 +1,13 @@
-package io.redq.queue.core;
+package io.redq.queue.redis;
 
+import java.time.Duration;
 import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A job as stored in Redis: plain JSON so that programs in any language can read and
@@ -32,4 +34,29 @@ import tools.jackson.databind.JsonNode;
 public record JobEnvelope(@Nullable Long createdAt, @Nullable Long availableAt, String job,
 		@Nullable Integer maxAttempts, @Nullable Long timeout, @Nullable Map<String, String> headers,
 		@Nullable JsonNode payload) {
+
+	/**
+	 * Create the envelope of a job to enqueue; the enqueue script sets its times.
+	 * @param job the job name
+	 * @param maxAttempts how many times the job is tried before it dies
+	 * @param timeout how long one attempt may run, 0 for no limit
+	 * @param headers string headers
+	 * @param payload the payload as JSON
+	 * @return the envelope
+	 */
+	public static JobEnvelope of(String job, int maxAttempts, Duration timeout, Map<String, String> headers,
+			@Nullable JsonNode payload) {
+		return new JobEnvelope(null, null, job, maxAttempts, timeout.toMillis(), headers, payload);
+	}
+
+	/**
+	 * Write this envelope as the enqueue scripts take it: JSON without its opening brace,
+	 * since the script prepends the Redis-clock times to the object.
+	 * @param jsonMapper the mapper to write with
+	 * @return the body of an {@link EnqueueCommand}
+	 */
+	public String body(JsonMapper jsonMapper) {
+		return jsonMapper.writeValueAsString(this).substring(1);
+	}
+
 }

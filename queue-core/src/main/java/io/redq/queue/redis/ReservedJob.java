@@ -1,4 +1,4 @@
-package io.redq.queue.core;
+package io.redq.queue.redis;
 
 /**
  * A job as handed out by a reservation.

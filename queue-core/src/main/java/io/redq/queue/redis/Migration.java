@@ -1,4 +1,4 @@
-package io.redq.queue.core;
+package io.redq.queue.redis;
 
 /**
  * The result of one migrator pass over a queue.

@@ -1,4 +1,4 @@
-package io.redq.queue.core;
+package io.redq.queue.redis;
 
 import java.util.List;
 

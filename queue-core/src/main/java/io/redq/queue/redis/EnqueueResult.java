@@ -1,4 +1,6 @@
-package io.redq.queue.core;
+package io.redq.queue.redis;
+
+import io.redq.queue.core.Uniqueness;
 
 /**
  * What an enqueue did with one job.

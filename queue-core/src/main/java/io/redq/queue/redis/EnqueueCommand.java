@@ -1,9 +1,9 @@
-package io.redq.queue.core;
+package io.redq.queue.redis;
 
-import java.time.Duration;
-import java.time.Instant;
-
-import org.springframework.util.Assert;
+import io.redq.queue.core.Due;
+import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobIds;
+import io.redq.queue.core.Uniqueness;
 
 /**
  * One job to enqueue, as the enqueue script takes it.
@@ -14,8 +14,8 @@ import org.springframework.util.Assert;
  * @param due when the job becomes ready
  * @param policy what to do when a job with this id is already pending
  * @param uniqueness what to do when the job with this id is running
- * @param body the envelope JSON without its opening brace (the script prepends the
- * Redis-clock times)
+ * @param body the envelope JSON without its opening brace (see
+ * {@link JobEnvelope#body(tools.jackson.databind.json.JsonMapper)})
  * @author Redq team
  * @since 0.1.0
  */
@@ -54,47 +54,6 @@ public record EnqueueCommand(String id, boolean generatedId, Due due, DuplicateP
 	 */
 	public static EnqueueCommand withGeneratedId(String id, Due due, String body) {
 		return new EnqueueCommand(id, true, due, DuplicatePolicy.KEEP, Uniqueness.UNTIL_COMPLETED, body);
-	}
-
-	/**
-	 * When a job becomes ready: after a delay measured on the Redis clock, or at an
-	 * absolute time.
-	 *
-	 * @param absolute whether {@code millis} is an epoch time rather than a delay
-	 * @param millis the delay or the epoch time, in milliseconds
-	 */
-	public record Due(boolean absolute, long millis) {
-
-		/** Ready at once. */
-		public static final Due NOW = new Due(false, 0);
-
-		private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999Z");
-
-		/**
-		 * Return the due time of an instant (millisecond resolution).
-		 * @param instant the instant; one in the past means now
-		 * @return the due time
-		 * @throws IllegalArgumentException for an instant after the year 9999
-		 */
-		public static Due at(Instant instant) {
-			Assert.isTrue(!instant.isAfter(LATEST),
-					() -> "Job due time " + instant + " is after the year 9999; pass a real date");
-			return new Due(true, instant.toEpochMilli());
-		}
-
-		/**
-		 * Return the due time after a delay, measured on the Redis clock (millisecond
-		 * resolution).
-		 * @param delay the delay; a negative one means now
-		 * @return the due time
-		 * @throws IllegalArgumentException for a delay that ends after the year 9999
-		 */
-		public static Due after(Duration delay) {
-			Assert.isTrue(delay.compareTo(Duration.between(Instant.now(), LATEST)) <= 0,
-					() -> "Job delay " + delay + " ends after the year 9999; pass a real delay");
-			return new Due(false, delay.toMillis());
-		}
-
 	}
 
 }

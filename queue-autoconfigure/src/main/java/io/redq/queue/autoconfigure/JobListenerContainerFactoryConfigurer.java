@@ -1,0 +1,113 @@
+package io.redq.queue.autoconfigure;
+
+import io.micrometer.observation.ObservationRegistry;
+import io.redq.queue.config.JobListenerContainerFactory;
+import io.redq.queue.core.JobMetrics;
+import io.redq.queue.listener.ContainerProperties;
+import io.redq.queue.support.micrometer.JobProcessObservationConvention;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.PropertyMapper;
+
+/**
+ * Configure a {@link JobListenerContainerFactory} with the settings of the
+ * {@code redq.listener.*} and {@code redq.queues.*} properties, the metrics and the
+ * observation support that Spring Boot's auto-configuration sets up.
+ *
+ * <p>
+ * Can be injected into application code and used to define a second
+ * {@code JobListenerContainerFactory} whose configuration is based upon that produced by
+ * auto-configuration; settings made after {@link #configure} override it.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public class JobListenerContainerFactoryConfigurer {
+
+	private final JobQueueProperties properties;
+
+	private @Nullable JobMetrics metrics;
+
+	private @Nullable ObservationRegistry observationRegistry;
+
+	private @Nullable JobProcessObservationConvention observationConvention;
+
+	private boolean virtualThreads;
+
+	/**
+	 * Create an instance.
+	 * @param properties the properties to apply
+	 */
+	public JobListenerContainerFactoryConfigurer(JobQueueProperties properties) {
+		this.properties = properties;
+	}
+
+	/**
+	 * Set the metrics the containers report to.
+	 * @param metrics the metrics
+	 */
+	void setMetrics(@Nullable JobMetrics metrics) {
+		this.metrics = metrics;
+	}
+
+	/**
+	 * Set the registry that observes processing when observation is enabled.
+	 * @param observationRegistry the registry
+	 */
+	void setObservationRegistry(@Nullable ObservationRegistry observationRegistry) {
+		this.observationRegistry = observationRegistry;
+	}
+
+	/**
+	 * Set the convention that names and tags the processing observations.
+	 * @param observationConvention the convention
+	 */
+	void setObservationConvention(@Nullable JobProcessObservationConvention observationConvention) {
+		this.observationConvention = observationConvention;
+	}
+
+	/**
+	 * Set whether jobs run on virtual threads, as Spring Boot's
+	 * {@code spring.threads.virtual.enabled} says.
+	 * @param virtualThreads whether to use virtual threads
+	 */
+	void setVirtualThreads(boolean virtualThreads) {
+		this.virtualThreads = virtualThreads;
+	}
+
+	/**
+	 * Configure the specified factory. The factory can be further tuned and default
+	 * settings can be overridden.
+	 * @param factory the {@link JobListenerContainerFactory} instance to configure
+	 */
+	public void configure(JobListenerContainerFactory factory) {
+		PropertyMapper map = PropertyMapper.get();
+		map.from(this.metrics).to(factory::setMetrics);
+		map.from(this.properties::isObservationEnabled).to(factory::setObservationEnabled);
+		map.from(this.observationRegistry).to(factory::setObservationRegistry);
+		map.from(this.observationConvention).to(factory::setObservationConvention);
+		JobQueueProperties.Listener listener = this.properties.getListener();
+		ContainerProperties defaults = factory.getContainerProperties();
+		map.from(listener::getConcurrency).to(defaults::setConcurrency);
+		map.from(listener::getBatchSize).to(defaults::setBatchSize);
+		map.from(listener::getPrefetch).to(defaults::setPrefetch);
+		map.from(listener::getPollTimeout).to(defaults::setPollTimeout);
+		map.from(listener::getLeaseTime).to(defaults::setLeaseTime);
+		map.from(listener::getShutdownTimeout).to(defaults::setShutdownTimeout);
+		map.from(listener::isAutoStartup).to(defaults::setAutoStartup);
+		map.from(this.virtualThreads).to(defaults::setVirtualThreads);
+		this.properties.getQueues().forEach((queue, overrides) -> {
+			ContainerProperties container = new ContainerProperties(defaults);
+			map.from(overrides::getConcurrency).to(container::setConcurrency);
+			map.from(overrides::getBatchSize).to(container::setBatchSize);
+			map.from(overrides::getPrefetch).to(container::setPrefetch);
+			map.from(overrides::getPollTimeout).to(container::setPollTimeout);
+			map.from(overrides::getLeaseTime).to(container::setLeaseTime);
+			map.from(overrides::getShutdownTimeout).to(container::setShutdownTimeout);
+			map.from(overrides::getAutoStartup).to(container::setAutoStartup);
+			map.from(overrides::getMaxRunning).to(container::setMaxRunning);
+			factory.setQueueProperties(queue, container);
+		});
+	}
+
+}

@@ -1,0 +1,34 @@
+package io.redq.queue.autoconfigure;
+
+import io.redq.queue.test.RedisServer;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * The application context runner of the auto-configuration tests: Redq's
+ * auto-configuration after Spring Boot's Redis and Jackson auto-configuration, connected
+ * to a test's Redis. Tests add their own auto-configurations, properties and beans.
+ *
+ * @author Redq team
+ */
+public final class JobQueueContextRunner {
+
+	private JobQueueContextRunner() {
+	}
+
+	/**
+	 * Return a runner on the given Redis.
+	 * @param redis the Redis the context connects to
+	 * @return the runner
+	 */
+	public static ApplicationContextRunner on(RedisServer redis) {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					JobQueueAutoConfiguration.class))
+			.withPropertyValues(redis.springProperties());
+	}
+
+}

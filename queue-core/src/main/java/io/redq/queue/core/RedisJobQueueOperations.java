@@ -1,0 +1,271 @@
+package io.redq.queue.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import io.redq.queue.redis.EnqueueOperations;
+import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.QueueKeys;
+import io.redq.queue.redis.QueueStore;
+import io.redq.queue.script.QueueScripts;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.ZSetOperations;
+import org.springframework.util.Assert;
+
+/**
+ * {@link JobQueueOperations} on the queues kept in Redis under one key prefix, each call
+ * one script or command. An application's configuration creates one and hands it to the
+ * {@link RedisJobDispatcher} and the listener container factory, which reach the queues
+ * through it.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ * @see QueueScripts
+ */
+public class RedisJobQueueOperations implements JobQueueOperations {
+
+	/** The default key prefix. */
+	public static final String DEFAULT_KEY_PREFIX = "redq";
+
+	/** The default number of dead jobs kept per queue. */
+	public static final int DEFAULT_DEAD_LETTER_MAX_SIZE = 10_000;
+
+	/** The default time dead jobs are kept. */
+	public static final Duration DEFAULT_DEAD_LETTER_TIME_TO_LIVE = Duration.ofDays(7);
+
+	private final QueueStore store;
+
+	private final StringRedisTemplate redis;
+
+	private final QueueScripts scripts;
+
+	private final EnqueueOperations enqueueOperations;
+
+	private final ListenerOperations listenerOperations;
+
+	/**
+	 * Create an instance.
+	 * @param connectionFactory the Redis connection factory
+	 * @param scripts the queue scripts
+	 * @param keyPrefix the prefix of every key, e.g. {@code redq}
+	 */
+	public RedisJobQueueOperations(RedisConnectionFactory connectionFactory, QueueScripts scripts, String keyPrefix) {
+		this.store = new QueueStore(connectionFactory, scripts, keyPrefix);
+		this.redis = this.store.getTemplate();
+		this.scripts = scripts;
+		this.enqueueOperations = new EnqueueOperations(this.store);
+		this.listenerOperations = new ListenerOperations(this.store);
+	}
+
+	/**
+	 * Set the number of dead jobs to keep per queue; the oldest beyond it are deleted
+	 * when another job dies and by the migrator.
+	 * <p>
+	 * Default {@value #DEFAULT_DEAD_LETTER_MAX_SIZE}.
+	 * @param deadLetterMaxSize the maximum number of dead jobs
+	 */
+	public void setDeadLetterMaxSize(int deadLetterMaxSize) {
+		this.listenerOperations.setDeadLetterMaxSize(deadLetterMaxSize);
+	}
+
+	/**
+	 * Set how long dead jobs are kept; older ones are deleted by the migrator and when
+	 * another job dies.
+	 * <p>
+	 * Default 7 days.
+	 * @param deadLetterTimeToLive the retention of dead jobs
+	 */
+	public void setDeadLetterTimeToLive(Duration deadLetterTimeToLive) {
+		this.listenerOperations.setDeadLetterTimeToLive(deadLetterTimeToLive);
+	}
+
+	/**
+	 * Set how many ids of completed jobs to keep per queue, with their completion time,
+	 * for inspection (see {@link #completedJobs(String, int)}); older ones are dropped.
+	 * <p>
+	 * Default 0: a completed job leaves nothing behind.
+	 * @param completedMaxSize the number of ids to keep
+	 */
+	public void setCompletedMaxSize(int completedMaxSize) {
+		this.listenerOperations.setCompletedMaxSize(completedMaxSize);
+	}
+
+	/**
+	 * Return the queues in Redis these operations work on. Internal: for the other Redq
+	 * components that reach the same queues, such as the recurring job scheduler.
+	 * @return the store
+	 */
+	public QueueStore getStore() {
+		return this.store;
+	}
+
+	/**
+	 * Return the producers' calls on the same queues. Internal: for the
+	 * {@link RedisJobDispatcher}.
+	 * @return the enqueue operations
+	 */
+	public EnqueueOperations getEnqueueOperations() {
+		return this.enqueueOperations;
+	}
+
+	/**
+	 * Return the listener containers' calls on the same queues, for the
+	 * {@code JobListenerContainerFactory}. Internal: applications use nothing of it.
+	 * @return the listener operations
+	 */
+	public ListenerOperations getListenerOperations() {
+		return this.listenerOperations;
+	}
+
+	@Override
+	public QueueStats stats(String queue) {
+		return snapshot(queue).stats();
+	}
+
+	@Override
+	public QueueSnapshot snapshot(String queue) {
+		List<?> values = this.store.runForList(this.scripts.stats(), queue, List.of());
+		long oldest = QueueStore.number(values, 5);
+		return new QueueSnapshot(
+				new QueueStats(QueueStore.number(values, 0), QueueStore.number(values, 1), QueueStore.number(values, 2),
+						QueueStore.number(values, 3)),
+				(oldest >= 0) ? Duration.ofMillis(Math.max(0, QueueStore.number(values, 4) - oldest)) : Duration.ZERO,
+				QueueStore.number(values, 6) == 1);
+	}
+
+	@Override
+	public JobStatus status(String queue, String id) {
+		List<?> result = this.store.runForList(this.scripts.status(), queue, List.of(id));
+		long at = QueueStore.number(result, 2);
+		return new JobStatus(JobStatus.State.valueOf(((String) result.get(1)).toUpperCase(Locale.ROOT)),
+				(at >= 0) ? Instant.ofEpochMilli(at) : null, Instant.ofEpochMilli(QueueStore.number(result, 0)));
+	}
+
+	@Override
+	public boolean reschedule(String queue, String id, Due due) {
+		return moveTo(queue, id, due) != 0;
+	}
+
+	@Override
+	public boolean trigger(String queue, String id) {
+		return moveTo(queue, id, Due.NOW) == 1;
+	}
+
+	private long moveTo(String queue, String id, Due due) {
+		Long result = this.store.runForLong(this.scripts.reschedule(), queue, id, due.absolute() ? "a" : "d",
+				Long.toString(due.millis()));
+		return (result != null) ? result : 0;
+	}
+
+	@Override
+	public boolean cancel(String queue, String id) {
+		Long removed = this.store.runForLong(this.scripts.cancel(), queue, id);
+		return removed != null && removed == 1L;
+	}
+
+	@Override
+	public void pause(String queue) {
+		this.redis.opsForValue().set(this.store.keys(queue).paused(), "1");
+	}
+
+	@Override
+	public void resume(String queue) {
+		QueueKeys keys = this.store.keys(queue);
+		this.redis.delete(keys.paused());
+		this.redis.opsForZSet().add(keys.wake(), "w", 0);
+	}
+
+	@Override
+	public boolean isPaused(String queue) {
+		return Boolean.TRUE.equals(this.redis.hasKey(this.store.keys(queue).paused()));
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The completed jobs are kept when {@link #setCompletedMaxSize(int)} is set.
+	 */
+	@Override
+	public List<CompletedJob> completedJobs(String queue, int count) {
+		// Redis reads the range 0..-1 as the whole set
+		Assert.isTrue(count > 0, "count must be positive");
+		Set<ZSetOperations.TypedTuple<String>> latest = this.redis.opsForZSet()
+			.reverseRangeWithScores(this.store.keys(queue).completed(), 0, count - 1);
+		List<CompletedJob> completed = new ArrayList<>();
+		if (latest != null) {
+			for (ZSetOperations.TypedTuple<String> entry : latest) {
+				completed.add(new CompletedJob(entry.getValue(), Instant.ofEpochMilli(entry.getScore().longValue())));
+			}
+		}
+		return completed;
+	}
+
+	@Override
+	public List<DeadJob> deadJobs(String queue, int offset, int count) {
+		// Redis reads a range that ends before it starts as counted from the end
+		Assert.isTrue(offset >= 0 && count > 0, "offset must not be negative and count must be positive");
+		return dead(queue, List.of(Integer.toString(offset), Integer.toString(count)));
+	}
+
+	@Override
+	public @Nullable DeadJob deadJob(String queue, String id) {
+		List<DeadJob> found = dead(queue, List.of("ids", id));
+		return found.isEmpty() ? null : found.get(0);
+	}
+
+	private List<DeadJob> dead(String queue, List<String> args) {
+		List<?> values = this.store.runForList(this.scripts.dead(), queue, args);
+		List<DeadJob> dead = new ArrayList<>(values.size() / 5);
+		for (int i = 0; i < values.size(); i += 5) {
+			dead.add(new DeadJob((String) values.get(i),
+					Instant.ofEpochMilli((long) Double.parseDouble((String) values.get(i + 1))),
+					(String) values.get(i + 2), (String) values.get(i + 3),
+					Integer.parseInt((String) values.get(i + 4))));
+		}
+		return dead;
+	}
+
+	@Override
+	public long retryDead(String queue, Collection<String> ids) {
+		return revive(queue, "retry", ids);
+	}
+
+	@Override
+	public long deleteDead(String queue, Collection<String> ids) {
+		return revive(queue, "delete", ids);
+	}
+
+	private long revive(String queue, String action, Collection<String> ids) {
+		long total = 0;
+		while (true) {
+			List<String> args = new ArrayList<>(ids.size() + 1);
+			args.add(action);
+			args.addAll(ids);
+			Long done = this.store.runForLong(this.scripts.revive(), queue, args.toArray(new String[0]));
+			total += (done != null) ? done : 0;
+			// without ids, each call handles the oldest 1,000
+			if (!ids.isEmpty() || done == null || done == 0) {
+				return total;
+			}
+		}
+	}
+
+	@Override
+	public void purge(String queue) {
+		QueueKeys keys = this.store.keys(queue);
+		List<String> purged = new ArrayList<>(keys.all());
+		// the lease token counter never goes back, or the stale token of a purged running
+		// job could match the lease of a new job with the same id
+		purged.removeAll(List.of(keys.paused(), keys.sequence()));
+		this.redis.delete(purged);
+	}
+
+}

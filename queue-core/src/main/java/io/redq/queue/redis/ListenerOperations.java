@@ -1,0 +1,297 @@
+package io.redq.queue.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.redq.queue.core.RateLimit;
+import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.script.QueueScripts;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.util.Assert;
+
+/**
+ * The calls of the listener containers: reserve jobs under a lease, acknowledge, fail,
+ * extend and release them, migrate due and expired jobs, pass and leave a job's gates,
+ * and wait for a wake-up.
+ *
+ * <p>
+ * Every time a script records or compares comes from the Redis clock ({@code TIME}),
+ * never from this JVM.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ * @see QueueScripts
+ */
+public final class ListenerOperations {
+
+	/** The most due jobs, and the most expired leases, that one migrator pass moves. */
+	public static final int MIGRATION_BATCH_SIZE = 1000;
+
+	private final QueueStore store;
+
+	private final QueueScripts scripts;
+
+	private final Duration longestBlockingWait;
+
+	private int deadLetterMaxSize = RedisJobQueueOperations.DEFAULT_DEAD_LETTER_MAX_SIZE;
+
+	private Duration deadLetterTimeToLive = RedisJobQueueOperations.DEFAULT_DEAD_LETTER_TIME_TO_LIVE;
+
+	private int completedMaxSize;
+
+	/**
+	 * Create an instance.
+	 * @param store the queues
+	 */
+	public ListenerOperations(QueueStore store) {
+		this.store = store;
+		this.scripts = store.getScripts();
+		this.longestBlockingWait = longestBlockingWait(store.getTemplate().getRequiredConnectionFactory());
+	}
+
+	/**
+	 * Set the number of dead jobs to keep per queue.
+	 * @param deadLetterMaxSize the maximum number of dead jobs
+	 * @see RedisJobQueueOperations#setDeadLetterMaxSize(int)
+	 */
+	public void setDeadLetterMaxSize(int deadLetterMaxSize) {
+		Assert.isTrue(deadLetterMaxSize >= 0, "deadLetterMaxSize must not be negative");
+		this.deadLetterMaxSize = deadLetterMaxSize;
+	}
+
+	/**
+	 * Set how long dead jobs are kept.
+	 * @param deadLetterTimeToLive the retention of dead jobs
+	 * @see RedisJobQueueOperations#setDeadLetterTimeToLive(Duration)
+	 */
+	public void setDeadLetterTimeToLive(Duration deadLetterTimeToLive) {
+		this.deadLetterTimeToLive = deadLetterTimeToLive;
+	}
+
+	/**
+	 * Set how many ids of completed jobs to keep per queue.
+	 * @param completedMaxSize the number of ids to keep
+	 * @see RedisJobQueueOperations#setCompletedMaxSize(int)
+	 */
+	public void setCompletedMaxSize(int completedMaxSize) {
+		Assert.isTrue(completedMaxSize >= 0, "completedMaxSize must not be negative");
+		this.completedMaxSize = completedMaxSize;
+	}
+
+	/**
+	 * Reserve up to {@code max} ready jobs under a lease.
+	 * @param queue the queue
+	 * @param max the most jobs to reserve
+	 * @param lease how long the lease lasts unless extended
+	 * @return the reservation
+	 */
+	public Reservation reserve(String queue, int max, Duration lease) {
+		List<?> result = this.store.runForList(this.scripts.reserve(), queue,
+				List.of(Integer.toString(max), millis(lease), millis(this.deadLetterTimeToLive)));
+		List<ReservedJob> jobs = new ArrayList<>((result.size() - 2) / 4);
+		for (int i = 2; i < result.size(); i += 4) {
+			jobs.add(new ReservedJob((String) result.get(i), (String) result.get(i + 1),
+					((Number) result.get(i + 2)).intValue(), (String) result.get(i + 3)));
+		}
+		return new Reservation(QueueStore.number(result, 0), QueueStore.number(result, 1), jobs);
+	}
+
+	/**
+	 * Acknowledge completed jobs: they are gone from Redis.
+	 * @param queue the queue
+	 * @param leases the leases of the completed jobs
+	 * @return the ids refused because their lease is no longer held by that token
+	 */
+	public List<String> ack(String queue, Collection<Lease> leases) {
+		List<String> args = new ArrayList<>(1 + leases.size() * 2);
+		args.add(Integer.toString(this.completedMaxSize));
+		args.addAll(leaseArgs(leases));
+		return strings(this.store.runForList(this.scripts.ack(), queue, args));
+	}
+
+	/**
+	 * Record a failed attempt: the job is retried after {@code retryDelay}, or dies when
+	 * it is {@code null}.
+	 * @param queue the queue
+	 * @param lease the lease of the failed job
+	 * @param error what went wrong, kept with the job
+	 * @param retryDelay the delay before the next attempt, or {@code null} to move the
+	 * job to dead
+	 * @return {@code false} when the lease is no longer held by that token (nothing was
+	 * changed)
+	 */
+	public boolean fail(String queue, Lease lease, String error, @Nullable Duration retryDelay) {
+		Long result = this.store.runForLong(this.scripts.fail(), queue, lease.id(), lease.token(), error,
+				(retryDelay != null) ? millis(retryDelay) : "-1", Integer.toString(this.deadLetterMaxSize),
+				millis(this.deadLetterTimeToLive));
+		return result != null && result == 1L;
+	}
+
+	/**
+	 * Extend leases to {@code lease} from now; a longer lease is kept.
+	 * @param queue the queue
+	 * @param leases the leases to extend
+	 * @param lease the new lease duration
+	 * @return the ids whose lease is no longer held by that token
+	 */
+	public List<String> extend(String queue, Collection<Lease> leases, Duration lease) {
+		List<String> args = new ArrayList<>(1 + leases.size() * 2);
+		args.add(millis(lease));
+		args.addAll(leaseArgs(leases));
+		return strings(this.store.runForList(this.scripts.extend(), queue, args));
+	}
+
+	/**
+	 * Hand reserved jobs back so that another worker gets them at once.
+	 * @param queue the queue
+	 * @param leases the leases to give up
+	 * @param undoAttempt whether to give the attempt back (the jobs never started)
+	 * @return how many jobs were released
+	 */
+	public long release(String queue, Collection<Lease> leases, boolean undoAttempt) {
+		List<String> args = new ArrayList<>(leases.size() * 3);
+		for (Lease lease : leases) {
+			args.add(lease.id());
+			args.add(lease.token());
+			args.add(undoAttempt ? "1" : "0");
+		}
+		Long released = this.store.runForLong(this.scripts.release(), queue, args.toArray(new String[0]));
+		return (released != null) ? released : 0;
+	}
+
+	/**
+	 * Move due delayed jobs to ready, recover expired leases and delete dead jobs beyond
+	 * the age or size limit, at most {@value #MIGRATION_BATCH_SIZE} of each.
+	 * @param queue the queue
+	 * @return what the pass did
+	 */
+	public Migration migrate(String queue) {
+		List<?> result = this.store.runForList(this.scripts.migrate(), queue,
+				List.of(Integer.toString(MIGRATION_BATCH_SIZE), Integer.toString(this.deadLetterMaxSize),
+						millis(this.deadLetterTimeToLive)));
+		return new Migration(QueueStore.number(result, 0), (int) QueueStore.number(result, 1),
+				(int) QueueStore.number(result, 2), QueueStore.number(result, 3), (int) QueueStore.number(result, 4));
+	}
+
+	/**
+	 * Let a reserved job pass its gates, or defer it: back to delayed with its attempt
+	 * given back. A job deferred by a taken key or a full running set waits in that
+	 * gate's line, and the run that leaves the gate wakes the first in line. A job
+	 * deferred by the rate limit is given the next place the window has room for, behind
+	 * the jobs deferred before it.
+	 * @param queue the queue
+	 * @param lease the job's lease
+	 * @param gates the job's gates
+	 * @param leaseTime how long the gates are held unless renewed
+	 * @param recheckDelay how long a job waits when its key is taken or a running limit
+	 * is reached, unless it is woken earlier
+	 * @return 0 when admitted, -1 when the lease is no longer held by that token, else
+	 * the wait in ms
+	 */
+	public long admit(String queue, Lease lease, Gates gates, Duration leaseTime, Duration recheckDelay) {
+		RateLimit rate = gates.rateLimit();
+		Long result = this.store.getTemplate()
+			.execute(this.scripts.admit(), gateKeys(queue, gates), lease.id(), lease.token(), millis(leaseTime),
+					(gates.exclusiveKey() != null) ? "1" : "0", Integer.toString(gates.jobMaxRunning()),
+					Integer.toString(gates.queueMaxRunning()), (rate != null) ? Integer.toString(rate.permits()) : "0",
+					(rate != null) ? millis(rate.window()) : "0", millis(recheckDelay));
+		return (result != null) ? result : -1;
+	}
+
+	/**
+	 * Renew the gates a running job holds.
+	 * @param queue the queue
+	 * @param lease the lease of the run that passed the gates
+	 * @param gates the job's gates
+	 * @param leaseTime the new lease of the gates
+	 */
+	public void holdGates(String queue, Lease lease, Gates gates, Duration leaseTime) {
+		this.store.getTemplate()
+			.execute(this.scripts.hold(), gateKeys(queue, gates), lease.id(), lease.token(), millis(leaseTime), "1");
+	}
+
+	/**
+	 * Leave the gates a finished job held, so that the next job may pass, and wake the
+	 * first job waiting for each gate it freed.
+	 * @param queue the queue
+	 * @param lease the lease of the run that passed the gates
+	 * @param gates the job's gates
+	 */
+	public void leaveGates(String queue, Lease lease, Gates gates) {
+		this.store.getTemplate()
+			.execute(this.scripts.hold(), gateKeys(queue, gates), lease.id(), lease.token(), "0", "0");
+	}
+
+	private List<String> gateKeys(String queue, Gates gates) {
+		QueueKeys keys = this.store.keys(queue);
+		List<String> all = new ArrayList<>(keys.all());
+		all.addAll(keys.gates(gates));
+		return all;
+	}
+
+	/**
+	 * Open a connection for {@link #awaitWakeUp}: a blocking command holds its
+	 * connection, so the wait needs one of its own. The caller closes it.
+	 * @return a new connection
+	 */
+	public RedisConnection openWakeUpConnection() {
+		return this.store.getTemplate().getRequiredConnectionFactory().getConnection();
+	}
+
+	/**
+	 * Block until a listener is woken for the queue, or the timeout passes. Runs on a
+	 * connection of its own, since a blocking command holds its connection. With Lettuce,
+	 * the wait ends a second (at most half the time) before the command timeout
+	 * ({@code spring.data.redis.timeout}), so that a long timeout does not make every
+	 * idle wait fail.
+	 * @param connection a connection used for nothing else meanwhile (see
+	 * {@link #openWakeUpConnection()})
+	 * @param queue the queue
+	 * @param timeout how long to wait at most
+	 * @return whether a wake-up arrived
+	 */
+	public boolean awaitWakeUp(RedisConnection connection, String queue, Duration timeout) {
+		byte[] key = this.store.keys(queue).wake().getBytes(StandardCharsets.UTF_8);
+		long millis = Math.max(1, Math.min(timeout.toMillis(), this.longestBlockingWait.toMillis()));
+		return connection.zSetCommands().bZPopMin(key, millis, TimeUnit.MILLISECONDS) != null;
+	}
+
+	private static Duration longestBlockingWait(RedisConnectionFactory connectionFactory) {
+		if (!(connectionFactory instanceof LettuceConnectionFactory lettuce)) {
+			return Duration.ofMillis(Long.MAX_VALUE);
+		}
+		Duration commandTimeout = lettuce.getClientConfiguration().getCommandTimeout();
+		Duration half = commandTimeout.dividedBy(2);
+		return commandTimeout.minus((half.compareTo(Duration.ofSeconds(1)) < 0) ? half : Duration.ofSeconds(1));
+	}
+
+	private static List<String> leaseArgs(Collection<Lease> leases) {
+		List<String> args = new ArrayList<>(leases.size() * 2);
+		for (Lease lease : leases) {
+			args.add(lease.id());
+			args.add(lease.token());
+		}
+		return args;
+	}
+
+	private static List<String> strings(List<?> values) {
+		List<String> strings = new ArrayList<>(values.size());
+		for (Object value : values) {
+			strings.add((String) value);
+		}
+		return strings;
+	}
+
+	private static String millis(Duration duration) {
+		return Long.toString(duration.toMillis());
+	}
+
+}

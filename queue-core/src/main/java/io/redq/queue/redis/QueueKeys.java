@@ -1,0 +1,220 @@
+package io.redq.queue.redis;
+
+import java.util.List;
+
+import io.redq.queue.core.QueueNames;
+
+/**
+ * The Redis keys of one queue: {@code <prefix>:{<queue>}:<part>}. Every key shares the
+ * hash tag {@code {<queue>}}, so that a queue lives in one Redis Cluster slot and each
+ * script runs on one node. Every key of a queue, those of its gates and recurring jobs
+ * included, is laid out here and nowhere else.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public final class QueueKeys {
+
+	private final String base;
+
+	private final String ready;
+
+	private final String delayed;
+
+	private final String reserved;
+
+	private final String dead;
+
+	private final String jobs;
+
+	private final String attempts;
+
+	private final String leases;
+
+	private final String errors;
+
+	private final String wake;
+
+	private final String sequence;
+
+	private final String successors;
+
+	private final String paused;
+
+	private final String completed;
+
+	private final List<String> all;
+
+	private QueueKeys(String prefix, String queue) {
+		this.base = prefix + ":{" + queue + "}:";
+		this.ready = key("ready");
+		this.delayed = key("delayed");
+		this.reserved = key("reserved");
+		this.dead = key("dead");
+		this.jobs = key("jobs");
+		this.attempts = key("attempts");
+		this.leases = key("leases");
+		this.errors = key("errors");
+		this.wake = key("wake");
+		this.sequence = key("sequence");
+		this.successors = key("successors");
+		this.paused = key("paused");
+		this.completed = key("completed");
+		this.all = List.of(this.ready, this.delayed, this.reserved, this.dead, this.jobs, this.attempts, this.leases,
+				this.errors, this.wake, this.sequence, this.successors, this.paused, this.completed);
+	}
+
+	/**
+	 * Return the keys of a queue.
+	 * @param prefix the key prefix, e.g. {@code redq}
+	 * @param queue a valid queue name (see {@link QueueNames#validate(String)})
+	 * @return the keys
+	 */
+	public static QueueKeys of(String prefix, String queue) {
+		return new QueueKeys(prefix, queue);
+	}
+
+	private String key(String part) {
+		return this.base + part;
+	}
+
+	/**
+	 * Return the list of ids ready to run, oldest first.
+	 * @return the key
+	 */
+	public String ready() {
+		return this.ready;
+	}
+
+	/**
+	 * Return the sorted set of id by due time (epoch ms, Redis clock).
+	 * @return the key
+	 */
+	public String delayed() {
+		return this.delayed;
+	}
+
+	/**
+	 * Return the sorted set of id by lease expiry (epoch ms, Redis clock).
+	 * @return the key
+	 */
+	public String reserved() {
+		return this.reserved;
+	}
+
+	/**
+	 * Return the sorted set of id by time of death.
+	 * @return the key
+	 */
+	public String dead() {
+		return this.dead;
+	}
+
+	/**
+	 * Return the hash of id to envelope JSON.
+	 * @return the key
+	 */
+	public String jobs() {
+		return this.jobs;
+	}
+
+	/**
+	 * Return the hash of id to attempts made.
+	 * @return the key
+	 */
+	public String attempts() {
+		return this.attempts;
+	}
+
+	/**
+	 * Return the hash of id to current lease token.
+	 * @return the key
+	 */
+	public String leases() {
+		return this.leases;
+	}
+
+	/**
+	 * Return the hash of id to last error.
+	 * @return the key
+	 */
+	public String errors() {
+		return this.errors;
+	}
+
+	/**
+	 * Return the sorted set whose single member wakes an idle listener.
+	 * @return the key
+	 */
+	public String wake() {
+		return this.wake;
+	}
+
+	/**
+	 * Return the counter for lease tokens.
+	 * @return the key
+	 */
+	public String sequence() {
+		return this.sequence;
+	}
+
+	/**
+	 * Return the hash of id to the dispatch queued behind the running job with that id.
+	 * @return the key
+	 */
+	public String successors() {
+		return this.successors;
+	}
+
+	/**
+	 * Return the string present while the queue is paused.
+	 * @return the key
+	 */
+	public String paused() {
+		return this.paused;
+	}
+
+	/**
+	 * Return the sorted set of the ids of the latest completed jobs by completion time,
+	 * when kept.
+	 * @return the key
+	 */
+	public String completed() {
+		return this.completed;
+	}
+
+	/**
+	 * Return the key of a recurring job's state: its latest tick and whether it is
+	 * paused.
+	 * @param job the job name
+	 * @return the key
+	 */
+	public String recurring(String job) {
+		return key("recurring:" + job);
+	}
+
+	/**
+	 * Return the keys of the gates a job passes (see {@code admit.lua}), after
+	 * {@link #all()}.
+	 * @param gates the job's gates
+	 * @return the exclusive lock, job running set, queue running set and job rate window,
+	 * then the waiting lists of the lock and the two running sets, then the places the
+	 * rate limit gave
+	 */
+	public List<String> gates(Gates gates) {
+		String exclusive = (gates.exclusiveKey() != null) ? gates.exclusiveKey() : "";
+		return List.of(key("exclusive:" + exclusive), key("running:" + gates.job()), key("running"),
+				key("rate:" + gates.job()), key("waiting:exclusive:" + exclusive),
+				key("waiting:running:" + gates.job()), key("waiting:running"), key("places:" + gates.job()));
+	}
+
+	/**
+	 * Return every key in the order the scripts expect them in {@code KEYS} (see
+	 * {@code common.lua}).
+	 * @return the keys
+	 */
+	public List<String> all() {
+		return this.all;
+	}
+
+}

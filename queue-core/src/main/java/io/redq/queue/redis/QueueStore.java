@@ -1,0 +1,105 @@
+package io.redq.queue.redis;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.redq.queue.core.QueueNames;
+import io.redq.queue.script.QueueScripts;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.Assert;
+
+/**
+ * The queues kept in Redis under one key prefix: the template and scripts that reach them
+ * and each queue's keys, shared by the operator, producer and listener calls.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public final class QueueStore {
+
+	private final StringRedisTemplate redis;
+
+	private final QueueScripts scripts;
+
+	private final String keyPrefix;
+
+	private final Map<String, QueueKeys> keys = new ConcurrentHashMap<>();
+
+	/**
+	 * Create an instance.
+	 * @param connectionFactory the Redis connection factory
+	 * @param scripts the queue scripts
+	 * @param keyPrefix the prefix of every key, e.g. {@code redq}
+	 */
+	public QueueStore(RedisConnectionFactory connectionFactory, QueueScripts scripts, String keyPrefix) {
+		Assert.hasText(keyPrefix, "keyPrefix must not be empty");
+		this.redis = new StringRedisTemplate(connectionFactory);
+		this.scripts = scripts;
+		this.keyPrefix = keyPrefix;
+	}
+
+	/**
+	 * Return the keys of a queue.
+	 * @param queue the queue name, checked by {@link QueueNames#validate(String)}
+	 * @return its keys
+	 */
+	public QueueKeys keys(String queue) {
+		return this.keys.computeIfAbsent(queue, (name) -> QueueKeys.of(this.keyPrefix, QueueNames.validate(name)));
+	}
+
+	/**
+	 * Return the template the calls run on.
+	 * @return the template
+	 */
+	public StringRedisTemplate getTemplate() {
+		return this.redis;
+	}
+
+	/**
+	 * Return the queue scripts.
+	 * @return the scripts
+	 */
+	public QueueScripts getScripts() {
+		return this.scripts;
+	}
+
+	/**
+	 * Run a script that returns a list on a queue's keys.
+	 * @param script the script
+	 * @param queue the queue
+	 * @param args the arguments
+	 * @return the list, empty when the script returned none
+	 */
+	@SuppressWarnings("rawtypes")
+	public List<?> runForList(RedisScript<List> script, String queue, List<String> args) {
+		List<?> result = this.redis.execute(script, keys(queue).all(), args.toArray());
+		return (result != null) ? result : List.of();
+	}
+
+	/**
+	 * Run a script that returns a number on a queue's keys.
+	 * @param script the script
+	 * @param queue the queue
+	 * @param args the arguments
+	 * @return the number, or {@code null} when the script returned none
+	 */
+	public @Nullable Long runForLong(RedisScript<Long> script, String queue, String... args) {
+		return this.redis.execute(script, keys(queue).all(), (Object[]) args);
+	}
+
+	/**
+	 * Read a number a script returned.
+	 * @param values what the script returned
+	 * @param index the index of the number
+	 * @return the number
+	 */
+	public static long number(List<?> values, int index) {
+		return ((Number) values.get(index)).longValue();
+	}
+
+}

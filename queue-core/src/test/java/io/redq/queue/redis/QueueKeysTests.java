@@ -1,0 +1,39 @@
+package io.redq.queue.redis;
+
+import io.redq.queue.core.RateLimit;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link QueueKeys}: every key of a queue, its gates' and recurring jobs'
+ * included, is {@code <prefix>:{<queue>}:<part>}.
+ *
+ * @author Redq team
+ */
+class QueueKeysTests {
+
+	private final QueueKeys keys = QueueKeys.of("redq", "mail");
+
+	@Test
+	void everyKeySharesTheQueueHashTag() {
+		assertThat(this.keys.all()).containsExactly("redq:{mail}:ready", "redq:{mail}:delayed", "redq:{mail}:reserved",
+				"redq:{mail}:dead", "redq:{mail}:jobs", "redq:{mail}:attempts", "redq:{mail}:leases",
+				"redq:{mail}:errors", "redq:{mail}:wake", "redq:{mail}:sequence", "redq:{mail}:successors",
+				"redq:{mail}:paused", "redq:{mail}:completed");
+	}
+
+	@Test
+	void gateKeysShareTheQueueHashTag() {
+		Gates gates = new Gates("order-17", "send", 2, 10, RateLimit.parse("5/1s"));
+		assertThat(this.keys.gates(gates)).containsExactly("redq:{mail}:exclusive:order-17", "redq:{mail}:running:send",
+				"redq:{mail}:running", "redq:{mail}:rate:send", "redq:{mail}:waiting:exclusive:order-17",
+				"redq:{mail}:waiting:running:send", "redq:{mail}:waiting:running", "redq:{mail}:places:send");
+	}
+
+	@Test
+	void recurringJobStateSharesTheQueueHashTag() {
+		assertThat(this.keys.recurring("daily-report")).isEqualTo("redq:{mail}:recurring:daily-report");
+	}
+
+}
