@@ -2,7 +2,6 @@ package io.redq.benchmarks;
 
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -82,28 +81,27 @@ public final class Benchmarks {
 			throw new IllegalArgumentException(
 					"Unknown or missing --scenario; choose one of " + SCENARIOS.keySet() + "\n" + Options.USAGE);
 		}
-		try (RedisServer server = (options.redisUrl() == null) ? RedisServer.start() : null) {
-			URI redis = URI.create((options.redisUrl() != null) ? options.redisUrl() : server.url());
-			try (RedisAdmin admin = new RedisAdmin(redis.getHost(), (redis.getPort() != -1) ? redis.getPort() : 6379)) {
-				Result result = new Result(options.scenario());
-				result.put("java", Runtime.version().toString());
-				result.put("cpus", Runtime.getRuntime().availableProcessors());
-				result.put("redis", admin.info("server").get("redis_version"));
-				result.put("scriptsSha1", scriptsSha1());
-				result.put("loadAverageBefore", loadAverage());
-				admin.deleteKeys(KEY_PREFIX + ":*");
-				OptionalDouble lpush = OptionalDouble.empty();
-				if (options.lpushRequests() > 0) {
-					lpush = LpushBaseline.run(admin, options.lpushRequests(), out);
-				}
-				Harness harness = new Harness(options, admin, out);
-				scenario.run(harness, result);
-				admin.deleteKeys(KEY_PREFIX + ":*");
-				result.put("loadAverageAfter", loadAverage());
-				lpush.ifPresent(result::lpushBaseline);
-				result.print(out);
-				return result;
+		try (RedisServer server = (options.redisUrl() != null) ? RedisServer.at(options.redisUrl())
+				: RedisServer.start()) {
+			RedisAdmin admin = new RedisAdmin(server);
+			Result result = new Result(options.scenario());
+			result.put("java", Runtime.version().toString());
+			result.put("cpus", Runtime.getRuntime().availableProcessors());
+			result.put("redis", admin.info("server").get("redis_version"));
+			result.put("scriptsSha1", scriptsSha1());
+			result.put("loadAverageBefore", loadAverage());
+			admin.deleteKeys(KEY_PREFIX + ":*");
+			OptionalDouble lpush = OptionalDouble.empty();
+			if (options.lpushRequests() > 0) {
+				lpush = LpushBaseline.run(admin, options.lpushRequests(), out);
 			}
+			Harness harness = new Harness(options, admin, out);
+			scenario.run(harness, result);
+			admin.deleteKeys(KEY_PREFIX + ":*");
+			result.put("loadAverageAfter", loadAverage());
+			lpush.ifPresent(result::lpushBaseline);
+			result.print(out);
+			return result;
 		}
 	}
 

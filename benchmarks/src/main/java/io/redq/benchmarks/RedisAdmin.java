@@ -1,60 +1,40 @@
 package io.redq.benchmarks;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
-import io.lettuce.core.KeyValue;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanIterator;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.output.IntegerOutput;
-import io.lettuce.core.protocol.CommandArgs;
-import io.lettuce.core.protocol.CommandType;
+import io.redq.queue.test.RedisServer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The harness's own connection to Redis, apart from the application's: reads
- * {@code INFO}, polls for completion and cleans up. It counts the commands it sends so
- * that they can be left out of the command statistics.
+ * The harness's own access to Redis, apart from the application's: reads {@code INFO},
+ * polls for completion and cleans up, through the administration connection of
+ * queue-test's {@link RedisServer}. It counts the commands it sends so that they can be
+ * left out of the command statistics.
  *
  * @author Redq team
  * @since 0.1.0
  */
-final class RedisAdmin implements AutoCloseable {
+final class RedisAdmin {
 
-	private final String host;
-
-	private final int port;
-
-	private final RedisClient client;
-
-	private final StatefulRedisConnection<String, String> connection;
-
-	private final RedisCommands<String, String> commands;
+	private final RedisServer server;
 
 	private final Map<String, LongAdder> sent = new ConcurrentHashMap<>();
 
-	RedisAdmin(String host, int port) {
-		this.host = host;
-		this.port = port;
-		this.client = RedisClient.create(RedisURI.create(host, port));
-		this.connection = this.client.connect();
-		this.commands = this.connection.sync();
+	RedisAdmin(RedisServer server) {
+		this.server = server;
 	}
 
 	String host() {
-		return this.host;
+		return this.server.host();
 	}
 
 	int port() {
-		return this.port;
+		return this.server.port();
 	}
 
 	/**
@@ -65,7 +45,7 @@ final class RedisAdmin implements AutoCloseable {
 	 */
 	Map<String, String> info(String section) {
 		Map<String, String> fields = new LinkedHashMap<>();
-		for (String line : this.commands.info(section).split("\r?\n")) {
+		for (String line : this.server.command("INFO", section).split("\r?\n")) {
 			int colon = line.indexOf(':');
 			if (colon > 0 && !line.startsWith("#")) {
 				fields.put(line.substring(0, colon), line.substring(colon + 1).trim());
@@ -76,7 +56,7 @@ final class RedisAdmin implements AutoCloseable {
 
 	long hlen(String key) {
 		count("hlen");
-		return this.commands.hlen(key);
+		return Long.parseLong(this.server.command("HLEN", key));
 	}
 
 	long usedMemory() {
@@ -90,10 +70,8 @@ final class RedisAdmin implements AutoCloseable {
 	 */
 	long memoryUsage(String key) {
 		count("memory|usage");
-		StringCodec codec = StringCodec.UTF8;
-		Long bytes = this.commands.dispatch(CommandType.MEMORY, new IntegerOutput<>(codec),
-				new CommandArgs<>(codec).add("USAGE").addKey(key).add("SAMPLES").add(0));
-		return (bytes != null) ? bytes : 0;
+		String bytes = this.server.command("MEMORY", "USAGE", key, "SAMPLES", "0");
+		return (bytes != null) ? Long.parseLong(bytes) : 0;
 	}
 
 	/**
@@ -103,22 +81,30 @@ final class RedisAdmin implements AutoCloseable {
 	 */
 	@Nullable String anyHashValue(String key) {
 		count("hrandfield");
-		List<KeyValue<String, String>> entries = this.commands.hrandfieldWithvalues(key, 1);
-		return entries.isEmpty() ? null : entries.get(0).getValue();
+		// the field, a job id, holds no line break; the value comes after it
+		String entry = this.server.command("HRANDFIELD", key, "1", "WITHVALUES");
+		return (entry == null || entry.isEmpty()) ? null : entry.substring(entry.indexOf('\n') + 1);
 	}
 
 	void delete(List<String> keys) {
 		if (!keys.isEmpty()) {
 			count("del");
-			this.commands.del(keys.toArray(String[]::new));
+			List<String> command = new ArrayList<>(keys);
+			command.add(0, "DEL");
+			this.server.command(command.toArray(String[]::new));
 		}
 	}
 
 	void deleteKeys(String pattern) {
-		ScanIterator<String> keys = ScanIterator.scan(this.commands, ScanArgs.Builder.matches(pattern).limit(1000));
-		while (keys.hasNext()) {
-			delete(List.of(keys.next()));
+		String cursor = "0";
+		do {
+			// the cursor, then the keys, which hold no line breaks
+			List<String> reply = List
+				.of(this.server.command("SCAN", cursor, "MATCH", pattern, "COUNT", "1000").split("\n"));
+			cursor = reply.get(0);
+			reply.subList(1, reply.size()).forEach((key) -> delete(List.of(key)));
 		}
+		while (!cursor.equals("0"));
 	}
 
 	/**
@@ -133,12 +119,6 @@ final class RedisAdmin implements AutoCloseable {
 
 	private void count(String command) {
 		this.sent.computeIfAbsent(command, (name) -> new LongAdder()).increment();
-	}
-
-	@Override
-	public void close() {
-		this.connection.close();
-		this.client.shutdown();
 	}
 
 }

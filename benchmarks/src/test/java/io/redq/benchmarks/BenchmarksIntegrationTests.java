@@ -96,13 +96,12 @@ class BenchmarksIntegrationTests {
 
 	@Test
 	void aScenarioWithTheNoopJobRunsNoOtherQueue(RedisServer redis) throws Exception {
-		try (RedisAdmin admin = new RedisAdmin(redis.host(), redis.port())) {
-			Harness harness = new Harness(Options.parse(), admin, new PrintStream(OutputStream.nullOutputStream()));
-			try (ConfigurableApplicationContext context = harness.start(NoopJobs.class)) {
-				assertThat(context.getBean(JobListenerRegistry.class).getListenerContainers())
-					.extracting(JobListenerContainer::getQueue)
-					.containsExactly(BenchmarkConfiguration.QUEUE);
-			}
+		Harness harness = new Harness(Options.parse(), new RedisAdmin(redis),
+				new PrintStream(OutputStream.nullOutputStream()));
+		try (ConfigurableApplicationContext context = harness.start(NoopJobs.class)) {
+			assertThat(context.getBean(JobListenerRegistry.class).getListenerContainers())
+				.extracting(JobListenerContainer::getQueue)
+				.containsExactly(BenchmarkConfiguration.QUEUE);
 		}
 	}
 

@@ -10,6 +10,8 @@ import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.listener.JobContext;
+import io.redq.queue.test.RedisCluster;
+import io.redq.queue.test.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,7 +22,6 @@ import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 
-import static io.redq.queue.cluster.LocalRedisCluster.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -36,33 +37,17 @@ class RedisClusterFailoverIntegrationTests {
 
 	private static final String QUEUE = "q0";
 
-	private static LocalRedisCluster cluster;
-
-	private static int masterIndex;
-
-	private static int replicaPort;
+	private static RedisCluster cluster;
 
 	@BeforeAll
-	static void startCluster() throws Exception {
-		// three masters and one more node, to be the replica of the queue's master
-		cluster = LocalRedisCluster.start(4, 3, "--cluster-node-timeout", "1000");
-		List<Integer> ports = cluster.ports();
-		replicaPort = ports.get(3);
-		int slot = Integer.parseInt(cli(ports.get(0), "CLUSTER", "KEYSLOT", "{" + QUEUE + "}"));
-		masterIndex = Math.min(slot / (16384 / 3), 2);
-		String masterId = cli(ports.get(masterIndex), "CLUSTER", "MYID");
-		String replicaId = cli(replicaPort, "CLUSTER", "MYID");
-		await().atMost(DEADLINE).until(() -> cli(replicaPort, "CLUSTER", "NODES").contains(masterId));
-		cli(replicaPort, "CLUSTER", "REPLICATE", masterId);
-		await().atMost(DEADLINE).until(() -> cli(replicaPort, "INFO", "replication").contains("master_link_status:up"));
-		await().atMost(DEADLINE)
-			.until(() -> ports.stream()
-				.allMatch((port) -> cli(port, "CLUSTER", "INFO").contains("cluster_state:ok")
-						&& cli(port, "CLUSTER", "REPLICAS", masterId).contains(replicaId)));
+	static void startCluster() {
+		// a replica per master, and a node timeout that fails a master over within
+		// seconds
+		cluster = RedisCluster.start(3, 1, "--cluster-node-timeout", "1000");
 	}
 
 	@AfterAll
-	static void stopCluster() throws Exception {
+	static void stopCluster() {
 		if (cluster != null) {
 			cluster.close();
 		}
@@ -81,19 +66,20 @@ class RedisClusterFailoverIntegrationTests {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					JobQueueAutoConfiguration.class))
-			.withPropertyValues(cluster.nodesProperty(3), "spring.data.redis.lettuce.cluster.refresh.period=1s",
-					"spring.data.redis.timeout=6s")
+			.withPropertyValues(cluster.springProperties())
+			.withPropertyValues("spring.data.redis.lettuce.cluster.refresh.period=1s", "spring.data.redis.timeout=6s")
 			.withUserConfiguration(FailoverJobs.class)
 			.run((context) -> {
 				JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 				List<String> before = dispatch(dispatcher, 10);
 				await().atMost(DEADLINE).until(() -> FailoverJobs.handled.containsAll(before));
-				cluster.kill(masterIndex);
-				List<Integer> remaining = new ArrayList<>(cluster.ports());
-				remaining.remove(masterIndex);
+				RedisServer master = cluster.masterOf("{" + QUEUE + "}");
+				RedisServer replica = cluster.replicasOf(master).get(0);
+				master.kill();
+				// until the replica takes over, no master serves the queue's slot
 				await().atMost(DEADLINE)
-					.until(() -> cli(replicaPort, "INFO", "replication").contains("role:master") && remaining.stream()
-						.allMatch((port) -> cli(port, "CLUSTER", "INFO").contains("cluster_state:ok")));
+					.ignoreExceptions()
+					.until(() -> cluster.masterOf("{" + QUEUE + "}").equals(replica) && cluster.isOk());
 				// until Lettuce's next topology refresh, a dispatch may still go to the
 				// lost master and time out: callers retry, as this does for the first
 				List<String> after = new ArrayList<>();

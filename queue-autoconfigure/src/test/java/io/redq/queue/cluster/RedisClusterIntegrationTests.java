@@ -12,6 +12,7 @@ import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.listener.JobContext;
+import io.redq.queue.test.RedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,15 +35,15 @@ class RedisClusterIntegrationTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(20);
 
-	private static LocalRedisCluster cluster;
+	private static RedisCluster cluster;
 
 	@BeforeAll
-	static void startCluster() throws Exception {
-		cluster = LocalRedisCluster.start(3, 3);
+	static void startCluster() {
+		cluster = RedisCluster.start(3, 0);
 	}
 
 	@AfterAll
-	static void stopCluster() throws Exception {
+	static void stopCluster() {
 		if (cluster != null) {
 			cluster.close();
 		}
@@ -53,7 +54,7 @@ class RedisClusterIntegrationTests {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					JobQueueAutoConfiguration.class))
-			.withPropertyValues(cluster.nodesProperty(3))
+			.withPropertyValues(cluster.springProperties())
 			.withUserConfiguration(ClusterJobs.class)
 			.run((context) -> {
 				JobDispatcher dispatcher = context.getBean(JobDispatcher.class);

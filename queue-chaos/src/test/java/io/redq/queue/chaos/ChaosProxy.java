@@ -52,7 +52,7 @@ final class ChaosProxy implements AutoCloseable {
 	ChaosProxy(int targetPort) {
 		this.targetPort = targetPort;
 		try {
-			this.server = new ServerSocket(0, 50, InetAddress.getByName(RedisProcess.LOOPBACK));
+			this.server = new ServerSocket(0, 50, InetAddress.getByName(ChaosSupport.LOOPBACK));
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
@@ -134,7 +134,7 @@ final class ChaosProxy implements AutoCloseable {
 			try {
 				Socket client = this.server.accept();
 				Socket upstream = new Socket();
-				upstream.connect(new InetSocketAddress(RedisProcess.LOOPBACK, this.targetPort), 2000);
+				upstream.connect(new InetSocketAddress(ChaosSupport.LOOPBACK, this.targetPort), 2000);
 				Link link = new Link(client, upstream);
 				this.links.add(link);
 				link.start();

@@ -24,6 +24,7 @@ import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.script.QueueScripts;
+import io.redq.queue.test.RedisServer;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,6 +43,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 abstract class ChaosSupport {
 
+	static final String LOOPBACK = "127.0.0.1";
+
 	static final String QUEUE = ChaosTask.QUEUE;
 
 	static final Duration LEASE = Duration.ofSeconds(1);
@@ -56,7 +59,7 @@ abstract class ChaosSupport {
 
 	Path directory;
 
-	@Nullable RedisProcess redis;
+	@Nullable RedisServer redis;
 
 	final List<WorkerProcess> workers = new ArrayList<>();
 
@@ -96,8 +99,12 @@ abstract class ChaosSupport {
 
 	// -- processes
 
-	RedisProcess startRedis(String... arguments) {
-		this.redis = RedisProcess.start(this.directory, arguments);
+	/**
+	 * Start a {@code redis-server} with its data and {@code redis.log} in the test's
+	 * directory, stopped after the test.
+	 */
+	RedisServer startRedis(String... arguments) {
+		this.redis = RedisServer.local().directory(this.directory).arguments(arguments).start();
 		this.connectionFactory = connectionFactory(this.redis.port(), Duration.ofSeconds(5));
 		this.operations = new RedisJobQueueOperations(this.connectionFactory, SCRIPTS,
 				RedisJobQueueOperations.DEFAULT_KEY_PREFIX);
@@ -120,7 +127,7 @@ abstract class ChaosSupport {
 	}
 
 	private static LettuceConnectionFactory connectionFactory(int port, Duration commandTimeout) {
-		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(RedisProcess.LOOPBACK, port);
+		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(LOOPBACK, port);
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
 				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
 		factory.afterPropertiesSet();
@@ -230,7 +237,7 @@ abstract class ChaosSupport {
 				throw new AssertionError("Queue not drained within " + timeout + ": " + stats + "\n"
 						+ this.workers.stream().map((w) -> w + ":\n" + w.logTail()).toList());
 			}
-			RedisProcess.sleep(100);
+			sleep(100);
 			stats = stats();
 		}
 	}
@@ -240,7 +247,7 @@ abstract class ChaosSupport {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		while (entries(filter).size() < count) {
 			assertThat(System.nanoTime()).as("waiting for %d ledger entries", count).isLessThan(deadline);
-			RedisProcess.sleep(20);
+			sleep(20);
 		}
 	}
 
@@ -263,6 +270,16 @@ abstract class ChaosSupport {
 
 	static long millisSince(long nanoTime) {
 		return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanoTime);
+	}
+
+	static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
 	}
 
 }

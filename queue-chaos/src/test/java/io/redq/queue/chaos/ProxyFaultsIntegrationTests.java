@@ -89,7 +89,7 @@ class ProxyFaultsIntegrationTests extends ChaosSupport {
 		String ack = SCRIPTS.ack().getSha1();
 		for (int round = 0; stats.ready() + stats.delayed() + stats.reserved() > 0; round++) {
 			assertThat(System.nanoTime()).as("drained: %s", stats).isLessThan(deadline);
-			RedisProcess.sleep(300);
+			sleep(300);
 			// an ack that Redis executed but whose reply was lost, or one Redis never
 			// saw;
 			// a bounded number of faults, so that the last jobs' acks are not all lost
@@ -141,7 +141,7 @@ class ProxyFaultsIntegrationTests extends ChaosSupport {
 		awaitEntries((entry) -> entry.is("DONE"), 40, Duration.ofSeconds(30));
 		long blackholedAt = System.currentTimeMillis();
 		proxy.blackhole(true);
-		RedisProcess.sleep(3 * LEASE.toMillis());
+		sleep(3 * LEASE.toMillis());
 		proxy.blackhole(false);
 		long openedAt = System.currentTimeMillis();
 		awaitDrained(Duration.ofSeconds(60));

@@ -5,7 +5,7 @@ import java.io.UncheckedIOException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Sends signals to processes the test started, with the {@code kill} command.
+ * Sends signals to the worker JVMs the test started, with the {@code kill} command.
  */
 final class Signals {
 

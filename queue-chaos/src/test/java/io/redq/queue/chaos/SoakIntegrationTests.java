@@ -43,7 +43,7 @@ class SoakIntegrationTests extends ChaosSupport {
 		int kills = 0;
 		int stalls = 0;
 		while (millisSince(start) < FAULTS_FOR.toMillis()) {
-			RedisProcess.sleep(2000 + random.nextInt(2000));
+			sleep(2000 + random.nextInt(2000));
 			WorkerProcess victim = alive.get(random.nextInt(alive.size()));
 			faultTimes.add(System.currentTimeMillis());
 			if (random.nextBoolean()) {
@@ -57,7 +57,7 @@ class SoakIntegrationTests extends ChaosSupport {
 			else {
 				long stall = 500 + random.nextInt(2500);
 				victim.signal("STOP");
-				RedisProcess.sleep(stall);
+				sleep(stall);
 				victim.signal("CONT");
 				faultedUntil.merge(victim.pid(), System.currentTimeMillis(), Math::max);
 				stalls++;

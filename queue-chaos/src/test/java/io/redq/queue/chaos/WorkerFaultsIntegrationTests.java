@@ -61,11 +61,11 @@ class WorkerFaultsIntegrationTests extends ChaosSupport {
 		WorkerProcess survivor = workers.get(1);
 		List<String> ids = dispatch(24, new ChaosTask(1500, false), 3);
 		awaitEntries((entry) -> entry.pid() == victim.pid() && entry.is("START"), 4, Duration.ofSeconds(30));
-		RedisProcess.sleep(300);
+		sleep(300);
 
 		long stoppedAt = System.currentTimeMillis();
 		victim.signal("STOP");
-		RedisProcess.sleep(3 * LEASE.toMillis());
+		sleep(3 * LEASE.toMillis());
 		victim.signal("CONT");
 		Set<String> victimFinishedBefore = victim.ledger()
 			.stream()
@@ -172,7 +172,7 @@ class WorkerFaultsIntegrationTests extends ChaosSupport {
 				}
 				launchWorker();
 			}
-			RedisProcess.sleep(100);
+			sleep(100);
 		}
 		awaitDrained(Duration.ofSeconds(30));
 		Object error = this.operations.getStore()

@@ -84,7 +84,7 @@ final class WorkerProcess implements AutoCloseable {
 			if (ledger().stream().anyMatch((entry) -> entry.event().equals("READY"))) {
 				return this;
 			}
-			RedisProcess.sleep(50);
+			ChaosSupport.sleep(50);
 		}
 		throw new IllegalStateException("Worker " + this.name + " did not start:\n" + logTail());
 	}

@@ -1,11 +1,13 @@
 package io.redq.queue.test;
 
-import org.junit.jupiter.api.Assumptions;
+import java.util.function.Supplier;
+
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
+import org.opentest4j.TestAbortedException;
 
 /**
  * JUnit Jupiter extension that starts one {@link RedisServer} per test class and injects
@@ -14,7 +16,9 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * The server is kept in the class-level {@link ExtensionContext.Store}, which closes
  * {@link AutoCloseable} values when the class finishes. Nested classes find the enclosing
  * class's server because stores are looked up through parent contexts. When no Redis is
- * available the tests are aborted (skipped), not failed.
+ * available the tests are aborted (skipped), except under the environment variable
+ * {@code CI=true}, where they fail with a message that says what to install: a CI machine
+ * without Redis must not pass green.
  *
  * @author Redq team
  * @since 0.1.0
@@ -25,6 +29,25 @@ public class RedisServerExtension implements BeforeAllCallback, ParameterResolve
 	private static final Namespace NAMESPACE = Namespace.create(RedisServerExtension.class);
 
 	private static final String KEY = "server";
+
+	private final Supplier<RedisServer> start;
+
+	private final boolean ci;
+
+	/**
+	 * Create the extension that {@link WithRedis} registers: the server comes from
+	 * {@link RedisServer#start()}, and the {@code CI} environment variable decides
+	 * whether a missing Redis skips or fails.
+	 */
+	public RedisServerExtension() {
+		this(RedisServer::start, isCi());
+	}
+
+	/** Create an extension with its own way to start a server; for tests. */
+	RedisServerExtension(Supplier<RedisServer> start, boolean ci) {
+		this.start = start;
+		this.ci = ci;
+	}
 
 	/**
 	 * Start the server of the test class, unless an enclosing class already has one.
@@ -58,7 +81,7 @@ public class RedisServerExtension implements BeforeAllCallback, ParameterResolve
 		return server(extensionContext);
 	}
 
-	private static RedisServer server(ExtensionContext context) {
+	private RedisServer server(ExtensionContext context) {
 		ExtensionContext classContext = context;
 		// Keep the server at class level, so that every method of the class shares it.
 		while (classContext.getTestMethod().isPresent() && classContext.getParent().isPresent()) {
@@ -67,12 +90,35 @@ public class RedisServerExtension implements BeforeAllCallback, ParameterResolve
 		try {
 			// The store also looks in parent contexts: a nested class gets its enclosing
 			// class's server.
-			return classContext.getStore(NAMESPACE)
-				.computeIfAbsent(KEY, (key) -> RedisServer.start(), RedisServer.class);
+			return classContext.getStore(NAMESPACE).computeIfAbsent(KEY, (key) -> this.start.get(), RedisServer.class);
 		}
 		catch (RedisServer.UnavailableException ex) {
-			return Assumptions.abort(ex.getMessage());
+			throw unavailable(ex, this.ci);
 		}
+	}
+
+	/**
+	 * Whether the tests run on a CI machine, where a missing Redis must fail them.
+	 * @return whether the environment variable {@code CI} is {@code true}
+	 */
+	static boolean isCi() {
+		return "true".equalsIgnoreCase(System.getenv("CI"));
+	}
+
+	/**
+	 * What to throw when no Redis could be found: an abort that skips the test, or under
+	 * CI a failure.
+	 * @param ex why no Redis could be found, with what to install
+	 * @param ci whether the tests run on a CI machine
+	 * @return the exception to throw
+	 */
+	static RuntimeException unavailable(RedisServer.UnavailableException ex, boolean ci) {
+		if (ci) {
+			return new IllegalStateException(
+					ex.getMessage() + ". CI=true: tests that need Redis fail rather than " + "skip on a CI machine",
+					ex);
+		}
+		return new TestAbortedException(ex.getMessage(), ex);
 	}
 
 }

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * <p>
  * Test methods, constructors and lifecycle methods get it as a {@link RedisServer}
  * parameter. When no Redis can be found, the class is skipped with a message that says
- * how to get one. See {@link RedisServerExtension}.
+ * how to get one; under the environment variable {@code CI=true} it fails instead. See
+ * {@link RedisServerExtension}.
  *
  * @author Redq team
  * @since 0.1.0

@@ -8,8 +8,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.junit.platform.launcher.Launcher;
-import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
@@ -73,13 +72,20 @@ class RedisServerExtensionTests {
 	}
 
 	@Test
-	void flushAllEmptiesIt(RedisServer server) {
+	void flushAllEmptiesEveryDatabase(RedisServer server) {
 		server.command("SET", "k", "v");
-		server.command("SELECT", "1");
-		assertThat(server.command("DBSIZE")).isEqualTo("1");
+		server.command("SET", "elsewhere", "v");
+		server.command("MOVE", "elsewhere", "1");
+		assertThat(server.command("INFO", "keyspace")).contains("db0:keys=1", "db1:keys=1");
 		server.flushAll();
-		assertThat(server.command("DBSIZE")).isEqualTo("0");
+		assertThat(server.command("INFO", "keyspace")).doesNotContain("keys=");
 		assertThat(server.command("GET", "k")).isNull();
+	}
+
+	@Test
+	void nestedArraysAreFlattenedAndNilElementsAreEmpty(RedisServer server) {
+		assertThat(server.command("EVAL", "return {1, {'a', false}, 'b'}", "0")).isEqualTo("1\na\n\nb");
+		assertThat(server.command("EVAL", "return {}", "0")).isEmpty();
 	}
 
 	@Test
@@ -103,12 +109,7 @@ class RedisServerExtensionTests {
 
 	@Test
 	void serverIsStoppedWhenTheClassFinishes() {
-		SummaryGeneratingListener listener = new SummaryGeneratingListener();
-		LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
-			.selectors(selectClass(Fixture.class))
-			.build();
-		Launcher launcher = LauncherFactory.create();
-		launcher.execute(request, listener);
+		SummaryGeneratingListener listener = run(Fixture.class);
 		assertThat(listener.getSummary().getTestsSucceededCount()).isEqualTo(1);
 		assertThat(Fixture.server).isNotNull().isNotSameAs(classServer);
 		assertThat(isListening(Fixture.server.port())).isFalse();
@@ -130,6 +131,62 @@ class RedisServerExtensionTests {
 		void getsTheEnclosingServer(RedisServer server) {
 			assertThat(server).isSameAs(classServer);
 			assertThat(server.command("PING")).isEqualTo("PONG");
+		}
+
+	}
+
+	@Test
+	void missingRedisSkipsOutsideCi() {
+		SummaryGeneratingListener listener = run(SkippedOutsideCi.class);
+		assertThat(listener.getSummary().getContainersAbortedCount()).isEqualTo(1);
+		assertThat(listener.getSummary().getTotalFailureCount()).isZero();
+		assertThat(listener.getSummary().getTestsSucceededCount()).isZero();
+	}
+
+	@Test
+	void missingRedisFailsUnderCiSayingWhatToInstall() {
+		SummaryGeneratingListener listener = run(FailsUnderCi.class);
+		assertThat(listener.getSummary().getContainersFailedCount()).isEqualTo(1);
+		assertThat(listener.getSummary().getFailures()).singleElement()
+			.satisfies((failure) -> assertThat(failure.getException()).hasMessageContaining("CI=true")
+				.hasMessageContaining("apt-get install -y redis-server"));
+		assertThat(listener.getSummary().getTestsSucceededCount()).isZero();
+	}
+
+	private static SummaryGeneratingListener run(Class<?> fixture) {
+		SummaryGeneratingListener listener = new SummaryGeneratingListener();
+		LauncherFactory.create()
+			.execute(LauncherDiscoveryRequestBuilder.request().selectors(selectClass(fixture)).build(), listener);
+		return listener;
+	}
+
+	/** Looks for Redis where there is none: no REDIS_URL, no redis-server, no Docker. */
+	static RedisServer startWithoutRedis() {
+		return RedisServer.start(null, "/nonexistent", false);
+	}
+
+	/** Run only through the launcher above. */
+	static class SkippedOutsideCi {
+
+		@RegisterExtension
+		static final RedisServerExtension extension = new RedisServerExtension(
+				RedisServerExtensionTests::startWithoutRedis, false);
+
+		@Test
+		void uses(RedisServer server) {
+		}
+
+	}
+
+	/** Run only through the launcher above. */
+	static class FailsUnderCi {
+
+		@RegisterExtension
+		static final RedisServerExtension extension = new RedisServerExtension(
+				RedisServerExtensionTests::startWithoutRedis, true);
+
+		@Test
+		void uses(RedisServer server) {
 		}
 
 	}

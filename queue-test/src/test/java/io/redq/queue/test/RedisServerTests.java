@@ -1,7 +1,10 @@
 package io.redq.queue.test;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -106,6 +109,96 @@ class RedisServerTests {
 		assertThat(fake.toFile().setExecutable(true)).isTrue();
 		try (RedisServer server = RedisServer.start(null, directory.toString(), false)) {
 			assertThat(Files.exists(directory.resolve("lost"))).isTrue();
+			assertThat(server.command("PING")).isEqualTo("PONG");
+		}
+	}
+
+	@Test
+	void localServerTakesArgumentsAndKeepsItsDataOverAKillAndARestart(@TempDir Path directory) {
+		try (RedisServer server = RedisServer.local()
+			.arguments("--appendonly", "yes", "--appendfsync", "always")
+			.directory(directory)
+			.start()) {
+			assertThat(server.isLocalProcess()).isTrue();
+			assertThat(server.directory()).isEqualTo(directory.toAbsolutePath());
+			assertThat(server.command("CONFIG", "GET", "appendfsync")).isEqualTo("appendfsync\nalways");
+			int port = server.port();
+			long pid = server.pid();
+			server.command("SET", "k", "v");
+			server.kill();
+			assertThat(isListening(port)).isFalse();
+			server.restart();
+			assertThat(server.port()).isEqualTo(port);
+			assertThat(server.pid()).isNotEqualTo(pid);
+			assertThat(server.command("GET", "k")).isEqualTo("v");
+			server.command("SET", "k", "w");
+			server.shutdown();
+			assertThat(isListening(port)).isFalse();
+			server.restart();
+			assertThat(server.command("GET", "k")).isEqualTo("w");
+		}
+		assertThat(directory.resolve("redis.log")).exists();
+	}
+
+	@Test
+	void restartOfARunningServerStartsANewProcessOnTheSamePort() {
+		try (RedisServer server = RedisServer.local().start()) {
+			long pid = server.pid();
+			server.restart();
+			assertThat(server.pid()).isNotEqualTo(pid);
+			assertThat(server.command("PING")).isEqualTo("PONG");
+		}
+	}
+
+	@Test
+	void pausedServerAnswersNothingUntilResumed() throws IOException {
+		try (RedisServer server = RedisServer.local().start()) {
+			server.pause();
+			try (Socket socket = new Socket("127.0.0.1", server.port())) {
+				socket.setSoTimeout(500);
+				socket.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.UTF_8));
+				assertThatExceptionOfType(SocketTimeoutException.class)
+					.isThrownBy(() -> socket.getInputStream().read());
+				server.resume();
+				socket.setSoTimeout(10_000);
+				assertThat(new String(socket.getInputStream().readNBytes(7), StandardCharsets.UTF_8))
+					.isEqualTo("+PONG\r\n");
+			}
+			assertThat(server.command("PING")).isEqualTo("PONG");
+		}
+	}
+
+	@Test
+	void closeKillsAPausedServer() {
+		RedisServer server = RedisServer.local().start();
+		server.pause();
+		server.close();
+		assertThat(isListening(server.port())).isFalse();
+	}
+
+	@Test
+	void onlyALocalProcessCanBeKilled() {
+		try (RedisServer local = RedisServer.local().start()) {
+			RedisServer external = RedisServer.at(local.url());
+			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(external::kill)
+				.withMessageContaining("not a process started by this JVM");
+			assertThat(local.command("PING")).isEqualTo("PONG");
+		}
+	}
+
+	@Test
+	void localServerWithoutRedisServerSaysHowToInstallIt(@TempDir Path emptyDirectory) {
+		assertThatExceptionOfType(RedisServer.UnavailableException.class)
+			.isThrownBy(() -> RedisServer.local().path(emptyDirectory.toString()).start())
+			.withMessageContaining("apt-get install -y redis-server");
+	}
+
+	@Test
+	void aCommandToAKilledServerFailsAtOnceAndTheNextOneAfterItsRestartSucceeds() {
+		try (RedisServer server = RedisServer.local().start()) {
+			server.kill();
+			assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(() -> server.command("PING"));
+			server.restart();
 			assertThat(server.command("PING")).isEqualTo("PONG");
 		}
 	}
