@@ -26,6 +26,15 @@ local job_max, queue_max = tonumber(ARGV[5]), tonumber(ARGV[6])
 local permits, window = tonumber(ARGV[7]), tonumber(ARGV[8])
 local recheck = tonumber(ARGV[9])
 
+-- A run found holding a gate was admitted by an earlier run of this call (a client re-sent it after a lost reply):
+-- admitted again, without counting its start twice or deferring it behind itself.
+if (ARGV[4] == '1' and redis.call('GET', exclusive) == holder)
+		or (job_max > 0 and redis.call('ZSCORE', job_running, holder))
+		or (queue_max > 0 and redis.call('ZSCORE', queue_running, holder))
+		or (permits > 0 and redis.call('ZSCORE', rate, holder)) then
+	return 0
+end
+
 local function full(running, max)
 	if max <= 0 then
 		return false

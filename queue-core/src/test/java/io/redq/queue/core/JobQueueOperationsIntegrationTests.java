@@ -534,6 +534,22 @@ class JobQueueOperationsIntegrationTests {
 	}
 
 	@Test
+	void aReSentAdmitOfAnAdmittedRunAdmitsItAgainWithoutCountingItsStartTwice() {
+		// as when Lettuce re-sends an admit whose reply was lost: the second run must
+		// change nothing
+		Gates gates = new Gates("account-1", "send-sms", 1, 1, new RateLimit(1, Duration.ofSeconds(10)));
+		ReservedJob job = enqueueAndAdmit("a", gates);
+		String rate = this.keys.gates(gates).get(3);
+		assertThat(admit(job, gates)).as("the re-send").isZero();
+		assertThat(this.template.opsForZSet().zCard(rate)).as("one start in the window").isEqualTo(1);
+		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.RESERVED);
+		this.listener.leaveGates(QUEUE, job.lease(), gates);
+		this.listener.ack(QUEUE, List.of(job.lease()));
+		assertThat(enqueueAndDefer("b", gates)).as("the next job waits for the one start's window only")
+			.isBetween(9_000L, 10_000L);
+	}
+
+	@Test
 	void thePlaceOfACancelledJobDoesNotHoldUpTheNextOne() {
 		Gates gates = new Gates(null, "send-sms", 0, 0, new RateLimit(1, Duration.ofSeconds(1)));
 		enqueueAndAdmit("a", gates);
