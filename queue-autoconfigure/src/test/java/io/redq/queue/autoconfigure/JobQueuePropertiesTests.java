@@ -14,6 +14,7 @@ import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.listener.ContainerProperties;
 import io.redq.queue.lock.RedisLockService;
+import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.recurring.RecurringJobScheduler;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -126,8 +127,8 @@ class JobQueuePropertiesTests {
 	@Test
 	void deadLetterDefaultValuesAreConsistent() {
 		JobQueueProperties.DeadLetter deadLetter = this.properties.getDeadLetter();
-		assertThat(deadLetter.getMaxSize()).isEqualTo(RedisJobQueueOperations.DEFAULT_DEAD_LETTER_MAX_SIZE);
-		assertThat(deadLetter.getTimeToLive()).isEqualTo(RedisJobQueueOperations.DEFAULT_DEAD_LETTER_TIME_TO_LIVE);
+		assertThat(deadLetter.getMaxSize()).isEqualTo(ListenerOperations.DEFAULT_DEAD_LETTER_MAX_SIZE);
+		assertThat(deadLetter.getTimeToLive()).isEqualTo(ListenerOperations.DEFAULT_DEAD_LETTER_TIME_TO_LIVE);
 	}
 
 	@Test

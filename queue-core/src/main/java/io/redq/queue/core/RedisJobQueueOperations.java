@@ -35,12 +35,6 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 	/** The default key prefix. */
 	public static final String DEFAULT_KEY_PREFIX = "redq";
 
-	/** The default number of dead jobs kept per queue. */
-	public static final int DEFAULT_DEAD_LETTER_MAX_SIZE = 10_000;
-
-	/** The default time dead jobs are kept. */
-	public static final Duration DEFAULT_DEAD_LETTER_TIME_TO_LIVE = Duration.ofDays(7);
-
 	private final QueueStore store;
 
 	private final StringRedisTemplate redis;
@@ -69,7 +63,7 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 	 * Set the number of dead jobs to keep per queue; the oldest beyond it are deleted
 	 * when another job dies and by the migrator.
 	 * <p>
-	 * Default {@value #DEFAULT_DEAD_LETTER_MAX_SIZE}.
+	 * Default 10,000.
 	 * @param deadLetterMaxSize the maximum number of dead jobs
 	 */
 	public void setDeadLetterMaxSize(int deadLetterMaxSize) {

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.redq.queue.core.RateLimit;
-import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.script.QueueScripts;
 import org.jspecify.annotations.Nullable;
 
@@ -35,15 +34,21 @@ public final class ListenerOperations {
 	/** The most due jobs, and the most expired leases, that one migrator pass moves. */
 	public static final int MIGRATION_BATCH_SIZE = 1000;
 
+	/** The default number of dead jobs kept per queue. */
+	public static final int DEFAULT_DEAD_LETTER_MAX_SIZE = 10_000;
+
+	/** The default time dead jobs are kept. */
+	public static final Duration DEFAULT_DEAD_LETTER_TIME_TO_LIVE = Duration.ofDays(7);
+
 	private final QueueStore store;
 
 	private final QueueScripts scripts;
 
 	private final Duration longestBlockingWait;
 
-	private int deadLetterMaxSize = RedisJobQueueOperations.DEFAULT_DEAD_LETTER_MAX_SIZE;
+	private int deadLetterMaxSize = DEFAULT_DEAD_LETTER_MAX_SIZE;
 
-	private Duration deadLetterTimeToLive = RedisJobQueueOperations.DEFAULT_DEAD_LETTER_TIME_TO_LIVE;
+	private Duration deadLetterTimeToLive = DEFAULT_DEAD_LETTER_TIME_TO_LIVE;
 
 	private int completedMaxSize;
 
@@ -60,7 +65,7 @@ public final class ListenerOperations {
 	/**
 	 * Set the number of dead jobs to keep per queue.
 	 * @param deadLetterMaxSize the maximum number of dead jobs
-	 * @see RedisJobQueueOperations#setDeadLetterMaxSize(int)
+	 * @see io.redq.queue.core.RedisJobQueueOperations#setDeadLetterMaxSize(int)
 	 */
 	public void setDeadLetterMaxSize(int deadLetterMaxSize) {
 		Assert.isTrue(deadLetterMaxSize >= 0, "deadLetterMaxSize must not be negative");
@@ -70,7 +75,7 @@ public final class ListenerOperations {
 	/**
 	 * Set how long dead jobs are kept.
 	 * @param deadLetterTimeToLive the retention of dead jobs
-	 * @see RedisJobQueueOperations#setDeadLetterTimeToLive(Duration)
+	 * @see io.redq.queue.core.RedisJobQueueOperations#setDeadLetterTimeToLive(Duration)
 	 */
 	public void setDeadLetterTimeToLive(Duration deadLetterTimeToLive) {
 		this.deadLetterTimeToLive = deadLetterTimeToLive;
@@ -79,7 +84,7 @@ public final class ListenerOperations {
 	/**
 	 * Set how many ids of completed jobs to keep per queue.
 	 * @param completedMaxSize the number of ids to keep
-	 * @see RedisJobQueueOperations#setCompletedMaxSize(int)
+	 * @see io.redq.queue.core.RedisJobQueueOperations#setCompletedMaxSize(int)
 	 */
 	public void setCompletedMaxSize(int completedMaxSize) {
 		Assert.isTrue(completedMaxSize >= 0, "completedMaxSize must not be negative");
