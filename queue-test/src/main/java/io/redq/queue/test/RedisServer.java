@@ -467,13 +467,15 @@ public final class RedisServer implements AutoCloseable {
 		/**
 		 * Start the server and wait until it answers.
 		 * @return the server, to be closed by the caller
-		 * @throws IllegalStateException when there is no {@code redis-server} on the
-		 * {@code PATH} (the message says how to install it) or when it fails to start
+		 * @throws IllegalStateException when it fails to start; without a
+		 * {@code redis-server} on the {@code PATH} the calling test is aborted, or fails
+		 * under {@code CI=true}, with a message that says how to install it
 		 */
 		public RedisServer start() {
 			Path binary = findOnPath(this.path);
 			if (binary == null) {
-				throw new UnavailableException(HOW_TO_INSTALL);
+				throw RedisServerExtension.unavailable(new UnavailableException(HOW_TO_INSTALL),
+						RedisServerExtension.isCi());
 			}
 			Path own = null;
 			Path directory;

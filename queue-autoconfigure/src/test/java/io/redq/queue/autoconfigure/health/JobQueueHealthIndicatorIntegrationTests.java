@@ -34,7 +34,8 @@ class JobQueueHealthIndicatorIntegrationTests {
 
 	@BeforeEach
 	void startRedis() {
-		this.redis = RedisServer.start();
+		// a server of its own, also under REDIS_URL: the test stops it
+		this.redis = RedisServer.local().start();
 		this.runner = JobQueueContextRunner.on(this.redis)
 			.withConfiguration(AutoConfigurations.of(JobQueueHealthContributorAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.timeout=1s")
