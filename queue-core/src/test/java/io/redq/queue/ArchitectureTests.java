@@ -10,10 +10,12 @@ import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.lock.RedisLockService;
-import io.redq.queue.support.micrometer.MicrometerJobMetrics;
-import io.redq.queue.support.micrometer.QueueMeterBinder;
+import io.redq.queue.metrics.MicrometerJobMetrics;
+import io.redq.queue.metrics.QueueMeterBinder;
 import org.junit.jupiter.api.Test;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -65,12 +67,13 @@ class ArchitectureTests {
 				"io.redq.queue.recurring..", "io.redq.queue.lock..", "io.redq.queue.support..")
 		.because("the internal Redis layer serves the dispatcher, containers and scheduler, and knows none of them");
 
-	private static final ArchRule OBSERVATIONS_DO_NOT_USE_THE_LISTENER = noClasses().that()
+	private static final ArchRule OBSERVATIONS_USE_NO_OTHER_REDQ_PACKAGE = noClasses().that()
 		.resideInAPackage("io.redq.queue.support.micrometer..")
 		.should()
-		.dependOnClassesThat()
-		.resideInAPackage("io.redq.queue.listener..")
-		.because("observation contexts take plain values, so that the listener depends on them and not the reverse");
+		.dependOnClassesThat(
+				resideInAPackage("io.redq.queue..").and(resideOutsideOfPackage("io.redq.queue.support.micrometer..")))
+		.because("observation contexts take plain values, so that the dispatcher and the listener depend on them "
+				+ "and not the reverse");
 
 	private static final JavaClasses MAIN_CLASSES = new ClassFileImporter()
 		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -111,8 +114,8 @@ class ArchitectureTests {
 	}
 
 	@Test
-	void observationsDoNotDependOnTheListener() {
-		OBSERVATIONS_DO_NOT_USE_THE_LISTENER.check(MAIN_CLASSES);
+	void observationsDependOnNoOtherRedqPackage() {
+		OBSERVATIONS_USE_NO_OTHER_REDQ_PACKAGE.check(MAIN_CLASSES);
 	}
 
 	@Test

@@ -5,8 +5,8 @@ import io.redq.queue.config.JobCatalog;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.JobQueueOperations;
-import io.redq.queue.support.micrometer.MicrometerJobMetrics;
-import io.redq.queue.support.micrometer.QueueMeterBinder;
+import io.redq.queue.metrics.MicrometerJobMetrics;
+import io.redq.queue.metrics.QueueMeterBinder;
 
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -1,5 +1,6 @@
 /**
- * Micrometer metrics and observations for Redq.
+ * Micrometer observations of dispatching and processing jobs: their contexts, conventions
+ * and documentation.
  */
 @NullMarked
 package io.redq.queue.support.micrometer;

@@ -1,4 +1,4 @@
-package io.redq.queue.support.micrometer;
+package io.redq.queue.metrics;
 
 import java.time.Duration;
 import java.time.Instant;
