@@ -1,5 +1,10 @@
 package io.redq.queue.autoconfigure;
 
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
 import io.micrometer.observation.ObservationRegistry;
 import io.redq.queue.annotation.EnableJobQueue;
 import io.redq.queue.annotation.JobListenerConfigurer;
@@ -29,10 +34,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -164,6 +172,29 @@ public final class JobQueueAutoConfiguration {
 			scheduler.setDefaultZone(properties.getRecurring().getZone());
 			scheduler.setMaxLateness(properties.getRecurring().getMaxLateness());
 			return scheduler;
+		}
+
+	}
+
+	/**
+	 * Caps Lettuce's reconnect delay, which otherwise doubles up to 30 s, so that workers
+	 * resume soon after a long Redis outage. Spring Boot applies it to the client
+	 * resources it creates, not to an application's own {@link ClientResources} bean.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ ClientResources.class, ClientResourcesBuilderCustomizer.class })
+	static class LettuceReconnectConfiguration {
+
+		// first of the customizers, so that an application's own reconnect delay wins
+		@Bean
+		@Order(Ordered.HIGHEST_PRECEDENCE)
+		ClientResourcesBuilderCustomizer jobQueueReconnectDelayCustomizer(JobQueueProperties properties) {
+			Duration maxDelay = properties.getRedis().getReconnectMaxDelay();
+			Assert.isTrue(!maxDelay.isNegative() && !maxDelay.isZero(),
+					"redq.redis.reconnect-max-delay must be positive");
+			// Lettuce's default delay (1, 2, 4, ... ms), with a lower ceiling
+			return (builder) -> builder
+				.reconnectDelay(Delay.exponential(Duration.ZERO, maxDelay, 2, TimeUnit.MILLISECONDS));
 		}
 
 	}

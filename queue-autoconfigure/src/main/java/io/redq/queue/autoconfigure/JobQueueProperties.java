@@ -57,6 +57,8 @@ public class JobQueueProperties {
 
 	private final Lock lock = new Lock();
 
+	private final Redis redis = new Redis();
+
 	public String getKeyPrefix() {
 		return this.keyPrefix;
 	}
@@ -111,6 +113,10 @@ public class JobQueueProperties {
 
 	public Lock getLock() {
 		return this.lock;
+	}
+
+	public Redis getRedis() {
+		return this.redis;
 	}
 
 	/**
@@ -602,6 +608,28 @@ public class JobQueueProperties {
 
 		public void setWatchdog(boolean watchdog) {
 			this.watchdog = watchdog;
+		}
+
+	}
+
+	/**
+	 * Settings of the application's Redis client.
+	 */
+	public static class Redis {
+
+		/**
+		 * Longest wait between two attempts of Lettuce to reconnect to Redis, so that
+		 * workers resume within about this time once Redis answers again, however long it
+		 * was away. Applies to the application's Lettuce client as a whole.
+		 */
+		private Duration reconnectMaxDelay = Duration.ofSeconds(1);
+
+		public Duration getReconnectMaxDelay() {
+			return this.reconnectMaxDelay;
+		}
+
+		public void setReconnectMaxDelay(Duration reconnectMaxDelay) {
+			this.reconnectMaxDelay = reconnectMaxDelay;
 		}
 
 	}

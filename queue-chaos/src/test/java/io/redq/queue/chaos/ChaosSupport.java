@@ -16,6 +16,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.IntStream;
 
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDefinitions;
@@ -73,6 +75,14 @@ abstract class ChaosSupport {
 
 	private final List<LettuceConnectionFactory> extraConnectionFactories = new ArrayList<>();
 
+	/**
+	 * The test's Lettuce client reconnects as the workers' does, whose reconnect delay
+	 * Redq caps at one second: it finds Redis again soon after a long outage too.
+	 */
+	private final ClientResources clientResources = ClientResources.builder()
+		.reconnectDelay(Delay.exponential(Duration.ZERO, Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+		.build();
+
 	private String testName = "";
 
 	@BeforeEach
@@ -95,6 +105,7 @@ abstract class ChaosSupport {
 		if (this.redis != null) {
 			this.redis.close();
 		}
+		this.clientResources.shutdown();
 	}
 
 	// -- processes
@@ -126,10 +137,13 @@ abstract class ChaosSupport {
 		return dispatcher(new RedisJobQueueOperations(factory, SCRIPTS, RedisJobQueueOperations.DEFAULT_KEY_PREFIX));
 	}
 
-	private static LettuceConnectionFactory connectionFactory(int port, Duration commandTimeout) {
+	private LettuceConnectionFactory connectionFactory(int port, Duration commandTimeout) {
 		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(LOOPBACK, port);
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
-				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
+				LettuceClientConfiguration.builder()
+					.clientResources(this.clientResources)
+					.commandTimeout(commandTimeout)
+					.build());
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
