@@ -28,7 +28,8 @@ local recheck = tonumber(ARGV[9])
 
 -- A run found holding a gate was admitted by an earlier run of this call (a client re-sent it after a lost reply):
 -- admitted again, without counting its start twice or deferring it behind itself.
-if (ARGV[4] == '1' and redis.call('GET', exclusive) == holder)
+local owner = ARGV[4] == '1' and redis.call('GET', exclusive)
+if owner == holder
 		or (job_max > 0 and redis.call('ZSCORE', job_running, holder))
 		or (queue_max > 0 and redis.call('ZSCORE', queue_running, holder))
 		or (permits > 0 and redis.call('ZSCORE', rate, holder)) then
@@ -44,11 +45,8 @@ local function full(running, max)
 end
 
 local wait, waiting = 0, nil
-if ARGV[4] == '1' then
-	local owner = redis.call('GET', exclusive)
-	if owner and owner ~= holder then
-		wait, waiting = recheck, exclusive_waiting
-	end
+if owner then
+	wait, waiting = recheck, exclusive_waiting
 end
 if wait == 0 and full(job_running, job_max) then
 	wait, waiting = recheck, job_waiting
