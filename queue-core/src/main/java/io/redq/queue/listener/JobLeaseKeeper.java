@@ -89,9 +89,9 @@ final class JobLeaseKeeper {
 		}
 		try {
 			List<Lease> leases = running.stream().map((execution) -> execution.job().lease()).toList();
-			Set<String> lost = new HashSet<>(this.operations.extend(this.queue, leases, this.leaseTime));
+			Set<String> lostTokens = new HashSet<>(this.operations.extend(this.queue, leases, this.leaseTime));
 			for (JobExecution execution : running) {
-				if (lost.contains(execution.getId())) {
+				if (lostTokens.contains(execution.job().token())) {
 					leaseLost(execution);
 				}
 				else if (execution.gates() != null) {

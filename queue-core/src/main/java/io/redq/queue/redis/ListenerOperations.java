@@ -145,7 +145,8 @@ public final class ListenerOperations {
 	 * @param queue the queue
 	 * @param leases the leases to extend
 	 * @param lease the new lease duration
-	 * @return the ids whose lease is no longer held by that token
+	 * @return the tokens of the leases no longer held (a job's id alone cannot tell a
+	 * stalled run from a new run of the same job)
 	 */
 	public List<String> extend(String queue, Collection<Lease> leases, Duration lease) {
 		List<String> args = new ArrayList<>(1 + leases.size() * 2);
