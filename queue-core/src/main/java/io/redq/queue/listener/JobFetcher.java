@@ -114,6 +114,10 @@ final class JobFetcher {
 				// each reserved job keeps its permit until it finishes
 				permits.release(capacity - reservation.jobs().size());
 				this.migrator.wakeUpAt(reservation.redisTime(), reservation.nextDue());
+				if (!reservation.missing().isEmpty()) {
+					logger.warn("Ready job(s) " + reservation.missing() + " of queue '" + this.queue
+							+ "' had no data in Redis (deleted outside Redq?); recorded dead with that reason");
+				}
 				for (ReservedJob job : reservation.jobs()) {
 					this.workerPool.submit(job, permits);
 				}
