@@ -103,6 +103,9 @@ final class JobFetcher {
 					permits.release(capacity);
 					break;
 				}
+				// the lease starts after this in Redis: counted from here, it never ends
+				// later here
+				long reservedNanos = System.nanoTime();
 				Reservation reservation;
 				try {
 					reservation = this.operations.reserve(this.queue, capacity, this.leaseTime);
@@ -119,7 +122,7 @@ final class JobFetcher {
 							+ "' had no data in Redis (deleted outside Redq?); recorded dead with that reason");
 				}
 				for (ReservedJob job : reservation.jobs()) {
-					this.workerPool.submit(job, permits);
+					this.workerPool.submit(job, permits, reservedNanos + this.leaseTime.toNanos());
 				}
 				if (reservation.jobs().isEmpty() && this.container.isCurrentRun(permits)) {
 					this.operations.awaitWakeUp(wakeUpConnection(), this.queue, this.pollTimeout);

@@ -130,6 +130,18 @@ class JobLeaseKeeperIntegrationTests {
 		assertThat(this.outcomes).containsExactly(JobMetrics.Outcome.LEASE_LOST);
 	}
 
+	@Test
+	void aRenewalOrAnExtensionMovesTheEndOfTheLeaseTheWorkerKnows() {
+		List<JobExecution> executions = reserve(2, Duration.ofMillis(100));
+		await().atMost(Duration.ofSeconds(10)).until(() -> executions.stream().allMatch(JobExecution::isLeaseRunOut));
+		// no migrator ran: the tokens still hold, so the leases are extended
+		this.leaseKeeper.renew(executions.subList(0, 1));
+		assertThat(executions.get(0).extendLease(LEASE_TIME)).isTrue();
+		assertThat(executions.get(1).extendLease(LEASE_TIME)).isTrue();
+		assertThat(executions).noneMatch(JobExecution::isLeaseRunOut);
+		assertThat(this.outcomes).isEmpty();
+	}
+
 	private List<JobExecution> reserve(int count, Duration lease) {
 		List<EnqueueCommand> commands = new ArrayList<>(count);
 		for (int i = 0; i < count; i++) {
@@ -142,8 +154,10 @@ class JobLeaseKeeperIntegrationTests {
 
 	private List<JobExecution> reserveReady(int count, Duration lease) {
 		List<JobExecution> executions = new ArrayList<>(count);
+		long reservedNanos = System.nanoTime();
 		for (ReservedJob job : this.operations.getListenerOperations().reserve(QUEUE, count, lease).jobs()) {
-			executions.add(new JobExecution(job, QUEUE, new Semaphore(0), this.leaseKeeper));
+			executions
+				.add(new JobExecution(job, QUEUE, new Semaphore(0), this.leaseKeeper, reservedNanos + lease.toNanos()));
 		}
 		executions.sort((a, b) -> a.getId().compareTo(b.getId()));
 		assertThat(executions).hasSize(count);
