@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.redq.queue.redis.Gates;
 import io.redq.queue.core.JobDefinition;
@@ -36,6 +37,13 @@ final class JobExecution implements JobContext {
 
 	private final AtomicBoolean settled = new AtomicBoolean();
 
+	/**
+	 * When the lease runs out by this JVM's monotonic clock ({@link System#nanoTime()}),
+	 * as far as this worker knows: counted from before the call that reserved or last
+	 * renewed it, so never later than in Redis.
+	 */
+	private final AtomicLong leaseEndNanos;
+
 	private volatile @Nullable Thread thread;
 
 	// not this: handlers see the execution as their JobContext and might lock it
@@ -62,11 +70,12 @@ final class JobExecution implements JobContext {
 
 	private volatile @Nullable ScheduledFuture<?> timeoutTask;
 
-	JobExecution(ReservedJob job, String queue, Semaphore permits, JobLeaseKeeper leaseKeeper) {
+	JobExecution(ReservedJob job, String queue, Semaphore permits, JobLeaseKeeper leaseKeeper, long leaseEndNanos) {
 		this.job = job;
 		this.queue = queue;
 		this.permits = permits;
 		this.leaseKeeper = leaseKeeper;
+		this.leaseEndNanos = new AtomicLong(leaseEndNanos);
 	}
 
 	ReservedJob job() {
@@ -174,6 +183,25 @@ final class JobExecution implements JobContext {
 			this.finished = true;
 			Thread.interrupted();
 		}
+	}
+
+	/**
+	 * Record that Redis renewed the lease until the given time; a renewal never shortens
+	 * it.
+	 * @param leaseEndNanos the new end of the lease, by {@link System#nanoTime()},
+	 * counted from before the renewal was sent
+	 */
+	void leaseRenewedUntil(long leaseEndNanos) {
+		this.leaseEndNanos.accumulateAndGet(leaseEndNanos,
+				(current, renewed) -> (renewed - current > 0) ? renewed : current);
+	}
+
+	/**
+	 * Return whether the lease has run out by this JVM's clock: no renewal reached Redis
+	 * in time, so the migrator hands, or has handed, the job to another worker.
+	 */
+	boolean isLeaseRunOut() {
+		return System.nanoTime() - this.leaseEndNanos.get() >= 0;
 	}
 
 	/**

@@ -103,6 +103,9 @@ final class JobFetcher {
 					permits.release(capacity);
 					break;
 				}
+				// the lease starts after this in Redis: counted from here, it never ends
+				// later here
+				long reservedNanos = System.nanoTime();
 				Reservation reservation;
 				try {
 					reservation = this.operations.reserve(this.queue, capacity, this.leaseTime);
@@ -114,8 +117,12 @@ final class JobFetcher {
 				// each reserved job keeps its permit until it finishes
 				permits.release(capacity - reservation.jobs().size());
 				this.migrator.wakeUpAt(reservation.redisTime(), reservation.nextDue());
+				if (!reservation.missing().isEmpty()) {
+					logger.warn("Ready job(s) " + reservation.missing() + " of queue '" + this.queue
+							+ "' had no data in Redis (deleted outside Redq?); recorded dead with that reason");
+				}
 				for (ReservedJob job : reservation.jobs()) {
-					this.workerPool.submit(job, permits);
+					this.workerPool.submit(job, permits, reservedNanos + this.leaseTime.toNanos());
 				}
 				if (reservation.jobs().isEmpty() && this.container.isCurrentRun(permits)) {
 					this.operations.awaitWakeUp(wakeUpConnection(), this.queue, this.pollTimeout);

@@ -89,13 +89,18 @@ final class JobLeaseKeeper {
 		}
 		try {
 			List<Lease> leases = running.stream().map((execution) -> execution.job().lease()).toList();
-			Set<String> lost = new HashSet<>(this.operations.extend(this.queue, leases, this.leaseTime));
+			long renewalNanos = System.nanoTime();
+			Set<String> lostTokens = new HashSet<>(this.operations.extend(this.queue, leases, this.leaseTime));
 			for (JobExecution execution : running) {
-				if (lost.contains(execution.getId())) {
+				if (lostTokens.contains(execution.job().token())) {
 					leaseLost(execution);
 				}
-				else if (execution.gates() != null) {
-					this.operations.holdGates(this.queue, execution.job().lease(), execution.gates(), this.leaseTime);
+				else {
+					execution.leaseRenewedUntil(renewalNanos + this.leaseTime.toNanos());
+					if (execution.gates() != null) {
+						this.operations.holdGates(this.queue, execution.job().lease(), execution.gates(),
+								this.leaseTime);
+					}
 				}
 			}
 		}
@@ -110,7 +115,11 @@ final class JobLeaseKeeper {
 	 * @return whether the lease is still held
 	 */
 	boolean extend(JobExecution execution, Duration duration) {
-		if (!this.operations.extend(this.queue, List.of(execution.job().lease()), duration).isEmpty()) {
+		long renewalNanos = System.nanoTime();
+		if (this.operations.extend(this.queue, List.of(execution.job().lease()), duration).isEmpty()) {
+			execution.leaseRenewedUntil(renewalNanos + duration.toNanos());
+		}
+		else {
 			leaseLost(execution);
 		}
 		return !execution.isLeaseLost();

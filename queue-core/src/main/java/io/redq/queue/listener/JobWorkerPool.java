@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import io.micrometer.observation.ObservationRegistry;
+import io.redq.queue.core.JobMetrics;
 import io.redq.queue.redis.Gates;
 import io.redq.queue.redis.JobEnvelope;
 import io.redq.queue.redis.ListenerOperations;
@@ -126,9 +127,11 @@ final class JobWorkerPool {
 	 * Hand a reserved job to the workers; it keeps its permit until it is settled.
 	 * @param job the job
 	 * @param permits the permits of the container run that reserved it
+	 * @param leaseEndNanos when its lease runs out by {@link System#nanoTime()}, counted
+	 * from before the reservation was sent
 	 */
-	void submit(ReservedJob job, Semaphore permits) {
-		JobExecution execution = new JobExecution(job, this.queue, permits, this.leaseKeeper);
+	void submit(ReservedJob job, Semaphore permits, long leaseEndNanos) {
+		JobExecution execution = new JobExecution(job, this.queue, permits, this.leaseKeeper, leaseEndNanos);
 		this.inFlight.put(job.token(), execution);
 		try {
 			this.workers.execute(new Start(execution));
@@ -235,6 +238,10 @@ final class JobWorkerPool {
 				// its lease was lost while it waited: it may run elsewhere already
 				return;
 			}
+			if (execution.isLeaseRunOut()) {
+				notStarted(execution);
+				return;
+			}
 			JobEnvelope envelope;
 			try {
 				envelope = this.jsonMapper.readValue(execution.job().envelope(), JobEnvelope.class);
@@ -247,6 +254,11 @@ final class JobWorkerPool {
 			if (envelope == null || envelope.job() == null) {
 				this.outcomes.bury(execution,
 						"Malformed job: its data in Redis is not a Redq job envelope: it names no job");
+				return;
+			}
+			if (envelope.timeout() != null && envelope.timeout() < 0) {
+				this.outcomes.bury(execution, "Malformed job: its timeout is " + envelope.timeout()
+						+ " ms; a timeout is 0 (no limit) or a positive number of ms");
 				return;
 			}
 			JobHandler handler = this.handlers.get(envelope.job());
@@ -290,6 +302,21 @@ final class JobWorkerPool {
 			this.inFlight.remove(execution.job().token());
 			execution.finish();
 			execution.permits().release();
+		}
+	}
+
+	/**
+	 * Drop a job whose lease ran out before a worker took it: this instance stalled (a
+	 * long pause, say) while the job waited, no renewal reached Redis, and the migrator
+	 * hands the job, or has handed it, to another worker. Asking Redis would cost a call
+	 * per job; this instance's own clock tells without one.
+	 */
+	private void notStarted(JobExecution execution) {
+		if (execution.settle()) {
+			execution.loseLease();
+			this.outcomes.report(execution, JobMetrics.Outcome.LEASE_LOST, null);
+			logger.warn("Job " + execution.getId() + " of queue '" + this.queue + "' was not started: its lease ran "
+					+ "out while it waited for a worker (this instance stalled past it); another worker runs it");
 		}
 	}
 

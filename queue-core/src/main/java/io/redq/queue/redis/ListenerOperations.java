@@ -92,21 +92,24 @@ public final class ListenerOperations {
 	}
 
 	/**
-	 * Reserve up to {@code max} ready jobs under a lease.
+	 * Reserve up to {@code max} ready jobs under a lease. A ready id whose envelope is
+	 * missing (deleted outside Redq) is recorded dead with the reason instead.
 	 * @param queue the queue
 	 * @param max the most jobs to reserve
 	 * @param lease how long the lease lasts unless extended
 	 * @return the reservation
 	 */
 	public Reservation reserve(String queue, int max, Duration lease) {
-		List<?> result = this.store.runForList(this.scripts.reserve(), queue,
-				List.of(Integer.toString(max), millis(lease), millis(this.deadLetterTimeToLive)));
-		List<ReservedJob> jobs = new ArrayList<>((result.size() - 2) / 4);
-		for (int i = 2; i < result.size(); i += 4) {
+		List<?> result = this.store.runForList(this.scripts.reserve(), queue, List.of(Integer.toString(max),
+				millis(lease), millis(this.deadLetterTimeToLive), Integer.toString(this.deadLetterMaxSize)));
+		int jobsEnd = result.size() - (int) QueueStore.number(result, 2);
+		List<ReservedJob> jobs = new ArrayList<>((jobsEnd - 3) / 4);
+		for (int i = 3; i < jobsEnd; i += 4) {
 			jobs.add(new ReservedJob((String) result.get(i), (String) result.get(i + 1),
 					((Number) result.get(i + 2)).intValue(), (String) result.get(i + 3)));
 		}
-		return new Reservation(QueueStore.number(result, 0), QueueStore.number(result, 1), jobs);
+		return new Reservation(QueueStore.number(result, 0), QueueStore.number(result, 1), jobs,
+				strings(result.subList(jobsEnd, result.size())));
 	}
 
 	/**
@@ -145,7 +148,8 @@ public final class ListenerOperations {
 	 * @param queue the queue
 	 * @param leases the leases to extend
 	 * @param lease the new lease duration
-	 * @return the ids whose lease is no longer held by that token
+	 * @return the tokens of the leases no longer held (a job's id alone cannot tell a
+	 * stalled run from a new run of the same job)
 	 */
 	public List<String> extend(String queue, Collection<Lease> leases, Duration lease) {
 		List<String> args = new ArrayList<>(1 + leases.size() * 2);

@@ -118,6 +118,23 @@ class JobQueueOperationsIntegrationTests {
 	}
 
 	@Test
+	void aReadyIdWithoutDataIsRecordedDeadWithTheReason() {
+		enqueue("gone", Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
+		// something other than Redq deleted the envelope
+		this.template.opsForHash().delete(this.keys.jobs(), "gone");
+		Reservation reservation = this.listener.reserve(QUEUE, 10, Duration.ofSeconds(30));
+		assertThat(reservation.jobs()).extracting(ReservedJob::id).containsExactly("a");
+		assertThat(reservation.missing()).containsExactly("gone");
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 1));
+		DeadJob dead = this.operations.deadJob(QUEUE, "gone");
+		assertThat(dead).isNotNull();
+		assertThat(dead.envelope()).isEmpty();
+		assertThat(dead.error()).isEqualTo(
+				"Missing job data: the id was ready, but the jobs hash held no envelope for it (deleted outside Redq?)");
+	}
+
+	@Test
 	void aRunningJobKeepsItsAttemptInItsLeaseAndTheAttemptsHashOnlyWhileItWaits() {
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob first = reserveOne();
@@ -249,7 +266,8 @@ class JobQueueOperationsIntegrationTests {
 		ReservedJob redelivered = reserveOne();
 		assertThat(redelivered.attempt()).isEqualTo(2);
 		assertThat(redelivered.token()).isNotEqualTo(stalled.token());
-		assertThat(this.listener.extend(QUEUE, List.of(stalled.lease()), Duration.ofMinutes(1))).containsExactly("a");
+		assertThat(this.listener.extend(QUEUE, List.of(stalled.lease()), Duration.ofMinutes(1)))
+			.containsExactly(stalled.token());
 		assertThat(this.listener.ack(QUEUE, List.of(stalled.lease()))).containsExactly("a");
 		assertThat(this.listener.fail(QUEUE, stalled.lease(), "late", null)).isFalse();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));

@@ -26,6 +26,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for {@link JobLeaseKeeper} against a real Redis.
@@ -113,6 +114,34 @@ class JobLeaseKeeperIntegrationTests {
 		assertThat(this.outcomes).containsExactly(JobMetrics.Outcome.LEASE_LOST);
 	}
 
+	@Test
+	void aStalledRunLosingItsLeaseLeavesTheNewRunOfTheSameJobRunning() {
+		JobExecution stalled = reserve(1, Duration.ofMillis(50)).get(0);
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.operations.getListenerOperations().migrate(QUEUE).expiredLeases() == 1);
+		// the migrator put the job back, and this instance reserved it again
+		JobExecution current = reserveReady(1, LEASE_TIME).get(0);
+		assertThat(current.getId()).isEqualTo(stalled.getId());
+		this.leaseKeeper.renew(List.of(stalled, current));
+		assertThat(stalled.isLeaseLost()).isTrue();
+		assertThat(stalled.isSettled()).isTrue();
+		assertThat(current.isLeaseLost()).as("the new run holds the lease").isFalse();
+		assertThat(current.isSettled()).isFalse();
+		assertThat(this.outcomes).containsExactly(JobMetrics.Outcome.LEASE_LOST);
+	}
+
+	@Test
+	void aRenewalOrAnExtensionMovesTheEndOfTheLeaseTheWorkerKnows() {
+		List<JobExecution> executions = reserve(2, Duration.ofMillis(100));
+		await().atMost(Duration.ofSeconds(10)).until(() -> executions.stream().allMatch(JobExecution::isLeaseRunOut));
+		// no migrator ran: the tokens still hold, so the leases are extended
+		this.leaseKeeper.renew(executions.subList(0, 1));
+		assertThat(executions.get(0).extendLease(LEASE_TIME)).isTrue();
+		assertThat(executions.get(1).extendLease(LEASE_TIME)).isTrue();
+		assertThat(executions).noneMatch(JobExecution::isLeaseRunOut);
+		assertThat(this.outcomes).isEmpty();
+	}
+
 	private List<JobExecution> reserve(int count, Duration lease) {
 		List<EnqueueCommand> commands = new ArrayList<>(count);
 		for (int i = 0; i < count; i++) {
@@ -120,9 +149,15 @@ class JobLeaseKeeperIntegrationTests {
 					"\"job\":\"test\",\"maxAttempts\":3,\"payload\":" + i + "}"));
 		}
 		this.operations.getEnqueueOperations().enqueue(QUEUE, commands);
+		return reserveReady(count, lease);
+	}
+
+	private List<JobExecution> reserveReady(int count, Duration lease) {
 		List<JobExecution> executions = new ArrayList<>(count);
+		long reservedNanos = System.nanoTime();
 		for (ReservedJob job : this.operations.getListenerOperations().reserve(QUEUE, count, lease).jobs()) {
-			executions.add(new JobExecution(job, QUEUE, new Semaphore(0), this.leaseKeeper));
+			executions
+				.add(new JobExecution(job, QUEUE, new Semaphore(0), this.leaseKeeper, reservedNanos + lease.toNanos()));
 		}
 		executions.sort((a, b) -> a.getId().compareTo(b.getId()));
 		assertThat(executions).hasSize(count);

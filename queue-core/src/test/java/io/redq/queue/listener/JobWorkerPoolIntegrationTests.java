@@ -1,0 +1,194 @@
+package io.redq.queue.listener;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+
+import io.redq.queue.core.DeadJob;
+import io.redq.queue.core.Due;
+import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.QueueStats;
+import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.ReservedJob;
+import io.redq.queue.script.QueueScripts;
+import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.TestConnections;
+import io.redq.queue.test.WithRedis;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Tests for {@link JobWorkerPool}: what a worker does with a reserved job before its
+ * handler runs, against a real Redis.
+ *
+ * @author Redq team
+ */
+@WithRedis
+class JobWorkerPoolIntegrationTests {
+
+	private static final String QUEUE = "workers";
+
+	private static final Duration DEADLINE = Duration.ofSeconds(10);
+
+	private static final Duration LEASE_TIME = Duration.ofMinutes(5);
+
+	private final RedisServer redis;
+
+	/** The ids whose handler started, in order. */
+	private final List<String> started = new CopyOnWriteArrayList<>();
+
+	/** Holds the handler of job "busy" until counted down. */
+	private final CountDownLatch busy = new CountDownLatch(1);
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private RedisJobQueueOperations operations;
+
+	private ListenerOperations listener;
+
+	private ScheduledExecutorService scheduler;
+
+	private JobAcknowledger acknowledger;
+
+	private JobWorkerPool workerPool;
+
+	JobWorkerPoolIntegrationTests(RedisServer redis) {
+		this.redis = redis;
+	}
+
+	@BeforeEach
+	void setUp() {
+		this.redis.flushAll();
+		this.connectionFactory = TestConnections.connectionFactory(this.redis);
+		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "redq");
+		this.listener = this.operations.getListenerOperations();
+		ContainerProperties properties = new ContainerProperties();
+		properties.setLeaseTime(LEASE_TIME);
+		this.acknowledger = new JobAcknowledger(QUEUE, this.listener);
+		this.acknowledger.start(new CustomizableThreadFactory("test-acker-"));
+		JobOutcomes outcomes = new JobOutcomes(QUEUE, this.listener, this.acknowledger);
+		JobHandler handler = new TestHandler();
+		JobLeaseKeeper leaseKeeper = new JobLeaseKeeper(QUEUE, this.listener, properties, List.of(handler), outcomes);
+		this.workerPool = new JobWorkerPool(QUEUE, () -> true, this.listener, JsonMapper.shared(),
+				Map.of("test", handler), leaseKeeper, outcomes, new JobPrefetch(QUEUE, () -> true, properties));
+		this.scheduler = Executors.newSingleThreadScheduledExecutor();
+		this.workerPool.start(1, new CustomizableThreadFactory("test-worker-"), this.scheduler);
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.busy.countDown();
+		this.workerPool.stop();
+		this.acknowledger.stop();
+		this.scheduler.shutdownNow();
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void aJobWithANegativeTimeoutDiesAsMalformedBeforeItsHandlerRuns() {
+		enqueue("negative", "\"job\":\"test\",\"maxAttempts\":3,\"timeout\":-1,\"payload\":\"x\"}");
+		enqueue("next", "\"job\":\"test\",\"maxAttempts\":3,\"timeout\":0,\"payload\":\"x\"}");
+		submit(reserve(2, LEASE_TIME));
+		await().atMost(DEADLINE).until(() -> this.workerPool.executions().isEmpty());
+		assertThat(this.started).containsExactly("next");
+		await().atMost(DEADLINE).until(() -> this.operations.stats(QUEUE).equals(new QueueStats(0, 0, 0, 1)));
+		DeadJob dead = this.operations.deadJob(QUEUE, "negative");
+		assertThat(dead).isNotNull();
+		assertThat(dead.error())
+			.isEqualTo("Malformed job: its timeout is -1 ms; a timeout is 0 (no limit) or a positive number of ms");
+	}
+
+	@Test
+	void aPrefetchedJobWhoseLeaseRanOutWhileItWaitedIsNotStarted() {
+		enqueue("busy", "\"job\":\"test\",\"maxAttempts\":3,\"payload\":\"x\"}");
+		enqueue("prefetched", "\"job\":\"test\",\"maxAttempts\":3,\"payload\":\"x\"}");
+		submit(reserve(1, LEASE_TIME));
+		await().atMost(DEADLINE).until(() -> this.started.contains("busy"));
+		// reserved ahead while the only worker is busy, and no renewal reaches Redis (the
+		// instance stalls, say)
+		submit(reserve(1, Duration.ofMillis(100)));
+		// another instance's migrator recovers the expired lease, and another worker runs
+		// the job
+		await().atMost(DEADLINE).until(() -> this.listener.migrate(QUEUE).expiredLeases() == 1);
+		ReservedJob redelivered = reserve(1, LEASE_TIME).get(0).job();
+		assertThat(redelivered.id()).isEqualTo("prefetched");
+		this.busy.countDown();
+		await().atMost(DEADLINE).until(() -> this.workerPool.executions().isEmpty());
+		assertThat(this.started).containsExactly("busy");
+		assertThat(this.operations.getStore()
+			.getTemplate()
+			.opsForHash()
+			.get(this.operations.getStore().keys(QUEUE).leases(), "prefetched")).isEqualTo(redelivered.token());
+		await().atMost(DEADLINE).until(() -> this.operations.stats(QUEUE).equals(new QueueStats(0, 0, 1, 0)));
+	}
+
+	private void enqueue(String id, String body) {
+		this.operations.getEnqueueOperations()
+			.enqueue(QUEUE, List.of(new EnqueueCommand(id, Due.NOW, DuplicatePolicy.KEEP, body)));
+	}
+
+	private List<Reserved> reserve(int count, Duration lease) {
+		long reservedNanos = System.nanoTime();
+		List<ReservedJob> jobs = this.listener.reserve(QUEUE, count, lease).jobs();
+		assertThat(jobs).hasSize(count);
+		return jobs.stream().map((job) -> new Reserved(job, reservedNanos + lease.toNanos())).toList();
+	}
+
+	private void submit(List<Reserved> jobs) {
+		for (Reserved reserved : jobs) {
+			this.workerPool.submit(reserved.job(), new Semaphore(0), reserved.leaseEndNanos());
+		}
+	}
+
+	/**
+	 * A reserved job and when its lease runs out by this JVM's clock.
+	 */
+	record Reserved(ReservedJob job, long leaseEndNanos) {
+
+	}
+
+	private final class TestHandler implements JobHandler {
+
+		private final JobDefinition definition = new JobDefinition("test", QUEUE, 3, Duration.ZERO,
+				new JobBackoff(Duration.ZERO, 1.0, Duration.ZERO, Duration.ZERO), String.class);
+
+		@Override
+		public JobDefinition getDefinition() {
+			return this.definition;
+		}
+
+		@Override
+		public @Nullable Object readPayload(@Nullable JsonNode payload) {
+			return (payload != null) ? payload.asString() : null;
+		}
+
+		@Override
+		public void handle(@Nullable Object payload, JobContext context) throws Exception {
+			JobWorkerPoolIntegrationTests.this.started.add(context.getId());
+			if (context.getId().equals("busy")) {
+				JobWorkerPoolIntegrationTests.this.busy.await();
+			}
+		}
+
+	}
+
+}
