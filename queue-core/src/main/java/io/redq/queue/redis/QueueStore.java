@@ -11,7 +11,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
-import org.springframework.util.Assert;
 
 /**
  * The queues kept in Redis under one key prefix: the template and scripts that reach them
@@ -34,13 +33,13 @@ public final class QueueStore {
 	 * Create an instance.
 	 * @param connectionFactory the Redis connection factory
 	 * @param scripts the queue scripts
-	 * @param keyPrefix the prefix of every key, e.g. {@code redq}
+	 * @param keyPrefix the prefix of every key, e.g. {@code redq}, checked by
+	 * {@link QueueNames#validateKeyPrefix(String)}
 	 */
 	public QueueStore(RedisConnectionFactory connectionFactory, QueueScripts scripts, String keyPrefix) {
-		Assert.hasText(keyPrefix, "keyPrefix must not be empty");
+		this.keyPrefix = QueueNames.validateKeyPrefix(keyPrefix);
 		this.redis = new StringRedisTemplate(connectionFactory);
 		this.scripts = scripts;
-		this.keyPrefix = keyPrefix;
 	}
 
 	/**
