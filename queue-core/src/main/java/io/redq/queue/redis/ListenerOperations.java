@@ -92,7 +92,8 @@ public final class ListenerOperations {
 	}
 
 	/**
-	 * Reserve up to {@code max} ready jobs under a lease.
+	 * Reserve up to {@code max} ready jobs under a lease, at most
+	 * {@value QueueStore#MAX_BATCH_SIZE}.
 	 * @param queue the queue
 	 * @param max the most jobs to reserve
 	 * @param lease how long the lease lasts unless extended
@@ -100,7 +101,8 @@ public final class ListenerOperations {
 	 */
 	public Reservation reserve(String queue, int max, Duration lease) {
 		List<?> result = this.store.runForList(this.scripts.reserve(), queue,
-				List.of(Integer.toString(max), millis(lease), millis(this.deadLetterTimeToLive)));
+				List.of(Integer.toString(Math.min(max, QueueStore.MAX_BATCH_SIZE)), millis(lease),
+						millis(this.deadLetterTimeToLive)));
 		List<ReservedJob> jobs = new ArrayList<>((result.size() - 2) / 4);
 		for (int i = 2; i < result.size(); i += 4) {
 			jobs.add(new ReservedJob((String) result.get(i), (String) result.get(i + 1),
@@ -110,16 +112,22 @@ public final class ListenerOperations {
 	}
 
 	/**
-	 * Acknowledge completed jobs: they are gone from Redis.
+	 * Acknowledge completed jobs: they are gone from Redis. Each
+	 * {@value QueueStore#MAX_BATCH_SIZE} are acknowledged in one script call.
 	 * @param queue the queue
 	 * @param leases the leases of the completed jobs
 	 * @return the ids refused because their lease is no longer held by that token
 	 */
 	public List<String> ack(String queue, Collection<Lease> leases) {
-		List<String> args = new ArrayList<>(1 + leases.size() * 2);
-		args.add(Integer.toString(this.completedMaxSize));
-		args.addAll(leaseArgs(leases));
-		return strings(this.store.runForList(this.scripts.ack(), queue, args));
+		List<Lease> all = List.copyOf(leases);
+		List<String> refused = new ArrayList<>();
+		for (int from = 0; from < all.size(); from += QueueStore.MAX_BATCH_SIZE) {
+			List<String> args = new ArrayList<>();
+			args.add(Integer.toString(this.completedMaxSize));
+			args.addAll(leaseArgs(all.subList(from, Math.min(all.size(), from + QueueStore.MAX_BATCH_SIZE))));
+			refused.addAll(strings(this.store.runForList(this.scripts.ack(), queue, args)));
+		}
+		return refused;
 	}
 
 	/**

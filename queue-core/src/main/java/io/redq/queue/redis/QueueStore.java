@@ -21,6 +21,14 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 public final class QueueStore {
 
+	/**
+	 * The most jobs one script call takes or hands out. Lua's {@code unpack}, which
+	 * passes a batch to one variadic command, stops at about 8,000 values, and a script
+	 * that stops halfway keeps the writes it made: the calls split bigger batches, or
+	 * take no more.
+	 */
+	public static final int MAX_BATCH_SIZE = 1000;
+
 	private final StringRedisTemplate redis;
 
 	private final QueueScripts scripts;
