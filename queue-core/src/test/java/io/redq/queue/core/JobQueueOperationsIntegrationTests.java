@@ -664,6 +664,26 @@ class JobQueueOperationsIntegrationTests {
 	}
 
 	@Test
+	void purgeDeletesTheGatesAndRecurringStateOfTheQueueButKeepsItsPauses() {
+		Gates gates = new Gates("account-1", "ship", 1, 1, new RateLimit(5, Duration.ofMinutes(1)));
+		enqueueAndAdmit("a", gates);
+		assertThat(enqueueAndDefer("b", gates)).as("waits for the exclusive key").isPositive();
+		this.template.opsForHash().put(this.keys.recurring("nightly"), "last", "1");
+		this.template.opsForHash().put(this.keys.recurring("weekly"), "last", "1");
+		this.template.opsForHash().put(this.keys.recurring("weekly"), "paused", "1");
+		this.enqueuer.enqueue("o*", List.of(command("other", DuplicatePolicy.KEEP, "x")));
+		this.operations.purge("o*");
+		assertThat(this.template.keys("test:{" + QUEUE + "}:*")).as("a queue name is no pattern")
+			.contains(this.keys.jobs());
+		this.operations.purge(QUEUE);
+		assertThat(this.template.keys("test:{" + QUEUE + "}:*")).containsExactlyInAnyOrder(this.keys.sequence(),
+				this.keys.recurring("weekly"));
+		assertThat(this.template.opsForHash().entries(this.keys.recurring("weekly")))
+			.as("a paused recurring job stays paused")
+			.containsOnlyKeys("paused");
+	}
+
+	@Test
 	void anEnqueueOfMoreJobsThanOneScriptCallTakesStoresEveryJob() {
 		enqueue("j0", new Due(false, 60_000), DuplicatePolicy.KEEP, "old");
 		List<EnqueueCommand> commands = new ArrayList<>();
