@@ -10,12 +10,19 @@ if #due > 0 then
 	redis.call('RPUSH', ready, unpack(due))
 	signal()
 end
+-- The envelope's own maxAttempts (a payload field of that name is not it); an envelope without one, or that is no JSON
+-- object, gets a single attempt, so that a job no worker survives still ends dead.
+local function max_attempts_of(envelope)
+	local decoded, value = pcall(function()
+		return cjson.decode(envelope).maxAttempts
+	end)
+	return decoded and tonumber(value) or 1
+end
 local expired = redis.call('ZRANGEBYSCORE', reserved, '-inf', now, 'LIMIT', 0, limit)
 for _, id in ipairs(expired) do
 	redis.call('ZREM', reserved, id)
 	local attempt = end_lease(id, redis.call('HGET', leases, id) or '', 0)
-	-- read maxAttempts without decoding the payload; an unreadable envelope has no attempts left
-	local max_attempts = tonumber(string.match(redis.call('HGET', jobs, id) or '', '"maxAttempts":(%d+)')) or 0
+	local max_attempts = max_attempts_of(redis.call('HGET', jobs, id))
 	redis.call('HSET', errors, id, 'Lease expired on attempt ' .. attempt .. ': the worker died or stalled')
 	if attempt >= max_attempts then
 		bury(id, now, tonumber(ARGV[2]), tonumber(ARGV[3]))

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
 import io.redq.queue.redis.EnqueueCommand;
@@ -726,6 +727,23 @@ class JobQueueOperationsIntegrationTests {
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
 		assertThat(this.operations.completedJobs(QUEUE, 5000)).hasSize(5000);
 		assertThat(this.template.opsForHash().size(this.keys.jobs())).isZero();
+	}
+
+	@Test
+	void aLeaseExpiryReadsMaxAttemptsAsJsonAndAMissingOneAsASingleAttempt() {
+		this.enqueuer.enqueue(QUEUE,
+				List.of(new EnqueueCommand("spaced", Due.NOW, DuplicatePolicy.KEEP,
+						"\"job\":\"test\",\"maxAttempts\": 3,\"timeout\":0,\"payload\":\"x\"}"),
+						new EnqueueCommand("nested", Due.NOW, DuplicatePolicy.KEEP,
+								"\"job\":\"test\",\"timeout\":0,\"payload\":{\"maxAttempts\":5}}")));
+		assertThat(this.listener.reserve(QUEUE, 2, Duration.ofMillis(20)).jobs()).hasSize(2);
+		AtomicInteger expired = new AtomicInteger();
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> expired.addAndGet(this.listener.migrate(QUEUE).expiredLeases()) == 2);
+		assertThat(this.operations.status(QUEUE, "spaced").state()).as("two attempts left")
+			.isEqualTo(JobStatus.State.READY);
+		assertThat(this.operations.status(QUEUE, "nested").state()).as("no maxAttempts of its own")
+			.isEqualTo(JobStatus.State.DEAD);
 	}
 
 	/**
