@@ -182,14 +182,15 @@ public final class ListenerOperations {
 
 	/**
 	 * Move due delayed jobs to ready, recover expired leases and delete dead jobs beyond
-	 * the age or size limit, at most {@value #MIGRATION_BATCH_SIZE} of each.
+	 * the age or size limit, at most {@value #MIGRATION_BATCH_SIZE} of each, and trim the
+	 * completed ids to their size limit.
 	 * @param queue the queue
 	 * @return what the pass did
 	 */
 	public Migration migrate(String queue) {
 		List<?> result = this.store.runForList(this.scripts.migrate(), queue,
 				List.of(Integer.toString(MIGRATION_BATCH_SIZE), Integer.toString(this.deadLetterMaxSize),
-						millis(this.deadLetterTimeToLive)));
+						millis(this.deadLetterTimeToLive), Integer.toString(this.completedMaxSize)));
 		return new Migration(QueueStore.number(result, 0), (int) QueueStore.number(result, 1),
 				(int) QueueStore.number(result, 2), QueueStore.number(result, 3), (int) QueueStore.number(result, 4));
 	}

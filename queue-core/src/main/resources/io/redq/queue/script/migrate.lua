@@ -1,6 +1,6 @@
 -- Moves due delayed jobs to ready, and jobs whose lease expired back to ready (or to dead once they used their
--- attempts), and deletes dead jobs past the dead max age or beyond the dead max size, at most ARGV[1] of each. ARGV:
--- limit, dead max size, dead max age ms.
+-- attempts), and deletes dead jobs past the dead max age or beyond the dead max size, at most ARGV[1] of each, and
+-- trims the completed ids to their max size. ARGV: limit, dead max size, dead max age ms, completed max size.
 -- Returns {now, due jobs moved, expired leases recovered, next due (-1 for none), dead jobs deleted}.
 local now = now_millis()
 local limit = tonumber(ARGV[1])
@@ -34,4 +34,7 @@ end
 -- dead jobs are trimmed here too, so that they go on a queue where nothing dies any more, and a lowered max size
 -- applies without waiting for a death
 local trimmed = trim_dead(now, tonumber(ARGV[2]), tonumber(ARGV[3]), limit)
+-- ack trims the completed ids only while it keeps some (so that keeping none costs it nothing): ids kept under a
+-- larger max size, or before it became 0, go here
+redis.call('ZREMRANGEBYRANK', completed, 0, -tonumber(ARGV[4]) - 1)
 return {now, #due, #expired, next_due(tonumber(ARGV[3])), trimmed}
