@@ -5,6 +5,7 @@ import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.redq.queue.core.QueueNames;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -20,7 +21,8 @@ import org.springframework.util.unit.DataSize;
 public class JobQueueProperties {
 
 	/**
-	 * Prefix of every Redis key Redq writes; keys are "<prefix>:{<queue>}:<part>".
+	 * Prefix of every Redis key Redq writes; keys are "<prefix>:{<queue>}:<part>". Must
+	 * not contain braces, which would split a queue's keys across Redis Cluster slots.
 	 */
 	private String keyPrefix = "redq";
 
@@ -64,7 +66,7 @@ public class JobQueueProperties {
 	}
 
 	public void setKeyPrefix(String keyPrefix) {
-		this.keyPrefix = keyPrefix;
+		this.keyPrefix = QueueNames.validateKeyPrefix(keyPrefix);
 	}
 
 	public boolean isObservationEnabled() {

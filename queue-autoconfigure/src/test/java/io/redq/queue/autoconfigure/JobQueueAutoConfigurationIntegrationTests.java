@@ -370,6 +370,15 @@ class JobQueueAutoConfigurationIntegrationTests {
 	}
 
 	@Test
+	void keyPrefixWithABraceFailsStartup() {
+		this.runner.withPropertyValues("redq.key-prefix=app{1}")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageStartingWith("Invalid key prefix 'app{1}': it contains '{'"));
+	}
+
+	@Test
 	void warnsWhenRedisMayEvictJobs(CapturedOutput output) {
 		this.redis.command("CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
 		try {

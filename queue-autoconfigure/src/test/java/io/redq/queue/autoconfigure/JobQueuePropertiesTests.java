@@ -27,6 +27,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.util.StringUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * Tests for {@link JobQueueProperties}: its defaults are the library's defaults.
@@ -59,6 +60,13 @@ class JobQueuePropertiesTests {
 		// follows spring.threads.virtual.enabled, which is off by default
 		assertThat(container.isVirtualThreads()).isFalse();
 		assertThat(container.getMaxRunning()).isZero();
+	}
+
+	@Test
+	void keyPrefixWithABraceIsRefused() {
+		assertThatIllegalArgumentException().isThrownBy(() -> this.properties.setKeyPrefix("app{1}"))
+			.withMessageStartingWith("Invalid key prefix 'app{1}': it contains '{'");
+		assertThat(this.properties.getKeyPrefix()).isEqualTo(RedisJobQueueOperations.DEFAULT_KEY_PREFIX);
 	}
 
 	@Test

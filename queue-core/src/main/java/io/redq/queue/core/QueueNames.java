@@ -49,6 +49,24 @@ public final class QueueNames {
 	}
 
 	/**
+	 * Check a key prefix, which starts every Redis key of the queues and locks: not
+	 * empty, at most {@value #MAX_QUEUE_NAME_LENGTH} characters, and free of
+	 * <code>{</code>, <code>}</code> (Redis Cluster would hash the keys of one queue by
+	 * the prefix's braces, into different slots) and control characters.
+	 * @param prefix the key prefix
+	 * @return the key prefix
+	 * @throws IllegalArgumentException when the prefix is not valid, saying why
+	 */
+	public static String validateKeyPrefix(String prefix) {
+		String problem = problem(prefix, MAX_QUEUE_NAME_LENGTH, true);
+		if (problem != null) {
+			throw new IllegalArgumentException("Invalid key prefix '" + printable(prefix) + "': " + problem
+					+ ". Use letters, digits and characters such as ':', '-', '_' or '.'");
+		}
+		return prefix;
+	}
+
+	/**
 	 * Check a caller-chosen job id: not empty, at most {@value #MAX_ID_LENGTH}
 	 * characters, no control characters.
 	 * @param id the job id

@@ -1,5 +1,6 @@
 package io.redq.queue.core;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,7 +16,12 @@ import io.redq.queue.redis.QueueStore;
 import io.redq.queue.script.QueueScripts;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.ZSetOperations;
 import org.springframework.util.Assert;
@@ -34,6 +40,11 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 
 	/** The default key prefix. */
 	public static final String DEFAULT_KEY_PREFIX = "redq";
+
+	private static final int PURGE_BATCH_SIZE = 1000;
+
+	/** The field of a recurring job's state that holds its latest tick. */
+	private static final byte[] RECURRING_LAST_TICK = "last".getBytes(StandardCharsets.UTF_8);
 
 	private final QueueStore store;
 
@@ -252,14 +263,56 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 		}
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Finds the keys of the queue with {@code SCAN}, on the node that serves the queue's
+	 * slot on a Redis Cluster, and deletes them all but the pause switches: the queue's
+	 * and each recurring job's, which loses only its latest tick. The lease token counter
+	 * stays too.
+	 */
 	@Override
 	public void purge(String queue) {
 		QueueKeys keys = this.store.keys(queue);
-		List<String> purged = new ArrayList<>(keys.all());
 		// the lease token counter never goes back, or the stale token of a purged running
 		// job could match the lease of a new job with the same id
-		purged.removeAll(List.of(keys.paused(), keys.sequence()));
-		this.redis.delete(purged);
+		Set<String> kept = Set.of(keys.paused(), keys.sequence());
+		ScanOptions options = ScanOptions.scanOptions().match(keys.pattern()).count(PURGE_BATCH_SIZE).build();
+		this.redis.execute((RedisCallback<@Nullable Void>) (connection) -> {
+			List<byte[]> purged = new ArrayList<>();
+			try (Cursor<byte[]> cursor = scan(connection, keys, options)) {
+				while (cursor.hasNext()) {
+					byte[] key = cursor.next();
+					String name = new String(key, StandardCharsets.UTF_8);
+					if (keys.isRecurring(name)) {
+						connection.hashCommands().hDel(key, RECURRING_LAST_TICK);
+					}
+					else if (!kept.contains(name)) {
+						purged.add(key);
+					}
+					if (purged.size() == PURGE_BATCH_SIZE) {
+						delete(connection, purged);
+					}
+				}
+			}
+			delete(connection, purged);
+			return null;
+		});
+	}
+
+	private static void delete(RedisConnection connection, List<byte[]> keys) {
+		if (!keys.isEmpty()) {
+			connection.keyCommands().del(keys.toArray(new byte[0][]));
+			keys.clear();
+		}
+	}
+
+	private static Cursor<byte[]> scan(RedisConnection connection, QueueKeys keys, ScanOptions options) {
+		if (connection instanceof RedisClusterConnection cluster) {
+			// every key of a queue is in its slot: one node holds them all
+			return cluster.scan(cluster.clusterGetNodeForKey(keys.ready().getBytes(StandardCharsets.UTF_8)), options);
+		}
+		return connection.keyCommands().scan(options);
 	}
 
 }

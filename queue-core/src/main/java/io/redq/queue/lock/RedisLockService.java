@@ -106,12 +106,12 @@ public class RedisLockService implements DisposableBean {
 	/**
 	 * Create an instance.
 	 * @param connectionFactory the Redis connection factory
-	 * @param keyPrefix the prefix of every key, e.g. {@code redq}
+	 * @param keyPrefix the prefix of every key, e.g. {@code redq}, checked by
+	 * {@link QueueNames#validateKeyPrefix(String)}
 	 */
 	public RedisLockService(RedisConnectionFactory connectionFactory, String keyPrefix) {
-		Assert.hasText(keyPrefix, "keyPrefix must not be empty");
+		this.keyPrefix = QueueNames.validateKeyPrefix(keyPrefix);
 		this.redis = new StringRedisTemplate(connectionFactory);
-		this.keyPrefix = keyPrefix;
 	}
 
 	/**

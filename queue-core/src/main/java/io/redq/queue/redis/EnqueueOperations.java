@@ -25,12 +25,24 @@ public final class EnqueueOperations {
 	}
 
 	/**
-	 * Enqueue jobs in one atomic step.
+	 * Enqueue jobs, each {@value QueueStore#MAX_BATCH_SIZE} in one atomic step, in order.
 	 * @param queue the queue
 	 * @param commands the jobs
 	 * @return what happened to each job, in order
 	 */
 	public List<EnqueueResult> enqueue(String queue, List<EnqueueCommand> commands) {
+		List<EnqueueResult> results = new ArrayList<>(commands.size());
+		for (int from = 0; from < commands.size(); from += QueueStore.MAX_BATCH_SIZE) {
+			List<EnqueueCommand> batch = commands.subList(from,
+					Math.min(commands.size(), from + QueueStore.MAX_BATCH_SIZE));
+			for (Object status : this.store.runForList(this.store.getScripts().enqueue(), queue, args(batch))) {
+				results.add(EnqueueResult.values()[((Number) status).intValue()]);
+			}
+		}
+		return results;
+	}
+
+	private static List<String> args(List<EnqueueCommand> commands) {
 		List<String> args = new ArrayList<>(1 + commands.size() * 5);
 		args.add(Integer.toString(commands.size()));
 		for (EnqueueCommand command : commands) {
@@ -40,12 +52,7 @@ public final class EnqueueOperations {
 			args.add(command.generatedId() ? "n" : policy(command.policy(), command.uniqueness()));
 			args.add(command.body());
 		}
-		List<?> statuses = this.store.runForList(this.store.getScripts().enqueue(), queue, args);
-		List<EnqueueResult> results = new ArrayList<>(statuses.size());
-		for (Object status : statuses) {
-			results.add(EnqueueResult.values()[((Number) status).intValue()]);
-		}
-		return results;
+		return args;
 	}
 
 	private static String policy(DuplicatePolicy policy, Uniqueness uniqueness) {

@@ -92,16 +92,18 @@ public final class ListenerOperations {
 	}
 
 	/**
-	 * Reserve up to {@code max} ready jobs under a lease. A ready id whose envelope is
-	 * missing (deleted outside Redq) is recorded dead with the reason instead.
+	 * Reserve up to {@code max} ready jobs under a lease, at most
+	 * {@value QueueStore#MAX_BATCH_SIZE}. A ready id whose envelope is missing (deleted
+	 * outside Redq) is recorded dead with the reason instead.
 	 * @param queue the queue
 	 * @param max the most jobs to reserve
 	 * @param lease how long the lease lasts unless extended
 	 * @return the reservation
 	 */
 	public Reservation reserve(String queue, int max, Duration lease) {
-		List<?> result = this.store.runForList(this.scripts.reserve(), queue, List.of(Integer.toString(max),
-				millis(lease), millis(this.deadLetterTimeToLive), Integer.toString(this.deadLetterMaxSize)));
+		List<?> result = this.store.runForList(this.scripts.reserve(), queue,
+				List.of(Integer.toString(Math.min(max, QueueStore.MAX_BATCH_SIZE)), millis(lease),
+						millis(this.deadLetterTimeToLive), Integer.toString(this.deadLetterMaxSize)));
 		int jobsEnd = result.size() - (int) QueueStore.number(result, 2);
 		List<ReservedJob> jobs = new ArrayList<>((jobsEnd - 3) / 4);
 		for (int i = 3; i < jobsEnd; i += 4) {
@@ -113,16 +115,22 @@ public final class ListenerOperations {
 	}
 
 	/**
-	 * Acknowledge completed jobs: they are gone from Redis.
+	 * Acknowledge completed jobs: they are gone from Redis. Each
+	 * {@value QueueStore#MAX_BATCH_SIZE} are acknowledged in one script call.
 	 * @param queue the queue
 	 * @param leases the leases of the completed jobs
 	 * @return the ids refused because their lease is no longer held by that token
 	 */
 	public List<String> ack(String queue, Collection<Lease> leases) {
-		List<String> args = new ArrayList<>(1 + leases.size() * 2);
-		args.add(Integer.toString(this.completedMaxSize));
-		args.addAll(leaseArgs(leases));
-		return strings(this.store.runForList(this.scripts.ack(), queue, args));
+		List<Lease> all = List.copyOf(leases);
+		List<String> refused = new ArrayList<>();
+		for (int from = 0; from < all.size(); from += QueueStore.MAX_BATCH_SIZE) {
+			List<String> args = new ArrayList<>();
+			args.add(Integer.toString(this.completedMaxSize));
+			args.addAll(leaseArgs(all.subList(from, Math.min(all.size(), from + QueueStore.MAX_BATCH_SIZE))));
+			refused.addAll(strings(this.store.runForList(this.scripts.ack(), queue, args)));
+		}
+		return refused;
 	}
 
 	/**
@@ -178,14 +186,15 @@ public final class ListenerOperations {
 
 	/**
 	 * Move due delayed jobs to ready, recover expired leases and delete dead jobs beyond
-	 * the age or size limit, at most {@value #MIGRATION_BATCH_SIZE} of each.
+	 * the age or size limit, at most {@value #MIGRATION_BATCH_SIZE} of each, and trim the
+	 * completed ids to their size limit.
 	 * @param queue the queue
 	 * @return what the pass did
 	 */
 	public Migration migrate(String queue) {
 		List<?> result = this.store.runForList(this.scripts.migrate(), queue,
 				List.of(Integer.toString(MIGRATION_BATCH_SIZE), Integer.toString(this.deadLetterMaxSize),
-						millis(this.deadLetterTimeToLive)));
+						millis(this.deadLetterTimeToLive), Integer.toString(this.completedMaxSize)));
 		return new Migration(QueueStore.number(result, 0), (int) QueueStore.number(result, 1),
 				(int) QueueStore.number(result, 2), QueueStore.number(result, 3), (int) QueueStore.number(result, 4));
 	}

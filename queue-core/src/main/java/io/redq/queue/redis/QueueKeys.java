@@ -209,6 +209,25 @@ public final class QueueKeys {
 	}
 
 	/**
+	 * Return the {@code SCAN} pattern that matches every key of the queue, its gates and
+	 * recurring jobs included, and no key of another queue.
+	 * @return the pattern
+	 */
+	public String pattern() {
+		return this.base.replaceAll("([*?\\[\\]\\\\])", "\\\\$1") + "*";
+	}
+
+	/**
+	 * Return whether a key of this queue holds a recurring job's state (see
+	 * {@link #recurring(String)}).
+	 * @param key a key of this queue
+	 * @return whether it is a recurring job's state
+	 */
+	public boolean isRecurring(String key) {
+		return key.startsWith(key("recurring:"));
+	}
+
+	/**
 	 * Return every key in the order the scripts expect them in {@code KEYS} (see
 	 * {@code common.lua}).
 	 * @return the keys

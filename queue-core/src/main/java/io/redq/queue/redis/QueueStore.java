@@ -11,7 +11,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
-import org.springframework.util.Assert;
 
 /**
  * The queues kept in Redis under one key prefix: the template and scripts that reach them
@@ -21,6 +20,14 @@ import org.springframework.util.Assert;
  * @since 0.1.0
  */
 public final class QueueStore {
+
+	/**
+	 * The most jobs one script call takes or hands out. Lua's {@code unpack}, which
+	 * passes a batch to one variadic command, stops at about 8,000 values, and a script
+	 * that stops halfway keeps the writes it made: the calls split bigger batches, or
+	 * take no more.
+	 */
+	public static final int MAX_BATCH_SIZE = 1000;
 
 	private final StringRedisTemplate redis;
 
@@ -34,13 +41,13 @@ public final class QueueStore {
 	 * Create an instance.
 	 * @param connectionFactory the Redis connection factory
 	 * @param scripts the queue scripts
-	 * @param keyPrefix the prefix of every key, e.g. {@code redq}
+	 * @param keyPrefix the prefix of every key, e.g. {@code redq}, checked by
+	 * {@link QueueNames#validateKeyPrefix(String)}
 	 */
 	public QueueStore(RedisConnectionFactory connectionFactory, QueueScripts scripts, String keyPrefix) {
-		Assert.hasText(keyPrefix, "keyPrefix must not be empty");
+		this.keyPrefix = QueueNames.validateKeyPrefix(keyPrefix);
 		this.redis = new StringRedisTemplate(connectionFactory);
 		this.scripts = scripts;
-		this.keyPrefix = keyPrefix;
 	}
 
 	/**

@@ -1,7 +1,9 @@
 -- Acknowledges completed jobs. ARGV: how many completed ids to keep (0: none), then pairs of id and lease token. A job whose lease is no longer held by that token
 -- (it expired and the job was handed to another worker, or it waits to run again) is refused; a job that is gone
 -- already (a client re-sent an acknowledgement that Redis had run) is neither. Returns the refused ids.
--- Variadic commands keep the cost per batch rather than per job.
+-- Variadic commands keep the cost per batch rather than per job; the caller sends at most 1,000 pairs, which they
+-- take (Lua's unpack stops at about 8,000 values). With 0 ids to keep, the completed set is left to the migrator,
+-- which trims what was kept before.
 local keep = tonumber(ARGV[1])
 if #ARGV == 1 then
 	return {}

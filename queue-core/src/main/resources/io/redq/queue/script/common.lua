@@ -56,6 +56,17 @@ local function envelope(now, due, body)
 	return '{"createdAt":' .. millis(now) .. ',"availableAt":' .. millis(math.max(due, now)) .. ',' .. body
 end
 
+-- The time a job became or becomes ready (epoch ms), as envelope() wrote it at the start of its envelope: read there,
+-- never searched for, so that no payload field is taken for it; nil for an envelope that does not start so.
+local function available_at(envelope)
+	return tonumber(string.match(envelope, '^{"createdAt":%-?%d+,"availableAt":(%-?%d+),'))
+end
+
+-- The envelope with the time it becomes ready replaced, in its place.
+local function with_available_at(envelope, at)
+	return (string.gsub(envelope, '^({"createdAt":%-?%d+,"availableAt":)%-?%d+', '%1' .. millis(at), 1))
+end
+
 -- Stores a job's envelope.
 local function store(id, now, due, body)
 	redis.call('HSET', jobs, id, envelope(now, due, body))

@@ -6,6 +6,7 @@
 -- no other job can hold: it is taken only when the client sent this very command again after losing its reply
 -- (Lettuce re-sends unanswered commands when it reconnects), and then the job is kept, not stored and run twice.
 -- Returns per job: 0 kept the existing job, 1 created, 2 replaced the pending job, 3 queued as successor.
+-- The caller sends at most 1,000 jobs, which the variadic calls take (Lua's unpack stops at about 8,000 values).
 local now = now_millis()
 local count = tonumber(ARGV[1])
 local result = {}

@@ -16,8 +16,7 @@ if not redis.call('ZSCORE', delayed, id) then
 		return 0
 	end
 end
-local envelope = redis.call('HGET', jobs, id)
-redis.call('HSET', jobs, id, (string.gsub(envelope, '"availableAt":%-?%d+', '"availableAt":' .. millis(math.max(due, now)), 1)))
+redis.call('HSET', jobs, id, with_available_at(redis.call('HGET', jobs, id), math.max(due, now)))
 if due > now then
 	schedule(id, due)
 else

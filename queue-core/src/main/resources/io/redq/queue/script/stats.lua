@@ -3,8 +3,7 @@
 local oldest = -1
 local head = redis.call('LINDEX', ready, 0)
 if head then
-	local envelope = redis.call('HGET', jobs, head)
-	oldest = tonumber(string.match(envelope or '', '"availableAt":(%d+)')) or -1
+	oldest = available_at(redis.call('HGET', jobs, head) or '') or -1
 end
 return {redis.call('LLEN', ready), redis.call('ZCARD', delayed), redis.call('ZCARD', reserved),
 	redis.call('ZCARD', dead), now_millis(), oldest, redis.call('EXISTS', paused)}

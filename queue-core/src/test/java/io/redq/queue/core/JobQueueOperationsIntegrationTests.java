@@ -3,9 +3,13 @@ package io.redq.queue.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
 import io.redq.queue.redis.EnqueueCommand;
@@ -676,6 +680,88 @@ class JobQueueOperationsIntegrationTests {
 		// the running job's acknowledgement finds nothing left to complete
 		assertThat(this.listener.ack(QUEUE, List.of(running.lease()))).isEmpty();
 		assertThat(this.template.keys("test:*")).doesNotContain(this.keys.jobs(), this.keys.reserved());
+	}
+
+	@Test
+	void purgeDeletesTheGatesAndRecurringStateOfTheQueueButKeepsItsPauses() {
+		Gates gates = new Gates("account-1", "ship", 1, 1, new RateLimit(5, Duration.ofMinutes(1)));
+		enqueueAndAdmit("a", gates);
+		assertThat(enqueueAndDefer("b", gates)).as("waits for the exclusive key").isPositive();
+		this.template.opsForHash().put(this.keys.recurring("nightly"), "last", "1");
+		this.template.opsForHash().put(this.keys.recurring("weekly"), "last", "1");
+		this.template.opsForHash().put(this.keys.recurring("weekly"), "paused", "1");
+		this.enqueuer.enqueue("o*", List.of(command("other", DuplicatePolicy.KEEP, "x")));
+		this.operations.purge("o*");
+		assertThat(this.template.keys("test:{" + QUEUE + "}:*")).as("a queue name is no pattern")
+			.contains(this.keys.jobs());
+		this.operations.purge(QUEUE);
+		assertThat(this.template.keys("test:{" + QUEUE + "}:*")).containsExactlyInAnyOrder(this.keys.sequence(),
+				this.keys.recurring("weekly"));
+		assertThat(this.template.opsForHash().entries(this.keys.recurring("weekly")))
+			.as("a paused recurring job stays paused")
+			.containsOnlyKeys("paused");
+	}
+
+	@Test
+	void anEnqueueOfMoreJobsThanOneScriptCallTakesStoresEveryJob() {
+		enqueue("j0", new Due(false, 60_000), DuplicatePolicy.KEEP, "old");
+		List<EnqueueCommand> commands = new ArrayList<>();
+		for (int i = 0; i < 4100; i++) {
+			commands.add(command("j" + i, DuplicatePolicy.REPLACE, "new"));
+		}
+		List<EnqueueResult> results = this.enqueuer.enqueue(QUEUE, commands);
+		assertThat(results).hasSize(4100).first().isEqualTo(EnqueueResult.REPLACED);
+		assertThat(results.subList(1, 4100)).containsOnly(EnqueueResult.CREATED);
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(4100, 0, 0, 0));
+		assertThat(this.template.opsForList().indexOf(this.keys.ready(), "j0")).isNotNull();
+		assertThat(this.template.opsForHash().size(this.keys.jobs())).isEqualTo(4100);
+	}
+
+	@Test
+	void reservingMoreJobsThanOneScriptCallTakesLosesNone() {
+		List<EnqueueCommand> commands = new ArrayList<>();
+		for (int i = 0; i < 5000; i++) {
+			commands.add(command("j" + i, DuplicatePolicy.KEEP, "x"));
+			if (commands.size() == 1000) {
+				this.enqueuer.enqueue(QUEUE, commands);
+				commands.clear();
+			}
+		}
+		Set<String> reserved = new HashSet<>();
+		List<Lease> leases = new ArrayList<>();
+		List<ReservedJob> jobs;
+		do {
+			jobs = this.listener.reserve(QUEUE, 5000, Duration.ofMinutes(1)).jobs();
+			for (ReservedJob job : jobs) {
+				reserved.add(job.id());
+				leases.add(job.lease());
+			}
+		}
+		while (!jobs.isEmpty());
+		assertThat(reserved).hasSize(5000);
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 5000, 0));
+		this.operations.setCompletedMaxSize(5000);
+		assertThat(this.listener.ack(QUEUE, leases)).as("every lease is still held").isEmpty();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		assertThat(this.operations.completedJobs(QUEUE, 5000)).hasSize(5000);
+		assertThat(this.template.opsForHash().size(this.keys.jobs())).isZero();
+	}
+
+	@Test
+	void aLeaseExpiryReadsMaxAttemptsAsJsonAndAMissingOneAsASingleAttempt() {
+		this.enqueuer.enqueue(QUEUE,
+				List.of(new EnqueueCommand("spaced", Due.NOW, DuplicatePolicy.KEEP,
+						"\"job\":\"test\",\"maxAttempts\": 3,\"timeout\":0,\"payload\":\"x\"}"),
+						new EnqueueCommand("nested", Due.NOW, DuplicatePolicy.KEEP,
+								"\"job\":\"test\",\"timeout\":0,\"payload\":{\"maxAttempts\":5}}")));
+		assertThat(this.listener.reserve(QUEUE, 2, Duration.ofMillis(20)).jobs()).hasSize(2);
+		AtomicInteger expired = new AtomicInteger();
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> expired.addAndGet(this.listener.migrate(QUEUE).expiredLeases()) == 2);
+		assertThat(this.operations.status(QUEUE, "spaced").state()).as("two attempts left")
+			.isEqualTo(JobStatus.State.READY);
+		assertThat(this.operations.status(QUEUE, "nested").state()).as("no maxAttempts of its own")
+			.isEqualTo(JobStatus.State.DEAD);
 	}
 
 	/**

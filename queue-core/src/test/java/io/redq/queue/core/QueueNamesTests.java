@@ -1,8 +1,12 @@
 package io.redq.queue.core;
 
+import io.redq.queue.lock.RedisLockService;
+import io.redq.queue.script.QueueScripts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -24,6 +28,23 @@ class QueueNamesTests {
 	void queueNameOfMaximumLengthIsAccepted() {
 		String queue = "q".repeat(QueueNames.MAX_QUEUE_NAME_LENGTH);
 		assertThat(QueueNames.validate(queue)).isEqualTo(queue);
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "app{1}", "app}", "", "a\nb" })
+	void keyPrefixThatWouldBreakTheHashTagIsRejectedWhereverItEntersTheLibrary(String prefix) {
+		LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory();
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new RedisJobQueueOperations(connectionFactory, QueueScripts.load(), prefix))
+			.withMessageStartingWith("Invalid key prefix '");
+		assertThatIllegalArgumentException().isThrownBy(() -> new RedisLockService(connectionFactory, prefix))
+			.withMessageStartingWith("Invalid key prefix '");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "redq", "app:redq", "tenant-1.jobs", "a*b" })
+	void keyPrefixesWithoutBracesAreAccepted(String prefix) {
+		assertThat(QueueNames.validateKeyPrefix(prefix)).isEqualTo(prefix);
 	}
 
 	@Test

@@ -108,6 +108,20 @@ class RetentionIntegrationTests {
 	}
 
 	@Test
+	void idsKeptBeforeTheMaxSizeWasSetToZeroAreDroppedByTheMigrator() {
+		this.operations.setCompletedMaxSize(3);
+		enqueue(4, 0);
+		List<ReservedJob> jobs = this.listener.reserve(QUEUE, 4, LEASE).jobs();
+		this.listener.ack(QUEUE, List.of(jobs.get(0).lease(), jobs.get(1).lease(), jobs.get(2).lease()));
+		assertThat(this.operations.completedJobs(QUEUE, 10)).hasSize(3);
+		this.operations.setCompletedMaxSize(0);
+		this.listener.ack(QUEUE, List.of(jobs.get(3).lease()));
+		this.listener.migrate(QUEUE);
+		assertThat(this.operations.completedJobs(QUEUE, 10)).isEmpty();
+		assertThat(this.template.hasKey(this.keys.completed())).isFalse();
+	}
+
+	@Test
 	void theMigratorDeletesDeadJobsPastTheirAgeWithEveryKeyTheyOwn() {
 		this.operations.setDeadLetterTimeToLive(Duration.ofMillis(300));
 		enqueue(3, 0);
