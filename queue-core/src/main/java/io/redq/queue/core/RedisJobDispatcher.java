@@ -341,15 +341,11 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 	}
 
 	/**
-	 * Enqueue prepared jobs of one queue, in script calls of up to {@link #BATCH_SIZE}.
+	 * Enqueue prepared jobs of one queue.
 	 * @param jobs the jobs
 	 */
 	private void enqueue(List<PreparedJob> jobs) {
-		String queue = jobs.get(0).queue();
-		List<EnqueueCommand> commands = jobs.stream().map(PreparedJob::command).toList();
-		for (int from = 0; from < commands.size(); from += BATCH_SIZE) {
-			this.enqueueOperations.enqueue(queue, commands.subList(from, Math.min(commands.size(), from + BATCH_SIZE)));
-		}
+		this.enqueueOperations.enqueue(jobs.get(0).queue(), jobs.stream().map(PreparedJob::command).toList());
 	}
 
 	/**

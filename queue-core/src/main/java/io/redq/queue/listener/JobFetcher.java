@@ -135,7 +135,9 @@ final class JobFetcher {
 				}
 				closeWakeUpConnection();
 				failures++;
-				long pause = Math.min(2000, 100L << Math.min(failures, 5));
+				// at most a second: workers resume within about a second of Redis
+				// answering again
+				long pause = Math.min(1000, 100L << Math.min(failures, 4));
 				logger.warn("Could not reserve jobs of queue '" + this.queue + "', retrying in " + pause + "ms: " + ex);
 				sleep(pause);
 			}
