@@ -119,8 +119,9 @@ final class ScriptTester {
 		this.listeners = operations.getListenerOperations();
 		this.redis = operations.getStore().getTemplate();
 		this.keys = operations.getStore().keys(QUEUE);
-		List<String> exclusiveKeys = List.of(this.keys.gates(gates("x0")).get(0), this.keys.gates(gates("x1")).get(0));
-		List<String> gateKeys = this.keys.gates(gates("x0"));
+		// the gate keys of the two exclusive keys differ only in the lock
+		List<String> gateKeys = this.keys.gates(gatesWithKey("x0"));
+		List<String> exclusiveKeys = List.of(gateKeys.get(0), this.keys.gates(gatesWithKey("x1")).get(0));
 		this.snapshotKeys = List.of(this.keys.ready(), this.keys.delayed(), this.keys.reserved(), this.keys.dead(),
 				this.keys.jobs(), this.keys.attempts(), this.keys.leases(), this.keys.successors(), this.keys.errors(),
 				exclusiveKeys.get(0), exclusiveKeys.get(1), gateKeys.get(1), gateKeys.get(2), gateKeys.get(3));
@@ -222,8 +223,8 @@ final class ScriptTester {
 			dispatch.notBefore = Long.parseLong(successor.substring(0, successor.indexOf(':', 1)));
 		}
 		else if (result != EnqueueResult.KEPT_EXISTING) {
-			Double due2 = this.redis.opsForZSet().score(this.keys.delayed(), id);
-			dispatch.notBefore = (due2 != null) ? due2.longValue() : 0;
+			Double scheduled = this.redis.opsForZSet().score(this.keys.delayed(), id);
+			dispatch.notBefore = (scheduled != null) ? scheduled.longValue() : 0;
 		}
 		String lost = "";
 		if (enabled(Fault.ENQUEUE_RESENT_AT_ONCE, 0.2)) {
@@ -625,7 +626,11 @@ final class ScriptTester {
 	}
 
 	private static Gates gates(String id) {
-		return new Gates("x" + Math.floorMod(id.hashCode(), 2), "limited", 2, 3, RATE);
+		return gatesWithKey("x" + Math.floorMod(id.hashCode(), 2));
+	}
+
+	private static Gates gatesWithKey(String exclusiveKey) {
+		return new Gates(exclusiveKey, "limited", 2, 3, RATE);
 	}
 
 	private static String holder(ReservedJob job) {
