@@ -1,0 +1,110 @@
+package io.redq.queue.redis.tester;
+
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * A fault the {@link ScriptTester} can inject: a command Lettuce re-sends after a lost
+ * reply, a reply that never arrives, a worker's instance that dies.
+ *
+ * @author Redq team
+ */
+enum Fault {
+
+	/** A lost enqueue reply, re-sent at once (Lettuce re-sends when it reconnects). */
+	ENQUEUE_RESENT_AT_ONCE(true),
+
+	/**
+	 * A lost enqueue reply, re-sent later, when the job may be running or finished (bug 2
+	 * of the correctness issue).
+	 */
+	ENQUEUE_RESENT_LATER(false),
+
+	/** A re-sent {@code admit} (bug 5, fixed). */
+	ADMIT_RESENT(true),
+
+	/** A re-sent renewal or leaving of a running job's gates. */
+	HOLD_RESENT(true),
+
+	/** A re-sent acknowledgement. */
+	ACK_RESENT(true),
+
+	/** A re-sent failure. */
+	FAIL_RESENT(true),
+
+	/** A re-sent lease extension. */
+	EXTEND_RESENT(true),
+
+	/** A re-sent release. */
+	RELEASE_RESENT(true),
+
+	/** A re-sent migration. */
+	MIGRATE_RESENT(true),
+
+	/**
+	 * A container stops while jobs still run past its shutdown timeout: they are
+	 * interrupted and handed back with their attempt used, also on their last attempt.
+	 */
+	RUNNING_JOBS_HANDED_BACK(false),
+
+	/**
+	 * A lost reserve reply: the worker never starts those jobs, whose short leases expire
+	 * (bug 6).
+	 */
+	RESERVE_REPLY_LOST(false),
+
+	/**
+	 * A worker's instance dies with jobs it reserved ahead and never started;
+	 * reservations get short leases (bug 6).
+	 */
+	WORKER_DIES(false);
+
+	/** The system property that lists the faults, or {@code all}. */
+	static final String PROPERTY = "redq.tester.faults";
+
+	private final boolean safeToday;
+
+	Fault(boolean safeToday) {
+		this.safeToday = safeToday;
+	}
+
+	/**
+	 * Return the faults the scripts are meant to survive today: the default of
+	 * {@code mvn verify}.
+	 * @return the faults
+	 */
+	static Set<Fault> safeToday() {
+		EnumSet<Fault> faults = EnumSet.noneOf(Fault.class);
+		for (Fault fault : values()) {
+			if (fault.safeToday) {
+				faults.add(fault);
+			}
+		}
+		return faults;
+	}
+
+	/**
+	 * Parse a list of fault names separated by commas, where {@code safe} stands for
+	 * {@link #safeToday()} and {@code all} for every fault; nothing means {@code safe}.
+	 * @param value the list, e.g. {@code safe,enqueue_resent_later}
+	 * @return the faults
+	 */
+	static Set<Fault> parse(String value) {
+		EnumSet<Fault> faults = EnumSet.noneOf(Fault.class);
+		for (String name : ((value == null || value.isBlank()) ? "safe" : value).split(",")) {
+			String trimmed = name.trim();
+			if (trimmed.equalsIgnoreCase("safe")) {
+				faults.addAll(safeToday());
+			}
+			else if (trimmed.equalsIgnoreCase("all")) {
+				faults.addAll(EnumSet.allOf(Fault.class));
+			}
+			else if (!trimmed.isEmpty()) {
+				faults.add(valueOf(trimmed.toUpperCase(Locale.ROOT).replace('-', '_')));
+			}
+		}
+		return faults;
+	}
+
+}

@@ -1,0 +1,822 @@
+package io.redq.queue.redis.tester;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.redq.queue.core.Due;
+import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.RateLimit;
+import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.core.Uniqueness;
+import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.redis.EnqueueOperations;
+import io.redq.queue.redis.EnqueueResult;
+import io.redq.queue.redis.Gates;
+import io.redq.queue.redis.Lease;
+import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.QueueKeys;
+import io.redq.queue.redis.Reservation;
+import io.redq.queue.redis.ReservedJob;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Drives the queue scripts on a real Redis through a random interleaving of virtual
+ * producers, workers and migrators, chosen by a seeded {@link Random} on one thread so
+ * that a seed reproduces its run, and checks the invariants of the guarantees page after
+ * every step.
+ *
+ * <p>
+ * The tester sees every reply (it is the model of what each job should be); an actor
+ * whose reply was "lost" acts as if it had none: a producer re-sends, a worker never
+ * starts the jobs it did not see. Leases expire for real: short leases of a few ms, and a
+ * step that waits for the Redis clock to pass one before it migrates.
+ *
+ * @author Redq team
+ */
+final class ScriptTester {
+
+	static final String QUEUE = "tester";
+
+	private static final Duration LONG_LEASE = Duration.ofSeconds(60);
+
+	private static final Duration RECHECK = Duration.ofMillis(20);
+
+	private static final RateLimit RATE = new RateLimit(1, Duration.ofMillis(20));
+
+	private static final Pattern DISPATCH = Pattern.compile("\"payload\":\"d(\\d+)\"");
+
+	private static final Pattern MAX_ATTEMPTS = Pattern.compile("\"maxAttempts\":(\\d+)");
+
+	private static final int TRACE_LENGTH = 40;
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> SNAPSHOT = RedisScript.of("""
+			local time = redis.call('TIME')
+			local function range(key)
+				return redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+			end
+			return {tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000),
+				redis.call('LRANGE', KEYS[1], 0, -1), range(KEYS[2]), range(KEYS[3]), range(KEYS[4]),
+				redis.call('HGETALL', KEYS[5]), redis.call('HGETALL', KEYS[6]), redis.call('HGETALL', KEYS[7]),
+				redis.call('HGETALL', KEYS[8]), redis.call('HGETALL', KEYS[9]),
+				{redis.call('GET', KEYS[10]) or '', redis.call('GET', KEYS[11]) or ''},
+				range(KEYS[12]), range(KEYS[13]), range(KEYS[14])}
+			""", List.class);
+
+	private final Settings settings;
+
+	private final Random random;
+
+	private final EnqueueOperations producers;
+
+	private final ListenerOperations listeners;
+
+	private final StringRedisTemplate redis;
+
+	private final QueueKeys keys;
+
+	private final List<String> snapshotKeys;
+
+	private final Map<Integer, Dispatch> dispatches = new HashMap<>();
+
+	private final List<Worker> workers = new ArrayList<>();
+
+	private final List<Dispatch> lostEnqueueReplies = new ArrayList<>();
+
+	/**
+	 * The gate holders ({@code id:token}) of runs that started and have not left their
+	 * gates.
+	 */
+	private final Set<String> holding = new HashSet<>();
+
+	/** The gate holders of every run that started. */
+	private final Set<String> started = new HashSet<>();
+
+	private final Deque<String> trace = new ArrayDeque<>();
+
+	private int step;
+
+	ScriptTester(RedisJobQueueOperations operations, Settings settings, long seed) {
+		this.settings = settings;
+		this.random = new Random(seed);
+		this.producers = operations.getEnqueueOperations();
+		this.listeners = operations.getListenerOperations();
+		this.redis = operations.getStore().getTemplate();
+		this.keys = operations.getStore().keys(QUEUE);
+		// the gate keys of the two exclusive keys differ only in the lock
+		List<String> gateKeys = this.keys.gates(gatesWithKey("x0"));
+		List<String> exclusiveKeys = List.of(gateKeys.get(0), this.keys.gates(gatesWithKey("x1")).get(0));
+		this.snapshotKeys = List.of(this.keys.ready(), this.keys.delayed(), this.keys.reserved(), this.keys.dead(),
+				this.keys.jobs(), this.keys.attempts(), this.keys.leases(), this.keys.successors(), this.keys.errors(),
+				exclusiveKeys.get(0), exclusiveKeys.get(1), gateKeys.get(1), gateKeys.get(2), gateKeys.get(3));
+		for (int i = 0; i < settings.workers(); i++) {
+			this.workers.add(new Worker(i));
+		}
+	}
+
+	/**
+	 * Run the steps, checking the invariants after each.
+	 * @return the first invariant violated, or {@code null}
+	 */
+	@Nullable Violation run() {
+		try {
+			for (this.step = 1; this.step <= this.settings.steps(); this.step++) {
+				while (!nextStep()) {
+					// the chosen step had nothing to act on: choose again
+				}
+				checkState();
+			}
+			return null;
+		}
+		catch (ViolationException ex) {
+			return new Violation(ex.invariant, this.step, ex.getMessage(), List.copyOf(this.trace));
+		}
+	}
+
+	int steps() {
+		return this.step - 1;
+	}
+
+	private boolean nextStep() {
+		int choice = this.random.nextInt(100);
+		if (choice < 16) {
+			return produce();
+		}
+		if (choice < 20) {
+			return resendLostEnqueue();
+		}
+		if (choice < 36) {
+			return reserve(anyWorker(), false);
+		}
+		if (choice < 42) {
+			return reserve(anyWorker(), true);
+		}
+		if (choice < 58) {
+			return start(anyWorker());
+		}
+		if (choice < 78) {
+			return finish(anyWorker());
+		}
+		if (choice < 83) {
+			return extend(anyWorker());
+		}
+		if (choice < 86) {
+			return release(anyWorker());
+		}
+		if (choice < 92) {
+			migrate("migrator " + this.random.nextInt(this.settings.migrators()));
+			return true;
+		}
+		if (choice < 98) {
+			return awaitExpiry();
+		}
+		return die(anyWorker());
+	}
+
+	private Worker anyWorker() {
+		return this.workers.get(this.random.nextInt(this.workers.size()));
+	}
+
+	private boolean enabled(Fault fault, double probability) {
+		return this.settings.faults().contains(fault) && this.random.nextDouble() < probability;
+	}
+
+	// producers
+
+	private boolean produce() {
+		int producer = this.random.nextInt(this.settings.producers());
+		int number = this.dispatches.size() + 1;
+		int kind = this.random.nextInt(3);
+		boolean gated = this.random.nextInt(10) < 3;
+		int maxAttempts = 1 + this.random.nextInt(3);
+		Due due = (this.random.nextInt(10) < 7) ? Due.NOW : Due.after(Duration.ofMillis(1 + this.random.nextInt(30)));
+		String body = "\"job\":\"" + (gated ? "limited" : "plain") + "\",\"maxAttempts\":" + maxAttempts
+				+ ",\"payload\":\"d" + number + "\"}";
+		String id = (kind == 0) ? "g" + number : "c" + this.random.nextInt(this.settings.callerIds());
+		EnqueueCommand command = switch (kind) {
+			case 0 -> EnqueueCommand.withGeneratedId(id, due, body);
+			case 1 -> new EnqueueCommand(id, due, DuplicatePolicy.KEEP, body);
+			default -> new EnqueueCommand(id, due, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, body);
+		};
+		Dispatch dispatch = new Dispatch(number, command, maxAttempts, gated);
+		this.dispatches.put(number, dispatch);
+		EnqueueResult result = enqueue(dispatch);
+		dispatch.state = (result == EnqueueResult.KEPT_EXISTING) ? State.DROPPED : State.LIVE;
+		if (result == EnqueueResult.QUEUED) {
+			String successor = this.redis.<String, String>opsForHash().get(this.keys.successors(), id);
+			dispatch.notBefore = Long.parseLong(successor.substring(0, successor.indexOf(':', 1)));
+		}
+		else if (result != EnqueueResult.KEPT_EXISTING) {
+			Double scheduled = this.redis.opsForZSet().score(this.keys.delayed(), id);
+			dispatch.notBefore = (scheduled != null) ? scheduled.longValue() : 0;
+		}
+		String lost = "";
+		if (enabled(Fault.ENQUEUE_RESENT_AT_ONCE, 0.2)) {
+			lost = ", reply lost, re-sent at once: " + enqueue(dispatch);
+		}
+		else if (enabled(Fault.ENQUEUE_RESENT_LATER, 0.3)) {
+			this.lostEnqueueReplies.add(dispatch);
+			lost = ", reply lost";
+		}
+		trace("producer " + producer + " enqueues d" + number + " as " + id + " (" + kindName(kind) + ", max "
+				+ maxAttempts + ", " + due + (gated ? ", gated" : "") + "): " + result + lost);
+		return true;
+	}
+
+	private EnqueueResult enqueue(Dispatch dispatch) {
+		return this.producers.enqueue(QUEUE, List.of(dispatch.command)).get(0);
+	}
+
+	private static String kindName(int kind) {
+		return switch (kind) {
+			case 0 -> "generated id";
+			case 1 -> "KEEP";
+			default -> "KEEP, UNTIL_STARTED";
+		};
+	}
+
+	private boolean resendLostEnqueue() {
+		if (this.lostEnqueueReplies.isEmpty()) {
+			return false;
+		}
+		Dispatch dispatch = this.lostEnqueueReplies.remove(this.random.nextInt(this.lostEnqueueReplies.size()));
+		trace("Lettuce re-sends the enqueue of d" + dispatch.number + " (" + dispatch.state + "): "
+				+ enqueue(dispatch));
+		return true;
+	}
+
+	// workers
+
+	private boolean reserve(Worker worker, boolean shortAndStartAtOnce) {
+		boolean shortLease = shortAndStartAtOnce || ((this.settings.faults().contains(Fault.RESERVE_REPLY_LOST)
+				|| this.settings.faults().contains(Fault.WORKER_DIES)) && this.random.nextBoolean());
+		Duration lease = shortLease ? Duration.ofMillis(5 + this.random.nextInt(15)) : LONG_LEASE;
+		int max = shortAndStartAtOnce ? 1 : 1 + this.random.nextInt(3);
+		if (worker.held.size() + max > 4) {
+			return false;
+		}
+		Reservation reservation = this.listeners.reserve(QUEUE, max, lease);
+		boolean lost = !shortAndStartAtOnce && enabled(Fault.RESERVE_REPLY_LOST, 0.2);
+		List<String> ids = new ArrayList<>();
+		for (ReservedJob job : reservation.jobs()) {
+			Dispatch dispatch = dispatchOf(job.envelope());
+			ids.add(job.id() + "=d" + dispatch.number + "@" + job.attempt());
+			check(job.attempt() <= dispatch.maxAttempts, Invariant.ATTEMPTS,
+					() -> job.id() + " reserved at attempt " + job.attempt() + " of " + dispatch.maxAttempts);
+			check(job.attempt() > dispatch.acceptedFailures, Invariant.FINISHED_RUN_LOST, () -> job.id()
+					+ " reserved at attempt " + job.attempt() + " after " + dispatch.acceptedFailures + " failed runs");
+			check(reservation.redisTime() >= dispatch.notBefore, Invariant.EARLY,
+					() -> job.id() + " reserved at " + reservation.redisTime() + ", due at " + dispatch.notBefore);
+			if (!lost) {
+				worker.held.add(new Held(job, dispatch));
+			}
+		}
+		trace(worker + " reserves " + max + " for " + lease.toMillis() + " ms: " + ids + (lost ? ", reply lost" : ""));
+		if (shortAndStartAtOnce && !worker.held.isEmpty() && !reservation.jobs().isEmpty()) {
+			startHeld(worker, worker.held.remove(worker.held.size() - 1));
+		}
+		return true;
+	}
+
+	private boolean start(Worker worker) {
+		if (worker.held.isEmpty()) {
+			return false;
+		}
+		startHeld(worker, worker.held.remove(this.random.nextInt(worker.held.size())));
+		return true;
+	}
+
+	private void startHeld(Worker worker, Held held) {
+		ReservedJob job = held.job;
+		Gates gates = held.dispatch.gated ? gates(job.id()) : null;
+		if (gates != null) {
+			long admitted = this.listeners.admit(QUEUE, job.lease(), gates, LONG_LEASE, RECHECK);
+			String resent = "";
+			if (enabled(Fault.ADMIT_RESENT, 0.3)) {
+				long first = admitted;
+				admitted = this.listeners.admit(QUEUE, job.lease(), gates, LONG_LEASE, RECHECK);
+				resent = " (reply lost: " + first + "; re-sent)";
+			}
+			trace(worker + " admits " + job.id() + "@" + job.attempt() + " " + job.token() + resent + ": " + admitted);
+			if (admitted != 0) {
+				return;
+			}
+			this.holding.add(holder(job));
+			this.started.add(holder(job));
+		}
+		Dispatch dispatch = held.dispatch;
+		// a worker that stalled past its lease may still start the job: that run again is
+		// documented
+		check(dispatch.state == State.LIVE || !holdsLease(job.lease()), Invariant.RUN_AGAIN_BY_RESEND,
+				() -> "a run of d" + dispatch.number + " (" + job.id() + ") starts at attempt " + job.attempt()
+						+ " though the dispatch is " + dispatch.state);
+		dispatch.runsStarted++;
+		worker.running.add(new Run(job, dispatch, gates));
+		trace(worker + " starts " + job.id() + "=d" + dispatch.number + "@" + job.attempt());
+	}
+
+	private boolean finish(Worker worker) {
+		if (worker.running.isEmpty()) {
+			return false;
+		}
+		Run run = worker.running.remove(this.random.nextInt(worker.running.size()));
+		Lease lease = run.job.lease();
+		int outcome = this.random.nextInt(100);
+		if (outcome < 60) {
+			boolean holds = holdsLease(lease);
+			List<String> refused = this.listeners.ack(QUEUE, List.of(lease));
+			String resent = "";
+			if (enabled(Fault.ACK_RESENT, 0.3)) {
+				resent = " (reply lost: " + refused + "; re-sent)";
+				refused = this.listeners.ack(QUEUE, List.of(lease));
+			}
+			if (holds) {
+				run.dispatch.state = State.COMPLETED;
+			}
+			trace(worker + " acks " + run + resent + ": refused " + refused + (holds ? "" : ", lease lost"));
+		}
+		else {
+			// as the error handler does: the last attempt is not retried
+			boolean dies = outcome >= 85 || run.job.attempt() >= run.dispatch.maxAttempts;
+			Duration retry = dies ? null : Duration.ofMillis((outcome < 70) ? 0 : 1 + this.random.nextInt(30));
+			boolean failed = this.listeners.fail(QUEUE, lease, "failed", retry);
+			Double due = this.redis.opsForZSet().score(this.keys.delayed(), lease.id());
+			String resent = "";
+			if (enabled(Fault.FAIL_RESENT, 0.3)) {
+				resent = " (reply lost: " + failed + "; re-sent)";
+				this.listeners.fail(QUEUE, lease, "failed", retry);
+			}
+			if (failed) {
+				run.dispatch.acceptedFailures++;
+				if (dies) {
+					run.dispatch.state = State.DEAD;
+				}
+				else if (due != null) {
+					run.dispatch.notBefore = due.longValue();
+				}
+			}
+			trace(worker + " fails " + run + ((retry != null) ? ", retry in " + retry.toMillis() + " ms" : ", dead")
+					+ resent + ": " + failed);
+		}
+		leaveGates(worker, run);
+		return true;
+	}
+
+	private void leaveGates(Worker worker, Run run) {
+		if (run.gates != null) {
+			this.listeners.leaveGates(QUEUE, run.job.lease(), run.gates);
+			if (enabled(Fault.HOLD_RESENT, 0.3)) {
+				this.listeners.leaveGates(QUEUE, run.job.lease(), run.gates);
+				trace(worker + " leaves the gates of " + run + " (re-sent)");
+			}
+			this.holding.remove(holder(run.job));
+		}
+	}
+
+	private boolean extend(Worker worker) {
+		List<Lease> leases = new ArrayList<>();
+		worker.held.forEach((held) -> leases.add(held.job.lease()));
+		worker.running.forEach((run) -> leases.add(run.job.lease()));
+		if (leases.isEmpty()) {
+			return false;
+		}
+		List<String> lost = this.listeners.extend(QUEUE, leases, LONG_LEASE);
+		if (enabled(Fault.EXTEND_RESENT, 0.3)) {
+			lost = this.listeners.extend(QUEUE, leases, LONG_LEASE);
+		}
+		for (Run run : worker.running) {
+			if (run.gates != null) {
+				this.listeners.holdGates(QUEUE, run.job.lease(), run.gates, LONG_LEASE);
+				if (enabled(Fault.HOLD_RESENT, 0.3)) {
+					this.listeners.holdGates(QUEUE, run.job.lease(), run.gates, LONG_LEASE);
+				}
+			}
+		}
+		trace(worker + " extends " + leases.size() + " leases: lost " + lost);
+		return true;
+	}
+
+	/**
+	 * The worker's container stops: jobs not started go back, running ones are
+	 * interrupted.
+	 */
+	private boolean release(Worker worker) {
+		if (worker.held.isEmpty() && worker.running.isEmpty()) {
+			return false;
+		}
+		List<Lease> notStarted = worker.held.stream().map((held) -> held.job.lease()).toList();
+		List<Run> interrupted = worker.running.stream()
+			.filter((run) -> enabled(Fault.RUNNING_JOBS_HANDED_BACK, 0.5))
+			.toList();
+		List<Lease> running = interrupted.stream().map((run) -> run.job.lease()).toList();
+		long released = this.listeners.release(QUEUE, notStarted, true) + this.listeners.release(QUEUE, running, false);
+		if (enabled(Fault.RELEASE_RESENT, 0.3)) {
+			this.listeners.release(QUEUE, notStarted, true);
+			this.listeners.release(QUEUE, running, false);
+		}
+		worker.held.clear();
+		worker.running.removeAll(interrupted);
+		interrupted.forEach((run) -> leaveGates(worker, run));
+		trace(worker + " stops: releases " + notStarted + " not started and " + interrupted + " interrupted: "
+				+ released);
+		return true;
+	}
+
+	/** The worker's instance dies: its gates and leases stay until they expire. */
+	private boolean die(Worker worker) {
+		if (!this.settings.faults().contains(Fault.WORKER_DIES)
+				|| (worker.held.isEmpty() && worker.running.isEmpty())) {
+			return false;
+		}
+		trace(worker + " dies holding " + worker.held + ", running " + worker.running);
+		worker.held.clear();
+		worker.running.clear();
+		return true;
+	}
+
+	// migrators
+
+	private void migrate(String migrator) {
+		var migration = this.listeners.migrate(QUEUE);
+		String resent = "";
+		if (enabled(Fault.MIGRATE_RESENT, 0.3)) {
+			resent = " (reply lost: " + migration + "; re-sent)";
+			migration = this.listeners.migrate(QUEUE);
+		}
+		trace(migrator + " migrates" + resent + ": " + migration);
+	}
+
+	/**
+	 * Waits for the Redis clock to pass the next short lease or due time, then migrates.
+	 */
+	private boolean awaitExpiry() {
+		Snapshot snapshot = snapshot();
+		long next = Long.MAX_VALUE;
+		for (Map<String, Long> set : List.of(snapshot.delayed, snapshot.reserved)) {
+			for (long at : set.values()) {
+				if (at < snapshot.now + 100) {
+					next = Math.min(next, at);
+				}
+			}
+		}
+		if (next == Long.MAX_VALUE) {
+			return false;
+		}
+		long until = next;
+		await().atMost(Duration.ofSeconds(5))
+			.pollDelay(Duration.ZERO)
+			.pollInterval(Duration.ofMillis(1))
+			.until(() -> snapshotTime() > until);
+		trace("the Redis clock passes " + until);
+		migrate("migrator " + this.random.nextInt(this.settings.migrators()));
+		return true;
+	}
+
+	// invariants
+
+	private void checkState() {
+		Snapshot snapshot = snapshot();
+		Map<String, Integer> places = new HashMap<>();
+		snapshot.ready.forEach((id) -> places.merge(id, 1, Integer::sum));
+		for (Map<String, Long> set : List.of(snapshot.delayed, snapshot.reserved, snapshot.dead)) {
+			set.keySet().forEach((id) -> places.merge(id, 1, Integer::sum));
+		}
+		places.forEach((id, count) -> check(count == 1 && snapshot.jobs.containsKey(id), Invariant.ONE_STATE,
+				() -> id + " is in " + count + " of ready, delayed, reserved and dead, with"
+						+ (snapshot.jobs.containsKey(id) ? "" : "out") + " data"));
+		snapshot.jobs.keySet()
+			.forEach((id) -> check(places.containsKey(id), Invariant.ONE_STATE,
+					() -> id + " has data but is in none of ready, delayed, reserved and dead"));
+		snapshot.attempts.forEach((id, used) -> check(Integer.parseInt(used) <= maxAttempts(snapshot.jobs.get(id)),
+				Invariant.ATTEMPTS, () -> id + " used " + used + " attempts of " + maxAttempts(snapshot.jobs.get(id))));
+		snapshot.leases.forEach((id, token) -> {
+			int attempt = Integer.parseInt(token.substring(token.indexOf(':') + 1));
+			check(attempt <= maxAttempts(snapshot.jobs.get(id)), Invariant.ATTEMPTS,
+					() -> id + " runs attempt " + attempt + " of " + maxAttempts(snapshot.jobs.get(id)));
+		});
+		checkDispatches(snapshot);
+		checkGates(snapshot);
+	}
+
+	private void checkDispatches(Snapshot snapshot) {
+		Map<Integer, List<String>> found = new HashMap<>();
+		snapshot.jobs
+			.forEach((id, envelope) -> found.computeIfAbsent(dispatchOf(envelope).number, (n) -> new ArrayList<>())
+				.add(id + " " + snapshot.stateOf(id)));
+		snapshot.successors
+			.forEach((id, successor) -> found.computeIfAbsent(dispatchOf(successor).number, (n) -> new ArrayList<>())
+				.add(id + " successor"));
+		found.forEach((number, where) -> {
+			Dispatch dispatch = this.dispatches.get(number);
+			check(where.size() == 1, Invariant.RUN_AGAIN_BY_RESEND, () -> "d" + number + " is stored twice: " + where);
+			String place = where.get(0);
+			if (dispatch.state == State.LIVE && place.endsWith(" dead")) {
+				dispatch.state = State.DEAD;
+				checkStartedBeforeDeath(dispatch, snapshot.errors.get(dispatch.command.id()));
+			}
+			check(dispatch.state == State.LIVE || (dispatch.state == State.DEAD && place.endsWith(" dead")),
+					Invariant.RUN_AGAIN_BY_RESEND, () -> "d" + number + " is stored again (" + place + ") though it is "
+							+ dispatch.state + "; its runs started: " + dispatch.runsStarted);
+		});
+		for (Dispatch dispatch : this.dispatches.values()) {
+			if (dispatch.state == State.LIVE && !found.containsKey(dispatch.number)) {
+				String id = dispatch.command.id();
+				// a job that dies while a dispatch waits behind it is dropped, and that
+				// dispatch takes over its id
+				check(snapshot.jobs.containsKey(id), Invariant.FINISHED_RUN_LOST,
+						() -> "d" + dispatch.number + " (" + id + ") vanished without completing or dying");
+				dispatch.state = State.DEAD;
+				checkStartedBeforeDeath(dispatch, "none: dropped at its death for the dispatch behind it");
+			}
+		}
+	}
+
+	private void checkStartedBeforeDeath(Dispatch dispatch, @Nullable String error) {
+		check(dispatch.runsStarted > 0, Invariant.DEAD_WITHOUT_START,
+				() -> "d" + dispatch.number + " (" + dispatch.command.id() + ", max attempts " + dispatch.maxAttempts
+						+ ") died with error '" + error + "' without a started run");
+	}
+
+	private void checkGates(Snapshot snapshot) {
+		for (String holder : snapshot.exclusive) {
+			check(holder.isEmpty() || this.holding.contains(holder), Invariant.GATES,
+					() -> "an exclusive key is held by " + holder + ", not a started run");
+		}
+		for (Map<String, Long> running : List.of(snapshot.jobRunning, snapshot.queueRunning)) {
+			running.forEach((holder, expiry) -> check(expiry <= snapshot.now || this.holding.contains(holder),
+					Invariant.GATES, () -> "a running limit counts " + holder + ", not a started run"));
+		}
+		snapshot.rate.keySet()
+			.forEach((holder) -> check(this.started.contains(holder), Invariant.GATES,
+					() -> "the rate window counts a start of " + holder + ", which never started"));
+	}
+
+	private void check(boolean condition, Invariant invariant, Supplier<String> detail) {
+		if (!condition) {
+			throw new ViolationException(invariant, detail.get());
+		}
+	}
+
+	// Redis
+
+	@SuppressWarnings("unchecked")
+	private Snapshot snapshot() {
+		List<Object> values = this.redis.execute(SNAPSHOT, this.snapshotKeys);
+		return new Snapshot((Long) values.get(0), (List<String>) values.get(1), scores(values.get(2)),
+				scores(values.get(3)), scores(values.get(4)), hash(values.get(5)), hash(values.get(6)),
+				hash(values.get(7)), hash(values.get(8)), hash(values.get(9)), (List<String>) values.get(10),
+				scores(values.get(11)), scores(values.get(12)), scores(values.get(13)));
+	}
+
+	private long snapshotTime() {
+		return snapshot().now;
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Map<String, Long> scores(Object value) {
+		List<String> flat = (List<String>) value;
+		Map<String, Long> scores = new HashMap<>();
+		for (int i = 0; i < flat.size(); i += 2) {
+			scores.put(flat.get(i), (long) Double.parseDouble(flat.get(i + 1)));
+		}
+		return scores;
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Map<String, String> hash(Object value) {
+		List<String> flat = (List<String>) value;
+		Map<String, String> hash = new HashMap<>();
+		for (int i = 0; i < flat.size(); i += 2) {
+			hash.put(flat.get(i), flat.get(i + 1));
+		}
+		return hash;
+	}
+
+	private boolean holdsLease(Lease lease) {
+		return lease.token().equals(this.redis.<String, String>opsForHash().get(this.keys.leases(), lease.id()));
+	}
+
+	private Dispatch dispatchOf(String envelope) {
+		Matcher matcher = DISPATCH.matcher(envelope);
+		if (!matcher.find()) {
+			throw new IllegalStateException("No dispatch number in " + envelope);
+		}
+		return this.dispatches.get(Integer.parseInt(matcher.group(1)));
+	}
+
+	private static int maxAttempts(@Nullable String envelope) {
+		Matcher matcher = MAX_ATTEMPTS.matcher((envelope != null) ? envelope : "");
+		return matcher.find() ? Integer.parseInt(matcher.group(1)) : 0;
+	}
+
+	private static Gates gates(String id) {
+		return gatesWithKey("x" + Math.floorMod(id.hashCode(), 2));
+	}
+
+	private static Gates gatesWithKey(String exclusiveKey) {
+		return new Gates(exclusiveKey, "limited", 2, 3, RATE);
+	}
+
+	private static String holder(ReservedJob job) {
+		return job.id() + ":" + job.token();
+	}
+
+	private void trace(String line) {
+		if (this.trace.size() == TRACE_LENGTH) {
+			this.trace.removeFirst();
+		}
+		this.trace.addLast(this.step + ": " + line);
+	}
+
+	/**
+	 * How large a run is.
+	 *
+	 * @param steps the number of steps
+	 * @param producers the number of producers
+	 * @param workers the number of workers
+	 * @param migrators the number of migrators
+	 * @param callerIds how many caller-chosen ids the producers share (the fewer, the
+	 * more duplicates)
+	 * @param faults the faults to inject
+	 */
+	record Settings(int steps, int producers, int workers, int migrators, int callerIds, Set<Fault> faults) {
+
+		Settings withFaults(Set<Fault> faults) {
+			return new Settings(this.steps, this.producers, this.workers, this.migrators, this.callerIds, faults);
+		}
+
+	}
+
+	/**
+	 * An invariant of the guarantees page.
+	 */
+	enum Invariant {
+
+		ONE_STATE("each job in one state"),
+
+		ATTEMPTS("attempts never over the limit"),
+
+		DEAD_WITHOUT_START("a job never dead without a started run"),
+
+		FINISHED_RUN_LOST("no finished run lost"),
+
+		EARLY("nothing early"),
+
+		RUN_AGAIN_BY_RESEND("no job run again by a re-send"),
+
+		GATES("gates held only by started runs");
+
+		private final String description;
+
+		Invariant(String description) {
+			this.description = description;
+		}
+
+		@Override
+		public String toString() {
+			return name() + " (" + this.description + ")";
+		}
+
+	}
+
+	/**
+	 * The first invariant a run violated.
+	 *
+	 * @param invariant the invariant
+	 * @param step the step after which it was found
+	 * @param detail what was found
+	 * @param trace the last steps
+	 */
+	record Violation(Invariant invariant, int step, String detail, List<String> trace) {
+
+		@Override
+		public String toString() {
+			return this.invariant + " violated at step " + this.step + ": " + this.detail + "\n  "
+					+ String.join("\n  ", this.trace);
+		}
+
+	}
+
+	private static final class ViolationException extends RuntimeException {
+
+		private final Invariant invariant;
+
+		ViolationException(Invariant invariant, String detail) {
+			super(detail, null, false, false);
+			this.invariant = invariant;
+		}
+
+	}
+
+	private enum State {
+
+		/** The enqueue kept an existing job. */
+		DROPPED,
+
+		/** Pending, running or waiting behind its running job. */
+		LIVE,
+
+		COMPLETED,
+
+		DEAD
+
+	}
+
+	private static final class Dispatch {
+
+		final int number;
+
+		final EnqueueCommand command;
+
+		final int maxAttempts;
+
+		final boolean gated;
+
+		State state;
+
+		long notBefore;
+
+		int runsStarted;
+
+		int acceptedFailures;
+
+		Dispatch(int number, EnqueueCommand command, int maxAttempts, boolean gated) {
+			this.number = number;
+			this.command = command;
+			this.maxAttempts = maxAttempts;
+			this.gated = gated;
+		}
+
+	}
+
+	private record Held(ReservedJob job, Dispatch dispatch) {
+
+		@Override
+		public String toString() {
+			return this.job.id() + "=d" + this.dispatch.number + "@" + this.job.attempt();
+		}
+
+	}
+
+	private record Run(ReservedJob job, Dispatch dispatch, @Nullable Gates gates) {
+
+		@Override
+		public String toString() {
+			return this.job.id() + "=d" + this.dispatch.number + "@" + this.job.attempt();
+		}
+
+	}
+
+	private static final class Worker {
+
+		final int index;
+
+		final List<Held> held = new ArrayList<>();
+
+		final List<Run> running = new ArrayList<>();
+
+		Worker(int index) {
+			this.index = index;
+		}
+
+		@Override
+		public String toString() {
+			return "worker " + this.index;
+		}
+
+	}
+
+	private record Snapshot(long now, List<String> ready, Map<String, Long> delayed, Map<String, Long> reserved,
+			Map<String, Long> dead, Map<String, String> jobs, Map<String, String> attempts, Map<String, String> leases,
+			Map<String, String> successors, Map<String, String> errors, List<String> exclusive,
+			Map<String, Long> jobRunning, Map<String, Long> queueRunning, Map<String, Long> rate) {
+
+		String stateOf(String id) {
+			if (this.delayed.containsKey(id)) {
+				return "delayed";
+			}
+			if (this.reserved.containsKey(id)) {
+				return "reserved";
+			}
+			return this.dead.containsKey(id) ? "dead" : "ready";
+		}
+
+	}
+
+}

@@ -1,0 +1,139 @@
+package io.redq.queue.redis.tester;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.redis.tester.ScriptTester.Invariant;
+import io.redq.queue.redis.tester.ScriptTester.Settings;
+import io.redq.queue.redis.tester.ScriptTester.Violation;
+import io.redq.queue.script.QueueScripts;
+import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.TestConnections;
+import io.redq.queue.test.WithRedis;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.script.RedisScript;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Runs the {@link ScriptTester} on the queue scripts: seeded runs bounded in steps, with
+ * the faults the scripts survive today unless {@code -Dredq.tester.faults} names others
+ * ({@code all}, or a list of {@link Fault} names, where {@code safe} stands for today's
+ * default); {@code -Dredq.tester.seed} runs one seed; {@code -Dredq.tester.long=true}
+ * adds a run of several minutes with more actors and jobs.
+ *
+ * @author Redq team
+ */
+@WithRedis
+class ScriptTesterIntegrationTests {
+
+	private static final Settings SHORT = new Settings(400, 3, 4, 2, 6,
+			Fault.parse(System.getProperty(Fault.PROPERTY)));
+
+	private static final Settings LONG = new Settings(5000, 6, 10, 3, 20, SHORT.faults());
+
+	private static final int SHORT_SEEDS = 12;
+
+	private static final Duration LONG_RUN = Duration.ofMinutes(Long.getLong("redq.tester.minutes", 5));
+
+	private final RedisServer redis;
+
+	private final LettuceConnectionFactory connectionFactory;
+
+	ScriptTesterIntegrationTests(RedisServer redis) {
+		this.redis = redis;
+		this.connectionFactory = TestConnections.connectionFactory(redis);
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void theScriptsKeepEveryInvariant() {
+		Long seed = Long.getLong("redq.tester.seed");
+		List<String> violations = new ArrayList<>();
+		for (long each : (seed != null) ? List.of(seed) : seeds(1, SHORT_SEEDS)) {
+			Violation violation = run(QueueScripts.load(), SHORT, each);
+			if (violation != null) {
+				violations.add("seed " + each + ": " + violation);
+			}
+		}
+		assertThat(violations).as("runs with faults %s", SHORT.faults()).isEmpty();
+	}
+
+	@Test
+	void theTesterFindsAReSentAdmitThatDefersItselfInTheAdmitScriptBeforeItsFix() {
+		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("admit")
+				? RedisScript.of(read(QueueScripts.class, "common.lua") + "\n"
+						+ read(ScriptTesterIntegrationTests.class, "admit-before-resend-fix.lua"), Long.class)
+				: definition.load());
+		Set<Fault> faults = EnumSet.of(Fault.ADMIT_RESENT);
+		Violation violation = run(scripts, SHORT.withFaults(faults), 1);
+		assertThat(violation).isNotNull();
+		assertThat(violation.invariant()).isEqualTo(Invariant.GATES);
+	}
+
+	@Test
+	@EnabledIfSystemProperty(named = "redq.tester.long", matches = "true")
+	void theScriptsKeepEveryInvariantInALongRun() {
+		long end = System.nanoTime() + LONG_RUN.toNanos();
+		List<String> violations = new ArrayList<>();
+		long seed = Long.getLong("redq.tester.seed", 1000);
+		int runs = 0;
+		long steps = 0;
+		while (System.nanoTime() < end) {
+			ScriptTester tester = tester(QueueScripts.load(), LONG, seed);
+			Violation violation = tester.run();
+			runs++;
+			steps += tester.steps();
+			if (violation != null) {
+				violations.add("seed " + seed + ": " + violation);
+			}
+			seed++;
+		}
+		System.out.printf("Script tester, long run: %d runs (seeds up to %d), %d steps, %d violations, faults %s%n",
+				runs, seed - 1, steps, violations.size(), LONG.faults());
+		assertThat(violations).isEmpty();
+	}
+
+	private @Nullable Violation run(QueueScripts scripts, Settings settings, long seed) {
+		return tester(scripts, settings, seed).run();
+	}
+
+	private ScriptTester tester(QueueScripts scripts, Settings settings, long seed) {
+		this.redis.flushAll();
+		return new ScriptTester(new RedisJobQueueOperations(this.connectionFactory, scripts, "redq"), settings, seed);
+	}
+
+	private static List<Long> seeds(long first, int count) {
+		List<Long> seeds = new ArrayList<>(count);
+		for (long seed = first; seed < first + count; seed++) {
+			seeds.add(seed);
+		}
+		return seeds;
+	}
+
+	private static String read(Class<?> type, String name) {
+		try {
+			return new ClassPathResource(name, type).getContentAsString(StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}
