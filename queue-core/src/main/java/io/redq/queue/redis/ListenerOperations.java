@@ -167,14 +167,17 @@ public final class ListenerOperations {
 	}
 
 	/**
-	 * Hand reserved jobs back so that another worker gets them at once.
+	 * Hand reserved jobs back so that another worker gets them at once; a job that ran
+	 * and used its last attempt dies instead.
 	 * @param queue the queue
 	 * @param leases the leases to give up
 	 * @param undoAttempt whether to give the attempt back (the jobs never started)
-	 * @return how many jobs were released
+	 * @return how many jobs were handed back
 	 */
 	public long release(String queue, Collection<Lease> leases, boolean undoAttempt) {
-		List<String> args = new ArrayList<>(leases.size() * 3);
+		List<String> args = new ArrayList<>(2 + leases.size() * 3);
+		args.add(Integer.toString(this.deadLetterMaxSize));
+		args.add(millis(this.deadLetterTimeToLive));
 		for (Lease lease : leases) {
 			args.add(lease.id());
 			args.add(lease.token());

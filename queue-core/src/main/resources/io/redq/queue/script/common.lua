@@ -45,6 +45,15 @@ local function end_lease(id, lease, given_back)
 	return used
 end
 
+-- The envelope's own maxAttempts (a payload field of that name is not it); an envelope without one, or that is no JSON
+-- object, gets a single attempt, so that a job no worker survives still ends dead.
+local function max_attempts_of(envelope)
+	local decoded, value = pcall(function()
+		return cjson.decode(envelope).maxAttempts
+	end)
+	return decoded and tonumber(value) or 1
+end
+
 -- Epoch milliseconds as digits: Lua writes numbers of 15 digits and more (due times after the year 5138) in
 -- exponent form when concatenating.
 local function millis(value)

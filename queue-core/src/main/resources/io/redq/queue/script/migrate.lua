@@ -10,14 +10,6 @@ if #due > 0 then
 	redis.call('RPUSH', ready, unpack(due))
 	signal()
 end
--- The envelope's own maxAttempts (a payload field of that name is not it); an envelope without one, or that is no JSON
--- object, gets a single attempt, so that a job no worker survives still ends dead.
-local function max_attempts_of(envelope)
-	local decoded, value = pcall(function()
-		return cjson.decode(envelope).maxAttempts
-	end)
-	return decoded and tonumber(value) or 1
-end
 local expired = redis.call('ZRANGEBYSCORE', reserved, '-inf', now, 'LIMIT', 0, limit)
 for _, id in ipairs(expired) do
 	redis.call('ZREM', reserved, id)

@@ -336,6 +336,20 @@ class JobQueueOperationsIntegrationTests {
 	}
 
 	@Test
+	void aRunningJobHandedBackOnItsLastAttemptDiesInsteadOfRunningPastItsLimit() {
+		// maxAttempts 2: interrupted at shutdown on the second attempt
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
+		assertThat(this.listener.release(QUEUE, List.of(reserveOne().lease()), false)).isEqualTo(1);
+		ReservedJob last = reserveOne();
+		assertThat(last.attempt()).isEqualTo(2);
+		assertThat(this.listener.release(QUEUE, List.of(last.lease()), false)).as("not handed back").isZero();
+		assertThat(this.listener.release(QUEUE, List.of(last.lease()), false)).as("a re-send").isZero();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 1));
+		assertThat(this.operations.deadJob(QUEUE, "a").error())
+			.isEqualTo("Interrupted on attempt 2, its last: its worker shut down");
+	}
+
+	@Test
 	void aRepeatedAcknowledgementIsNotReportedAsRefused() {
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob job = reserveOne();

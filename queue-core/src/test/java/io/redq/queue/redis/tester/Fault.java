@@ -46,7 +46,7 @@ enum Fault {
 	 * A container stops while jobs still run past its shutdown timeout: they are
 	 * interrupted and handed back with their attempt used, also on their last attempt.
 	 */
-	RUNNING_JOBS_HANDED_BACK(false),
+	RUNNING_JOBS_HANDED_BACK(true),
 
 	/**
 	 * A lost reserve reply: the worker never starts those jobs, whose short leases expire
