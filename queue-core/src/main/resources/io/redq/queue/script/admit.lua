@@ -26,9 +26,10 @@ local job_max, queue_max = tonumber(ARGV[5]), tonumber(ARGV[6])
 local permits, window = tonumber(ARGV[7]), tonumber(ARGV[8])
 local recheck = tonumber(ARGV[9])
 
+local owner = ARGV[4] == '1' and redis.call('GET', exclusive)
+
 -- A run found holding a gate was admitted by an earlier run of this call (a client re-sent it after a lost reply):
 -- admitted again, without counting its start twice or deferring it behind itself.
-local owner = ARGV[4] == '1' and redis.call('GET', exclusive)
 if owner == holder
 		or (job_max > 0 and redis.call('ZSCORE', job_running, holder))
 		or (queue_max > 0 and redis.call('ZSCORE', queue_running, holder))
@@ -45,7 +46,7 @@ local function full(running, max)
 end
 
 local wait, waiting = 0, nil
-if owner then
+if owner and owner ~= holder then
 	wait, waiting = recheck, exclusive_waiting
 end
 if wait == 0 and full(job_running, job_max) then
