@@ -13,25 +13,22 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import io.redq.queue.listener.StringJobHandler;
 import io.redq.queue.support.JobQueueLifecycle;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.core.RedisJobQueueOperations;
-import io.redq.queue.listener.JobContext;
-import io.redq.queue.listener.JobHandler;
 import io.redq.queue.redis.QueueKeys;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.TestConnections;
 import io.redq.queue.test.WithRedis;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -75,7 +72,14 @@ class ShutdownOrderIntegrationTests {
 		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "redq");
 		JobCatalog catalog = new JobCatalog();
 		this.registry = new JobListenerRegistry(catalog);
-		this.registry.registerHandler(new WorkingHandler());
+		// works a few milliseconds per job, so that jobs are running when the containers
+		// stop
+		this.registry.registerHandler(new StringJobHandler(
+				new JobDefinition("work", QUEUE, 3, Duration.ZERO, JobBackoff.DEFAULT, String.class),
+				(payload, context) -> {
+					LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+					this.finished.add(context.getId());
+				}));
 		JobListenerContainerFactory factory = new JobListenerContainerFactory(this.operations.getListenerOperations(),
 				JsonMapper.shared());
 		factory.getContainerProperties().setConcurrency(4);
@@ -167,33 +171,6 @@ class ShutdownOrderIntegrationTests {
 	enum Order {
 
 		DISPATCHER_FIRST, CONTAINERS_FIRST
-
-	}
-
-	/**
-	 * Works a few milliseconds per job, so that jobs are running when the containers
-	 * stop, and records each job it finished.
-	 */
-	private final class WorkingHandler implements JobHandler {
-
-		private final JobDefinition definition = new JobDefinition("work", QUEUE, 3, Duration.ZERO, JobBackoff.DEFAULT,
-				String.class);
-
-		@Override
-		public JobDefinition getDefinition() {
-			return this.definition;
-		}
-
-		@Override
-		public @Nullable Object readPayload(@Nullable JsonNode payload) {
-			return (payload != null) ? payload.asString() : null;
-		}
-
-		@Override
-		public void handle(@Nullable Object payload, JobContext context) {
-			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-			ShutdownOrderIntegrationTests.this.finished.add(context.getId());
-		}
 
 	}
 

@@ -30,7 +30,6 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.BeanCreationException;
@@ -98,8 +97,8 @@ class JobErrorHandlerIntegrationTests {
 		this.containerFactory.setErrorHandler(errorHandler);
 		Attempts attempts = new Attempts();
 		RedisJobDispatcher dispatcher = start(
-				new TestHandler("invalid", attempts, (payload) -> new IllegalArgumentException("bad " + payload)),
-				new TestHandler("flaky", attempts, (payload) -> new IllegalStateException("flaky " + payload)));
+				handler("invalid", attempts, (payload) -> new IllegalArgumentException("bad " + payload)),
+				handler("flaky", attempts, (payload) -> new IllegalStateException("flaky " + payload)));
 		String invalid = dispatcher.dispatch("invalid", "x");
 		String flaky = dispatcher.dispatch("flaky", "y");
 		await().atMost(DEADLINE).until(() -> stats().dead() == 2);
@@ -118,7 +117,7 @@ class JobErrorHandlerIntegrationTests {
 			recovered.add(job.getId() + " attempt " + job.getAttempt() + " " + state + ": " + exception.getMessage());
 		}));
 		RedisJobDispatcher dispatcher = start(
-				new TestHandler("fails", attempts, (payload) -> new IllegalStateException("failed " + payload)));
+				handler("fails", attempts, (payload) -> new IllegalStateException("failed " + payload)));
 		String id = dispatcher.dispatch("fails", "x");
 		await().atMost(DEADLINE).until(() -> !recovered.isEmpty());
 		assertThat(attempts.of(id)).containsExactly(1, 2, 3);
@@ -136,8 +135,8 @@ class JobErrorHandlerIntegrationTests {
 			throw new IllegalStateException("recoverer failed");
 		}));
 		RedisJobDispatcher dispatcher = start(
-				new TestHandler("rejected", attempts, (payload) -> new JobRejectedException("no " + payload)),
-				new TestHandler("works", attempts, (payload) -> null));
+				handler("rejected", attempts, (payload) -> new JobRejectedException("no " + payload)),
+				handler("works", attempts, (payload) -> null));
 		String id = dispatcher.dispatch("rejected", "x");
 		await().atMost(DEADLINE).until(() -> stats().dead() == 1);
 		String next = dispatcher.dispatch("works", "y");
@@ -153,7 +152,7 @@ class JobErrorHandlerIntegrationTests {
 		List<Throwable> recovered = new CopyOnWriteArrayList<>();
 		this.containerFactory.setErrorHandler(new AlwaysRetry(recovered));
 		RedisJobDispatcher dispatcher = start(
-				new TestHandler("rejected", attempts, (payload) -> new JobRejectedException("no " + payload)));
+				handler("rejected", attempts, (payload) -> new JobRejectedException("no " + payload)));
 		String id = dispatcher.dispatch("rejected", "x");
 		await().atMost(DEADLINE).until(() -> recovered.size() == 1);
 		assertThat(attempts.of(id)).containsExactly(1);
@@ -168,7 +167,7 @@ class JobErrorHandlerIntegrationTests {
 			throw new IllegalStateException("error handler failed");
 		});
 		RedisJobDispatcher dispatcher = start(
-				new TestHandler("fails", attempts, (payload) -> new IllegalStateException("failed " + payload)));
+				handler("fails", attempts, (payload) -> new IllegalStateException("failed " + payload)));
 		String id = dispatcher.dispatch("fails", "x");
 		await().atMost(DEADLINE).until(() -> stats().dead() == 1);
 		assertThat(attempts.of(id)).containsExactly(1, 2, 3);
@@ -194,8 +193,8 @@ class JobErrorHandlerIntegrationTests {
 			}
 
 		});
-		TestHandler slow = new TestHandler(new JobDefinition("slow", QUEUE, 3, Duration.ofMillis(200), NO_WAIT, null),
-				attempts, (payload) -> {
+		JobHandler slow = handler(new JobDefinition("slow", QUEUE, 3, Duration.ofMillis(200), NO_WAIT, null), attempts,
+				(payload) -> {
 					Thread.sleep(DEADLINE.toMillis());
 					return null;
 				});
@@ -264,7 +263,7 @@ class JobErrorHandlerIntegrationTests {
 					+ "'missing' was found for its errorHandler attribute");
 	}
 
-	private RedisJobDispatcher start(TestHandler... handlers) {
+	private RedisJobDispatcher start(JobHandler... handlers) {
 		List<JobHandler> all = List.of(handlers);
 		JobListenerContainer container = this.containerFactory.createContainer(QUEUE, all);
 		container.start();
@@ -345,43 +344,18 @@ class JobErrorHandlerIntegrationTests {
 
 	}
 
-	static class TestHandler implements JobHandler {
+	private static JobHandler handler(String name, Attempts attempts, Outcome outcome) {
+		return handler(new JobDefinition(name, QUEUE, 3, Duration.ZERO, NO_WAIT, String.class), attempts, outcome);
+	}
 
-		private final JobDefinition definition;
-
-		private final Attempts attempts;
-
-		private final Outcome outcome;
-
-		TestHandler(String name, Attempts attempts, Outcome outcome) {
-			this(new JobDefinition(name, QUEUE, 3, Duration.ZERO, NO_WAIT, String.class), attempts, outcome);
-		}
-
-		TestHandler(JobDefinition definition, Attempts attempts, Outcome outcome) {
-			this.definition = definition;
-			this.attempts = attempts;
-			this.outcome = outcome;
-		}
-
-		@Override
-		public JobDefinition getDefinition() {
-			return this.definition;
-		}
-
-		@Override
-		public @Nullable Object readPayload(@Nullable JsonNode payload) {
-			return (payload != null) ? payload.asString() : null;
-		}
-
-		@Override
-		public void handle(@Nullable Object payload, JobContext context) throws Exception {
-			this.attempts.add(context);
-			Exception failure = this.outcome.of((String) payload);
+	private static JobHandler handler(JobDefinition definition, Attempts attempts, Outcome outcome) {
+		return new StringJobHandler(definition, (payload, context) -> {
+			attempts.add(context);
+			Exception failure = outcome.of(payload);
 			if (failure != null) {
 				throw failure;
 			}
-		}
-
+		});
 	}
 
 	/**

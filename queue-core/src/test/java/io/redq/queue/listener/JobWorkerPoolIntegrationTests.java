@@ -23,11 +23,9 @@ import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.TestConnections;
 import io.redq.queue.test.WithRedis;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -86,7 +84,15 @@ class JobWorkerPoolIntegrationTests {
 		this.acknowledger = new JobAcknowledger(QUEUE, this.listener);
 		this.acknowledger.start(new CustomizableThreadFactory("test-acker-"));
 		JobOutcomes outcomes = new JobOutcomes(QUEUE, this.listener, this.acknowledger);
-		JobHandler handler = new TestHandler();
+		JobHandler handler = new StringJobHandler(
+				new JobDefinition("test", QUEUE, 3, Duration.ZERO,
+						new JobBackoff(Duration.ZERO, 1.0, Duration.ZERO, Duration.ZERO), String.class),
+				(payload, context) -> {
+					this.started.add(context.getId());
+					if (context.getId().equals("busy")) {
+						this.busy.await();
+					}
+				});
 		JobLeaseKeeper leaseKeeper = new JobLeaseKeeper(QUEUE, this.listener, properties, List.of(handler), outcomes);
 		this.workerPool = new JobWorkerPool(QUEUE, () -> true, this.listener, JsonMapper.shared(),
 				Map.of("test", handler), leaseKeeper, outcomes, new JobPrefetch(QUEUE, () -> true, properties));
@@ -163,31 +169,6 @@ class JobWorkerPoolIntegrationTests {
 	 * A reserved job and when its lease runs out by this JVM's clock.
 	 */
 	record Reserved(ReservedJob job, long leaseEndNanos) {
-
-	}
-
-	private final class TestHandler implements JobHandler {
-
-		private final JobDefinition definition = new JobDefinition("test", QUEUE, 3, Duration.ZERO,
-				new JobBackoff(Duration.ZERO, 1.0, Duration.ZERO, Duration.ZERO), String.class);
-
-		@Override
-		public JobDefinition getDefinition() {
-			return this.definition;
-		}
-
-		@Override
-		public @Nullable Object readPayload(@Nullable JsonNode payload) {
-			return (payload != null) ? payload.asString() : null;
-		}
-
-		@Override
-		public void handle(@Nullable Object payload, JobContext context) throws Exception {
-			JobWorkerPoolIntegrationTests.this.started.add(context.getId());
-			if (context.getId().equals("busy")) {
-				JobWorkerPoolIntegrationTests.this.busy.await();
-			}
-		}
 
 	}
 
