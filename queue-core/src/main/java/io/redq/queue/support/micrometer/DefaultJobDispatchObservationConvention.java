@@ -19,10 +19,7 @@ public class DefaultJobDispatchObservationConvention implements JobDispatchObser
 
 	@Override
 	public KeyValues getLowCardinalityKeyValues(JobDispatchSenderContext context) {
-		return KeyValues.of(LowCardinalityKeys.MESSAGING_SYSTEM.withValue("redq"),
-				LowCardinalityKeys.MESSAGING_OPERATION.withValue("publish"),
-				LowCardinalityKeys.MESSAGING_DESTINATION_NAME.withValue(context.getQueue()),
-				LowCardinalityKeys.JOB_NAME.withValue(context.getJobName()));
+		return LowCardinalityKeys.of("publish", context.getQueue(), context.getJobName());
 	}
 
 	@Override

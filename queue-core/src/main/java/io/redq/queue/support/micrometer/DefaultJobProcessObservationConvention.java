@@ -19,10 +19,7 @@ public class DefaultJobProcessObservationConvention implements JobProcessObserva
 
 	@Override
 	public KeyValues getLowCardinalityKeyValues(JobProcessReceiverContext context) {
-		return KeyValues.of(LowCardinalityKeys.MESSAGING_SYSTEM.withValue("redq"),
-				LowCardinalityKeys.MESSAGING_OPERATION.withValue("process"),
-				LowCardinalityKeys.MESSAGING_DESTINATION_NAME.withValue(context.getQueue()),
-				LowCardinalityKeys.JOB_NAME.withValue(context.getJobName()));
+		return LowCardinalityKeys.of("process", context.getQueue(), context.getJobName());
 	}
 
 	@Override
