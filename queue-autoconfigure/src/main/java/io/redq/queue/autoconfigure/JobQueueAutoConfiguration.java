@@ -80,6 +80,8 @@ public final class JobQueueAutoConfiguration {
 		operations.setDeadLetterMaxSize(properties.getDeadLetter().getMaxSize());
 		operations.setDeadLetterTimeToLive(properties.getDeadLetter().getTimeToLive());
 		operations.setCompletedMaxSize(properties.getCompleted().getMaxSize());
+		operations.setReplicasToWaitFor(properties.getDurability().getReplicas(),
+				properties.getDurability().getReplicaTimeout());
 		return operations;
 	}
 

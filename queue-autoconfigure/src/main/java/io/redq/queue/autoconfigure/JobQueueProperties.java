@@ -61,6 +61,8 @@ public class JobQueueProperties {
 
 	private final Redis redis = new Redis();
 
+	private final Durability durability = new Durability();
+
 	public String getKeyPrefix() {
 		return this.keyPrefix;
 	}
@@ -119,6 +121,10 @@ public class JobQueueProperties {
 
 	public Redis getRedis() {
 		return this.redis;
+	}
+
+	public Durability getDurability() {
+		return this.durability;
 	}
 
 	/**
@@ -632,6 +638,43 @@ public class JobQueueProperties {
 
 		public void setReconnectMaxDelay(Duration reconnectMaxDelay) {
 			this.reconnectMaxDelay = reconnectMaxDelay;
+		}
+
+	}
+
+	/**
+	 * How many Redis replicas must have a dispatch, an acknowledgement or a lock before
+	 * it counts as done (Redis WAIT). Standalone and Sentinel-managed Redis only.
+	 */
+	public static class Durability {
+
+		/**
+		 * Replicas that must confirm each dispatch, acknowledgement and lock acquisition.
+		 * A dispatch that fewer confirmed within the timeout throws (the job is on the
+		 * master), an acknowledgement logs a warning, and a lock is released again and
+		 * its acquisition throws. 0 waits for none.
+		 */
+		private int replicas;
+
+		/**
+		 * Longest wait for the replicas to confirm a write.
+		 */
+		private Duration replicaTimeout = Duration.ofSeconds(1);
+
+		public int getReplicas() {
+			return this.replicas;
+		}
+
+		public void setReplicas(int replicas) {
+			this.replicas = replicas;
+		}
+
+		public Duration getReplicaTimeout() {
+			return this.replicaTimeout;
+		}
+
+		public void setReplicaTimeout(Duration replicaTimeout) {
+			this.replicaTimeout = replicaTimeout;
 		}
 
 	}

@@ -32,6 +32,8 @@ public final class RedisLockAutoConfiguration {
 		RedisLockService locks = new RedisLockService(connectionFactory, properties.getKeyPrefix());
 		locks.setLeaseTime(properties.getLock().getLeaseTime());
 		locks.setWatchdog(properties.getLock().isWatchdog());
+		locks.setReplicasToWaitFor(properties.getDurability().getReplicas(),
+				properties.getDurability().getReplicaTimeout());
 		return locks;
 	}
 

@@ -11,6 +11,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.core.ReplicationTimeoutException;
 import io.redq.queue.config.JobCatalog;
 import io.redq.queue.annotation.Backoff;
 import io.redq.queue.annotation.QueuedJob;
@@ -52,6 +53,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
@@ -318,6 +320,22 @@ class JobQueueAutoConfigurationIntegrationTests {
 					assertThat(operations.fail("other", job.lease(), "boom", null)).isTrue();
 				}
 				assertThat(this.redis.command("ZCARD", "redq:{other}:dead")).isEqualTo("1");
+			});
+	}
+
+	@Test
+	void durabilityReplicasPropertyMakesDispatchesWaitForReplicas() {
+		// this Redis has no replica: the dispatch waits out the timeout, says so, and the
+		// job stays on the master
+		this.runner
+			.withPropertyValues("redq.durability.replicas=1", "redq.durability.replica-timeout=50ms",
+					"redq.jobs.remote-job.queue=other")
+			.run((context) -> {
+				JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+				assertThatExceptionOfType(ReplicationTimeoutException.class)
+					.isThrownBy(() -> dispatcher.dispatch(JobRequest.of("remote-job", "payload").id("r-1").build()))
+					.withMessageContaining("only 0 of the 1 replicas required (redq.durability.replicas)");
+				assertThat(this.redis.command("LRANGE", "redq:{other}:ready", "0", "-1")).isEqualTo("r-1");
 			});
 	}
 

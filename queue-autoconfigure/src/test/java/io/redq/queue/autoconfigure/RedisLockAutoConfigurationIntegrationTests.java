@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.core.ReplicationTimeoutException;
 import io.redq.queue.lock.LockHandle;
 import io.redq.queue.lock.RedisLockService;
 import io.redq.queue.test.RedisServer;
@@ -31,6 +32,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -62,6 +64,20 @@ class RedisLockAutoConfigurationIntegrationTests {
 	void isListedAsAnAutoConfiguration() {
 		assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).getCandidates())
 			.contains(JobQueueAutoConfiguration.class.getName(), RedisLockAutoConfiguration.class.getName());
+	}
+
+	@Test
+	void durabilityReplicasPropertyMakesLocksWaitForReplicas() {
+		// this Redis has no replica: the lock is released again and its acquisition
+		// throws
+		this.runner.withPropertyValues("redq.durability.replicas=1", "redq.durability.replica-timeout=50ms")
+			.run((context) -> {
+				RedisLockService locks = context.getBean(RedisLockService.class);
+				assertThatExceptionOfType(ReplicationTimeoutException.class)
+					.isThrownBy(() -> locks.tryAcquire("report", Duration.ZERO))
+					.withMessageContaining("only 0 of the 1 replicas required (redq.durability.replicas)");
+				assertThat(this.redis.command("EXISTS", "redq:lock:{report}")).isEqualTo("0");
+			});
 	}
 
 	@Test

@@ -13,6 +13,7 @@ import io.redq.queue.redis.EnqueueOperations;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.QueueKeys;
 import io.redq.queue.redis.QueueStore;
+import io.redq.queue.redis.ReplicaWait;
 import io.redq.queue.script.QueueScripts;
 import org.jspecify.annotations.Nullable;
 
@@ -101,6 +102,21 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 	 */
 	public void setCompletedMaxSize(int completedMaxSize) {
 		this.listenerOperations.setCompletedMaxSize(completedMaxSize);
+	}
+
+	/**
+	 * Set how many replicas must have a dispatch or an acknowledgement before it counts
+	 * as done: after each, Redq sends Redis {@code WAIT} on the same connection. A
+	 * dispatch that fewer replicas confirmed within the timeout throws
+	 * {@link ReplicationTimeoutException} (the job is on the master); an acknowledgement
+	 * logs a warning. Standalone and Sentinel-managed Redis only.
+	 * <p>
+	 * Default 0: no waiting, and a failover may lose the writes of the last moments.
+	 * @param replicas the number of replicas
+	 * @param timeout the longest wait for them
+	 */
+	public void setReplicasToWaitFor(int replicas, Duration timeout) {
+		this.store.setReplicaWait(new ReplicaWait(replicas, timeout));
 	}
 
 	/**

@@ -11,8 +11,9 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.core.ReplicationTimeoutException;
 import io.redq.queue.redis.Lease;
+import io.redq.queue.redis.ListenerOperations;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -103,6 +104,9 @@ final class JobAcknowledger {
 				logger.warn("Late acknowledgement of job " + id + " refused: its lease expired and the job was "
 						+ "handed to another worker");
 			}
+		}
+		catch (ReplicationTimeoutException ex) {
+			logger.warn(ex.getMessage() + " (a job whose acknowledgement is lost runs again)");
 		}
 		catch (RuntimeException ex) {
 			logger.error("Could not acknowledge " + batch.size() + " job(s) of queue '" + this.queue

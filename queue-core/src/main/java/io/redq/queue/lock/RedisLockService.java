@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.redq.queue.core.QueueNames;
+import io.redq.queue.core.ReplicationTimeoutException;
+import io.redq.queue.redis.ReplicaWait;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -103,6 +105,8 @@ public class RedisLockService implements DisposableBean {
 
 	private boolean watchdogEnabled = DEFAULT_WATCHDOG;
 
+	private ReplicaWait replicaWait = ReplicaWait.NONE;
+
 	/**
 	 * Create an instance.
 	 * @param connectionFactory the Redis connection factory
@@ -146,6 +150,22 @@ public class RedisLockService implements DisposableBean {
 	 */
 	public void setWatchdog(boolean watchdog) {
 		this.watchdogEnabled = watchdog;
+	}
+
+	/**
+	 * Set how many replicas must have a lock and its fencing token before
+	 * {@code tryAcquire} returns it (Redis {@code WAIT}), so that a failover to one of
+	 * them neither frees the lock nor hands its token out again. When fewer confirm
+	 * within the timeout, the lock is released again and
+	 * {@link io.redq.queue.core.ReplicationTimeoutException} is thrown. Standalone and
+	 * Sentinel-managed Redis only.
+	 * <p>
+	 * Default 0: no waiting.
+	 * @param replicas the number of replicas
+	 * @param timeout the longest wait for them
+	 */
+	public void setReplicasToWaitFor(int replicas, Duration timeout) {
+		this.replicaWait = new ReplicaWait(replicas, timeout);
 	}
 
 	/**
@@ -206,7 +226,7 @@ public class RedisLockService implements DisposableBean {
 			if (Thread.interrupted()) {
 				throw new InterruptedException("Interrupted while waiting for lock '" + name + "'");
 			}
-			List<?> result = this.redis.execute(ACQUIRE_SCRIPT, keys, token, Long.toString(leaseMillis));
+			List<?> result = acquire(name, keys, token, leaseMillis);
 			Assert.state(result != null && result.size() == 2, "Unexpected lock script result");
 			if (number(result, 0) == 1) {
 				LockHandle lock = new LockHandle(this, name, key, token, number(result, 1), leaseMillis);
@@ -265,6 +285,19 @@ public class RedisLockService implements DisposableBean {
 
 	String key(String name) {
 		return this.keyPrefix + ":lock:{" + QueueNames.validateName("lock", name) + "}";
+	}
+
+	private @Nullable List<?> acquire(String name, List<String> keys, String token, long leaseMillis) {
+		try {
+			return this.replicaWait.write(this.redis,
+					(redis) -> redis.execute(ACQUIRE_SCRIPT, keys, token, Long.toString(leaseMillis)),
+					"the lock '" + name + "'");
+		}
+		catch (ReplicationTimeoutException ex) {
+			this.redis.execute(RELEASE_SCRIPT, List.of(keys.get(0)), token);
+			throw new ReplicationTimeoutException(ex.getRequired(), ex.getConfirmed(),
+					ex.getMessage() + " The lock was released again: try again once the replicas are back.");
+		}
 	}
 
 	boolean isHeld(LockHandle lock) {

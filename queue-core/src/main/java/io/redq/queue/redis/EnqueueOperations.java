@@ -35,7 +35,8 @@ public final class EnqueueOperations {
 		for (int from = 0; from < commands.size(); from += QueueStore.MAX_BATCH_SIZE) {
 			List<EnqueueCommand> batch = commands.subList(from,
 					Math.min(commands.size(), from + QueueStore.MAX_BATCH_SIZE));
-			for (Object status : this.store.runForList(this.store.getScripts().enqueue(), queue, args(batch))) {
+			for (Object status : this.store.runForListOnReplicas(this.store.getScripts().enqueue(), queue, args(batch),
+					batch.size() + " job(s)")) {
 				results.add(EnqueueResult.values()[((Number) status).intValue()]);
 			}
 		}

@@ -128,7 +128,8 @@ public final class ListenerOperations {
 			List<String> args = new ArrayList<>();
 			args.add(Integer.toString(this.completedMaxSize));
 			args.addAll(leaseArgs(all.subList(from, Math.min(all.size(), from + QueueStore.MAX_BATCH_SIZE))));
-			refused.addAll(strings(this.store.runForList(this.scripts.ack(), queue, args)));
+			refused.addAll(strings(this.store.runForListOnReplicas(this.scripts.ack(), queue, args,
+					"the acknowledgement of " + (args.size() - 1) / 2 + " job(s)")));
 		}
 		return refused;
 	}

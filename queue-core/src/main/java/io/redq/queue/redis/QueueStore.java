@@ -37,6 +37,8 @@ public final class QueueStore {
 
 	private final Map<String, QueueKeys> keys = new ConcurrentHashMap<>();
 
+	private ReplicaWait replicaWait = ReplicaWait.NONE;
+
 	/**
 	 * Create an instance.
 	 * @param connectionFactory the Redis connection factory
@@ -85,6 +87,34 @@ public final class QueueStore {
 	@SuppressWarnings("rawtypes")
 	public List<?> runForList(RedisScript<List> script, String queue, List<String> args) {
 		List<?> result = this.redis.execute(script, keys(queue).all(), args.toArray());
+		return (result != null) ? result : List.of();
+	}
+
+	/**
+	 * Set how many replicas must have a dispatch or an acknowledgement before it counts
+	 * as done.
+	 * @param replicaWait the replicas to wait for; {@link ReplicaWait#NONE} by default
+	 */
+	public void setReplicaWait(ReplicaWait replicaWait) {
+		this.replicaWait = replicaWait;
+	}
+
+	/**
+	 * Run a script that returns a list on a queue's keys, and then wait for the replicas
+	 * (see {@link #setReplicaWait(ReplicaWait)}).
+	 * @param script the script
+	 * @param queue the queue
+	 * @param args the arguments
+	 * @param written what the script writes, for the message of the exception
+	 * @return the list, empty when the script returned none
+	 * @throws io.redq.queue.core.ReplicationTimeoutException when fewer replicas
+	 * confirmed the writes within the timeout; the writes stay on the master
+	 */
+	@SuppressWarnings("rawtypes")
+	public List<?> runForListOnReplicas(RedisScript<List> script, String queue, List<String> args, String written) {
+		List<?> result = this.replicaWait.write(this.redis,
+				(redis) -> redis.execute(script, keys(queue).all(), args.toArray()),
+				written + " of queue '" + queue + "'");
 		return (result != null) ? result : List.of();
 	}
 

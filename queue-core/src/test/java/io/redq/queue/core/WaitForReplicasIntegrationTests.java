@@ -1,0 +1,149 @@
+package io.redq.queue.core;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.redq.queue.config.JobCatalog;
+import io.redq.queue.lock.LockHandle;
+import io.redq.queue.lock.RedisLockService;
+import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.ReservedJob;
+import io.redq.queue.script.QueueScripts;
+import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.TestConnections;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Tests for waiting for replicas ({@code WAIT}) after dispatches and acknowledgements,
+ * against a real master and replica.
+ *
+ * @author Redq team
+ */
+class WaitForReplicasIntegrationTests {
+
+	private static final Duration REPLICA_TIMEOUT = Duration.ofMillis(300);
+
+	private RedisServer master;
+
+	private RedisServer replica;
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private RedisJobQueueOperations operations;
+
+	private RedisJobDispatcher dispatcher;
+
+	@BeforeEach
+	void setUp() {
+		this.master = RedisServer.local().start();
+		this.replica = RedisServer.local()
+			.arguments("--replicaof", this.master.host(), Integer.toString(this.master.port()))
+			.start();
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> this.replica.command("INFO", "replication").contains("master_link_status:up"));
+		this.connectionFactory = TestConnections.connectionFactory(this.master);
+		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "redq");
+		this.operations.setReplicasToWaitFor(1, REPLICA_TIMEOUT);
+		JobCatalog catalog = new JobCatalog();
+		catalog.register(new JobDefinition("send-mail", "mail", 3, Duration.ZERO, JobBackoff.DEFAULT, String.class));
+		this.dispatcher = new RedisJobDispatcher(this.operations, catalog, JsonMapper.shared());
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.dispatcher.stop();
+		this.connectionFactory.destroy();
+		this.replica.resume();
+		this.replica.close();
+		this.master.close();
+	}
+
+	@Test
+	void dispatchReturnsOnceTheReplicaHasTheJob() {
+		this.dispatcher.dispatch(JobRequest.of("send-mail", "hello").id("mail-1").build());
+		assertThat(this.replica.command("HEXISTS", "redq:{mail}:jobs", "mail-1")).isEqualTo("1");
+		assertThat(waitCalls()).isEqualTo(1);
+	}
+
+	@Test
+	void dispatchThatNoReplicaConfirmsThrowsAndKeepsTheJobOnTheMaster() {
+		this.replica.pause();
+		assertThatExceptionOfType(ReplicationTimeoutException.class)
+			.isThrownBy(() -> this.dispatcher.dispatch(JobRequest.of("send-mail", "hello").id("mail-1").build()))
+			.satisfies((ex) -> assertThat(ex.getConfirmed()).isZero())
+			.satisfies((ex) -> assertThat(ex.getRequired()).isOne())
+			.withMessage("Redis took 1 job(s) of queue 'mail', but only 0 of the 1 replicas required "
+					+ "(redq.durability.replicas) confirmed it within 300ms: it is on the master, and a failover "
+					+ "before the replicas catch up would lose it. Check the replicas' link (INFO replication).");
+		assertThat(this.master.command("LRANGE", "redq:{mail}:ready", "0", "-1")).isEqualTo("mail-1");
+		this.replica.resume();
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> "1".equals(this.replica.command("HEXISTS", "redq:{mail}:jobs", "mail-1")));
+	}
+
+	@Test
+	void acknowledgementThatNoReplicaConfirmsThrowsAndTheJobIsGoneFromTheMaster() {
+		this.dispatcher.dispatch(JobRequest.of("send-mail", "hello").id("mail-1").build());
+		ListenerOperations listener = this.operations.getListenerOperations();
+		List<ReservedJob> jobs = listener.reserve("mail", 1, Duration.ofMinutes(1)).jobs();
+		assertThat(jobs).hasSize(1);
+		this.replica.pause();
+		assertThatExceptionOfType(ReplicationTimeoutException.class)
+			.isThrownBy(() -> listener.ack("mail", List.of(jobs.get(0).lease())))
+			.withMessageStartingWith("Redis took the acknowledgement of 1 job(s) of queue 'mail', but only 0 of the 1");
+		assertThat(this.master.command("HEXISTS", "redq:{mail}:jobs", "mail-1")).isEqualTo("0");
+		assertThat(this.master.command("ZCARD", "redq:{mail}:reserved")).isEqualTo("0");
+	}
+
+	@Test
+	void lockIsHandedOutOnceTheReplicaHasIt() throws InterruptedException {
+		RedisLockService locks = new RedisLockService(this.connectionFactory, "redq");
+		locks.setReplicasToWaitFor(1, REPLICA_TIMEOUT);
+		LockHandle lock = locks.tryAcquire("invoice-42", Duration.ZERO);
+		assertThat(lock).isNotNull();
+		assertThat(this.replica.command("GET", "redq:lock:{invoice-42}:fence"))
+			.isEqualTo(Long.toString(lock.getFencingToken()));
+		locks.destroy();
+	}
+
+	@Test
+	void lockThatNoReplicaConfirmsIsReleasedAgain() {
+		RedisLockService locks = new RedisLockService(this.connectionFactory, "redq");
+		locks.setReplicasToWaitFor(1, REPLICA_TIMEOUT);
+		this.replica.pause();
+		assertThatExceptionOfType(ReplicationTimeoutException.class)
+			.isThrownBy(() -> locks.tryAcquire("invoice-42", Duration.ZERO))
+			.withMessageStartingWith("Redis took the lock 'invoice-42', but only 0 of the 1 replicas")
+			.withMessageEndingWith("The lock was released again: try again once the replicas are back.");
+		assertThat(this.master.command("EXISTS", "redq:lock:{invoice-42}")).isEqualTo("0");
+		locks.destroy();
+	}
+
+	@Test
+	void withoutReplicasToWaitForNothingWaits() {
+		this.operations.setReplicasToWaitFor(0, REPLICA_TIMEOUT);
+		this.replica.pause();
+		this.dispatcher.dispatch(JobRequest.of("send-mail", "hello").id("mail-1").build());
+		assertThat(waitCalls()).isZero();
+	}
+
+	private long waitCalls() {
+		String stats = this.master.command("INFO", "commandstats");
+		for (String line : stats.split("\r?\n")) {
+			if (line.startsWith("cmdstat_wait:calls=")) {
+				return Long.parseLong(line.substring("cmdstat_wait:calls=".length(), line.indexOf(',')));
+			}
+		}
+		return 0;
+	}
+
+}
