@@ -55,7 +55,7 @@ public class RedisServerExtension implements BeforeAllCallback, ParameterResolve
 	 */
 	@Override
 	public void beforeAll(ExtensionContext context) {
-		server(context);
+		startedServer(context);
 	}
 
 	/**
@@ -78,10 +78,27 @@ public class RedisServerExtension implements BeforeAllCallback, ParameterResolve
 	 */
 	@Override
 	public Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
-		return server(extensionContext);
+		return startedServer(extensionContext);
 	}
 
-	private RedisServer server(ExtensionContext context) {
+	/**
+	 * The server this extension started for the test class of the context, for other
+	 * extensions that build on it (the server is started before any test method runs).
+	 * @param context the context of a {@link WithRedis} test class or of one of its tests
+	 * @return the server
+	 * @throws IllegalStateException if the test class is not annotated with
+	 * {@link WithRedis}
+	 */
+	public static RedisServer serverOf(ExtensionContext context) {
+		RedisServer server = context.getStore(NAMESPACE).get(KEY, RedisServer.class);
+		if (server == null) {
+			throw new IllegalStateException(
+					"No Redis server for " + context.getDisplayName() + ": annotate the test class with @WithRedis");
+		}
+		return server;
+	}
+
+	private RedisServer startedServer(ExtensionContext context) {
 		ExtensionContext classContext = context;
 		// Keep the server at class level, so that every method of the class shares it.
 		while (classContext.getTestMethod().isPresent() && classContext.getParent().isPresent()) {

@@ -3,11 +3,14 @@ package io.redq.queue.test;
 import java.io.IOException;
 import java.net.Socket;
 
+import org.jspecify.annotations.Nullable;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
@@ -28,6 +31,13 @@ class RedisServerExtensionTests {
 	private static RedisServer classServer;
 
 	private final RedisServer constructorServer;
+
+	private @Nullable RedisServer otherExtensionServer;
+
+	/** An extension that builds on the server, as queue-core's test fixtures do. */
+	@RegisterExtension
+	final BeforeEachCallback otherExtension = (
+			context) -> this.otherExtensionServer = RedisServerExtension.serverOf(context);
 
 	RedisServerExtensionTests(RedisServer server) {
 		this.constructorServer = server;
@@ -97,6 +107,19 @@ class RedisServerExtensionTests {
 	@Test
 	void oneServerPerClass(RedisServer server) {
 		assertThat(server).isSameAs(classServer).isSameAs(this.constructorServer);
+	}
+
+	@Test
+	void otherExtensionsGetTheServerOfTheClass() {
+		assertThat(this.otherExtensionServer).isSameAs(classServer);
+	}
+
+	@Test
+	void otherExtensionsWithoutWithRedisAreToldToAddIt() {
+		SummaryGeneratingListener listener = run(WithoutWithRedis.class);
+		assertThat(listener.getSummary().getFailures()).singleElement()
+			.satisfies((failure) -> assertThat(failure.getException()).isInstanceOf(IllegalStateException.class)
+				.hasMessageContaining("annotate the test class with @WithRedis"));
 	}
 
 	@Test
@@ -187,6 +210,18 @@ class RedisServerExtensionTests {
 
 		@Test
 		void uses(RedisServer server) {
+		}
+
+	}
+
+	/** Run only through the launcher above. */
+	static class WithoutWithRedis {
+
+		@RegisterExtension
+		static final BeforeEachCallback extension = RedisServerExtension::serverOf;
+
+		@Test
+		void uses() {
 		}
 
 	}
