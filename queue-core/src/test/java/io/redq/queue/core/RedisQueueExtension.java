@@ -1,7 +1,6 @@
 package io.redq.queue.core;
 
 import io.redq.queue.script.QueueScripts;
-import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.RedisServerExtension;
 import io.redq.queue.test.TestConnections;
 import io.redq.queue.test.WithRedis;
@@ -19,9 +18,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * each test of a {@link WithRedis} class gets, as parameters of its test and
  * {@code @BeforeEach} methods, {@link RedisJobQueueOperations} (key prefix
  * {@value RedisJobQueueOperations#DEFAULT_KEY_PREFIX}) and a {@link StringRedisTemplate}
- * on one connection to the class's server. The server is flushed when a test first asks
- * for them, and the connection is closed after the test's {@code @AfterEach} methods, so
- * that those can still stop what uses it.
+ * on one connection to the class's server, which {@link WithRedis} empties before each
+ * test. The connection is closed after the test's {@code @AfterEach} methods, so that
+ * those can still stop what uses it.
  *
  * @author Redq team
  */
@@ -38,8 +37,7 @@ public class RedisQueueExtension implements ParameterResolver {
 	@Override
 	public Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
 		if (extensionContext.getTestMethod().isEmpty()) {
-			// A class-level context would share one connection and one flush between
-			// tests.
+			// a class-level context would share one connection between the tests
 			throw new ParameterResolutionException(parameterContext.getParameter().getType().getSimpleName()
 					+ " is given per test: take it in a @BeforeEach or @Test method, not in "
 					+ parameterContext.getDeclaringExecutable());
@@ -57,9 +55,8 @@ public class RedisQueueExtension implements ParameterResolver {
 			StringRedisTemplate template) implements AutoCloseable {
 
 		static Connection open(ExtensionContext context) {
-			RedisServer redis = RedisServerExtension.serverOf(context);
-			redis.flushAll();
-			LettuceConnectionFactory connectionFactory = TestConnections.connectionFactory(redis);
+			LettuceConnectionFactory connectionFactory = TestConnections
+				.connectionFactory(RedisServerExtension.serverOf(context));
 			return new Connection(connectionFactory, new RedisJobQueueOperations(connectionFactory, QueueScripts.load(),
 					RedisJobQueueOperations.DEFAULT_KEY_PREFIX), new StringRedisTemplate(connectionFactory));
 		}

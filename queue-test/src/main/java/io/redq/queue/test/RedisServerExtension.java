@@ -3,6 +3,7 @@ package io.redq.queue.test;
 import java.util.function.Supplier;
 
 import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -10,8 +11,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 import org.opentest4j.TestAbortedException;
 
 /**
- * JUnit Jupiter extension that starts one {@link RedisServer} per test class and injects
- * it as a parameter.
+ * JUnit Jupiter extension that starts one {@link RedisServer} per test class, empties it
+ * before each test and injects it as a parameter.
  * <p>
  * The server is kept in the class-level {@link ExtensionContext.Store}, which closes
  * {@link AutoCloseable} values when the class finishes. Nested classes find the enclosing
@@ -24,7 +25,7 @@ import org.opentest4j.TestAbortedException;
  * @since 0.1.0
  * @see WithRedis
  */
-public class RedisServerExtension implements BeforeAllCallback, ParameterResolver {
+public class RedisServerExtension implements BeforeAllCallback, BeforeEachCallback, ParameterResolver {
 
 	private static final Namespace NAMESPACE = Namespace.create(RedisServerExtension.class);
 
@@ -56,6 +57,16 @@ public class RedisServerExtension implements BeforeAllCallback, ParameterResolve
 	@Override
 	public void beforeAll(ExtensionContext context) {
 		startedServer(context);
+	}
+
+	/**
+	 * Empty the server ({@code FLUSHALL}), so that each test starts without what an
+	 * earlier one left; this runs before the test's {@code @BeforeEach} methods.
+	 * @param context the test's context
+	 */
+	@Override
+	public void beforeEach(ExtensionContext context) {
+		startedServer(context).flushAll();
 	}
 
 	/**

@@ -7,9 +7,10 @@ import org.jspecify.annotations.Nullable;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
@@ -36,8 +37,9 @@ class RedisServerExtensionTests {
 
 	/** An extension that builds on the server, as queue-core's test fixtures do. */
 	@RegisterExtension
-	final BeforeEachCallback otherExtension = (
-			context) -> this.otherExtensionServer = RedisServerExtension.serverOf(context);
+	final BeforeEachCallback otherExtension = (context) -> {
+		this.otherExtensionServer = RedisServerExtension.serverOf(context);
+	};
 
 	RedisServerExtensionTests(RedisServer server) {
 		this.constructorServer = server;
@@ -46,11 +48,6 @@ class RedisServerExtensionTests {
 	@BeforeAll
 	static void rememberServer(RedisServer server) {
 		classServer = server;
-	}
-
-	@BeforeEach
-	void resetState(RedisServer server) {
-		server.flushAll();
 	}
 
 	@AfterEach
@@ -107,6 +104,13 @@ class RedisServerExtensionTests {
 	@Test
 	void oneServerPerClass(RedisServer server) {
 		assertThat(server).isSameAs(classServer).isSameAs(this.constructorServer);
+	}
+
+	@Test
+	void eachTestStartsOnAnEmptyServer() {
+		SummaryGeneratingListener listener = run(LeavesAKeyBehind.class);
+		assertThat(listener.getSummary().getFailures()).isEmpty();
+		assertThat(listener.getSummary().getTestsSucceededCount()).isEqualTo(2);
 	}
 
 	@Test
@@ -210,6 +214,23 @@ class RedisServerExtensionTests {
 
 		@Test
 		void uses(RedisServer server) {
+		}
+
+	}
+
+	/** Run only through the launcher above. */
+	@WithRedis
+	@TestMethodOrder(MethodOrderer.MethodName.class)
+	static class LeavesAKeyBehind {
+
+		@Test
+		void first(RedisServer server) {
+			server.command("SET", "left", "behind");
+		}
+
+		@Test
+		void second(RedisServer server) {
+			assertThat(server.command("GET", "left")).isNull();
 		}
 
 	}
