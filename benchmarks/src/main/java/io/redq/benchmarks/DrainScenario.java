@@ -1,6 +1,5 @@
 package io.redq.benchmarks;
 
-import io.redq.benchmarks.BenchmarkConfiguration.NoopJobs;
 import io.redq.queue.core.JobDispatcher;
 
 import org.springframework.context.ConfigurableApplicationContext;
@@ -17,8 +16,7 @@ class DrainScenario implements Scenario {
 	@Override
 	public void run(Harness harness, Result result) throws Exception {
 		int jobs = harness.options().jobs(200_000);
-		try (ConfigurableApplicationContext context = harness.start(NoopJobs.class,
-				"redq.listener.auto-startup=false")) {
+		try (ConfigurableApplicationContext context = harness.startWithoutListeners()) {
 			harness.describe(context, result);
 			harness.warmUp(result, () -> drain(harness, context, harness.options().warmup(jobs), null));
 			result.put("jobs", jobs);
@@ -31,10 +29,7 @@ class DrainScenario implements Scenario {
 		Recorder recorder = context.getBean(Recorder.class);
 		recorder.reset(jobs, false);
 		harness.dispatchBatches(context.getBean(JobDispatcher.class), jobs, Harness::noop);
-		if (result != null) {
-			harness.log("Measuring " + jobs + " jobs");
-		}
-		Phase phase = Phase.start(harness);
+		Phase phase = Phase.start(harness, result, jobs + " jobs");
 		Harness.startContainers(context);
 		long end = harness.awaitCompleted(recorder, jobs);
 		if (result != null) {

@@ -58,10 +58,7 @@ class EndToEndScenario implements Scenario {
 		Recorder recorder = context.getBean(Recorder.class);
 		JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 		recorder.reset(jobs, false);
-		if (result != null) {
-			harness.log("Measuring " + jobs + " jobs");
-		}
-		Phase phase = Phase.start(harness);
+		Phase phase = Phase.start(harness, result, jobs + " jobs");
 		switch (this.dispatch) {
 			case BATCHES -> harness.dispatchBatches(dispatcher, jobs, (result != null) ? harness.options().rate() : 0,
 					Harness::noop);

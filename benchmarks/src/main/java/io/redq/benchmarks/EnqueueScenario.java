@@ -2,7 +2,6 @@ package io.redq.benchmarks;
 
 import java.util.List;
 
-import io.redq.benchmarks.BenchmarkConfiguration.NoopJobs;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDispatcher;
@@ -39,8 +38,7 @@ class EnqueueScenario implements Scenario {
 	@Override
 	public void run(Harness harness, Result result) throws Exception {
 		int jobs = harness.options().jobs(200_000);
-		try (ConfigurableApplicationContext context = harness.start(NoopJobs.class,
-				"redq.listener.auto-startup=false")) {
+		try (ConfigurableApplicationContext context = harness.startWithoutListeners()) {
 			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 			int warmup = harness.options().warmup(jobs);
 			EnqueueOperations operations = context.getBean(RedisJobQueueOperations.class).getEnqueueOperations();
@@ -53,25 +51,21 @@ class EnqueueScenario implements Scenario {
 			});
 			result.put("jobs", jobs);
 			result.put("threads", harness.options().threads());
-			harness.log("Measuring " + jobs + " single dispatches");
-			Phase single = Phase.start(harness);
+			Phase single = Phase.start(harness, result, jobs + " single dispatches");
 			harness.dispatchSingles(dispatcher, jobs);
 			single.end(result, "single", jobs);
 			harness.clearQueue();
-			harness.log("Measuring " + jobs + " bare enqueue script calls");
-			Phase bare = Phase.start(harness);
+			Phase bare = Phase.start(harness, result, jobs + " bare enqueue script calls");
 			enqueueBare(harness, operations, jobs);
 			bare.end(result, "bare", jobs);
 			harness.clearQueue();
 			result.put("singleToBare", throughput(result, "single") / throughput(result, "bare"));
-			harness.log("Measuring " + jobs + " asynchronous single dispatches");
-			Phase async = Phase.start(harness);
+			Phase async = Phase.start(harness, result, jobs + " asynchronous single dispatches");
 			harness.dispatchSinglesAsync(dispatcher, jobs);
 			async.end(result, "async", jobs);
 			harness.clearQueue();
 			result.put("producers", harness.options().producers());
-			harness.log("Measuring " + jobs + " jobs in batches");
-			Phase batch = Phase.start(harness);
+			Phase batch = Phase.start(harness, result, jobs + " jobs in batches");
 			harness.dispatchBatches(dispatcher, jobs, Harness::noop);
 			batch.end(result, "batch", jobs);
 			harness.clearQueue();

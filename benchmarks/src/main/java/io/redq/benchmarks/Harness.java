@@ -87,6 +87,15 @@ final class Harness {
 	}
 
 	/**
+	 * Start the application with the no-op jobs and the listener containers stopped: the
+	 * scenario measures without them, or starts them itself.
+	 * @return the running context
+	 */
+	ConfigurableApplicationContext startWithoutListeners() {
+		return start(BenchmarkConfiguration.NoopJobs.class, "redq.listener.auto-startup=false");
+	}
+
+	/**
 	 * Run warm-up rounds until the JIT compiler has settled: a round ends the warm-up
 	 * once compiling took less than {@link #JIT_QUIET_SHARE} of its wall time, and after
 	 * {@link #MAX_WARMUP_ROUNDS} rounds at the latest. On two cores the compiler threads

@@ -28,7 +28,7 @@ class IdlePickupScenario implements Scenario {
 			harness.warmUp(result, () -> pickUp(context, Math.min(jobs, 100), gap));
 			result.put("jobs", jobs);
 			result.put("gapMs", gap.toMillis());
-			Phase phase = Phase.start(harness);
+			Phase phase = Phase.start(harness, result, jobs + " pickups");
 			StallMeter stalls = StallMeter.start();
 			long[] micros = pickUp(context, jobs, gap);
 			stalls.end(result);

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.IntFunction;
 
-import io.redq.benchmarks.BenchmarkConfiguration.NoopJobs;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
@@ -27,8 +26,7 @@ class MemoryScenario implements Scenario {
 	@Override
 	public void run(Harness harness, Result result) throws Exception {
 		int jobs = harness.options().jobs(100_000);
-		try (ConfigurableApplicationContext context = harness.start(NoopJobs.class,
-				"redq.listener.auto-startup=false")) {
+		try (ConfigurableApplicationContext context = harness.startWithoutListeners()) {
 			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 			result.put("jobs", jobs);
 			measure(harness, dispatcher, jobs, Harness::noop, "job", result);

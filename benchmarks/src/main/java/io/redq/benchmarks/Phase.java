@@ -29,7 +29,17 @@ final class Phase {
 		this.startNanos = System.nanoTime();
 	}
 
-	static Phase start(Harness harness) {
+	/**
+	 * Start a phase and log what it measures; a warm-up round starts one without a word.
+	 * @param harness the harness
+	 * @param result where the figures go, or {@code null} in a warm-up round
+	 * @param what what the phase measures, e.g. {@code "1000 jobs"}
+	 * @return the phase
+	 */
+	static Phase start(Harness harness, Result result, String what) {
+		if (result != null) {
+			harness.log("Measuring " + what);
+		}
 		return new Phase(harness);
 	}
 

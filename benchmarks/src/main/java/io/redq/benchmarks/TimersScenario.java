@@ -42,10 +42,7 @@ class TimersScenario implements Scenario {
 		Recorder recorder = context.getBean(Recorder.class);
 		JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 		recorder.reset(jobs, true);
-		if (result != null) {
-			harness.log("Measuring " + jobs + " timers");
-		}
-		Phase phase = Phase.start(harness);
+		Phase phase = Phase.start(harness, result, jobs + " timers");
 		Instant first = Instant.now().plus(lead);
 		harness.dispatchBatches(dispatcher, jobs,
 				(i) -> JobRequest.of(BenchmarkConfiguration.JOB, Integer.toString(i))

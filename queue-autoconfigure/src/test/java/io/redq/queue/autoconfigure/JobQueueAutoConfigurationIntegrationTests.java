@@ -35,7 +35,6 @@ import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.json.JsonMapper;
@@ -79,11 +78,6 @@ class JobQueueAutoConfigurationIntegrationTests {
 	JobQueueAutoConfigurationIntegrationTests(RedisServer redis) {
 		this.redis = redis;
 		this.runner = JobQueueContextRunner.on(redis);
-	}
-
-	@BeforeEach
-	void flushRedis() {
-		this.redis.flushAll();
 	}
 
 	@Test

@@ -20,7 +20,6 @@ import io.redq.queue.support.micrometer.JobDispatchSenderContext;
 import io.redq.queue.support.micrometer.JobProcessReceiverContext;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -43,8 +42,6 @@ class JobQueueObservationIntegrationTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(10);
 
-	private final RedisServer redis;
-
 	private final TestObservationRegistry observationRegistry = TestObservationRegistry.create();
 
 	private final MeterRegistry meterRegistry = new SimpleMeterRegistry();
@@ -52,18 +49,12 @@ class JobQueueObservationIntegrationTests {
 	private final ApplicationContextRunner runner;
 
 	JobQueueObservationIntegrationTests(RedisServer redis) {
-		this.redis = redis;
 		this.observationRegistry.observationConfig()
 			.observationHandler(new DefaultMeterObservationHandler(this.meterRegistry));
 		this.runner = JobQueueContextRunner.on(redis)
 			.withPropertyValues("redq.listener.shutdown-timeout=2s")
 			.withBean(TestObservationRegistry.class, () -> this.observationRegistry)
 			.withUserConfiguration(ObservedJobs.class);
-	}
-
-	@BeforeEach
-	void flush() {
-		this.redis.flushAll();
 	}
 
 	@Test

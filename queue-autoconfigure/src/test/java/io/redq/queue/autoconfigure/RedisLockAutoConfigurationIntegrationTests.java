@@ -16,7 +16,6 @@ import io.redq.queue.lock.LockHandle;
 import io.redq.queue.lock.RedisLockService;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -53,11 +52,6 @@ class RedisLockAutoConfigurationIntegrationTests {
 		this.redis = redis;
 		this.runner = JobQueueContextRunner.on(redis)
 			.withConfiguration(AutoConfigurations.of(RedisLockAutoConfiguration.class));
-	}
-
-	@BeforeEach
-	void flushRedis() {
-		this.redis.flushAll();
 	}
 
 	@Test

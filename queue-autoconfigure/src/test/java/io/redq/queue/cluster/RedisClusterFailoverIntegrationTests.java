@@ -12,7 +12,7 @@ import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.listener.JobContext;
 import io.redq.queue.test.RedisCluster;
 import io.redq.queue.test.RedisServer;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -37,6 +37,7 @@ class RedisClusterFailoverIntegrationTests {
 
 	private static final String QUEUE = "q0";
 
+	@AutoClose
 	private static RedisCluster cluster;
 
 	@BeforeAll
@@ -44,13 +45,6 @@ class RedisClusterFailoverIntegrationTests {
 		// a replica per master, and a node timeout that fails a master over within
 		// seconds
 		cluster = RedisCluster.start(3, 1, "--cluster-node-timeout", "1000");
-	}
-
-	@AfterAll
-	static void stopCluster() {
-		if (cluster != null) {
-			cluster.close();
-		}
 	}
 
 	@Test

@@ -13,7 +13,7 @@ import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.listener.JobContext;
 import io.redq.queue.test.RedisCluster;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -35,18 +35,12 @@ class RedisClusterIntegrationTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(20);
 
+	@AutoClose
 	private static RedisCluster cluster;
 
 	@BeforeAll
 	static void startCluster() {
 		cluster = RedisCluster.start(3, 0);
-	}
-
-	@AfterAll
-	static void stopCluster() {
-		if (cluster != null) {
-			cluster.close();
-		}
 	}
 
 	@Test

@@ -50,8 +50,7 @@ class JobLimitsIntegrationTests {
 	}
 
 	@BeforeEach
-	void flush() {
-		this.redis.flushAll();
+	void resetJobs() {
 		LimitedJobs.reset();
 	}
 

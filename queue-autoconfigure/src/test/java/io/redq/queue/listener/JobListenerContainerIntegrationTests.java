@@ -28,7 +28,6 @@ import io.redq.queue.core.QueueStats;
 import io.redq.queue.test.ScriptExecutions;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.LoggerFactory;
@@ -65,11 +64,6 @@ class JobListenerContainerIntegrationTests {
 		this.runner = JobQueueContextRunner.on(redis)
 			.withPropertyValues("redq.listener.shutdown-timeout=2s")
 			.withUserConfiguration(Jobs.class);
-	}
-
-	@BeforeEach
-	void flush() {
-		this.redis.flushAll();
 	}
 
 	@Test

@@ -42,20 +42,16 @@ class TimersIntegrationTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(20);
 
-	private final RedisServer redis;
-
 	private final ApplicationContextRunner runner;
 
 	TimersIntegrationTests(RedisServer redis) {
-		this.redis = redis;
 		this.runner = JobQueueContextRunner.on(redis)
 			.withPropertyValues("redq.listener.concurrency=16")
 			.withUserConfiguration(TimerJobs.class);
 	}
 
 	@BeforeEach
-	void flush() {
-		this.redis.flushAll();
+	void resetJobs() {
 		TimerJobs.reset();
 	}
 

@@ -69,7 +69,6 @@ class RedisLockServiceIntegrationTests {
 
 	@BeforeEach
 	void setUp() {
-		this.redis.flushAll();
 		for (int i = 0; i < 3; i++) {
 			LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory(
 					new RedisStandaloneConfiguration(this.redis.host(), this.redis.port()));

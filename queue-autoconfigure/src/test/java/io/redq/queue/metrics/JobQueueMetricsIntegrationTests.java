@@ -18,7 +18,6 @@ import io.redq.queue.listener.JobContext;
 import io.redq.queue.listener.JobRejectedException;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -48,11 +47,6 @@ class JobQueueMetricsIntegrationTests {
 		this.runner = JobQueueContextRunner.on(redis)
 			.withConfiguration(AutoConfigurations.of(JobQueueMetricsAutoConfiguration.class))
 			.withUserConfiguration(MeteredJobs.class);
-	}
-
-	@BeforeEach
-	void flush() {
-		this.redis.flushAll();
 	}
 
 	@Test

@@ -18,7 +18,6 @@ import io.redq.queue.listener.JobContext;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -56,11 +55,6 @@ class RecurringJobsIntegrationTests {
 		this.runner = JobQueueContextRunner.on(redis)
 			.withPropertyValues("redq.listener.shutdown-timeout=2s")
 			.withBean(Runs.class, () -> this.runs);
-	}
-
-	@BeforeEach
-	void flush() {
-		this.redis.flushAll();
 	}
 
 	@Test

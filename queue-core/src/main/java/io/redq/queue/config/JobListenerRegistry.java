@@ -13,8 +13,6 @@ import io.redq.queue.listener.JobHandler;
 import io.redq.queue.listener.JobListenerContainer;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.context.SmartLifecycle;
-
 /**
  * Manages the listener container of each queue that has handlers. Containers are not
  * beans; reach them with {@link #getListenerContainer(String)}. Each handler's job is
@@ -23,7 +21,7 @@ import org.springframework.context.SmartLifecycle;
  * @author Redq team
  * @since 0.1.0
  */
-public class JobListenerRegistry implements SmartLifecycle {
+public class JobListenerRegistry implements JobQueueLifecycle {
 
 	private final JobCatalog catalog;
 
@@ -106,11 +104,6 @@ public class JobListenerRegistry implements SmartLifecycle {
 	 */
 	public synchronized Collection<JobListenerContainer> getListenerContainers() {
 		return Collections.unmodifiableList(new ArrayList<>(this.containers.values()));
-	}
-
-	@Override
-	public int getPhase() {
-		return JobQueueLifecycle.PHASE;
 	}
 
 	@Override

@@ -22,7 +22,6 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.context.SmartLifecycle;
 import org.springframework.core.task.VirtualThreadTaskExecutor;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
@@ -54,7 +53,7 @@ import org.springframework.util.Assert;
  * @author Redq team
  * @since 0.1.0
  */
-public class JobListenerContainer implements SmartLifecycle {
+public class JobListenerContainer implements JobQueueLifecycle {
 
 	private static final Log logger = LogFactory.getLog(JobListenerContainer.class);
 
@@ -199,11 +198,6 @@ public class JobListenerContainer implements SmartLifecycle {
 	@Override
 	public boolean isAutoStartup() {
 		return this.properties.isAutoStartup();
-	}
-
-	@Override
-	public int getPhase() {
-		return JobQueueLifecycle.PHASE;
 	}
 
 	@Override

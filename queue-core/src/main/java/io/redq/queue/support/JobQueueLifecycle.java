@@ -1,13 +1,15 @@
 package io.redq.queue.support;
 
+import org.springframework.context.SmartLifecycle;
+
 /**
- * The lifecycle phase that Redq's components share: the listener containers, their
- * registry and the dispatcher.
+ * A {@link SmartLifecycle} in the phase that Redq's components share: the listener
+ * containers, their registry and the dispatcher.
  *
  * @author Redq team
  * @since 0.1.0
  */
-public final class JobQueueLifecycle {
+public interface JobQueueLifecycle extends SmartLifecycle {
 
 	/**
 	 * The phase of the listener containers, their registry and the dispatcher: late, so
@@ -15,9 +17,15 @@ public final class JobQueueLifecycle {
 	 * One phase for all, so that none of them ends the phase of another before its jobs
 	 * are finished or sent.
 	 */
-	public static final int PHASE = Integer.MAX_VALUE - 100;
+	int PHASE = Integer.MAX_VALUE - 100;
 
-	private JobQueueLifecycle() {
+	/**
+	 * Return {@link #PHASE}.
+	 * @return the phase
+	 */
+	@Override
+	default int getPhase() {
+		return PHASE;
 	}
 
 }

@@ -45,7 +45,6 @@ class EnableJobQueueIntegrationTests {
 
 	@Test
 	void queuedJobRunsInAPlainSpringApplication() {
-		this.redis.flushAll();
 		try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
 			context.registerBean(RedisServer.class, () -> this.redis);
 			context.register(JobQueueConfiguration.class, Greetings.class);

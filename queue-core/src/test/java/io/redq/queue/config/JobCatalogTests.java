@@ -4,11 +4,8 @@ import java.time.Duration;
 
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
-import io.redq.queue.listener.JobContext;
-import io.redq.queue.listener.JobHandler;
-import org.jspecify.annotations.Nullable;
+import io.redq.queue.listener.StringJobHandler;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.JsonNode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
@@ -41,27 +38,19 @@ class JobCatalogTests {
 	@Test
 	void registryRegistersEachHandlersJobInTheCatalog() {
 		JobListenerRegistry registry = new JobListenerRegistry(this.catalog);
-		registry.registerHandler(new NoopHandler(job("send", "mail")));
+		registry.registerHandler(noopHandler(job("send", "mail")));
 		assertThat(this.catalog.find("send")).isNotNull();
 		assertThat(registry.getJobCatalog()).isSameAs(this.catalog);
-		assertThatIllegalStateException().isThrownBy(() -> registry.registerHandler(new NoopHandler(job("send", "x"))));
+		assertThatIllegalStateException().isThrownBy(() -> registry.registerHandler(noopHandler(job("send", "x"))));
+	}
+
+	private static StringJobHandler noopHandler(JobDefinition job) {
+		return new StringJobHandler(job, (payload, context) -> {
+		});
 	}
 
 	private static JobDefinition job(String name, String queue) {
 		return new JobDefinition(name, queue, 1, Duration.ZERO, JobBackoff.DEFAULT, null);
-	}
-
-	private record NoopHandler(JobDefinition getDefinition) implements JobHandler {
-
-		@Override
-		public @Nullable Object readPayload(@Nullable JsonNode payload) {
-			return payload;
-		}
-
-		@Override
-		public void handle(@Nullable Object payload, JobContext context) {
-		}
-
 	}
 
 }

@@ -20,18 +20,16 @@ import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.core.RedisQueueExtension;
 import io.redq.queue.redis.QueueKeys;
-import io.redq.queue.script.QueueScripts;
-import io.redq.queue.test.RedisServer;
-import io.redq.queue.test.TestConnections;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -45,31 +43,25 @@ import static org.awaitility.Awaitility.await;
  * @author Redq team
  */
 @WithRedis
+@ExtendWith(RedisQueueExtension.class)
 class ShutdownOrderIntegrationTests {
 
 	private static final String QUEUE = "shutdown";
 
-	private final RedisServer redis;
-
 	private final Set<String> finished = ConcurrentHashMap.newKeySet();
 
-	private LettuceConnectionFactory connectionFactory;
-
 	private RedisJobQueueOperations operations;
+
+	private StringRedisTemplate template;
 
 	private JobListenerRegistry registry;
 
 	private RedisJobDispatcher dispatcher;
 
-	ShutdownOrderIntegrationTests(RedisServer redis) {
-		this.redis = redis;
-	}
-
 	@BeforeEach
-	void setUp() {
-		this.redis.flushAll();
-		this.connectionFactory = TestConnections.connectionFactory(this.redis);
-		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "redq");
+	void setUp(RedisJobQueueOperations operations, StringRedisTemplate template) {
+		this.operations = operations;
+		this.template = template;
 		JobCatalog catalog = new JobCatalog();
 		this.registry = new JobListenerRegistry(catalog);
 		// works a few milliseconds per job, so that jobs are running when the containers
@@ -94,7 +86,6 @@ class ShutdownOrderIntegrationTests {
 	void tearDown() {
 		this.dispatcher.stop();
 		this.registry.stop();
-		this.connectionFactory.destroy();
 	}
 
 	@ParameterizedTest
@@ -147,10 +138,9 @@ class ShutdownOrderIntegrationTests {
 	 */
 	private Set<String> inRedis() {
 		QueueKeys keys = this.operations.getStore().keys(QUEUE);
-		StringRedisTemplate redis = new StringRedisTemplate(this.connectionFactory);
-		Set<String> ids = new HashSet<>(redis.opsForList().range(keys.ready(), 0, -1));
-		ids.addAll(redis.opsForZSet().range(keys.delayed(), 0, -1));
-		ids.addAll(redis.opsForZSet().range(keys.reserved(), 0, -1));
+		Set<String> ids = new HashSet<>(this.template.opsForList().range(keys.ready(), 0, -1));
+		ids.addAll(this.template.opsForZSet().range(keys.delayed(), 0, -1));
+		ids.addAll(this.template.opsForZSet().range(keys.reserved(), 0, -1));
 		return ids;
 	}
 

@@ -22,16 +22,13 @@ import io.redq.queue.redis.Migration;
 import io.redq.queue.redis.QueueKeys;
 import io.redq.queue.redis.Reservation;
 import io.redq.queue.redis.ReservedJob;
-import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.ScriptExecutions;
-import io.redq.queue.test.TestConnections;
 import io.redq.queue.test.WithRedis;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -45,6 +42,7 @@ import static org.awaitility.Awaitility.await;
  * @author Redq team
  */
 @WithRedis
+@ExtendWith(RedisQueueExtension.class)
 class JobQueueOperationsIntegrationTests {
 
 	private static final String QUEUE = "ops";
@@ -53,15 +51,13 @@ class JobQueueOperationsIntegrationTests {
 
 	private final RedisServer redis;
 
-	private LettuceConnectionFactory connectionFactory;
-
 	private RedisJobQueueOperations operations;
+
+	private StringRedisTemplate template;
 
 	private ListenerOperations listener;
 
 	private EnqueueOperations enqueuer;
-
-	private StringRedisTemplate template;
 
 	private QueueKeys keys;
 
@@ -70,19 +66,12 @@ class JobQueueOperationsIntegrationTests {
 	}
 
 	@BeforeEach
-	void setUp() {
-		this.redis.flushAll();
-		this.connectionFactory = TestConnections.connectionFactory(this.redis);
-		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "test");
+	void setUp(RedisJobQueueOperations operations, StringRedisTemplate template) {
+		this.operations = operations;
+		this.template = template;
 		this.listener = this.operations.getListenerOperations();
 		this.enqueuer = this.operations.getEnqueueOperations();
-		this.template = new StringRedisTemplate(this.connectionFactory);
 		this.keys = this.operations.getStore().keys(QUEUE);
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.connectionFactory.destroy();
 	}
 
 	@Test
@@ -97,7 +86,7 @@ class JobQueueOperationsIntegrationTests {
 		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "a"))
 			.isEqualTo(reservation.redisTime() + 30_000.0);
 		assertThat(this.listener.ack(QUEUE, List.of(reservation.jobs().get(0).lease()))).isEmpty();
-		assertThat(this.template.keys("test:*")).containsOnly(this.keys.sequence(), this.keys.wake());
+		assertThat(this.template.keys("redq:*")).containsOnly(this.keys.sequence(), this.keys.wake());
 	}
 
 	@Test
@@ -693,7 +682,7 @@ class JobQueueOperationsIntegrationTests {
 		assertThat(this.template.opsForValue().get(this.keys.sequence())).as("lease tokens go on").isNotNull();
 		// the running job's acknowledgement finds nothing left to complete
 		assertThat(this.listener.ack(QUEUE, List.of(running.lease()))).isEmpty();
-		assertThat(this.template.keys("test:*")).doesNotContain(this.keys.jobs(), this.keys.reserved());
+		assertThat(this.template.keys("redq:*")).doesNotContain(this.keys.jobs(), this.keys.reserved());
 	}
 
 	@Test
@@ -706,10 +695,10 @@ class JobQueueOperationsIntegrationTests {
 		this.template.opsForHash().put(this.keys.recurring("weekly"), "paused", "1");
 		this.enqueuer.enqueue("o*", List.of(command("other", DuplicatePolicy.KEEP, "x")));
 		this.operations.purge("o*");
-		assertThat(this.template.keys("test:{" + QUEUE + "}:*")).as("a queue name is no pattern")
+		assertThat(this.template.keys("redq:{" + QUEUE + "}:*")).as("a queue name is no pattern")
 			.contains(this.keys.jobs());
 		this.operations.purge(QUEUE);
-		assertThat(this.template.keys("test:{" + QUEUE + "}:*")).containsExactlyInAnyOrder(this.keys.sequence(),
+		assertThat(this.template.keys("redq:{" + QUEUE + "}:*")).containsExactlyInAnyOrder(this.keys.sequence(),
 				this.keys.recurring("weekly"));
 		assertThat(this.template.opsForHash().entries(this.keys.recurring("weekly")))
 			.as("a paused recurring job stays paused")

@@ -11,7 +11,7 @@ import io.redq.queue.redis.QueueKeys;
 import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisCluster;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -30,18 +30,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class PurgeOnRedisClusterIntegrationTests {
 
+	@AutoClose
 	private static RedisCluster cluster;
 
 	@BeforeAll
 	static void startCluster() {
 		cluster = RedisCluster.start(3, 0);
-	}
-
-	@AfterAll
-	static void stopCluster() {
-		if (cluster != null) {
-			cluster.close();
-		}
 	}
 
 	@Test

@@ -14,8 +14,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
-import io.redq.queue.test.TestConnections;
-import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.ScriptExecutions;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
@@ -23,10 +21,10 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,30 +39,27 @@ import static org.awaitility.Awaitility.await;
  * @author Redq team
  */
 @WithRedis
+@ExtendWith(RedisQueueExtension.class)
 class RedisJobDispatcherIntegrationTests {
 
 	private final RedisServer redis;
 
 	private final JsonMapper jsonMapper = JsonMapper.shared();
 
-	private LettuceConnectionFactory connectionFactory;
-
 	private RedisJobQueueOperations operations;
 
-	private RedisJobDispatcher dispatcher;
-
 	private StringRedisTemplate template;
+
+	private RedisJobDispatcher dispatcher;
 
 	RedisJobDispatcherIntegrationTests(RedisServer redis) {
 		this.redis = redis;
 	}
 
 	@BeforeEach
-	void setUp() {
-		this.redis.flushAll();
-		this.connectionFactory = TestConnections.connectionFactory(this.redis);
-		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "redq");
-		this.template = new StringRedisTemplate(this.connectionFactory);
+	void setUp(RedisJobQueueOperations operations, StringRedisTemplate template) {
+		this.operations = operations;
+		this.template = template;
 		this.dispatcher = new RedisJobDispatcher(this.operations,
 				definitions(job("send-invoice", "mail", Invoice.class), job("close-auction", "auctions", Long.class),
 						job("ping", "default", String.class), job("pong", "default", String.class),
@@ -75,7 +70,6 @@ class RedisJobDispatcherIntegrationTests {
 	@AfterEach
 	void tearDown() {
 		this.dispatcher.stop();
-		this.connectionFactory.destroy();
 	}
 
 	@Test

@@ -6,22 +6,18 @@ import java.util.List;
 import java.util.Map;
 
 import io.redq.queue.redis.EnqueueCommand;
-import io.redq.queue.redis.EnqueueOperations;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.Lease;
 import io.redq.queue.redis.Migration;
 import io.redq.queue.redis.QueueKeys;
 import io.redq.queue.redis.ReservedJob;
-import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.ScriptExecutions;
-import io.redq.queue.test.TestConnections;
 import io.redq.queue.test.WithRedis;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,6 +30,7 @@ import static org.awaitility.Awaitility.await;
  * @author Redq team
  */
 @WithRedis
+@ExtendWith(RedisQueueExtension.class)
 class RetentionIntegrationTests {
 
 	private static final String QUEUE = "retention";
@@ -42,15 +39,11 @@ class RetentionIntegrationTests {
 
 	private final RedisServer redis;
 
-	private LettuceConnectionFactory connectionFactory;
-
 	private RedisJobQueueOperations operations;
 
-	private ListenerOperations listener;
-
-	private EnqueueOperations enqueuer;
-
 	private StringRedisTemplate template;
+
+	private ListenerOperations listener;
 
 	private QueueKeys keys;
 
@@ -59,19 +52,11 @@ class RetentionIntegrationTests {
 	}
 
 	@BeforeEach
-	void setUp() {
-		this.redis.flushAll();
-		this.connectionFactory = TestConnections.connectionFactory(this.redis);
-		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "test");
+	void setUp(RedisJobQueueOperations operations, StringRedisTemplate template) {
+		this.operations = operations;
+		this.template = template;
 		this.listener = this.operations.getListenerOperations();
-		this.enqueuer = this.operations.getEnqueueOperations();
-		this.template = new StringRedisTemplate(this.connectionFactory);
 		this.keys = this.operations.getStore().keys(QUEUE);
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.connectionFactory.destroy();
 	}
 
 	@Test
@@ -136,7 +121,7 @@ class RetentionIntegrationTests {
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> this.listener.migrate(QUEUE).trimmedDeadJobs() > 0 && deadCount() == 0);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
-		assertThat(this.template.keys("test:*")).containsOnly(this.keys.sequence(), this.keys.wake());
+		assertThat(this.template.keys("redq:*")).containsOnly(this.keys.sequence(), this.keys.wake());
 		assertThat(this.listener.migrate(QUEUE).nextDue()).isEqualTo(-1);
 	}
 
@@ -164,7 +149,7 @@ class RetentionIntegrationTests {
 		long baseline = usedMemory();
 		long peak = dieAndTrim(100_000);
 		long after = usedMemory();
-		assertThat(this.template.keys("test:*")).containsOnly(this.keys.sequence(), this.keys.wake());
+		assertThat(this.template.keys("redq:*")).containsOnly(this.keys.sequence(), this.keys.wake());
 		assertThat(peak - baseline).as("memory of 100,000 dead jobs").isGreaterThan(100_000 * 100L);
 		assertThat(after - baseline)
 			.as("memory left after trimming (warm-up peak %d, baseline %d, peak %d)", warmUpPeak, baseline, peak)
@@ -229,7 +214,7 @@ class RetentionIntegrationTests {
 			commands.add(new EnqueueCommand("j" + i, Due.NOW, DuplicatePolicy.KEEP,
 					"\"job\":\"test\",\"maxAttempts\":1,\"payload\":" + i + "}"));
 		}
-		this.enqueuer.enqueue(QUEUE, commands);
+		this.operations.getEnqueueOperations().enqueue(QUEUE, commands);
 	}
 
 }

@@ -10,18 +10,16 @@ import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.core.RedisQueueExtension;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.redis.ReservedJob;
-import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.ScriptExecutions;
-import io.redq.queue.test.TestConnections;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -32,13 +30,12 @@ import static org.awaitility.Awaitility.await;
  * @author Redq team
  */
 @WithRedis
+@ExtendWith(RedisQueueExtension.class)
 class JobAcknowledgerIntegrationTests {
 
 	private static final String QUEUE = "acks";
 
 	private final RedisServer redis;
-
-	private LettuceConnectionFactory connectionFactory;
 
 	private RedisJobQueueOperations operations;
 
@@ -49,17 +46,14 @@ class JobAcknowledgerIntegrationTests {
 	}
 
 	@BeforeEach
-	void setUp() {
-		this.redis.flushAll();
-		this.connectionFactory = TestConnections.connectionFactory(this.redis);
-		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "redq");
+	void setUp(RedisJobQueueOperations operations) {
+		this.operations = operations;
 		this.acknowledger = new JobAcknowledger(QUEUE, this.operations.getListenerOperations());
 	}
 
 	@AfterEach
 	void tearDown() {
 		this.acknowledger.stop();
-		this.connectionFactory.destroy();
 	}
 
 	@Test

@@ -19,17 +19,16 @@ import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.core.RedisQueueExtension;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.core.RedisJobDispatcher;
-import io.redq.queue.script.QueueScripts;
-import io.redq.queue.test.RedisServer;
-import io.redq.queue.test.TestConnections;
 import io.redq.queue.test.WithRedis;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.BeanCreationException;
@@ -37,7 +36,6 @@ import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -50,6 +48,7 @@ import static org.awaitility.Awaitility.await;
  * @author Redq team
  */
 @WithRedis
+@ExtendWith(RedisQueueExtension.class)
 class JobErrorHandlerIntegrationTests {
 
 	private static final String QUEUE = "errors";
@@ -58,25 +57,15 @@ class JobErrorHandlerIntegrationTests {
 
 	private static final JobBackoff NO_WAIT = new JobBackoff(Duration.ZERO, 1.0, Duration.ZERO, Duration.ZERO);
 
-	private final RedisServer redis;
-
 	private final Deque<AutoCloseable> closeables = new ArrayDeque<>();
-
-	private LettuceConnectionFactory connectionFactory;
 
 	private RedisJobQueueOperations operations;
 
 	private JobListenerContainerFactory containerFactory;
 
-	JobErrorHandlerIntegrationTests(RedisServer redis) {
-		this.redis = redis;
-	}
-
 	@BeforeEach
-	void setUp() {
-		this.redis.flushAll();
-		this.connectionFactory = TestConnections.connectionFactory(this.redis);
-		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "redq");
+	void setUp(RedisJobQueueOperations operations) {
+		this.operations = operations;
 		this.containerFactory = new JobListenerContainerFactory(this.operations.getListenerOperations(),
 				JsonMapper.shared());
 		this.containerFactory.getContainerProperties().setShutdownTimeout(Duration.ofSeconds(1));
@@ -87,7 +76,6 @@ class JobErrorHandlerIntegrationTests {
 		while (!this.closeables.isEmpty()) {
 			this.closeables.pop().close();
 		}
-		this.connectionFactory.destroy();
 	}
 
 	@Test

@@ -11,18 +11,15 @@ import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.core.RedisQueueExtension;
 import io.redq.queue.redis.QueueKeys;
 import io.redq.queue.redis.ReservedJob;
-import io.redq.queue.script.QueueScripts;
-import io.redq.queue.test.RedisServer;
-import io.redq.queue.test.TestConnections;
 import io.redq.queue.test.WithRedis;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,31 +31,22 @@ import static org.awaitility.Awaitility.await;
  * @author Redq team
  */
 @WithRedis
+@ExtendWith(RedisQueueExtension.class)
 class JobLeaseKeeperIntegrationTests {
 
 	private static final String QUEUE = "leases";
 
 	private static final Duration LEASE_TIME = Duration.ofMinutes(5);
 
-	private final RedisServer redis;
-
 	private final List<JobMetrics.Outcome> outcomes = new CopyOnWriteArrayList<>();
-
-	private LettuceConnectionFactory connectionFactory;
 
 	private RedisJobQueueOperations operations;
 
 	private JobLeaseKeeper leaseKeeper;
 
-	JobLeaseKeeperIntegrationTests(RedisServer redis) {
-		this.redis = redis;
-	}
-
 	@BeforeEach
-	void setUp() {
-		this.redis.flushAll();
-		this.connectionFactory = TestConnections.connectionFactory(this.redis);
-		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "redq");
+	void setUp(RedisJobQueueOperations operations) {
+		this.operations = operations;
 		ContainerProperties properties = new ContainerProperties();
 		properties.setLeaseTime(LEASE_TIME);
 		JobOutcomes jobOutcomes = new JobOutcomes(QUEUE, this.operations.getListenerOperations(),
@@ -74,11 +62,6 @@ class JobLeaseKeeperIntegrationTests {
 		});
 		this.leaseKeeper = new JobLeaseKeeper(QUEUE, this.operations.getListenerOperations(), properties, List.of(),
 				jobOutcomes);
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.connectionFactory.destroy();
 	}
 
 	@Test

@@ -8,18 +8,15 @@ import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.core.RedisQueueExtension;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.redis.Reservation;
-import io.redq.queue.script.QueueScripts;
-import io.redq.queue.test.RedisServer;
-import io.redq.queue.test.TestConnections;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -30,31 +27,22 @@ import static org.awaitility.Awaitility.await;
  * @author Redq team
  */
 @WithRedis
+@ExtendWith(RedisQueueExtension.class)
 class JobMigratorIntegrationTests {
 
 	private static final String QUEUE = "migrations";
 
 	private static final Duration DEADLINE = Duration.ofSeconds(10);
 
-	private final RedisServer redis;
-
 	private final ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
-
-	private LettuceConnectionFactory connectionFactory;
 
 	private RedisJobQueueOperations operations;
 
 	private JobMigrator migrator;
 
-	JobMigratorIntegrationTests(RedisServer redis) {
-		this.redis = redis;
-	}
-
 	@BeforeEach
-	void setUp() {
-		this.redis.flushAll();
-		this.connectionFactory = TestConnections.connectionFactory(this.redis);
-		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "redq");
+	void setUp(RedisJobQueueOperations operations) {
+		this.operations = operations;
 		ContainerProperties properties = new ContainerProperties();
 		properties.setPollTimeout(Duration.ofSeconds(5));
 		this.migrator = new JobMigrator(QUEUE, () -> true, this.operations.getListenerOperations(), properties);
@@ -63,7 +51,6 @@ class JobMigratorIntegrationTests {
 	@AfterEach
 	void tearDown() {
 		this.scheduler.shutdownNow();
-		this.connectionFactory.destroy();
 	}
 
 	@Test

@@ -16,19 +16,17 @@ import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.core.RedisQueueExtension;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.ReservedJob;
-import io.redq.queue.script.QueueScripts;
-import io.redq.queue.test.RedisServer;
-import io.redq.queue.test.TestConnections;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,6 +39,7 @@ import static org.awaitility.Awaitility.await;
  * @author Redq team
  */
 @WithRedis
+@ExtendWith(RedisQueueExtension.class)
 class JobWorkerPoolIntegrationTests {
 
 	private static final String QUEUE = "workers";
@@ -49,15 +48,11 @@ class JobWorkerPoolIntegrationTests {
 
 	private static final Duration LEASE_TIME = Duration.ofMinutes(5);
 
-	private final RedisServer redis;
-
 	/** The ids whose handler started, in order. */
 	private final List<String> started = new CopyOnWriteArrayList<>();
 
 	/** Holds the handler of job "busy" until counted down. */
 	private final CountDownLatch busy = new CountDownLatch(1);
-
-	private LettuceConnectionFactory connectionFactory;
 
 	private RedisJobQueueOperations operations;
 
@@ -69,15 +64,9 @@ class JobWorkerPoolIntegrationTests {
 
 	private JobWorkerPool workerPool;
 
-	JobWorkerPoolIntegrationTests(RedisServer redis) {
-		this.redis = redis;
-	}
-
 	@BeforeEach
-	void setUp() {
-		this.redis.flushAll();
-		this.connectionFactory = TestConnections.connectionFactory(this.redis);
-		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "redq");
+	void setUp(RedisJobQueueOperations operations) {
+		this.operations = operations;
 		this.listener = this.operations.getListenerOperations();
 		ContainerProperties properties = new ContainerProperties();
 		properties.setLeaseTime(LEASE_TIME);
@@ -106,7 +95,6 @@ class JobWorkerPoolIntegrationTests {
 		this.workerPool.stop();
 		this.acknowledger.stop();
 		this.scheduler.shutdownNow();
-		this.connectionFactory.destroy();
 	}
 
 	@Test

@@ -3,15 +3,13 @@ package io.redq.queue.lock;
 import java.time.Duration;
 import java.util.List;
 
-import io.redq.queue.test.RedisServer;
-import io.redq.queue.test.TestConnections;
+import io.redq.queue.core.RedisQueueExtension;
 import io.redq.queue.test.WithRedis;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.core.io.ClassPathResource;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -24,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * @author Redq team
  */
 @WithRedis
+@ExtendWith(RedisQueueExtension.class)
 class LockScriptsIntegrationTests {
 
 	@SuppressWarnings("rawtypes")
@@ -32,26 +31,11 @@ class LockScriptsIntegrationTests {
 
 	private static final List<String> KEYS = List.of("test:lock:{report}", "test:lock:{report}:fence");
 
-	private final RedisServer redis;
-
-	private LettuceConnectionFactory connectionFactory;
-
 	private StringRedisTemplate template;
 
-	LockScriptsIntegrationTests(RedisServer redis) {
-		this.redis = redis;
-	}
-
 	@BeforeEach
-	void setUp() {
-		this.redis.flushAll();
-		this.connectionFactory = TestConnections.connectionFactory(this.redis);
-		this.template = new StringRedisTemplate(this.connectionFactory);
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.connectionFactory.destroy();
+	void setUp(StringRedisTemplate template) {
+		this.template = template;
 	}
 
 	@Test

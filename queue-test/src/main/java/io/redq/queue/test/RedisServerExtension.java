@@ -3,6 +3,7 @@ package io.redq.queue.test;
 import java.util.function.Supplier;
 
 import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -10,8 +11,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 import org.opentest4j.TestAbortedException;
 
 /**
- * JUnit Jupiter extension that starts one {@link RedisServer} per test class and injects
- * it as a parameter.
+ * JUnit Jupiter extension that starts one {@link RedisServer} per test class, empties it
+ * before each test and injects it as a parameter.
  * <p>
  * The server is kept in the class-level {@link ExtensionContext.Store}, which closes
  * {@link AutoCloseable} values when the class finishes. Nested classes find the enclosing
@@ -24,7 +25,7 @@ import org.opentest4j.TestAbortedException;
  * @since 0.1.0
  * @see WithRedis
  */
-public class RedisServerExtension implements BeforeAllCallback, ParameterResolver {
+public class RedisServerExtension implements BeforeAllCallback, BeforeEachCallback, ParameterResolver {
 
 	private static final Namespace NAMESPACE = Namespace.create(RedisServerExtension.class);
 
@@ -55,7 +56,17 @@ public class RedisServerExtension implements BeforeAllCallback, ParameterResolve
 	 */
 	@Override
 	public void beforeAll(ExtensionContext context) {
-		server(context);
+		startedServer(context);
+	}
+
+	/**
+	 * Empty the server ({@code FLUSHALL}), so that each test starts without what an
+	 * earlier one left; this runs before the test's {@code @BeforeEach} methods.
+	 * @param context the test's context
+	 */
+	@Override
+	public void beforeEach(ExtensionContext context) {
+		startedServer(context).flushAll();
 	}
 
 	/**
@@ -78,10 +89,27 @@ public class RedisServerExtension implements BeforeAllCallback, ParameterResolve
 	 */
 	@Override
 	public Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
-		return server(extensionContext);
+		return startedServer(extensionContext);
 	}
 
-	private RedisServer server(ExtensionContext context) {
+	/**
+	 * The server this extension started for the test class of the context, for other
+	 * extensions that build on it (the server is started before any test method runs).
+	 * @param context the context of a {@link WithRedis} test class or of one of its tests
+	 * @return the server
+	 * @throws IllegalStateException if the test class is not annotated with
+	 * {@link WithRedis}
+	 */
+	public static RedisServer serverOf(ExtensionContext context) {
+		RedisServer server = context.getStore(NAMESPACE).get(KEY, RedisServer.class);
+		if (server == null) {
+			throw new IllegalStateException(
+					"No Redis server for " + context.getDisplayName() + ": annotate the test class with @WithRedis");
+		}
+		return server;
+	}
+
+	private RedisServer startedServer(ExtensionContext context) {
 		ExtensionContext classContext = context;
 		// Keep the server at class level, so that every method of the class shares it.
 		while (classContext.getTestMethod().isPresent() && classContext.getParent().isPresent()) {

@@ -10,7 +10,8 @@ import java.lang.annotation.Target;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Gives a test class one real Redis server, shared by its tests and stopped after them.
+ * Gives a test class one real Redis server, shared by its tests, emptied before each of
+ * them and stopped after them.
  * <p>
  * Test methods, constructors and lifecycle methods get it as a {@link RedisServer}
  * parameter. When no Redis can be found, the class is skipped with a message that says

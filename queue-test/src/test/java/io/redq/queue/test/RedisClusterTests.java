@@ -3,7 +3,7 @@ package io.redq.queue.test;
 import java.time.Duration;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -21,18 +21,12 @@ import static org.awaitility.Awaitility.await;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RedisClusterTests {
 
+	@AutoClose
 	private static RedisCluster cluster;
 
 	@BeforeAll
 	static void startCluster() {
 		cluster = RedisCluster.start(3, 1, "--cluster-node-timeout", "1000");
-	}
-
-	@AfterAll
-	static void stopCluster() {
-		if (cluster != null) {
-			cluster.close();
-		}
 	}
 
 	@Test

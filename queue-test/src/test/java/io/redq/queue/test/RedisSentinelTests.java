@@ -2,7 +2,7 @@ package io.redq.queue.test;
 
 import java.time.Duration;
 
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -20,18 +20,12 @@ import static org.awaitility.Awaitility.await;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RedisSentinelTests {
 
+	@AutoClose
 	private static RedisSentinel group;
 
 	@BeforeAll
 	static void startGroup() {
 		group = RedisSentinel.start();
-	}
-
-	@AfterAll
-	static void stopGroup() {
-		if (group != null) {
-			group.close();
-		}
 	}
 
 	@Test

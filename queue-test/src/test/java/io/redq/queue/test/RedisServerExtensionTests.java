@@ -3,11 +3,15 @@ package io.redq.queue.test;
 import java.io.IOException;
 import java.net.Socket;
 
+import org.jspecify.annotations.Nullable;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
@@ -29,6 +33,14 @@ class RedisServerExtensionTests {
 
 	private final RedisServer constructorServer;
 
+	private @Nullable RedisServer otherExtensionServer;
+
+	/** An extension that builds on the server, as queue-core's test fixtures do. */
+	@RegisterExtension
+	final BeforeEachCallback otherExtension = (context) -> {
+		this.otherExtensionServer = RedisServerExtension.serverOf(context);
+	};
+
 	RedisServerExtensionTests(RedisServer server) {
 		this.constructorServer = server;
 	}
@@ -36,11 +48,6 @@ class RedisServerExtensionTests {
 	@BeforeAll
 	static void rememberServer(RedisServer server) {
 		classServer = server;
-	}
-
-	@BeforeEach
-	void resetState(RedisServer server) {
-		server.flushAll();
 	}
 
 	@AfterEach
@@ -97,6 +104,26 @@ class RedisServerExtensionTests {
 	@Test
 	void oneServerPerClass(RedisServer server) {
 		assertThat(server).isSameAs(classServer).isSameAs(this.constructorServer);
+	}
+
+	@Test
+	void eachTestStartsOnAnEmptyServer() {
+		SummaryGeneratingListener listener = run(LeavesAKeyBehind.class);
+		assertThat(listener.getSummary().getFailures()).isEmpty();
+		assertThat(listener.getSummary().getTestsSucceededCount()).isEqualTo(2);
+	}
+
+	@Test
+	void otherExtensionsGetTheServerOfTheClass() {
+		assertThat(this.otherExtensionServer).isSameAs(classServer);
+	}
+
+	@Test
+	void otherExtensionsWithoutWithRedisAreToldToAddIt() {
+		SummaryGeneratingListener listener = run(WithoutWithRedis.class);
+		assertThat(listener.getSummary().getFailures()).singleElement()
+			.satisfies((failure) -> assertThat(failure.getException()).isInstanceOf(IllegalStateException.class)
+				.hasMessageContaining("annotate the test class with @WithRedis"));
 	}
 
 	@Test
@@ -187,6 +214,35 @@ class RedisServerExtensionTests {
 
 		@Test
 		void uses(RedisServer server) {
+		}
+
+	}
+
+	/** Run only through the launcher above. */
+	@WithRedis
+	@TestMethodOrder(MethodOrderer.MethodName.class)
+	static class LeavesAKeyBehind {
+
+		@Test
+		void first(RedisServer server) {
+			server.command("SET", "left", "behind");
+		}
+
+		@Test
+		void second(RedisServer server) {
+			assertThat(server.command("GET", "left")).isNull();
+		}
+
+	}
+
+	/** Run only through the launcher above. */
+	static class WithoutWithRedis {
+
+		@RegisterExtension
+		static final BeforeEachCallback extension = RedisServerExtension::serverOf;
+
+		@Test
+		void uses() {
 		}
 
 	}

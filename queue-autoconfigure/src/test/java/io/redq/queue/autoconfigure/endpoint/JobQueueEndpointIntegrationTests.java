@@ -10,21 +10,16 @@ import java.util.concurrent.TimeUnit;
 
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.autoconfigure.JobQueueContextRunner;
-import io.redq.queue.core.JobDispatcher;
-import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.test.RedisServerInitializer;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.ContextConfiguration;
@@ -46,26 +41,9 @@ import static org.awaitility.Awaitility.await;
 				"redq.listener.auto-startup=false", "redq.jobs.report.queue=reports",
 				"spring.web.error.include-message=always", "redq.completed.max-size=2" })
 @ContextConfiguration(initializers = RedisServerInitializer.class)
-class JobQueueEndpointIntegrationTests {
+class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(10);
-
-	@LocalServerPort
-	private int port;
-
-	@Autowired
-	private JobDispatcher dispatcher;
-
-	@Autowired
-	private RedisJobQueueOperations operations;
-
-	private RestTestClient client;
-
-	@BeforeEach
-	void setUp() {
-		RedisServerInitializer.sharedServer().flushAll();
-		this.client = RestTestClient.bindToServer().baseUrl("http://localhost:" + this.port + "/actuator/redq").build();
-	}
 
 	@Test
 	void listsEveryQueueWithItsCountsOldestAgeAndPauseState() {
@@ -248,19 +226,6 @@ class JobQueueEndpointIntegrationTests {
 		post("/ops/other", null).expectStatus().isBadRequest();
 		post("/ops/other/id", null).expectStatus().isBadRequest();
 		delete("/unknown/jobs/id").expectStatus().isBadRequest();
-	}
-
-	/**
-	 * Kill a job: dispatch it, reserve it and fail its only attempt.
-	 */
-	private void kill(String id) {
-		this.dispatcher.dispatch(JobRequest.of("work", "payload " + id).id(id).build());
-		ReservedJob job = this.operations.getListenerOperations()
-			.reserve(QUEUE, 1, Duration.ofSeconds(30))
-			.jobs()
-			.get(0);
-		assertThat(job.id()).isEqualTo(id);
-		this.operations.getListenerOperations().fail(QUEUE, job.lease(), "error " + id, null);
 	}
 
 	private ResponseSpec get(String path) {

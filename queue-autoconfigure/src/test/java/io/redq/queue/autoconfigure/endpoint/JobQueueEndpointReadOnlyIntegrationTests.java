@@ -3,24 +3,17 @@ package io.redq.queue.autoconfigure.endpoint;
 import java.time.Duration;
 import java.util.List;
 
-import io.redq.queue.core.JobDispatcher;
-import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueStats;
-import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.test.RedisServerInitializer;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.ContextConfiguration;
-import org.springframework.test.web.servlet.client.RestTestClient;
 
 import static io.redq.queue.autoconfigure.endpoint.EndpointTestApplication.QUEUE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,33 +27,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(classes = EndpointTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=redq", "redq.listener.auto-startup=false" })
 @ContextConfiguration(initializers = RedisServerInitializer.class)
-class JobQueueEndpointReadOnlyIntegrationTests {
-
-	@LocalServerPort
-	private int port;
-
-	@Autowired
-	private JobDispatcher dispatcher;
-
-	@Autowired
-	private RedisJobQueueOperations operations;
-
-	private RestTestClient client;
-
-	@BeforeEach
-	void setUp() {
-		RedisServerInitializer.sharedServer().flushAll();
-		this.client = RestTestClient.bindToServer().baseUrl("http://localhost:" + this.port + "/actuator/redq").build();
-	}
+class JobQueueEndpointReadOnlyIntegrationTests extends EndpointHttpSupport {
 
 	@Test
 	void readOperationsAnswer() {
-		this.dispatcher.dispatch(JobRequest.of("work", "x").id("dead").build());
-		ReservedJob job = this.operations.getListenerOperations()
-			.reserve(QUEUE, 1, Duration.ofSeconds(30))
-			.jobs()
-			.get(0);
-		this.operations.getListenerOperations().fail(QUEUE, job.lease(), "failed", null);
+		kill("dead");
 		this.client.get()
 			.uri("")
 			.exchange()

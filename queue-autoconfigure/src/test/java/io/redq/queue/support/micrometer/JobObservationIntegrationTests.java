@@ -40,7 +40,6 @@ import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -65,8 +64,6 @@ class JobObservationIntegrationTests {
 
 	private static final String REQUEST = "GET /orders";
 
-	private final RedisServer redis;
-
 	private final InMemorySpanExporter exporter = InMemorySpanExporter.create();
 
 	private final SdkTracerProvider tracerProvider = SdkTracerProvider.builder()
@@ -80,7 +77,6 @@ class JobObservationIntegrationTests {
 	private final ApplicationContextRunner runner;
 
 	JobObservationIntegrationTests(RedisServer redis) {
-		this.redis = redis;
 		io.opentelemetry.api.trace.Tracer otelTracer = this.tracerProvider.get("redq-tests");
 		OtelCurrentTraceContext currentTraceContext = new OtelCurrentTraceContext();
 		this.tracer = new OtelTracer(otelTracer, currentTraceContext, (event) -> {
@@ -98,11 +94,6 @@ class JobObservationIntegrationTests {
 			.withBean(ObservationRegistry.class, () -> this.observationRegistry)
 			.withBean(Tracer.class, () -> this.tracer)
 			.withUserConfiguration(TracedJobs.class);
-	}
-
-	@BeforeEach
-	void flush() {
-		this.redis.flushAll();
 	}
 
 	@AfterEach

@@ -22,46 +22,37 @@ public enum JobObservation implements ObservationDocumentation {
 	 * Dispatching a job: from before its envelope is written until Redis has it. The
 	 * envelope's headers carry the trace context to the worker.
 	 */
-	DISPATCH {
-
-		@Override
-		public Class<? extends ObservationConvention<? extends Observation.Context>> getDefaultConvention() {
-			return DefaultJobDispatchObservationConvention.class;
-		}
-
-		@Override
-		public KeyName[] getLowCardinalityKeyNames() {
-			return LowCardinalityKeys.values();
-		}
-
-		@Override
-		public KeyName[] getHighCardinalityKeyNames() {
-			return new KeyName[] { HighCardinalityKeys.MESSAGING_MESSAGE_ID };
-		}
-
-	},
+	DISPATCH(DefaultJobDispatchObservationConvention.class, HighCardinalityKeys.MESSAGING_MESSAGE_ID),
 
 	/**
 	 * Processing one attempt of a job: the handler's run, in the trace of the dispatch.
 	 */
-	PROCESS {
+	PROCESS(DefaultJobProcessObservationConvention.class, HighCardinalityKeys.values());
 
-		@Override
-		public Class<? extends ObservationConvention<? extends Observation.Context>> getDefaultConvention() {
-			return DefaultJobProcessObservationConvention.class;
-		}
+	private final Class<? extends ObservationConvention<? extends Observation.Context>> defaultConvention;
 
-		@Override
-		public KeyName[] getLowCardinalityKeyNames() {
-			return LowCardinalityKeys.values();
-		}
+	private final HighCardinalityKeys[] highCardinalityKeyNames;
 
-		@Override
-		public KeyName[] getHighCardinalityKeyNames() {
-			return HighCardinalityKeys.values();
-		}
+	JobObservation(Class<? extends ObservationConvention<? extends Observation.Context>> defaultConvention,
+			HighCardinalityKeys... highCardinalityKeyNames) {
+		this.defaultConvention = defaultConvention;
+		this.highCardinalityKeyNames = highCardinalityKeyNames;
+	}
 
-	};
+	@Override
+	public Class<? extends ObservationConvention<? extends Observation.Context>> getDefaultConvention() {
+		return this.defaultConvention;
+	}
+
+	@Override
+	public KeyName[] getLowCardinalityKeyNames() {
+		return LowCardinalityKeys.values();
+	}
+
+	@Override
+	public KeyName[] getHighCardinalityKeyNames() {
+		return this.highCardinalityKeyNames.clone();
+	}
 
 	/**
 	 * Keys with a bounded set of values: they tag meters as well as spans.
