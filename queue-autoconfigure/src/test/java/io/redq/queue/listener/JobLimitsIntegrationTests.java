@@ -74,7 +74,7 @@ class JobLimitsIntegrationTests {
 	void jobsWaitingForAnExclusiveKeyAreAdmittedWhenItIsFreedNotByPolling() {
 		this.runner.run((context) -> {
 			int jobs = 20;
-			long getsBefore = ScriptExecutions.calls(this.redis, "get");
+			long getsBefore = keyReads();
 			for (int i = 0; i < jobs; i++) {
 				dispatcher(context).dispatch("ship-order", new Order(1, i));
 			}
@@ -83,7 +83,7 @@ class JobLimitsIntegrationTests {
 			// each admission and each leave reads the key once; woken by the run before
 			// it, a job is admitted about twice (retried every 100 ms instead, these 20
 			// jobs took over 200 admissions)
-			assertThat(ScriptExecutions.calls(this.redis, "get") - getsBefore).isLessThan(4L * jobs);
+			assertThat(keyReads() - getsBefore).isLessThan(4L * jobs);
 		});
 	}
 
@@ -127,6 +127,13 @@ class JobLimitsIntegrationTests {
 
 	private static QueueStats stats(AssertableApplicationContext context, String queue) {
 		return context.getBean(JobQueueOperations.class).stats(queue);
+	}
+
+	/**
+	 * Return the {@code GET}s Redis ran but the data model check each script starts with.
+	 */
+	private long keyReads() {
+		return ScriptExecutions.calls(this.redis, "get") - ScriptExecutions.count(this.redis);
 	}
 
 	record Order(int customer, int number) {

@@ -285,14 +285,16 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 	 * Finds the keys of the queue with {@code SCAN}, on the node that serves the queue's
 	 * slot on a Redis Cluster, and deletes them all but the pause switches: the queue's
 	 * and each recurring job's, which loses only its latest tick. The lease token counter
-	 * stays too.
+	 * and the data model stay too.
 	 */
 	@Override
 	public void purge(String queue) {
 		QueueKeys keys = this.store.keys(queue);
 		// the lease token counter never goes back, or the stale token of a purged running
 		// job could match the lease of a new job with the same id
-		Set<String> kept = Set.of(keys.paused(), keys.sequence());
+		// nor does the data model: a queue kept by newer scripts must not look new to
+		// older ones
+		Set<String> kept = Set.of(keys.paused(), keys.sequence(), keys.model());
 		ScanOptions options = ScanOptions.scanOptions().match(keys.pattern()).count(PURGE_BATCH_SIZE).build();
 		this.redis.execute((RedisCallback<@Nullable Void>) (connection) -> {
 			List<byte[]> purged = new ArrayList<>();

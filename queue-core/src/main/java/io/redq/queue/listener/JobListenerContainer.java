@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.micrometer.observation.ObservationRegistry;
 import io.redq.queue.support.JobQueueLifecycle;
+import io.redq.queue.core.DataModelMismatchException;
 import io.redq.queue.core.JobMetrics;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.support.micrometer.DefaultJobProcessObservationConvention;
@@ -63,6 +64,8 @@ public class JobListenerContainer implements JobQueueLifecycle {
 
 	private final ContainerProperties properties;
 
+	private final ListenerOperations operations;
+
 	private final Object lifecycleMonitor = new Object();
 
 	private final JobAcknowledger acknowledger;
@@ -106,6 +109,7 @@ public class JobListenerContainer implements JobQueueLifecycle {
 					() -> "Two handlers for job '" + handler.getDefinition().name() + "'");
 		}
 		this.properties = new ContainerProperties(properties);
+		this.operations = operations;
 		this.acknowledger = new JobAcknowledger(queue, operations);
 		this.outcomes = new JobOutcomes(queue, operations, this.acknowledger);
 		this.leaseKeeper = new JobLeaseKeeper(queue, operations, this.properties, this.handlers.values(),
@@ -219,6 +223,7 @@ public class JobListenerContainer implements JobQueueLifecycle {
 			if (this.running) {
 				return;
 			}
+			checkDataModel();
 			String prefix = "redq-" + this.queue + "-";
 			Semaphore permits = new Semaphore(capacity());
 			this.permits = permits;
@@ -239,6 +244,24 @@ public class JobListenerContainer implements JobQueueLifecycle {
 			this.fetcher.start(permits, threadFactory(prefix + "fetcher-"));
 			logger.info("Started job listener container for queue '" + this.queue + "' with jobs "
 					+ this.handlers.keySet());
+		}
+	}
+
+	/**
+	 * Refuse to start on a queue kept in a newer data model, rather than fail at every
+	 * script call. Redis out of reach does not stop a start: the container waits for it,
+	 * and every script checks the model again.
+	 */
+	private void checkDataModel() {
+		try {
+			this.operations.checkDataModel(this.queue);
+		}
+		catch (DataModelMismatchException ex) {
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not check the data model of queue '" + this.queue
+					+ "' at start, every script checks it: " + ex);
 		}
 	}
 

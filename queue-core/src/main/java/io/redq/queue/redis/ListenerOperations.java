@@ -63,6 +63,20 @@ public final class ListenerOperations {
 	}
 
 	/**
+	 * Check the data model of a queue, as every script does first: an older model is
+	 * upgraded, a newer one refused. One round trip, for an instance that starts serving
+	 * the queue.
+	 * @param queue the queue
+	 * @return the data model of the scripts, now the queue's
+	 * @throws io.redq.queue.core.DataModelMismatchException when the queue is kept in a
+	 * newer data model
+	 */
+	public long checkDataModel(String queue) {
+		Long model = this.store.runForLong(this.scripts.model(), queue);
+		return (model != null) ? model : 0;
+	}
+
+	/**
 	 * Set the number of dead jobs to keep per queue.
 	 * @param deadLetterMaxSize the maximum number of dead jobs
 	 * @see io.redq.queue.core.RedisJobQueueOperations#setDeadLetterMaxSize(int)

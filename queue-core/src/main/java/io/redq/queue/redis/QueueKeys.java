@@ -43,6 +43,8 @@ public final class QueueKeys {
 
 	private final String completed;
 
+	private final String model;
+
 	private final List<String> all;
 
 	private QueueKeys(String prefix, String queue) {
@@ -60,8 +62,9 @@ public final class QueueKeys {
 		this.successors = key("successors");
 		this.paused = key("paused");
 		this.completed = key("completed");
+		this.model = key("model");
 		this.all = List.of(this.ready, this.delayed, this.reserved, this.dead, this.jobs, this.attempts, this.leases,
-				this.errors, this.wake, this.sequence, this.successors, this.paused, this.completed);
+				this.errors, this.wake, this.sequence, this.successors, this.paused, this.completed, this.model);
 	}
 
 	/**
@@ -181,6 +184,16 @@ public final class QueueKeys {
 	 */
 	public String completed() {
 		return this.completed;
+	}
+
+	/**
+	 * Return the string that holds the queue's data model, which every script checks
+	 * first (see {@code common.lua}). Per queue rather than per prefix, so that it shares
+	 * the queue's slot on a Redis Cluster.
+	 * @return the key
+	 */
+	public String model() {
+		return this.model;
 	}
 
 	/**

@@ -4,13 +4,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import java.util.function.Supplier;
+
+import io.redq.queue.core.DataModelMismatchException;
 import io.redq.queue.core.QueueNames;
 import io.redq.queue.script.QueueScripts;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.NestedExceptionUtils;
+import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.DefaultScriptExecutor;
 import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.data.redis.core.script.ScriptExecutor;
+import org.springframework.data.redis.serializer.RedisSerializer;
 
 /**
  * The queues kept in Redis under one key prefix: the template and scripts that reach them
@@ -49,6 +57,7 @@ public final class QueueStore {
 	public QueueStore(RedisConnectionFactory connectionFactory, QueueScripts scripts, String keyPrefix) {
 		this.keyPrefix = QueueNames.validateKeyPrefix(keyPrefix);
 		this.redis = new StringRedisTemplate(connectionFactory);
+		this.redis.setScriptExecutor(new DataModelErrors(new DefaultScriptExecutor<>(this.redis)));
 		this.scripts = scripts;
 	}
 
@@ -137,6 +146,41 @@ public final class QueueStore {
 	 */
 	public static long number(List<?> values, int index) {
 		return ((Number) values.get(index)).longValue();
+	}
+
+	/**
+	 * Runs the scripts on the template and turns the error of a script that found another
+	 * data model in Redis (see {@code common.lua}) into a
+	 * {@link DataModelMismatchException}, whichever call ran it.
+	 */
+	private record DataModelErrors(ScriptExecutor<String> executor) implements ScriptExecutor<String> {
+
+		private static final String MISMATCH = "Redq data model ";
+
+		@Override
+		public <T> T execute(RedisScript<T> script, List<String> keys, Object... args) {
+			return translated(() -> this.executor.execute(script, keys, args));
+		}
+
+		@Override
+		public <T> T execute(RedisScript<T> script, RedisSerializer<?> argsSerializer,
+				RedisSerializer<T> resultSerializer, List<String> keys, Object... args) {
+			return translated(() -> this.executor.execute(script, argsSerializer, resultSerializer, keys, args));
+		}
+
+		private static <T> T translated(Supplier<T> call) {
+			try {
+				return call.get();
+			}
+			catch (DataAccessException ex) {
+				String message = NestedExceptionUtils.getMostSpecificCause(ex).getMessage();
+				if (message != null && message.startsWith(MISMATCH)) {
+					throw new DataModelMismatchException(message, ex);
+				}
+				throw ex;
+			}
+		}
+
 	}
 
 }

@@ -42,6 +42,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * @param status tells where a job is
  * @param dead pages through dead jobs, or reads some by id
  * @param revive retries or deletes dead jobs
+ * @param model returns the queue's data model, after the check every script makes
  * @author Redq team
  * @since 0.1.0
  */
@@ -49,7 +50,8 @@ import org.springframework.data.redis.core.script.RedisScript;
 public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> reserve, RedisScript<List> ack,
 		RedisScript<Long> fail, RedisScript<List> extend, RedisScript<Long> release, RedisScript<List> migrate,
 		RedisScript<Long> cancel, RedisScript<List> stats, RedisScript<Long> admit, RedisScript<Long> hold,
-		RedisScript<Long> reschedule, RedisScript<List> status, RedisScript<List> dead, RedisScript<Long> revive) {
+		RedisScript<Long> reschedule, RedisScript<List> status, RedisScript<List> dead, RedisScript<Long> revive,
+		RedisScript<Long> model) {
 
 	/**
 	 * The definition of each script, in the order of the components.

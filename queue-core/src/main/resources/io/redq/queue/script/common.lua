@@ -1,8 +1,14 @@
 -- Shared by every Redq script (prepended when the script is loaded).
 -- Every key of one queue shares the hash tag {<queue>}, and every key is passed in KEYS in this order.
-local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused, completed =
+local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused, completed,
+	model =
 	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
-	KEYS[13]
+	KEYS[13], KEYS[14]
+
+-- The data model these scripts read and write: the queue's keys and what their values mean. Bump it with every change
+-- to either, and add the step up from the model before to upgrade_model, so that no script misreads another model's
+-- data. The one place the number is kept: Java learns it from the model script.
+local MODEL = 2
 
 -- The Redis clock in milliseconds: every time a script records or compares comes from here, never from a client.
 local function now_millis()
@@ -152,4 +158,37 @@ local function next_due(dead_max_age)
 		end
 	end
 	return due
+end
+
+-- Brings a queue kept by scripts of an older data model to MODEL, then records MODEL, one step per model. A queue
+-- without a model key is new, or kept by scripts from before models were recorded (model 1); the steps find nothing
+-- to change in a new queue.
+local function upgrade_model(found)
+	if found < 2 then
+		-- Model 2 keeps a running job's attempt in its lease token, '<sequence>:<attempt>', and only the attempts of
+		-- jobs that are not running in the attempts hash; model 1 had tokens '<sequence>' and the attempts hash counted
+		-- the running attempt too. Bounded by the running jobs.
+		local held = redis.call('HGETALL', leases)
+		for i = 1, #held, 2 do
+			local id, token = held[i], held[i + 1]
+			if not string.find(token, ':', 1, true) then
+				redis.call('HSET', leases, id, token .. ':' .. (tonumber(redis.call('HGET', attempts, id)) or 1))
+				redis.call('HDEL', attempts, id)
+			end
+		end
+	end
+	redis.call('SET', model, MODEL)
+end
+
+-- Every script first checks the queue's data model (one GET): it upgrades an older one and refuses a newer one, whose
+-- data it would misread.
+local found_model = tonumber(redis.call('GET', model))
+if found_model ~= MODEL then
+	if found_model and found_model > MODEL then
+		return redis.error_reply('Redq data model ' .. found_model .. ' in Redis for queue \'' ..
+			string.match(model, '{(.*)}:model$') .. '\', these scripts use model ' .. MODEL ..
+			': upgrade this instance to a Redq release that uses model ' .. found_model ..
+			' (see "Upgrading" in the Redq documentation)')
+	end
+	upgrade_model(found_model or 1)
 end

@@ -86,7 +86,8 @@ class JobQueueOperationsIntegrationTests {
 		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "a"))
 			.isEqualTo(reservation.redisTime() + 30_000.0);
 		assertThat(this.listener.ack(QUEUE, List.of(reservation.jobs().get(0).lease()))).isEmpty();
-		assertThat(this.template.keys("redq:*")).containsOnly(this.keys.sequence(), this.keys.wake());
+		assertThat(this.template.keys("redq:*")).containsOnly(this.keys.sequence(), this.keys.wake(),
+				this.keys.model());
 	}
 
 	@Test
@@ -699,7 +700,7 @@ class JobQueueOperationsIntegrationTests {
 			.contains(this.keys.jobs());
 		this.operations.purge(QUEUE);
 		assertThat(this.template.keys("redq:{" + QUEUE + "}:*")).containsExactlyInAnyOrder(this.keys.sequence(),
-				this.keys.recurring("weekly"));
+				this.keys.model(), this.keys.recurring("weekly"));
 		assertThat(this.template.opsForHash().entries(this.keys.recurring("weekly")))
 			.as("a paused recurring job stays paused")
 			.containsOnlyKeys("paused");

@@ -121,7 +121,8 @@ class RetentionIntegrationTests {
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> this.listener.migrate(QUEUE).trimmedDeadJobs() > 0 && deadCount() == 0);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
-		assertThat(this.template.keys("redq:*")).containsOnly(this.keys.sequence(), this.keys.wake());
+		assertThat(this.template.keys("redq:*")).containsOnly(this.keys.sequence(), this.keys.wake(),
+				this.keys.model());
 		assertThat(this.listener.migrate(QUEUE).nextDue()).isEqualTo(-1);
 	}
 
@@ -149,7 +150,8 @@ class RetentionIntegrationTests {
 		long baseline = usedMemory();
 		long peak = dieAndTrim(100_000);
 		long after = usedMemory();
-		assertThat(this.template.keys("redq:*")).containsOnly(this.keys.sequence(), this.keys.wake());
+		assertThat(this.template.keys("redq:*")).containsOnly(this.keys.sequence(), this.keys.wake(),
+				this.keys.model());
 		assertThat(peak - baseline).as("memory of 100,000 dead jobs").isGreaterThan(100_000 * 100L);
 		assertThat(after - baseline)
 			.as("memory left after trimming (warm-up peak %d, baseline %d, peak %d)", warmUpPeak, baseline, peak)

@@ -1,0 +1,270 @@
+package io.redq.queue.redis;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.redq.queue.core.DataModelMismatchException;
+import io.redq.queue.core.Due;
+import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.QueueStats;
+import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.config.JobListenerContainerFactory;
+import io.redq.queue.listener.JobListenerContainer;
+import io.redq.queue.listener.StringJobHandler;
+import io.redq.queue.script.QueueScripts;
+import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.TestConnections;
+import io.redq.queue.test.WithRedis;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.entry;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Tests for the data model version every script checks (see {@code common.lua}): a new
+ * queue gets it, a queue of model 1 (before versions were kept) is upgraded in place, and
+ * scripts of an older model refuse a queue that scripts of a newer one took over.
+ *
+ * @author Redq team
+ */
+@WithRedis
+class DataModelIntegrationTests {
+
+	private static final String QUEUE = "mail";
+
+	/** The model of today's scripts, as {@code common.lua} declares it. */
+	private static final long MODEL = modelOf(read("common.lua"));
+
+	private static final String MISMATCH = "Redq data model " + (MODEL + 1) + " in Redis for queue 'mail', these "
+			+ "scripts use model " + MODEL + ": upgrade this instance to a Redq release that uses model " + (MODEL + 1)
+			+ " (see \"Upgrading\" in the Redq documentation)";
+
+	private static final Duration LONG_LEASE = Duration.ofMinutes(1);
+
+	private static final Duration SHORT_LEASE = Duration.ofMillis(1);
+
+	private final RedisServer redis;
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private RedisJobQueueOperations operations;
+
+	private ListenerOperations listener;
+
+	private StringRedisTemplate template;
+
+	private QueueKeys keys;
+
+	DataModelIntegrationTests(RedisServer redis) {
+		this.redis = redis;
+	}
+
+	@BeforeEach
+	void setUp() {
+		this.redis.flushAll();
+		this.connectionFactory = TestConnections.connectionFactory(this.redis);
+		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "test");
+		this.listener = this.operations.getListenerOperations();
+		this.template = this.operations.getStore().getTemplate();
+		this.keys = this.operations.getStore().keys(QUEUE);
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void aNewQueueIsGivenTheModelOfTheScriptsByItsFirstCall() {
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		assertThat(this.template.opsForValue().get(this.keys.model())).isEqualTo(Long.toString(MODEL));
+		assertThat(this.listener.checkDataModel(QUEUE)).isEqualTo(MODEL);
+		this.operations.purge(QUEUE);
+		assertThat(this.template.opsForValue().get(this.keys.model())).as("kept by a purge")
+			.isEqualTo(Long.toString(MODEL));
+	}
+
+	@Test
+	void aQueueOfModelOneIsUpgradedInPlaceAndNoJobIsLostDoubledOrRunOverItsAttempts() {
+		// as an instance on model 1 left the queue (lease tokens '<sequence>', the
+		// attempts
+		// hash counting running attempts too) when it was stopped: three jobs running,
+		// one
+		// of them on its last attempt, and a job waiting for its retry
+		for (String id : List.of("last", "stalled", "running", "retried")) {
+			this.template.opsForHash().put(this.keys.jobs(), id, envelope(3));
+		}
+		this.template.opsForHash().putAll(this.keys.leases(), Map.of("last", "1", "stalled", "2", "running", "3"));
+		this.template.opsForHash()
+			.putAll(this.keys.attempts(), Map.of("last", "3", "stalled", "1", "running", "2", "retried", "1"));
+		this.template.opsForZSet().add(this.keys.reserved(), "last", 1);
+		this.template.opsForZSet().add(this.keys.reserved(), "stalled", 1);
+		this.template.opsForZSet().add(this.keys.reserved(), "running", Long.MAX_VALUE / 2);
+		this.template.opsForList().rightPush(this.keys.ready(), "retried");
+		this.template.opsForValue().set(this.keys.sequence(), "3");
+		assertThat(this.listener.migrate(QUEUE).expiredLeases()).isEqualTo(2);
+		assertThat(this.template.opsForValue().get(this.keys.model())).isEqualTo(Long.toString(MODEL));
+		assertThat(this.template.opsForHash().get(this.keys.leases(), "running")).as("the attempt moved into the lease")
+			.isEqualTo("3:2");
+		assertThat(this.template.opsForHash().entries(this.keys.attempts())).containsOnly(entry("last", "3"),
+				entry("stalled", "1"), entry("retried", "1"));
+		assertThat(this.template.opsForHash().get(this.keys.errors(), "last"))
+			.isEqualTo("Lease expired on attempt 3: the worker died or stalled");
+		// the running job's worker is gone too; a job that kills its worker stalls on
+		// every attempt
+		this.template.opsForZSet().add(this.keys.reserved(), "running", 1);
+		Map<String, List<Integer>> runs = runAll(this.operations, "stalled");
+		assertThat(runs).containsOnly(entry("running", List.of(3)), entry("retried", List.of(2)),
+				entry("stalled", List.of(2, 3)));
+		assertThat(this.template.opsForZSet().range(this.keys.dead(), 0, -1)).containsExactlyInAnyOrder("last",
+				"stalled");
+		assertThat(this.template.opsForHash().get(this.keys.errors(), "stalled"))
+			.isEqualTo("Lease expired on attempt 3: the worker died or stalled");
+		assertThat(this.template.opsForHash().keys(this.keys.jobs())).containsExactlyInAnyOrder("last", "stalled");
+	}
+
+	@Test
+	void scriptsOfAnOlderModelRefuseAQueueThatScriptsOfTheNextTookOverAndEveryJobCompletesOnceWithinItsAttempts() {
+		RedisJobQueueOperations next = new RedisJobQueueOperations(this.connectionFactory, nextModelScripts(), "test");
+		List<String> ids = new ArrayList<>();
+		for (int i = 0; i < 10; i++) {
+			ids.add("j" + i);
+			enqueue(this.operations, "j" + i);
+		}
+		Map<String, List<Integer>> completed = new TreeMap<>();
+		// today's instance runs a batch and completes half of it
+		List<ReservedJob> todays = this.listener.reserve(QUEUE, 4, SHORT_LEASE).jobs();
+		assertThat(this.listener.ack(QUEUE, List.of(todays.get(0).lease(), todays.get(1).lease()))).isEmpty();
+		completed.put(todays.get(0).id(), new ArrayList<>(List.of(1)));
+		completed.put(todays.get(1).id(), new ArrayList<>(List.of(1)));
+		// an instance of the next model touches the queue
+		ids.add("next");
+		enqueue(next, "next");
+		// today's scripts refuse the queue: no result, reserve, dispatch or start
+		assertThatExceptionOfType(DataModelMismatchException.class)
+			.isThrownBy(() -> this.listener.ack(QUEUE, List.of(todays.get(2).lease(), todays.get(3).lease())))
+			.withMessage(MISMATCH);
+		assertThatExceptionOfType(DataModelMismatchException.class)
+			.isThrownBy(() -> this.listener.reserve(QUEUE, 10, LONG_LEASE))
+			.withMessage(MISMATCH);
+		assertThatExceptionOfType(DataModelMismatchException.class).isThrownBy(() -> enqueue(this.operations, "late"))
+			.withMessage(MISMATCH);
+		assertThatExceptionOfType(DataModelMismatchException.class)
+			.isThrownBy(() -> this.listener.checkDataModel(QUEUE))
+			.withMessage(MISMATCH);
+		// the next model's instance runs the rest, and again the jobs whose results were
+		// refused
+		runAll(next, null)
+			.forEach((id, attempts) -> completed.computeIfAbsent(id, (key) -> new ArrayList<>()).addAll(attempts));
+		assertThat(completed).containsOnlyKeys(ids);
+		assertThat(completed.get(todays.get(2).id())).containsExactly(2);
+		assertThat(completed.get(todays.get(3).id())).containsExactly(2);
+		assertThat(completed.values()).allSatisfy((attempts) -> assertThat(attempts).hasSize(1));
+		assertThat(next.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		assertThat(this.template.opsForValue().get(this.keys.model())).isEqualTo(Long.toString(MODEL + 1));
+	}
+
+	@Test
+	void aContainerRefusesToStartOnAQueueOfANewerModel() {
+		new RedisJobQueueOperations(this.connectionFactory, nextModelScripts(), "test").getListenerOperations()
+			.checkDataModel(QUEUE);
+		JobDefinition definition = new JobDefinition("send", QUEUE, 3, Duration.ZERO, JobBackoff.DEFAULT, String.class);
+		JobListenerContainer container = new JobListenerContainerFactory(this.listener, JsonMapper.shared())
+			.createContainer(QUEUE, List.of(new StringJobHandler(definition, (payload, context) -> {
+			})));
+		assertThatExceptionOfType(DataModelMismatchException.class).isThrownBy(container::start).withMessage(MISMATCH);
+		assertThat(container.isRunning()).isFalse();
+	}
+
+	/**
+	 * Run every job of the queue to its end with the given operations, on short leases,
+	 * acknowledging all but the job whose every attempt stalls, which the migrator
+	 * recovers with the jobs of other stalled workers.
+	 * @return the attempts each job ran, acknowledged or stalled
+	 */
+	private static Map<String, List<Integer>> runAll(RedisJobQueueOperations operations, @Nullable String stalls) {
+		ListenerOperations listener = operations.getListenerOperations();
+		Map<String, List<Integer>> runs = new TreeMap<>();
+		while (pending(operations.stats(QUEUE)) > 0) {
+			// until the leases of stalled runs expire: their jobs are ready again, or
+			// dead
+			await().atMost(Duration.ofSeconds(10)).until(() -> {
+				listener.migrate(QUEUE);
+				QueueStats stats = operations.stats(QUEUE);
+				return stats.ready() > 0 || pending(stats) == 0;
+			});
+			List<Lease> completed = new ArrayList<>();
+			for (ReservedJob job : listener.reserve(QUEUE, 100, SHORT_LEASE).jobs()) {
+				runs.computeIfAbsent(job.id(), (id) -> new ArrayList<>()).add(job.attempt());
+				if (!job.id().equals(stalls)) {
+					completed.add(job.lease());
+				}
+			}
+			assertThat(listener.ack(QUEUE, completed)).isEmpty();
+		}
+		return runs;
+	}
+
+	private static long pending(QueueStats stats) {
+		return stats.ready() + stats.delayed() + stats.reserved();
+	}
+
+	private static void enqueue(RedisJobQueueOperations operations, String id) {
+		operations.getEnqueueOperations()
+			.enqueue(QUEUE, List.of(new EnqueueCommand(id, Due.NOW, DuplicatePolicy.KEEP,
+					"\"job\":\"send\",\"maxAttempts\":3,\"timeout\":0,\"payload\":\"x\"}")));
+	}
+
+	private static String envelope(int maxAttempts) {
+		return "{\"createdAt\":1,\"availableAt\":1,\"job\":\"send\",\"maxAttempts\":" + maxAttempts
+				+ ",\"timeout\":0,\"payload\":\"x\"}";
+	}
+
+	/**
+	 * Today's scripts with the next data model, as a release that changes the model
+	 * without rewriting data would ship them.
+	 */
+	private static QueueScripts nextModelScripts() {
+		String common = read("common.lua");
+		String next = common.replace("local MODEL = " + MODEL + "\n", "local MODEL = " + (MODEL + 1) + "\n");
+		assertThat(next).as("the model of common.lua").isNotEqualTo(common);
+		return QueueScripts.from((definition) -> RedisScript.of(next + "\n" + read(definition.name() + ".lua"),
+				definition.resultType()));
+	}
+
+	private static long modelOf(String common) {
+		Matcher matcher = Pattern.compile("\nlocal MODEL = (\\d+)\n").matcher(common);
+		assertThat(matcher.find()).as("the model of common.lua").isTrue();
+		return Long.parseLong(matcher.group(1));
+	}
+
+	private static String read(String name) {
+		try {
+			return new ClassPathResource(name, QueueScripts.class).getContentAsString(StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}
