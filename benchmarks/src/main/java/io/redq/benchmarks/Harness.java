@@ -17,6 +17,7 @@ import java.util.function.IntFunction;
 import io.redq.queue.autoconfigure.JobQueueProperties;
 import io.redq.queue.config.JobListenerContainerFactory;
 import io.redq.queue.config.JobListenerRegistry;
+import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.redis.QueueKeys;
@@ -233,7 +234,7 @@ final class Harness {
 	void dispatchSinglesAsync(JobDispatcher dispatcher, int jobs) throws Exception {
 		int threads = this.options.threads();
 		parallel(threads, (thread) -> {
-			List<CompletableFuture<String>> futures = new ArrayList<>(jobs / threads + 1);
+			List<CompletableFuture<DispatchResult>> futures = new ArrayList<>(jobs / threads + 1);
 			for (int i = thread; i < jobs; i += threads) {
 				futures.add(dispatcher.dispatchAsync(BenchmarkConfiguration.JOB, Integer.toString(i)));
 			}

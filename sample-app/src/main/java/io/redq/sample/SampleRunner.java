@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
+import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
@@ -35,9 +36,9 @@ public class SampleRunner implements ApplicationRunner {
 	@Override
 	public void run(ApplicationArguments args) {
 		// now, by job name
-		String id = this.dispatcher.dispatch("send-invoice",
+		DispatchResult result = this.dispatcher.dispatch("send-invoice",
 				new Invoice("INV-1", "ada@example.com", new BigDecimal("120.00")));
-		logger.info("Dispatched send-invoice as job " + id);
+		logger.info("Dispatched send-invoice as job " + result.id() + ": " + result.outcome());
 
 		// now, by payload type: send-invoice is the only job that takes an Invoice
 		this.dispatcher.dispatch(new Invoice(SampleJobs.FLAKY_INVOICE, "bob@example.com", new BigDecimal("15.50")));
@@ -52,26 +53,28 @@ public class SampleRunner implements ApplicationRunner {
 			.id("auction-42", DuplicatePolicy.REPLACE)
 			.at(Instant.now().plus(Duration.ofMinutes(10)))
 			.build());
-		this.dispatcher.dispatch(JobRequest.of("close-auction", 42)
+		DispatchResult moved = this.dispatcher.dispatch(JobRequest.of("close-auction", 42)
 			.id("auction-42", DuplicatePolicy.REPLACE)
 			.at(Instant.now().plus(Duration.ofSeconds(3)))
 			.build());
-		logger.info("Auction 42 closes in 3 seconds (moved from 10 minutes)");
+		logger.info("Auction 42 closes in 3 seconds (" + moved.outcome() + " the timer set for 10 minutes)");
 
 		// deduplication: while invoice-INV-2 is pending or running, a second dispatch
 		// with that id is dropped (KEEP)
 		Invoice invoice = new Invoice("INV-2", "carol@example.com", new BigDecimal("99.90"));
 		this.dispatcher
 			.dispatch(JobRequest.of("send-invoice", invoice).id("invoice-INV-2").delay(Duration.ofSeconds(1)).build());
-		this.dispatcher.dispatch(JobRequest.of("send-invoice", invoice).id("invoice-INV-2").build());
+		DispatchResult again = this.dispatcher
+			.dispatch(JobRequest.of("send-invoice", invoice).id("invoice-INV-2").build());
+		logger.info("Dispatched invoice-INV-2 again: " + again.outcome());
 
 		// many at once, in one round trip per queue
-		List<String> ids = this.dispatcher.dispatchAll(List.of(
+		List<DispatchResult> batch = this.dispatcher.dispatchAll(List.of(
 				JobRequest.of("send-invoice", new Invoice("INV-3", "dan@example.com", new BigDecimal("10.00"))).build(),
 				JobRequest.of("send-invoice", new Invoice("INV-4", "eve@example.com", new BigDecimal("20.00")))
 					.header("tenant", "acme")
 					.build()));
-		logger.info("Dispatched " + ids.size() + " invoices in one batch: " + ids);
+		logger.info("Dispatched " + batch.size() + " invoices in one batch: " + batch);
 
 		// bad data: the handler rejects it and the job goes to dead without retries
 		this.dispatcher.dispatch("send-invoice", new Invoice("INV-BAD", "mallory@example.com", new BigDecimal("-1")));

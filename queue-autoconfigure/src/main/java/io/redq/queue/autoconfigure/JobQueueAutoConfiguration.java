@@ -43,6 +43,7 @@ import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
 
@@ -119,15 +120,36 @@ public final class JobQueueAutoConfiguration {
 		return factory;
 	}
 
+	/**
+	 * Check the re-send window against the Redis command timeout: Lettuce re-sends a
+	 * dispatch until it times out, and a re-sent dispatch that Redis no longer remembers
+	 * runs its jobs again.
+	 */
+	private static Duration resendWindow(Duration resendWindow, RedisConnectionFactory connectionFactory) {
+		if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
+			Duration timeout = lettuce.getClientConfiguration().getCommandTimeout();
+			if (resendWindow.compareTo(timeout) <= 0) {
+				throw new IllegalStateException("redq.dispatcher.resend-window (" + resendWindow.toMillis()
+						+ " ms) must be longer than the Redis command timeout (spring.data.redis.timeout, "
+						+ timeout.toMillis()
+						+ " ms): Lettuce re-sends a dispatch after a reconnect until it times out, and a dispatch "
+						+ "Redis no longer remembers would run its jobs again. Raise redq.dispatcher.resend-window "
+						+ "or lower spring.data.redis.timeout");
+			}
+		}
+		return resendWindow;
+	}
+
 	@Bean
 	@ConditionalOnMissingBean(JobDispatcher.class)
-	RedisJobDispatcher jobDispatcher(RedisJobQueueOperations operations, JobCatalog catalog,
-			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<JobMetrics> metrics,
+	RedisJobDispatcher jobDispatcher(RedisConnectionFactory connectionFactory, RedisJobQueueOperations operations,
+			JobCatalog catalog, ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<JobMetrics> metrics,
 			ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<JobDispatchObservationConvention> observationConvention, JobQueueProperties properties) {
 		RedisJobDispatcher dispatcher = new RedisJobDispatcher(operations, catalog,
 				jsonMapper.getIfAvailable(JsonMapper::shared));
 		dispatcher.setMaxPayloadSize(properties.getDispatcher().getMaxPayloadSize().toBytes());
+		dispatcher.setResendWindow(resendWindow(properties.getDispatcher().getResendWindow(), connectionFactory));
 		dispatcher.setMetrics(metrics.getIfAvailable(() -> JobMetrics.NONE));
 		dispatcher.setObservationEnabled(properties.isObservationEnabled());
 		observationRegistry.ifUnique(dispatcher::setObservationRegistry);

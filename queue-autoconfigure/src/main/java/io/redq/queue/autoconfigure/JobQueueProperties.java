@@ -518,12 +518,29 @@ public class JobQueueProperties {
 		 */
 		private DataSize maxPayloadSize = DataSize.ofMegabytes(1);
 
+		/**
+		 * How long Redis remembers each dispatch (each call of up to 1,000 jobs) with its
+		 * reply, so that a dispatch Lettuce re-sends after a reconnect changes nothing.
+		 * Must be longer than the Redis command timeout (spring.data.redis.timeout, 60s
+		 * by default), after which Lettuce no longer re-sends. Redis holds about 130
+		 * bytes per dispatch for that time.
+		 */
+		private Duration resendWindow = Duration.ofMinutes(2);
+
 		public DataSize getMaxPayloadSize() {
 			return this.maxPayloadSize;
 		}
 
 		public void setMaxPayloadSize(DataSize maxPayloadSize) {
 			this.maxPayloadSize = maxPayloadSize;
+		}
+
+		public Duration getResendWindow() {
+			return this.resendWindow;
+		}
+
+		public void setResendWindow(Duration resendWindow) {
+			this.resendWindow = resendWindow;
 		}
 
 	}

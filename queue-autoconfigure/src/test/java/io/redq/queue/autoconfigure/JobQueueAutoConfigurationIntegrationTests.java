@@ -24,6 +24,7 @@ import io.redq.queue.config.JobListenerContainerFactory;
 import io.redq.queue.config.JobListenerRegistry;
 import io.redq.queue.config.JobQueueConfigUtils;
 import io.redq.queue.core.JobDefaults;
+import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobRequest;
@@ -107,7 +108,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 			// Redis holds the first call, so that the others are still pending at close
 			this.redis.command("CLIENT", "PAUSE", "500", "WRITE");
-			List<CompletableFuture<String>> futures = new ArrayList<>();
+			List<CompletableFuture<DispatchResult>> futures = new ArrayList<>();
 			for (int i = 0; i < 100; i++) {
 				futures.add(dispatcher.dispatchAsync("remote", i));
 			}
@@ -285,7 +286,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 	@Test
 	void keyPrefixPropertyPrefixesEveryKey() {
 		this.runner.withPropertyValues("redq.key-prefix=myapp", "redq.jobs.remote-job.queue=other").run((context) -> {
-			String id = context.getBean(JobDispatcher.class).dispatch("remote-job", "payload");
+			String id = context.getBean(JobDispatcher.class).dispatch("remote-job", "payload").id();
 			assertThat(this.redis.command("LRANGE", "myapp:{other}:ready", "0", "-1")).isEqualTo(id);
 			assertThat(this.redis.command("EXISTS", "redq:{other}:ready")).isEqualTo("0");
 		});
@@ -295,7 +296,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 	void jobMaxAttemptsPropertyBecomesTheDefault() {
 		this.runner.withPropertyValues("redq.job.max-attempts=6", "redq.jobs.remote-job.queue=other").run((context) -> {
 			assertThat(context.getBean(JobDefaults.class).maxAttempts()).isEqualTo(6);
-			String id = context.getBean(JobDispatcher.class).dispatch("remote-job", "payload");
+			String id = context.getBean(JobDispatcher.class).dispatch("remote-job", "payload").id();
 			assertThat(this.redis.command("HGET", "redq:{other}:jobs", id)).contains("\"maxAttempts\":6");
 		});
 	}
@@ -348,6 +349,28 @@ class JobQueueAutoConfigurationIntegrationTests {
 	}
 
 	@Test
+	void resendWindowPropertySetsHowLongRedisRemembersADispatch() {
+		this.runner
+			.withPropertyValues("redq.dispatcher.resend-window=10s", "spring.data.redis.timeout=5s",
+					"redq.jobs.remote-job.queue=other")
+			.run((context) -> {
+				context.getBean(JobDispatcher.class).dispatch("remote-job", "x");
+				String sent = this.redis.command("KEYS", "redq:{other}:sent:*");
+				assertThat(Long.parseLong(this.redis.command("PTTL", sent))).isBetween(1L, 10_000L);
+			});
+	}
+
+	@Test
+	void aResendWindowNoLongerThanTheRedisCommandTimeoutIsRefusedWithWhatToDo() {
+		this.runner.withPropertyValues("redq.dispatcher.resend-window=5s", "spring.data.redis.timeout=5s")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("redq.dispatcher.resend-window (5000 ms) must be longer than the Redis command "
+						+ "timeout (spring.data.redis.timeout, 5000 ms)")
+				.hasMessageEndingWith("Raise redq.dispatcher.resend-window or lower spring.data.redis.timeout"));
+	}
+
+	@Test
 	void queuedJobBeanGetsARunningContainerForItsQueue() {
 		this.runner.withUserConfiguration(MailJobsConfiguration.class).run((context) -> {
 			JobListenerRegistry registry = context.getBean(JobListenerRegistry.class);
@@ -364,7 +387,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 	@Test
 	void remoteJobPropertySendsDispatchesToItsQueue() {
 		this.runner.withPropertyValues("redq.jobs.remote-job.queue=other").run((context) -> {
-			String id = context.getBean(JobDispatcher.class).dispatch("remote-job", "payload");
+			String id = context.getBean(JobDispatcher.class).dispatch("remote-job", "payload").id();
 			assertThat(this.redis.command("LRANGE", "redq:{other}:ready", "0", "-1")).isEqualTo(id);
 			assertThat(this.redis.command("EXISTS", "redq:{default}:ready")).isEqualTo("0");
 		});
@@ -440,7 +463,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 		this.runner.withUserConfiguration(FailingJobsConfiguration.class, NeverRetryConfiguration.class)
 			.run((context) -> {
 				FailingJobs jobs = context.getBean(FailingJobs.class);
-				String id = context.getBean(JobDispatcher.class).dispatch("fail-always", "x");
+				String id = context.getBean(JobDispatcher.class).dispatch("fail-always", "x").id();
 				JobQueueOperations operations = context.getBean(JobQueueOperations.class);
 				await().atMost(Duration.ofSeconds(30)).until(() -> operations.stats("failing").dead() == 1);
 				assertThat(jobs.attempts).as("never retried, although maxAttempts is 3").containsExactly(id);
@@ -454,7 +477,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 		this.runner.withUserConfiguration(FailingJobsConfiguration.class, NamedOnlyErrorHandlerConfiguration.class)
 			.run((context) -> {
 				FailingJobs jobs = context.getBean(FailingJobs.class);
-				String id = context.getBean(JobDispatcher.class).dispatch("fail-always", "x");
+				String id = context.getBean(JobDispatcher.class).dispatch("fail-always", "x").id();
 				JobQueueOperations operations = context.getBean(JobQueueOperations.class);
 				await().atMost(Duration.ofSeconds(30)).until(() -> operations.stats("failing").dead() == 1);
 				assertThat(jobs.attempts).as("retried with the job's own backoff").containsExactly(id, id, id);
@@ -469,13 +492,13 @@ class JobQueueAutoConfigurationIntegrationTests {
 			return new JobDispatcher() {
 
 				@Override
-				public List<String> dispatchAll(Collection<JobRequest> requests) {
+				public List<DispatchResult> dispatchAll(Collection<JobRequest> requests) {
 					return List.of();
 				}
 
 				@Override
-				public CompletableFuture<String> dispatchAsync(JobRequest request) {
-					return CompletableFuture.completedFuture("");
+				public CompletableFuture<DispatchResult> dispatchAsync(JobRequest request) {
+					return CompletableFuture.completedFuture(new DispatchResult("", DispatchResult.Outcome.CREATED));
 				}
 
 				@Override
@@ -484,8 +507,8 @@ class JobQueueAutoConfigurationIntegrationTests {
 				}
 
 				@Override
-				public String schedule(String jobName, Object key, Instant at) {
-					return "";
+				public DispatchResult schedule(String jobName, Object key, Instant at) {
+					return new DispatchResult("", DispatchResult.Outcome.CREATED);
 				}
 
 				@Override

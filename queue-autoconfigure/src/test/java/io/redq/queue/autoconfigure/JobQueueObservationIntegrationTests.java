@@ -135,7 +135,8 @@ class JobQueueObservationIntegrationTests {
 			.withUserConfiguration(TenantConventions.class)
 			.run((context) -> {
 				String id = context.getBean(JobDispatcher.class)
-					.dispatch(JobRequest.of("work", "ok").header("tenant", "acme").build());
+					.dispatch(JobRequest.of("work", "ok").header("tenant", "acme").build())
+					.id();
 				await().atMost(DEADLINE)
 					.untilAsserted(() -> TestObservationRegistryAssert.assertThat(this.observationRegistry)
 						.hasNumberOfObservationsWithNameEqualTo("tenant.process", 1));
@@ -155,7 +156,7 @@ class JobQueueObservationIntegrationTests {
 	}
 
 	private String dispatchAndAwait(AssertableApplicationContext context, String job, String payload) {
-		String id = context.getBean(JobDispatcher.class).dispatch(job, payload);
+		String id = context.getBean(JobDispatcher.class).dispatch(job, payload).id();
 		await().atMost(DEADLINE).until(() -> context.getBean(ObservedJobs.class).done.equals(id));
 		return id;
 	}

@@ -79,7 +79,7 @@ class RedisClusterFailoverIntegrationTests {
 				List<String> after = new ArrayList<>();
 				after.add(await().atMost(DEADLINE)
 					.ignoreExceptions()
-					.until(() -> dispatcher.dispatch("failover-job", -1), Objects::nonNull));
+					.until(() -> dispatcher.dispatch("failover-job", -1).id(), Objects::nonNull));
 				after.addAll(dispatch(dispatcher, 10));
 				await().atMost(DEADLINE).until(() -> FailoverJobs.handled.containsAll(after));
 				assertThat(context).hasNotFailed();
@@ -89,7 +89,7 @@ class RedisClusterFailoverIntegrationTests {
 	private static List<String> dispatch(JobDispatcher dispatcher, int count) {
 		List<String> ids = new ArrayList<>();
 		for (int i = 0; i < count; i++) {
-			ids.add(dispatcher.dispatch("failover-job", i));
+			ids.add(dispatcher.dispatch("failover-job", i).id());
 		}
 		return ids;
 	}

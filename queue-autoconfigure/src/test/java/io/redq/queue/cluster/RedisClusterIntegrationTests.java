@@ -55,7 +55,8 @@ class RedisClusterIntegrationTests {
 				List<String> ids = new ArrayList<>();
 				for (int i = 0; i < 30; i++) {
 					ids.add(dispatcher.dispatch(
-							JobRequest.of("cluster-job-" + (i % 3), i).delay(Duration.ofMillis(i % 2 * 100)).build()));
+							JobRequest.of("cluster-job-" + (i % 3), i).delay(Duration.ofMillis(i % 2 * 100)).build())
+						.id());
 				}
 				await().atMost(DEADLINE).until(() -> ClusterJobs.handled.size() == ids.size());
 				assertThat(ClusterJobs.handled).containsExactlyInAnyOrderElementsOf(ids);

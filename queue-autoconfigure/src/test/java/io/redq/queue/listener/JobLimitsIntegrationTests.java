@@ -59,7 +59,7 @@ class JobLimitsIntegrationTests {
 		this.runner.run((first) -> this.runner.run((second) -> {
 			List<String> ids = new ArrayList<>();
 			for (int i = 0; i < 60; i++) {
-				ids.add(dispatcher((i % 2 == 0) ? first : second).dispatch("ship-order", new Order(i % 3, i)));
+				ids.add(dispatcher((i % 2 == 0) ? first : second).dispatch("ship-order", new Order(i % 3, i)).id());
 			}
 			await().atMost(DEADLINE).until(() -> LimitedJobs.completed.size() == ids.size());
 			assertThat(LimitedJobs.completed).containsExactlyInAnyOrderElementsOf(ids);

@@ -71,7 +71,8 @@ class JobListenerContainerIntegrationTests {
 		this.runner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
 			String id = dispatcher(context)
-				.dispatch(JobRequest.of("greet", new Greeting("Ann", 3)).header("tenant", "acme").build());
+				.dispatch(JobRequest.of("greet", new Greeting("Ann", 3)).header("tenant", "acme").build())
+				.id();
 			Attempt attempt = jobs.awaitAttempts(id, 1).get(0);
 			assertThat(attempt.payload()).isEqualTo(new Greeting("Ann", 3));
 			assertThat(attempt.context().getId()).isEqualTo(id);
@@ -87,7 +88,7 @@ class JobListenerContainerIntegrationTests {
 	@Test
 	void payloadTypeSelectsTheJob() {
 		this.runner.run((context) -> {
-			String id = dispatcher(context).dispatch(new Greeting("Bob", 1));
+			String id = dispatcher(context).dispatch(new Greeting("Bob", 1)).id();
 			assertThat(context.getBean(Jobs.class).awaitAttempts(id, 1).get(0).payload())
 				.isEqualTo(new Greeting("Bob", 1));
 		});
@@ -99,8 +100,9 @@ class JobListenerContainerIntegrationTests {
 			Jobs jobs = context.getBean(Jobs.class);
 			List<String> ids = new ArrayList<>();
 			for (int i = 1; i <= 10; i++) {
-				ids.add(dispatcher(context).dispatch(
-						JobRequest.of("greet", new Greeting("late", i)).delay(Duration.ofMillis(i * 70)).build()));
+				ids.add(dispatcher(context)
+					.dispatch(JobRequest.of("greet", new Greeting("late", i)).delay(Duration.ofMillis(i * 70)).build())
+					.id());
 			}
 			for (int i = 0; i < ids.size(); i++) {
 				Attempt attempt = jobs.awaitAttempts(ids.get(i), 1).get(0);
@@ -118,7 +120,7 @@ class JobListenerContainerIntegrationTests {
 	void failingJobIsRetriedWithBackoffThenDeadWithItsError() {
 		this.runner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
-			String id = dispatcher(context).dispatch("always-fails", "x");
+			String id = dispatcher(context).dispatch("always-fails", "x").id();
 			List<Attempt> attempts = jobs.awaitAttempts(id, 3);
 			await().atMost(DEADLINE).until(() -> stats(context, "it").dead() == 1);
 			assertThat(Duration.between(attempts.get(0).startedAt(), attempts.get(1).startedAt()))
@@ -134,7 +136,7 @@ class JobListenerContainerIntegrationTests {
 	@Test
 	void rejectedJobIsDeadAtOnce() {
 		this.runner.run((context) -> {
-			String id = dispatcher(context).dispatch("rejects", "x");
+			String id = dispatcher(context).dispatch("rejects", "x").id();
 			await().atMost(DEADLINE).until(() -> stats(context, "it").dead() == 1);
 			assertThat(error(context, "it", id)).isEqualTo(JobRejectedException.class.getName() + ": not for me");
 			assertThat(context.getBean(Jobs.class).attempts(id)).hasSize(1);
@@ -145,7 +147,7 @@ class JobListenerContainerIntegrationTests {
 	void timeoutInterruptsTheHandlerAndRetries() {
 		this.runner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
-			String id = dispatcher(context).dispatch("slow-first-time", "x");
+			String id = dispatcher(context).dispatch("slow-first-time", "x").id();
 			List<Attempt> attempts = jobs.awaitAttempts(id, 2);
 			await().atMost(DEADLINE).until(() -> jobs.interrupted.contains(id));
 			assertThat(attempts.get(0).context().isLeaseLost()).isTrue();
@@ -159,7 +161,7 @@ class JobListenerContainerIntegrationTests {
 	void handlerThatIgnoresItsTimeoutIsRedeliveredAndItsLateResultDiscarded() {
 		this.runner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
-			String id = dispatcher(context).dispatch("stalls-first-time", "x");
+			String id = dispatcher(context).dispatch("stalls-first-time", "x").id();
 			jobs.awaitAttempts(id, 2);
 			await().atMost(DEADLINE).until(() -> jobs.completed.size() == 2);
 			// the second attempt completed while the first was still stalled; the first
@@ -173,7 +175,7 @@ class JobListenerContainerIntegrationTests {
 	void handlerLearnsThatItsLeaseWasLostAndItsResultIsRefused() {
 		this.runner.withPropertyValues("redq.queues.lease.lease-time=150ms").run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
-			String id = dispatcher(context).dispatch("waits-for-lease-loss", "x");
+			String id = dispatcher(context).dispatch("waits-for-lease-loss", "x").id();
 			jobs.awaitAttempts(id, 1);
 			// another worker takes the job over on the same attempt (and then dies): the
 			// renewal finds the lease token changed
@@ -190,7 +192,7 @@ class JobListenerContainerIntegrationTests {
 	@Test
 	void deadJobsPastTheirAgeGoWhileNothingElseDies() {
 		this.runner.withPropertyValues("redq.dead-letter.time-to-live=500ms").run((context) -> {
-			String id = dispatcher(context).dispatch("rejects", "x");
+			String id = dispatcher(context).dispatch("rejects", "x").id();
 			await().atMost(DEADLINE).until(() -> stats(context, "it").dead() == 1);
 			// no other job dies to trim it: the idle container's migrator wakes for it
 			await().atMost(DEADLINE).until(() -> stats(context, "it").dead() == 0);
@@ -214,7 +216,7 @@ class JobListenerContainerIntegrationTests {
 				.hSet(keys.jobs().getBytes(StandardCharsets.UTF_8), "binary".getBytes(StandardCharsets.UTF_8),
 						new byte[] { (byte) 0xFF, (byte) 0xFE, 0x00, 0x7B }));
 			template.opsForList().rightPushAll(keys.ready(), "garbage", "stranger", "nameless", "binary");
-			String unreadable = dispatcher(context).dispatch("greet", "not a greeting");
+			String unreadable = dispatcher(context).dispatch("greet", "not a greeting").id();
 			template.opsForZSet().add(keys.wake(), "w", 0);
 			await().atMost(DEADLINE).until(() -> stats(context, "it").dead() == 5);
 			assertThat(error(context, "it", "binary")).asString().startsWith("Malformed job");
@@ -227,7 +229,7 @@ class JobListenerContainerIntegrationTests {
 			assertThat(error(context, "it", unreadable)).asString()
 				.startsWith(JobRejectedException.class.getName() + ": Payload of job 'greet' cannot be read as "
 						+ Greeting.class.getName());
-			String next = dispatcher(context).dispatch("greet", new Greeting("still running", 1));
+			String next = dispatcher(context).dispatch("greet", new Greeting("still running", 1)).id();
 			context.getBean(Jobs.class).awaitAttempts(next, 1);
 		});
 	}
@@ -238,7 +240,7 @@ class JobListenerContainerIntegrationTests {
 			Jobs jobs = context.getBean(Jobs.class);
 			List<String> ids = new ArrayList<>();
 			for (int i = 0; i < 2000; i++) {
-				ids.add(dispatcher(context).dispatch("greet", new Greeting("flush", i)));
+				ids.add(dispatcher(context).dispatch("greet", new Greeting("flush", i)).id());
 				if (i % 100 == 0) {
 					this.redis.command("SCRIPT", "FLUSH");
 				}
@@ -251,7 +253,7 @@ class JobListenerContainerIntegrationTests {
 	@Test
 	void idleContainerBlocksInsteadOfPolling() {
 		this.runner.withPropertyValues("redq.listener.poll-timeout=300ms").run((context) -> {
-			String id = dispatcher(context).dispatch("greet", new Greeting("warm up", 1));
+			String id = dispatcher(context).dispatch("greet", new Greeting("warm up", 1)).id();
 			context.getBean(Jobs.class).awaitAttempts(id, 1);
 			long scripts = ScriptExecutions.count(this.redis);
 			long migrations = ScriptExecutions.calls(this.redis, "zrangebyscore");
@@ -265,7 +267,7 @@ class JobListenerContainerIntegrationTests {
 			assertThat(ScriptExecutions.calls(this.redis, "zrangebyscore") - migrations)
 				.as("migrations of idle containers")
 				.isZero();
-			String next = dispatcher(context).dispatch("greet", new Greeting("wake up", 1));
+			String next = dispatcher(context).dispatch("greet", new Greeting("wake up", 1)).id();
 			Attempt attempt = context.getBean(Jobs.class).awaitAttempts(next, 1).get(0);
 			assertThat(Duration.between(attempt.context().getCreatedAt(), attempt.startedAt()))
 				.isLessThan(Duration.ofMillis(100));
@@ -278,8 +280,10 @@ class JobListenerContainerIntegrationTests {
 			List<String> ids = new ArrayList<>();
 			for (int i = 0; i < 2000; i++) {
 				JobDispatcher dispatcher = dispatcher((i % 2 == 0) ? first : second);
-				ids.add(dispatcher.dispatch(
-						JobRequest.of("greet", new Greeting("shared", i)).delay(Duration.ofMillis(i % 300)).build()));
+				ids.add(dispatcher
+					.dispatch(
+							JobRequest.of("greet", new Greeting("shared", i)).delay(Duration.ofMillis(i % 300)).build())
+					.id());
 			}
 			Jobs one = first.getBean(Jobs.class);
 			Jobs two = second.getBean(Jobs.class);
@@ -305,7 +309,8 @@ class JobListenerContainerIntegrationTests {
 			await().pollDelay(Duration.ofMillis(300)).until(() -> true);
 			container.start();
 			String id = dispatcher(context)
-				.dispatch(JobRequest.of("greet", new Greeting("again", 1)).delay(Duration.ofMillis(200)).build());
+				.dispatch(JobRequest.of("greet", new Greeting("again", 1)).delay(Duration.ofMillis(200)).build())
+				.id();
 			context.getBean(Jobs.class).awaitAttempts(id, 1);
 		});
 	}
@@ -318,7 +323,7 @@ class JobListenerContainerIntegrationTests {
 			.run((context) -> {
 				Jobs jobs = context.getBean(Jobs.class);
 				JobListenerContainer container = context.getBean(JobListenerRegistry.class).getListenerContainer("it");
-				String id = dispatcher(context).dispatch("ignores-stop", "x");
+				String id = dispatcher(context).dispatch("ignores-stop", "x").id();
 				jobs.awaitAttempts(id, 1);
 				// the stop hands the job back; its handler ignores the interrupt
 				container.stop();
@@ -326,7 +331,7 @@ class JobListenerContainerIntegrationTests {
 				jobs.awaitAttempts(id, 2);
 				jobs.letGo.countDown();
 				await().atMost(DEADLINE).until(() -> jobs.completed.contains(id + "#1"));
-				String running = dispatcher(context).dispatch("takes-forever", "x");
+				String running = dispatcher(context).dispatch("takes-forever", "x").id();
 				jobs.awaitAttempts(running, 1);
 				container.stop();
 				// had the first handler freed its place in this run, the stop would
@@ -344,7 +349,7 @@ class JobListenerContainerIntegrationTests {
 			await().during(Duration.ofSeconds(3))
 				.atMost(DEADLINE)
 				.until(() -> !output.getOut().contains("Could not reserve jobs of queue 'it'"));
-			String id = dispatcher(context).dispatch("greet", new Greeting("still there", 1));
+			String id = dispatcher(context).dispatch("greet", new Greeting("still there", 1)).id();
 			context.getBean(Jobs.class).awaitAttempts(id, 1);
 		});
 	}
@@ -354,7 +359,7 @@ class JobListenerContainerIntegrationTests {
 		this.runner.run((first) -> this.runner.run((second) -> {
 			JobQueueOperations operations = first.getBean(JobQueueOperations.class);
 			operations.pause("it");
-			String id = dispatcher(first).dispatch("greet", new Greeting("paused", 1));
+			String id = dispatcher(first).dispatch("greet", new Greeting("paused", 1)).id();
 			await().pollDelay(Duration.ofMillis(500)).until(() -> true);
 			assertThat(first.getBean(Jobs.class).attempts(id)).isEmpty();
 			assertThat(second.getBean(Jobs.class).attempts(id)).isEmpty();
@@ -398,11 +403,11 @@ class JobListenerContainerIntegrationTests {
 			// short jobs first, so that the container reserves ahead at their pace
 			List<String> quick = new ArrayList<>();
 			for (int i = 0; i < 20; i++) {
-				quick.add(dispatcher(context).dispatch("greet", new Greeting("quick", i)));
+				quick.add(dispatcher(context).dispatch("greet", new Greeting("quick", i)).id());
 			}
 			await().atMost(DEADLINE).until(() -> context.getBean(Jobs.class).attempts.keySet().containsAll(quick));
 			for (int i = 0; i < 10; i++) {
-				ids.add(dispatcher(context).dispatch("takes-forever", "x"));
+				ids.add(dispatcher(context).dispatch("takes-forever", "x").id());
 			}
 			// both workers stay busy past the prefetch horizon: the jobs reserved
 			// ahead go back for any instance
@@ -433,7 +438,7 @@ class JobListenerContainerIntegrationTests {
 				await().atMost(DEADLINE).until(() -> jobs.completed.size() == 4);
 				List<String> ids = new ArrayList<>();
 				for (int i = 0; i < 10; i++) {
-					ids.add(dispatcher(context).dispatch("takes-forever", "x"));
+					ids.add(dispatcher(context).dispatch("takes-forever", "x").id());
 				}
 				await().atMost(DEADLINE)
 					.until(() -> ids.stream().filter((id) -> !jobs.attempts(id).isEmpty()).count() == 2);
@@ -447,7 +452,7 @@ class JobListenerContainerIntegrationTests {
 		long[] closedIn = new long[1];
 		this.runner.withPropertyValues("redq.listener.shutdown-timeout=200ms").run((context) -> {
 			jobs[0] = context.getBean(Jobs.class);
-			String id = dispatcher(context).dispatch("takes-forever", "x");
+			String id = dispatcher(context).dispatch("takes-forever", "x").id();
 			jobs[0].awaitAttempts(id, 1);
 			closedIn[0] = System.nanoTime();
 		});
@@ -486,7 +491,7 @@ class JobListenerContainerIntegrationTests {
 					int thread = t;
 					Thread producer = new Thread(() -> {
 						for (int i = 0; i < perThread; i++) {
-							ids.add(dispatcher.dispatch("flaky", thread * perThread + i));
+							ids.add(dispatcher.dispatch("flaky", thread * perThread + i).id());
 						}
 					});
 					producer.start();

@@ -14,6 +14,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.autoconfigure.JobQueueContextRunner;
 import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.DispatchResult;
+import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobRequest;
@@ -60,7 +62,8 @@ class TimersIntegrationTests {
 		this.runner.run((context) -> {
 			JobDispatcher dispatcher = dispatcher(context);
 			Instant at = Instant.now().plusMillis(400);
-			assertThat(dispatcher.schedule("close-auction", 42L, at)).isEqualTo("close-auction:42");
+			assertThat(dispatcher.schedule("close-auction", 42L, at))
+				.isEqualTo(new DispatchResult("close-auction:42", Outcome.CREATED));
 			Timer timer = dispatcher.findTimer("close-auction", 42L).orElseThrow();
 			assertThat(timer.dueAt()).isEqualTo(at.truncatedTo(ChronoUnit.MILLIS));
 			assertThat(timer.remaining()).isPositive().isLessThanOrEqualTo(Duration.ofMillis(400));
@@ -175,9 +178,11 @@ class TimersIntegrationTests {
 			JobDispatcher dispatcher = dispatcher(context);
 			dispatcher.dispatch(JobRequest.of("export", "first").id("export-7").build());
 			TimerJobs.awaitFired("export-7", 1);
-			dispatcher.dispatch(JobRequest.of("export", "dropped").id("export-7").build());
-			dispatcher
-				.dispatch(JobRequest.of("export", "queued").id("export-7").unique(Uniqueness.UNTIL_STARTED).build());
+			assertThat(dispatcher.dispatch(JobRequest.of("export", "dropped").id("export-7").build()).outcome())
+				.isEqualTo(Outcome.DROPPED);
+			assertThat(dispatcher
+				.dispatch(JobRequest.of("export", "queued").id("export-7").unique(Uniqueness.UNTIL_STARTED).build())
+				.outcome()).isEqualTo(Outcome.QUEUED);
 			TimerJobs.release.countDown();
 			List<Fired> fired = TimerJobs.awaitFired("export-7", 2);
 			assertThat(fired).extracting(Fired::payload).containsExactly("first", "queued");

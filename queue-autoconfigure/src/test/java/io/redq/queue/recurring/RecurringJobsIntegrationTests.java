@@ -250,7 +250,8 @@ class RecurringJobsIntegrationTests {
 				assertThat(context).doesNotHaveBean(RecurringJobs.class).doesNotHaveBean("jobQueueRecurringTickScript");
 				Instant started = Instant.now();
 				String id = context.getBean(JobDispatcher.class)
-					.dispatch("every-200ms", Instant.parse("2025-01-01T00:00:00Z"));
+					.dispatch("every-200ms", Instant.parse("2025-01-01T00:00:00Z"))
+					.id();
 				this.runs.awaitRun(id);
 				// let at least five ticks come due
 				await().atMost(DEADLINE).until(() -> Instant.now().isAfter(started.plus(RATE.multipliedBy(5))));

@@ -201,7 +201,7 @@ abstract class ChaosSupport {
 			List<JobRequest> requests = IntStream.range(from, Math.min(count, from + 1000))
 				.mapToObj((i) -> JobRequest.of(ChaosTask.JOB_NAME, task).maxAttempts(maxAttempts).build())
 				.toList();
-			ids.addAll(this.dispatcher.dispatchAll(requests));
+			this.dispatcher.dispatchAll(requests).forEach((result) -> ids.add(result.id()));
 		}
 		return ids;
 	}

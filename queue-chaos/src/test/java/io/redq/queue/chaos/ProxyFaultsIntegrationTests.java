@@ -51,7 +51,7 @@ class ProxyFaultsIntegrationTests extends ChaosSupport {
 			boolean acknowledged = false;
 			for (int attempt = 0; attempt < 5 && !acknowledged; attempt++) {
 				try {
-					assertThat(flaky.dispatch(request)).isEqualTo(id);
+					assertThat(flaky.dispatch(request).id()).isEqualTo(id);
 					acknowledged = true;
 				}
 				catch (RuntimeException ex) {

@@ -29,29 +29,30 @@ public interface JobDispatcher {
 	 * Dispatch a job to run now.
 	 * @param jobName the job name
 	 * @param payload the payload, serialized as JSON
-	 * @return the job id
+	 * @return the job id and what happened to the job
 	 * @throws IllegalArgumentException when no job has that name
 	 */
-	default String dispatch(String jobName, @Nullable Object payload) {
+	default DispatchResult dispatch(String jobName, @Nullable Object payload) {
 		return dispatch(JobRequest.of(jobName, payload).build());
 	}
 
 	/**
 	 * Dispatch a job to run now, to the one job whose handler takes the payload's type.
 	 * @param payload the payload, serialized as JSON
-	 * @return the job id
+	 * @return the job id and what happened to the job
 	 * @throws IllegalArgumentException when no job, or more than one, takes that type
 	 */
-	default String dispatch(Object payload) {
+	default DispatchResult dispatch(Object payload) {
 		return dispatch(JobRequest.of(payload).build());
 	}
 
 	/**
 	 * Dispatch a job.
 	 * @param request the job and its options
-	 * @return the job id (the caller-chosen one, or a generated one)
+	 * @return the job id (the caller-chosen one, or a generated one) and what happened to
+	 * the job
 	 */
-	default String dispatch(JobRequest request) {
+	default DispatchResult dispatch(JobRequest request) {
 		return dispatchAll(List.of(request)).get(0);
 	}
 
@@ -59,19 +60,19 @@ public interface JobDispatcher {
 	 * Dispatch many jobs in as few Redis round trips as possible: one per queue for up to
 	 * 1,000 jobs. Each such batch is enqueued atomically.
 	 * @param requests the jobs
-	 * @return the job ids, in the order of the requests
+	 * @return the job ids and what happened to each job, in the order of the requests
 	 */
-	List<String> dispatchAll(Collection<JobRequest> requests);
+	List<DispatchResult> dispatchAll(Collection<JobRequest> requests);
 
 	/**
 	 * Dispatch a job to run now, without waiting for Redis.
 	 * @param jobName the job name
 	 * @param payload the payload, serialized as JSON
-	 * @return the job id, once the job is in Redis
+	 * @return the job id and what happened to the job, once the job is in Redis
 	 * @throws IllegalArgumentException when no job has that name
 	 * @see #dispatchAsync(JobRequest)
 	 */
-	default CompletableFuture<String> dispatchAsync(String jobName, @Nullable Object payload) {
+	default CompletableFuture<DispatchResult> dispatchAsync(String jobName, @Nullable Object payload) {
 		return dispatchAsync(JobRequest.of(jobName, payload).build());
 	}
 
@@ -84,14 +85,14 @@ public interface JobDispatcher {
 	 * pending. Callbacks on the future run on the thread that sends the jobs unless given
 	 * an executor: they should not block.
 	 * @param request the job and its options
-	 * @return the job id, once the job is in Redis; completed exceptionally when Redis
-	 * refused or did not answer (the job may then be in Redis or not), or when the
-	 * dispatcher closed before Redis took the job
+	 * @return the job id and what happened to the job, once the job is in Redis;
+	 * completed exceptionally when Redis refused or did not answer (the job may then be
+	 * in Redis or not), or when the dispatcher closed before Redis took the job
 	 * @throws IllegalArgumentException when the request is invalid, as for
 	 * {@link #dispatch(JobRequest)}
 	 * @throws IllegalStateException when the dispatcher is closed
 	 */
-	CompletableFuture<String> dispatchAsync(JobRequest request);
+	CompletableFuture<DispatchResult> dispatchAsync(JobRequest request);
 
 	/**
 	 * Cancel a pending (ready or delayed) job, or else the dispatch queued behind the
@@ -112,9 +113,12 @@ public interface JobDispatcher {
 	 * @param jobName the job name
 	 * @param key the business key, also the payload
 	 * @param at when the timer fires (millisecond resolution, Redis clock)
-	 * @return the timer's job id, {@code <jobName>:<key>}
+	 * @return the timer's job id, {@code <jobName>:<key>}, and whether the timer was
+	 * {@linkplain DispatchResult.Outcome#CREATED created},
+	 * {@linkplain DispatchResult.Outcome#REPLACED moved} or
+	 * {@linkplain DispatchResult.Outcome#DROPPED dropped} because it runs
 	 */
-	String schedule(String jobName, Object key, Instant at);
+	DispatchResult schedule(String jobName, Object key, Instant at);
 
 	/**
 	 * Move a pending timer to a new instant in one step: it is never absent or doubled

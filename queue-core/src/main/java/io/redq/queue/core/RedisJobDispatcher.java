@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,6 +49,12 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 	/** The default largest envelope accepted, in bytes: 1 MiB. */
 	public static final long DEFAULT_MAX_PAYLOAD_SIZE = 1024 * 1024;
 
+	/**
+	 * The default re-send window: two minutes, longer than Lettuce's default command
+	 * timeout of one minute.
+	 */
+	public static final Duration DEFAULT_RESEND_WINDOW = Duration.ofMinutes(2);
+
 	/** The most jobs enqueued by one script call. */
 	static final int BATCH_SIZE = 1000;
 
@@ -83,6 +90,8 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 	private final BlockingQueue<AsyncDispatch> pending = new LinkedBlockingQueue<>(MAX_PENDING);
 
 	private Duration closeTimeout = Duration.ofSeconds(10);
+
+	private Duration resendWindow = DEFAULT_RESEND_WINDOW;
 
 	private volatile boolean closed;
 
@@ -123,6 +132,22 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 	public void setCloseTimeout(Duration closeTimeout) {
 		Assert.isTrue(!closeTimeout.isNegative() && !closeTimeout.isZero(), "closeTimeout must be positive");
 		this.closeTimeout = closeTimeout;
+	}
+
+	/**
+	 * Set how long Redis remembers each dispatch (each script call of up to 1,000 jobs)
+	 * with its reply, so that the same call re-sent by Lettuce after a reconnect changes
+	 * nothing, even when its jobs ran meanwhile. Lettuce re-sends only commands that have
+	 * not timed out: the window must be longer than the Redis command timeout
+	 * ({@code spring.data.redis.timeout}, by default Lettuce's one minute). Redis holds
+	 * about 130 bytes per dispatch for that time.
+	 * <p>
+	 * Default {@link #DEFAULT_RESEND_WINDOW}.
+	 * @param resendWindow the window
+	 */
+	public void setResendWindow(Duration resendWindow) {
+		Assert.isTrue(resendWindow.toMillis() > 0, "resendWindow must be at least 1 ms; got " + resendWindow);
+		this.resendWindow = resendWindow;
 	}
 
 	/**
@@ -168,20 +193,25 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 	}
 
 	@Override
-	public List<String> dispatchAll(Collection<JobRequest> requests) {
-		List<String> ids = new ArrayList<>(requests.size());
+	public List<DispatchResult> dispatchAll(Collection<JobRequest> requests) {
+		List<PreparedJob> prepared = new ArrayList<>(requests.size());
 		Map<String, List<PreparedJob>> byQueue = new LinkedHashMap<>();
+		// by identity: two equal requests are two jobs
+		Map<PreparedJob, DispatchResult> results = new IdentityHashMap<>(requests.size());
 		try {
 			for (JobRequest request : requests) {
 				PreparedJob job = prepare(request);
 				byQueue.computeIfAbsent(job.queue(), (queue) -> new ArrayList<>()).add(job);
-				ids.add(job.id());
+				prepared.add(job);
 			}
 			for (Iterator<List<PreparedJob>> queues = byQueue.values().iterator(); queues.hasNext();) {
 				List<PreparedJob> jobs = queues.next();
-				enqueue(jobs);
+				List<DispatchResult> enqueued = enqueue(jobs);
 				// in Redis: not failed if a later queue's call fails
 				queues.remove();
+				for (int i = 0; i < jobs.size(); i++) {
+					results.put(jobs.get(i), enqueued.get(i));
+				}
 				dispatched(jobs);
 			}
 		}
@@ -189,11 +219,11 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 			byQueue.values().forEach((jobs) -> jobs.forEach((job) -> job.failed(ex)));
 			throw ex;
 		}
-		return ids;
+		return prepared.stream().map(results::get).toList();
 	}
 
 	@Override
-	public CompletableFuture<String> dispatchAsync(JobRequest request) {
+	public CompletableFuture<DispatchResult> dispatchAsync(JobRequest request) {
 		AsyncDispatch dispatch = new AsyncDispatch(prepare(request), new CompletableFuture<>());
 		try {
 			if (this.sender == null || this.closed) {
@@ -266,14 +296,17 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 
 	private void send(List<AsyncDispatch> dispatches) {
 		List<PreparedJob> jobs = dispatches.stream().map(AsyncDispatch::job).toList();
+		List<DispatchResult> results;
 		try {
-			enqueue(jobs);
+			results = enqueue(jobs);
 		}
 		catch (RuntimeException ex) {
 			dispatches.forEach((dispatch) -> dispatch.fail(ex));
 			return;
 		}
-		dispatches.forEach((dispatch) -> dispatch.future().complete(dispatch.job().id()));
+		for (int i = 0; i < dispatches.size(); i++) {
+			dispatches.get(i).future().complete(results.get(i));
+		}
 		dispatched(jobs);
 	}
 
@@ -343,9 +376,11 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 	/**
 	 * Enqueue prepared jobs of one queue.
 	 * @param jobs the jobs
+	 * @return what happened to each job, in order
 	 */
-	private void enqueue(List<PreparedJob> jobs) {
-		this.enqueueOperations.enqueue(jobs.get(0).queue(), jobs.stream().map(PreparedJob::command).toList());
+	private List<DispatchResult> enqueue(List<PreparedJob> jobs) {
+		return this.enqueueOperations.enqueue(jobs.get(0).queue(), jobs.stream().map(PreparedJob::command).toList(),
+				this.resendWindow);
 	}
 
 	/**
@@ -407,7 +442,7 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 	}
 
 	@Override
-	public String schedule(String jobName, Object key, Instant at) {
+	public DispatchResult schedule(String jobName, Object key, Instant at) {
 		return dispatch(JobRequest.of(jobName, key).id(timerId(jobName, key), DuplicatePolicy.REPLACE).at(at).build());
 	}
 
@@ -505,7 +540,7 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 
 	}
 
-	private record AsyncDispatch(PreparedJob job, CompletableFuture<String> future) {
+	private record AsyncDispatch(PreparedJob job, CompletableFuture<DispatchResult> future) {
 
 		void fail(Exception ex) {
 			this.future.completeExceptionally(ex);

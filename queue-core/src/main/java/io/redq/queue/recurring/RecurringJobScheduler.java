@@ -238,7 +238,8 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 		Entry entry = entry(name);
 		Instant now = Instant.ofEpochMilli(syncClock());
 		return this.dispatcher
-			.dispatch(JobRequest.of(entry.definition.name(), now).header(RUN_HEADER, "trigger").build());
+			.dispatch(JobRequest.of(entry.definition.name(), now).header(RUN_HEADER, "trigger").build())
+			.id();
 	}
 
 	private RecurringJobInfo info(Entry entry) {

@@ -142,8 +142,8 @@ public final class ListenerOperations {
 			List<String> args = new ArrayList<>();
 			args.add(Integer.toString(this.completedMaxSize));
 			args.addAll(leaseArgs(all.subList(from, Math.min(all.size(), from + QueueStore.MAX_BATCH_SIZE))));
-			refused.addAll(strings(this.store.runForListOnReplicas(this.scripts.ack(), queue, args,
-					"the acknowledgement of " + (args.size() - 1) / 2 + " job(s)")));
+			refused.addAll(strings(this.store.runForListOnReplicas(this.scripts.ack(), this.store.keys(queue).all(),
+					args, "the acknowledgement of " + (args.size() - 1) / 2 + " job(s) of queue '" + queue + "'")));
 		}
 		return refused;
 	}

@@ -249,4 +249,14 @@ public final class QueueKeys {
 		return this.all;
 	}
 
+	/**
+	 * Return the key under which Redis remembers a dispatch's reply for the re-send
+	 * window (see {@code enqueue.lua}), passed after {@link #all()}.
+	 * @param nonce the dispatch's nonce
+	 * @return the key
+	 */
+	public String sent(String nonce) {
+		return key("sent:" + nonce);
+	}
+
 }

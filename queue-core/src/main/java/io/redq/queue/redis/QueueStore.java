@@ -109,10 +109,10 @@ public final class QueueStore {
 	}
 
 	/**
-	 * Run a script that returns a list on a queue's keys, and then wait for the replicas
-	 * (see {@link #setReplicaWait(ReplicaWait)}).
+	 * Run a script that returns a list, and then wait for the replicas (see
+	 * {@link #setReplicaWait(ReplicaWait)}).
 	 * @param script the script
-	 * @param queue the queue
+	 * @param keys the keys, those of a queue and any the script needs besides
 	 * @param args the arguments
 	 * @param written what the script writes, for the message of the exception
 	 * @return the list, empty when the script returned none
@@ -120,10 +120,10 @@ public final class QueueStore {
 	 * confirmed the writes within the timeout; the writes stay on the master
 	 */
 	@SuppressWarnings("rawtypes")
-	public List<?> runForListOnReplicas(RedisScript<List> script, String queue, List<String> args, String written) {
-		List<?> result = this.replicaWait.write(this.redis,
-				(redis) -> redis.execute(script, keys(queue).all(), args.toArray()),
-				written + " of queue '" + queue + "'");
+	public List<?> runForListOnReplicas(RedisScript<List> script, List<String> keys, List<String> args,
+			String written) {
+		List<?> result = this.replicaWait.write(this.redis, (redis) -> redis.execute(script, keys, args.toArray()),
+				written);
 		return (result != null) ? result : List.of();
 	}
 

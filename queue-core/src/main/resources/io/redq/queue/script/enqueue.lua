@@ -1,12 +1,24 @@
--- Enqueues a batch of jobs. ARGV: count, then per job: id, due mode ('d' delay in ms or 'a' epoch ms), due value,
--- duplicate policy, envelope body (the envelope JSON without its opening brace: the script prepends the Redis-clock
--- times). The policy's first character says what happens to a pending job with the same id: 'k' keep it, 'r' replace
--- its payload and due time, 'p' replace its payload and keep its due time; a second character 'q' queues a dispatch
--- that comes while the job runs as its successor instead of dropping it. The policy 'n' marks a generated id, which
--- no other job can hold: it is taken only when the client sent this very command again after losing its reply
--- (Lettuce re-sends unanswered commands when it reconnects), and then the job is kept, not stored and run twice.
--- Returns per job: 0 kept the existing job, 1 created, 2 replaced the pending job, 3 queued as successor.
+-- Enqueues a batch of jobs as one dispatch. KEYS: the queue's keys, then last the dispatch's own key
+-- (<prefix>:{<queue>}:sent:<nonce>, a random nonce per call). ARGV: count, how long the dispatch is remembered (ms),
+-- then per job: id, due mode ('d' delay in ms or 'a' epoch ms), due value, duplicate policy, envelope body (the
+-- envelope JSON without its opening brace: the script prepends the Redis-clock times). The policy's first character
+-- says what happens to a pending job with the same id: 'k' keep it, 'r' replace its payload and due time, 'p' replace
+-- its payload and keep its due time; a second character 'q' queues a dispatch that comes while the job runs as its
+-- successor instead of dropping it. The policy 'n' marks a generated id, which no other job holds: it is not looked up.
+-- Returns per job: 0 kept the pending job (or the successor already queued), 1 created, 2 replaced the pending job,
+-- 3 queued as successor, 4 dropped (the job runs and the dispatch was not queued).
 -- The caller sends at most 1,000 jobs, which the variadic calls take (Lua's unpack stops at about 8,000 values).
+local sent = KEYS[#KEYS]
+-- Lettuce re-sends an unanswered command when it reconnects: the same dispatch again, which finds its reply
+-- remembered and changes nothing, whatever happened to its jobs meanwhile (they may have run and completed).
+local remembered = redis.call('GET', sent)
+if remembered then
+	local replay = {}
+	for i = 1, #remembered do
+		replay[i] = tonumber(string.sub(remembered, i, i))
+	end
+	return replay
+end
 local now = now_millis()
 local count = tonumber(ARGV[1])
 local result = {}
@@ -29,22 +41,8 @@ local function flush()
 		woke = true
 	end
 end
--- one lookup for all generated ids of the command, rather than one per job
-local generated, resent = {}, {}
 for i = 0, count - 1 do
-	if ARGV[2 + i * 5 + 3] == 'n' then
-		generated[#generated + 1] = ARGV[2 + i * 5]
-	end
-end
-if #generated > 0 then
-	for i, stored in ipairs(redis.call('HMGET', jobs, unpack(generated))) do
-		if stored then
-			resent[generated[i]] = true
-		end
-	end
-end
-for i = 0, count - 1 do
-	local base = 2 + i * 5
+	local base = 3 + i * 5
 	local id, mode, value, policy, body = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4]
 	local pending, while_running = string.sub(policy, 1, 1), string.sub(policy, 2, 2)
 	local due = now + value
@@ -55,19 +53,20 @@ for i = 0, count - 1 do
 	if batched[id] then
 		flush()
 	end
-	if resent[id] then
-		status = 0
-	elseif pending ~= 'n' and redis.call('HEXISTS', jobs, id) == 1 then
+	if pending ~= 'n' and redis.call('HEXISTS', jobs, id) == 1 then
 		local scheduled = redis.call('ZSCORE', delayed, id)
 		if redis.call('ZSCORE', dead, id) then
 			-- a dead job does not block its id: the new dispatch starts afresh
 			redis.call('ZREM', dead, id)
 			forget(id)
 		elseif redis.call('ZSCORE', reserved, id) then
-			status = 0
-			if while_running == 'q' and (pending ~= 'k' or redis.call('HEXISTS', successors, id) == 0) then
-				redis.call('HSET', successors, id, millis(due) .. ':' .. body)
-				status = 3
+			status = 4
+			if while_running == 'q' then
+				status = 0
+				if pending ~= 'k' or redis.call('HEXISTS', successors, id) == 0 then
+					redis.call('HSET', successors, id, millis(due) .. ':' .. body)
+					status = 3
+				end
 			end
 		elseif pending == 'k' then
 			status = 0
@@ -100,4 +99,5 @@ flush()
 if woke then
 	signal()
 end
+redis.call('SET', sent, table.concat(result), 'PX', ARGV[2])
 return result

@@ -17,6 +17,7 @@ import io.redq.queue.listener.StringJobHandler;
 import io.redq.queue.support.JobQueueLifecycle;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.core.RedisJobQueueOperations;
@@ -91,8 +92,9 @@ class ShutdownOrderIntegrationTests {
 	@ParameterizedTest
 	@EnumSource(Order.class)
 	void noDispatchedJobIsLostWhicheverStopsFirst(Order order) throws Exception {
-		List<String> dispatched = new ArrayList<>(this.dispatcher.dispatchAll(jobs(200)));
-		Queue<CompletableFuture<String>> asyncDispatches = new ConcurrentLinkedQueue<>();
+		List<String> dispatched = new ArrayList<>(
+				this.dispatcher.dispatchAll(jobs(200)).stream().map(DispatchResult::id).toList());
+		Queue<CompletableFuture<DispatchResult>> asyncDispatches = new ConcurrentLinkedQueue<>();
 		Thread producer = new Thread(() -> {
 			try {
 				while (true) {
@@ -120,10 +122,10 @@ class ShutdownOrderIntegrationTests {
 		}
 		producer.join(TimeUnit.SECONDS.toMillis(30));
 		assertThat(producer.isAlive()).as("the producer ends once the dispatcher refuses").isFalse();
-		for (CompletableFuture<String> future : asyncDispatches) {
+		for (CompletableFuture<DispatchResult> future : asyncDispatches) {
 			assertThat(future).as("every asynchronous dispatch is answered").isDone();
 			if (!future.isCompletedExceptionally()) {
-				dispatched.add(future.join());
+				dispatched.add(future.join().id());
 			}
 		}
 		Set<String> inRedis = inRedis();

@@ -14,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import io.redq.queue.core.DispatchResult.Outcome;
+import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.test.ScriptExecutions;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
@@ -31,6 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -75,7 +78,8 @@ class RedisJobDispatcherIntegrationTests {
 	@Test
 	void dispatchWritesTheEnvelopeToTheJobsQueue() {
 		String id = this.dispatcher
-			.dispatch(JobRequest.of("send-invoice", new Invoice("INV-1", 42)).header("tenant", "acme").build());
+			.dispatch(JobRequest.of("send-invoice", new Invoice("INV-1", 42)).header("tenant", "acme").build())
+			.id();
 		assertThat(this.template.opsForList().range("redq:{mail}:ready", 0, -1)).containsExactly(id);
 		JsonNode envelope = this.jsonMapper.readTree((String) this.template.opsForHash().get("redq:{mail}:jobs", id));
 		assertThat(id).as("a generated id").hasSize(22).matches("[A-Za-z0-9_-]+");
@@ -91,7 +95,7 @@ class RedisJobDispatcherIntegrationTests {
 
 	@Test
 	void payloadTypeSelectsTheOnlyJobThatTakesIt() {
-		String id = this.dispatcher.dispatch(new Invoice("INV-2", 1));
+		String id = this.dispatcher.dispatch(new Invoice("INV-2", 1)).id();
 		assertThat(this.template.opsForList().range("redq:{mail}:ready", 0, -1)).containsExactly(id);
 		assertThatIllegalArgumentException().isThrownBy(() -> this.dispatcher.dispatch("a string"))
 			.withMessage("More than one job (ping, pong) takes a payload of type java.lang.String; dispatch by job "
@@ -103,10 +107,11 @@ class RedisJobDispatcherIntegrationTests {
 	@Test
 	void queueOverrideDelayAndInstantAreApplied() {
 		this.dispatcher.dispatch(JobRequest.of("ping", "x").queue("other").build());
-		String delayed = this.dispatcher.dispatch(JobRequest.of("ping", "x").delay(Duration.ofMinutes(5)).build());
+		String delayed = this.dispatcher.dispatch(JobRequest.of("ping", "x").delay(Duration.ofMinutes(5)).build()).id();
 		Instant at = Instant.now().plusSeconds(3600).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
-		String timer = this.dispatcher.dispatch(JobRequest.of("close-auction", 42L).id("auction-42").at(at).build());
-		String past = this.dispatcher.dispatch(JobRequest.of("ping", "x").delay(Duration.ofSeconds(-5)).build());
+		String timer = this.dispatcher.dispatch(JobRequest.of("close-auction", 42L).id("auction-42").at(at).build())
+			.id();
+		String past = this.dispatcher.dispatch(JobRequest.of("ping", "x").delay(Duration.ofSeconds(-5)).build()).id();
 		assertThat(this.operations.stats("other").ready()).isEqualTo(1);
 		assertThat(this.template.opsForZSet().score("redq:{default}:delayed", delayed)).isPositive();
 		assertThat(this.template.opsForList().range("redq:{default}:ready", 0, -1)).containsExactly(past);
@@ -132,8 +137,64 @@ class RedisJobDispatcherIntegrationTests {
 	}
 
 	@Test
+	void dispatchSaysWhetherItCreatedKeptReplacedQueuedOrDroppedTheJob() {
+		assertThat(dispatchWithId(DuplicatePolicy.KEEP, Uniqueness.UNTIL_COMPLETED))
+			.isEqualTo(new DispatchResult("ping-1", Outcome.CREATED));
+		assertThat(dispatchWithId(DuplicatePolicy.KEEP, Uniqueness.UNTIL_COMPLETED).outcome()).isEqualTo(Outcome.KEPT);
+		assertThat(dispatchWithId(DuplicatePolicy.REPLACE, Uniqueness.UNTIL_COMPLETED).outcome())
+			.isEqualTo(Outcome.REPLACED);
+		assertThat(this.operations.getListenerOperations().reserve("default", 1, Duration.ofMinutes(1)).jobs())
+			.hasSize(1);
+		assertThat(dispatchWithId(DuplicatePolicy.REPLACE, Uniqueness.UNTIL_COMPLETED).outcome())
+			.isEqualTo(Outcome.DROPPED);
+		assertThat(dispatchWithId(DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED).outcome()).isEqualTo(Outcome.QUEUED);
+		assertThat(dispatchWithId(DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED).outcome())
+			.as("the dispatch queued before is kept")
+			.isEqualTo(Outcome.KEPT);
+		assertThat(this.operations.stats("default")).isEqualTo(new QueueStats(0, 0, 1, 0));
+		assertThat(this.template.opsForHash().keys("redq:{default}:successors")).containsExactly("ping-1");
+	}
+
+	@Test
+	void everyWayToDispatchTellsWhatHappenedToEachJob() throws Exception {
+		JobRequest request = JobRequest.of("ping", "p").id("ping-1").build();
+		assertThat(this.dispatcher.dispatchAll(
+				List.of(request, JobRequest.of("send-invoice", new Invoice("I", 1)).id("invoice-1").build(), request)))
+			.extracting(DispatchResult::id, DispatchResult::outcome)
+			.containsExactly(tuple("ping-1", Outcome.CREATED), tuple("invoice-1", Outcome.CREATED),
+					tuple("ping-1", Outcome.KEPT));
+		assertThat(this.dispatcher.dispatchAsync(request).get(10, TimeUnit.SECONDS))
+			.isEqualTo(new DispatchResult("ping-1", Outcome.KEPT));
+		assertThat(this.dispatcher.dispatch("ping", "p").outcome()).isEqualTo(Outcome.CREATED);
+	}
+
+	@Test
+	void scheduleSaysWhetherTheTimerWasSetMovedOrDroppedBecauseItRuns() {
+		Instant at = Instant.now().plusSeconds(60);
+		assertThat(this.dispatcher.schedule("close-auction", 7L, at))
+			.isEqualTo(new DispatchResult("close-auction:7", Outcome.CREATED));
+		assertThat(this.dispatcher.schedule("close-auction", 7L, Instant.now()).outcome()).isEqualTo(Outcome.REPLACED);
+		assertThat(this.operations.getListenerOperations().reserve("auctions", 1, Duration.ofMinutes(1)).jobs())
+			.extracting(ReservedJob::id)
+			.containsExactly("close-auction:7");
+		assertThat(this.dispatcher.schedule("close-auction", 7L, at).outcome()).isEqualTo(Outcome.DROPPED);
+		assertThat(this.operations.stats("auctions")).isEqualTo(new QueueStats(0, 0, 1, 0));
+	}
+
+	@Test
+	void theReSendWindowIsSentWithEachDispatch() {
+		this.dispatcher.setResendWindow(Duration.ofSeconds(5));
+		this.dispatcher.dispatch("ping", "p");
+		List<String> sent = List.copyOf(this.template.keys("redq:{default}:sent:*"));
+		assertThat(sent).singleElement()
+			.satisfies((key) -> assertThat(this.template.getExpire(key, TimeUnit.MILLISECONDS)).isBetween(1L, 5000L));
+		assertThatIllegalArgumentException().isThrownBy(() -> this.dispatcher.setResendWindow(Duration.ZERO))
+			.withMessageContaining("resendWindow must be at least 1 ms");
+	}
+
+	@Test
 	void cancelRemovesAPendingJob() {
-		String id = this.dispatcher.dispatch(JobRequest.of("ping", "x").delay(Duration.ofMinutes(1)).build());
+		String id = this.dispatcher.dispatch(JobRequest.of("ping", "x").delay(Duration.ofMinutes(1)).build()).id();
 		assertThat(this.dispatcher.cancel("default", id)).isTrue();
 		assertThat(this.dispatcher.cancel("default", id)).isFalse();
 		assertThat(this.operations.stats("default")).isEqualTo(new QueueStats(0, 0, 0, 0));
@@ -148,7 +209,7 @@ class RedisJobDispatcherIntegrationTests {
 				.build());
 		}
 		long before = ScriptExecutions.count(this.redis);
-		List<String> ids = this.dispatcher.dispatchAll(requests);
+		List<String> ids = this.dispatcher.dispatchAll(requests).stream().map(DispatchResult::id).toList();
 		assertThat(ScriptExecutions.count(this.redis) - before).isEqualTo(4);
 		assertThat(ids).hasSize(2500).doesNotHaveDuplicates();
 		List<String> expectedDefault = new ArrayList<>();
@@ -161,12 +222,12 @@ class RedisJobDispatcherIntegrationTests {
 	}
 
 	@Test
-	void generatedIdsAreLookedUpOncePerCallAndCallerChosenIdsOneByOne() {
+	void generatedIdsAreNotLookedUpAndCallerChosenIdsOneByOne() {
 		long before = ScriptExecutions.calls(this.redis, "hexists");
 		long lookupsBefore = ScriptExecutions.calls(this.redis, "hmget");
 		this.dispatcher.dispatchAll(Collections.nCopies(100, JobRequest.of("ping", "p").build()));
 		assertThat(ScriptExecutions.calls(this.redis, "hexists")).isEqualTo(before);
-		assertThat(ScriptExecutions.calls(this.redis, "hmget")).isEqualTo(lookupsBefore + 1);
+		assertThat(ScriptExecutions.calls(this.redis, "hmget")).isEqualTo(lookupsBefore);
 		this.dispatcher.dispatch(JobRequest.of("ping", "p").id("chosen", DuplicatePolicy.KEEP).build());
 		assertThat(ScriptExecutions.calls(this.redis, "hexists")).isEqualTo(before + 1);
 		assertThat(this.operations.stats("default").ready()).isEqualTo(101);
@@ -193,7 +254,7 @@ class RedisJobDispatcherIntegrationTests {
 
 	@Test
 	void asyncDispatchesPendingTogetherShareScriptCallsInTheOrderOfTheCalls() throws Exception {
-		List<CompletableFuture<String>> futures = new ArrayList<>();
+		List<CompletableFuture<DispatchResult>> futures = new ArrayList<>();
 		long before = ScriptExecutions.count(this.redis);
 		// Redis holds the first call while the others are made, so that they wait
 		// together
@@ -202,8 +263,8 @@ class RedisJobDispatcherIntegrationTests {
 			futures.add(this.dispatcher.dispatchAsync("ping", "p" + i));
 		}
 		List<String> ids = new ArrayList<>();
-		for (CompletableFuture<String> future : futures) {
-			ids.add(future.get(10, TimeUnit.SECONDS));
+		for (CompletableFuture<DispatchResult> future : futures) {
+			ids.add(future.get(10, TimeUnit.SECONDS).id());
 		}
 		assertThat(ScriptExecutions.count(this.redis) - before).as("one call for the first job, one per 1,000 after")
 			.isBetween(3L, 4L);
@@ -213,12 +274,12 @@ class RedisJobDispatcherIntegrationTests {
 	@Test
 	void aFailedAsyncDispatchFailsItsFutureAndLaterOnesAreSent() throws Exception {
 		this.template.opsForValue().set("redq:{default}:ready", "not a list");
-		CompletableFuture<String> failed = this.dispatcher.dispatchAsync("ping", "x");
+		CompletableFuture<DispatchResult> failed = this.dispatcher.dispatchAsync("ping", "x");
 		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> failed.get(10, TimeUnit.SECONDS))
 			.havingRootCause()
 			.withMessageContaining("WRONGTYPE");
 		this.template.delete("redq:{default}:ready");
-		String id = this.dispatcher.dispatchAsync("ping", "y").get(10, TimeUnit.SECONDS);
+		String id = this.dispatcher.dispatchAsync("ping", "y").get(10, TimeUnit.SECONDS).id();
 		assertThat(this.template.opsForList().range("redq:{default}:ready", 0, -1)).containsExactly(id);
 	}
 
@@ -236,9 +297,12 @@ class RedisJobDispatcherIntegrationTests {
 
 		});
 		List<String> ids = new ArrayList<>(this.dispatcher
-			.dispatchAll(List.of(JobRequest.of("ping", "a").build(), JobRequest.of("ping", "b").build())));
-		ids.add(this.dispatcher.dispatchAsync("ping", "c").get(10, TimeUnit.SECONDS));
-		ids.add(this.dispatcher.dispatchAsync("ping", "d").get(10, TimeUnit.SECONDS));
+			.dispatchAll(List.of(JobRequest.of("ping", "a").build(), JobRequest.of("ping", "b").build()))
+			.stream()
+			.map(DispatchResult::id)
+			.toList());
+		ids.add(this.dispatcher.dispatchAsync("ping", "c").get(10, TimeUnit.SECONDS).id());
+		ids.add(this.dispatcher.dispatchAsync("ping", "d").get(10, TimeUnit.SECONDS).id());
 		assertThat(this.template.opsForList().range("redq:{default}:ready", 0, -1)).containsExactlyElementsOf(ids);
 		// the jobs are in Redis: their observations did not end with an error
 		TestObservationRegistryAssert.assertThat(observations)
@@ -256,7 +320,7 @@ class RedisJobDispatcherIntegrationTests {
 	@Test
 	void closingSendsThePendingAsyncDispatchesAndRefusesLaterOnes() throws Exception {
 		this.redis.command("CLIENT", "PAUSE", "300", "WRITE");
-		List<CompletableFuture<String>> futures = new ArrayList<>();
+		List<CompletableFuture<DispatchResult>> futures = new ArrayList<>();
 		for (int i = 0; i < 100; i++) {
 			futures.add(this.dispatcher.dispatchAsync("ping", "p" + i));
 		}
@@ -273,10 +337,10 @@ class RedisJobDispatcherIntegrationTests {
 	void closingFailsTheAsyncDispatchesRedisDidNotTakeInTime() throws Exception {
 		this.dispatcher.setCloseTimeout(Duration.ofMillis(200));
 		this.redis.command("CLIENT", "PAUSE", "2000", "WRITE");
-		CompletableFuture<String> inFlight = this.dispatcher.dispatchAsync("ping", "first");
+		CompletableFuture<DispatchResult> inFlight = this.dispatcher.dispatchAsync("ping", "first");
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> this.redis.command("INFO", "clients").contains("blocked_clients:1"));
-		List<CompletableFuture<String>> waiting = new ArrayList<>();
+		List<CompletableFuture<DispatchResult>> waiting = new ArrayList<>();
 		for (int i = 0; i < 10; i++) {
 			waiting.add(this.dispatcher.dispatchAsync("ping", "p" + i));
 		}
@@ -285,7 +349,7 @@ class RedisJobDispatcherIntegrationTests {
 			.withThrowableThat()
 			.havingCause()
 			.withMessage("Redis did not take this job within 200 ms of the dispatcher closing; it was not sent"));
-		String id = inFlight.get(10, TimeUnit.SECONDS);
+		String id = inFlight.get(10, TimeUnit.SECONDS).id();
 		assertThat(this.template.opsForList().range("redq:{default}:ready", 0, -1)).containsExactly(id);
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> Thread.getAllStackTraces()
@@ -296,8 +360,12 @@ class RedisJobDispatcherIntegrationTests {
 
 	@Test
 	void jobHandledElsewhereIsDispatchedToItsQueue() {
-		String id = this.dispatcher.dispatch("remote", Map.of("any", "thing"));
+		String id = this.dispatcher.dispatch("remote", Map.of("any", "thing")).id();
 		assertThat(this.template.opsForList().range("redq:{elsewhere}:ready", 0, -1)).containsExactly(id);
+	}
+
+	private DispatchResult dispatchWithId(DuplicatePolicy policy, Uniqueness uniqueness) {
+		return this.dispatcher.dispatch(JobRequest.of("ping", "p").id("ping-1", policy).unique(uniqueness).build());
 	}
 
 	private static JobDefinition job(String name, String queue, @Nullable Type payloadType) {

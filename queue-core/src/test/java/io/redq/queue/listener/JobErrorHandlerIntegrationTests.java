@@ -87,8 +87,8 @@ class JobErrorHandlerIntegrationTests {
 		RedisJobDispatcher dispatcher = start(
 				handler("invalid", attempts, (payload) -> new IllegalArgumentException("bad " + payload)),
 				handler("flaky", attempts, (payload) -> new IllegalStateException("flaky " + payload)));
-		String invalid = dispatcher.dispatch("invalid", "x");
-		String flaky = dispatcher.dispatch("flaky", "y");
+		String invalid = dispatcher.dispatch("invalid", "x").id();
+		String flaky = dispatcher.dispatch("flaky", "y").id();
 		await().atMost(DEADLINE).until(() -> stats().dead() == 2);
 		assertThat(attempts.of(invalid)).containsExactly(1);
 		assertThat(attempts.of(flaky)).containsExactly(1, 2, 3);
@@ -106,12 +106,12 @@ class JobErrorHandlerIntegrationTests {
 		}));
 		RedisJobDispatcher dispatcher = start(
 				handler("fails", attempts, (payload) -> new IllegalStateException("failed " + payload)));
-		String id = dispatcher.dispatch("fails", "x");
+		String id = dispatcher.dispatch("fails", "x").id();
 		await().atMost(DEADLINE).until(() -> !recovered.isEmpty());
 		assertThat(attempts.of(id)).containsExactly(1, 2, 3);
 		assertThat(recovered).containsExactly(id + " attempt 3 DEAD: failed x");
 		// the next job runs, so the container is past the death of the first
-		String next = dispatcher.dispatch("fails", "y");
+		String next = dispatcher.dispatch("fails", "y").id();
 		await().atMost(DEADLINE).until(() -> recovered.size() == 2);
 		assertThat(recovered).containsExactly(id + " attempt 3 DEAD: failed x", next + " attempt 3 DEAD: failed y");
 	}
@@ -125,9 +125,9 @@ class JobErrorHandlerIntegrationTests {
 		RedisJobDispatcher dispatcher = start(
 				handler("rejected", attempts, (payload) -> new JobRejectedException("no " + payload)),
 				handler("works", attempts, (payload) -> null));
-		String id = dispatcher.dispatch("rejected", "x");
+		String id = dispatcher.dispatch("rejected", "x").id();
 		await().atMost(DEADLINE).until(() -> stats().dead() == 1);
-		String next = dispatcher.dispatch("works", "y");
+		String next = dispatcher.dispatch("works", "y").id();
 		await().atMost(DEADLINE).until(() -> stats().equals(new QueueStats(0, 0, 0, 1)));
 		assertThat(attempts.of(id)).containsExactly(1);
 		assertThat(attempts.of(next)).containsExactly(1);
@@ -141,7 +141,7 @@ class JobErrorHandlerIntegrationTests {
 		this.containerFactory.setErrorHandler(new AlwaysRetry(recovered));
 		RedisJobDispatcher dispatcher = start(
 				handler("rejected", attempts, (payload) -> new JobRejectedException("no " + payload)));
-		String id = dispatcher.dispatch("rejected", "x");
+		String id = dispatcher.dispatch("rejected", "x").id();
 		await().atMost(DEADLINE).until(() -> recovered.size() == 1);
 		assertThat(attempts.of(id)).containsExactly(1);
 		assertThat(recovered.get(0)).isInstanceOf(JobRejectedException.class).hasMessage("no x");
@@ -156,7 +156,7 @@ class JobErrorHandlerIntegrationTests {
 		});
 		RedisJobDispatcher dispatcher = start(
 				handler("fails", attempts, (payload) -> new IllegalStateException("failed " + payload)));
-		String id = dispatcher.dispatch("fails", "x");
+		String id = dispatcher.dispatch("fails", "x").id();
 		await().atMost(DEADLINE).until(() -> stats().dead() == 1);
 		assertThat(attempts.of(id)).containsExactly(1, 2, 3);
 		assertThat(error(id)).isEqualTo("java.lang.IllegalStateException: failed x");
@@ -186,7 +186,7 @@ class JobErrorHandlerIntegrationTests {
 					Thread.sleep(DEADLINE.toMillis());
 					return null;
 				});
-		String id = start(slow).dispatch("slow", "x");
+		String id = start(slow).dispatch("slow", "x").id();
 		await().atMost(DEADLINE).until(() -> recovered.size() == 1);
 		assertThat(decisions).containsExactly("TimeoutException on attempt 1");
 		assertThat(attempts.of(id)).containsExactly(1);
@@ -200,8 +200,8 @@ class JobErrorHandlerIntegrationTests {
 		try (AnnotationConfigApplicationContext context = context(AnnotatedJobs.class)) {
 			AnnotatedJobs jobs = context.getBean(AnnotatedJobs.class);
 			RedisJobDispatcher dispatcher = dispatcher(context.getBean(JobCatalog.class));
-			String invalid = dispatcher.dispatch("invalid", "x");
-			String retried = dispatcher.dispatch("retried", "y");
+			String invalid = dispatcher.dispatch("invalid", "x").id();
+			String retried = dispatcher.dispatch("retried", "y").id();
 			await().atMost(DEADLINE).until(() -> stats().dead() == 2);
 			assertThat(jobs.attempts.of(invalid)).containsExactly(1);
 			assertThat(jobs.attempts.of(retried)).containsExactly(1, 2, 3);
@@ -229,8 +229,8 @@ class JobErrorHandlerIntegrationTests {
 		try (AnnotationConfigApplicationContext context = context(AnnotatedJobs.class)) {
 			AnnotatedJobs jobs = context.getBean(AnnotatedJobs.class);
 			RedisJobDispatcher dispatcher = dispatcher(context.getBean(JobCatalog.class));
-			String own = dispatcher.dispatch("own-handler", "x");
-			String factory = dispatcher.dispatch("retried", "y");
+			String own = dispatcher.dispatch("own-handler", "x").id();
+			String factory = dispatcher.dispatch("retried", "y").id();
 			await().atMost(DEADLINE).until(() -> stats().dead() == 2);
 			assertThat(jobs.attempts.of(own)).as("retried by its own handler").containsExactly(1, 2);
 			assertThat(jobs.attempts.of(factory)).as("never retried by the factory's").containsExactly(1);

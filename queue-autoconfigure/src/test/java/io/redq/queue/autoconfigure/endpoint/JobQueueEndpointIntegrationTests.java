@@ -199,8 +199,8 @@ class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 
 	@Test
 	void triggersAndCancelsATimerById() {
-		String first = this.dispatcher.schedule("work", "k1", Instant.now().plus(Duration.ofHours(1)));
-		String second = this.dispatcher.schedule("work", "k2", Instant.now().plus(Duration.ofHours(1)));
+		String first = this.dispatcher.schedule("work", "k1", Instant.now().plus(Duration.ofHours(1))).id();
+		String second = this.dispatcher.schedule("work", "k2", Instant.now().plus(Duration.ofHours(1))).id();
 		post("/ops/jobs/" + first, null).expectStatus().isOk().expectBody().json("""
 				{"operation": "trigger", "jobs": 1}""");
 		assertThat(this.operations.status(QUEUE, first).state()).isEqualTo(JobStatus.State.READY);

@@ -33,6 +33,7 @@ import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.redq.queue.annotation.Backoff;
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.autoconfigure.JobQueueContextRunner;
+import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.listener.JobContext;
@@ -104,7 +105,7 @@ class JobObservationIntegrationTests {
 	@Test
 	void workerContinuesTheTraceOfTheRequestThatDispatchedTheJob() {
 		this.runner.withPropertyValues("redq.observation-enabled=true").run((context) -> {
-			String id = inRequest(() -> dispatcher(context).dispatch("traced", "ok"));
+			String id = inRequest(() -> dispatcher(context).dispatch("traced", "ok")).id();
 			Run run = context.getBean(TracedJobs.class).awaitRun(id);
 			List<FinishedSpan> spans = awaitSpans("process traced", 1);
 			SpansAssert.assertThat(spans).hasNumberOfSpansEqualTo(3).haveSameTraceId();
@@ -141,7 +142,7 @@ class JobObservationIntegrationTests {
 	@Test
 	void failedAttemptIsAnErrorOnItsProcessSpanAndTheRetryStaysInTheTrace() {
 		this.runner.withPropertyValues("redq.observation-enabled=true").run((context) -> {
-			String id = inRequest(() -> dispatcher(context).dispatch("traced", "fail-once"));
+			String id = inRequest(() -> dispatcher(context).dispatch("traced", "fail-once")).id();
 			List<FinishedSpan> spans = awaitSpans("process traced", 2);
 			SpansAssert.assertThat(spans).hasNumberOfSpansEqualTo(4).haveSameTraceId();
 			FinishedSpan dispatch = span(spans, "publish traced");
@@ -171,7 +172,10 @@ class JobObservationIntegrationTests {
 		this.runner.withPropertyValues("redq.observation-enabled=true").run((context) -> {
 			List<String> ids = inRequest(
 					() -> dispatcher(context).dispatchAll(List.of(JobRequest.of("traced", "a").build(),
-							JobRequest.of("other", "b").build(), JobRequest.of("traced", "c").build())));
+							JobRequest.of("other", "b").build(), JobRequest.of("traced", "c").build())))
+				.stream()
+				.map(DispatchResult::id)
+				.toList();
 			awaitSpans("process traced", 2);
 			List<FinishedSpan> spans = awaitSpans("process other", 1);
 			SpansAssert.assertThat(spans)
@@ -191,8 +195,9 @@ class JobObservationIntegrationTests {
 	@Test
 	void asyncDispatchIsObservedInTheCallersTraceUntilTheJobIsInRedis() {
 		this.runner.withPropertyValues("redq.observation-enabled=true").run((context) -> {
-			CompletableFuture<String> future = inRequest(() -> dispatcher(context).dispatchAsync("traced", "ok"));
-			String id = future.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+			CompletableFuture<DispatchResult> future = inRequest(
+					() -> dispatcher(context).dispatchAsync("traced", "ok"));
+			String id = future.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).id();
 			List<FinishedSpan> spans = awaitSpans("process traced", 1);
 			SpansAssert.assertThat(spans).hasNumberOfSpansEqualTo(3).haveSameTraceId();
 			FinishedSpan dispatch = span(spans, "publish traced");
@@ -207,7 +212,8 @@ class JobObservationIntegrationTests {
 	void withoutThePropertyNothingIsObservedAndJobsCarryNoTraceContext() {
 		this.runner.run((context) -> {
 			String id = inRequest(
-					() -> dispatcher(context).dispatch(JobRequest.of("traced", "ok").header("tenant", "acme").build()));
+					() -> dispatcher(context).dispatch(JobRequest.of("traced", "ok").header("tenant", "acme").build()))
+				.id();
 			Run run = context.getBean(TracedJobs.class).awaitRun(id);
 			assertThat(run.headers()).containsOnlyKeys("tenant");
 			assertThat(run.spanId()).isNull();

@@ -17,9 +17,9 @@ enum Fault {
 
 	/**
 	 * A lost enqueue reply, re-sent later, when the job may be running or finished (bug 2
-	 * of the correctness issue).
+	 * of the correctness issue, fixed).
 	 */
-	ENQUEUE_RESENT_LATER(false),
+	ENQUEUE_RESENT_LATER(true),
 
 	/** A re-sent {@code admit} (bug 5, fixed). */
 	ADMIT_RESENT(true),

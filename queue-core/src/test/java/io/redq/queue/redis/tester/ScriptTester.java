@@ -14,14 +14,15 @@ import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.RateLimit;
+import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.core.Uniqueness;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.EnqueueOperations;
-import io.redq.queue.redis.EnqueueResult;
 import io.redq.queue.redis.Gates;
 import io.redq.queue.redis.Lease;
 import io.redq.queue.redis.ListenerOperations;
@@ -216,13 +217,14 @@ final class ScriptTester {
 		};
 		Dispatch dispatch = new Dispatch(number, command, maxAttempts, gated);
 		this.dispatches.put(number, dispatch);
-		EnqueueResult result = enqueue(dispatch);
-		dispatch.state = (result == EnqueueResult.KEPT_EXISTING) ? State.DROPPED : State.LIVE;
-		if (result == EnqueueResult.QUEUED) {
+		Outcome result = enqueue(dispatch);
+		boolean stored = result != Outcome.KEPT && result != Outcome.DROPPED;
+		dispatch.state = stored ? State.LIVE : State.DROPPED;
+		if (result == Outcome.QUEUED) {
 			String successor = this.redis.<String, String>opsForHash().get(this.keys.successors(), id);
 			dispatch.notBefore = Long.parseLong(successor.substring(0, successor.indexOf(':', 1)));
 		}
-		else if (result != EnqueueResult.KEPT_EXISTING) {
+		else if (stored) {
 			Double scheduled = this.redis.opsForZSet().score(this.keys.delayed(), id);
 			dispatch.notBefore = (scheduled != null) ? scheduled.longValue() : 0;
 		}
@@ -239,8 +241,14 @@ final class ScriptTester {
 		return true;
 	}
 
-	private EnqueueResult enqueue(Dispatch dispatch) {
-		return this.producers.enqueue(QUEUE, List.of(dispatch.command)).get(0);
+	/**
+	 * Enqueue as its dispatch: a second call is what Lettuce sends when it re-sends it.
+	 */
+	private Outcome enqueue(Dispatch dispatch) {
+		return this.producers
+			.enqueue(QUEUE, dispatch.nonce, List.of(dispatch.command), RedisJobDispatcher.DEFAULT_RESEND_WINDOW)
+			.get(0)
+			.outcome();
 	}
 
 	private static String kindName(int kind) {
@@ -743,6 +751,8 @@ final class ScriptTester {
 		final int number;
 
 		final EnqueueCommand command;
+
+		final String nonce = EnqueueOperations.nonce();
 
 		final int maxAttempts;
 

@@ -87,6 +87,18 @@ class ScriptTesterIntegrationTests {
 	}
 
 	@Test
+	void theTesterFindsAReSentEnqueueThatRunsAJobAgainInTheEnqueueScriptBeforeItsFix() {
+		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("enqueue")
+				? RedisScript.of(read(QueueScripts.class, "common.lua") + "\n" + enqueueBeforeResendFix(), List.class)
+				: definition.load());
+		Violation violation = run(scripts, SHORT.withFaults(EnumSet.of(Fault.ENQUEUE_RESENT_LATER)), 1);
+		assertThat(violation).isNotNull();
+		// a generated id, never looked up, is stored again where it already is; another
+		// job is stored again after it ran
+		assertThat(violation.invariant()).isIn(Invariant.ONE_STATE, Invariant.RUN_AGAIN_BY_RESEND);
+	}
+
+	@Test
 	@EnabledIfSystemProperty(named = "redq.tester.long", matches = "true")
 	void theScriptsKeepEveryInvariantInALongRun() {
 		long end = System.nanoTime() + LONG_RUN.toNanos();
@@ -133,6 +145,17 @@ class ScriptTesterIntegrationTests {
 		String admit = read(QueueScripts.class, "admit.lua");
 		String withoutCheck = admit.replaceFirst("(?s)\n-- A run found holding a gate.*?\nend\n", "\n");
 		assertThat(withoutCheck).as("the re-send check of admit.lua").isNotEqualTo(admit);
+		return withoutCheck;
+	}
+
+	/**
+	 * The enqueue script without its check for a dispatch it remembers, as it was before
+	 * that fix.
+	 */
+	private static String enqueueBeforeResendFix() {
+		String enqueue = read(QueueScripts.class, "enqueue.lua");
+		String withoutCheck = enqueue.replaceFirst("(?s)\n-- Lettuce re-sends an unanswered command.*?\nend\n", "\n");
+		assertThat(withoutCheck).as("the re-send check of enqueue.lua").isNotEqualTo(enqueue);
 		return withoutCheck;
 	}
 
