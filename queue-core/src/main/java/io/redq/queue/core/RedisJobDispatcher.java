@@ -32,7 +32,6 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.context.SmartLifecycle;
 import org.springframework.core.ResolvableType;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
@@ -44,7 +43,7 @@ import org.springframework.util.Assert;
  * @author Redq team
  * @since 0.1.0
  */
-public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
+public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	/** The default largest envelope accepted, in bytes: 1 MiB. */
 	public static final long DEFAULT_MAX_PAYLOAD_SIZE = 1024 * 1024;
@@ -360,17 +359,6 @@ public class RedisJobDispatcher implements JobDispatcher, SmartLifecycle {
 	@Override
 	public boolean isRunning() {
 		return !this.closed;
-	}
-
-	/**
-	 * Return the phase: {@link JobQueueLifecycle#PHASE}, that of the listener containers,
-	 * before the Redis connection factory (0). The dispatcher and the containers stop in
-	 * either order: pending dispatches are sent before the dispatcher stops, and a job a
-	 * container stops before finishing stays in Redis.
-	 */
-	@Override
-	public int getPhase() {
-		return JobQueueLifecycle.PHASE;
 	}
 
 	/**
