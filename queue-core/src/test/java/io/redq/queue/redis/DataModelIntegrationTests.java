@@ -17,21 +17,19 @@ import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.core.RedisQueueExtension;
 import io.redq.queue.config.JobListenerContainerFactory;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.listener.StringJobHandler;
 import io.redq.queue.script.QueueScripts;
-import io.redq.queue.test.RedisServer;
-import io.redq.queue.test.TestConnections;
 import io.redq.queue.test.WithRedis;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.io.ClassPathResource;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -48,6 +46,7 @@ import static org.awaitility.Awaitility.await;
  * @author Redq team
  */
 @WithRedis
+@ExtendWith(RedisQueueExtension.class)
 class DataModelIntegrationTests {
 
 	private static final String QUEUE = "mail";
@@ -63,10 +62,6 @@ class DataModelIntegrationTests {
 
 	private static final Duration SHORT_LEASE = Duration.ofMillis(1);
 
-	private final RedisServer redis;
-
-	private LettuceConnectionFactory connectionFactory;
-
 	private RedisJobQueueOperations operations;
 
 	private ListenerOperations listener;
@@ -75,23 +70,12 @@ class DataModelIntegrationTests {
 
 	private QueueKeys keys;
 
-	DataModelIntegrationTests(RedisServer redis) {
-		this.redis = redis;
-	}
-
 	@BeforeEach
-	void setUp() {
-		this.redis.flushAll();
-		this.connectionFactory = TestConnections.connectionFactory(this.redis);
-		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "test");
-		this.listener = this.operations.getListenerOperations();
-		this.template = this.operations.getStore().getTemplate();
+	void setUp(RedisJobQueueOperations operations, StringRedisTemplate template) {
+		this.operations = operations;
+		this.listener = operations.getListenerOperations();
+		this.template = template;
 		this.keys = this.operations.getStore().keys(QUEUE);
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.connectionFactory.destroy();
 	}
 
 	@Test
@@ -145,7 +129,7 @@ class DataModelIntegrationTests {
 
 	@Test
 	void scriptsOfAnOlderModelRefuseAQueueThatScriptsOfTheNextTookOverAndEveryJobCompletesOnceWithinItsAttempts() {
-		RedisJobQueueOperations next = new RedisJobQueueOperations(this.connectionFactory, nextModelScripts(), "test");
+		RedisJobQueueOperations next = nextModel();
 		List<String> ids = new ArrayList<>();
 		for (int i = 0; i < 10; i++) {
 			ids.add("j" + i);
@@ -186,8 +170,7 @@ class DataModelIntegrationTests {
 
 	@Test
 	void aContainerRefusesToStartOnAQueueOfANewerModel() {
-		new RedisJobQueueOperations(this.connectionFactory, nextModelScripts(), "test").getListenerOperations()
-			.checkDataModel(QUEUE);
+		nextModel().getListenerOperations().checkDataModel(QUEUE);
 		JobDefinition definition = new JobDefinition("send", QUEUE, 3, Duration.ZERO, JobBackoff.DEFAULT, String.class);
 		JobListenerContainer container = new JobListenerContainerFactory(this.listener, JsonMapper.shared())
 			.createContainer(QUEUE, List.of(new StringJobHandler(definition, (payload, context) -> {
@@ -223,6 +206,14 @@ class DataModelIntegrationTests {
 			assertThat(listener.ack(QUEUE, completed)).isEmpty();
 		}
 		return runs;
+	}
+
+	/**
+	 * Return operations on the same Redis whose scripts declare the next data model.
+	 */
+	private RedisJobQueueOperations nextModel() {
+		return new RedisJobQueueOperations(this.template.getRequiredConnectionFactory(), nextModelScripts(),
+				RedisJobQueueOperations.DEFAULT_KEY_PREFIX);
 	}
 
 	private static long pending(QueueStats stats) {

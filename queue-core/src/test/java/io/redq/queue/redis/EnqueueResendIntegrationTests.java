@@ -10,16 +10,13 @@ import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobIds;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.core.RedisQueueExtension;
 import io.redq.queue.core.Uniqueness;
-import io.redq.queue.script.QueueScripts;
-import io.redq.queue.test.RedisServer;
-import io.redq.queue.test.TestConnections;
 import io.redq.queue.test.WithRedis;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,6 +30,7 @@ import static org.assertj.core.api.Assertions.tuple;
  * @author Redq team
  */
 @WithRedis
+@ExtendWith(RedisQueueExtension.class)
 class EnqueueResendIntegrationTests {
 
 	private static final String QUEUE = "resend";
@@ -40,10 +38,6 @@ class EnqueueResendIntegrationTests {
 	private static final Duration WINDOW = Duration.ofMinutes(2);
 
 	private static final Duration LEASE = Duration.ofSeconds(30);
-
-	private final RedisServer redis;
-
-	private LettuceConnectionFactory connectionFactory;
 
 	private RedisJobQueueOperations operations;
 
@@ -55,24 +49,13 @@ class EnqueueResendIntegrationTests {
 
 	private QueueKeys keys;
 
-	EnqueueResendIntegrationTests(RedisServer redis) {
-		this.redis = redis;
-	}
-
 	@BeforeEach
-	void setUp() {
-		this.redis.flushAll();
-		this.connectionFactory = TestConnections.connectionFactory(this.redis);
-		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "test");
-		this.enqueuer = this.operations.getEnqueueOperations();
-		this.listener = this.operations.getListenerOperations();
-		this.template = new StringRedisTemplate(this.connectionFactory);
-		this.keys = this.operations.getStore().keys(QUEUE);
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.connectionFactory.destroy();
+	void setUp(RedisJobQueueOperations operations, StringRedisTemplate template) {
+		this.operations = operations;
+		this.enqueuer = operations.getEnqueueOperations();
+		this.listener = operations.getListenerOperations();
+		this.template = template;
+		this.keys = operations.getStore().keys(QUEUE);
 	}
 
 	@Test
