@@ -1,5 +1,6 @@
 package io.redq.queue.test;
 
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -19,8 +20,21 @@ public final class TestConnections {
 	 * @return the connection factory
 	 */
 	public static LettuceConnectionFactory connectionFactory(RedisServer redis) {
-		LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(redis.host(), redis.port()));
+		return start(new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port())));
+	}
+
+	/**
+	 * Return a started connection factory for the cluster, which finds the nodes through
+	 * its masters; destroy it after the test.
+	 * @param cluster the cluster
+	 * @return the connection factory
+	 */
+	public static LettuceConnectionFactory connectionFactory(RedisCluster cluster) {
+		return start(new LettuceConnectionFactory(new RedisClusterConfiguration(
+				cluster.masters().stream().map((master) -> master.host() + ":" + master.port()).toList())));
+	}
+
+	private static LettuceConnectionFactory start(LettuceConnectionFactory connectionFactory) {
 		connectionFactory.afterPropertiesSet();
 		connectionFactory.start();
 		return connectionFactory;

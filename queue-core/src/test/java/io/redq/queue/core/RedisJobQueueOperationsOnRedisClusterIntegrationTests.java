@@ -1,0 +1,107 @@
+package io.redq.queue.core;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.redis.Gates;
+import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.QueueKeys;
+import io.redq.queue.redis.ReservedJob;
+import io.redq.queue.script.QueueScripts;
+import io.redq.queue.test.RedisCluster;
+import io.redq.queue.test.TestConnections;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * Tests for {@link RedisJobQueueOperations} on a three-node Redis Cluster started by the
+ * test on 127.0.0.1.
+ *
+ * @author Redq team
+ */
+class RedisJobQueueOperationsOnRedisClusterIntegrationTests {
+
+	@AutoClose
+	private static RedisCluster cluster;
+
+	private LettuceConnectionFactory connectionFactory;
+
+	@BeforeAll
+	static void startCluster() {
+		cluster = RedisCluster.start(3, 0);
+	}
+
+	@BeforeEach
+	void connect() {
+		this.connectionFactory = TestConnections.connectionFactory(cluster);
+	}
+
+	@AfterEach
+	void disconnect() {
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void purgeFindsEveryKeyOfAQueueOnTheNodeThatServesItsSlot() {
+		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
+				"test");
+		ListenerOperations listener = operations.getListenerOperations();
+		StringRedisTemplate template = new StringRedisTemplate(this.connectionFactory);
+		// queues on different slots, spread over the nodes
+		List<String> queues = List.of("q0", "q1", "q2", "q3", "q4", "q5");
+		Gates gates = new Gates("account-1", "ship", 1, 1, null);
+		for (String queue : queues) {
+			operations.getEnqueueOperations()
+				.enqueue(queue, List.of(new EnqueueCommand("a", Due.NOW, DuplicatePolicy.KEEP,
+						"\"job\":\"ship\",\"maxAttempts\":1,\"timeout\":0,\"payload\":1}")));
+			ReservedJob job = listener.reserve(queue, 1, Duration.ofMinutes(1)).jobs().get(0);
+			assertThat(listener.admit(queue, job.lease(), gates, Duration.ofMinutes(1), Duration.ofSeconds(1)))
+				.isZero();
+			template.opsForHash().put(operations.getStore().keys(queue).recurring("nightly"), "last", "1");
+		}
+		try (RedisClusterConnection connection = this.connectionFactory.getClusterConnection()) {
+			assertThat(queues.stream()
+				.map((queue) -> connection
+					.clusterGetNodeForKey(operations.getStore().keys(queue).ready().getBytes(StandardCharsets.UTF_8)))
+				.distinct()).as("nodes of the queues").hasSizeGreaterThan(1);
+		}
+		for (String queue : queues) {
+			operations.purge(queue);
+			QueueKeys keys = operations.getStore().keys(queue);
+			assertThat(template.keys("test:{" + queue + "}:*")).containsExactlyInAnyOrder(keys.sequence(),
+					keys.model());
+		}
+	}
+
+	/**
+	 * Waiting for replicas is refused on a Redis Cluster, before anything is written,
+	 * rather than sent to a node that did not take the write.
+	 */
+	@Test
+	void dispatchWaitingForReplicasIsRefusedBeforeItWrites() {
+		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
+				"redq");
+		operations.setReplicasToWaitFor(1, Duration.ofSeconds(1));
+		assertThatIllegalStateException()
+			.isThrownBy(() -> operations.getEnqueueOperations()
+				.enqueue("mail",
+						List.of(new EnqueueCommand("a", Due.NOW, DuplicatePolicy.KEEP,
+								"\"job\":\"send\",\"maxAttempts\":1,\"timeout\":0,\"payload\":1}"))))
+			.withMessage("redq.durability.replicas is not supported on a Redis Cluster yet: set it to 0, or "
+					+ "use a standalone or Sentinel-managed Redis");
+		assertThat(operations.stats("mail").ready()).isZero();
+	}
+
+}
