@@ -1,5 +1,6 @@
 package io.redq.queue.autoconfigure;
 
+import io.redq.queue.test.RedisCluster;
 import io.redq.queue.test.RedisServer;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -10,7 +11,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /**
  * The application context runner of the auto-configuration tests: Redq's
  * auto-configuration after Spring Boot's Redis and Jackson auto-configuration, connected
- * to a test's Redis. Tests add their own auto-configurations, properties and beans.
+ * to a test's Redis or Redis Cluster. Tests add their own auto-configurations, properties
+ * and beans.
  *
  * @author Redq team
  */
@@ -25,10 +27,23 @@ public final class JobQueueContextRunner {
 	 * @return the runner
 	 */
 	public static ApplicationContextRunner on(RedisServer redis) {
+		return on(redis.springProperties());
+	}
+
+	/**
+	 * Return a runner on the given Redis Cluster.
+	 * @param cluster the cluster the context connects to
+	 * @return the runner
+	 */
+	public static ApplicationContextRunner on(RedisCluster cluster) {
+		return on(cluster.springProperties());
+	}
+
+	private static ApplicationContextRunner on(String... springProperties) {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					JobQueueAutoConfiguration.class))
-			.withPropertyValues(redis.springProperties());
+			.withPropertyValues(springProperties);
 	}
 
 }

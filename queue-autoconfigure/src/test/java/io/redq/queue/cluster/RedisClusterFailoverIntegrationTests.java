@@ -7,7 +7,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 import io.redq.queue.annotation.QueuedJob;
-import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
+import io.redq.queue.autoconfigure.JobQueueContextRunner;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.listener.JobContext;
 import io.redq.queue.test.RedisCluster;
@@ -16,10 +16,6 @@ import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -57,10 +53,7 @@ class RedisClusterFailoverIntegrationTests {
 		// property for it any more) but follows reconnect attempts to the lost master,
 		// which come further and further apart. spring.data.redis.timeout makes
 		// commands stuck on the lost master fail and be retried.
-		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					JobQueueAutoConfiguration.class))
-			.withPropertyValues(cluster.springProperties())
+		JobQueueContextRunner.on(cluster)
 			.withPropertyValues("spring.data.redis.lettuce.cluster.refresh.period=1s", "spring.data.redis.timeout=6s")
 			.withUserConfiguration(FailoverJobs.class)
 			.run((context) -> {

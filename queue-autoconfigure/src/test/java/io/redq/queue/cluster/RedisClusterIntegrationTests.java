@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 import io.redq.queue.annotation.QueuedJob;
-import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
+import io.redq.queue.autoconfigure.JobQueueContextRunner;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobRequest;
@@ -17,10 +17,6 @@ import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -45,27 +41,22 @@ class RedisClusterIntegrationTests {
 
 	@Test
 	void queuesOnDifferentSlotsRunTheirJobs() {
-		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					JobQueueAutoConfiguration.class))
-			.withPropertyValues(cluster.springProperties())
-			.withUserConfiguration(ClusterJobs.class)
-			.run((context) -> {
-				JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
-				List<String> ids = new ArrayList<>();
-				for (int i = 0; i < 30; i++) {
-					ids.add(dispatcher.dispatch(
-							JobRequest.of("cluster-job-" + (i % 3), i).delay(Duration.ofMillis(i % 2 * 100)).build())
-						.id());
-				}
-				await().atMost(DEADLINE).until(() -> ClusterJobs.handled.size() == ids.size());
-				assertThat(ClusterJobs.handled).containsExactlyInAnyOrderElementsOf(ids);
-				JobQueueOperations operations = context.getBean(JobQueueOperations.class);
-				for (int q = 0; q < 3; q++) {
-					String queue = "q" + q;
-					await().atMost(DEADLINE).until(() -> operations.stats(queue).equals(new QueueStats(0, 0, 0, 0)));
-				}
-			});
+		JobQueueContextRunner.on(cluster).withUserConfiguration(ClusterJobs.class).run((context) -> {
+			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+			List<String> ids = new ArrayList<>();
+			for (int i = 0; i < 30; i++) {
+				ids.add(dispatcher
+					.dispatch(JobRequest.of("cluster-job-" + (i % 3), i).delay(Duration.ofMillis(i % 2 * 100)).build())
+					.id());
+			}
+			await().atMost(DEADLINE).until(() -> ClusterJobs.handled.size() == ids.size());
+			assertThat(ClusterJobs.handled).containsExactlyInAnyOrderElementsOf(ids);
+			JobQueueOperations operations = context.getBean(JobQueueOperations.class);
+			for (int q = 0; q < 3; q++) {
+				String queue = "q" + q;
+				await().atMost(DEADLINE).until(() -> operations.stats(queue).equals(new QueueStats(0, 0, 0, 0)));
+			}
+		});
 	}
 
 	@Configuration(proxyBeanMethods = false)
