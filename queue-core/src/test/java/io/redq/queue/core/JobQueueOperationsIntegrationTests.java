@@ -14,22 +14,13 @@ import java.util.function.LongSupplier;
 
 import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.redis.EnqueueCommand;
-import io.redq.queue.redis.EnqueueOperations;
-import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.Gates;
 import io.redq.queue.redis.Lease;
 import io.redq.queue.redis.Migration;
-import io.redq.queue.redis.QueueKeys;
 import io.redq.queue.redis.Reservation;
 import io.redq.queue.redis.ReservedJob;
-import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.ScriptExecutions;
-import io.redq.queue.test.WithRedis;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -41,37 +32,14 @@ import static org.awaitility.Awaitility.await;
  *
  * @author Redq team
  */
-@WithRedis
-@ExtendWith(RedisQueueExtension.class)
-class JobQueueOperationsIntegrationTests {
+class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 
 	private static final String QUEUE = "ops";
 
 	private static final Duration RECHECK = Duration.ofSeconds(1);
 
-	private final RedisServer redis;
-
-	private RedisJobQueueOperations operations;
-
-	private StringRedisTemplate template;
-
-	private ListenerOperations listener;
-
-	private EnqueueOperations enqueuer;
-
-	private QueueKeys keys;
-
-	JobQueueOperationsIntegrationTests(RedisServer redis) {
-		this.redis = redis;
-	}
-
-	@BeforeEach
-	void setUp(RedisJobQueueOperations operations, StringRedisTemplate template) {
-		this.operations = operations;
-		this.template = template;
-		this.listener = this.operations.getListenerOperations();
-		this.enqueuer = this.operations.getEnqueueOperations();
-		this.keys = this.operations.getStore().keys(QUEUE);
+	JobQueueOperationsIntegrationTests() {
+		super(QUEUE);
 	}
 
 	@Test

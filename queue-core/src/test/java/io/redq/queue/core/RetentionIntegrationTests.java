@@ -6,19 +6,11 @@ import java.util.List;
 import java.util.Map;
 
 import io.redq.queue.redis.EnqueueCommand;
-import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.Lease;
 import io.redq.queue.redis.Migration;
-import io.redq.queue.redis.QueueKeys;
 import io.redq.queue.redis.ReservedJob;
-import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.ScriptExecutions;
-import io.redq.queue.test.WithRedis;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -29,34 +21,14 @@ import static org.awaitility.Awaitility.await;
  *
  * @author Redq team
  */
-@WithRedis
-@ExtendWith(RedisQueueExtension.class)
-class RetentionIntegrationTests {
+class RetentionIntegrationTests extends AbstractQueueIntegrationTests {
 
 	private static final String QUEUE = "retention";
 
 	private static final Duration LEASE = Duration.ofSeconds(30);
 
-	private final RedisServer redis;
-
-	private RedisJobQueueOperations operations;
-
-	private StringRedisTemplate template;
-
-	private ListenerOperations listener;
-
-	private QueueKeys keys;
-
-	RetentionIntegrationTests(RedisServer redis) {
-		this.redis = redis;
-	}
-
-	@BeforeEach
-	void setUp(RedisJobQueueOperations operations, StringRedisTemplate template) {
-		this.operations = operations;
-		this.template = template;
-		this.listener = this.operations.getListenerOperations();
-		this.keys = this.operations.getStore().keys(QUEUE);
+	RetentionIntegrationTests() {
+		super(QUEUE);
 	}
 
 	@Test

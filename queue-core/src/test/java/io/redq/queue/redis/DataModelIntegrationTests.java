@@ -10,6 +10,7 @@ import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.redq.queue.core.AbstractQueueIntegrationTests;
 import io.redq.queue.core.DataModelMismatchException;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
@@ -17,20 +18,15 @@ import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.core.RedisJobQueueOperations;
-import io.redq.queue.core.RedisQueueExtension;
 import io.redq.queue.config.JobListenerContainerFactory;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.listener.StringJobHandler;
 import io.redq.queue.script.QueueScripts;
-import io.redq.queue.test.WithRedis;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.io.ClassPathResource;
-import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -45,9 +41,7 @@ import static org.awaitility.Awaitility.await;
  *
  * @author Redq team
  */
-@WithRedis
-@ExtendWith(RedisQueueExtension.class)
-class DataModelIntegrationTests {
+class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 
 	private static final String QUEUE = "mail";
 
@@ -62,20 +56,8 @@ class DataModelIntegrationTests {
 
 	private static final Duration SHORT_LEASE = Duration.ofMillis(1);
 
-	private RedisJobQueueOperations operations;
-
-	private ListenerOperations listener;
-
-	private StringRedisTemplate template;
-
-	private QueueKeys keys;
-
-	@BeforeEach
-	void setUp(RedisJobQueueOperations operations, StringRedisTemplate template) {
-		this.operations = operations;
-		this.listener = operations.getListenerOperations();
-		this.template = template;
-		this.keys = this.operations.getStore().keys(QUEUE);
+	DataModelIntegrationTests() {
+		super(QUEUE);
 	}
 
 	@Test

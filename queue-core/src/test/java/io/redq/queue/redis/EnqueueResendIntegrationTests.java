@@ -3,21 +3,15 @@ package io.redq.queue.redis;
 import java.time.Duration;
 import java.util.List;
 
+import io.redq.queue.core.AbstractQueueIntegrationTests;
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobIds;
 import io.redq.queue.core.QueueStats;
-import io.redq.queue.core.RedisJobQueueOperations;
-import io.redq.queue.core.RedisQueueExtension;
 import io.redq.queue.core.Uniqueness;
-import io.redq.queue.test.WithRedis;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
@@ -29,9 +23,7 @@ import static org.assertj.core.api.Assertions.tuple;
  *
  * @author Redq team
  */
-@WithRedis
-@ExtendWith(RedisQueueExtension.class)
-class EnqueueResendIntegrationTests {
+class EnqueueResendIntegrationTests extends AbstractQueueIntegrationTests {
 
 	private static final String QUEUE = "resend";
 
@@ -39,23 +31,8 @@ class EnqueueResendIntegrationTests {
 
 	private static final Duration LEASE = Duration.ofSeconds(30);
 
-	private RedisJobQueueOperations operations;
-
-	private EnqueueOperations enqueuer;
-
-	private ListenerOperations listener;
-
-	private StringRedisTemplate template;
-
-	private QueueKeys keys;
-
-	@BeforeEach
-	void setUp(RedisJobQueueOperations operations, StringRedisTemplate template) {
-		this.operations = operations;
-		this.enqueuer = operations.getEnqueueOperations();
-		this.listener = operations.getListenerOperations();
-		this.template = template;
-		this.keys = operations.getStore().keys(QUEUE);
+	EnqueueResendIntegrationTests() {
+		super(QUEUE);
 	}
 
 	@Test
