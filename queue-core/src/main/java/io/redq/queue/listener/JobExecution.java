@@ -201,7 +201,15 @@ final class JobExecution implements JobContext {
 	 * in time, so the migrator hands, or has handed, the job to another worker.
 	 */
 	boolean isLeaseRunOut() {
-		return System.nanoTime() - this.leaseEndNanos.get() >= 0;
+		return leaseEndsWithin(0);
+	}
+
+	/**
+	 * Return whether the lease runs out within the given time by this JVM's clock.
+	 * @param nanos the time
+	 */
+	boolean leaseEndsWithin(long nanos) {
+		return this.leaseEndNanos.get() - System.nanoTime() <= nanos;
 	}
 
 	/**

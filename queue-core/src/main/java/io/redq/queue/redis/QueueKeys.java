@@ -43,6 +43,10 @@ public final class QueueKeys {
 
 	private final String completed;
 
+	private final String started;
+
+	private final String stalls;
+
 	private final List<String> all;
 
 	private QueueKeys(String prefix, String queue) {
@@ -60,8 +64,11 @@ public final class QueueKeys {
 		this.successors = key("successors");
 		this.paused = key("paused");
 		this.completed = key("completed");
+		this.started = key("started");
+		this.stalls = key("stalls");
 		this.all = List.of(this.ready, this.delayed, this.reserved, this.dead, this.jobs, this.attempts, this.leases,
-				this.errors, this.wake, this.sequence, this.successors, this.paused, this.completed);
+				this.errors, this.wake, this.sequence, this.successors, this.paused, this.completed, this.started,
+				this.stalls);
 	}
 
 	/**
@@ -181,6 +188,24 @@ public final class QueueKeys {
 	 */
 	public String completed() {
 		return this.completed;
+	}
+
+	/**
+	 * Return the set of the ids of reserved jobs whose run a lease renewal confirmed
+	 * started.
+	 * @return the key
+	 */
+	public String started() {
+		return this.started;
+	}
+
+	/**
+	 * Return the hash of id to how many times its lease expired before a renewal
+	 * confirmed its run started.
+	 * @return the key
+	 */
+	public String stalls() {
+		return this.stalls;
 	}
 
 	/**

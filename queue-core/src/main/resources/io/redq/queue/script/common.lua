@@ -3,6 +3,9 @@
 local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused, completed =
 	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
 	KEYS[13]
+-- started: the ids whose current run was confirmed started by a lease renewal (extend.lua); stalls: id -> how many
+-- times its lease expired before its run was confirmed (migrate.lua)
+local started, stalls = KEYS[14], KEYS[15]
 
 -- The Redis clock in milliseconds: every time a script records or compares comes from here, never from a client.
 local function now_millis()
@@ -30,6 +33,8 @@ local function forget(...)
 	redis.call('HDEL', attempts, ...)
 	redis.call('HDEL', leases, ...)
 	redis.call('HDEL', errors, ...)
+	redis.call('SREM', started, ...)
+	redis.call('HDEL', stalls, ...)
 end
 
 -- A running job's lease token is '<sequence>:<attempt>': its attempt lives in the lease, and the attempts hash holds
@@ -38,6 +43,7 @@ end
 -- Ends a job's lease and keeps the attempts it has used, less the ones given back, for its next run; returns them.
 local function end_lease(id, lease, given_back)
 	redis.call('HDEL', leases, id)
+	redis.call('SREM', started, id)
 	local used = (tonumber(string.match(lease, ':(%d+)$')) or 0) - given_back
 	if used > 0 then
 		redis.call('HSET', attempts, id, used)
