@@ -104,9 +104,11 @@ final class JobFetcher {
 					break;
 				}
 				// the lease starts after this in Redis: counted from here, it never ends
-				// later here. A job holds the short lease of a job that waits until the
-				// renewal after its start: one reserved ahead and never started (its
-				// instance stalled or died) goes to another instance that much sooner.
+				// later here. Every job is reserved with the short lease of a waiting
+				// job,
+				// which the first renewal after its start lengthens: a job reserved ahead
+				// and never started (its instance stalled or died) goes to another
+				// instance that much sooner.
 				long reservedNanos = System.nanoTime();
 				Reservation reservation;
 				try {
