@@ -315,6 +315,16 @@ class JobQueueOperationsIntegrationTests {
 	}
 
 	@Test
+	void aPendingJobReplacedByANewDispatchLosesItsStalls() {
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
+		this.listener.reserve(QUEUE, 1, Duration.ofMillis(20));
+		await().atMost(Duration.ofSeconds(2)).until(() -> this.listener.migrate(QUEUE, 1).expiredLeases() == 1);
+		assertThat(this.template.opsForHash().get(this.keys.stalls(), "a")).isEqualTo("1");
+		assertThat(enqueue("a", Due.NOW, DuplicatePolicy.REPLACE, "y")).isEqualTo(EnqueueResult.REPLACED);
+		assertThat(this.template.hasKey(this.keys.stalls())).isFalse();
+	}
+
+	@Test
 	void aStallIsGivenBackOnceWhenTheMigrationIsResent() {
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		this.listener.reserve(QUEUE, 1, Duration.ofMillis(20));
