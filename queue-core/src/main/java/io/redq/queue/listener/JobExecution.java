@@ -64,6 +64,8 @@ final class JobExecution implements JobContext {
 
 	private volatile boolean leaseLost;
 
+	private volatile boolean confirmed;
+
 	private volatile long startedNanos;
 
 	private volatile Duration wait = Duration.ZERO;
@@ -194,6 +196,20 @@ final class JobExecution implements JobContext {
 	void leaseRenewedUntil(long leaseEndNanos) {
 		this.leaseEndNanos.accumulateAndGet(leaseEndNanos,
 				(current, renewed) -> (renewed - current > 0) ? renewed : current);
+	}
+
+	/**
+	 * Record that a renewal told Redis that the run started, with the full lease.
+	 */
+	void confirm() {
+		this.confirmed = true;
+	}
+
+	/**
+	 * Return whether a renewal told Redis that the run started.
+	 */
+	boolean isConfirmed() {
+		return this.confirmed;
 	}
 
 	/**

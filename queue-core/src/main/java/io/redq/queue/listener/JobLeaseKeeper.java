@@ -97,9 +97,9 @@ final class JobLeaseKeeper {
 
 	/**
 	 * Renew the leases of the jobs the container holds, and the gates of those that hold
-	 * gates, when one needs it: a job that waits for a worker, or one that runs with at
-	 * most two thirds of its full lease left (a running job is renewed every third of the
-	 * full lease, and a job that started on a waiting job's lease at the next call). Jobs
+	 * gates, when one needs it: a job that waits for a worker, one that started and is
+	 * not confirmed yet (it runs on what is left of its waiting lease), or one that runs
+	 * with at most two thirds of its full lease left (renewed every third of it). Jobs
 	 * taken by a worker get the full lease and are confirmed started; waiting jobs get
 	 * the waiting lease.
 	 * @param executions the jobs the container holds
@@ -108,7 +108,9 @@ final class JobLeaseKeeper {
 		List<JobExecution> held = new ArrayList<>(executions);
 		held.removeIf(JobExecution::isSettled);
 		long renewDue = this.leaseTime.toNanos() * 2 / 3;
-		if (held.stream().noneMatch((execution) -> !execution.isTaken() || execution.leaseEndsWithin(renewDue))) {
+		if (held.stream()
+			.noneMatch((execution) -> !execution.isTaken() || !execution.isConfirmed()
+					|| execution.leaseEndsWithin(renewDue))) {
 			return;
 		}
 		try {
@@ -133,6 +135,7 @@ final class JobLeaseKeeper {
 				}
 				else {
 					execution.leaseRenewedUntil(renewalNanos + this.leaseTime.toNanos());
+					execution.confirm();
 					if (execution.gates() != null) {
 						this.operations.holdGates(this.queue, execution.job().lease(), execution.gates(),
 								this.leaseTime);
@@ -172,6 +175,7 @@ final class JobLeaseKeeper {
 		if (this.operations.extend(this.queue, List.of(execution.job().lease()), List.of(), duration, duration)
 			.isEmpty()) {
 			execution.leaseRenewedUntil(renewalNanos + duration.toNanos());
+			execution.confirm();
 		}
 		else {
 			leaseLost(execution);
