@@ -105,6 +105,7 @@ public class JobListenerContainerFactoryConfigurer {
 		map.from(listener::getPrefetch).to(defaults::setPrefetch);
 		map.from(listener::getPollTimeout).to(defaults::setPollTimeout);
 		map.from(listener::getLeaseTime).to(defaults::setLeaseTime);
+		map.from(listener::getMaxStalls).to(defaults::setMaxStalls);
 		map.from(listener::getShutdownTimeout).to(defaults::setShutdownTimeout);
 		map.from(listener::isAutoStartup).to(defaults::setAutoStartup);
 		map.from(this.virtualThreads).to(defaults::setVirtualThreads);

@@ -158,11 +158,21 @@ public class JobQueueProperties {
 		private Duration pollTimeout = Duration.ofSeconds(5);
 
 		/**
-		 * How long a reserved job stays with its worker without a renewal; renewed every
+		 * How long a running job stays with its worker without a renewal; renewed every
 		 * third of it while the job runs. A job whose worker died runs again after this
-		 * time.
+		 * time. A job reserved ahead that waits for a worker holds a lease of at most 5
+		 * seconds instead, renewed every third of that.
 		 */
 		private Duration leaseTime = Duration.ofSeconds(30);
+
+		/**
+		 * How many times in its life a job's lease may expire before a renewal confirmed
+		 * that its run started (a lost reply, a job reserved ahead by an instance that
+		 * stalled or died, a worker that died within its first renewal interval) without
+		 * using an attempt; each later such expiry uses one, so that a job that kills its
+		 * worker still ends dead. 0 uses an attempt for every expired lease.
+		 */
+		private int maxStalls = 1;
 
 		/**
 		 * How long running jobs get to finish on shutdown before they are interrupted and
@@ -213,6 +223,14 @@ public class JobQueueProperties {
 
 		public void setLeaseTime(Duration leaseTime) {
 			this.leaseTime = leaseTime;
+		}
+
+		public int getMaxStalls() {
+			return this.maxStalls;
+		}
+
+		public void setMaxStalls(int maxStalls) {
+			this.maxStalls = maxStalls;
 		}
 
 		public Duration getShutdownTimeout() {

@@ -44,8 +44,8 @@ class JobListenerContainerFactoryConfigurerIntegrationTests {
 	void listenerPropertiesBecomeTheSharedSettings() {
 		this.runner
 			.withPropertyValues("redq.listener.concurrency=3", "redq.listener.batch-size=7", "redq.listener.prefetch=0",
-					"redq.listener.poll-timeout=2s", "redq.listener.lease-time=1m", "redq.listener.shutdown-timeout=4s",
-					"redq.listener.auto-startup=false")
+					"redq.listener.poll-timeout=2s", "redq.listener.lease-time=1m", "redq.listener.max-stalls=3",
+					"redq.listener.shutdown-timeout=4s", "redq.listener.auto-startup=false")
 			.run((context) -> {
 				JobListenerContainerFactory factory = configuredFactory(context);
 				ContainerProperties properties = factory.getContainerProperties();
@@ -54,6 +54,7 @@ class JobListenerContainerFactoryConfigurerIntegrationTests {
 				assertThat(properties.getPrefetch()).isZero();
 				assertThat(properties.getPollTimeout()).isEqualTo(Duration.ofSeconds(2));
 				assertThat(properties.getLeaseTime()).isEqualTo(Duration.ofMinutes(1));
+				assertThat(properties.getMaxStalls()).isEqualTo(3);
 				assertThat(properties.getShutdownTimeout()).isEqualTo(Duration.ofSeconds(4));
 				assertThat(properties.isAutoStartup()).isFalse();
 				assertThat(properties.getMaxRunning()).isZero();

@@ -54,6 +54,8 @@ class JobQueuePropertiesTests {
 			.isEqualTo(ContainerProperties.DEFAULT_POLL_TIMEOUT);
 		assertThat(listener.getLeaseTime()).isEqualTo(container.getLeaseTime())
 			.isEqualTo(ContainerProperties.DEFAULT_LEASE_TIME);
+		assertThat(listener.getMaxStalls()).isEqualTo(container.getMaxStalls())
+			.isEqualTo(ListenerOperations.DEFAULT_MAX_STALLS);
 		assertThat(listener.getShutdownTimeout()).isEqualTo(container.getShutdownTimeout())
 			.isEqualTo(ContainerProperties.DEFAULT_SHUTDOWN_TIMEOUT);
 		assertThat(listener.isAutoStartup()).isEqualTo(container.isAutoStartup());

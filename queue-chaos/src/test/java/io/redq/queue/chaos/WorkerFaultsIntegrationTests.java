@@ -145,7 +145,8 @@ class WorkerFaultsIntegrationTests extends ChaosSupport {
 		assertThat(reservedAfterExit).filteredOn((id) -> !finishedByOther.contains(id)).hasSizeLessThanOrEqualTo(4);
 
 		awaitDrained(Duration.ofSeconds(30));
-		// a lease that expired would show as a second attempt
+		// a lease that expired after a renewal confirmed its run would show as a second
+		// attempt
 		assertThat(entries((entry) -> entry.is("START") && entry.attempt() != 1)).isEmpty();
 		report("SIGTERM: worker exited with " + victim.process().exitValue() + " after " + stopMillis + " ms, "
 				+ victimFinished.size() + " jobs done there, " + reservedAfterExit.size() + " reserved right after");
@@ -153,7 +154,7 @@ class WorkerFaultsIntegrationTests extends ChaosSupport {
 	}
 
 	@Test // issue 5, scenario 9
-	void poisonJobThatHaltsTheWorkerEndsInDeadAfterMaxAttempts() {
+	void poisonJobThatHaltsTheWorkerEndsInDeadAfterMaxStallsAndMaxAttempts() {
 		startRedis();
 		launchWorker();
 		List<String> ids = new java.util.ArrayList<>(dispatch(30, ChaosTask.standard(), 10));
@@ -182,9 +183,15 @@ class WorkerFaultsIntegrationTests extends ChaosSupport {
 		long poisonStarts = entries((entry) -> entry.is("START") && entry.id().equals(poison)).size();
 		report("poison job: " + poisonStarts + " attempts, " + crashes + " worker crashes, dead with \"" + error
 				+ "\"");
-		assertThat(poisonStarts).isEqualTo(3);
-		assertThat(crashes).isEqualTo(3);
-		assertThat(String.valueOf(error)).startsWith("Lease expired on attempt 3");
+		// it halts its worker at once, before a renewal confirmed its run (unless one
+		// came
+		// in the few ms between the worker taking it and the halt): the first such expiry
+		// is a stall (redq.listener.max-stalls=1) that gives its attempt back, each later
+		// one uses an attempt, as does each expiry of a confirmed run
+		assertThat(poisonStarts).isBetween(3L, 4L);
+		assertThat(crashes).isEqualTo((int) poisonStarts);
+		assertThat(String.valueOf(error)).containsAnyOf("Lease expired on attempt 3",
+				"Stalled before its run was confirmed on attempt 3, past the 1");
 		List<WorkerProcess> crashed = this.workers.stream().filter((worker) -> !worker.process().isAlive()).toList();
 		Invariants.Outcome outcome = checkInvariants(ids, startedBy(crashed, Long.MAX_VALUE));
 		assertThat(outcome.dead()).isEqualTo(1);

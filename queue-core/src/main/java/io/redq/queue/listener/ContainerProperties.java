@@ -2,6 +2,8 @@ package io.redq.queue.listener;
 
 import java.time.Duration;
 
+import io.redq.queue.redis.ListenerOperations;
+
 import org.springframework.util.Assert;
 
 /**
@@ -27,6 +29,13 @@ public class ContainerProperties {
 	/** The default lease. */
 	public static final Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(30);
 
+	/**
+	 * The longest lease of a job reserved ahead that waits for a worker: a job an
+	 * instance reserved ahead and never started goes to another instance about this long
+	 * after the first one stalled or died, not after the full lease.
+	 */
+	public static final Duration WAITING_LEASE_TIME = Duration.ofSeconds(5);
+
 	/** The default time running jobs get to finish on stop. */
 	public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(20);
 
@@ -48,6 +57,8 @@ public class ContainerProperties {
 
 	private int maxRunning;
 
+	private int maxStalls = ListenerOperations.DEFAULT_MAX_STALLS;
+
 	/**
 	 * Create settings with the defaults.
 	 */
@@ -68,6 +79,7 @@ public class ContainerProperties {
 		this.autoStartup = other.autoStartup;
 		this.virtualThreads = other.virtualThreads;
 		this.maxRunning = other.maxRunning;
+		this.maxStalls = other.maxStalls;
 	}
 
 	/**
@@ -163,9 +175,11 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Set how long a reserved job stays with its worker without a renewal; the container
+	 * Set how long a running job stays with its worker without a renewal; the container
 	 * renews leases of running jobs every third of it. A job whose worker died is run
-	 * again after this time.
+	 * again after this time. A job reserved ahead that waits for a worker holds a shorter
+	 * lease, at most {@link #WAITING_LEASE_TIME}, renewed every third of that while it
+	 * waits; its worker's next renewal gives it the full lease once it started.
 	 * <p>
 	 * Default 30 seconds.
 	 * @param leaseTime the lease time
@@ -173,6 +187,15 @@ public class ContainerProperties {
 	public void setLeaseTime(Duration leaseTime) {
 		Assert.isTrue(leaseTime.toMillis() >= 30, "leaseTime must be at least 30ms");
 		this.leaseTime = leaseTime;
+	}
+
+	/**
+	 * Return the lease of a job reserved ahead that waits for a worker: the lease time,
+	 * at most {@link #WAITING_LEASE_TIME}.
+	 * @return the waiting lease time
+	 */
+	Duration getWaitingLeaseTime() {
+		return (this.leaseTime.compareTo(WAITING_LEASE_TIME) < 0) ? this.leaseTime : WAITING_LEASE_TIME;
 	}
 
 	/**
@@ -249,6 +272,31 @@ public class ContainerProperties {
 	public void setMaxRunning(int maxRunning) {
 		Assert.isTrue(maxRunning >= 0, "maxRunning must not be negative");
 		this.maxRunning = maxRunning;
+	}
+
+	/**
+	 * Return how many times a job's lease may expire before a renewal confirmed its run
+	 * started, without using an attempt.
+	 * @return the max stalls
+	 */
+	public int getMaxStalls() {
+		return this.maxStalls;
+	}
+
+	/**
+	 * Set how many times in its life a job's lease may expire before a lease renewal
+	 * confirmed that its run started (a lost reserve reply, a job reserved ahead by an
+	 * instance that stalled or died, a worker that died within its first renewal
+	 * interval) without using an attempt; each later such expiry uses one, so that a job
+	 * that kills its worker still ends dead. The container's migrator applies it, so the
+	 * containers of one queue should agree.
+	 * <p>
+	 * Default {@value ListenerOperations#DEFAULT_MAX_STALLS}.
+	 * @param maxStalls the max stalls, 0 to use an attempt for every expired lease
+	 */
+	public void setMaxStalls(int maxStalls) {
+		Assert.isTrue(maxStalls >= 0, "maxStalls must not be negative");
+		this.maxStalls = maxStalls;
 	}
 
 }

@@ -64,6 +64,8 @@ final class JobExecution implements JobContext {
 
 	private volatile boolean leaseLost;
 
+	private volatile boolean confirmed;
+
 	private volatile long startedNanos;
 
 	private volatile Duration wait = Duration.ZERO;
@@ -197,11 +199,33 @@ final class JobExecution implements JobContext {
 	}
 
 	/**
+	 * Record that a renewal told Redis that the run started, with the full lease.
+	 */
+	void confirm() {
+		this.confirmed = true;
+	}
+
+	/**
+	 * Return whether a renewal told Redis that the run started.
+	 */
+	boolean isConfirmed() {
+		return this.confirmed;
+	}
+
+	/**
 	 * Return whether the lease has run out by this JVM's clock: no renewal reached Redis
 	 * in time, so the migrator hands, or has handed, the job to another worker.
 	 */
 	boolean isLeaseRunOut() {
-		return System.nanoTime() - this.leaseEndNanos.get() >= 0;
+		return leaseEndsWithin(0);
+	}
+
+	/**
+	 * Return whether the lease runs out within the given time by this JVM's clock.
+	 * @param nanos the time
+	 */
+	boolean leaseEndsWithin(long nanos) {
+		return this.leaseEndNanos.get() - System.nanoTime() <= nanos;
 	}
 
 	/**

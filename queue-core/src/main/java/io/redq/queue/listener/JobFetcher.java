@@ -37,7 +37,7 @@ final class JobFetcher {
 
 	private final int batchSize;
 
-	private final Duration leaseTime;
+	private final Duration waitingLeaseTime;
 
 	private final Duration pollTimeout;
 
@@ -60,7 +60,7 @@ final class JobFetcher {
 		this.operations = operations;
 		this.maxPrefetch = properties.getPrefetch();
 		this.batchSize = properties.getBatchSize();
-		this.leaseTime = properties.getLeaseTime();
+		this.waitingLeaseTime = properties.getWaitingLeaseTime();
 		this.pollTimeout = properties.getPollTimeout();
 		this.prefetch = prefetch;
 		this.workerPool = workerPool;
@@ -104,11 +104,15 @@ final class JobFetcher {
 					break;
 				}
 				// the lease starts after this in Redis: counted from here, it never ends
-				// later here
+				// later here. Every job is reserved with the short lease of a waiting
+				// job,
+				// which the first renewal after its start lengthens: a job reserved ahead
+				// and never started (its instance stalled or died) goes to another
+				// instance that much sooner.
 				long reservedNanos = System.nanoTime();
 				Reservation reservation;
 				try {
-					reservation = this.operations.reserve(this.queue, capacity, this.leaseTime);
+					reservation = this.operations.reserve(this.queue, capacity, this.waitingLeaseTime);
 				}
 				catch (RuntimeException ex) {
 					permits.release(capacity);
@@ -122,7 +126,7 @@ final class JobFetcher {
 							+ "' had no data in Redis (deleted outside Redq?); recorded dead with that reason");
 				}
 				for (ReservedJob job : reservation.jobs()) {
-					this.workerPool.submit(job, permits, reservedNanos + this.leaseTime.toNanos());
+					this.workerPool.submit(job, permits, reservedNanos + this.waitingLeaseTime.toNanos());
 				}
 				if (reservation.jobs().isEmpty() && this.container.isCurrentRun(permits)) {
 					this.operations.awaitWakeUp(wakeUpConnection(), this.queue, this.pollTimeout);

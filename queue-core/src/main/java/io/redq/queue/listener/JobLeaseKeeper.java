@@ -25,10 +25,17 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.SimpleEvaluationContext;
 
 /**
- * Keeps the leases of a container's running jobs and the gates they hold under them:
- * renews both while the handlers run, lets jobs through their limits (exclusive key,
+ * Keeps the leases of a container's jobs and the gates running jobs hold under them:
+ * renews both while the jobs wait and run, lets jobs through their limits (exclusive key,
  * running limits, rate limit) before they start and out after, and tells a job whose
  * lease was lost.
+ *
+ * <p>
+ * A job reserved ahead holds the short lease of a waiting job
+ * ({@link ContainerProperties#getWaitingLeaseTime()}), renewed every third of it, so that
+ * another instance takes it soon when this one stalls or dies. Its start needs no call to
+ * Redis: the next renewal gives it the full lease and tells Redis that its run started,
+ * which decides whether its lease expiring uses an attempt or is a stall.
  *
  * @author Redq team
  * @since 0.1.0
@@ -56,6 +63,8 @@ final class JobLeaseKeeper {
 
 	private final Duration leaseTime;
 
+	private final Duration waitingLeaseTime;
+
 	private final int maxRunning;
 
 	private final Map<String, Expression> exclusiveKeys = new HashMap<>();
@@ -67,6 +76,7 @@ final class JobLeaseKeeper {
 		this.queue = queue;
 		this.operations = operations;
 		this.leaseTime = properties.getLeaseTime();
+		this.waitingLeaseTime = properties.getWaitingLeaseTime();
 		this.maxRunning = properties.getMaxRunning();
 		this.outcomes = outcomes;
 		for (JobHandler handler : handlers) {
@@ -78,25 +88,54 @@ final class JobLeaseKeeper {
 	}
 
 	/**
-	 * Renew the leases of the running jobs, and the gates of those that hold gates.
+	 * Return how often {@link #renew} is to be called: every third of the waiting lease.
+	 * @return the interval in ms
+	 */
+	long renewalIntervalMillis() {
+		return Math.max(10, this.waitingLeaseTime.toMillis() / 3);
+	}
+
+	/**
+	 * Renew the leases of the jobs the container holds, and the gates of those that hold
+	 * gates, when one needs it: a job that waits for a worker, one that started and is
+	 * not confirmed yet (it runs on what is left of its waiting lease), or one that runs
+	 * with at most two thirds of its full lease left (renewed every third of it). Jobs
+	 * taken by a worker get the full lease and are confirmed started; waiting jobs get
+	 * the waiting lease.
 	 * @param executions the jobs the container holds
 	 */
 	void renew(Collection<JobExecution> executions) {
-		List<JobExecution> running = new ArrayList<>(executions);
-		running.removeIf(JobExecution::isSettled);
-		if (running.isEmpty()) {
+		List<JobExecution> held = new ArrayList<>(executions);
+		held.removeIf(JobExecution::isSettled);
+		long renewDue = this.leaseTime.toNanos() * 2 / 3;
+		if (held.stream()
+			.noneMatch((execution) -> !execution.isTaken() || !execution.isConfirmed()
+					|| execution.leaseEndsWithin(renewDue))) {
 			return;
 		}
 		try {
-			List<Lease> leases = running.stream().map((execution) -> execution.job().lease()).toList();
+			// decided once: a job taken meanwhile is renewed as it was sent
+			List<JobExecution> started = new ArrayList<>();
+			List<JobExecution> waiting = new ArrayList<>();
+			held.forEach((execution) -> (execution.isTaken() ? started : waiting).add(execution));
 			long renewalNanos = System.nanoTime();
-			Set<String> lostTokens = new HashSet<>(this.operations.extend(this.queue, leases, this.leaseTime));
-			for (JobExecution execution : running) {
+			Set<String> lostTokens = new HashSet<>(this.operations.extend(this.queue, leases(started), leases(waiting),
+					this.leaseTime, this.waitingLeaseTime));
+			for (JobExecution execution : waiting) {
+				if (lostTokens.contains(execution.job().token())) {
+					leaseLost(execution);
+				}
+				else {
+					execution.leaseRenewedUntil(renewalNanos + this.waitingLeaseTime.toNanos());
+				}
+			}
+			for (JobExecution execution : started) {
 				if (lostTokens.contains(execution.job().token())) {
 					leaseLost(execution);
 				}
 				else {
 					execution.leaseRenewedUntil(renewalNanos + this.leaseTime.toNanos());
+					execution.confirm();
 					if (execution.gates() != null) {
 						this.operations.holdGates(this.queue, execution.job().lease(), execution.gates(),
 								this.leaseTime);
@@ -105,19 +144,38 @@ final class JobLeaseKeeper {
 			}
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not renew the leases of " + running.size() + " running job(s) of queue '" + this.queue
-					+ "': " + ex);
+			logger
+				.warn("Could not renew the leases of " + held.size() + " job(s) of queue '" + this.queue + "': " + ex);
 		}
 	}
 
+	private static List<Lease> leases(List<JobExecution> executions) {
+		return executions.stream().map((execution) -> execution.job().lease()).toList();
+	}
+
 	/**
-	 * Extend one job's lease at its handler's request.
+	 * Make sure a job about to start keeps its lease until the next renewal lengthens it.
+	 * Renewals come every third of the waiting lease and renew a waiting job to the full
+	 * waiting lease, so while they keep up a job has more than half of it left when a
+	 * worker takes it, and the next renewal reaches Redis with a sixth of it to spare: no
+	 * call. With less left (renewals fell behind: Redis was slow, or this instance
+	 * stalled), the lease is extended now, and the run confirmed started.
+	 * @return whether the lease is still held
+	 */
+	boolean holdForStart(JobExecution execution) {
+		return !execution.leaseEndsWithin(this.waitingLeaseTime.toNanos() / 2) || extend(execution, this.leaseTime);
+	}
+
+	/**
+	 * Extend one started job's lease, at its handler's request or before it starts.
 	 * @return whether the lease is still held
 	 */
 	boolean extend(JobExecution execution, Duration duration) {
 		long renewalNanos = System.nanoTime();
-		if (this.operations.extend(this.queue, List.of(execution.job().lease()), duration).isEmpty()) {
+		if (this.operations.extend(this.queue, List.of(execution.job().lease()), List.of(), duration, duration)
+			.isEmpty()) {
 			execution.leaseRenewedUntil(renewalNanos + duration.toNanos());
+			execution.confirm();
 		}
 		else {
 			leaseLost(execution);

@@ -234,7 +234,7 @@ public class JobListenerContainer implements JobQueueLifecycle {
 			this.workerPool.start(this.properties.getConcurrency(), threadFactory(prefix + "worker-"), scheduler);
 			this.acknowledger.start(threadFactory(prefix + "acker-"));
 			this.running = true;
-			long renewal = Math.max(10, this.properties.getLeaseTime().toMillis() / 3);
+			long renewal = this.leaseKeeper.renewalIntervalMillis();
 			scheduler.scheduleAtFixedRate(() -> this.leaseKeeper.renew(this.workerPool.executions()), renewal, renewal,
 					TimeUnit.MILLISECONDS);
 			long horizon = TimeUnit.NANOSECONDS.toMillis(JobPrefetch.HORIZON_NANOS);

@@ -32,6 +32,8 @@ final class JobMigrator {
 
 	private final long pollTimeout;
 
+	private final int maxStalls;
+
 	private @Nullable ScheduledExecutorService scheduler;
 
 	private @Nullable ScheduledFuture<?> next;
@@ -43,6 +45,7 @@ final class JobMigrator {
 		this.running = running;
 		this.operations = operations;
 		this.pollTimeout = properties.getPollTimeout().toMillis();
+		this.maxStalls = properties.getMaxStalls();
 	}
 
 	synchronized void start(ScheduledExecutorService scheduler) {
@@ -87,7 +90,7 @@ final class JobMigrator {
 		}
 		long delay;
 		try {
-			Migration migration = this.operations.migrate(this.queue);
+			Migration migration = this.operations.migrate(this.queue, this.maxStalls);
 			if (migration.isPartial(ListenerOperations.MIGRATION_BATCH_SIZE)) {
 				delay = 0;
 			}

@@ -242,6 +242,10 @@ final class JobWorkerPool {
 				notStarted(execution);
 				return;
 			}
+			if (!this.leaseKeeper.holdForStart(execution)) {
+				// lost while it waited: it may run elsewhere already
+				return;
+			}
 			JobEnvelope envelope;
 			try {
 				envelope = this.jsonMapper.readValue(execution.job().envelope(), JobEnvelope.class);

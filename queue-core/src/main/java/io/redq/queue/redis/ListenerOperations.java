@@ -40,6 +40,12 @@ public final class ListenerOperations {
 	/** The default time dead jobs are kept. */
 	public static final Duration DEFAULT_DEAD_LETTER_TIME_TO_LIVE = Duration.ofDays(7);
 
+	/**
+	 * The default number of times a job's lease may expire before a renewal confirmed its
+	 * run started, without using an attempt.
+	 */
+	public static final int DEFAULT_MAX_STALLS = 1;
+
 	private final QueueStore store;
 
 	private final QueueScripts scripts;
@@ -167,17 +173,24 @@ public final class ListenerOperations {
 	}
 
 	/**
-	 * Extend leases to {@code lease} from now; a longer lease is kept.
+	 * Extend leases from now; a longer lease is kept. The runs that started are recorded
+	 * as such, so that the lease of a job that never started can expire without using an
+	 * attempt (see {@link #migrate(String, int)}).
 	 * @param queue the queue
-	 * @param leases the leases to extend
-	 * @param lease the new lease duration
+	 * @param started the leases of jobs whose run started
+	 * @param waiting the leases of jobs reserved ahead that wait for a worker
+	 * @param lease the new lease of the started runs
+	 * @param waitingLease the new lease of the waiting jobs
 	 * @return the tokens of the leases no longer held (a job's id alone cannot tell a
 	 * stalled run from a new run of the same job)
 	 */
-	public List<String> extend(String queue, Collection<Lease> leases, Duration lease) {
-		List<String> args = new ArrayList<>(1 + leases.size() * 2);
+	public List<String> extend(String queue, Collection<Lease> started, Collection<Lease> waiting, Duration lease,
+			Duration waitingLease) {
+		List<String> args = new ArrayList<>(2 + (started.size() + waiting.size()) * 3);
 		args.add(millis(lease));
-		args.addAll(leaseArgs(leases));
+		args.add(millis(waitingLease));
+		addExtendArgs(args, started, "1");
+		addExtendArgs(args, waiting, "0");
 		return strings(this.store.runForList(this.scripts.extend(), queue, args));
 	}
 
@@ -205,14 +218,32 @@ public final class ListenerOperations {
 	/**
 	 * Move due delayed jobs to ready, recover expired leases and delete dead jobs beyond
 	 * the age or size limit, at most {@value #MIGRATION_BATCH_SIZE} of each, and trim the
-	 * completed ids to their size limit.
+	 * completed ids to their size limit, with {@value #DEFAULT_MAX_STALLS} stall(s)
+	 * allowed.
 	 * @param queue the queue
 	 * @return what the pass did
+	 * @see #migrate(String, int)
 	 */
 	public Migration migrate(String queue) {
+		return migrate(queue, DEFAULT_MAX_STALLS);
+	}
+
+	/**
+	 * Move due delayed jobs to ready, recover expired leases and delete dead jobs beyond
+	 * the age or size limit, at most {@value #MIGRATION_BATCH_SIZE} of each, and trim the
+	 * completed ids to their size limit. An expired lease whose run started (a renewal
+	 * said so) used its attempt; one whose run no renewal confirmed is a stall: the job
+	 * gets its attempt back, up to {@code maxStalls} times in its life, and uses it after
+	 * that, so that a job that kills its worker still ends dead.
+	 * @param queue the queue
+	 * @param maxStalls how many stalls a job is allowed without using an attempt
+	 * @return what the pass did
+	 */
+	public Migration migrate(String queue, int maxStalls) {
 		List<?> result = this.store.runForList(this.scripts.migrate(), queue,
 				List.of(Integer.toString(MIGRATION_BATCH_SIZE), Integer.toString(this.deadLetterMaxSize),
-						millis(this.deadLetterTimeToLive), Integer.toString(this.completedMaxSize)));
+						millis(this.deadLetterTimeToLive), Integer.toString(this.completedMaxSize),
+						Integer.toString(maxStalls)));
 		return new Migration(QueueStore.number(result, 0), (int) QueueStore.number(result, 1),
 				(int) QueueStore.number(result, 2), QueueStore.number(result, 3), (int) QueueStore.number(result, 4));
 	}
@@ -307,6 +338,14 @@ public final class ListenerOperations {
 		Duration commandTimeout = lettuce.getClientConfiguration().getCommandTimeout();
 		Duration half = commandTimeout.dividedBy(2);
 		return commandTimeout.minus((half.compareTo(Duration.ofSeconds(1)) < 0) ? half : Duration.ofSeconds(1));
+	}
+
+	private static void addExtendArgs(List<String> args, Collection<Lease> leases, String started) {
+		for (Lease lease : leases) {
+			args.add(lease.id());
+			args.add(lease.token());
+			args.add(started);
+		}
 	}
 
 	private static List<String> leaseArgs(Collection<Lease> leases) {

@@ -45,6 +45,10 @@ public final class QueueKeys {
 
 	private final String model;
 
+	private final String started;
+
+	private final String stalls;
+
 	private final List<String> all;
 
 	private QueueKeys(String prefix, String queue) {
@@ -63,8 +67,11 @@ public final class QueueKeys {
 		this.paused = key("paused");
 		this.completed = key("completed");
 		this.model = key("model");
+		this.started = key("started");
+		this.stalls = key("stalls");
 		this.all = List.of(this.ready, this.delayed, this.reserved, this.dead, this.jobs, this.attempts, this.leases,
-				this.errors, this.wake, this.sequence, this.successors, this.paused, this.completed, this.model);
+				this.errors, this.wake, this.sequence, this.successors, this.paused, this.completed, this.model,
+				this.started, this.stalls);
 	}
 
 	/**
@@ -194,6 +201,24 @@ public final class QueueKeys {
 	 */
 	public String model() {
 		return this.model;
+	}
+
+	/**
+	 * Return the set of the ids of reserved jobs whose run a lease renewal confirmed
+	 * started.
+	 * @return the key
+	 */
+	public String started() {
+		return this.started;
+	}
+
+	/**
+	 * Return the hash of id to how many times its lease expired before a renewal
+	 * confirmed its run started.
+	 * @return the key
+	 */
+	public String stalls() {
+		return this.stalls;
 	}
 
 	/**

@@ -4,11 +4,14 @@ local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequ
 	model =
 	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
 	KEYS[13], KEYS[14]
+-- started: the ids whose current run was confirmed started by a lease renewal (extend.lua); stalls: id -> how many
+-- times its lease expired before its run was confirmed (migrate.lua)
+local started, stalls = KEYS[15], KEYS[16]
 
 -- The data model these scripts read and write: the queue's keys and what their values mean. Bump it with every change
 -- to either, and add the step up from the model before to upgrade_model, so that no script misreads another model's
 -- data. The one place the number is kept: Java learns it from the model script.
-local MODEL = 2
+local MODEL = 3
 
 -- The Redis clock in milliseconds: every time a script records or compares comes from here, never from a client.
 local function now_millis()
@@ -36,6 +39,8 @@ local function forget(...)
 	redis.call('HDEL', attempts, ...)
 	redis.call('HDEL', leases, ...)
 	redis.call('HDEL', errors, ...)
+	redis.call('SREM', started, ...)
+	redis.call('HDEL', stalls, ...)
 end
 
 -- A running job's lease token is '<sequence>:<attempt>': its attempt lives in the lease, and the attempts hash holds
@@ -44,6 +49,7 @@ end
 -- Ends a job's lease and keeps the attempts it has used, less the ones given back, for its next run; returns them.
 local function end_lease(id, lease, given_back)
 	redis.call('HDEL', leases, id)
+	redis.call('SREM', started, id)
 	local used = (tonumber(string.match(lease, ':(%d+)$')) or 0) - given_back
 	if used > 0 then
 		redis.call('HSET', attempts, id, used)
@@ -177,6 +183,8 @@ local function upgrade_model(found)
 			end
 		end
 	end
+	-- Model 3 adds the started set and the stalls hash. A queue of model 2 has neither, which model 3 reads as no run
+	-- confirmed and no stall yet: nothing to convert.
 	redis.call('SET', model, MODEL)
 end
 

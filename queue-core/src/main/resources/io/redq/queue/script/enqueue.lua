@@ -23,10 +23,11 @@ local now = now_millis()
 local count = tonumber(ARGV[1])
 local result = {}
 local woke = false
--- A pending job replaced by a new dispatch starts afresh: without the attempts and error of a failed run before it,
+-- A pending job replaced by a new dispatch starts afresh: without the attempts, stalls and error of a run before it,
 -- and without a successor queued then, whose payload is older than the new one.
 local function renew(id)
 	redis.call('HDEL', attempts, id)
+	redis.call('HDEL', stalls, id)
 	redis.call('HDEL', errors, id)
 	redis.call('HDEL', successors, id)
 end

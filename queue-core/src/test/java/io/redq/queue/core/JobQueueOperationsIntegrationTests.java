@@ -212,12 +212,13 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	void expiredLeaseIsRedeliveredAndTheStaleTokenIsRefused() {
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob stalled = this.listener.reserve(QUEUE, 1, Duration.ofMillis(50)).jobs().get(0);
+		// a renewal confirms that its run started: the expiry uses the attempt
+		assertThat(confirmStarted(stalled, Duration.ofMillis(50))).isEmpty();
 		await().atMost(Duration.ofSeconds(2)).until(() -> this.listener.migrate(QUEUE).expiredLeases() == 1);
 		ReservedJob redelivered = reserveOne();
 		assertThat(redelivered.attempt()).isEqualTo(2);
 		assertThat(redelivered.token()).isNotEqualTo(stalled.token());
-		assertThat(this.listener.extend(QUEUE, List.of(stalled.lease()), Duration.ofMinutes(1)))
-			.containsExactly(stalled.token());
+		assertThat(confirmStarted(stalled, Duration.ofMinutes(1))).containsExactly(stalled.token());
 		assertThat(this.listener.ack(QUEUE, List.of(stalled.lease()))).containsExactly("a");
 		assertThat(this.listener.fail(QUEUE, stalled.lease(), "late", null)).isFalse();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));
@@ -226,15 +227,86 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
-	void expiredLeaseOnTheLastAttemptBuriesTheJobWithTheReason() {
+	void expiredLeaseOfAStartedRunOnTheLastAttemptBuriesTheJobWithTheReason() {
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		for (int attempt = 1; attempt <= 2; attempt++) {
-			assertThat(this.listener.reserve(QUEUE, 1, Duration.ofMillis(20)).jobs()).hasSize(1);
+			ReservedJob job = this.listener.reserve(QUEUE, 1, Duration.ofMillis(20)).jobs().get(0);
+			assertThat(job.attempt()).isEqualTo(attempt);
+			confirmStarted(job, Duration.ofMillis(20));
 			await().atMost(Duration.ofSeconds(2)).until(() -> this.listener.migrate(QUEUE).expiredLeases() == 1);
 		}
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 1));
 		assertThat(this.template.opsForHash().get(this.keys.errors(), "a"))
 			.isEqualTo("Lease expired on attempt 2: the worker died or stalled");
+	}
+
+	@Test
+	void aJobWhoseRunNeverStartedGetsItsAttemptBackUpToTheMaxStallsThenUsesIt() {
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
+		List<Integer> attempts = new ArrayList<>();
+		// a worker that dies (or never sees the reply) before its first renewal, again
+		// and again, with one stall allowed and two attempts
+		while (this.operations.stats(QUEUE).dead() == 0) {
+			attempts.add(this.listener.reserve(QUEUE, 1, Duration.ofMillis(20)).jobs().get(0).attempt());
+			await().atMost(Duration.ofSeconds(2)).until(() -> this.listener.migrate(QUEUE, 1).expiredLeases() == 1);
+			assertThat(attempts).hasSizeLessThanOrEqualTo(3);
+		}
+		assertThat(attempts).containsExactly(1, 1, 2);
+		assertThat(this.template.opsForHash().get(this.keys.errors(), "a")).isEqualTo(
+				"Stalled before its run was confirmed on attempt 2, past the 1 stall(s) allowed: its worker died or "
+						+ "stalled before its first lease renewal");
+		// a new dispatch of the id starts afresh, its stalls too
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
+		assertThat(this.template.hasKey(this.keys.stalls())).isFalse();
+	}
+
+	@Test
+	void aPendingJobReplacedByANewDispatchLosesItsStalls() {
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
+		this.listener.reserve(QUEUE, 1, Duration.ofMillis(20));
+		await().atMost(Duration.ofSeconds(2)).until(() -> this.listener.migrate(QUEUE, 1).expiredLeases() == 1);
+		assertThat(this.template.opsForHash().get(this.keys.stalls(), "a")).isEqualTo("1");
+		assertThat(enqueue("a", Due.NOW, DuplicatePolicy.REPLACE, "y")).isEqualTo(EnqueueResult.REPLACED);
+		assertThat(this.template.hasKey(this.keys.stalls())).isFalse();
+	}
+
+	@Test
+	void aStallIsGivenBackOnceWhenTheMigrationIsResent() {
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
+		this.listener.reserve(QUEUE, 1, Duration.ofMillis(20));
+		await().atMost(Duration.ofSeconds(2)).until(() -> this.listener.migrate(QUEUE, 1).expiredLeases() == 1);
+		// a client that lost the reply sends the same migration again
+		assertThat(this.listener.migrate(QUEUE, 1).expiredLeases()).isZero();
+		assertThat(this.template.opsForHash().get(this.keys.stalls(), "a")).isEqualTo("1");
+		assertThat(this.template.opsForHash().get(this.keys.errors(), "a")).isEqualTo(
+				"Stalled before its run was confirmed (stall 1 of at most 1, attempt 1 given back): its worker died, "
+						+ "stalled or lost the reply before its first lease renewal");
+		ReservedJob job = reserveOne();
+		assertThat(job.attempt()).isEqualTo(1);
+		assertThat(this.listener.ack(QUEUE, List.of(job.lease()))).isEmpty();
+		assertThat(this.template.hasKey(this.keys.stalls())).isFalse();
+		assertThat(this.template.hasKey(this.keys.started())).isFalse();
+	}
+
+	@Test
+	void aRenewalConfirmsAStartedRunOnceAndExtendsAWaitingJobByTheWaitingLease() {
+		enqueue("started", Due.NOW, DuplicatePolicy.KEEP, "x");
+		enqueue("waiting", Due.NOW, DuplicatePolicy.KEEP, "x");
+		List<ReservedJob> jobs = this.listener.reserve(QUEUE, 2, Duration.ofSeconds(1)).jobs();
+		long now = this.listener.migrate(QUEUE).redisTime();
+		for (int i = 0; i < 2; i++) {
+			// re-sent: the same call again changes nothing
+			assertThat(this.listener.extend(QUEUE, List.of(jobs.get(0).lease()), List.of(jobs.get(1).lease()),
+					Duration.ofMinutes(5), Duration.ofSeconds(5)))
+				.isEmpty();
+		}
+		assertThat(this.template.opsForSet().members(this.keys.started())).containsExactly("started");
+		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "started"))
+			.isGreaterThanOrEqualTo(now + Duration.ofMinutes(5).toMillis());
+		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "waiting")).isBetween(now + 5000.0,
+				now + 6000.0);
+		assertThat(this.listener.fail(QUEUE, jobs.get(0).lease(), "boom", Duration.ZERO)).isTrue();
+		assertThat(this.template.hasKey(this.keys.started())).as("a run that ended is no longer started").isFalse();
 	}
 
 	@Test
@@ -309,9 +381,9 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob job = reserveOne();
 		double before = this.template.opsForZSet().score(this.keys.reserved(), "a");
-		assertThat(this.listener.extend(QUEUE, List.of(job.lease()), Duration.ofSeconds(1))).isEmpty();
+		assertThat(confirmStarted(job, Duration.ofSeconds(1))).isEmpty();
 		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "a")).isEqualTo(before);
-		assertThat(this.listener.extend(QUEUE, List.of(job.lease()), Duration.ofMinutes(5))).isEmpty();
+		assertThat(confirmStarted(job, Duration.ofMinutes(5))).isEmpty();
 		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "a")).isGreaterThan(before + 200_000);
 	}
 
@@ -717,7 +789,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.listener.reserve(QUEUE, 2, Duration.ofMillis(20)).jobs()).hasSize(2);
 		AtomicInteger expired = new AtomicInteger();
 		await().atMost(Duration.ofSeconds(5))
-			.until(() -> expired.addAndGet(this.listener.migrate(QUEUE).expiredLeases()) == 2);
+			.until(() -> expired.addAndGet(this.listener.migrate(QUEUE, 0).expiredLeases()) == 2);
 		assertThat(this.operations.status(QUEUE, "spaced").state()).as("two attempts left")
 			.isEqualTo(JobStatus.State.READY);
 		assertThat(this.operations.status(QUEUE, "nested").state()).as("no maxAttempts of its own")
@@ -747,6 +819,14 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 
 	private long admit(ReservedJob job, Gates gates) {
 		return this.listener.admit(QUEUE, job.lease(), gates, Duration.ofMinutes(1), RECHECK);
+	}
+
+	/**
+	 * Renew a job's lease as its container does once its run started.
+	 * @return the tokens of the leases no longer held
+	 */
+	private List<String> confirmStarted(ReservedJob job, Duration lease) {
+		return this.listener.extend(QUEUE, List.of(job.lease()), List.of(), lease, lease);
 	}
 
 	private ReservedJob reserveOne() {

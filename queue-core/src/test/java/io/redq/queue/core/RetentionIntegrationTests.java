@@ -152,12 +152,13 @@ class RetentionIntegrationTests extends AbstractQueueIntegrationTests {
 		this.operations.setDeadLetterTimeToLive(Duration.ofDays(1));
 		for (int from = 0; from < jobs; from += 1000) {
 			enqueue(1000, from);
-			// a lease of 1 ms on the only attempt: the migrator buries them
+			// a lease of 1 ms on the only attempt, with no stall allowed: the migrator
+			// buries them
 			this.listener.reserve(QUEUE, 1000, Duration.ofMillis(1));
 		}
 		await().atMost(Duration.ofSeconds(60))
 			.pollInterval(Duration.ofMillis(1))
-			.until(() -> this.listener.migrate(QUEUE).expiredLeases() == 0 && deadCount() == jobs);
+			.until(() -> this.listener.migrate(QUEUE, 0).expiredLeases() == 0 && deadCount() == jobs);
 		assertThat(this.template.opsForHash().size(this.keys.errors())).isEqualTo(jobs);
 		long peak = usedMemory();
 		this.operations.setDeadLetterTimeToLive(Duration.ofMillis(1));

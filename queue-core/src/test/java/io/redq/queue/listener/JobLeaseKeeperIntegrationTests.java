@@ -67,6 +67,7 @@ class JobLeaseKeeperIntegrationTests {
 	@Test
 	void renewalExtendsTheLeasesOfRunningJobsAndSettlesThoseThatLostTheirs() {
 		List<JobExecution> executions = reserve(3, Duration.ofSeconds(2));
+		executions.forEach((execution) -> execution.takenBy(Thread.currentThread()));
 		executions.get(2).settle();
 		// another worker holds the second job now
 		template().opsForHash().put(keys().leases(), "j1", "stolen:1");
@@ -81,6 +82,57 @@ class JobLeaseKeeperIntegrationTests {
 		assertThat(executions.get(1).isLeaseLost()).isTrue();
 		assertThat(executions.get(1).isSettled()).isTrue();
 		assertThat(this.outcomes).containsExactly(JobMetrics.Outcome.LEASE_LOST);
+	}
+
+	@Test
+	void renewalGivesAWaitingJobTheWaitingLeaseAndAStartedOneTheFullLeaseWhichItConfirms() {
+		List<JobExecution> executions = reserve(2, Duration.ofSeconds(2));
+		executions.get(0).takenBy(Thread.currentThread());
+		double before = template().opsForZSet().score(keys().reserved(), "j1");
+		this.leaseKeeper.renew(executions);
+		assertThat(template().opsForZSet().score(keys().reserved(), "j0"))
+			.isGreaterThanOrEqualTo(before + LEASE_TIME.minusSeconds(3).toMillis());
+		assertThat(template().opsForZSet().score(keys().reserved(), "j1")).isBetween(
+				before + ContainerProperties.WAITING_LEASE_TIME.minusSeconds(3).toMillis(),
+				before + ContainerProperties.WAITING_LEASE_TIME.plusSeconds(1).toMillis());
+		assertThat(template().opsForSet().members(keys().started())).containsExactly("j0");
+	}
+
+	@Test
+	void renewalCallsRedisOnlyWhenAJobWaitsOrARunningJobUsedAThirdOfItsLease() {
+		List<JobExecution> executions = reserve(1, Duration.ofSeconds(2));
+		this.leaseKeeper.renew(executions);
+		executions.get(0).takenBy(Thread.currentThread());
+		// started on what is left of the waiting lease: renewed at the next call
+		this.leaseKeeper.renew(executions);
+		double renewed = template().opsForZSet().score(keys().reserved(), "j0");
+		assertThat(template().opsForSet().members(keys().started())).containsExactly("j0");
+		this.leaseKeeper.renew(executions);
+		assertThat(template().opsForZSet().score(keys().reserved(), "j0")).as("no call").isEqualTo(renewed);
+	}
+
+	@Test
+	void aJobAboutToStartWithLittleOfItsWaitingLeaseLeftHasItExtendedAndConfirmedFirst() {
+		List<JobExecution> executions = reserve(2, Duration.ofMillis(500));
+		double before = template().opsForZSet().score(keys().reserved(), "j0");
+		assertThat(this.leaseKeeper.holdForStart(executions.get(0))).isTrue();
+		assertThat(template().opsForZSet().score(keys().reserved(), "j0"))
+			.isGreaterThanOrEqualTo(before + LEASE_TIME.minusSeconds(3).toMillis());
+		assertThat(template().opsForSet().members(keys().started())).containsExactly("j0");
+		// another worker holds the second job now
+		template().opsForHash().put(keys().leases(), "j1", "stolen:1");
+		assertThat(this.leaseKeeper.holdForStart(executions.get(1))).isFalse();
+		assertThat(executions.get(1).isSettled()).isTrue();
+		assertThat(this.outcomes).containsExactly(JobMetrics.Outcome.LEASE_LOST);
+	}
+
+	@Test
+	void aJobAboutToStartWithMoreThanHalfItsWaitingLeaseLeftStartsWithoutACall() {
+		JobExecution execution = reserve(1, ContainerProperties.WAITING_LEASE_TIME).get(0);
+		double before = template().opsForZSet().score(keys().reserved(), "j0");
+		assertThat(this.leaseKeeper.holdForStart(execution)).isTrue();
+		assertThat(template().opsForZSet().score(keys().reserved(), "j0")).isEqualTo(before);
+		assertThat(template().hasKey(keys().started())).isFalse();
 	}
 
 	@Test

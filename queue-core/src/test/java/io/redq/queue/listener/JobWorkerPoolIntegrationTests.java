@@ -135,6 +135,27 @@ class JobWorkerPoolIntegrationTests {
 		await().atMost(DEADLINE).until(() -> this.operations.stats(QUEUE).equals(new QueueStats(0, 0, 1, 0)));
 	}
 
+	@Test
+	void aPrefetchedJobStartedOnLittleOfItsWaitingLeaseHasItExtendedBeforeItsHandlerRuns() {
+		enqueue("busy", "\"job\":\"test\",\"maxAttempts\":3,\"payload\":\"x\"}");
+		List<Reserved> reserved = reserve(1, Duration.ofMillis(500));
+		double before = this.operations.getStore()
+			.getTemplate()
+			.opsForZSet()
+			.score(this.operations.getStore().keys(QUEUE).reserved(), "busy");
+		submit(reserved);
+		await().atMost(DEADLINE).until(() -> this.started.contains("busy"));
+		assertThat(this.operations.getStore()
+			.getTemplate()
+			.opsForZSet()
+			.score(this.operations.getStore().keys(QUEUE).reserved(), "busy"))
+			.isGreaterThanOrEqualTo(before + LEASE_TIME.minusMinutes(1).toMillis());
+		assertThat(this.operations.getStore()
+			.getTemplate()
+			.opsForSet()
+			.members(this.operations.getStore().keys(QUEUE).started())).containsExactly("busy");
+	}
+
 	private void enqueue(String id, String body) {
 		this.operations.getEnqueueOperations()
 			.enqueue(QUEUE, List.of(new EnqueueCommand(id, Due.NOW, DuplicatePolicy.KEEP, body)));

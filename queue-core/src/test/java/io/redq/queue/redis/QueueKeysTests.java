@@ -20,7 +20,8 @@ class QueueKeysTests {
 		assertThat(this.keys.all()).containsExactly("redq:{mail}:ready", "redq:{mail}:delayed", "redq:{mail}:reserved",
 				"redq:{mail}:dead", "redq:{mail}:jobs", "redq:{mail}:attempts", "redq:{mail}:leases",
 				"redq:{mail}:errors", "redq:{mail}:wake", "redq:{mail}:sequence", "redq:{mail}:successors",
-				"redq:{mail}:paused", "redq:{mail}:completed", "redq:{mail}:model");
+				"redq:{mail}:paused", "redq:{mail}:completed", "redq:{mail}:model", "redq:{mail}:started",
+				"redq:{mail}:stalls");
 	}
 
 	@Test

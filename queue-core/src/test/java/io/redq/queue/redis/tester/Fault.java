@@ -50,15 +50,15 @@ enum Fault {
 
 	/**
 	 * A lost reserve reply: the worker never starts those jobs, whose short leases expire
-	 * (bug 6).
+	 * (bug 6, fixed: a stall gives the attempt back).
 	 */
-	RESERVE_REPLY_LOST(false),
+	RESERVE_REPLY_LOST(true),
 
 	/**
-	 * A worker's instance dies with jobs it reserved ahead and never started;
-	 * reservations get short leases (bug 6).
+	 * A worker's instance dies with jobs it reserved ahead and never started, or that
+	 * started before any renewal; reservations get short leases (bug 6, fixed).
 	 */
-	WORKER_DIES(false);
+	WORKER_DIES(true);
 
 	/** The system property that lists the faults, or {@code all}. */
 	static final String PROPERTY = "redq.tester.faults";
