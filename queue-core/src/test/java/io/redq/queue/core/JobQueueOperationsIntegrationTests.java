@@ -266,7 +266,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		this.listener.reserve(QUEUE, 1, Duration.ofMillis(20));
 		await().atMost(Duration.ofSeconds(2)).until(() -> this.listener.migrate(QUEUE, 1).expiredLeases() == 1);
 		assertThat(this.template.opsForHash().get(this.keys.stalls(), "a")).isEqualTo("1");
-		assertThat(enqueue("a", Due.NOW, DuplicatePolicy.REPLACE, "y")).isEqualTo(EnqueueResult.REPLACED);
+		assertThat(enqueue("a", Due.NOW, DuplicatePolicy.REPLACE, "y")).isEqualTo(Outcome.REPLACED);
 		assertThat(this.template.hasKey(this.keys.stalls())).isFalse();
 	}
 

@@ -92,21 +92,22 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.template.opsForValue().get(this.keys.model())).isEqualTo(Long.toString(MODEL));
 		assertThat(this.template.opsForHash().get(this.keys.leases(), "running")).as("the attempt moved into the lease")
 			.isEqualTo("3:2");
-		assertThat(this.template.opsForHash().entries(this.keys.attempts())).containsOnly(entry("last", "3"),
-				entry("stalled", "1"), entry("retried", "1"));
-		assertThat(this.template.opsForHash().get(this.keys.errors(), "last"))
-			.isEqualTo("Lease expired on attempt 3: the worker died or stalled");
+		// no renewal of model 1 confirmed a run: each expired lease is a stall, whose
+		// attempt is given back
+		assertThat(this.template.opsForHash().entries(this.keys.attempts())).containsOnly(entry("last", "2"),
+				entry("retried", "1"));
+		assertThat(this.template.opsForHash().entries(this.keys.stalls())).containsOnly(entry("last", "1"),
+				entry("stalled", "1"));
+		assertThat((String) this.template.opsForHash().get(this.keys.errors(), "last"))
+			.startsWith("Stalled before its run was confirmed (stall 1 of at most 1, attempt 3 given back)");
 		// the running job's worker is gone too; a job that kills its worker stalls on
-		// every attempt
+		// every attempt, and past the stall bound each stall uses an attempt
 		this.template.opsForZSet().add(this.keys.reserved(), "running", 1);
 		Map<String, List<Integer>> runs = runAll(this.operations, "stalled");
-		assertThat(runs).containsOnly(entry("running", List.of(3)), entry("retried", List.of(2)),
-				entry("stalled", List.of(2, 3)));
-		assertThat(this.template.opsForZSet().range(this.keys.dead(), 0, -1)).containsExactlyInAnyOrder("last",
-				"stalled");
-		assertThat(this.template.opsForHash().get(this.keys.errors(), "stalled"))
-			.isEqualTo("Lease expired on attempt 3: the worker died or stalled");
-		assertThat(this.template.opsForHash().keys(this.keys.jobs())).containsExactlyInAnyOrder("last", "stalled");
+		assertThat(runs).containsOnly(entry("last", List.of(3)), entry("running", List.of(2)),
+				entry("retried", List.of(2)), entry("stalled", List.of(1, 2, 3)));
+		assertThat(this.template.opsForZSet().range(this.keys.dead(), 0, -1)).containsExactly("stalled");
+		assertThat(this.template.opsForHash().keys(this.keys.jobs())).containsExactly("stalled");
 	}
 
 	@Test
@@ -143,8 +144,9 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 		runAll(next, null)
 			.forEach((id, attempts) -> completed.computeIfAbsent(id, (key) -> new ArrayList<>()).addAll(attempts));
 		assertThat(completed).containsOnlyKeys(ids);
-		assertThat(completed.get(todays.get(2).id())).containsExactly(2);
-		assertThat(completed.get(todays.get(3).id())).containsExactly(2);
+		// their runs were never confirmed: stalls, whose attempts were given back
+		assertThat(completed.get(todays.get(2).id())).containsExactly(1);
+		assertThat(completed.get(todays.get(3).id())).containsExactly(1);
 		assertThat(completed.values()).allSatisfy((attempts) -> assertThat(attempts).hasSize(1));
 		assertThat(next.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
 		assertThat(this.template.opsForValue().get(this.keys.model())).isEqualTo(Long.toString(MODEL + 1));
