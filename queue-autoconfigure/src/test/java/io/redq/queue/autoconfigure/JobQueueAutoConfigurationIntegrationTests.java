@@ -70,7 +70,8 @@ class JobQueueAutoConfigurationIntegrationTests {
 			"jobQueueAckScript", "jobQueueFailScript", "jobQueueExtendScript", "jobQueueReleaseScript",
 			"jobQueueMigrateScript", "jobQueueCancelScript", "jobQueueStatsScript", "jobQueueAdmitScript",
 			"jobQueueHoldScript", "jobQueueRescheduleScript", "jobQueueStatusScript", "jobQueueDeadScript",
-			"jobQueueReviveScript", "jobQueueRecurringTickScript", "jobQueueRecurringPauseScript");
+			"jobQueueReviveScript", "jobQueueModelScript", "jobQueueRecurringTickScript",
+			"jobQueueRecurringPauseScript");
 
 	private final RedisServer redis;
 
