@@ -22,7 +22,8 @@ class WorkerFaultsIntegrationTests extends ChaosSupport {
 		List<WorkerProcess> workers = startWorkers(2);
 		WorkerProcess victim = workers.get(0);
 		WorkerProcess survivor = workers.get(1);
-		List<String> ids = dispatch(300, ChaosTask.standard(), 3);
+		// enough jobs that the queue cannot drain between the 20th one done and the kill
+		List<String> ids = dispatch(1000, ChaosTask.standard(), 3);
 		awaitEntries((entry) -> entry.pid() == victim.pid() && entry.is("DONE"), 20, Duration.ofSeconds(30));
 
 		long killedAt = System.currentTimeMillis();
