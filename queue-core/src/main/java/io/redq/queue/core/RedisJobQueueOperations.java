@@ -116,7 +116,7 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 	 * @param timeout the longest wait for them
 	 */
 	public void setReplicasToWaitFor(int replicas, Duration timeout) {
-		this.store.setReplicaWait(new ReplicaWait(replicas, timeout));
+		this.store.setReplicaWait(new ReplicaWait(this.redis.getRequiredConnectionFactory(), replicas, timeout));
 	}
 
 	/**

@@ -242,8 +242,7 @@ final class JobWorkerPool {
 				notStarted(execution);
 				return;
 			}
-			if (!this.leaseKeeper.holdForStart(execution)) {
-				// lost while it waited: it may run elsewhere already
+			if (!holdForStart(execution)) {
 				return;
 			}
 			JobEnvelope envelope;
@@ -315,6 +314,25 @@ final class JobWorkerPool {
 	 * hands the job, or has handed it, to another worker. Asking Redis would cost a call
 	 * per job; this instance's own clock tells without one.
 	 */
+	/**
+	 * Keep the lease of a job about to start; {@code false} when it was lost while the
+	 * job waited (it may run elsewhere already) or Redis could not extend it: starting on
+	 * a lease about to end could run the job twice, so it is left to its lease, and runs
+	 * again once that expired, as a stall that uses no attempt.
+	 */
+	private boolean holdForStart(JobExecution execution) {
+		try {
+			return this.leaseKeeper.holdForStart(execution);
+		}
+		catch (RuntimeException ex) {
+			if (execution.settle()) {
+				logger.warn("Job " + execution.getId() + " of queue '" + this.queue + "' was not started: its lease "
+						+ "could not be extended before its start; it runs again once the lease expired: " + ex);
+			}
+			return false;
+		}
+	}
+
 	private void notStarted(JobExecution execution) {
 		if (execution.settle()) {
 			execution.loseLease();

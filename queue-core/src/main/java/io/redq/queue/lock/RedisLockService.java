@@ -165,7 +165,7 @@ public class RedisLockService implements DisposableBean {
 	 * @param timeout the longest wait for them
 	 */
 	public void setReplicasToWaitFor(int replicas, Duration timeout) {
-		this.replicaWait = new ReplicaWait(replicas, timeout);
+		this.replicaWait = new ReplicaWait(this.redis.getRequiredConnectionFactory(), replicas, timeout);
 	}
 
 	/**
@@ -289,9 +289,12 @@ public class RedisLockService implements DisposableBean {
 
 	private @Nullable List<?> acquire(String name, List<String> keys, String token, long leaseMillis) {
 		try {
+			// only an acquisition waits for the replicas: a poll of a lock held by
+			// another
+			// wrote nothing
 			return this.replicaWait.write(this.redis,
 					(redis) -> redis.execute(ACQUIRE_SCRIPT, keys, token, Long.toString(leaseMillis)),
-					"the lock '" + name + "'");
+					(result) -> result != null && number(result, 0) == 1, "the lock '" + name + "'");
 		}
 		catch (ReplicationTimeoutException ex) {
 			this.redis.execute(RELEASE_SCRIPT, List.of(keys.get(0)), token);

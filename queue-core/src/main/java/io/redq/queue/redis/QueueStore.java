@@ -123,7 +123,7 @@ public final class QueueStore {
 	public List<?> runForListOnReplicas(RedisScript<List> script, List<String> keys, List<String> args,
 			String written) {
 		List<?> result = this.replicaWait.write(this.redis, (redis) -> redis.execute(script, keys, args.toArray()),
-				written);
+				(wrote) -> true, written);
 		return (result != null) ? result : List.of();
 	}
 

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -125,6 +126,18 @@ class WaitForReplicasIntegrationTests {
 			.withMessageStartingWith("Redis took the lock 'invoice-42', but only 0 of the 1 replicas")
 			.withMessageEndingWith("The lock was released again: try again once the replicas are back.");
 		assertThat(this.master.command("EXISTS", "redq:lock:{invoice-42}")).isEqualTo("0");
+		locks.destroy();
+	}
+
+	@Test
+	void pollOfALockHeldByAnotherWaitsForNoReplica() throws InterruptedException {
+		RedisLockService locks = new RedisLockService(this.connectionFactory, "redq");
+		locks.setReplicasToWaitFor(1, REPLICA_TIMEOUT);
+		assertThat(locks.tryAcquire("invoice-42", Duration.ZERO)).isNotNull();
+		this.replica.pause();
+		// a write on the shared connection that no replica confirms
+		new StringRedisTemplate(this.connectionFactory).opsForValue().set("unconfirmed", "x");
+		assertThat(locks.tryAcquire("invoice-42", Duration.ofMillis(100))).isNull();
 		locks.destroy();
 	}
 
