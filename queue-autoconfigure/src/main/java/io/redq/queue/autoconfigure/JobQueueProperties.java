@@ -160,8 +160,8 @@ public class JobQueueProperties {
 		/**
 		 * How long a running job stays with its worker without a renewal; renewed every
 		 * third of it while the job runs. A job whose worker died runs again after this
-		 * time. A job reserved ahead that waits for a worker holds a lease of at most 5
-		 * seconds instead, renewed every third of that.
+		 * time. Until the first renewal after its start, every reserved job holds a
+		 * waiting lease of this, at most 5 seconds, renewed every third of that.
 		 */
 		private Duration leaseTime = Duration.ofSeconds(30);
 
@@ -278,7 +278,9 @@ public class JobQueueProperties {
 		private @Nullable Duration pollTimeout;
 
 		/**
-		 * How long a reserved job of this queue stays with its worker without a renewal.
+		 * How long a running job of this queue stays with its worker without a renewal;
+		 * until the first renewal after its start, a job holds a waiting lease of this,
+		 * at most 5 seconds.
 		 */
 		private @Nullable Duration leaseTime;
 

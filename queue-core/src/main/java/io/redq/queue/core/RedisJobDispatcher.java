@@ -139,7 +139,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 * nothing, even when its jobs ran meanwhile. Lettuce re-sends only commands that have
 	 * not timed out: the window must be longer than the Redis command timeout
 	 * ({@code spring.data.redis.timeout}, by default Lettuce's one minute). Redis holds
-	 * about 130 bytes per dispatch for that time.
+	 * about 134 bytes per dispatch for that time.
 	 * <p>
 	 * Default {@link #DEFAULT_RESEND_WINDOW}.
 	 * @param resendWindow the window

@@ -3,7 +3,6 @@ package io.redq.queue.redis;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-
 import java.util.function.Supplier;
 
 import io.redq.queue.core.DataModelMismatchException;

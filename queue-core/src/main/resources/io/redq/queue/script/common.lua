@@ -1,12 +1,11 @@
 -- Shared by every Redq script (prepended when the script is loaded).
 -- Every key of one queue shares the hash tag {<queue>}, and every key is passed in KEYS in this order.
-local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused, completed,
-	model =
-	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
-	KEYS[13], KEYS[14]
 -- started: the ids whose current run was confirmed started by a lease renewal (extend.lua); stalls: id -> how many
--- times its lease expired before its run was confirmed (migrate.lua)
-local started, stalls = KEYS[15], KEYS[16]
+-- times its lease expired before its run was confirmed (migrate.lua).
+local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused, completed,
+	model, started, stalls =
+	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
+	KEYS[13], KEYS[14], KEYS[15], KEYS[16]
 
 -- The data model these scripts read and write: the queue's keys and what their values mean. Bump it with every change
 -- to either, and add the step up from the model before to upgrade_model, so that no script misreads another model's
