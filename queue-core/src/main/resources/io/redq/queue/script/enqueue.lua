@@ -22,6 +22,8 @@ end
 local now = now_millis()
 local count = tonumber(ARGV[1])
 local result = {}
+-- the reply remembered for a re-send, one digit per job: Lua formats a number with sprintf, a string it only copies
+local codes, digits = {}, {[0] = '0', '1', '2', '3', '4'}
 local woke = false
 -- A pending job replaced by a new dispatch starts afresh: without the attempts, stalls and error of a run before it,
 -- and without a successor queued then, whose payload is older than the new one.
@@ -95,10 +97,11 @@ for i = 0, count - 1 do
 		create(id, now, due, body)
 	end
 	result[i + 1] = math.abs(status)
+	codes[i + 1] = digits[result[i + 1]]
 end
 flush()
 if woke then
 	signal()
 end
-redis.call('SET', sent, table.concat(result), 'PX', ARGV[2])
+redis.call('SET', sent, table.concat(codes), 'PX', ARGV[2])
 return result
