@@ -19,7 +19,9 @@ import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.core.RedisQueueExtension;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.QueueStore;
 import io.redq.queue.redis.ReservedJob;
+import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -68,11 +71,16 @@ class JobWorkerPoolIntegrationTests {
 	void setUp(RedisJobQueueOperations operations) {
 		this.operations = operations;
 		this.listener = this.operations.getListenerOperations();
-		ContainerProperties properties = new ContainerProperties();
-		properties.setLeaseTime(LEASE_TIME);
 		this.acknowledger = new JobAcknowledger(QUEUE, this.listener);
 		this.acknowledger.start(new CustomizableThreadFactory("test-acker-"));
-		JobOutcomes outcomes = new JobOutcomes(QUEUE, this.listener, this.acknowledger);
+		this.scheduler = Executors.newSingleThreadScheduledExecutor();
+		this.workerPool = startWorkerPool(this.listener);
+	}
+
+	private JobWorkerPool startWorkerPool(ListenerOperations listener) {
+		ContainerProperties properties = new ContainerProperties();
+		properties.setLeaseTime(LEASE_TIME);
+		JobOutcomes outcomes = new JobOutcomes(QUEUE, listener, this.acknowledger);
 		JobHandler handler = new StringJobHandler(
 				new JobDefinition("test", QUEUE, 3, Duration.ZERO,
 						new JobBackoff(Duration.ZERO, 1.0, Duration.ZERO, Duration.ZERO), String.class),
@@ -82,11 +90,11 @@ class JobWorkerPoolIntegrationTests {
 						this.busy.await();
 					}
 				});
-		JobLeaseKeeper leaseKeeper = new JobLeaseKeeper(QUEUE, this.listener, properties, List.of(handler), outcomes);
-		this.workerPool = new JobWorkerPool(QUEUE, () -> true, this.listener, JsonMapper.shared(),
+		JobLeaseKeeper leaseKeeper = new JobLeaseKeeper(QUEUE, listener, properties, List.of(handler), outcomes);
+		JobWorkerPool workerPool = new JobWorkerPool(QUEUE, () -> true, listener, JsonMapper.shared(),
 				Map.of("test", handler), leaseKeeper, outcomes, new JobPrefetch(QUEUE, () -> true, properties));
-		this.scheduler = Executors.newSingleThreadScheduledExecutor();
-		this.workerPool.start(1, new CustomizableThreadFactory("test-worker-"), this.scheduler);
+		workerPool.start(1, new CustomizableThreadFactory("test-worker-"), this.scheduler);
+		return workerPool;
 	}
 
 	@AfterEach
@@ -154,6 +162,24 @@ class JobWorkerPoolIntegrationTests {
 			.getTemplate()
 			.opsForSet()
 			.members(this.operations.getStore().keys(QUEUE).started())).containsExactly("busy");
+	}
+
+	@Test
+	void aJobWhoseLeaseRedisCannotExtendBeforeItsStartIsLeftToItsLeaseNotBuried() {
+		// Redis answers every renewal with an error, as when it is overloaded
+		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("extend")
+				? RedisScript.of("return redis.error_reply('ERR renewal refused')", List.class) : definition.load());
+		JobWorkerPool failing = startWorkerPool(new ListenerOperations(new QueueStore(
+				this.operations.getStore().getTemplate().getRequiredConnectionFactory(), scripts, "redq")));
+		enqueue("late", "\"job\":\"test\",\"maxAttempts\":3,\"payload\":\"x\"}");
+		// little of the waiting lease left: the worker extends it before the handler runs
+		List<Reserved> reserved = reserve(1, Duration.ofMillis(500));
+		failing.submit(reserved.get(0).job(), new Semaphore(0), reserved.get(0).leaseEndNanos());
+		await().atMost(DEADLINE).until(() -> failing.executions().isEmpty());
+		failing.stop();
+		assertThat(this.started).isEmpty();
+		assertThat(this.operations.stats(QUEUE)).as("still reserved, not dead: its lease expires as a stall")
+			.isEqualTo(new QueueStats(0, 0, 1, 0));
 	}
 
 	private void enqueue(String id, String body) {
