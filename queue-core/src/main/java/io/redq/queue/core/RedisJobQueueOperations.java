@@ -114,6 +114,8 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 	 * Default 0: no waiting, and a failover may lose the writes of the last moments.
 	 * @param replicas the number of replicas
 	 * @param timeout the longest wait for them
+	 * @throws IllegalStateException when replicas are to be waited for on a Redis Cluster
+	 * or with another client than Lettuce
 	 */
 	public void setReplicasToWaitFor(int replicas, Duration timeout) {
 		this.store.setReplicaWait(new ReplicaWait(this.redis.getRequiredConnectionFactory(), replicas, timeout));

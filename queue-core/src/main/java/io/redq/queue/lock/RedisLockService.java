@@ -163,6 +163,8 @@ public class RedisLockService implements DisposableBean {
 	 * Default 0: no waiting.
 	 * @param replicas the number of replicas
 	 * @param timeout the longest wait for them
+	 * @throws IllegalStateException when replicas are to be waited for on a Redis Cluster
+	 * or with another client than Lettuce
 	 */
 	public void setReplicasToWaitFor(int replicas, Duration timeout) {
 		this.replicaWait = new ReplicaWait(this.redis.getRequiredConnectionFactory(), replicas, timeout);
