@@ -22,8 +22,7 @@ for i, id in ipairs(ids) do
 	end
 end
 if #done > 0 then
-	redis.call('ZREM', reserved, unpack(done))
-	forget(unpack(done))
+	drop(reserved, unpack(done))
 	if keep > 0 then
 		local now = now_millis()
 		local entries = {}

@@ -42,6 +42,12 @@ local function forget(...)
 	redis.call('HDEL', stalls, ...)
 end
 
+-- Removes the given jobs from one of the sorted sets (reserved, delayed, dead) and every trace of them.
+local function drop(set, ...)
+	redis.call('ZREM', set, ...)
+	forget(...)
+end
+
 -- A running job's lease token is '<sequence>:<attempt>': its attempt lives in the lease, and the attempts hash holds
 -- only the attempts used by jobs that are not running (waiting for a retry, handed back, dead). While jobs succeed at
 -- their first attempt that hash stays empty, so that reserving and acknowledging them do not search it.
@@ -127,8 +133,7 @@ local function trim_dead(now, max_size, max_age, limit)
 		end
 	end
 	if #victims > 0 then
-		redis.call('ZREM', dead, unpack(victims))
-		forget(unpack(victims))
+		drop(dead, unpack(victims))
 	end
 	return #victims
 end
@@ -137,8 +142,7 @@ end
 local function bury(id, now, max_size, max_age)
 	if redis.call('HEXISTS', successors, id) == 1 then
 		-- the job's successor takes over its id: the dead job is dropped
-		redis.call('ZREM', reserved, id)
-		forget(id)
+		drop(reserved, id)
 		promote(id)
 		return
 	end

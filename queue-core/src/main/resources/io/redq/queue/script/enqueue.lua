@@ -60,8 +60,7 @@ for i = 0, count - 1 do
 		local scheduled = redis.call('ZSCORE', delayed, id)
 		if redis.call('ZSCORE', dead, id) then
 			-- a dead job does not block its id: the new dispatch starts afresh
-			redis.call('ZREM', dead, id)
-			forget(id)
+			drop(dead, id)
 		elseif redis.call('ZSCORE', reserved, id) then
 			status = 4
 			if while_running == 'q' then
