@@ -242,10 +242,8 @@ public class JobQueueEndpoint {
 	 */
 	@WriteOperation
 	public ChangeDescriptor retryOrTrigger(@Selector String queue, @Selector String section, @Selector String id) {
-		requireKnown(queue);
-		requireSection(section, DEAD, JOBS);
-		if (DEAD.equals(section)) {
-			return new ChangeDescriptor("retry", this.operations.retryDead(queue, List.of(id)));
+		if (isDead(queue, section)) {
+			return retryDeadJobs(queue, section, new String[] { id });
 		}
 		return new ChangeDescriptor("trigger", this.operations.trigger(queue, id) ? 1 : 0);
 	}
@@ -261,12 +259,16 @@ public class JobQueueEndpoint {
 	 */
 	@DeleteOperation
 	public ChangeDescriptor deleteOrCancel(@Selector String queue, @Selector String section, @Selector String id) {
-		requireKnown(queue);
-		requireSection(section, DEAD, JOBS);
-		if (DEAD.equals(section)) {
-			return new ChangeDescriptor("delete", this.operations.deleteDead(queue, List.of(id)));
+		if (isDead(queue, section)) {
+			return deleteDeadJobs(queue, section, new String[] { id }, null);
 		}
 		return new ChangeDescriptor("cancel", this.operations.cancel(queue, id) ? 1 : 0);
+	}
+
+	private boolean isDead(String queue, String section) {
+		requireKnown(queue);
+		requireSection(section, DEAD, JOBS);
+		return DEAD.equals(section);
 	}
 
 	private Set<String> knownQueues() {
