@@ -26,6 +26,7 @@ import io.redq.queue.redis.JobEnvelope;
 import io.redq.queue.support.micrometer.DefaultJobDispatchObservationConvention;
 import io.redq.queue.support.micrometer.JobDispatchObservationConvention;
 import io.redq.queue.support.micrometer.JobDispatchSenderContext;
+import io.redq.queue.support.micrometer.ObservedJob;
 import io.redq.queue.support.micrometer.JobObservation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -421,7 +422,8 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	private Observation startObservation(Map<String, String> headers, String queue, String jobName, String id) {
 		return JobObservation.DISPATCH.start(this.observationConvention,
 				DefaultJobDispatchObservationConvention.INSTANCE,
-				() -> new JobDispatchSenderContext(headers, queue, jobName, id), this.observationRegistry);
+				() -> new JobDispatchSenderContext(headers, new ObservedJob(queue, jobName, id)),
+				this.observationRegistry);
 	}
 
 	@Override

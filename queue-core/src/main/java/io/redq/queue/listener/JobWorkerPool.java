@@ -27,6 +27,7 @@ import io.redq.queue.support.micrometer.DefaultJobProcessObservationConvention;
 import io.redq.queue.support.micrometer.JobObservation;
 import io.redq.queue.support.micrometer.JobProcessObservationConvention;
 import io.redq.queue.support.micrometer.JobProcessReceiverContext;
+import io.redq.queue.support.micrometer.ObservedJob;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -349,8 +350,9 @@ final class JobWorkerPool {
 		}
 		JobObservation.PROCESS
 			.observation(this.observationConvention, DefaultJobProcessObservationConvention.INSTANCE,
-					() -> new JobProcessReceiverContext(execution.getHeaders(), this.queue, execution.getJobName(),
-							execution.getId(), execution.getAttempt()),
+					() -> new JobProcessReceiverContext(execution.getHeaders(),
+							new ObservedJob(this.queue, execution.getJobName(), execution.getId()),
+							execution.getAttempt()),
 					this.observationRegistry)
 			.observeChecked(() -> handler.handle(payload, execution));
 	}

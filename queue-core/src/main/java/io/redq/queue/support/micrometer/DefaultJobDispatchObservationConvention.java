@@ -1,9 +1,5 @@
 package io.redq.queue.support.micrometer;
 
-import io.micrometer.common.KeyValues;
-import io.redq.queue.support.micrometer.JobObservation.HighCardinalityKeys;
-import io.redq.queue.support.micrometer.JobObservation.LowCardinalityKeys;
-
 /**
  * Default {@link JobDispatchObservationConvention}: the observation
  * {@code redq.dispatcher}, named {@code publish <queue>} in traces, with the keys of
@@ -12,24 +8,22 @@ import io.redq.queue.support.micrometer.JobObservation.LowCardinalityKeys;
  * @author Redq team
  * @since 0.1.0
  */
-public class DefaultJobDispatchObservationConvention implements JobDispatchObservationConvention {
+public class DefaultJobDispatchObservationConvention extends JobObservationConventionSupport<JobDispatchSenderContext>
+		implements JobDispatchObservationConvention {
 
 	/** A shared instance. */
 	public static final DefaultJobDispatchObservationConvention INSTANCE = new DefaultJobDispatchObservationConvention();
 
-	@Override
-	public KeyValues getLowCardinalityKeyValues(JobDispatchSenderContext context) {
-		return LowCardinalityKeys.of("publish", context.getQueue(), context.getJobName());
+	/**
+	 * Create the default convention.
+	 */
+	public DefaultJobDispatchObservationConvention() {
+		super("redq.dispatcher", "publish");
 	}
 
 	@Override
-	public KeyValues getHighCardinalityKeyValues(JobDispatchSenderContext context) {
-		return KeyValues.of(HighCardinalityKeys.MESSAGING_MESSAGE_ID.withValue(context.getJobId()));
-	}
-
-	@Override
-	public String getContextualName(JobDispatchSenderContext context) {
-		return "publish " + context.getQueue();
+	ObservedJob jobOf(JobDispatchSenderContext context) {
+		return context.getJob();
 	}
 
 }

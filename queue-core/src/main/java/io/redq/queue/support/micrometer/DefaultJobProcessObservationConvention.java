@@ -2,7 +2,6 @@ package io.redq.queue.support.micrometer;
 
 import io.micrometer.common.KeyValues;
 import io.redq.queue.support.micrometer.JobObservation.HighCardinalityKeys;
-import io.redq.queue.support.micrometer.JobObservation.LowCardinalityKeys;
 
 /**
  * Default {@link JobProcessObservationConvention}: the observation {@code redq.listener},
@@ -12,25 +11,28 @@ import io.redq.queue.support.micrometer.JobObservation.LowCardinalityKeys;
  * @author Redq team
  * @since 0.1.0
  */
-public class DefaultJobProcessObservationConvention implements JobProcessObservationConvention {
+public class DefaultJobProcessObservationConvention extends JobObservationConventionSupport<JobProcessReceiverContext>
+		implements JobProcessObservationConvention {
 
 	/** A shared instance. */
 	public static final DefaultJobProcessObservationConvention INSTANCE = new DefaultJobProcessObservationConvention();
 
+	/**
+	 * Create the default convention.
+	 */
+	public DefaultJobProcessObservationConvention() {
+		super("redq.listener", "process");
+	}
+
 	@Override
-	public KeyValues getLowCardinalityKeyValues(JobProcessReceiverContext context) {
-		return LowCardinalityKeys.of("process", context.getQueue(), context.getJobName());
+	ObservedJob jobOf(JobProcessReceiverContext context) {
+		return context.getJob();
 	}
 
 	@Override
 	public KeyValues getHighCardinalityKeyValues(JobProcessReceiverContext context) {
-		return KeyValues.of(HighCardinalityKeys.MESSAGING_MESSAGE_ID.withValue(context.getJobId()),
-				HighCardinalityKeys.JOB_ATTEMPT.withValue(String.valueOf(context.getAttempt())));
-	}
-
-	@Override
-	public String getContextualName(JobProcessReceiverContext context) {
-		return "process " + context.getQueue();
+		return super.getHighCardinalityKeyValues(context)
+			.and(HighCardinalityKeys.JOB_ATTEMPT.withValue(String.valueOf(context.getAttempt())));
 	}
 
 }

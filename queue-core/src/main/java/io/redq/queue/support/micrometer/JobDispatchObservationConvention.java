@@ -18,9 +18,4 @@ public interface JobDispatchObservationConvention extends ObservationConvention<
 		return context instanceof JobDispatchSenderContext;
 	}
 
-	@Override
-	default String getName() {
-		return "redq.dispatcher";
-	}
-
 }

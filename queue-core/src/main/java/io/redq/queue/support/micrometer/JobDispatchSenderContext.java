@@ -13,50 +13,26 @@ import io.micrometer.observation.transport.SenderContext;
  */
 public class JobDispatchSenderContext extends SenderContext<Map<String, String>> {
 
-	private final String queue;
-
-	private final String jobName;
-
-	private final String jobId;
+	private final ObservedJob job;
 
 	/**
 	 * Create a context.
 	 * @param headers the envelope's headers, which the trace context is added to
-	 * @param queue the queue
-	 * @param jobName the job name
-	 * @param jobId the job id
+	 * @param job the job being dispatched
 	 */
-	public JobDispatchSenderContext(Map<String, String> headers, String queue, String jobName, String jobId) {
+	public JobDispatchSenderContext(Map<String, String> headers, ObservedJob job) {
 		super((carrier, key, value) -> carrier.put(key, value));
 		setCarrier(headers);
 		setRemoteServiceName("redis");
-		this.queue = queue;
-		this.jobName = jobName;
-		this.jobId = jobId;
+		this.job = job;
 	}
 
 	/**
-	 * Return the queue the job goes to.
-	 * @return the queue
+	 * Return the job being dispatched.
+	 * @return the job
 	 */
-	public String getQueue() {
-		return this.queue;
-	}
-
-	/**
-	 * Return the job name.
-	 * @return the job name
-	 */
-	public String getJobName() {
-		return this.jobName;
-	}
-
-	/**
-	 * Return the job id.
-	 * @return the job id
-	 */
-	public String getJobId() {
-		return this.jobId;
+	public ObservedJob getJob() {
+		return this.job;
 	}
 
 }

@@ -1,6 +1,5 @@
 package io.redq.queue.support.micrometer;
 
-import io.micrometer.common.KeyValues;
 import io.micrometer.common.docs.KeyName;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationConvention;
@@ -75,18 +74,6 @@ public enum JobObservation implements ObservationDocumentation {
 
 		LowCardinalityKeys(String key) {
 			this.key = key;
-		}
-
-		/**
-		 * Return every low-cardinality key with its value.
-		 * @param operation {@code publish} or {@code process}
-		 * @param queue the queue
-		 * @param jobName the job name
-		 * @return the key values
-		 */
-		static KeyValues of(String operation, String queue, String jobName) {
-			return KeyValues.of(MESSAGING_SYSTEM.withValue("redq"), MESSAGING_OPERATION.withValue(operation),
-					MESSAGING_DESTINATION_NAME.withValue(queue), JOB_NAME.withValue(jobName));
 		}
 
 		@Override

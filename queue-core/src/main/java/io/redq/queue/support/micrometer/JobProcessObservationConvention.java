@@ -18,9 +18,4 @@ public interface JobProcessObservationConvention extends ObservationConvention<J
 		return context instanceof JobProcessReceiverContext;
 	}
 
-	@Override
-	default String getName() {
-		return "redq.listener";
-	}
-
 }

@@ -14,30 +14,21 @@ import io.micrometer.observation.transport.ReceiverContext;
  */
 public class JobProcessReceiverContext extends ReceiverContext<Map<String, String>> {
 
-	private final String queue;
-
-	private final String jobName;
-
-	private final String jobId;
+	private final ObservedJob job;
 
 	private final int attempt;
 
 	/**
 	 * Create a context.
 	 * @param headers the headers the job was dispatched with
-	 * @param queue the queue
-	 * @param jobName the job name
-	 * @param jobId the job id
+	 * @param job the job being processed
 	 * @param attempt the attempt, starting at 1
 	 */
-	public JobProcessReceiverContext(Map<String, String> headers, String queue, String jobName, String jobId,
-			int attempt) {
+	public JobProcessReceiverContext(Map<String, String> headers, ObservedJob job, int attempt) {
 		super((carrier, key) -> carrier.get(key));
 		setCarrier(headers);
 		setRemoteServiceName("redis");
-		this.queue = queue;
-		this.jobName = jobName;
-		this.jobId = jobId;
+		this.job = job;
 		this.attempt = attempt;
 	}
 
@@ -50,27 +41,11 @@ public class JobProcessReceiverContext extends ReceiverContext<Map<String, Strin
 	}
 
 	/**
-	 * Return the queue the job came from.
-	 * @return the queue
+	 * Return the job being processed.
+	 * @return the job
 	 */
-	public String getQueue() {
-		return this.queue;
-	}
-
-	/**
-	 * Return the job name.
-	 * @return the job name
-	 */
-	public String getJobName() {
-		return this.jobName;
-	}
-
-	/**
-	 * Return the job id.
-	 * @return the job id
-	 */
-	public String getJobId() {
-		return this.jobId;
+	public ObservedJob getJob() {
+		return this.job;
 	}
 
 	/**

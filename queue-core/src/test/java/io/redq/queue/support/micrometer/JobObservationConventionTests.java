@@ -18,10 +18,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class JobObservationConventionTests {
 
+	private static final ObservedJob JOB = new ObservedJob("mail", "send-invoice", "42");
+
 	@Test
 	void senderContextWritesTheTraceContextIntoTheJobHeaders() {
 		Map<String, String> headers = new LinkedHashMap<>(Map.of("tenant", "acme"));
-		JobDispatchSenderContext context = new JobDispatchSenderContext(headers, "mail", "send-invoice", "42");
+		JobDispatchSenderContext context = new JobDispatchSenderContext(headers, JOB);
 		context.getSetter().set(context.getCarrier(), "traceparent", "00-abc-def-01");
 		assertThat(headers).containsOnly(Map.entry("tenant", "acme"), Map.entry("traceparent", "00-abc-def-01"));
 	}
@@ -35,8 +37,7 @@ class JobObservationConventionTests {
 
 	@Test
 	void dispatchConventionGivesEveryDocumentedKey() {
-		JobDispatchSenderContext context = new JobDispatchSenderContext(new LinkedHashMap<>(), "mail", "send-invoice",
-				"42");
+		JobDispatchSenderContext context = new JobDispatchSenderContext(new LinkedHashMap<>(), JOB);
 		DefaultJobDispatchObservationConvention convention = DefaultJobDispatchObservationConvention.INSTANCE;
 		assertThat(convention.getName()).isEqualTo("redq.dispatcher");
 		assertThat(convention.getContextualName(context)).isEqualTo("publish mail");
@@ -70,8 +71,7 @@ class JobObservationConventionTests {
 
 	@Test
 	void conventionsSupportOnlyTheirOwnContext() {
-		JobDispatchSenderContext dispatch = new JobDispatchSenderContext(new LinkedHashMap<>(), "mail", "send-invoice",
-				"42");
+		JobDispatchSenderContext dispatch = new JobDispatchSenderContext(new LinkedHashMap<>(), JOB);
 		JobProcessReceiverContext process = process();
 		assertThat(DefaultJobDispatchObservationConvention.INSTANCE.supportsContext(dispatch)).isTrue();
 		assertThat(DefaultJobDispatchObservationConvention.INSTANCE.supportsContext(process)).isFalse();
@@ -80,7 +80,7 @@ class JobObservationConventionTests {
 	}
 
 	private static JobProcessReceiverContext process() {
-		return new JobProcessReceiverContext(Map.of("traceparent", "00-abc-def-01"), "mail", "send-invoice", "42", 2);
+		return new JobProcessReceiverContext(Map.of("traceparent", "00-abc-def-01"), JOB, 2);
 	}
 
 	private static String[] keys(KeyValues keyValues) {
