@@ -73,12 +73,9 @@ class JobQueueAutoConfigurationIntegrationTests {
 			"jobQueueReviveScript", "jobQueueModelScript", "jobQueueRecurringTickScript",
 			"jobQueueRecurringPauseScript");
 
-	private final RedisServer redis;
-
 	private final ApplicationContextRunner runner;
 
 	JobQueueAutoConfigurationIntegrationTests(RedisServer redis) {
-		this.redis = redis;
 		this.runner = JobQueueContextRunner.on(redis);
 	}
 
@@ -104,18 +101,18 @@ class JobQueueAutoConfigurationIntegrationTests {
 	}
 
 	@Test
-	void closingTheContextSendsThePendingAsyncDispatchesBeforeTheRedisConnectionsClose() {
+	void closingTheContextSendsThePendingAsyncDispatchesBeforeTheRedisConnectionsClose(RedisServer redis) {
 		this.runner.withPropertyValues("redq.jobs.remote.queue=elsewhere").run((context) -> {
 			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 			// Redis holds the first call, so that the others are still pending at close
-			this.redis.command("CLIENT", "PAUSE", "500", "WRITE");
+			redis.command("CLIENT", "PAUSE", "500", "WRITE");
 			List<CompletableFuture<DispatchResult>> futures = new ArrayList<>();
 			for (int i = 0; i < 100; i++) {
 				futures.add(dispatcher.dispatchAsync("remote", i));
 			}
 			context.close();
 			assertThat(futures).allSatisfy((future) -> assertThat(future).isCompleted());
-			assertThat(this.redis.command("LLEN", "redq:{elsewhere}:ready")).isEqualTo("100");
+			assertThat(redis.command("LLEN", "redq:{elsewhere}:ready")).isEqualTo("100");
 		});
 	}
 
@@ -161,7 +158,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 	}
 
 	@Test
-	void backsOffForUserJobQueueOperations() {
+	void backsOffForUserJobQueueOperations(RedisServer redis) {
 		this.runner.withUserConfiguration(UserOperationsConfiguration.class)
 			.withPropertyValues("redq.jobs.remote-job.queue=other")
 			.run((context) -> {
@@ -169,7 +166,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 				assertThat(context.getBean(JobQueueOperations.class)).isSameAs(context.getBean("customOperations"));
 				// the dispatcher works on the user's operations, with their key prefix
 				context.getBean(JobDispatcher.class).dispatch("remote-job", "payload");
-				assertThat(this.redis.command("LLEN", "custom:{other}:ready")).isEqualTo("1");
+				assertThat(redis.command("LLEN", "custom:{other}:ready")).isEqualTo("1");
 			});
 	}
 
@@ -195,7 +192,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 	}
 
 	@Test
-	void userScriptBeanReplacesOursByName() {
+	void userScriptBeanReplacesOursByName(RedisServer redis) {
 		this.runner.withUserConfiguration(UserEnqueueScriptConfiguration.class)
 			.withPropertyValues("redq.jobs.remote-job.queue=other")
 			.run((context) -> {
@@ -203,8 +200,8 @@ class JobQueueAutoConfigurationIntegrationTests {
 				assertThat(context.getBean("jobQueueEnqueueScript")).isSameAs(UserEnqueueScriptConfiguration.SCRIPT);
 				assertThat(context.getBeansOfType(RedisScript.class)).containsOnlyKeys(SCRIPT_BEAN_NAMES);
 				context.getBean(JobDispatcher.class).dispatch("remote-job", "payload");
-				assertThat(this.redis.command("GET", "custom-enqueue")).isEqualTo("called");
-				assertThat(this.redis.command("LLEN", "redq:{other}:ready")).isEqualTo("0");
+				assertThat(redis.command("GET", "custom-enqueue")).isEqualTo("called");
+				assertThat(redis.command("LLEN", "redq:{other}:ready")).isEqualTo("0");
 			});
 	}
 
@@ -285,25 +282,25 @@ class JobQueueAutoConfigurationIntegrationTests {
 	}
 
 	@Test
-	void keyPrefixPropertyPrefixesEveryKey() {
+	void keyPrefixPropertyPrefixesEveryKey(RedisServer redis) {
 		this.runner.withPropertyValues("redq.key-prefix=myapp", "redq.jobs.remote-job.queue=other").run((context) -> {
 			String id = context.getBean(JobDispatcher.class).dispatch("remote-job", "payload").id();
-			assertThat(this.redis.command("LRANGE", "myapp:{other}:ready", "0", "-1")).isEqualTo(id);
-			assertThat(this.redis.command("EXISTS", "redq:{other}:ready")).isEqualTo("0");
+			assertThat(redis.command("LRANGE", "myapp:{other}:ready", "0", "-1")).isEqualTo(id);
+			assertThat(redis.command("EXISTS", "redq:{other}:ready")).isEqualTo("0");
 		});
 	}
 
 	@Test
-	void jobMaxAttemptsPropertyBecomesTheDefault() {
+	void jobMaxAttemptsPropertyBecomesTheDefault(RedisServer redis) {
 		this.runner.withPropertyValues("redq.job.max-attempts=6", "redq.jobs.remote-job.queue=other").run((context) -> {
 			assertThat(context.getBean(JobDefaults.class).maxAttempts()).isEqualTo(6);
 			String id = context.getBean(JobDispatcher.class).dispatch("remote-job", "payload").id();
-			assertThat(this.redis.command("HGET", "redq:{other}:jobs", id)).contains("\"maxAttempts\":6");
+			assertThat(redis.command("HGET", "redq:{other}:jobs", id)).contains("\"maxAttempts\":6");
 		});
 	}
 
 	@Test
-	void deadLetterMaxSizePropertyBoundsDeadJobs() {
+	void deadLetterMaxSizePropertyBoundsDeadJobs(RedisServer redis) {
 		this.runner.withPropertyValues("redq.dead-letter.max-size=1", "redq.jobs.remote-job.queue=other")
 			.run((context) -> {
 				JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
@@ -315,12 +312,12 @@ class JobQueueAutoConfigurationIntegrationTests {
 				for (ReservedJob job : jobs) {
 					assertThat(operations.fail("other", job.lease(), "boom", null)).isTrue();
 				}
-				assertThat(this.redis.command("ZCARD", "redq:{other}:dead")).isEqualTo("1");
+				assertThat(redis.command("ZCARD", "redq:{other}:dead")).isEqualTo("1");
 			});
 	}
 
 	@Test
-	void durabilityReplicasPropertyMakesDispatchesWaitForReplicas() {
+	void durabilityReplicasPropertyMakesDispatchesWaitForReplicas(RedisServer redis) {
 		// this Redis has no replica: the dispatch waits out the timeout, says so, and the
 		// job stays on the master
 		this.runner
@@ -331,33 +328,33 @@ class JobQueueAutoConfigurationIntegrationTests {
 				assertThatExceptionOfType(ReplicationTimeoutException.class)
 					.isThrownBy(() -> dispatcher.dispatch(JobRequest.of("remote-job", "payload").id("r-1").build()))
 					.withMessageContaining("only 0 of the 1 replicas required (redq.durability.replicas)");
-				assertThat(this.redis.command("LRANGE", "redq:{other}:ready", "0", "-1")).isEqualTo("r-1");
+				assertThat(redis.command("LRANGE", "redq:{other}:ready", "0", "-1")).isEqualTo("r-1");
 			});
 	}
 
 	@Test
-	void maxPayloadSizePropertyLimitsDispatches() {
+	void maxPayloadSizePropertyLimitsDispatches(RedisServer redis) {
 		this.runner.withPropertyValues("redq.dispatcher.max-payload-size=10KB", "redq.jobs.remote-job.queue=other")
 			.run((context) -> {
 				JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 				assertThatIllegalArgumentException()
 					.isThrownBy(() -> dispatcher.dispatch("remote-job", "x".repeat(11 * 1024)))
 					.withMessageContaining("more than the limit of 10240 bytes");
-				assertThat(this.redis.command("EXISTS", "redq:{other}:ready")).isEqualTo("0");
+				assertThat(redis.command("EXISTS", "redq:{other}:ready")).isEqualTo("0");
 				dispatcher.dispatch("remote-job", "x".repeat(9 * 1024));
-				assertThat(this.redis.command("LLEN", "redq:{other}:ready")).isEqualTo("1");
+				assertThat(redis.command("LLEN", "redq:{other}:ready")).isEqualTo("1");
 			});
 	}
 
 	@Test
-	void resendWindowPropertySetsHowLongRedisRemembersADispatch() {
+	void resendWindowPropertySetsHowLongRedisRemembersADispatch(RedisServer redis) {
 		this.runner
 			.withPropertyValues("redq.dispatcher.resend-window=10s", "spring.data.redis.timeout=5s",
 					"redq.jobs.remote-job.queue=other")
 			.run((context) -> {
 				context.getBean(JobDispatcher.class).dispatch("remote-job", "x");
-				String sent = this.redis.command("KEYS", "redq:{other}:sent:*");
-				assertThat(Long.parseLong(this.redis.command("PTTL", sent))).isBetween(1L, 10_000L);
+				String sent = redis.command("KEYS", "redq:{other}:sent:*");
+				assertThat(Long.parseLong(redis.command("PTTL", sent))).isBetween(1L, 10_000L);
 			});
 	}
 
@@ -386,11 +383,11 @@ class JobQueueAutoConfigurationIntegrationTests {
 	}
 
 	@Test
-	void remoteJobPropertySendsDispatchesToItsQueue() {
+	void remoteJobPropertySendsDispatchesToItsQueue(RedisServer redis) {
 		this.runner.withPropertyValues("redq.jobs.remote-job.queue=other").run((context) -> {
 			String id = context.getBean(JobDispatcher.class).dispatch("remote-job", "payload").id();
-			assertThat(this.redis.command("LRANGE", "redq:{other}:ready", "0", "-1")).isEqualTo(id);
-			assertThat(this.redis.command("EXISTS", "redq:{default}:ready")).isEqualTo("0");
+			assertThat(redis.command("LRANGE", "redq:{other}:ready", "0", "-1")).isEqualTo(id);
+			assertThat(redis.command("EXISTS", "redq:{default}:ready")).isEqualTo("0");
 		});
 	}
 
@@ -415,20 +412,20 @@ class JobQueueAutoConfigurationIntegrationTests {
 	}
 
 	@Test
-	void warnsWhenRedisMayEvictJobs(CapturedOutput output) {
-		this.redis.command("CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
+	void warnsWhenRedisMayEvictJobs(RedisServer redis, CapturedOutput output) {
+		redis.command("CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
 		try {
 			this.runner.run((context) -> assertThat(context).hasNotFailed());
 			assertThat(output).contains("WARN").contains("maxmemory-policy is 'allkeys-lru'").contains("'noeviction'");
 		}
 		finally {
-			this.redis.command("CONFIG", "SET", "maxmemory-policy", "noeviction");
+			redis.command("CONFIG", "SET", "maxmemory-policy", "noeviction");
 		}
 	}
 
 	@Test
-	void doesNotWarnWhenRedisDoesNotEvict(CapturedOutput output) {
-		assertThat(this.redis.command("CONFIG", "GET", "maxmemory-policy")).isEqualTo("maxmemory-policy\nnoeviction");
+	void doesNotWarnWhenRedisDoesNotEvict(RedisServer redis, CapturedOutput output) {
+		assertThat(redis.command("CONFIG", "GET", "maxmemory-policy")).isEqualTo("maxmemory-policy\nnoeviction");
 		this.runner.run((context) -> assertThat(context).hasNotFailed());
 		assertThat(output).doesNotContain("maxmemory-policy");
 	}

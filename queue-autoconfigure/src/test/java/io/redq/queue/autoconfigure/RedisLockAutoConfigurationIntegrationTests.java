@@ -44,12 +44,9 @@ class RedisLockAutoConfigurationIntegrationTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(60);
 
-	private final RedisServer redis;
-
 	private final ApplicationContextRunner runner;
 
 	RedisLockAutoConfigurationIntegrationTests(RedisServer redis) {
-		this.redis = redis;
 		this.runner = JobQueueContextRunner.on(redis)
 			.withConfiguration(AutoConfigurations.of(RedisLockAutoConfiguration.class));
 	}
@@ -61,7 +58,7 @@ class RedisLockAutoConfigurationIntegrationTests {
 	}
 
 	@Test
-	void durabilityReplicasPropertyMakesLocksWaitForReplicas() {
+	void durabilityReplicasPropertyMakesLocksWaitForReplicas(RedisServer redis) {
 		// this Redis has no replica: the lock is released again and its acquisition
 		// throws
 		this.runner.withPropertyValues("redq.durability.replicas=1", "redq.durability.replica-timeout=50ms")
@@ -70,12 +67,12 @@ class RedisLockAutoConfigurationIntegrationTests {
 				assertThatExceptionOfType(ReplicationTimeoutException.class)
 					.isThrownBy(() -> locks.tryAcquire("report", Duration.ZERO))
 					.withMessageContaining("only 0 of the 1 replicas required (redq.durability.replicas)");
-				assertThat(this.redis.command("EXISTS", "redq:lock:{report}")).isEqualTo("0");
+				assertThat(redis.command("EXISTS", "redq:lock:{report}")).isEqualTo("0");
 			});
 	}
 
 	@Test
-	void lockServiceHasTheDefaultLeaseAndWatchdog() {
+	void lockServiceHasTheDefaultLeaseAndWatchdog(RedisServer redis) {
 		this.runner.run((context) -> {
 			assertThat(context).hasNotFailed().hasSingleBean(RedisLockService.class).hasBean("redisLockService");
 			RedisLockService locks = context.getBean(RedisLockService.class);
@@ -83,20 +80,20 @@ class RedisLockAutoConfigurationIntegrationTests {
 			assertThat(locks.isWatchdog()).isTrue();
 			try (LockHandle lock = locks.tryAcquire("report", Duration.ZERO)) {
 				assertThat(lock).isNotNull();
-				assertThat(this.redis.command("GET", "redq:lock:{report}:fence")).isEqualTo("1");
+				assertThat(redis.command("GET", "redq:lock:{report}:fence")).isEqualTo("1");
 			}
 		});
 	}
 
 	@Test
-	void lockPropertiesAndKeyPrefixConfigureTheLockService() {
+	void lockPropertiesAndKeyPrefixConfigureTheLockService(RedisServer redis) {
 		this.runner.withPropertyValues("redq.lock.lease-time=5s", "redq.lock.watchdog=false", "redq.key-prefix=shop")
 			.run((context) -> {
 				RedisLockService locks = context.getBean(RedisLockService.class);
 				assertThat(locks.getLeaseTime()).isEqualTo(Duration.ofSeconds(5));
 				assertThat(locks.isWatchdog()).isFalse();
 				assertThat(locks.tryAcquire("report", Duration.ZERO)).isNotNull();
-				assertThat(Long.parseLong(this.redis.command("PTTL", "shop:lock:{report}"))).isBetween(1L, 5000L);
+				assertThat(Long.parseLong(redis.command("PTTL", "shop:lock:{report}"))).isBetween(1L, 5000L);
 			});
 	}
 
@@ -136,17 +133,17 @@ class RedisLockAutoConfigurationIntegrationTests {
 	}
 
 	@Test
-	void closingTheContextStopsTheWatchdogAndLeavesLocksToTheirLease() {
+	void closingTheContextStopsTheWatchdogAndLeavesLocksToTheirLease(RedisServer redis) {
 		this.runner.withPropertyValues("redq.lock.lease-time=200ms").run((context) -> {
 			RedisLockService locks = context.getBean(RedisLockService.class);
 			assertThat(locks.tryAcquire("nightly", Duration.ZERO)).isNotNull();
 			context.close();
-			await().atMost(DEADLINE).until(() -> this.redis.command("EXISTS", "redq:lock:{nightly}").equals("0"));
+			await().atMost(DEADLINE).until(() -> redis.command("EXISTS", "redq:lock:{nightly}").equals("0"));
 		});
 	}
 
 	@Test
-	void sixteenThreadsInThreeApplicationsNeverHoldALockAtTheSameTime() {
+	void sixteenThreadsInThreeApplicationsNeverHoldALockAtTheSameTime(RedisServer redis) {
 		this.runner.run((one) -> this.runner.run((two) -> this.runner.run((three) -> {
 			List<ConfigurableApplicationContext> applications = List.of(one, two, three);
 			assertThat(applications.stream().map((context) -> context.getBean(RedisLockService.class)).distinct())
@@ -155,14 +152,14 @@ class RedisLockAutoConfigurationIntegrationTests {
 			AtomicInteger mostInside = new AtomicInteger();
 			AtomicInteger sections = new AtomicInteger();
 			List<Long> fencingTokens = Collections.synchronizedList(new ArrayList<>());
-			this.redis.command("SET", "counter", "0");
+			redis.command("SET", "counter", "0");
 			ExecutorService threads = Executors.newFixedThreadPool(16);
 			try {
 				List<Future<?>> workers = new ArrayList<>();
 				for (int thread = 0; thread < 16; thread++) {
 					ConfigurableApplicationContext application = applications.get(thread % 3);
 					RedisLockService locks = application.getBean(RedisLockService.class);
-					StringRedisTemplate redis = application.getBean(StringRedisTemplate.class);
+					StringRedisTemplate template = application.getBean(StringRedisTemplate.class);
 					workers.add(threads.submit(() -> {
 						for (int i = 0; i < 20; i++) {
 							try (LockHandle lock = locks.tryAcquire("counter", DEADLINE)) {
@@ -170,9 +167,9 @@ class RedisLockAutoConfigurationIntegrationTests {
 								mostInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
 								fencingTokens.add(lock.getFencingToken());
 								// a lost update if two threads were in here at once
-								String count = redis.opsForValue().get("counter");
+								String count = template.opsForValue().get("counter");
 								Thread.sleep(1);
-								redis.opsForValue().set("counter", Integer.toString(Integer.parseInt(count) + 1));
+								template.opsForValue().set("counter", Integer.toString(Integer.parseInt(count) + 1));
 								sections.incrementAndGet();
 								inside.decrementAndGet();
 							}
@@ -189,7 +186,7 @@ class RedisLockAutoConfigurationIntegrationTests {
 			}
 			assertThat(mostInside).hasValue(1);
 			assertThat(sections).hasValue(320);
-			assertThat(this.redis.command("GET", "counter")).isEqualTo("320");
+			assertThat(redis.command("GET", "counter")).isEqualTo("320");
 			assertThat(fencingTokens).hasSize(320).isSorted().doesNotHaveDuplicates();
 		})));
 	}

@@ -55,12 +55,9 @@ class JobListenerContainerIntegrationTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(10);
 
-	private final RedisServer redis;
-
 	private final ApplicationContextRunner runner;
 
 	JobListenerContainerIntegrationTests(RedisServer redis) {
-		this.redis = redis;
 		this.runner = JobQueueContextRunner.on(redis)
 			.withPropertyValues("redq.listener.shutdown-timeout=2s")
 			.withUserConfiguration(Jobs.class);
@@ -235,14 +232,14 @@ class JobListenerContainerIntegrationTests {
 	}
 
 	@Test
-	void scriptCacheFlushedMidRunLosesNothing() {
+	void scriptCacheFlushedMidRunLosesNothing(RedisServer redis) {
 		this.runner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
 			List<String> ids = new ArrayList<>();
 			for (int i = 0; i < 2000; i++) {
 				ids.add(dispatcher(context).dispatch("greet", new Greeting("flush", i)).id());
 				if (i % 100 == 0) {
-					this.redis.command("SCRIPT", "FLUSH");
+					redis.command("SCRIPT", "FLUSH");
 				}
 			}
 			await().atMost(DEADLINE).until(() -> jobs.attempts.keySet().containsAll(ids));
@@ -251,21 +248,20 @@ class JobListenerContainerIntegrationTests {
 	}
 
 	@Test
-	void idleContainerBlocksInsteadOfPolling() {
+	void idleContainerBlocksInsteadOfPolling(RedisServer redis) {
 		this.runner.withPropertyValues("redq.listener.poll-timeout=300ms").run((context) -> {
 			String id = dispatcher(context).dispatch("greet", new Greeting("warm up", 1)).id();
 			context.getBean(Jobs.class).awaitAttempts(id, 1);
-			long scripts = ScriptExecutions.count(this.redis);
-			long migrations = ScriptExecutions.calls(this.redis, "zrangebyscore");
+			long scripts = ScriptExecutions.count(redis);
+			long migrations = ScriptExecutions.calls(redis, "zrangebyscore");
 			CountDownLatch idle = new CountDownLatch(1);
 			assertThat(idle.await(3, TimeUnit.SECONDS)).isFalse();
 			// three idle containers make one reserve call each per poll timeout
 			// (a polling loop would make thousands), and their migrators sleep:
 			// nothing is delayed or reserved
-			assertThat(ScriptExecutions.count(this.redis) - scripts).as("script calls of idle containers in 3s")
+			assertThat(ScriptExecutions.count(redis) - scripts).as("script calls of idle containers in 3s")
 				.isLessThanOrEqualTo(3 * (3000 / 300 + 1));
-			assertThat(ScriptExecutions.calls(this.redis, "zrangebyscore") - migrations)
-				.as("migrations of idle containers")
+			assertThat(ScriptExecutions.calls(redis, "zrangebyscore") - migrations).as("migrations of idle containers")
 				.isZero();
 			String next = dispatcher(context).dispatch("greet", new Greeting("wake up", 1)).id();
 			Attempt attempt = context.getBean(Jobs.class).awaitAttempts(next, 1).get(0);
@@ -372,7 +368,7 @@ class JobListenerContainerIntegrationTests {
 	}
 
 	@Test
-	void gracefulShutdownFinishesRunningJobsAndLeavesTheRestReady() {
+	void gracefulShutdownFinishesRunningJobsAndLeavesTheRestReady(RedisServer redis) {
 		Jobs[] jobs = new Jobs[1];
 		this.runner.withPropertyValues("redq.listener.concurrency=2", "redq.listener.prefetch=32").run((context) -> {
 			jobs[0] = context.getBean(Jobs.class);
@@ -382,7 +378,7 @@ class JobListenerContainerIntegrationTests {
 			await().atMost(DEADLINE).until(() -> jobs[0].attempts.size() == 2);
 		});
 		assertThat(jobs[0].completed).hasSize(2).containsAll(jobs[0].attempts.keySet());
-		QueueStats stats = statsAfterClose("it");
+		QueueStats stats = statsAfterClose(redis, "it");
 		assertThat(stats.reserved()).isZero();
 		assertThat(stats.ready()).isEqualTo(8);
 		this.runner.run((context) -> {
@@ -392,11 +388,11 @@ class JobListenerContainerIntegrationTests {
 				.as("jobs prefetched but never started got their attempt back")
 				.allSatisfy((attempt) -> assertThat(attempt.context().getAttempt()).isEqualTo(1));
 		});
-		assertThat(statsAfterClose("it")).isEqualTo(new QueueStats(0, 0, 0, 0));
+		assertThat(statsAfterClose(redis, "it")).isEqualTo(new QueueStats(0, 0, 0, 0));
 	}
 
 	@Test
-	void prefetchedJobsThatTurnOutSlowAreHandedBackWithTheirAttempt() {
+	void prefetchedJobsThatTurnOutSlowAreHandedBackWithTheirAttempt(RedisServer redis) {
 		List<String> ids = new ArrayList<>();
 		ApplicationContextRunner runner = this.runner.withPropertyValues("redq.listener.shutdown-timeout=200ms");
 		runner.withPropertyValues("redq.listener.concurrency=2", "redq.queues.it.prefetch=32").run((context) -> {
@@ -414,7 +410,7 @@ class JobListenerContainerIntegrationTests {
 			await().atMost(DEADLINE).until(() -> stats(context, "it").equals(new QueueStats(8, 0, 2, 0)));
 			assertThat(ids).filteredOn((id) -> !context.getBean(Jobs.class).attempts(id).isEmpty()).hasSize(2);
 		});
-		assertThat(statsAfterClose("it")).isEqualTo(new QueueStats(10, 0, 0, 0));
+		assertThat(statsAfterClose(redis, "it")).isEqualTo(new QueueStats(10, 0, 0, 0));
 		runner.withPropertyValues("redq.listener.concurrency=10").run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
 			await().atMost(DEADLINE).until(() -> jobs.attempts.size() == 10);
@@ -447,7 +443,7 @@ class JobListenerContainerIntegrationTests {
 	}
 
 	@Test
-	void shutdownTimeoutInterruptsAndHandsBackJobsAtOnce() {
+	void shutdownTimeoutInterruptsAndHandsBackJobsAtOnce(RedisServer redis) {
 		Jobs[] jobs = new Jobs[1];
 		long[] closedIn = new long[1];
 		this.runner.withPropertyValues("redq.listener.shutdown-timeout=200ms").run((context) -> {
@@ -458,7 +454,7 @@ class JobListenerContainerIntegrationTests {
 		});
 		assertThat(Duration.ofNanos(System.nanoTime() - closedIn[0])).isLessThan(Duration.ofSeconds(2));
 		assertThat(jobs[0].interrupted).hasSize(1);
-		assertThat(statsAfterClose("it")).isEqualTo(new QueueStats(1, 0, 0, 0));
+		assertThat(statsAfterClose(redis, "it")).isEqualTo(new QueueStats(1, 0, 0, 0));
 	}
 
 	@Test
@@ -518,12 +514,12 @@ class JobListenerContainerIntegrationTests {
 			});
 	}
 
-	private QueueStats statsAfterClose(String queue) {
+	private static QueueStats statsAfterClose(RedisServer redis, String queue) {
 		String prefix = "redq:{" + queue + "}:";
-		return new QueueStats(Long.parseLong(this.redis.command("LLEN", prefix + "ready")),
-				Long.parseLong(this.redis.command("ZCARD", prefix + "delayed")),
-				Long.parseLong(this.redis.command("ZCARD", prefix + "reserved")),
-				Long.parseLong(this.redis.command("ZCARD", prefix + "dead")));
+		return new QueueStats(Long.parseLong(redis.command("LLEN", prefix + "ready")),
+				Long.parseLong(redis.command("ZCARD", prefix + "delayed")),
+				Long.parseLong(redis.command("ZCARD", prefix + "reserved")),
+				Long.parseLong(redis.command("ZCARD", prefix + "dead")));
 	}
 
 	private static void awaitQueueEmpty(AssertableApplicationContext context, String queue) {

@@ -38,12 +38,9 @@ class JobQueueMetricsIntegrationTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(10);
 
-	private final RedisServer redis;
-
 	private final ApplicationContextRunner runner;
 
 	JobQueueMetricsIntegrationTests(RedisServer redis) {
-		this.redis = redis;
 		this.runner = JobQueueContextRunner.on(redis)
 			.withConfiguration(AutoConfigurations.of(JobQueueMetricsAutoConfiguration.class))
 			.withUserConfiguration(MeteredJobs.class);
@@ -96,7 +93,7 @@ class JobQueueMetricsIntegrationTests {
 	}
 
 	@Test
-	void queueGaugesShareOneRedisReadPerQueue() {
+	void queueGaugesShareOneRedisReadPerQueue(RedisServer redis) {
 		this.runner.run((context) -> {
 			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 			MeterRegistry meters = context.getBean(MeterRegistry.class);
@@ -104,13 +101,13 @@ class JobQueueMetricsIntegrationTests {
 				dispatcher.dispatch(JobRequest.of("work", "ok").delay(Duration.ofMinutes(5)).build());
 			}
 			await().pollDelay(Duration.ofMillis(1100)).until(() -> true);
-			long before = ScriptExecutions.count(this.redis);
+			long before = ScriptExecutions.count(redis);
 			assertThat(gauge(meters, "delayed")).isEqualTo(3);
 			assertThat(gauge(meters, "ready")).isZero();
 			assertThat(gauge(meters, "reserved")).isZero();
 			assertThat(gauge(meters, "dead")).isZero();
 			assertThat(meters.get("redq.queue.oldest.age").tag("queue", "metered").gauge().value()).isZero();
-			assertThat(ScriptExecutions.count(this.redis) - before).isLessThanOrEqualTo(2);
+			assertThat(ScriptExecutions.count(redis) - before).isLessThanOrEqualTo(2);
 		});
 	}
 
@@ -126,8 +123,8 @@ class JobQueueMetricsIntegrationTests {
 	}
 
 	@Test
-	void metricsBackOffWithoutAMeterRegistry() {
-		JobQueueContextRunner.on(this.redis)
+	void metricsBackOffWithoutAMeterRegistry(RedisServer redis) {
+		JobQueueContextRunner.on(redis)
 			.withConfiguration(AutoConfigurations.of(JobQueueMetricsAutoConfiguration.class))
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(JobDispatcher.class)

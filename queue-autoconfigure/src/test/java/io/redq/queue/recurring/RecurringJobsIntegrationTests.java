@@ -44,14 +44,11 @@ class RecurringJobsIntegrationTests {
 
 	private static final ZoneId BERLIN = ZoneId.of("Europe/Berlin");
 
-	private final RedisServer redis;
-
 	private final Runs runs = new Runs();
 
 	private final ApplicationContextRunner runner;
 
 	RecurringJobsIntegrationTests(RedisServer redis) {
-		this.redis = redis;
 		this.runner = JobQueueContextRunner.on(redis)
 			.withPropertyValues("redq.listener.shutdown-timeout=2s")
 			.withBean(Runs.class, () -> this.runs);
@@ -121,7 +118,7 @@ class RecurringJobsIntegrationTests {
 	}
 
 	@Test
-	void schedulerThatFallsBehindRunsLateTicksUnlessTooLate() {
+	void schedulerThatFallsBehindRunsLateTicksUnlessTooLate(RedisServer redis) {
 		this.runner.withUserConfiguration(DowntimeJobs.class)
 			// lateness well above the short stall, so that a loaded machine's own delays
 			// stay within it
@@ -130,7 +127,7 @@ class RecurringJobsIntegrationTests {
 				await().atMost(DEADLINE).until(() -> this.runs.of("run-once").size() >= 2);
 				// Redis answers no client for a while: the scheduler's tick waits for it
 				Instant shortStall = Instant.now();
-				this.redis.command("CLIENT", "PAUSE", "400");
+				redis.command("CLIENT", "PAUSE", "400");
 				await().atMost(DEADLINE).untilAsserted(() -> {
 					List<Run> ticks = runs("run-once", shortStall, "tick");
 					assertThat(ticks).as("a tick run late")
@@ -139,7 +136,7 @@ class RecurringJobsIntegrationTests {
 				});
 				assertThat(runs("run-once", shortStall, "catch-up")).isEmpty();
 				Instant longStall = Instant.now();
-				this.redis.command("CLIENT", "PAUSE", "3500");
+				redis.command("CLIENT", "PAUSE", "3500");
 				Instant blocked = Instant.now();
 				await().atMost(DEADLINE).untilAsserted(() -> {
 					List<Run> catchUps = runs("run-once", longStall, "catch-up");

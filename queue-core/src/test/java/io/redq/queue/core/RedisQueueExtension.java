@@ -10,6 +10,7 @@ import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolutionException;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -17,10 +18,10 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * JUnit Jupiter extension for tests that use the library without an application context:
  * each test of a {@link WithRedis} class gets, as parameters of its test and
  * {@code @BeforeEach} methods, {@link RedisJobQueueOperations} (key prefix
- * {@value RedisJobQueueOperations#DEFAULT_KEY_PREFIX}) and a {@link StringRedisTemplate}
- * on one connection to the class's server, which {@link WithRedis} empties before each
- * test. The connection is closed after the test's {@code @AfterEach} methods, so that
- * those can still stop what uses it.
+ * {@value RedisJobQueueOperations#DEFAULT_KEY_PREFIX}), a {@link StringRedisTemplate} and
+ * their {@link RedisConnectionFactory}, on one connection to the class's server, which
+ * {@link WithRedis} empties before each test. The connection is closed after the test's
+ * {@code @AfterEach} methods, so that those can still stop what uses it.
  *
  * @author Redq team
  */
@@ -31,7 +32,8 @@ public class RedisQueueExtension implements ParameterResolver {
 	@Override
 	public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
 		Class<?> type = parameterContext.getParameter().getType();
-		return type == RedisJobQueueOperations.class || type == StringRedisTemplate.class;
+		return type == RedisJobQueueOperations.class || type == StringRedisTemplate.class
+				|| type == RedisConnectionFactory.class;
 	}
 
 	@Override
@@ -44,8 +46,11 @@ public class RedisQueueExtension implements ParameterResolver {
 		}
 		Connection connection = extensionContext.getStore(NAMESPACE)
 			.computeIfAbsent(Connection.class, (key) -> Connection.open(extensionContext), Connection.class);
-		return (parameterContext.getParameter().getType() == StringRedisTemplate.class) ? connection.template()
-				: connection.operations();
+		Class<?> type = parameterContext.getParameter().getType();
+		if (type == RedisConnectionFactory.class) {
+			return connection.connectionFactory();
+		}
+		return (type == StringRedisTemplate.class) ? connection.template() : connection.operations();
 	}
 
 	/**

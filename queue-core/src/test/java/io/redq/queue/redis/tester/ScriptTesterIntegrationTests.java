@@ -9,20 +9,21 @@ import java.util.List;
 import java.util.Set;
 
 import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.core.RedisQueueExtension;
 import io.redq.queue.redis.tester.ScriptTester.Invariant;
 import io.redq.queue.redis.tester.ScriptTester.Settings;
 import io.redq.queue.redis.tester.ScriptTester.Violation;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;
-import io.redq.queue.test.TestConnections;
 import io.redq.queue.test.WithRedis;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.core.io.ClassPathResource;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * @author Redq team
  */
 @WithRedis
+@ExtendWith(RedisQueueExtension.class)
 class ScriptTesterIntegrationTests {
 
 	private static final Settings SHORT = new Settings(400, 3, 4, 2, 6,
@@ -48,18 +50,14 @@ class ScriptTesterIntegrationTests {
 
 	private static final Duration LONG_RUN = Duration.ofMinutes(Long.getLong("redq.tester.minutes", 5));
 
-	private final RedisServer redis;
+	private RedisServer redis;
 
-	private final LettuceConnectionFactory connectionFactory;
+	private RedisConnectionFactory connectionFactory;
 
-	ScriptTesterIntegrationTests(RedisServer redis) {
+	@BeforeEach
+	void connect(RedisServer redis, RedisConnectionFactory connectionFactory) {
 		this.redis = redis;
-		this.connectionFactory = TestConnections.connectionFactory(redis);
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.connectionFactory.destroy();
+		this.connectionFactory = connectionFactory;
 	}
 
 	@Test
