@@ -15,10 +15,9 @@ import io.redq.queue.core.ReplicationTimeoutException;
 import io.redq.queue.config.JobCatalog;
 import io.redq.queue.annotation.Backoff;
 import io.redq.queue.annotation.QueuedJob;
-import io.redq.queue.core.JobDefinition;
 import io.redq.queue.listener.JobContext;
+import io.redq.queue.listener.DefaultJobErrorHandler;
 import io.redq.queue.listener.JobErrorHandler;
-import org.jspecify.annotations.Nullable;
 import io.redq.queue.annotation.QueuedJobAnnotationBeanPostProcessor;
 import io.redq.queue.config.JobListenerContainerFactory;
 import io.redq.queue.config.JobListenerRegistry;
@@ -682,19 +681,10 @@ class JobQueueAutoConfigurationIntegrationTests {
 
 		@Bean
 		JobErrorHandler neverRetry() {
-			return new JobErrorHandler() {
-
-				@Override
-				public @Nullable Duration retryDelay(JobContext job, JobDefinition definition, Throwable exception) {
-					return null;
-				}
-
-				@Override
-				public void recover(JobContext job, Throwable exception) {
-					NeverRetryConfiguration.this.recovered.add(job.getId());
-				}
-
-			};
+			DefaultJobErrorHandler errorHandler = new DefaultJobErrorHandler(
+					(job, exception) -> this.recovered.add(job.getId()));
+			errorHandler.addNotRetryableExceptions(IllegalStateException.class);
+			return errorHandler;
 		}
 
 	}
