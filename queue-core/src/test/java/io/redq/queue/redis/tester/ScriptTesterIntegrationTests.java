@@ -14,7 +14,6 @@ import io.redq.queue.redis.tester.ScriptTester.Invariant;
 import io.redq.queue.redis.tester.ScriptTester.Settings;
 import io.redq.queue.redis.tester.ScriptTester.Violation;
 import io.redq.queue.script.QueueScripts;
-import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,6 +22,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -50,13 +50,10 @@ class ScriptTesterIntegrationTests {
 
 	private static final Duration LONG_RUN = Duration.ofMinutes(Long.getLong("redq.tester.minutes", 5));
 
-	private RedisServer redis;
-
 	private RedisConnectionFactory connectionFactory;
 
 	@BeforeEach
-	void connect(RedisServer redis, RedisConnectionFactory connectionFactory) {
-		this.redis = redis;
+	void connect(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
 	}
 
@@ -124,7 +121,9 @@ class ScriptTesterIntegrationTests {
 	}
 
 	private ScriptTester tester(QueueScripts scripts, Settings settings, long seed) {
-		this.redis.flushAll();
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			connection.serverCommands().flushAll();
+		}
 		return new ScriptTester(new RedisJobQueueOperations(this.connectionFactory, scripts, "redq"), settings, seed);
 	}
 
