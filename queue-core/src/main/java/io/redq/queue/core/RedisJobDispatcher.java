@@ -11,30 +11,26 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import io.redq.queue.support.JobQueueLifecycle;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.EnqueueOperations;
 import io.redq.queue.redis.JobEnvelope;
+import io.redq.queue.support.JobQueueLifecycle;
 import io.redq.queue.support.micrometer.DefaultJobDispatchObservationConvention;
 import io.redq.queue.support.micrometer.JobDispatchObservationConvention;
 import io.redq.queue.support.micrometer.JobDispatchSenderContext;
-import io.redq.queue.support.micrometer.ObservedJob;
 import io.redq.queue.support.micrometer.JobObservation;
+import io.redq.queue.support.micrometer.ObservedJob;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.ResolvableType;
-import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
 /**
@@ -58,15 +54,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	/** The most jobs enqueued by one script call. */
 	static final int BATCH_SIZE = 1000;
 
-	/** The most asynchronous dispatches waiting to be sent. */
-	static final int MAX_PENDING = 10 * BATCH_SIZE;
-
 	private static final Log logger = LogFactory.getLog(RedisJobDispatcher.class);
-
-	/** Tells the sender to stop once the dispatches before it are sent. */
-	private static final AsyncDispatch STOP = new AsyncDispatch(
-			new PreparedJob("", "", "", EnqueueCommand.withGeneratedId("", Due.NOW, ""), null),
-			new CompletableFuture<>());
 
 	private final JobQueueOperations operations;
 
@@ -86,16 +74,9 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	private @Nullable JobDispatchObservationConvention observationConvention;
 
-	/** The asynchronous dispatches not yet sent; a caller waits when it is full. */
-	private final BlockingQueue<AsyncDispatch> pending = new LinkedBlockingQueue<>(MAX_PENDING);
-
-	private Duration closeTimeout = Duration.ofSeconds(10);
+	private final AsyncDispatchSender asyncSender = new AsyncDispatchSender(this::send);
 
 	private Duration resendWindow = DEFAULT_RESEND_WINDOW;
-
-	private volatile boolean closed;
-
-	private volatile @Nullable Thread sender;
 
 	/**
 	 * Create an instance.
@@ -131,7 +112,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 */
 	public void setCloseTimeout(Duration closeTimeout) {
 		Assert.isTrue(!closeTimeout.isNegative() && !closeTimeout.isZero(), "closeTimeout must be positive");
-		this.closeTimeout = closeTimeout;
+		this.asyncSender.setCloseTimeout(closeTimeout);
 	}
 
 	/**
@@ -206,13 +187,12 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 			}
 			for (Iterator<List<PreparedJob>> queues = byQueue.values().iterator(); queues.hasNext();) {
 				List<PreparedJob> jobs = queues.next();
-				List<DispatchResult> enqueued = enqueue(jobs);
+				List<DispatchResult> sent = send(jobs);
 				// in Redis: not failed if a later queue's call fails
 				queues.remove();
 				for (int i = 0; i < jobs.size(); i++) {
-					results.put(jobs.get(i), enqueued.get(i));
+					results.put(jobs.get(i), sent.get(i));
 				}
-				dispatched(jobs);
 			}
 		}
 		catch (RuntimeException ex) {
@@ -224,97 +204,12 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	@Override
 	public CompletableFuture<DispatchResult> dispatchAsync(JobRequest request) {
-		AsyncDispatch dispatch = new AsyncDispatch(prepare(request), new CompletableFuture<>());
-		try {
-			if (this.sender == null || this.closed) {
-				startSender();
-			}
-			this.pending.put(dispatch);
-			if (this.closed && this.pending.remove(dispatch)) {
-				// closed meanwhile, and the sender did not take it
-				throw closed();
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			dispatch.job().failed(ex);
-			throw new IllegalStateException("Interrupted while waiting for room among the pending dispatches", ex);
-		}
-		catch (IllegalStateException ex) {
-			dispatch.job().failed(ex);
-			throw ex;
-		}
-		return dispatch.future();
-	}
-
-	private synchronized void startSender() {
-		if (this.closed) {
-			throw closed();
-		}
-		if (this.sender == null) {
-			Thread sender = new CustomizableThreadFactory("redq-dispatcher-").newThread(this::sendPending);
-			sender.setDaemon(true);
-			this.sender = sender;
-			sender.start();
-		}
-	}
-
-	private static IllegalStateException closed() {
-		return new IllegalStateException("The dispatcher is closed: its application is shutting down");
-	}
-
-	/**
-	 * Send the pending asynchronous dispatches, up to one batch per script call, until
-	 * the dispatcher is stopped and none is left, or another sender replaced this one.
-	 */
-	private void sendPending() {
-		List<AsyncDispatch> batch = new ArrayList<>(BATCH_SIZE);
-		while (this.sender == Thread.currentThread()) {
-			try {
-				AsyncDispatch first = this.closed ? this.pending.poll() : this.pending.take();
-				if (first == null || first == STOP) {
-					return;
-				}
-				batch.add(first);
-			}
-			catch (InterruptedException ex) {
-				// only stopping ends the sender, once the dispatches before it are sent
-				continue;
-			}
-			this.pending.drainTo(batch, BATCH_SIZE - 1);
-			boolean stop = batch.remove(STOP);
-			Map<String, List<AsyncDispatch>> byQueue = new LinkedHashMap<>();
-			batch.forEach((dispatch) -> byQueue.computeIfAbsent(dispatch.job().queue(), (queue) -> new ArrayList<>())
-				.add(dispatch));
-			byQueue.values().forEach(this::send);
-			batch.clear();
-			if (stop) {
-				return;
-			}
-		}
-	}
-
-	private void send(List<AsyncDispatch> dispatches) {
-		List<PreparedJob> jobs = dispatches.stream().map(AsyncDispatch::job).toList();
-		List<DispatchResult> results;
-		try {
-			results = enqueue(jobs);
-		}
-		catch (RuntimeException ex) {
-			dispatches.forEach((dispatch) -> dispatch.fail(ex));
-			return;
-		}
-		for (int i = 0; i < dispatches.size(); i++) {
-			dispatches.get(i).future().complete(results.get(i));
-		}
-		dispatched(jobs);
+		return this.asyncSender.submit(prepare(request));
 	}
 
 	@Override
 	public void start() {
-		synchronized (this) {
-			this.closed = false;
-		}
+		this.asyncSender.start();
 	}
 
 	/**
@@ -324,33 +219,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 */
 	@Override
 	public void stop() {
-		Thread sender;
-		synchronized (this) {
-			this.closed = true;
-			sender = this.sender;
-		}
-		if (sender == null) {
-			return;
-		}
-		try {
-			long deadline = System.nanoTime() + this.closeTimeout.toNanos();
-			if (this.pending.offer(STOP, this.closeTimeout.toNanos(), TimeUnit.NANOSECONDS)) {
-				sender.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		synchronized (this) {
-			// a sender still waiting for Redis ends after that call
-			this.sender = null;
-		}
-		List<AsyncDispatch> unsent = new ArrayList<>();
-		this.pending.drainTo(unsent);
-		unsent.remove(STOP);
-		IllegalStateException ex = new IllegalStateException("Redis did not take this job within "
-				+ this.closeTimeout.toMillis() + " ms of the dispatcher closing; it was not sent");
-		unsent.forEach((dispatch) -> dispatch.fail(ex));
+		this.asyncSender.stop();
 	}
 
 	/**
@@ -359,17 +228,19 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 */
 	@Override
 	public boolean isRunning() {
-		return !this.closed;
+		return this.asyncSender.isRunning();
 	}
 
 	/**
-	 * Enqueue prepared jobs of one queue.
+	 * Enqueue prepared jobs of one queue, and report them once Redis has them.
 	 * @param jobs the jobs
 	 * @return what happened to each job, in order
 	 */
-	private List<DispatchResult> enqueue(List<PreparedJob> jobs) {
-		return this.enqueueOperations.enqueue(jobs.get(0).queue(), jobs.stream().map(PreparedJob::command).toList(),
-				this.resendWindow);
+	private List<DispatchResult> send(List<PreparedJob> jobs) {
+		List<DispatchResult> results = this.enqueueOperations.enqueue(jobs.get(0).queue(),
+				jobs.stream().map(PreparedJob::command).toList(), this.resendWindow);
+		dispatched(jobs);
+		return results;
 	}
 
 	/**
@@ -513,30 +384,6 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	private String knownJobs() {
 		return this.definitions.all().stream().map(JobDefinition::name).sorted().toList().toString();
-	}
-
-	/**
-	 * A job ready to be enqueued: its queue, name, id, script arguments, and the
-	 * observation of its dispatch, if any.
-	 */
-	private record PreparedJob(String queue, String jobName, String id, EnqueueCommand command,
-			@Nullable Observation observation) {
-
-		void failed(Exception ex) {
-			if (this.observation != null) {
-				this.observation.error(ex).stop();
-			}
-		}
-
-	}
-
-	private record AsyncDispatch(PreparedJob job, CompletableFuture<DispatchResult> future) {
-
-		void fail(Exception ex) {
-			this.future.completeExceptionally(ex);
-			this.job.failed(ex);
-		}
-
 	}
 
 }
