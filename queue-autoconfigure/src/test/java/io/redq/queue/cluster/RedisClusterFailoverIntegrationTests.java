@@ -38,9 +38,7 @@ class RedisClusterFailoverIntegrationTests {
 
 	@BeforeAll
 	static void startCluster() {
-		// a replica per master, and a node timeout that fails a master over within
-		// seconds
-		cluster = RedisCluster.start(3, 1, "--cluster-node-timeout", "1000");
+		cluster = RedisCluster.startWithFailover();
 	}
 
 	@Test
