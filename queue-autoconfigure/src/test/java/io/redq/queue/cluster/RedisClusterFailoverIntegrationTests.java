@@ -13,7 +13,6 @@ import io.redq.queue.listener.JobContext;
 import io.redq.queue.test.RedisCluster;
 import io.redq.queue.test.RedisServer;
 import org.junit.jupiter.api.AutoClose;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.context.annotation.Configuration;
@@ -34,14 +33,7 @@ class RedisClusterFailoverIntegrationTests {
 	private static final String QUEUE = "q0";
 
 	@AutoClose
-	private static RedisCluster cluster;
-
-	@BeforeAll
-	static void startCluster() {
-		// a replica per master, and a node timeout that fails a master over within
-		// seconds
-		cluster = RedisCluster.start(3, 1, "--cluster-node-timeout", "1000");
-	}
+	private final RedisCluster cluster = RedisCluster.startWithFailover();
 
 	@Test
 	void queueRunsJobsAfterItsMasterFailedOver() {
@@ -53,20 +45,20 @@ class RedisClusterFailoverIntegrationTests {
 		// property for it any more) but follows reconnect attempts to the lost master,
 		// which come further and further apart. spring.data.redis.timeout makes
 		// commands stuck on the lost master fail and be retried.
-		JobQueueContextRunner.on(cluster)
+		JobQueueContextRunner.on(this.cluster)
 			.withPropertyValues("spring.data.redis.lettuce.cluster.refresh.period=1s", "spring.data.redis.timeout=6s")
 			.withUserConfiguration(FailoverJobs.class)
 			.run((context) -> {
 				JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 				List<String> before = dispatch(dispatcher, 10);
 				await().atMost(DEADLINE).until(() -> FailoverJobs.handled.containsAll(before));
-				RedisServer master = cluster.masterOf("{" + QUEUE + "}");
-				RedisServer replica = cluster.replicasOf(master).get(0);
+				RedisServer master = this.cluster.masterOf("{" + QUEUE + "}");
+				RedisServer replica = this.cluster.replicasOf(master).get(0);
 				master.kill();
 				// until the replica takes over, no master serves the queue's slot
 				await().atMost(DEADLINE)
 					.ignoreExceptions()
-					.until(() -> cluster.masterOf("{" + QUEUE + "}").equals(replica) && cluster.isOk());
+					.until(() -> this.cluster.masterOf("{" + QUEUE + "}").equals(replica) && this.cluster.isOk());
 				// until Lettuce's next topology refresh, a dispatch may still go to the
 				// lost master and time out: callers retry, as this does for the first
 				List<String> after = new ArrayList<>();

@@ -28,8 +28,7 @@ class ProxyFaultsIntegrationTests extends ChaosSupport {
 
 	@Test // issue 5, scenario 8: enqueue
 	void lostRepliesAndResetsDuringDispatchAreReportedNeverSilentlyLost() {
-		startRedis();
-		ChaosProxy proxy = proxy();
+		ChaosProxy proxy = startRedisBehindProxy();
 		RedisJobDispatcher flaky = dispatcherVia(proxy.port(), Duration.ofSeconds(2));
 		startWorkers(2);
 		List<String> ids = new ArrayList<>();
@@ -80,8 +79,7 @@ class ProxyFaultsIntegrationTests extends ChaosSupport {
 
 	@Test // issue 5, scenario 8: ack
 	void lostAcknowledgementsCostAtMostOneRedeliveryEach() {
-		startRedis();
-		ChaosProxy proxy = proxy();
+		ChaosProxy proxy = startRedisBehindProxy();
 		List<WorkerProcess> workers = startWorkersVia(proxy.port(), 2);
 		List<String> ids = dispatch(300, ChaosTask.standard(), 5);
 		long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -134,8 +132,7 @@ class ProxyFaultsIntegrationTests extends ChaosSupport {
 
 	@Test // issue 5, scenario 8: blackhole
 	void workersResumeAfterABlackholeLongerThanTheLease() {
-		startRedis();
-		ChaosProxy proxy = proxy();
+		ChaosProxy proxy = startRedisBehindProxy();
 		List<WorkerProcess> workers = startWorkersVia(proxy.port(), 2);
 		List<String> ids = dispatch(300, ChaosTask.standard(), 5);
 		awaitEntries((entry) -> entry.is("DONE"), 40, Duration.ofSeconds(30));
@@ -154,6 +151,12 @@ class ProxyFaultsIntegrationTests extends ChaosSupport {
 				+ " stale tokens refused");
 		checkInvariants(ids, startedBy(workers, openedAt));
 		assertThat(blackholedAt).isPositive();
+	}
+
+	/** Start Redis and a proxy in front of it, through which the test injects faults. */
+	private ChaosProxy startRedisBehindProxy() {
+		startRedis();
+		return proxy();
 	}
 
 }

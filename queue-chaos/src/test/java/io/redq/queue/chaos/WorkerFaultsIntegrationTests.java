@@ -18,8 +18,7 @@ class WorkerFaultsIntegrationTests extends ChaosSupport {
 
 	@Test // issue 5, scenario 1
 	void killedWorkersJobsAreRedeliveredWithinTheLeasePlusOneSecond() {
-		startRedis();
-		List<WorkerProcess> workers = startWorkers(2);
+		List<WorkerProcess> workers = startRedisAndTwoWorkers();
 		WorkerProcess victim = workers.get(0);
 		WorkerProcess survivor = workers.get(1);
 		// enough jobs that the queue cannot drain between the 20th one done and the kill
@@ -56,8 +55,7 @@ class WorkerFaultsIntegrationTests extends ChaosSupport {
 
 	@Test // issue 5, scenario 2
 	void stalledWorkersLateAcksAreRefusedAndTheRedeliveredCopiesComplete() {
-		startRedis();
-		List<WorkerProcess> workers = startWorkers(2);
+		List<WorkerProcess> workers = startRedisAndTwoWorkers();
 		WorkerProcess victim = workers.get(0);
 		WorkerProcess survivor = workers.get(1);
 		List<String> ids = dispatch(24, new ChaosTask(1500, false), 3);
@@ -99,8 +97,7 @@ class WorkerFaultsIntegrationTests extends ChaosSupport {
 
 	@Test // issue 5, scenario 3
 	void handlerRunningFiveTimesItsLeaseIsNotRedelivered() {
-		startRedis();
-		List<WorkerProcess> workers = startWorkers(2);
+		List<WorkerProcess> workers = startRedisAndTwoWorkers();
 		List<String> ids = dispatch(4, new ChaosTask(5 * LEASE.toMillis(), false), 3);
 		awaitDrained(Duration.ofSeconds(30));
 		assertThat(entries((entry) -> entry.is("START"))).hasSize(ids.size());
@@ -112,8 +109,7 @@ class WorkerFaultsIntegrationTests extends ChaosSupport {
 
 	@Test // issue 5, scenario 4
 	void sigtermStopsGracefullyWithoutWaitingForALease() {
-		startRedis();
-		List<WorkerProcess> workers = startWorkers(2);
+		List<WorkerProcess> workers = startRedisAndTwoWorkers();
 		WorkerProcess victim = workers.get(0);
 		List<String> ids = dispatch(300, ChaosTask.standard(), 3);
 		awaitEntries((entry) -> entry.pid() == victim.pid() && entry.is("DONE"), 20, Duration.ofSeconds(30));
@@ -196,6 +192,12 @@ class WorkerFaultsIntegrationTests extends ChaosSupport {
 		List<WorkerProcess> crashed = this.workers.stream().filter((worker) -> !worker.process().isAlive()).toList();
 		Invariants.Outcome outcome = checkInvariants(ids, startedBy(crashed, Long.MAX_VALUE));
 		assertThat(outcome.dead()).isEqualTo(1);
+	}
+
+	/** Start Redis and two workers: in most scenarios one is the victim of the fault. */
+	private List<WorkerProcess> startRedisAndTwoWorkers() {
+		startRedis();
+		return startWorkers(2);
 	}
 
 }

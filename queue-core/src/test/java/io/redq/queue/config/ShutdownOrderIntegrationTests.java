@@ -15,23 +15,17 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.redq.queue.listener.StringJobHandler;
 import io.redq.queue.support.JobQueueLifecycle;
+import io.redq.queue.core.AbstractQueueIntegrationTests;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.RedisJobDispatcher;
-import io.redq.queue.core.RedisJobQueueOperations;
-import io.redq.queue.core.RedisQueueExtension;
-import io.redq.queue.redis.QueueKeys;
-import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import tools.jackson.databind.json.JsonMapper;
-
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -43,26 +37,16 @@ import static org.awaitility.Awaitility.await;
  *
  * @author Redq team
  */
-@WithRedis
-@ExtendWith(RedisQueueExtension.class)
-class ShutdownOrderIntegrationTests {
-
-	private static final String QUEUE = "shutdown";
+class ShutdownOrderIntegrationTests extends AbstractQueueIntegrationTests {
 
 	private final Set<String> finished = ConcurrentHashMap.newKeySet();
-
-	private RedisJobQueueOperations operations;
-
-	private StringRedisTemplate template;
 
 	private JobListenerRegistry registry;
 
 	private RedisJobDispatcher dispatcher;
 
 	@BeforeEach
-	void setUp(RedisJobQueueOperations operations, StringRedisTemplate template) {
-		this.operations = operations;
-		this.template = template;
+	void setUp() {
 		JobCatalog catalog = new JobCatalog();
 		this.registry = new JobListenerRegistry(catalog);
 		// works a few milliseconds per job, so that jobs are running when the containers
@@ -73,8 +57,7 @@ class ShutdownOrderIntegrationTests {
 					LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
 					this.finished.add(context.getId());
 				}));
-		JobListenerContainerFactory factory = new JobListenerContainerFactory(this.operations.getListenerOperations(),
-				JsonMapper.shared());
+		JobListenerContainerFactory factory = new JobListenerContainerFactory(this.listener, JsonMapper.shared());
 		factory.getContainerProperties().setConcurrency(4);
 		factory.getContainerProperties().setShutdownTimeout(Duration.ofMillis(500));
 		this.registry.createContainers(factory);
@@ -139,10 +122,9 @@ class ShutdownOrderIntegrationTests {
 	 * Return the ids that are ready, delayed or reserved, in one read of each set.
 	 */
 	private Set<String> inRedis() {
-		QueueKeys keys = this.operations.getStore().keys(QUEUE);
-		Set<String> ids = new HashSet<>(this.template.opsForList().range(keys.ready(), 0, -1));
-		ids.addAll(this.template.opsForZSet().range(keys.delayed(), 0, -1));
-		ids.addAll(this.template.opsForZSet().range(keys.reserved(), 0, -1));
+		Set<String> ids = new HashSet<>(this.template.opsForList().range(this.keys.ready(), 0, -1));
+		ids.addAll(this.template.opsForZSet().range(this.keys.delayed(), 0, -1));
+		ids.addAll(this.template.opsForZSet().range(this.keys.reserved(), 0, -1));
 		return ids;
 	}
 

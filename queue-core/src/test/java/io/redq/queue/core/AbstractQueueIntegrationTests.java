@@ -11,9 +11,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * Base class of the integration tests that call one queue's scripts directly: before each
- * test it holds the class's Redis, the operations, their enqueue and listener parts and a
- * template that {@link RedisQueueExtension} gives that test, and the keys of the queue.
+ * Base class of the integration tests that use the library on a real Redis without an
+ * application context: before each test it holds the class's Redis, the operations, their
+ * enqueue and listener parts and a template that {@link RedisQueueExtension} gives that
+ * test, and the keys of {@link #QUEUE}.
  *
  * @author Redq team
  */
@@ -21,7 +22,10 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 @ExtendWith(RedisQueueExtension.class)
 public abstract class AbstractQueueIntegrationTests {
 
-	private final String queue;
+	/**
+	 * The queue of the tests, whose keys {@link #keys} names.
+	 */
+	protected static final String QUEUE = "test";
 
 	protected RedisServer redis;
 
@@ -35,14 +39,6 @@ public abstract class AbstractQueueIntegrationTests {
 
 	protected QueueKeys keys;
 
-	/**
-	 * Create a test of the given queue.
-	 * @param queue the queue whose keys {@link #keys} names
-	 */
-	protected AbstractQueueIntegrationTests(String queue) {
-		this.queue = queue;
-	}
-
 	@BeforeEach
 	void connect(RedisServer redis, RedisJobQueueOperations operations, StringRedisTemplate template) {
 		this.redis = redis;
@@ -50,7 +46,7 @@ public abstract class AbstractQueueIntegrationTests {
 		this.enqueuer = operations.getEnqueueOperations();
 		this.listener = operations.getListenerOperations();
 		this.template = template;
-		this.keys = operations.getStore().keys(this.queue);
+		this.keys = operations.getStore().keys(QUEUE);
 	}
 
 }

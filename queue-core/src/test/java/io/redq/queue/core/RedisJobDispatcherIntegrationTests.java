@@ -17,17 +17,12 @@ import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.test.ScriptExecutions;
-import io.redq.queue.test.RedisServer;
-import io.redq.queue.test.WithRedis;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -41,28 +36,14 @@ import static org.awaitility.Awaitility.await;
  *
  * @author Redq team
  */
-@WithRedis
-@ExtendWith(RedisQueueExtension.class)
-class RedisJobDispatcherIntegrationTests {
-
-	private final RedisServer redis;
+class RedisJobDispatcherIntegrationTests extends AbstractQueueIntegrationTests {
 
 	private final JsonMapper jsonMapper = JsonMapper.shared();
 
-	private RedisJobQueueOperations operations;
-
-	private StringRedisTemplate template;
-
 	private RedisJobDispatcher dispatcher;
 
-	RedisJobDispatcherIntegrationTests(RedisServer redis) {
-		this.redis = redis;
-	}
-
 	@BeforeEach
-	void setUp(RedisJobQueueOperations operations, StringRedisTemplate template) {
-		this.operations = operations;
-		this.template = template;
+	void setUp() {
 		this.dispatcher = new RedisJobDispatcher(this.operations,
 				definitions(job("send-invoice", "mail", Invoice.class), job("close-auction", "auctions", Long.class),
 						job("ping", "default", String.class), job("pong", "default", String.class),
@@ -143,8 +124,7 @@ class RedisJobDispatcherIntegrationTests {
 		assertThat(dispatchWithId(DuplicatePolicy.KEEP, Uniqueness.UNTIL_COMPLETED).outcome()).isEqualTo(Outcome.KEPT);
 		assertThat(dispatchWithId(DuplicatePolicy.REPLACE, Uniqueness.UNTIL_COMPLETED).outcome())
 			.isEqualTo(Outcome.REPLACED);
-		assertThat(this.operations.getListenerOperations().reserve("default", 1, Duration.ofMinutes(1)).jobs())
-			.hasSize(1);
+		assertThat(this.listener.reserve("default", 1, Duration.ofMinutes(1)).jobs()).hasSize(1);
 		assertThat(dispatchWithId(DuplicatePolicy.REPLACE, Uniqueness.UNTIL_COMPLETED).outcome())
 			.isEqualTo(Outcome.DROPPED);
 		assertThat(dispatchWithId(DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED).outcome()).isEqualTo(Outcome.QUEUED);
@@ -174,8 +154,7 @@ class RedisJobDispatcherIntegrationTests {
 		assertThat(this.dispatcher.schedule("close-auction", 7L, at))
 			.isEqualTo(new DispatchResult("close-auction:7", Outcome.CREATED));
 		assertThat(this.dispatcher.schedule("close-auction", 7L, Instant.now()).outcome()).isEqualTo(Outcome.REPLACED);
-		assertThat(this.operations.getListenerOperations().reserve("auctions", 1, Duration.ofMinutes(1)).jobs())
-			.extracting(ReservedJob::id)
+		assertThat(this.listener.reserve("auctions", 1, Duration.ofMinutes(1)).jobs()).extracting(ReservedJob::id)
 			.containsExactly("close-auction:7");
 		assertThat(this.dispatcher.schedule("close-auction", 7L, at).outcome()).isEqualTo(Outcome.DROPPED);
 		assertThat(this.operations.stats("auctions")).isEqualTo(new QueueStats(0, 0, 1, 0));

@@ -23,13 +23,7 @@ import static org.awaitility.Awaitility.await;
  */
 class RetentionIntegrationTests extends AbstractQueueIntegrationTests {
 
-	private static final String QUEUE = "retention";
-
 	private static final Duration LEASE = Duration.ofSeconds(30);
-
-	RetentionIntegrationTests() {
-		super(QUEUE);
-	}
 
 	@Test
 	void completedJobsLeaveNothingBehindByDefault() {

@@ -9,17 +9,13 @@ import java.util.concurrent.TimeUnit;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.core.Due;
-import io.redq.queue.core.RedisJobQueueOperations;
-import io.redq.queue.core.RedisQueueExtension;
+import io.redq.queue.core.AbstractQueueIntegrationTests;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.redis.ReservedJob;
-import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.ScriptExecutions;
-import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -29,26 +25,13 @@ import static org.awaitility.Awaitility.await;
  *
  * @author Redq team
  */
-@WithRedis
-@ExtendWith(RedisQueueExtension.class)
-class JobAcknowledgerIntegrationTests {
-
-	private static final String QUEUE = "acks";
-
-	private final RedisServer redis;
-
-	private RedisJobQueueOperations operations;
+class JobAcknowledgerIntegrationTests extends AbstractQueueIntegrationTests {
 
 	private JobAcknowledger acknowledger;
 
-	JobAcknowledgerIntegrationTests(RedisServer redis) {
-		this.redis = redis;
-	}
-
 	@BeforeEach
-	void setUp(RedisJobQueueOperations operations) {
-		this.operations = operations;
-		this.acknowledger = new JobAcknowledger(QUEUE, this.operations.getListenerOperations());
+	void setUp() {
+		this.acknowledger = new JobAcknowledger(QUEUE, this.listener);
 	}
 
 	@AfterEach
@@ -69,9 +52,7 @@ class JobAcknowledgerIntegrationTests {
 		jobs.forEach((job) -> this.acknowledger.add(job.lease()));
 		inFlight.countDown();
 		// awaited without scripts, so that only the acknowledgements count
-		String reserved = this.operations.getStore().keys(QUEUE).reserved();
-		await().atMost(Duration.ofSeconds(10))
-			.until(() -> this.operations.getStore().getTemplate().opsForZSet().zCard(reserved) == 0);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.template.opsForZSet().zCard(this.keys.reserved()) == 0);
 		assertThat(ScriptExecutions.count(this.redis) - scripts).as("acknowledgements of 2,500 jobs").isEqualTo(3);
 		assertThat(stats()).isEqualTo(new QueueStats(0, 0, 0, 0));
 	}
@@ -91,12 +72,10 @@ class JobAcknowledgerIntegrationTests {
 			commands.add(new EnqueueCommand("j" + i, Due.NOW, DuplicatePolicy.KEEP,
 					"\"job\":\"test\",\"maxAttempts\":1,\"payload\":" + i + "}"));
 		}
-		this.operations.getEnqueueOperations().enqueue(QUEUE, commands);
+		this.enqueuer.enqueue(QUEUE, commands);
 		List<ReservedJob> jobs = new ArrayList<>(count);
 		while (jobs.size() < count) {
-			jobs.addAll(this.operations.getListenerOperations()
-				.reserve(QUEUE, count - jobs.size(), Duration.ofMinutes(1))
-				.jobs());
+			jobs.addAll(this.listener.reserve(QUEUE, count - jobs.size(), Duration.ofMinutes(1)).jobs());
 		}
 		return jobs;
 	}

@@ -10,17 +10,11 @@ import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.Due;
-import io.redq.queue.core.RedisJobQueueOperations;
-import io.redq.queue.core.RedisQueueExtension;
-import io.redq.queue.redis.QueueKeys;
+import io.redq.queue.core.AbstractQueueIntegrationTests;
 import io.redq.queue.redis.ReservedJob;
-import io.redq.queue.test.WithRedis;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -30,27 +24,19 @@ import static org.awaitility.Awaitility.await;
  *
  * @author Redq team
  */
-@WithRedis
-@ExtendWith(RedisQueueExtension.class)
-class JobLeaseKeeperIntegrationTests {
-
-	private static final String QUEUE = "leases";
+class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 
 	private static final Duration LEASE_TIME = Duration.ofMinutes(5);
 
 	private final List<JobMetrics.Outcome> outcomes = new CopyOnWriteArrayList<>();
 
-	private RedisJobQueueOperations operations;
-
 	private JobLeaseKeeper leaseKeeper;
 
 	@BeforeEach
-	void setUp(RedisJobQueueOperations operations) {
-		this.operations = operations;
+	void setUp() {
 		ContainerProperties properties = new ContainerProperties();
 		properties.setLeaseTime(LEASE_TIME);
-		JobOutcomes jobOutcomes = new JobOutcomes(QUEUE, this.operations.getListenerOperations(),
-				new JobAcknowledger(QUEUE, this.operations.getListenerOperations()));
+		JobOutcomes jobOutcomes = new JobOutcomes(QUEUE, this.listener, new JobAcknowledger(QUEUE, this.listener));
 		jobOutcomes.setMetrics(new JobMetrics() {
 
 			@Override
@@ -60,8 +46,7 @@ class JobLeaseKeeperIntegrationTests {
 			}
 
 		});
-		this.leaseKeeper = new JobLeaseKeeper(QUEUE, this.operations.getListenerOperations(), properties, List.of(),
-				jobOutcomes);
+		this.leaseKeeper = new JobLeaseKeeper(QUEUE, this.listener, properties, List.of(), jobOutcomes);
 	}
 
 	@Test
@@ -70,12 +55,12 @@ class JobLeaseKeeperIntegrationTests {
 		executions.forEach((execution) -> execution.takenBy(Thread.currentThread()));
 		executions.get(2).settle();
 		// another worker holds the second job now
-		template().opsForHash().put(keys().leases(), "j1", "stolen:1");
-		double before = template().opsForZSet().score(keys().reserved(), "j0");
+		this.template.opsForHash().put(this.keys.leases(), "j1", "stolen:1");
+		double before = this.template.opsForZSet().score(this.keys.reserved(), "j0");
 		this.leaseKeeper.renew(executions);
-		assertThat(template().opsForZSet().score(keys().reserved(), "j0"))
+		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "j0"))
 			.isGreaterThanOrEqualTo(before + LEASE_TIME.minusSeconds(3).toMillis());
-		assertThat(template().opsForZSet().score(keys().reserved(), "j2")).as("settled: not renewed")
+		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "j2")).as("settled: not renewed")
 			.isLessThan(before + 1000);
 		assertThat(executions.get(0).isLeaseLost()).isFalse();
 		assertThat(executions.get(0).isSettled()).isFalse();
@@ -88,14 +73,14 @@ class JobLeaseKeeperIntegrationTests {
 	void renewalGivesAWaitingJobTheWaitingLeaseAndAStartedOneTheFullLeaseWhichItConfirms() {
 		List<JobExecution> executions = reserve(2, Duration.ofSeconds(2));
 		executions.get(0).takenBy(Thread.currentThread());
-		double before = template().opsForZSet().score(keys().reserved(), "j1");
+		double before = this.template.opsForZSet().score(this.keys.reserved(), "j1");
 		this.leaseKeeper.renew(executions);
-		assertThat(template().opsForZSet().score(keys().reserved(), "j0"))
+		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "j0"))
 			.isGreaterThanOrEqualTo(before + LEASE_TIME.minusSeconds(3).toMillis());
-		assertThat(template().opsForZSet().score(keys().reserved(), "j1")).isBetween(
+		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "j1")).isBetween(
 				before + ContainerProperties.WAITING_LEASE_TIME.minusSeconds(3).toMillis(),
 				before + ContainerProperties.WAITING_LEASE_TIME.plusSeconds(1).toMillis());
-		assertThat(template().opsForSet().members(keys().started())).containsExactly("j0");
+		assertThat(this.template.opsForSet().members(this.keys.started())).containsExactly("j0");
 	}
 
 	@Test
@@ -105,22 +90,22 @@ class JobLeaseKeeperIntegrationTests {
 		executions.get(0).takenBy(Thread.currentThread());
 		// started on what is left of the waiting lease: renewed at the next call
 		this.leaseKeeper.renew(executions);
-		double renewed = template().opsForZSet().score(keys().reserved(), "j0");
-		assertThat(template().opsForSet().members(keys().started())).containsExactly("j0");
+		double renewed = this.template.opsForZSet().score(this.keys.reserved(), "j0");
+		assertThat(this.template.opsForSet().members(this.keys.started())).containsExactly("j0");
 		this.leaseKeeper.renew(executions);
-		assertThat(template().opsForZSet().score(keys().reserved(), "j0")).as("no call").isEqualTo(renewed);
+		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "j0")).as("no call").isEqualTo(renewed);
 	}
 
 	@Test
 	void aJobAboutToStartWithLittleOfItsWaitingLeaseLeftHasItExtendedAndConfirmedFirst() {
 		List<JobExecution> executions = reserve(2, Duration.ofMillis(500));
-		double before = template().opsForZSet().score(keys().reserved(), "j0");
+		double before = this.template.opsForZSet().score(this.keys.reserved(), "j0");
 		assertThat(this.leaseKeeper.holdForStart(executions.get(0))).isTrue();
-		assertThat(template().opsForZSet().score(keys().reserved(), "j0"))
+		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "j0"))
 			.isGreaterThanOrEqualTo(before + LEASE_TIME.minusSeconds(3).toMillis());
-		assertThat(template().opsForSet().members(keys().started())).containsExactly("j0");
+		assertThat(this.template.opsForSet().members(this.keys.started())).containsExactly("j0");
 		// another worker holds the second job now
-		template().opsForHash().put(keys().leases(), "j1", "stolen:1");
+		this.template.opsForHash().put(this.keys.leases(), "j1", "stolen:1");
 		assertThat(this.leaseKeeper.holdForStart(executions.get(1))).isFalse();
 		assertThat(executions.get(1).isSettled()).isTrue();
 		assertThat(this.outcomes).containsExactly(JobMetrics.Outcome.LEASE_LOST);
@@ -129,20 +114,20 @@ class JobLeaseKeeperIntegrationTests {
 	@Test
 	void aJobAboutToStartWithMoreThanHalfItsWaitingLeaseLeftStartsWithoutACall() {
 		JobExecution execution = reserve(1, ContainerProperties.WAITING_LEASE_TIME).get(0);
-		double before = template().opsForZSet().score(keys().reserved(), "j0");
+		double before = this.template.opsForZSet().score(this.keys.reserved(), "j0");
 		assertThat(this.leaseKeeper.holdForStart(execution)).isTrue();
-		assertThat(template().opsForZSet().score(keys().reserved(), "j0")).isEqualTo(before);
-		assertThat(template().hasKey(keys().started())).isFalse();
+		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "j0")).isEqualTo(before);
+		assertThat(this.template.hasKey(this.keys.started())).isFalse();
 	}
 
 	@Test
 	void aHandlerExtendsItsLeaseUntilItIsLost() {
 		JobExecution execution = reserve(1, Duration.ofSeconds(2)).get(0);
-		double before = template().opsForZSet().score(keys().reserved(), "j0");
+		double before = this.template.opsForZSet().score(this.keys.reserved(), "j0");
 		assertThat(execution.extendLease(Duration.ofMinutes(10))).isTrue();
-		assertThat(template().opsForZSet().score(keys().reserved(), "j0"))
+		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "j0"))
 			.isGreaterThanOrEqualTo(before + Duration.ofMinutes(9).toMillis());
-		template().opsForHash().put(keys().leases(), "j0", "stolen:1");
+		this.template.opsForHash().put(this.keys.leases(), "j0", "stolen:1");
 		assertThat(execution.extendLease(Duration.ofMinutes(10))).isFalse();
 		assertThat(execution.isLeaseLost()).isTrue();
 		assertThat(execution.extendLease(Duration.ofMinutes(10))).as("no call once lost").isFalse();
@@ -152,8 +137,7 @@ class JobLeaseKeeperIntegrationTests {
 	@Test
 	void aStalledRunLosingItsLeaseLeavesTheNewRunOfTheSameJobRunning() {
 		JobExecution stalled = reserve(1, Duration.ofMillis(50)).get(0);
-		await().atMost(Duration.ofSeconds(10))
-			.until(() -> this.operations.getListenerOperations().migrate(QUEUE).expiredLeases() == 1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.listener.migrate(QUEUE).expiredLeases() == 1);
 		// the migrator put the job back, and this instance reserved it again
 		JobExecution current = reserveReady(1, LEASE_TIME).get(0);
 		assertThat(current.getId()).isEqualTo(stalled.getId());
@@ -183,28 +167,20 @@ class JobLeaseKeeperIntegrationTests {
 			commands.add(new EnqueueCommand("j" + i, Due.NOW, DuplicatePolicy.KEEP,
 					"\"job\":\"test\",\"maxAttempts\":3,\"payload\":" + i + "}"));
 		}
-		this.operations.getEnqueueOperations().enqueue(QUEUE, commands);
+		this.enqueuer.enqueue(QUEUE, commands);
 		return reserveReady(count, lease);
 	}
 
 	private List<JobExecution> reserveReady(int count, Duration lease) {
 		List<JobExecution> executions = new ArrayList<>(count);
 		long reservedNanos = System.nanoTime();
-		for (ReservedJob job : this.operations.getListenerOperations().reserve(QUEUE, count, lease).jobs()) {
+		for (ReservedJob job : this.listener.reserve(QUEUE, count, lease).jobs()) {
 			executions
 				.add(new JobExecution(job, QUEUE, new Semaphore(0), this.leaseKeeper, reservedNanos + lease.toNanos()));
 		}
 		executions.sort((a, b) -> a.getId().compareTo(b.getId()));
 		assertThat(executions).hasSize(count);
 		return executions;
-	}
-
-	private StringRedisTemplate template() {
-		return this.operations.getStore().getTemplate();
-	}
-
-	private QueueKeys keys() {
-		return this.operations.getStore().keys(QUEUE);
 	}
 
 }

@@ -7,16 +7,13 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.core.Due;
-import io.redq.queue.core.RedisJobQueueOperations;
-import io.redq.queue.core.RedisQueueExtension;
+import io.redq.queue.core.AbstractQueueIntegrationTests;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.redis.Reservation;
-import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -26,26 +23,19 @@ import static org.awaitility.Awaitility.await;
  *
  * @author Redq team
  */
-@WithRedis
-@ExtendWith(RedisQueueExtension.class)
-class JobMigratorIntegrationTests {
-
-	private static final String QUEUE = "migrations";
+class JobMigratorIntegrationTests extends AbstractQueueIntegrationTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(10);
 
 	private final ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
 
-	private RedisJobQueueOperations operations;
-
 	private JobMigrator migrator;
 
 	@BeforeEach
-	void setUp(RedisJobQueueOperations operations) {
-		this.operations = operations;
+	void setUp() {
 		ContainerProperties properties = new ContainerProperties();
 		properties.setPollTimeout(Duration.ofSeconds(5));
-		this.migrator = new JobMigrator(QUEUE, () -> true, this.operations.getListenerOperations(), properties);
+		this.migrator = new JobMigrator(QUEUE, () -> true, this.listener, properties);
 	}
 
 	@AfterEach
@@ -70,7 +60,7 @@ class JobMigratorIntegrationTests {
 		// the first run found nothing to wait for: the migrator sleeps
 		await().atMost(DEADLINE).until(() -> this.scheduler.getQueue().isEmpty());
 		enqueue("stalled", Due.NOW);
-		Reservation reservation = this.operations.getListenerOperations().reserve(QUEUE, 1, Duration.ofMillis(200));
+		Reservation reservation = this.listener.reserve(QUEUE, 1, Duration.ofMillis(200));
 		assertThat(reservation.jobs()).hasSize(1);
 		this.migrator.wakeUpAt(reservation.redisTime(), reservation.nextDue());
 		await().atMost(DEADLINE).until(() -> this.operations.stats(QUEUE).equals(new QueueStats(1, 0, 0, 0)));
@@ -78,8 +68,7 @@ class JobMigratorIntegrationTests {
 
 	@Test
 	void aStoppedContainersMigratorSchedulesNothing() {
-		JobMigrator stopped = new JobMigrator(QUEUE, () -> false, this.operations.getListenerOperations(),
-				new ContainerProperties());
+		JobMigrator stopped = new JobMigrator(QUEUE, () -> false, this.listener, new ContainerProperties());
 		stopped.start(this.scheduler);
 		stopped.wakeUpAt(0, 0);
 		assertThat(this.scheduler.getQueue()).isEmpty();
@@ -87,9 +76,8 @@ class JobMigratorIntegrationTests {
 	}
 
 	private void enqueue(String id, Due due) {
-		this.operations.getEnqueueOperations()
-			.enqueue(QUEUE, List.of(new EnqueueCommand(id, due, DuplicatePolicy.KEEP,
-					"\"job\":\"test\",\"maxAttempts\":3,\"payload\":1}")));
+		this.enqueuer.enqueue(QUEUE, List.of(new EnqueueCommand(id, due, DuplicatePolicy.KEEP,
+				"\"job\":\"test\",\"maxAttempts\":3,\"payload\":1}")));
 	}
 
 }

@@ -9,24 +9,21 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 
+import io.redq.queue.core.AbstractQueueIntegrationTests;
 import io.redq.queue.core.DeadJob;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.QueueStats;
-import io.redq.queue.core.RedisJobQueueOperations;
-import io.redq.queue.core.RedisQueueExtension;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.QueueStore;
 import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.script.QueueScripts;
-import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.core.script.RedisScript;
@@ -41,11 +38,7 @@ import static org.awaitility.Awaitility.await;
  *
  * @author Redq team
  */
-@WithRedis
-@ExtendWith(RedisQueueExtension.class)
-class JobWorkerPoolIntegrationTests {
-
-	private static final String QUEUE = "workers";
+class JobWorkerPoolIntegrationTests extends AbstractQueueIntegrationTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(10);
 
@@ -57,10 +50,6 @@ class JobWorkerPoolIntegrationTests {
 	/** Holds the handler of job "busy" until counted down. */
 	private final CountDownLatch busy = new CountDownLatch(1);
 
-	private RedisJobQueueOperations operations;
-
-	private ListenerOperations listener;
-
 	private ScheduledExecutorService scheduler;
 
 	private JobAcknowledger acknowledger;
@@ -68,9 +57,7 @@ class JobWorkerPoolIntegrationTests {
 	private JobWorkerPool workerPool;
 
 	@BeforeEach
-	void setUp(RedisJobQueueOperations operations) {
-		this.operations = operations;
-		this.listener = this.operations.getListenerOperations();
+	void setUp() {
 		this.acknowledger = new JobAcknowledger(QUEUE, this.listener);
 		this.acknowledger.start(new CustomizableThreadFactory("test-acker-"));
 		this.scheduler = Executors.newSingleThreadScheduledExecutor();
@@ -136,10 +123,7 @@ class JobWorkerPoolIntegrationTests {
 		this.busy.countDown();
 		await().atMost(DEADLINE).until(() -> this.workerPool.executions().isEmpty());
 		assertThat(this.started).containsExactly("busy");
-		assertThat(this.operations.getStore()
-			.getTemplate()
-			.opsForHash()
-			.get(this.operations.getStore().keys(QUEUE).leases(), "prefetched")).isEqualTo(redelivered.token());
+		assertThat(this.template.opsForHash().get(this.keys.leases(), "prefetched")).isEqualTo(redelivered.token());
 		await().atMost(DEADLINE).until(() -> this.operations.stats(QUEUE).equals(new QueueStats(0, 0, 1, 0)));
 	}
 
@@ -147,21 +131,12 @@ class JobWorkerPoolIntegrationTests {
 	void aPrefetchedJobStartedOnLittleOfItsWaitingLeaseHasItExtendedBeforeItsHandlerRuns() {
 		enqueue("busy", "\"job\":\"test\",\"maxAttempts\":3,\"payload\":\"x\"}");
 		List<Reserved> reserved = reserve(1, Duration.ofMillis(500));
-		double before = this.operations.getStore()
-			.getTemplate()
-			.opsForZSet()
-			.score(this.operations.getStore().keys(QUEUE).reserved(), "busy");
+		double before = this.template.opsForZSet().score(this.keys.reserved(), "busy");
 		submit(reserved);
 		await().atMost(DEADLINE).until(() -> this.started.contains("busy"));
-		assertThat(this.operations.getStore()
-			.getTemplate()
-			.opsForZSet()
-			.score(this.operations.getStore().keys(QUEUE).reserved(), "busy"))
+		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "busy"))
 			.isGreaterThanOrEqualTo(before + LEASE_TIME.minusMinutes(1).toMillis());
-		assertThat(this.operations.getStore()
-			.getTemplate()
-			.opsForSet()
-			.members(this.operations.getStore().keys(QUEUE).started())).containsExactly("busy");
+		assertThat(this.template.opsForSet().members(this.keys.started())).containsExactly("busy");
 	}
 
 	@Test
@@ -169,8 +144,8 @@ class JobWorkerPoolIntegrationTests {
 		// Redis answers every renewal with an error, as when it is overloaded
 		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("extend")
 				? RedisScript.of("return redis.error_reply('ERR renewal refused')", List.class) : definition.load());
-		JobWorkerPool failing = startWorkerPool(new ListenerOperations(new QueueStore(
-				this.operations.getStore().getTemplate().getRequiredConnectionFactory(), scripts, "redq")));
+		JobWorkerPool failing = startWorkerPool(
+				new ListenerOperations(new QueueStore(this.template.getRequiredConnectionFactory(), scripts, "redq")));
 		enqueue("late", "\"job\":\"test\",\"maxAttempts\":3,\"payload\":\"x\"}");
 		// little of the waiting lease left: the worker extends it before the handler runs
 		List<Reserved> reserved = reserve(1, Duration.ofMillis(500));
@@ -183,8 +158,7 @@ class JobWorkerPoolIntegrationTests {
 	}
 
 	private void enqueue(String id, String body) {
-		this.operations.getEnqueueOperations()
-			.enqueue(QUEUE, List.of(new EnqueueCommand(id, Due.NOW, DuplicatePolicy.KEEP, body)));
+		this.enqueuer.enqueue(QUEUE, List.of(new EnqueueCommand(id, Due.NOW, DuplicatePolicy.KEEP, body)));
 	}
 
 	private List<Reserved> reserve(int count, Duration lease) {

@@ -43,22 +43,16 @@ import static org.awaitility.Awaitility.await;
  */
 class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 
-	private static final String QUEUE = "mail";
-
 	/** The model of today's scripts, as {@code common.lua} declares it. */
 	private static final long MODEL = modelOf(read("common.lua"));
 
-	private static final String MISMATCH = "Redq data model " + (MODEL + 1) + " in Redis for queue 'mail', these "
-			+ "scripts use model " + MODEL + ": upgrade this instance to a Redq release that uses model " + (MODEL + 1)
-			+ " (see \"Upgrading\" in the Redq documentation)";
+	private static final String MISMATCH = "Redq data model " + (MODEL + 1) + " in Redis for queue '" + QUEUE
+			+ "', these " + "scripts use model " + MODEL + ": upgrade this instance to a Redq release that uses model "
+			+ (MODEL + 1) + " (see \"Upgrading\" in the Redq documentation)";
 
 	private static final Duration LONG_LEASE = Duration.ofMinutes(1);
 
 	private static final Duration SHORT_LEASE = Duration.ofMillis(1);
-
-	DataModelIntegrationTests() {
-		super(QUEUE);
-	}
 
 	@Test
 	void aNewQueueIsGivenTheModelOfTheScriptsByItsFirstCall() {

@@ -25,15 +25,9 @@ import static org.assertj.core.api.Assertions.tuple;
  */
 class EnqueueResendIntegrationTests extends AbstractQueueIntegrationTests {
 
-	private static final String QUEUE = "resend";
-
 	private static final Duration WINDOW = Duration.ofMinutes(2);
 
 	private static final Duration LEASE = Duration.ofSeconds(30);
-
-	EnqueueResendIntegrationTests() {
-		super(QUEUE);
-	}
 
 	@Test
 	void aDispatchReSentAfterItsJobsRanAndWereAckedStoresNothingRunsNothingAndGetsTheSameReply() {

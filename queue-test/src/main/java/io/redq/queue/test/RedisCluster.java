@@ -64,6 +64,16 @@ public final class RedisCluster implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Start three masters, each with one replica, and a node timeout of one second
+	 * ({@code --cluster-node-timeout 1000}), so that a master that is killed or paused
+	 * fails over to its replica within seconds.
+	 * @return the cluster, to be closed by the caller
+	 */
+	public static RedisCluster startWithFailover() {
+		return start(3, 1, "--cluster-node-timeout", "1000");
+	}
+
 	private void form(int masters, int replicasPerMaster, String... arguments) {
 		for (int i = 0; i < masters; i++) {
 			this.masters.add(RedisServer.local().cluster().arguments(arguments).start());

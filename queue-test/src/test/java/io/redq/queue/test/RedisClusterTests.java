@@ -26,7 +26,7 @@ class RedisClusterTests {
 
 	@BeforeAll
 	static void startCluster() {
-		cluster = RedisCluster.start(3, 1, "--cluster-node-timeout", "1000");
+		cluster = RedisCluster.startWithFailover();
 	}
 
 	@Test
