@@ -6,9 +6,9 @@ import io.redq.queue.core.Due;
 import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobIds;
-import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.EnqueueOperations;
+import io.redq.queue.redis.RedisJobQueueOperations;
 
 import org.springframework.context.ConfigurableApplicationContext;
 

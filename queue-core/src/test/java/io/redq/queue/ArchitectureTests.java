@@ -6,17 +6,18 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
-import io.redq.queue.core.RedisJobDispatcher;
-import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.lock.RedisLockService;
 import io.redq.queue.metrics.MicrometerJobMetrics;
 import io.redq.queue.metrics.QueueMeterBinder;
+import io.redq.queue.redis.RedisJobDispatcher;
+import io.redq.queue.redis.RedisJobQueueOperations;
 import org.junit.jupiter.api.Test;
 
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
@@ -47,27 +48,24 @@ class ArchitectureTests {
 		.resideInAPackage("io.micrometer.core..")
 		.because("micrometer-core is optional: only the metrics classes, used when it is present, may need it");
 
-	private static final ArchRule PUBLIC_API_DOES_NOT_EXPOSE_REDIS_INTERNALS = noClasses().that()
+	private static final ArchRule API_DOES_NOT_DEPEND_ON_ITS_REDIS_IMPLEMENTATION = noClasses().that()
 		.resideInAPackage("io.redq.queue.core..")
-		.and()
-		.arePublic()
-		.and()
-		.doNotHaveFullyQualifiedName(RedisJobDispatcher.class.getName())
-		.and()
-		.doNotHaveFullyQualifiedName(RedisJobQueueOperations.class.getName())
 		.should()
 		.dependOnClassesThat()
 		.resideInAPackage("io.redq.queue.redis..")
-		.because("applications use the core types without the wire-level ones; only the Redis implementations "
-				+ "and their package-private parts reach into the internal package");
+		.because("applications use the core types without the Redis implementation and its wire-level types");
+
+	private static final ArchRule PACKAGES_ARE_FREE_OF_CYCLES = slices().matching("io.redq.queue.(**)")
+		.should()
+		.beFreeOfCycles();
 
 	private static final ArchRule REDIS_INTERNALS_KNOW_NO_COMPONENT = noClasses().that()
 		.resideInAPackage("io.redq.queue.redis..")
 		.should()
 		.dependOnClassesThat()
 		.resideInAnyPackage("io.redq.queue.annotation..", "io.redq.queue.config..", "io.redq.queue.listener..",
-				"io.redq.queue.recurring..", "io.redq.queue.lock..", "io.redq.queue.support..")
-		.because("the internal Redis layer serves the dispatcher, containers and scheduler, and knows none of them");
+				"io.redq.queue.recurring..", "io.redq.queue.lock..")
+		.because("the Redis layer serves the containers, the scheduler and the locks, and knows none of them");
 
 	private static final ArchRule OBSERVATIONS_USE_NO_OTHER_REDQ_PACKAGE = noClasses().that()
 		.resideInAPackage("io.redq.queue.support.micrometer..")
@@ -106,8 +104,13 @@ class ArchitectureTests {
 	}
 
 	@Test
-	void publicApiDoesNotExposeRedisInternals() {
-		PUBLIC_API_DOES_NOT_EXPOSE_REDIS_INTERNALS.check(MAIN_CLASSES);
+	void apiDoesNotDependOnItsRedisImplementation() {
+		API_DOES_NOT_DEPEND_ON_ITS_REDIS_IMPLEMENTATION.check(MAIN_CLASSES);
+	}
+
+	@Test
+	void packagesAreFreeOfCycles() {
+		PACKAGES_ARE_FREE_OF_CYCLES.check(MAIN_CLASSES);
 	}
 
 	@Test

@@ -3,7 +3,6 @@ package io.redq.queue.annotation;
 import java.time.Duration;
 import java.util.List;
 
-import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.config.JobCatalog;
 import io.redq.queue.config.JobListenerContainerFactory;
 import io.redq.queue.config.JobListenerRegistry;
@@ -13,6 +12,7 @@ import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.listener.JobContext;
 import io.redq.queue.listener.JobListenerContainer;
+import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.script.QueueScripts;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;

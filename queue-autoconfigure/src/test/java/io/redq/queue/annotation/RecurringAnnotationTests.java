@@ -4,16 +4,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 
-import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.config.JobCatalog;
 import io.redq.queue.config.JobListenerContainerFactory;
 import io.redq.queue.config.JobQueueConfigUtils;
-import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.listener.JobContext;
 import io.redq.queue.recurring.MissedTicks;
 import io.redq.queue.recurring.RecurringJobDefinition;
 import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.recurring.RecurringSchedule;
+import io.redq.queue.redis.RedisJobDispatcher;
+import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.script.RecurringScripts;
 import org.junit.jupiter.api.Test;

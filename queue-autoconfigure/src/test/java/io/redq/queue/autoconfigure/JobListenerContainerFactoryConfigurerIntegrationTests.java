@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.List;
 
 import io.redq.queue.config.JobListenerContainerFactory;
-import io.redq.queue.core.RedisJobQueueOperations;
 import io.redq.queue.listener.ContainerProperties;
+import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.Test;

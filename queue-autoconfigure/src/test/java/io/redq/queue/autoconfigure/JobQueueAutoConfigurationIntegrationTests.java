@@ -9,29 +9,29 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.redq.queue.redis.ListenerOperations;
-import io.redq.queue.core.RedisJobQueueOperations;
-import io.redq.queue.core.ReplicationTimeoutException;
-import io.redq.queue.config.JobCatalog;
 import io.redq.queue.annotation.Backoff;
 import io.redq.queue.annotation.QueuedJob;
-import io.redq.queue.listener.JobContext;
-import io.redq.queue.listener.DefaultJobErrorHandler;
-import io.redq.queue.listener.JobErrorHandler;
 import io.redq.queue.annotation.QueuedJobAnnotationBeanPostProcessor;
+import io.redq.queue.config.JobCatalog;
 import io.redq.queue.config.JobListenerContainerFactory;
 import io.redq.queue.config.JobListenerRegistry;
 import io.redq.queue.config.JobQueueConfigUtils;
-import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.DispatchResult;
+import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobRequest;
+import io.redq.queue.core.ReplicationTimeoutException;
 import io.redq.queue.core.Timer;
-import io.redq.queue.core.RedisJobDispatcher;
-import io.redq.queue.redis.ReservedJob;
+import io.redq.queue.listener.DefaultJobErrorHandler;
+import io.redq.queue.listener.JobContext;
+import io.redq.queue.listener.JobErrorHandler;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.recurring.RecurringJobScheduler;
+import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.RedisJobDispatcher;
+import io.redq.queue.redis.RedisJobQueueOperations;
+import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
@@ -680,7 +680,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 		final List<String> recovered = new CopyOnWriteArrayList<>();
 
 		@Bean
-		JobErrorHandler neverRetry() {
+		JobErrorHandler noRetryForIllegalState() {
 			DefaultJobErrorHandler errorHandler = new DefaultJobErrorHandler(
 					(job, exception) -> this.recovered.add(job.getId()));
 			errorHandler.addNotRetryableExceptions(IllegalStateException.class);

@@ -10,12 +10,12 @@ import java.util.Map;
 
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefaults;
-import io.redq.queue.core.RedisJobQueueOperations;
-import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.listener.ContainerProperties;
 import io.redq.queue.lock.RedisLockService;
-import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.recurring.RecurringJobScheduler;
+import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.RedisJobDispatcher;
+import io.redq.queue.redis.RedisJobQueueOperations;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;

@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueStats;
-import io.redq.queue.core.RedisJobDispatcher;
+import io.redq.queue.redis.RedisJobDispatcher;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

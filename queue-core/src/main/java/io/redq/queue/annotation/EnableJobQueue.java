@@ -17,10 +17,10 @@ import org.springframework.context.annotation.Import;
  * Without Spring Boot, also define these beans:
  * <ul>
  * <li>a {@link org.springframework.data.redis.connection.RedisConnectionFactory}</li>
- * <li>a {@link io.redq.queue.core.RedisJobQueueOperations} on it, the queues' operations
+ * <li>a {@link io.redq.queue.redis.RedisJobQueueOperations} on it, the queues' operations
  * (and the {@link io.redq.queue.core.JobQueueOperations} operators use)</li>
  * <li>a {@link io.redq.queue.core.JobDispatcher}: a
- * {@link io.redq.queue.core.RedisJobDispatcher} on those operations and the
+ * {@link io.redq.queue.redis.RedisJobDispatcher} on those operations and the
  * {@code JobCatalog}</li>
  * <li>a {@link io.redq.queue.config.JobListenerContainerFactory} named
  * {@code jobListenerContainerFactory}, on the operations' listener calls</li>

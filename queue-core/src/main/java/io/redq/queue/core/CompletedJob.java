@@ -4,7 +4,7 @@ import java.time.Instant;
 
 /**
  * A completed job whose id is kept for inspection (see
- * {@link RedisJobQueueOperations#setCompletedMaxSize(int)}).
+ * {@link io.redq.queue.redis.RedisJobQueueOperations#setCompletedMaxSize(int)}).
  *
  * @param id the job id
  * @param completedAt when it was acknowledged (Redis clock)

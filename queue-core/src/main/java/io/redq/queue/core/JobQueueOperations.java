@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @author Redq team
  * @since 0.1.0
- * @see RedisJobQueueOperations
+ * @see io.redq.queue.redis.RedisJobQueueOperations
  */
 public interface JobQueueOperations {
 

@@ -5,9 +5,9 @@ import org.springframework.dao.TransientDataAccessException;
 /**
  * Thrown when the Redis master took a write but fewer replicas than required confirmed it
  * within the timeout (see
- * {@link RedisJobQueueOperations#setReplicasToWaitFor(int, java.time.Duration)}). The
- * write is on the master and stays there; it is lost only if the master fails before its
- * replicas catch up.
+ * {@link io.redq.queue.redis.RedisJobQueueOperations#setReplicasToWaitFor(int, java.time.Duration)}).
+ * The write is on the master and stays there; it is lost only if the master fails before
+ * its replicas catch up.
  *
  * @author Redq team
  * @since 0.1.0

@@ -1,6 +1,7 @@
 /**
- * Producing side and the Redis data model: the dispatcher, job requests and queue
- * operations.
+ * The API of Redq: {@link io.redq.queue.core.JobDispatcher} to dispatch jobs,
+ * {@link io.redq.queue.core.JobQueueOperations} to operate the queues, and the values
+ * they take and return. Its Redis implementation is in {@code io.redq.queue.redis}.
  */
 @NullMarked
 package io.redq.queue.core;

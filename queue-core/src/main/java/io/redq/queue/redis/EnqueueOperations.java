@@ -6,10 +6,9 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 
-import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchResult.Outcome;
+import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DuplicatePolicy;
-import io.redq.queue.core.RedisJobDispatcher;
 import io.redq.queue.core.Uniqueness;
 
 import org.springframework.util.Assert;

@@ -85,7 +85,7 @@ public final class ListenerOperations {
 	/**
 	 * Set the number of dead jobs to keep per queue.
 	 * @param deadLetterMaxSize the maximum number of dead jobs
-	 * @see io.redq.queue.core.RedisJobQueueOperations#setDeadLetterMaxSize(int)
+	 * @see RedisJobQueueOperations#setDeadLetterMaxSize(int)
 	 */
 	public void setDeadLetterMaxSize(int deadLetterMaxSize) {
 		Assert.isTrue(deadLetterMaxSize >= 0, "deadLetterMaxSize must not be negative");
@@ -95,7 +95,7 @@ public final class ListenerOperations {
 	/**
 	 * Set how long dead jobs are kept.
 	 * @param deadLetterTimeToLive the retention of dead jobs
-	 * @see io.redq.queue.core.RedisJobQueueOperations#setDeadLetterTimeToLive(Duration)
+	 * @see RedisJobQueueOperations#setDeadLetterTimeToLive(Duration)
 	 */
 	public void setDeadLetterTimeToLive(Duration deadLetterTimeToLive) {
 		this.deadLetterTimeToLive = deadLetterTimeToLive;
@@ -104,7 +104,7 @@ public final class ListenerOperations {
 	/**
 	 * Set how many ids of completed jobs to keep per queue.
 	 * @param completedMaxSize the number of ids to keep
-	 * @see io.redq.queue.core.RedisJobQueueOperations#setCompletedMaxSize(int)
+	 * @see RedisJobQueueOperations#setCompletedMaxSize(int)
 	 */
 	public void setCompletedMaxSize(int completedMaxSize) {
 		Assert.isTrue(completedMaxSize >= 0, "completedMaxSize must not be negative");

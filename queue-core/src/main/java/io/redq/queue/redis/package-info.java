@@ -1,14 +1,14 @@
 /**
- * Internal: how Redq keeps its queues in Redis. The keys, the records the scripts take
- * and return, and the script calls of producers ({@link EnqueueOperations}) and listener
- * containers ({@link ListenerOperations}) on a shared {@link QueueStore}.
+ * The Redis implementation of Redq's API, and how it keeps the queues in Redis.
  *
  * <p>
- * Applications do not import this package: they use the types of
- * {@link io.redq.queue.core}, {@code JobDispatcher} to produce jobs and
- * {@code JobQueueOperations} to operate the queues, and their configuration creates a
- * {@link io.redq.queue.core.RedisJobQueueOperations}, which creates these classes. They
- * change without notice between versions.
+ * {@link RedisJobDispatcher} and {@link RedisJobQueueOperations} implement
+ * {@code JobDispatcher} and {@code JobQueueOperations} of {@link io.redq.queue.core}; a
+ * configuration creates them (Spring Boot's auto-configuration does), and applications
+ * inject them by those interfaces. The other classes are internal: the keys, the records
+ * the scripts take and return, and the script calls of producers
+ * ({@link EnqueueOperations}) and listener containers ({@link ListenerOperations}) on a
+ * shared {@link QueueStore}. They change without notice between versions.
  */
 @NullMarked
 package io.redq.queue.redis;

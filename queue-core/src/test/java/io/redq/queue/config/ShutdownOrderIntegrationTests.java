@@ -13,14 +13,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
-import io.redq.queue.listener.StringJobHandler;
-import io.redq.queue.support.JobQueueLifecycle;
 import io.redq.queue.core.AbstractQueueIntegrationTests;
+import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
-import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.JobRequest;
-import io.redq.queue.core.RedisJobDispatcher;
+import io.redq.queue.listener.StringJobHandler;
+import io.redq.queue.redis.RedisJobDispatcher;
+import io.redq.queue.support.JobQueueLifecycle;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;

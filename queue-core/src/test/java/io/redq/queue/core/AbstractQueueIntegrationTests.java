@@ -3,6 +3,7 @@ package io.redq.queue.core;
 import io.redq.queue.redis.EnqueueOperations;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.QueueKeys;
+import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.BeforeEach;

@@ -1,6 +1,7 @@
 package io.redq.queue.core;
 
 import io.redq.queue.lock.RedisLockService;
+import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.script.QueueScripts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

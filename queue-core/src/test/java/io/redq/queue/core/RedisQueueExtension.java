@@ -1,11 +1,12 @@
 package io.redq.queue.core;
 
+import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServerExtension;
 import io.redq.queue.test.TestConnections;
 import io.redq.queue.test.WithRedis;
-import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolutionException;
 import org.junit.jupiter.api.extension.ParameterResolver;

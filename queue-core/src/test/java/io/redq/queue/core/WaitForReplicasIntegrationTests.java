@@ -7,6 +7,8 @@ import io.redq.queue.config.JobCatalog;
 import io.redq.queue.lock.LockHandle;
 import io.redq.queue.lock.RedisLockService;
 import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.RedisJobDispatcher;
+import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;

@@ -10,6 +10,7 @@ import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.redq.queue.config.JobListenerContainerFactory;
 import io.redq.queue.core.AbstractQueueIntegrationTests;
 import io.redq.queue.core.DataModelMismatchException;
 import io.redq.queue.core.Due;
@@ -17,8 +18,6 @@ import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.QueueStats;
-import io.redq.queue.core.RedisJobQueueOperations;
-import io.redq.queue.config.JobListenerContainerFactory;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.listener.StringJobHandler;
 import io.redq.queue.script.QueueScripts;

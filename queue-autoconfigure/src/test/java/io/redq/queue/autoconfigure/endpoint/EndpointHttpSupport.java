@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
-import io.redq.queue.core.RedisJobQueueOperations;
+import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.test.RedisServerInitializer;
 import org.junit.jupiter.api.BeforeEach;

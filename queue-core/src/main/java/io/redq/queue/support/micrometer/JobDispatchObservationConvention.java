@@ -6,7 +6,8 @@ import io.micrometer.observation.ObservationConvention;
 /**
  * {@link ObservationConvention} of {@link JobObservation#DISPATCH}. Define a bean of this
  * type, e.g. a subclass of {@link DefaultJobDispatchObservationConvention}, to change its
- * name or keys.
+ * name or keys; an implementation that is no such subclass also returns the observation's
+ * name from {@link #getName()}.
  *
  * @author Redq team
  * @since 0.1.0

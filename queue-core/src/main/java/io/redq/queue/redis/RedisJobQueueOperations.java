@@ -1,4 +1,4 @@
-package io.redq.queue.core;
+package io.redq.queue.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -9,11 +9,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
-import io.redq.queue.redis.EnqueueOperations;
-import io.redq.queue.redis.ListenerOperations;
-import io.redq.queue.redis.QueueKeys;
-import io.redq.queue.redis.QueueStore;
-import io.redq.queue.redis.ReplicaWait;
+import io.redq.queue.core.CompletedJob;
+import io.redq.queue.core.DeadJob;
+import io.redq.queue.core.Due;
+import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.JobStatus;
+import io.redq.queue.core.QueueSnapshot;
+import io.redq.queue.core.QueueStats;
+import io.redq.queue.core.ReplicationTimeoutException;
 import io.redq.queue.script.QueueScripts;
 import org.jspecify.annotations.Nullable;
 

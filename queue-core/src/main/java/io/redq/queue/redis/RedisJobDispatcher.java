@@ -1,4 +1,4 @@
-package io.redq.queue.core;
+package io.redq.queue.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -16,9 +16,19 @@ import java.util.stream.Collectors;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import io.redq.queue.redis.EnqueueCommand;
-import io.redq.queue.redis.EnqueueOperations;
-import io.redq.queue.redis.JobEnvelope;
+import io.redq.queue.core.DispatchResult;
+import io.redq.queue.core.Due;
+import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobDefinitions;
+import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.core.JobIds;
+import io.redq.queue.core.JobMetrics;
+import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.JobRequest;
+import io.redq.queue.core.JobStatus;
+import io.redq.queue.core.QueueNames;
+import io.redq.queue.core.Timer;
 import io.redq.queue.support.JobQueueLifecycle;
 import io.redq.queue.support.micrometer.DefaultJobDispatchObservationConvention;
 import io.redq.queue.support.micrometer.JobDispatchObservationConvention;

@@ -1,15 +1,12 @@
-package io.redq.queue.core;
+package io.redq.queue.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
+import io.redq.queue.core.Due;
+import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.lock.RedisLockService;
-import io.redq.queue.redis.EnqueueCommand;
-import io.redq.queue.redis.Gates;
-import io.redq.queue.redis.ListenerOperations;
-import io.redq.queue.redis.QueueKeys;
-import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisCluster;
 import io.redq.queue.test.TestConnections;

@@ -1,4 +1,4 @@
-package io.redq.queue.core;
+package io.redq.queue.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,7 +11,9 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
-import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.core.DispatchResult;
+import io.redq.queue.core.Due;
+
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
@@ -47,7 +49,8 @@ final class AsyncDispatchSender {
 
 	/**
 	 * Create a sender.
-	 * @param send sends jobs of one queue and says what happened to each, in order
+	 * @param send sends jobs of one queue and says what happened to each, in order; it
+	 * throws only when Redis may not have the jobs, as their futures then fail
 	 */
 	AsyncDispatchSender(Function<List<PreparedJob>, List<DispatchResult>> send) {
 		this.send = send;

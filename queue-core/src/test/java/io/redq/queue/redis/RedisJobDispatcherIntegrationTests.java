@@ -1,4 +1,4 @@
-package io.redq.queue.core;
+package io.redq.queue.redis;
 
 import java.lang.reflect.Type;
 import java.time.Duration;
@@ -14,8 +14,17 @@ import java.util.concurrent.TimeUnit;
 
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import io.redq.queue.core.AbstractQueueIntegrationTests;
 import io.redq.queue.core.DispatchResult.Outcome;
-import io.redq.queue.redis.ReservedJob;
+import io.redq.queue.core.DispatchResult;
+import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobDefinitions;
+import io.redq.queue.core.JobMetrics;
+import io.redq.queue.core.JobRequest;
+import io.redq.queue.core.QueueStats;
+import io.redq.queue.core.Uniqueness;
 import io.redq.queue.test.ScriptExecutions;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;

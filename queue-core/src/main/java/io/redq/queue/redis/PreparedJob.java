@@ -1,7 +1,6 @@
-package io.redq.queue.core;
+package io.redq.queue.redis;
 
 import io.micrometer.observation.Observation;
-import io.redq.queue.redis.EnqueueCommand;
 import org.jspecify.annotations.Nullable;
 
 /**
