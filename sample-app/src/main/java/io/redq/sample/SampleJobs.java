@@ -64,8 +64,8 @@ public class SampleJobs {
 	}
 
 	/**
-	 * Close an auction: a timer, dispatched with the auction id as job id so that it can
-	 * be moved or cancelled.
+	 * Close an auction: a timer set with {@code JobDispatcher.schedule}, keyed by the
+	 * auction id (job id {@code close-auction:42}), so that it can be moved or cancelled.
 	 * @param auctionId the auction
 	 * @param context the running job
 	 */

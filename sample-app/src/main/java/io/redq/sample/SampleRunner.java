@@ -6,7 +6,6 @@ import java.time.Instant;
 import java.util.List;
 
 import io.redq.queue.core.DispatchResult;
-import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
 import org.apache.commons.logging.Log;
@@ -47,17 +46,11 @@ public class SampleRunner implements ApplicationRunner {
 		this.dispatcher
 			.dispatch(JobRequest.of("send-reminder", "ada@example.com").delay(Duration.ofSeconds(2)).build());
 
-		// a timer under a business key; REPLACE moves a pending timer instead of adding a
-		// second one
-		this.dispatcher.dispatch(JobRequest.of("close-auction", 42)
-			.id("auction-42", DuplicatePolicy.REPLACE)
-			.at(Instant.now().plus(Duration.ofMinutes(10)))
-			.build());
-		DispatchResult moved = this.dispatcher.dispatch(JobRequest.of("close-auction", 42)
-			.id("auction-42", DuplicatePolicy.REPLACE)
-			.at(Instant.now().plus(Duration.ofSeconds(3)))
-			.build());
-		logger.info("Auction 42 closes in 3 seconds (" + moved.outcome() + " the timer set for 10 minutes)");
+		// a timer keyed by a business id (job id close-auction:42): it can be moved,
+		// cancelled or looked up by that key
+		this.dispatcher.schedule("close-auction", 42L, Instant.now().plus(Duration.ofMinutes(10)));
+		boolean moved = this.dispatcher.reschedule("close-auction", 42L, Instant.now().plusSeconds(3));
+		logger.info("Auction 42 closes in 3 seconds (timer moved from 10 minutes: " + moved + ")");
 
 		// deduplication: while invoice-INV-2 is pending or running, a second dispatch
 		// with that id is dropped (KEEP)
