@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.redq.queue.core.ReplicationTimeoutException;
 import io.redq.queue.redis.Lease;
 import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.QueueStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -26,8 +27,6 @@ import org.jspecify.annotations.Nullable;
  * @since 0.1.0
  */
 final class JobAcknowledger {
-
-	private static final int MAX_BATCH_SIZE = 1000;
 
 	private static final Log logger = LogFactory.getLog(JobListenerContainer.class);
 
@@ -91,7 +90,7 @@ final class JobAcknowledger {
 		List<Lease> batch = new ArrayList<>();
 		for (Lease lease = this.pending.poll(); lease != null; lease = this.pending.poll()) {
 			batch.add(lease);
-			if (batch.size() == MAX_BATCH_SIZE || this.pending.isEmpty()) {
+			if (batch.size() == QueueStore.MAX_BATCH_SIZE || this.pending.isEmpty()) {
 				ack(batch);
 				batch = new ArrayList<>();
 			}

@@ -29,7 +29,7 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 final class AsyncDispatchSender {
 
 	/** The most asynchronous dispatches waiting to be sent. */
-	static final int MAX_PENDING = 10 * RedisJobDispatcher.BATCH_SIZE;
+	private static final int MAX_PENDING = 10 * QueueStore.MAX_BATCH_SIZE;
 
 	/** Tells the sender to stop once the dispatches before it are sent. */
 	private static final AsyncDispatch STOP = new AsyncDispatch(
@@ -111,7 +111,7 @@ final class AsyncDispatchSender {
 	 * stopped and none is left, or another sender replaced this one.
 	 */
 	private void sendPending() {
-		List<AsyncDispatch> batch = new ArrayList<>(RedisJobDispatcher.BATCH_SIZE);
+		List<AsyncDispatch> batch = new ArrayList<>(QueueStore.MAX_BATCH_SIZE);
 		while (this.sender == Thread.currentThread()) {
 			try {
 				AsyncDispatch first = this.closed ? this.pending.poll() : this.pending.take();
@@ -124,7 +124,7 @@ final class AsyncDispatchSender {
 				// only stopping ends the sender, once the dispatches before it are sent
 				continue;
 			}
-			this.pending.drainTo(batch, RedisJobDispatcher.BATCH_SIZE - 1);
+			this.pending.drainTo(batch, QueueStore.MAX_BATCH_SIZE - 1);
 			boolean stop = batch.remove(STOP);
 			Map<String, List<AsyncDispatch>> byQueue = new LinkedHashMap<>();
 			batch.forEach((dispatch) -> byQueue.computeIfAbsent(dispatch.job().queue(), (queue) -> new ArrayList<>())

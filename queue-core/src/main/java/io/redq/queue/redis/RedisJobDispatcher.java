@@ -61,9 +61,6 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 */
 	public static final Duration DEFAULT_RESEND_WINDOW = Duration.ofMinutes(2);
 
-	/** The most jobs enqueued by one script call. */
-	static final int BATCH_SIZE = 1000;
-
 	private static final Log logger = LogFactory.getLog(RedisJobDispatcher.class);
 
 	private final JobQueueOperations operations;
