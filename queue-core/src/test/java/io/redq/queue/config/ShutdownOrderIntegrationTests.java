@@ -13,12 +13,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
-import io.redq.queue.core.AbstractQueueIntegrationTests;
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.listener.StringJobHandler;
+import io.redq.queue.redis.AbstractQueueIntegrationTests;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.support.JobQueueLifecycle;
 import org.junit.jupiter.api.AfterEach;

@@ -6,11 +6,11 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import io.redq.queue.core.DuplicatePolicy;
-import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.core.Due;
-import io.redq.queue.core.AbstractQueueIntegrationTests;
+import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.QueueStats;
+import io.redq.queue.redis.AbstractQueueIntegrationTests;
+import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.test.ScriptExecutions;
 import org.junit.jupiter.api.AfterEach;

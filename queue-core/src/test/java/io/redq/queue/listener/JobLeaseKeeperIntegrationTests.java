@@ -6,11 +6,11 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Semaphore;
 
-import io.redq.queue.core.DuplicatePolicy;
-import io.redq.queue.redis.EnqueueCommand;
-import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.Due;
-import io.redq.queue.core.AbstractQueueIntegrationTests;
+import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobMetrics;
+import io.redq.queue.redis.AbstractQueueIntegrationTests;
+import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.ReservedJob;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;

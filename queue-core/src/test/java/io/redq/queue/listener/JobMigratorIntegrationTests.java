@@ -4,12 +4,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 
-import io.redq.queue.core.DuplicatePolicy;
-import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.core.Due;
-import io.redq.queue.core.AbstractQueueIntegrationTests;
+import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueStats;
+import io.redq.queue.redis.AbstractQueueIntegrationTests;
+import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.Reservation;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -9,13 +9,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 
-import io.redq.queue.core.AbstractQueueIntegrationTests;
 import io.redq.queue.core.DeadJob;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.QueueStats;
+import io.redq.queue.redis.AbstractQueueIntegrationTests;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.QueueStore;

@@ -3,7 +3,7 @@ package io.redq.queue.lock;
 import java.time.Duration;
 import java.util.List;
 
-import io.redq.queue.core.RedisQueueExtension;
+import io.redq.queue.redis.RedisQueueExtension;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

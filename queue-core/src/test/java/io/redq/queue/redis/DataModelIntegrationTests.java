@@ -11,7 +11,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.redq.queue.config.JobListenerContainerFactory;
-import io.redq.queue.core.AbstractQueueIntegrationTests;
 import io.redq.queue.core.DataModelMismatchException;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;

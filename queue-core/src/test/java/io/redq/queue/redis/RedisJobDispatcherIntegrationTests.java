@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
-import io.redq.queue.core.AbstractQueueIntegrationTests;
 import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DuplicatePolicy;

@@ -8,8 +8,8 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 
-import io.redq.queue.core.RedisQueueExtension;
 import io.redq.queue.redis.RedisJobQueueOperations;
+import io.redq.queue.redis.RedisQueueExtension;
 import io.redq.queue.redis.tester.ScriptTester.Invariant;
 import io.redq.queue.redis.tester.ScriptTester.Settings;
 import io.redq.queue.redis.tester.ScriptTester.Violation;

@@ -1,4 +1,4 @@
-package io.redq.queue.core;
+package io.redq.queue.redis;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -12,13 +12,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
+import io.redq.queue.core.DeadJob;
 import io.redq.queue.core.DispatchResult.Outcome;
-import io.redq.queue.redis.EnqueueCommand;
-import io.redq.queue.redis.Gates;
-import io.redq.queue.redis.Lease;
-import io.redq.queue.redis.Migration;
-import io.redq.queue.redis.Reservation;
-import io.redq.queue.redis.ReservedJob;
+import io.redq.queue.core.DispatchResult;
+import io.redq.queue.core.Due;
+import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.JobStatus;
+import io.redq.queue.core.QueueStats;
+import io.redq.queue.core.RateLimit;
+import io.redq.queue.core.Uniqueness;
 import io.redq.queue.test.ScriptExecutions;
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,5 @@
-package io.redq.queue.core;
+package io.redq.queue.redis;
 
-import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServerExtension;
 import io.redq.queue.test.TestConnections;

@@ -1,9 +1,5 @@
-package io.redq.queue.core;
+package io.redq.queue.redis;
 
-import io.redq.queue.redis.EnqueueOperations;
-import io.redq.queue.redis.ListenerOperations;
-import io.redq.queue.redis.QueueKeys;
-import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.BeforeEach;

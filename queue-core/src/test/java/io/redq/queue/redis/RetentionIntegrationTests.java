@@ -1,14 +1,15 @@
-package io.redq.queue.core;
+package io.redq.queue.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import io.redq.queue.redis.EnqueueCommand;
-import io.redq.queue.redis.Lease;
-import io.redq.queue.redis.Migration;
-import io.redq.queue.redis.ReservedJob;
+import io.redq.queue.core.CompletedJob;
+import io.redq.queue.core.Due;
+import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobStatus;
+import io.redq.queue.core.QueueStats;
 import io.redq.queue.test.ScriptExecutions;
 import org.junit.jupiter.api.Test;
 
