@@ -73,7 +73,8 @@ public class SampleJobs {
 	public void closeAuction(long auctionId, JobContext context) {
 		logger.info(
 				"Closed auction " + auctionId + " (job " + context.getId() + ", due " + context.getAvailableAt() + ")");
-		this.handled.add("close-auction:" + auctionId);
+		// the timer's job id, close-auction:42
+		this.handled.add(context.getId());
 	}
 
 	/**

@@ -48,9 +48,14 @@ public class SampleRunner implements ApplicationRunner {
 
 		// a timer keyed by a business id (job id close-auction:42): it can be moved,
 		// cancelled or looked up by that key
-		this.dispatcher.schedule("close-auction", 42L, Instant.now().plus(Duration.ofMinutes(10)));
-		boolean moved = this.dispatcher.reschedule("close-auction", 42L, Instant.now().plusSeconds(3));
-		logger.info("Auction 42 closes in 3 seconds (timer moved from 10 minutes: " + moved + ")");
+		DispatchResult timer = this.dispatcher.schedule("close-auction", 42L,
+				Instant.now().plus(Duration.ofMinutes(10)));
+		if (this.dispatcher.reschedule("close-auction", 42L, Instant.now().plusSeconds(3))) {
+			logger.info("Timer " + timer.id() + " moved: auction 42 closes in 3 seconds, not 10 minutes");
+		}
+		else {
+			logger.info("Timer " + timer.id() + " was no longer pending: it was not moved");
+		}
 
 		// deduplication: while invoice-INV-2 is pending or running, a second dispatch
 		// with that id is dropped (KEEP)

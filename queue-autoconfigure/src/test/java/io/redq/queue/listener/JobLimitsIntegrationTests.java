@@ -9,13 +9,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.redq.queue.test.ScriptExecutions;
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.autoconfigure.JobQueueContextRunner;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.ScriptExecutions;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

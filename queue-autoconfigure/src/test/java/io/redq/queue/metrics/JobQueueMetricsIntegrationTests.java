@@ -5,7 +5,6 @@ import java.time.Instant;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.redq.queue.test.ScriptExecutions;
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.annotation.Recurring;
 import io.redq.queue.autoconfigure.JobQueueContextRunner;
@@ -17,6 +16,7 @@ import io.redq.queue.core.QueueStats;
 import io.redq.queue.listener.JobContext;
 import io.redq.queue.listener.JobRejectedException;
 import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.ScriptExecutions;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.Test;
 

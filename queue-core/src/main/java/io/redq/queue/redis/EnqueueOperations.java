@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 
-import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.DispatchResult;
+import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.Uniqueness;
 

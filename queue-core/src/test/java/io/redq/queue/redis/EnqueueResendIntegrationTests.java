@@ -3,8 +3,8 @@ package io.redq.queue.redis;
 import java.time.Duration;
 import java.util.List;
 
-import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.DispatchResult;
+import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobIds;

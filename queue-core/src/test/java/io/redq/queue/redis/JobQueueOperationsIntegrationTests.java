@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
 import io.redq.queue.core.DeadJob;
-import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.DispatchResult;
+import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobQueueOperations;

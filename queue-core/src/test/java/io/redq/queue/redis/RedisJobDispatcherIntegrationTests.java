@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
-import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.DispatchResult;
+import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
