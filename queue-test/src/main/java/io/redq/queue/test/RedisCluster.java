@@ -82,16 +82,20 @@ public final class RedisCluster implements AutoCloseable {
 			this.replicas.add(RedisServer.local().cluster().arguments(arguments).start());
 		}
 		for (int i = 0; i < masters; i++) {
-			this.masters.get(i)
-				.command("CLUSTER", "ADDSLOTSRANGE", Integer.toString(i * SLOTS / masters),
-						Integer.toString((i + 1) * SLOTS / masters - 1));
+			// ADDSLOTS rather than ADDSLOTSRANGE, which Redis 6.2 lacks
+			List<String> command = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));
+			for (int slot = i * SLOTS / masters; slot < (i + 1) * SLOTS / masters; slot++) {
+				command.add(Integer.toString(slot));
+			}
+			this.masters.get(i).command(command.toArray(String[]::new));
 		}
 		List<RedisServer> nodes = nodes();
 		nodes.forEach((node) -> this.ids.put(node.port(), node.command("CLUSTER", "MYID")));
 		RedisServer first = this.masters.get(0);
-		String busPort = first.command("CONFIG", "GET", "cluster-port").split("\n")[1];
+		// the bus port is the default, port + 10000 (see RedisProcess), as Redis 6.2
+		// knows
 		for (RedisServer node : nodes.subList(1, nodes.size())) {
-			node.command("CLUSTER", "MEET", RedisProcess.LOOPBACK, Integer.toString(first.port()), busPort);
+			node.command("CLUSTER", "MEET", RedisProcess.LOOPBACK, Integer.toString(first.port()));
 		}
 		await("every node knows every other", () -> nodes.stream().allMatch((node) -> {
 			String known = node.command("CLUSTER", "NODES");

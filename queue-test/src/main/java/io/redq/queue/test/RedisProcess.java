@@ -30,6 +30,8 @@ final class RedisProcess {
 
 	private static final int START_ATTEMPTS = 5;
 
+	private static final int CLUSTER_BUS_OFFSET = 10000;
+
 	private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
 
 	private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
@@ -78,13 +80,11 @@ final class RedisProcess {
 		}
 		String failure = "";
 		for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
-			int port = freePort();
+			int port = cluster ? freePortWithFreeBusPort() : freePort();
 			List<String> all = new ArrayList<>(List.of(config.toString(), "--port", Integer.toString(port), "--bind",
 					LOOPBACK, "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", directory.toString()));
 			if (cluster) {
-				// the default bus port, port + 10000, may be taken or above 65535
-				all.addAll(List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-port",
-						Integer.toString(freePort())));
+				all.addAll(List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"));
 			}
 			all.addAll(arguments);
 			long logStart = logSize(directory);
@@ -192,6 +192,28 @@ final class RedisProcess {
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot find a free port on " + LOOPBACK, ex);
+		}
+	}
+
+	/**
+	 * A free port whose cluster bus port, port + 10000, is free too: Redis 6.2 has no
+	 * {@code cluster-port} to choose another.
+	 */
+	private static int freePortWithFreeBusPort() {
+		while (true) {
+			int port = freePort();
+			if (port + CLUSTER_BUS_OFFSET <= 65535 && isFree(port + CLUSTER_BUS_OFFSET)) {
+				return port;
+			}
+		}
+	}
+
+	private static boolean isFree(int port) {
+		try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getByName(LOOPBACK))) {
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
 		}
 	}
 

@@ -1,6 +1,5 @@
 package io.redq.queue.test;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -18,13 +17,17 @@ import org.jspecify.annotations.Nullable;
  * A real, running Redis server for tests.
  * <p>
  * {@link #start()} resolves one in this order: the {@code REDIS_URL} environment variable
- * (used as-is and never stopped), else a {@code redis-server} binary on the {@code PATH}
- * started on a free port of {@code 127.0.0.1}, else a {@code redis:7} container when
- * Testcontainers is on the classpath and a Docker engine is available. {@link #local()}
- * always starts a {@code redis-server} process, with arguments and a data directory of
- * the caller's choice, which a test can then {@link #kill()}, {@link #shutdown()},
- * {@link #pause()}, {@link #resume()} and {@link #restart()} on the same port with the
- * same data. {@link #close()} stops whatever this object started.
+ * (used as-is and never stopped), else a {@code redis-server} process started on a free
+ * port of {@code 127.0.0.1}, else a {@code redis:7} container when Testcontainers is on
+ * the classpath and a Docker engine is available; it logs which server and version it
+ * uses. The process runs the executable that {@code REDQ_REDIS_SERVER} names (a path, or
+ * {@code embedded}), else {@code redis-server} on the {@code PATH}, else the Redis 6.2
+ * that {@code com.github.codemonstur:embedded-redis} ships for Linux and macOS, so that
+ * Java and Maven are all a build needs. {@link #local()} always starts a
+ * {@code redis-server} process, with arguments and a data directory of the caller's
+ * choice, which a test can then {@link #kill()}, {@link #shutdown()}, {@link #pause()},
+ * {@link #resume()} and {@link #restart()} on the same port with the same data.
+ * {@link #close()} stops whatever this object started.
  *
  * @author Redq team
  * @since 0.1.0
@@ -34,13 +37,15 @@ import org.jspecify.annotations.Nullable;
 public final class RedisServer implements AutoCloseable {
 
 	/** Tells a developer how to get a Redis when none could be found. */
-	static final String HOW_TO = "No Redis server available for tests: install redis-server "
-			+ "(e.g. apt-get install -y redis-server), or set REDIS_URL=redis://host:port, "
-			+ "or run a Docker engine for Testcontainers";
+	static final String HOW_TO = "No Redis server available for tests: " + RedisExecutable.EMBEDDED_ARTIFACT
+			+ " ships none for this platform, so install redis-server (e.g. apt-get install -y redis-server), "
+			+ "or set REDIS_URL=redis://host:port, or run a Docker engine for Testcontainers";
 
 	/** Tells a developer how to get a {@code redis-server} binary. */
-	static final String HOW_TO_INSTALL = "No redis-server on the PATH: install it "
-			+ "(e.g. apt-get install -y redis-server)";
+	static final String HOW_TO_INSTALL = "No redis-server on the PATH, and " + RedisExecutable.EMBEDDED_ARTIFACT
+			+ " ships none for this platform: install it (e.g. apt-get install -y redis-server)";
+
+	private static final System.Logger logger = System.getLogger(RedisServer.class.getName());
 
 	private final String host;
 
@@ -84,24 +89,46 @@ public final class RedisServer implements AutoCloseable {
 	 * one) or when a found one fails to start
 	 */
 	public static RedisServer start() {
-		return start(System.getenv("REDIS_URL"), System.getenv("PATH"), true);
+		return start(System.getenv("REDIS_URL"), RedisExecutable.fromEnvironment(), true);
 	}
 
 	/**
 	 * Resolve a server from the given environment; package-private so that tests can
 	 * exercise each branch.
 	 */
-	static RedisServer start(@Nullable String redisUrl, @Nullable String path, boolean tryTestcontainers) {
+	static RedisServer start(@Nullable String redisUrl, RedisExecutable executable, boolean tryTestcontainers) {
+		RedisServer server;
+		String origin;
+		Path binary;
 		if (redisUrl != null && !redisUrl.isBlank()) {
-			return at(redisUrl.trim());
+			server = at(redisUrl.trim());
+			origin = "REDIS_URL";
 		}
-		if (findOnPath(path) != null) {
-			return local().path(path).start();
+		else if ((binary = executable.find()) != null) {
+			server = local().executable(binary).start();
+			origin = RedisExecutable.isShipped(binary)
+					? "the redis-server that " + RedisExecutable.EMBEDDED_ARTIFACT + " ships" : binary.toString();
 		}
-		if (tryTestcontainers && isTestcontainersPresent() && TestcontainersRedis.isDockerAvailable()) {
-			return TestcontainersRedis.start();
+		else if (tryTestcontainers && isTestcontainersPresent() && TestcontainersRedis.isDockerAvailable()) {
+			server = TestcontainersRedis.start();
+			origin = "a Testcontainers container";
 		}
-		throw new UnavailableException(HOW_TO);
+		else {
+			throw new UnavailableException(HOW_TO);
+		}
+		logger.log(System.Logger.Level.INFO, "Redis {0} for tests on {1}, from {2}", versionOrWhyNot(server),
+				server.url(), origin);
+		return server;
+	}
+
+	private static String versionOrWhyNot(RedisServer server) {
+		try {
+			return server.version();
+		}
+		catch (RuntimeException ex) {
+			// REDIS_URL may name a server that is not up yet: the tests will say so.
+			return "(version unknown: " + ex.getMessage() + ")";
+		}
 	}
 
 	/**
@@ -191,6 +218,19 @@ public final class RedisServer implements AutoCloseable {
 	 */
 	public String[] commandLineArgs() {
 		return Stream.of(springProperties()).map((property) -> "--" + property).toArray(String[]::new);
+	}
+
+	/**
+	 * Version of the server, as {@code INFO server} reports it.
+	 * @return e.g. {@code "7.0.15"}
+	 */
+	public String version() {
+		String info = command("INFO", "server");
+		return (info != null) ? info.lines()
+			.filter((line) -> line.startsWith("redis_version:"))
+			.map((line) -> line.substring("redis_version:".length()))
+			.findFirst()
+			.orElse("(unknown)") : "(unknown)";
 	}
 
 	/**
@@ -356,21 +396,6 @@ public final class RedisServer implements AutoCloseable {
 		}
 	}
 
-	private static @Nullable Path findOnPath(@Nullable String path) {
-		if (path == null) {
-			return null;
-		}
-		for (String entry : path.split(File.pathSeparator)) {
-			if (!entry.isEmpty()) {
-				Path candidate = Path.of(entry, "redis-server");
-				if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-					return candidate;
-				}
-			}
-		}
-		return null;
-	}
-
 	private static void deleteRecursively(Path directory) {
 		if (!Files.exists(directory)) {
 			return;
@@ -415,7 +440,9 @@ public final class RedisServer implements AutoCloseable {
 
 		private @Nullable Path directory;
 
-		private @Nullable String path = System.getenv("PATH");
+		private RedisExecutable executable = RedisExecutable.fromEnvironment();
+
+		private @Nullable Path binary;
 
 		private boolean cluster;
 
@@ -445,9 +472,15 @@ public final class RedisServer implements AutoCloseable {
 			return this;
 		}
 
-		/** Look for {@code redis-server} in this {@code PATH}; for tests. */
-		Builder path(@Nullable String path) {
-			this.path = path;
+		/** Look for {@code redis-server} there; for tests. */
+		Builder executable(RedisExecutable executable) {
+			this.executable = executable;
+			return this;
+		}
+
+		/** Run this {@code redis-server}. */
+		Builder executable(Path binary) {
+			this.binary = binary;
 			return this;
 		}
 
@@ -468,11 +501,11 @@ public final class RedisServer implements AutoCloseable {
 		 * Start the server and wait until it answers.
 		 * @return the server, to be closed by the caller
 		 * @throws IllegalStateException when it fails to start; without a
-		 * {@code redis-server} on the {@code PATH} the calling test is aborted, or fails
-		 * under {@code CI=true}, with a message that says how to install it
+		 * {@code redis-server} (see {@link RedisServer}) the calling test is aborted, or
+		 * fails under {@code CI=true}, with a message that says how to install it
 		 */
 		public RedisServer start() {
-			Path binary = findOnPath(this.path);
+			Path binary = (this.binary != null) ? this.binary : this.executable.find();
 			if (binary == null) {
 				throw RedisServerExtension.unavailable(new UnavailableException(HOW_TO_INSTALL),
 						RedisServerExtension.isCi());

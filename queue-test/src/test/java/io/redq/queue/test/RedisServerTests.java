@@ -24,7 +24,7 @@ class RedisServerTests {
 
 	@Test
 	void closeStopsALocalServer() {
-		RedisServer server = RedisServer.start(null, System.getenv("PATH"), false);
+		RedisServer server = RedisServer.start(null, RedisExecutable.fromEnvironment(), false);
 		int port = server.port();
 		Path directory = server.directory();
 		assertThat(server.isLocalProcess()).isTrue();
@@ -40,8 +40,8 @@ class RedisServerTests {
 
 	@Test
 	void twoLocalServersGetDifferentPorts() {
-		try (RedisServer first = RedisServer.start(null, System.getenv("PATH"), false);
-				RedisServer second = RedisServer.start(null, System.getenv("PATH"), false)) {
+		try (RedisServer first = RedisServer.start(null, RedisExecutable.fromEnvironment(), false);
+				RedisServer second = RedisServer.start(null, RedisExecutable.fromEnvironment(), false)) {
 			assertThat(first.port()).isNotEqualTo(second.port());
 			first.command("SET", "k", "first");
 			assertThat(second.command("GET", "k")).isNull();
@@ -50,7 +50,7 @@ class RedisServerTests {
 
 	@Test
 	void redisUrlIsUsedAsIsAndNeverStopped() {
-		try (RedisServer local = RedisServer.start(null, System.getenv("PATH"), false)) {
+		try (RedisServer local = RedisServer.start(null, RedisExecutable.fromEnvironment(), false)) {
 			RedisServer external = RedisServer.start(" redis://127.0.0.1:" + local.port() + " ", null, false);
 			assertThat(external.isLocalProcess()).isFalse();
 			assertThat(external.host()).isEqualTo("127.0.0.1");
@@ -79,7 +79,7 @@ class RedisServerTests {
 	@Test
 	void noRedisSaysHowToGetOne(@TempDir Path emptyDirectory) {
 		assertThatExceptionOfType(RedisServer.UnavailableException.class)
-			.isThrownBy(() -> RedisServer.start(null, emptyDirectory.toString(), false))
+			.isThrownBy(() -> RedisServer.start(null, onlyOnPath(emptyDirectory), false))
 			.withMessageContaining("apt-get install -y redis-server")
 			.withMessageContaining("REDIS_URL=redis://host:port")
 			.withMessageContaining("Docker engine for Testcontainers");
@@ -92,7 +92,7 @@ class RedisServerTests {
 		Files.writeString(fake, "#!/bin/sh\necho 'FATAL: fake failure'\nexit 1\n");
 		assertThat(fake.toFile().setExecutable(true)).isTrue();
 		assertThatExceptionOfType(IllegalStateException.class)
-			.isThrownBy(() -> RedisServer.start(null, directory.toString(), false))
+			.isThrownBy(() -> RedisServer.start(null, onlyOnPath(directory), false))
 			.isNotInstanceOf(RedisServer.UnavailableException.class)
 			.withMessageContaining("exited with code 1")
 			.withMessageContaining("FATAL: fake failure");
@@ -108,7 +108,7 @@ class RedisServerTests {
 						+ directory.resolve("lost") + "'\n  echo 'bind: Address already in use'\n  exit 1\nfi\nexec "
 						+ findRedisServer() + " \"$@\"\n");
 		assertThat(fake.toFile().setExecutable(true)).isTrue();
-		try (RedisServer server = RedisServer.start(null, directory.toString(), false)) {
+		try (RedisServer server = RedisServer.start(null, onlyOnPath(directory), false)) {
 			assertThat(Files.exists(directory.resolve("lost"))).isTrue();
 			assertThat(server.command("PING")).isEqualTo("PONG");
 		}
@@ -193,7 +193,7 @@ class RedisServerTests {
 		Class<? extends Throwable> expected = RedisServerExtension.isCi() ? IllegalStateException.class
 				: TestAbortedException.class;
 		assertThatExceptionOfType(expected)
-			.isThrownBy(() -> RedisServer.local().path(emptyDirectory.toString()).start())
+			.isThrownBy(() -> RedisServer.local().executable(onlyOnPath(emptyDirectory)).start())
 			.withMessageContaining("apt-get install -y redis-server")
 			.withCauseInstanceOf(RedisServer.UnavailableException.class);
 	}
@@ -208,8 +208,45 @@ class RedisServerTests {
 		}
 	}
 
+	@Test
+	void withoutRedisServerOnThePathTheShippedRedis62Runs(@TempDir Path emptyDirectory) {
+		try (RedisServer server = RedisServer.start(null, new RedisExecutable(null, emptyDirectory.toString(), true),
+				false)) {
+			assertThat(server.isLocalProcess()).isTrue();
+			assertThat(server.version()).startsWith("6.2.");
+			assertThat(server.command("INFO", "server")).contains("executable:" + System.getProperty("java.io.tmpdir"));
+		}
+	}
+
+	@Test
+	void theEnvironmentVariableChoosesTheShippedServerOverThePath() {
+		Path shipped = new RedisExecutable(RedisExecutable.EMBEDDED, System.getenv("PATH"), false).find();
+		assertThat(shipped).isNotNull();
+		assertThat(RedisExecutable.isShipped(shipped)).isTrue();
+		try (RedisServer server = RedisServer.local()
+			.executable(new RedisExecutable(RedisExecutable.EMBEDDED, System.getenv("PATH"), true))
+			.start()) {
+			assertThat(server.version()).startsWith("6.2.");
+		}
+	}
+
+	@Test
+	void theEnvironmentVariableNamesAnExecutable(@TempDir Path directory) throws IOException {
+		Path shipped = new RedisExecutable(RedisExecutable.EMBEDDED, null, false).find();
+		assertThat(new RedisExecutable(shipped.toString(), null, false).find()).isEqualTo(shipped);
+		Path notExecutable = Files.writeString(directory.resolve("redis-server"), "");
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> new RedisExecutable(notExecutable.toString(), System.getenv("PATH"), true).find())
+			.withMessageContaining("REDQ_REDIS_SERVER must name a redis-server executable or be embedded")
+			.withMessageContaining(notExecutable.toString());
+	}
+
+	private static RedisExecutable onlyOnPath(Path directory) {
+		return new RedisExecutable(null, directory.toString(), false);
+	}
+
 	private static String findRedisServer() {
-		try (RedisServer server = RedisServer.start(null, System.getenv("PATH"), false)) {
+		try (RedisServer server = RedisServer.start(null, RedisExecutable.fromEnvironment(), false)) {
 			return server.command("INFO", "server")
 				.lines()
 				.filter((line) -> line.startsWith("executable:"))
