@@ -60,6 +60,19 @@ public class JobListenerRegistry implements JobQueueLifecycle {
 	}
 
 	/**
+	 * Return the handler of a job, for tools that run one directly, such as tests.
+	 * @param jobName the job's name
+	 * @return the handler, or {@code null} when this application does not handle the job
+	 * @since 0.1.0
+	 */
+	public synchronized @Nullable JobHandler getHandler(String jobName) {
+		return this.handlers.stream()
+			.filter((handler) -> handler.getDefinition().name().equals(jobName))
+			.findFirst()
+			.orElse(null);
+	}
+
+	/**
 	 * Return whether any handler is registered.
 	 * @return whether this application handles jobs
 	 */

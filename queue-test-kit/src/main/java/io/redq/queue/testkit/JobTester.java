@@ -1,0 +1,180 @@
+package io.redq.queue.testkit;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import io.redq.queue.config.JobListenerRegistry;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.core.JobIds;
+import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.QueueStats;
+import io.redq.queue.core.Timer;
+import io.redq.queue.listener.JobContext;
+import io.redq.queue.listener.JobHandler;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.BeanFactory;
+
+/**
+ * Makes tests of an application's jobs short and deterministic, on the application's own
+ * Redis and beans: wait until queues are drained, run one job's handler on the calling
+ * thread, and make a delayed job or a timer due now instead of waiting for it.
+ * <pre class="code">
+ * JobTester jobs = JobTester.of(context);
+ * dispatcher.dispatch("send-invoice", invoice);
+ * jobs.awaitDrained(Duration.ofSeconds(10));
+ * </pre>
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public final class JobTester {
+
+	private final JobQueueOperations operations;
+
+	private final JobListenerRegistry registry;
+
+	private final JobDispatcher dispatcher;
+
+	private final JsonMapper jsonMapper;
+
+	private JobTester(JobQueueOperations operations, JobListenerRegistry registry, JobDispatcher dispatcher,
+			JsonMapper jsonMapper) {
+		this.operations = operations;
+		this.registry = registry;
+		this.dispatcher = dispatcher;
+		this.jsonMapper = jsonMapper;
+	}
+
+	/**
+	 * Create a tester on the beans of an application context.
+	 * @param beanFactory the application's context
+	 * @return the tester
+	 */
+	public static JobTester of(BeanFactory beanFactory) {
+		return new JobTester(beanFactory.getBean(JobQueueOperations.class),
+				beanFactory.getBean(JobListenerRegistry.class), beanFactory.getBean(JobDispatcher.class),
+				beanFactory.getBeanProvider(JsonMapper.class).getIfAvailable(JsonMapper::shared));
+	}
+
+	/**
+	 * Wait until every queue of a job this application knows has no ready, delayed or
+	 * running job.
+	 * @param deadline the longest wait
+	 * @throws AssertionError when a queue still has pending jobs at the deadline, with
+	 * their counts
+	 */
+	public void awaitDrained(Duration deadline) {
+		Set<String> queues = new TreeSet<>();
+		this.registry.getJobCatalog().all().forEach((definition) -> queues.add(definition.queue()));
+		awaitDrained(queues, deadline);
+	}
+
+	/**
+	 * Wait until a queue has no ready, delayed or running job.
+	 * @param queue the queue
+	 * @param deadline the longest wait
+	 * @throws AssertionError when the queue still has pending jobs at the deadline, with
+	 * their counts
+	 */
+	public void awaitDrained(String queue, Duration deadline) {
+		awaitDrained(Set.of(queue), deadline);
+	}
+
+	private void awaitDrained(Collection<String> queues, Duration deadline) {
+		long end = System.nanoTime() + deadline.toNanos();
+		while (true) {
+			Map<String, QueueStats> pending = new LinkedHashMap<>();
+			for (String queue : queues) {
+				QueueStats stats = this.operations.stats(queue);
+				if (stats.pending() > 0) {
+					pending.put(queue, stats);
+				}
+			}
+			if (pending.isEmpty()) {
+				return;
+			}
+			if (System.nanoTime() - end > 0) {
+				throw new AssertionError("Queues not drained within " + deadline + ": " + pending);
+			}
+			try {
+				Thread.sleep(20);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted while waiting for queues to drain", ex);
+			}
+		}
+	}
+
+	/**
+	 * Run a job's handler once on the calling thread, as its first attempt would, without
+	 * Redis: the payload goes through JSON as a dispatch would take it.
+	 * @param jobName the job's name
+	 * @param payload the payload
+	 * @return the context the handler got
+	 * @throws Exception what the handler threw
+	 */
+	public JobContext run(String jobName, @Nullable Object payload) throws Exception {
+		JobHandler handler = handler(jobName);
+		JobDefinition definition = handler.getDefinition();
+		TestJobContext context = new TestJobContext(JobIds.next(), jobName, definition.queue(), 1,
+				definition.maxAttempts(), Instant.now(), Instant.now(), Map.of());
+		run(jobName, payload, context);
+		return context;
+	}
+
+	/**
+	 * Run a job's handler once on the calling thread with a context of the test's own,
+	 * e.g. a {@link TestJobContext} of the last attempt.
+	 * @param jobName the job's name
+	 * @param payload the payload
+	 * @param context the context the handler gets
+	 * @throws Exception what the handler threw
+	 */
+	public void run(String jobName, @Nullable Object payload, JobContext context) throws Exception {
+		JobHandler handler = handler(jobName);
+		handler.handle(handler.readPayload((payload != null) ? this.jsonMapper.valueToTree(payload) : null), context);
+	}
+
+	/**
+	 * Make a delayed job ready now, keeping its id and payload.
+	 * @param queue the job's queue
+	 * @param id the job's id
+	 * @throws AssertionError when the queue has no such delayed job
+	 */
+	public void makeDue(String queue, String id) {
+		if (!this.operations.trigger(queue, id)) {
+			throw new AssertionError("No delayed job '" + id + "' in queue '" + queue + "'");
+		}
+	}
+
+	/**
+	 * Make a timer ready now, as if its time had come.
+	 * @param jobName the timer's job
+	 * @param key the timer's key
+	 * @throws AssertionError when there is no such timer
+	 */
+	public void makeTimerDue(String jobName, Object key) {
+		Timer timer = this.dispatcher.findTimer(jobName, key)
+			.orElseThrow(() -> new AssertionError("No timer of job '" + jobName + "' with key " + key));
+		makeDue(this.registry.getJobCatalog().find(jobName).queue(), timer.id());
+	}
+
+	private JobHandler handler(String jobName) {
+		JobHandler handler = this.registry.getHandler(jobName);
+		if (handler == null) {
+			throw new IllegalArgumentException(
+					"This application has no handler of job '" + jobName + "': is its @QueuedJob bean in the context?");
+		}
+		return handler;
+	}
+
+}
