@@ -85,7 +85,7 @@ public class SampleRunner implements ApplicationRunner {
 		boolean cancelled = this.dispatcher.cancel("mail", "reminder-frank");
 		logger.info("Cancelled reminder-frank: " + cancelled);
 
-		// a job that another application handles (see redq.jobs.generate-report in
+		// a job that another application handles (see redq.remote-jobs.generate-report in
 		// application.yml)
 		this.dispatcher.dispatch("generate-report", "2025-Q4");
 		logger.info("Dispatched generate-report to queue 'reports' for another application to handle");

@@ -98,27 +98,12 @@ public class JobListenerContainerFactoryConfigurer {
 		map.from(this.observationRegistry).to(factory::setObservationRegistry);
 		map.from(this.observationConvention).to(factory::setObservationConvention);
 		map.from(this.errorHandler).to(factory::setErrorHandler);
-		JobQueueProperties.Listener listener = this.properties.getListener();
 		ContainerProperties defaults = factory.getContainerProperties();
-		map.from(listener::getConcurrency).to(defaults::setConcurrency);
-		map.from(listener::getBatchSize).to(defaults::setBatchSize);
-		map.from(listener::getPrefetch).to(defaults::setPrefetch);
-		map.from(listener::getPollTimeout).to(defaults::setPollTimeout);
-		map.from(listener::getLeaseTime).to(defaults::setLeaseTime);
-		map.from(listener::getMaxStalls).to(defaults::setMaxStalls);
-		map.from(listener::getShutdownTimeout).to(defaults::setShutdownTimeout);
-		map.from(listener::isAutoStartup).to(defaults::setAutoStartup);
+		this.properties.getListener().applyTo(defaults);
 		map.from(this.virtualThreads).to(defaults::setVirtualThreads);
 		this.properties.getQueues().forEach((queue, overrides) -> {
 			ContainerProperties container = new ContainerProperties(defaults);
-			map.from(overrides::getConcurrency).to(container::setConcurrency);
-			map.from(overrides::getBatchSize).to(container::setBatchSize);
-			map.from(overrides::getPrefetch).to(container::setPrefetch);
-			map.from(overrides::getPollTimeout).to(container::setPollTimeout);
-			map.from(overrides::getLeaseTime).to(container::setLeaseTime);
-			map.from(overrides::getShutdownTimeout).to(container::setShutdownTimeout);
-			map.from(overrides::getAutoStartup).to(container::setAutoStartup);
-			map.from(overrides::getMaxRunning).to(container::setMaxRunning);
+			overrides.applyTo(container);
 			factory.setQueueProperties(queue, container);
 		});
 	}

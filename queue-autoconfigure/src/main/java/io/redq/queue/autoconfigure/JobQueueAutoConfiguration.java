@@ -10,6 +10,7 @@ import io.redq.queue.annotation.EnableJobQueue;
 import io.redq.queue.annotation.JobListenerConfigurer;
 import io.redq.queue.config.JobCatalog;
 import io.redq.queue.config.JobListenerContainerFactory;
+import io.redq.queue.config.JobListenerRegistry;
 import io.redq.queue.config.JobQueueConfigUtils;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefaults;
@@ -158,20 +159,28 @@ public final class JobQueueAutoConfiguration {
 	}
 
 	@Bean
+	@SuppressWarnings("removal")
 	JobListenerConfigurer jobQueueRemoteJobsConfigurer(JobQueueProperties properties, JobDefaults defaults) {
-		return (registry) -> properties.getJobs().forEach((name, job) -> {
-			// runs after every @QueuedJob method is registered, so that a clash
-			// can name the property
-			JobDefinition existing = registry.getJobCatalog().find(name);
-			Assert.state(existing == null, () -> "redq.jobs." + name + " configures a job that another application "
-					+ "handles, but this application already has a job named '" + name + "' (queue '" + existing.queue()
-					+ "'), e.g. a @QueuedJob method. Job names must be unique: remove redq.jobs." + name
-					+ " or rename one of the jobs");
-			registry.getJobCatalog()
-				.register(new JobDefinition(name, (job.getQueue() != null) ? job.getQueue() : defaults.queue(),
-						(job.getMaxAttempts() != null) ? job.getMaxAttempts() : defaults.maxAttempts(),
-						(job.getTimeout() != null) ? job.getTimeout() : defaults.timeout(), defaults.backoff(), null));
-		});
+		// runs after every @QueuedJob method is registered, so that a clash can name the
+		// property
+		return (registry) -> {
+			properties.getRemoteJobs()
+				.forEach((name, job) -> registerRemoteJob(registry, "redq.remote-jobs", name, job, defaults));
+			properties.getJobs().forEach((name, job) -> registerRemoteJob(registry, "redq.jobs", name, job, defaults));
+		};
+	}
+
+	private static void registerRemoteJob(JobListenerRegistry registry, String property, String name,
+			JobQueueProperties.RemoteJob job, JobDefaults defaults) {
+		JobDefinition existing = registry.getJobCatalog().find(name);
+		Assert.state(existing == null, () -> property + "." + name + " configures a job that another application "
+				+ "handles, but this application already has a job named '" + name + "' (queue '" + existing.queue()
+				+ "'), e.g. a @QueuedJob method or an entry of redq.remote-jobs. Job names must be unique: remove "
+				+ property + "." + name + " or rename one of the jobs");
+		registry.getJobCatalog()
+			.register(new JobDefinition(name, (job.getQueue() != null) ? job.getQueue() : defaults.queue(),
+					(job.getMaxAttempts() != null) ? job.getMaxAttempts() : defaults.maxAttempts(),
+					(job.getTimeout() != null) ? job.getTimeout() : defaults.timeout(), defaults.backoff(), null));
 	}
 
 	@Bean

@@ -5,10 +5,14 @@ import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.QueueNames;
+import io.redq.queue.listener.ContainerProperties;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -32,19 +36,21 @@ public class JobQueueProperties {
 	 */
 	private boolean observationEnabled;
 
-	private final Listener listener = new Listener();
+	private final Listener listener = Listener.defaults();
 
 	/**
 	 * Listener settings of single queues, by queue name; each overrides the matching
 	 * "redq.listener.*" value.
 	 */
-	private final Map<String, Queue> queues = new LinkedHashMap<>();
+	private final Map<String, Listener> queues = new LinkedHashMap<>();
 
 	private final Job job = new Job();
 
 	/**
 	 * Jobs that this application dispatches but another application handles, by job name.
 	 */
+	private final Map<String, RemoteJob> remoteJobs = new LinkedHashMap<>();
+
 	private final Map<String, RemoteJob> jobs = new LinkedHashMap<>();
 
 	private final Dispatcher dispatcher = new Dispatcher();
@@ -83,7 +89,7 @@ public class JobQueueProperties {
 		return this.listener;
 	}
 
-	public Map<String, Queue> getQueues() {
+	public Map<String, Listener> getQueues() {
 		return this.queues;
 	}
 
@@ -91,6 +97,19 @@ public class JobQueueProperties {
 		return this.job;
 	}
 
+	public Map<String, RemoteJob> getRemoteJobs() {
+		return this.remoteJobs;
+	}
+
+	/**
+	 * Jobs that this application dispatches but another application handles, by job name.
+	 * @return the jobs
+	 * @deprecated since 0.1.0 for removal in 0.2.0 in favor of {@link #getRemoteJobs()},
+	 * whose name cannot be mistaken for "redq.job"
+	 */
+	@Deprecated(since = "0.1.0", forRemoval = true)
+	@DeprecatedConfigurationProperty(replacement = "redq.remote-jobs", since = "0.1.0",
+			reason = "Renamed so that it cannot be mistaken for redq.job, the defaults of every job")
 	public Map<String, RemoteJob> getJobs() {
 		return this.jobs;
 	}
@@ -128,42 +147,44 @@ public class JobQueueProperties {
 	}
 
 	/**
-	 * Settings of the listener containers, one per queue with handlers. Jobs run on
-	 * virtual threads when Spring Boot's "spring.threads.virtual.enabled" is set (Java
-	 * 21+).
+	 * Settings of the listener containers, one per queue with handlers: under
+	 * "redq.listener" for every queue, under "redq.queues.<queue>" for one queue, where a
+	 * value left out is the "redq.listener" one. Jobs run on virtual threads when Spring
+	 * Boot's "spring.threads.virtual.enabled" is set (Java 21+).
 	 */
 	public static class Listener {
 
 		/**
-		 * Number of jobs each queue's container runs at once.
+		 * Number of jobs a queue's container runs at once, at least 1.
 		 */
-		private int concurrency = 8;
+		private @Nullable Integer concurrency;
 
 		/**
 		 * Most jobs reserved in one Redis round trip, from 1 to 1000.
 		 */
-		private int batchSize = 64;
+		private @Nullable Integer batchSize;
 
 		/**
-		 * Most jobs each queue's container reserves ahead of free workers, so that a
-		 * worker finds its next job without a round trip; only as many as the workers
-		 * would start within about 100 ms at the recent job duration. 0 turns it off.
+		 * Most jobs a queue's container reserves ahead of free workers, so that a worker
+		 * finds its next job without a round trip; only as many as the workers would
+		 * start within about 100 ms at the recent job duration. 0 turns it off.
 		 */
-		private int prefetch = 128;
+		private @Nullable Integer prefetch;
 
 		/**
 		 * Longest wait for a wake-up before an idle container looks for jobs again. With
 		 * Lettuce, the wait also ends a second before the Redis command timeout.
 		 */
-		private Duration pollTimeout = Duration.ofSeconds(5);
+		private @Nullable Duration pollTimeout;
 
 		/**
-		 * How long a running job stays with its worker without a renewal; renewed every
-		 * third of it while the job runs. A job whose worker died runs again after this
-		 * time. Until the first renewal after its start, every reserved job holds a
-		 * waiting lease of this, at most 5 seconds, renewed every third of that.
+		 * How long a running job stays with its worker without a renewal, at least 30ms;
+		 * renewed every third of it while the job runs. A job whose worker died runs
+		 * again after this time. Until the first renewal after its start, every reserved
+		 * job holds a waiting lease of this, at most 5 seconds, renewed every third of
+		 * that.
 		 */
-		private Duration leaseTime = Duration.ofSeconds(30);
+		private @Nullable Duration leaseTime;
 
 		/**
 		 * How many times in its life a job's lease may expire before a renewal confirmed
@@ -172,140 +193,64 @@ public class JobQueueProperties {
 		 * using an attempt; each later such expiry uses one, so that a job that kills its
 		 * worker still ends dead. 0 uses an attempt for every expired lease.
 		 */
-		private int maxStalls = 1;
+		private @Nullable Integer maxStalls;
 
 		/**
 		 * How long running jobs get to finish on shutdown before they are interrupted and
 		 * handed back.
 		 */
-		private Duration shutdownTimeout = Duration.ofSeconds(20);
+		private @Nullable Duration shutdownTimeout;
 
 		/**
 		 * Whether containers start with the application.
 		 */
-		private boolean autoStartup = true;
-
-		public int getConcurrency() {
-			return this.concurrency;
-		}
-
-		public void setConcurrency(int concurrency) {
-			this.concurrency = concurrency;
-		}
-
-		public int getBatchSize() {
-			return this.batchSize;
-		}
-
-		public void setBatchSize(int batchSize) {
-			this.batchSize = batchSize;
-		}
-
-		public int getPrefetch() {
-			return this.prefetch;
-		}
-
-		public void setPrefetch(int prefetch) {
-			this.prefetch = prefetch;
-		}
-
-		public Duration getPollTimeout() {
-			return this.pollTimeout;
-		}
-
-		public void setPollTimeout(Duration pollTimeout) {
-			this.pollTimeout = pollTimeout;
-		}
-
-		public Duration getLeaseTime() {
-			return this.leaseTime;
-		}
-
-		public void setLeaseTime(Duration leaseTime) {
-			this.leaseTime = leaseTime;
-		}
-
-		public int getMaxStalls() {
-			return this.maxStalls;
-		}
-
-		public void setMaxStalls(int maxStalls) {
-			this.maxStalls = maxStalls;
-		}
-
-		public Duration getShutdownTimeout() {
-			return this.shutdownTimeout;
-		}
-
-		public void setShutdownTimeout(Duration shutdownTimeout) {
-			this.shutdownTimeout = shutdownTimeout;
-		}
-
-		public boolean isAutoStartup() {
-			return this.autoStartup;
-		}
-
-		public void setAutoStartup(boolean autoStartup) {
-			this.autoStartup = autoStartup;
-		}
-
-	}
-
-	/**
-	 * Listener settings of one queue; unset values come from "redq.listener.*".
-	 */
-	public static class Queue {
-
-		/**
-		 * Number of jobs this queue's container runs at once.
-		 */
-		private @Nullable Integer concurrency;
-
-		/**
-		 * Most jobs of this queue reserved in one Redis round trip.
-		 */
-		private @Nullable Integer batchSize;
-
-		/**
-		 * Most jobs of this queue reserved ahead of free workers.
-		 */
-		private @Nullable Integer prefetch;
-
-		/**
-		 * Longest wait for a wake-up before this queue's idle container looks for jobs
-		 * again.
-		 */
-		private @Nullable Duration pollTimeout;
-
-		/**
-		 * How long a running job of this queue stays with its worker without a renewal;
-		 * until the first renewal after its start, a job holds a waiting lease of this,
-		 * at most 5 seconds.
-		 */
-		private @Nullable Duration leaseTime;
-
-		/**
-		 * How long running jobs of this queue get to finish on shutdown.
-		 */
-		private @Nullable Duration shutdownTimeout;
-
-		/**
-		 * Whether this queue's container starts with the application.
-		 */
 		private @Nullable Boolean autoStartup;
 
 		/**
-		 * How many jobs of this queue run at once across all application instances;
-		 * further jobs wait. Unset for no limit.
+		 * How many jobs of a queue run at once across all application instances; further
+		 * jobs wait. 0 for no limit.
 		 */
 		private @Nullable Integer maxRunning;
 
-		public @Nullable Integer getMaxRunning() {
-			return this.maxRunning;
+		/**
+		 * Create settings that leave every value to "redq.listener".
+		 */
+		public Listener() {
 		}
 
-		public void setMaxRunning(@Nullable Integer maxRunning) {
-			this.maxRunning = maxRunning;
+		/**
+		 * The settings of "redq.listener": the listener container's defaults.
+		 */
+		static Listener defaults() {
+			ContainerProperties defaults = new ContainerProperties();
+			Listener listener = new Listener();
+			listener.concurrency = defaults.getConcurrency();
+			listener.batchSize = defaults.getBatchSize();
+			listener.prefetch = defaults.getPrefetch();
+			listener.pollTimeout = defaults.getPollTimeout();
+			listener.leaseTime = defaults.getLeaseTime();
+			listener.maxStalls = defaults.getMaxStalls();
+			listener.shutdownTimeout = defaults.getShutdownTimeout();
+			listener.autoStartup = defaults.isAutoStartup();
+			listener.maxRunning = defaults.getMaxRunning();
+			return listener;
+		}
+
+		/**
+		 * Apply the values that are set to a container's settings.
+		 * @param container the settings of a container
+		 */
+		void applyTo(ContainerProperties container) {
+			PropertyMapper map = PropertyMapper.get();
+			map.from(this.concurrency).to(container::setConcurrency);
+			map.from(this.batchSize).to(container::setBatchSize);
+			map.from(this.prefetch).to(container::setPrefetch);
+			map.from(this.pollTimeout).to(container::setPollTimeout);
+			map.from(this.leaseTime).to(container::setLeaseTime);
+			map.from(this.maxStalls).to(container::setMaxStalls);
+			map.from(this.shutdownTimeout).to(container::setShutdownTimeout);
+			map.from(this.autoStartup).to(container::setAutoStartup);
+			map.from(this.maxRunning).to(container::setMaxRunning);
 		}
 
 		public @Nullable Integer getConcurrency() {
@@ -313,6 +258,11 @@ public class JobQueueProperties {
 		}
 
 		public void setConcurrency(@Nullable Integer concurrency) {
+			if (concurrency != null) {
+				// the container's rule, so that a bad value fails binding and names the
+				// property
+				new ContainerProperties().setConcurrency(concurrency);
+			}
 			this.concurrency = concurrency;
 		}
 
@@ -321,6 +271,11 @@ public class JobQueueProperties {
 		}
 
 		public void setBatchSize(@Nullable Integer batchSize) {
+			if (batchSize != null) {
+				// the container's rule, so that a bad value fails binding and names the
+				// property
+				new ContainerProperties().setBatchSize(batchSize);
+			}
 			this.batchSize = batchSize;
 		}
 
@@ -329,6 +284,11 @@ public class JobQueueProperties {
 		}
 
 		public void setPrefetch(@Nullable Integer prefetch) {
+			if (prefetch != null) {
+				// the container's rule, so that a bad value fails binding and names the
+				// property
+				new ContainerProperties().setPrefetch(prefetch);
+			}
 			this.prefetch = prefetch;
 		}
 
@@ -337,6 +297,11 @@ public class JobQueueProperties {
 		}
 
 		public void setPollTimeout(@Nullable Duration pollTimeout) {
+			if (pollTimeout != null) {
+				// the container's rule, so that a bad value fails binding and names the
+				// property
+				new ContainerProperties().setPollTimeout(pollTimeout);
+			}
 			this.pollTimeout = pollTimeout;
 		}
 
@@ -345,7 +310,25 @@ public class JobQueueProperties {
 		}
 
 		public void setLeaseTime(@Nullable Duration leaseTime) {
+			if (leaseTime != null) {
+				// the container's rule, so that a bad value fails binding and names the
+				// property
+				new ContainerProperties().setLeaseTime(leaseTime);
+			}
 			this.leaseTime = leaseTime;
+		}
+
+		public @Nullable Integer getMaxStalls() {
+			return this.maxStalls;
+		}
+
+		public void setMaxStalls(@Nullable Integer maxStalls) {
+			if (maxStalls != null) {
+				// the container's rule, so that a bad value fails binding and names the
+				// property
+				new ContainerProperties().setMaxStalls(maxStalls);
+			}
+			this.maxStalls = maxStalls;
 		}
 
 		public @Nullable Duration getShutdownTimeout() {
@@ -353,6 +336,11 @@ public class JobQueueProperties {
 		}
 
 		public void setShutdownTimeout(@Nullable Duration shutdownTimeout) {
+			if (shutdownTimeout != null) {
+				// the container's rule, so that a bad value fails binding and names the
+				// property
+				new ContainerProperties().setShutdownTimeout(shutdownTimeout);
+			}
 			this.shutdownTimeout = shutdownTimeout;
 		}
 
@@ -361,7 +349,25 @@ public class JobQueueProperties {
 		}
 
 		public void setAutoStartup(@Nullable Boolean autoStartup) {
+			if (autoStartup != null) {
+				// the container's rule, so that a bad value fails binding and names the
+				// property
+				new ContainerProperties().setAutoStartup(autoStartup);
+			}
 			this.autoStartup = autoStartup;
+		}
+
+		public @Nullable Integer getMaxRunning() {
+			return this.maxRunning;
+		}
+
+		public void setMaxRunning(@Nullable Integer maxRunning) {
+			if (maxRunning != null) {
+				// the container's rule, so that a bad value fails binding and names the
+				// property
+				new ContainerProperties().setMaxRunning(maxRunning);
+			}
+			this.maxRunning = maxRunning;
 		}
 
 	}
@@ -451,6 +457,9 @@ public class JobQueueProperties {
 		}
 
 		public void setDelay(Duration delay) {
+			// the library's rule, so that a bad value fails binding and names the
+			// property
+			new JobBackoff(delay, this.multiplier, this.maxDelay, this.jitter);
 			this.delay = delay;
 		}
 
@@ -459,6 +468,9 @@ public class JobQueueProperties {
 		}
 
 		public void setMultiplier(double multiplier) {
+			// the library's rule, so that a bad value fails binding and names the
+			// property
+			new JobBackoff(this.delay, multiplier, this.maxDelay, this.jitter);
 			this.multiplier = multiplier;
 		}
 
@@ -467,6 +479,9 @@ public class JobQueueProperties {
 		}
 
 		public void setMaxDelay(Duration maxDelay) {
+			// the library's rule, so that a bad value fails binding and names the
+			// property
+			new JobBackoff(this.delay, this.multiplier, maxDelay, this.jitter);
 			this.maxDelay = maxDelay;
 		}
 
@@ -475,6 +490,9 @@ public class JobQueueProperties {
 		}
 
 		public void setJitter(Duration jitter) {
+			// the library's rule, so that a bad value fails binding and names the
+			// property
+			new JobBackoff(this.delay, this.multiplier, this.maxDelay, jitter);
 			this.jitter = jitter;
 		}
 

@@ -45,7 +45,8 @@ class JobListenerContainerFactoryConfigurerIntegrationTests {
 		this.runner
 			.withPropertyValues("redq.listener.concurrency=3", "redq.listener.batch-size=7", "redq.listener.prefetch=0",
 					"redq.listener.poll-timeout=2s", "redq.listener.lease-time=1m", "redq.listener.max-stalls=3",
-					"redq.listener.shutdown-timeout=4s", "redq.listener.auto-startup=false")
+					"redq.listener.shutdown-timeout=4s", "redq.listener.auto-startup=false",
+					"redq.listener.max-running=4")
 			.run((context) -> {
 				JobListenerContainerFactory factory = configuredFactory(context);
 				ContainerProperties properties = factory.getContainerProperties();
@@ -57,7 +58,7 @@ class JobListenerContainerFactoryConfigurerIntegrationTests {
 				assertThat(properties.getMaxStalls()).isEqualTo(3);
 				assertThat(properties.getShutdownTimeout()).isEqualTo(Duration.ofSeconds(4));
 				assertThat(properties.isAutoStartup()).isFalse();
-				assertThat(properties.getMaxRunning()).isZero();
+				assertThat(properties.getMaxRunning()).isEqualTo(4);
 				assertThat(factory.createContainer("other", List.of()).getContainerProperties())
 					.usingRecursiveComparison()
 					.isEqualTo(properties);
@@ -73,7 +74,8 @@ class JobListenerContainerFactoryConfigurerIntegrationTests {
 			.withPropertyValues("redq.listener.concurrency=3", "redq.listener.batch-size=7",
 					"redq.queues.mail.concurrency=1", "redq.queues.mail.prefetch=5", "redq.queues.mail.poll-timeout=3s",
 					"redq.queues.mail.lease-time=90s", "redq.queues.mail.shutdown-timeout=6s",
-					"redq.queues.mail.auto-startup=false", "redq.queues.mail.max-running=2")
+					"redq.queues.mail.auto-startup=false", "redq.queues.mail.max-running=2",
+					"redq.queues.mail.max-stalls=0")
 			.run((context) -> {
 				JobListenerContainerFactory factory = configuredFactory(context);
 				ContainerProperties mail = factory.createContainer("mail", List.of()).getContainerProperties();
@@ -85,11 +87,13 @@ class JobListenerContainerFactoryConfigurerIntegrationTests {
 				assertThat(mail.getShutdownTimeout()).isEqualTo(Duration.ofSeconds(6));
 				assertThat(mail.isAutoStartup()).isFalse();
 				assertThat(mail.getMaxRunning()).isEqualTo(2);
+				assertThat(mail.getMaxStalls()).isZero();
 				ContainerProperties other = factory.createContainer("other", List.of()).getContainerProperties();
 				assertThat(other.getConcurrency()).isEqualTo(3);
 				assertThat(other.getPrefetch()).isEqualTo(new ContainerProperties().getPrefetch());
 				assertThat(other.isAutoStartup()).isTrue();
 				assertThat(other.getMaxRunning()).isZero();
+				assertThat(other.getMaxStalls()).isEqualTo(new ContainerProperties().getMaxStalls());
 			});
 	}
 

@@ -101,7 +101,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 
 	@Test
 	void closingTheContextSendsThePendingAsyncDispatchesBeforeTheRedisConnectionsClose(RedisServer redis) {
-		this.runner.withPropertyValues("redq.jobs.remote.queue=elsewhere").run((context) -> {
+		this.runner.withPropertyValues("redq.remote-jobs.remote.queue=elsewhere").run((context) -> {
 			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 			// Redis holds the first call, so that the others are still pending at close
 			redis.command("CLIENT", "PAUSE", "500", "WRITE");
@@ -159,7 +159,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 	@Test
 	void backsOffForUserJobQueueOperations(RedisServer redis) {
 		this.runner.withUserConfiguration(UserOperationsConfiguration.class)
-			.withPropertyValues("redq.jobs.remote-job.queue=other")
+			.withPropertyValues("redq.remote-jobs.remote-job.queue=other")
 			.run((context) -> {
 				assertThat(context).hasSingleBean(JobQueueOperations.class);
 				assertThat(context.getBean(JobQueueOperations.class)).isSameAs(context.getBean("customOperations"));
@@ -193,7 +193,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 	@Test
 	void userScriptBeanReplacesOursByName(RedisServer redis) {
 		this.runner.withUserConfiguration(UserEnqueueScriptConfiguration.class)
-			.withPropertyValues("redq.jobs.remote-job.queue=other")
+			.withPropertyValues("redq.remote-jobs.remote-job.queue=other")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				assertThat(context.getBean("jobQueueEnqueueScript")).isSameAs(UserEnqueueScriptConfiguration.SCRIPT);
@@ -282,25 +282,27 @@ class JobQueueAutoConfigurationIntegrationTests {
 
 	@Test
 	void keyPrefixPropertyPrefixesEveryKey(RedisServer redis) {
-		this.runner.withPropertyValues("redq.key-prefix=myapp", "redq.jobs.remote-job.queue=other").run((context) -> {
-			String id = context.getBean(JobDispatcher.class).dispatch("remote-job", "payload").id();
-			assertThat(redis.command("LRANGE", "myapp:{other}:ready", "0", "-1")).isEqualTo(id);
-			assertThat(redis.command("EXISTS", "redq:{other}:ready")).isEqualTo("0");
-		});
+		this.runner.withPropertyValues("redq.key-prefix=myapp", "redq.remote-jobs.remote-job.queue=other")
+			.run((context) -> {
+				String id = context.getBean(JobDispatcher.class).dispatch("remote-job", "payload").id();
+				assertThat(redis.command("LRANGE", "myapp:{other}:ready", "0", "-1")).isEqualTo(id);
+				assertThat(redis.command("EXISTS", "redq:{other}:ready")).isEqualTo("0");
+			});
 	}
 
 	@Test
 	void jobMaxAttemptsPropertyBecomesTheDefault(RedisServer redis) {
-		this.runner.withPropertyValues("redq.job.max-attempts=6", "redq.jobs.remote-job.queue=other").run((context) -> {
-			assertThat(context.getBean(JobDefaults.class).maxAttempts()).isEqualTo(6);
-			String id = context.getBean(JobDispatcher.class).dispatch("remote-job", "payload").id();
-			assertThat(redis.command("HGET", "redq:{other}:jobs", id)).contains("\"maxAttempts\":6");
-		});
+		this.runner.withPropertyValues("redq.job.max-attempts=6", "redq.remote-jobs.remote-job.queue=other")
+			.run((context) -> {
+				assertThat(context.getBean(JobDefaults.class).maxAttempts()).isEqualTo(6);
+				String id = context.getBean(JobDispatcher.class).dispatch("remote-job", "payload").id();
+				assertThat(redis.command("HGET", "redq:{other}:jobs", id)).contains("\"maxAttempts\":6");
+			});
 	}
 
 	@Test
 	void deadLetterMaxSizePropertyBoundsDeadJobs(RedisServer redis) {
-		this.runner.withPropertyValues("redq.dead-letter.max-size=1", "redq.jobs.remote-job.queue=other")
+		this.runner.withPropertyValues("redq.dead-letter.max-size=1", "redq.remote-jobs.remote-job.queue=other")
 			.run((context) -> {
 				JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 				dispatcher.dispatch("remote-job", "first");
@@ -321,7 +323,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 		// job stays on the master
 		this.runner
 			.withPropertyValues("redq.durability.replicas=1", "redq.durability.replica-timeout=50ms",
-					"redq.jobs.remote-job.queue=other")
+					"redq.remote-jobs.remote-job.queue=other")
 			.run((context) -> {
 				JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 				assertThatExceptionOfType(ReplicationTimeoutException.class)
@@ -333,7 +335,8 @@ class JobQueueAutoConfigurationIntegrationTests {
 
 	@Test
 	void maxPayloadSizePropertyLimitsDispatches(RedisServer redis) {
-		this.runner.withPropertyValues("redq.dispatcher.max-payload-size=10KB", "redq.jobs.remote-job.queue=other")
+		this.runner
+			.withPropertyValues("redq.dispatcher.max-payload-size=10KB", "redq.remote-jobs.remote-job.queue=other")
 			.run((context) -> {
 				JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
 				assertThatIllegalArgumentException()
@@ -349,7 +352,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 	void resendWindowPropertySetsHowLongRedisRemembersADispatch(RedisServer redis) {
 		this.runner
 			.withPropertyValues("redq.dispatcher.resend-window=10s", "spring.data.redis.timeout=5s",
-					"redq.jobs.remote-job.queue=other")
+					"redq.remote-jobs.remote-job.queue=other")
 			.run((context) -> {
 				context.getBean(JobDispatcher.class).dispatch("remote-job", "x");
 				String sent = redis.command("KEYS", "redq:{other}:sent:*");
@@ -383,7 +386,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 
 	@Test
 	void remoteJobPropertySendsDispatchesToItsQueue(RedisServer redis) {
-		this.runner.withPropertyValues("redq.jobs.remote-job.queue=other").run((context) -> {
+		this.runner.withPropertyValues("redq.remote-jobs.remote-job.queue=other").run((context) -> {
 			String id = context.getBean(JobDispatcher.class).dispatch("remote-job", "payload").id();
 			assertThat(redis.command("LRANGE", "redq:{other}:ready", "0", "-1")).isEqualTo(id);
 			assertThat(redis.command("EXISTS", "redq:{default}:ready")).isEqualTo("0");
@@ -391,14 +394,36 @@ class JobQueueAutoConfigurationIntegrationTests {
 	}
 
 	@Test
-	void remoteJobNamedLikeAQueuedJobFailsStartup() {
-		this.runner.withUserConfiguration(MailJobsConfiguration.class)
-			.withPropertyValues("redq.jobs.send-mail.queue=other")
+	void deprecatedRemoteJobPropertyStillSendsDispatchesToItsQueue(RedisServer redis) {
+		this.runner.withPropertyValues("redq.jobs.remote-job.queue=other", "redq.remote-jobs.new-job.queue=new")
+			.run((context) -> {
+				JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+				String old = dispatcher.dispatch("remote-job", "payload").id();
+				String renamed = dispatcher.dispatch("new-job", "payload").id();
+				assertThat(redis.command("LRANGE", "redq:{other}:ready", "0", "-1")).isEqualTo(old);
+				assertThat(redis.command("LRANGE", "redq:{new}:ready", "0", "-1")).isEqualTo(renamed);
+			});
+	}
+
+	@Test
+	void aRemoteJobUnderTheOldAndTheNewNameFailsStartupNamingTheOldOne() {
+		this.runner.withPropertyValues("redq.jobs.remote-job.queue=other", "redq.remote-jobs.remote-job.queue=other")
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
-				.hasMessage("redq.jobs.send-mail configures a job that another application handles, but this "
-						+ "application already has a job named 'send-mail' (queue 'mail'), e.g. a @QueuedJob method. "
-						+ "Job names must be unique: remove redq.jobs.send-mail or rename one of the jobs"));
+				.hasMessageContaining("redq.jobs.remote-job configures a job that another application handles, but "
+						+ "this application already has a job named 'remote-job' (queue 'other')"));
+	}
+
+	@Test
+	void remoteJobNamedLikeAQueuedJobFailsStartup() {
+		this.runner.withUserConfiguration(MailJobsConfiguration.class)
+			.withPropertyValues("redq.remote-jobs.send-mail.queue=other")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasMessage("redq.remote-jobs.send-mail configures a job that another application handles, but this "
+						+ "application already has a job named 'send-mail' (queue 'mail'), e.g. a @QueuedJob method or an "
+						+ "entry of redq.remote-jobs. "
+						+ "Job names must be unique: remove redq.remote-jobs.send-mail or rename one of the jobs"));
 	}
 
 	@Test

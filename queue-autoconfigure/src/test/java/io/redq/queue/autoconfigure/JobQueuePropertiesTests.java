@@ -58,10 +58,10 @@ class JobQueuePropertiesTests {
 			.isEqualTo(ListenerOperations.DEFAULT_MAX_STALLS);
 		assertThat(listener.getShutdownTimeout()).isEqualTo(container.getShutdownTimeout())
 			.isEqualTo(ContainerProperties.DEFAULT_SHUTDOWN_TIMEOUT);
-		assertThat(listener.isAutoStartup()).isEqualTo(container.isAutoStartup());
+		assertThat(listener.getAutoStartup()).isEqualTo(container.isAutoStartup()).isTrue();
+		assertThat(listener.getMaxRunning()).isEqualTo(container.getMaxRunning()).isZero();
 		// follows spring.threads.virtual.enabled, which is off by default
 		assertThat(container.isVirtualThreads()).isFalse();
-		assertThat(container.getMaxRunning()).isZero();
 	}
 
 	@Test
@@ -89,11 +89,12 @@ class JobQueuePropertiesTests {
 
 	@Test
 	void queueOverridesAreUnsetByDefault() {
-		JobQueueProperties.Queue queue = new JobQueueProperties.Queue();
+		JobQueueProperties.Listener queue = new JobQueueProperties.Listener();
 		assertThat(queue.getConcurrency()).isNull();
 		assertThat(queue.getBatchSize()).isNull();
 		assertThat(queue.getPollTimeout()).isNull();
 		assertThat(queue.getLeaseTime()).isNull();
+		assertThat(queue.getMaxStalls()).isNull();
 		assertThat(queue.getShutdownTimeout()).isNull();
 		assertThat(queue.getAutoStartup()).isNull();
 		assertThat(queue.getPrefetch()).isNull();
@@ -120,7 +121,7 @@ class JobQueuePropertiesTests {
 		assertThat(job.getQueue()).isNull();
 		assertThat(job.getMaxAttempts()).isNull();
 		assertThat(job.getTimeout()).isNull();
-		assertThat(this.properties.getJobs()).isEmpty();
+		assertThat(this.properties.getRemoteJobs()).isEmpty();
 	}
 
 	@Test
