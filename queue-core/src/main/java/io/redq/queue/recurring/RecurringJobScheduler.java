@@ -17,9 +17,9 @@ import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueNames;
-import io.redq.queue.redis.JobEnvelope;
-import io.redq.queue.redis.QueueKeys;
-import io.redq.queue.redis.QueueStore;
+import io.redq.queue.redis.RecurringOperations;
+import io.redq.queue.redis.RecurringOperations.Keys;
+import io.redq.queue.redis.RecurringOperations.Tick;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.script.RecurringScripts;
 import org.apache.commons.logging.Log;
@@ -28,8 +28,6 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.context.SmartLifecycle;
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
@@ -51,7 +49,8 @@ import org.springframework.util.Assert;
  * {@linkplain #setMaxLateness(Duration) maximum lateness} behind (a suspended machine,
  * Redis unreachable). The scheduler then starts over as on startup: the ticks since the
  * latest one recorded in Redis follow the job's {@link MissedTicks} policy. Nothing is
- * caught up for a job that has no recorded tick yet (its first start).
+ * caught up for a job that has no recorded tick yet (its first start). The scripts and
+ * the Redis clock are {@link RecurringOperations}.
  *
  * @author Redq team
  * @since 0.1.0
@@ -70,22 +69,11 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 
 	private static final long STOP_TIMEOUT_SECONDS = 5;
 
-	/** The longest round trip whose Redis time adjusts the clock offset. */
-	private static final long MAX_CLOCK_ROUND_TRIP_MILLIS = 100;
-
-	private static final int NOT_DUE = 0;
-
-	private static final int ENQUEUED = 1;
-
 	private static final Log logger = LogFactory.getLog(RecurringJobScheduler.class);
 
-	private final QueueStore store;
-
-	private final RecurringScripts scripts;
+	private final RecurringOperations redis;
 
 	private final JobDispatcher dispatcher;
-
-	private final JsonMapper jsonMapper;
 
 	private final Map<String, Entry> entries = new ConcurrentHashMap<>();
 
@@ -103,11 +91,6 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 
 	private @Nullable ScheduledThreadPoolExecutor executor;
 
-	/** Redis clock minus this JVM's clock, in milliseconds. */
-	private volatile long clockOffset;
-
-	private volatile boolean clockKnown;
-
 	/**
 	 * Create an instance.
 	 * @param operations the queues the ticks are enqueued in
@@ -117,10 +100,8 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 	 */
 	public RecurringJobScheduler(RedisJobQueueOperations operations, RecurringScripts scripts, JobDispatcher dispatcher,
 			JsonMapper jsonMapper) {
-		this.store = operations.getStore();
-		this.scripts = scripts;
+		this.redis = new RecurringOperations(operations.getStore(), scripts, jsonMapper);
 		this.dispatcher = dispatcher;
-		this.jsonMapper = jsonMapper;
 	}
 
 	/**
@@ -184,8 +165,7 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 	public void register(RecurringJobDefinition definition) {
 		JobDefinition job = definition.job();
 		QueueNames.validateId(tickId(job.name(), Long.MAX_VALUE));
-		QueueKeys queueKeys = this.store.keys(job.queue());
-		Entry entry = new Entry(definition, queueKeys, queueKeys.recurring(job.name()));
+		Entry entry = new Entry(definition, this.redis.keys(job));
 		synchronized (this.lifecycleMonitor) {
 			Assert.state(this.entries.putIfAbsent(job.name(), entry) == null,
 					() -> "A recurring job named '" + job.name() + "' is already registered");
@@ -236,7 +216,7 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 	@Override
 	public String trigger(String name) {
 		Entry entry = entry(name);
-		Instant now = Instant.ofEpochMilli(syncClock());
+		Instant now = Instant.ofEpochMilli(this.redis.syncClock());
 		return this.dispatcher
 			.dispatch(JobRequest.of(entry.definition.name(), now).header(RUN_HEADER, "trigger").build())
 			.id();
@@ -244,15 +224,13 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 
 	private RecurringJobInfo info(Entry entry) {
 		RecurringJobDefinition definition = entry.definition;
-		Instant next = definition.schedule().next(Instant.ofEpochMilli(redisNow()));
-		boolean paused = template().opsForHash().hasKey(entry.stateKey, "paused");
+		Instant next = definition.schedule().next(Instant.ofEpochMilli(this.redis.now()));
 		return new RecurringJobInfo(definition.name(), definition.job().queue(), definition.schedule(),
-				definition.missedTicks(), next, paused);
+				definition.missedTicks(), next, this.redis.isPaused(entry.keys));
 	}
 
 	private boolean setPaused(Entry entry, boolean paused) {
-		Long changed = template().execute(this.scripts.pause(), entry.keys, paused ? "1" : "0");
-		boolean result = changed != null && changed == 1L;
+		boolean result = this.redis.setPaused(entry.keys, paused);
 		if (result) {
 			logger.info((paused ? "Paused" : "Resumed") + " recurring job '" + entry.definition.name() + "'");
 		}
@@ -333,12 +311,12 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 	 */
 	private void begin(Entry entry) {
 		try {
-			long now = redisNow();
+			long now = this.redis.now();
 			RecurringSchedule schedule = entry.definition.schedule();
 			entry.planned = schedule.next(now);
 			long latest = schedule.latest(now);
 			if (latest >= 0 && entry.definition.missedTicks() == MissedTicks.RUN_ONCE
-					&& submit(entry, latest, true).status() == NOT_DUE) {
+					&& submit(entry, latest, true).notDue()) {
 				// this clock ran ahead of Redis: the tick is still to come
 				entry.planned = latest;
 			}
@@ -356,7 +334,7 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 	private void fire(Entry entry) {
 		try {
 			long tick = entry.planned;
-			long lateness = redisNow() - tick;
+			long lateness = this.redis.now() - tick;
 			if (lateness > this.maxLateness.toMillis()) {
 				logger.warn("Recurring job '" + entry.definition.name() + "' is " + Duration.ofMillis(lateness)
 						+ " behind its tick at " + Instant.ofEpochMilli(tick)
@@ -365,7 +343,7 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 				begin(entry);
 				return;
 			}
-			if (submit(entry, tick, false).status() != NOT_DUE) {
+			if (!submit(entry, tick, false).notDue()) {
 				entry.planned = entry.definition.schedule().next(tick);
 			}
 			plan(entry);
@@ -375,17 +353,11 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 		}
 	}
 
-	private Result submit(Entry entry, long tick, boolean catchUp) {
+	private Tick submit(Entry entry, long tick, boolean catchUp) {
 		JobDefinition job = entry.definition.job();
-		String id = tickId(job.name(), tick);
-		String run = catchUp ? "catch-up" : "tick";
-		long before = System.currentTimeMillis();
-		List<?> result = template().execute(this.scripts.tick(), entry.keys, Long.toString(tick), catchUp ? "c" : "t",
-				id, body(job, tick, run));
-		long now = ((Number) result.get(1)).longValue();
-		adjustClock(now, before, System.currentTimeMillis());
-		int status = ((Number) result.get(0)).intValue();
-		if (status == ENQUEUED) {
+		Tick result = this.redis.tick(job, entry.keys, tick, catchUp, tickId(job.name(), tick),
+				Map.of(RUN_HEADER, catchUp ? "catch-up" : "tick"));
+		if (result.enqueued()) {
 			this.metrics.dispatched(job.queue(), job.name());
 			if (catchUp) {
 				logger.info("Enqueued recurring job '" + job.name() + "' once for its missed ticks, the latest at "
@@ -396,7 +368,7 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 					.debug("Enqueued recurring job '" + job.name() + "' for its tick at " + Instant.ofEpochMilli(tick));
 			}
 		}
-		return new Result(status, now);
+		return result;
 	}
 
 	private void plan(Entry entry) {
@@ -404,7 +376,7 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 			logger.info("Recurring job '" + entry.definition.name() + "' has no further ticks");
 			return;
 		}
-		schedule(entry, this::fire, Math.max(0, entry.planned - redisNow()));
+		schedule(entry, this::fire, Math.max(0, entry.planned - this.redis.now()));
 	}
 
 	private void retry(Entry entry, EntryTask task, RuntimeException ex) {
@@ -433,49 +405,8 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 		}
 	}
 
-	// -- Redis
-
-	private String body(JobDefinition job, long tick, String run) {
-		return JobEnvelope
-			.of(job.name(), job.maxAttempts(), job.timeout(), Map.of(RUN_HEADER, run),
-					this.jsonMapper.valueToTree(Instant.ofEpochMilli(tick)))
-			.body(this.jsonMapper);
-	}
-
-	private long redisNow() {
-		if (!this.clockKnown) {
-			syncClock();
-		}
-		return System.currentTimeMillis() + this.clockOffset;
-	}
-
-	private long syncClock() {
-		long before = System.currentTimeMillis();
-		Long now = template()
-			.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time(TimeUnit.MILLISECONDS));
-		Assert.state(now != null, "Redis returned no time");
-		adjustClock(now, before, System.currentTimeMillis());
-		return now;
-	}
-
-	private void adjustClock(long redisNow, long before, long after) {
-		// the Redis time was taken somewhere in the round trip: a slow one (Redis
-		// blocked, say) says little about the offset
-		if (!this.clockKnown || after - before <= MAX_CLOCK_ROUND_TRIP_MILLIS) {
-			this.clockOffset = redisNow - (before + after) / 2;
-			this.clockKnown = true;
-		}
-	}
-
-	private StringRedisTemplate template() {
-		return this.store.getTemplate();
-	}
-
 	private static String tickId(String job, long tick) {
 		return job + "@" + tick;
-	}
-
-	private record Result(int status, long now) {
 	}
 
 	@FunctionalInterface
@@ -489,20 +420,14 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 
 		private final RecurringJobDefinition definition;
 
-		private final String stateKey;
-
-		private final List<String> keys;
+		private final Keys keys;
 
 		/** The next tick to enqueue, -1 for none; used on the scheduler thread only. */
 		private long planned = -1;
 
-		private Entry(RecurringJobDefinition definition, QueueKeys queueKeys, String stateKey) {
+		private Entry(RecurringJobDefinition definition, Keys keys) {
 			this.definition = definition;
-			this.stateKey = stateKey;
-			// the scripts take the queue's keys, then the job's state
-			List<String> keys = new ArrayList<>(queueKeys.all());
-			keys.add(stateKey);
-			this.keys = List.copyOf(keys);
+			this.keys = keys;
 		}
 
 	}
