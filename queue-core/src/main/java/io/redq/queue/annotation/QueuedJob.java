@@ -6,6 +6,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
+
 /**
  * Marks a bean method as the handler of a job. The method takes the payload (converted
  * from JSON to the parameter's type) and, optionally, a
@@ -32,6 +34,7 @@ import java.lang.annotation.Target;
 @Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Reflective(QueuedJobReflectiveProcessor.class)
 public @interface QueuedJob {
 
 	/**
