@@ -16,6 +16,7 @@ import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobMetrics;
+import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.listener.JobErrorHandler;
 import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.redis.RedisJobDispatcher;
@@ -84,6 +85,14 @@ public final class JobQueueAutoConfiguration {
 		operations.setReplicasToWaitFor(properties.getDurability().getReplicas(),
 				properties.getDurability().getReplicaTimeout());
 		return operations;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	JobQueueInspector jobQueueInspector(RedisJobQueueOperations operations, JobCatalog catalog,
+			JobQueueProperties properties, ObjectProvider<JsonMapper> jsonMapper) {
+		return new JobQueueInspector(operations, catalog, properties.getKeyPrefix(),
+				jsonMapper.getIfAvailable(JsonMapper::shared));
 	}
 
 	@Bean
