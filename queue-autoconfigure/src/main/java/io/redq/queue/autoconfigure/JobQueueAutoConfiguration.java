@@ -19,6 +19,7 @@ import io.redq.queue.core.JobMetrics;
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.listener.JobErrorHandler;
 import io.redq.queue.recurring.RecurringJobScheduler;
+import io.redq.queue.recurring.RecurringJobs;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.script.QueueScripts;
@@ -90,9 +91,12 @@ public final class JobQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	JobQueueInspector jobQueueInspector(RedisJobQueueOperations operations, JobCatalog catalog,
-			JobQueueProperties properties, ObjectProvider<JsonMapper> jsonMapper) {
-		return new JobQueueInspector(operations, catalog, properties.getKeyPrefix(),
+			JobQueueProperties properties, ObjectProvider<JsonMapper> jsonMapper,
+			ObjectProvider<RecurringJobs> recurringJobs) {
+		JobQueueInspector inspector = new JobQueueInspector(operations, catalog, properties.getKeyPrefix(),
 				jsonMapper.getIfAvailable(JsonMapper::shared));
+		recurringJobs.ifUnique(inspector::setRecurringJobs);
+		return inspector;
 	}
 
 	@Bean

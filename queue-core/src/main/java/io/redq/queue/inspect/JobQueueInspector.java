@@ -21,6 +21,8 @@ import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueNames;
 import io.redq.queue.core.QueueSnapshot;
+import io.redq.queue.recurring.RecurringJobInfo;
+import io.redq.queue.recurring.RecurringJobs;
 import io.redq.queue.redis.QueueKeys;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import org.jspecify.annotations.Nullable;
@@ -70,7 +72,15 @@ public class JobQueueInspector {
 	/** The most queues found in Redis that are listed. */
 	public static final int MAX_DISCOVERED_QUEUES = 1000;
 
+	/** How many hours of statistics a queue keeps unless told otherwise: a week. */
+	public static final int DEFAULT_STATISTICS_HOURS = 168;
+
+	/** The most hours of statistics a queue keeps: 30 days. */
+	public static final int MAX_STATISTICS_HOURS = 720;
+
 	private static final long SNAPSHOT_MAX_AGE_NANOS = Duration.ofSeconds(1).toNanos();
+
+	private static final String STATISTICS_HOURS_FIELD = "hours";
 
 	private static final int READ_BATCH = 200;
 
@@ -90,6 +100,12 @@ public class JobQueueInspector {
 	private final Map<String, RecentSnapshot> snapshots = new ConcurrentHashMap<>();
 
 	private Duration discoveryInterval = Duration.ofSeconds(30);
+
+	private int statisticsHours = DEFAULT_STATISTICS_HOURS;
+
+	private @Nullable RecurringJobs recurringJobs;
+
+	private final Map<String, RecentStatistics> statistics = new ConcurrentHashMap<>();
 
 	private volatile Set<String> discovered = Set.of();
 
@@ -123,6 +139,115 @@ public class JobQueueInspector {
 	 */
 	public void setDiscoveryInterval(Duration discoveryInterval) {
 		this.discoveryInterval = discoveryInterval;
+	}
+
+	/**
+	 * Set how long the per-hour statistics of the queues are kept, in whole hours: the
+	 * size of each queue's ring of hourly buckets, which the scripts read from Redis.
+	 * {@link #applyStatisticsRetention()} writes it.
+	 * <p>
+	 * Default 7 days.
+	 * @param retention the retention, 1 hour to 30 days
+	 */
+	public void setStatisticsRetention(Duration retention) {
+		long hours = retention.toHours();
+		Assert.isTrue(hours >= 1 && hours <= MAX_STATISTICS_HOURS,
+				() -> "The statistics retention must be 1 hour to 30 days, not " + retention);
+		this.statisticsHours = (int) hours;
+	}
+
+	/**
+	 * Write the statistics retention to each {@link #knownQueues() known queue} whose
+	 * statistics keep another: one {@code HGET} per queue, and one {@code HSET} where it
+	 * differs. Queues only found in Redis keep theirs (7 days unless set).
+	 */
+	public void applyStatisticsRetention() {
+		String hours = Integer.toString(this.statisticsHours);
+		for (String queue : knownQueues()) {
+			String stats = this.operations.getStore().keys(queue).stats();
+			if (!hours.equals(this.redis.opsForHash().get(stats, STATISTICS_HOURS_FIELD))) {
+				this.redis.opsForHash().put(stats, STATISTICS_HOURS_FIELD, hours);
+			}
+		}
+	}
+
+	/**
+	 * Return a queue's statistics at most a second old: Redis is read (one
+	 * {@code HGETALL} of a hash of at most 60 plus the retention's hours fields, and
+	 * {@code TIME}) at most once per queue and second however many callers ask.
+	 * @param queue the queue
+	 * @return the statistics
+	 */
+	public QueueStatistics statistics(String queue) {
+		return this.statistics.computeIfAbsent(queue, RecentStatistics::new).get();
+	}
+
+	private QueueStatistics readStatistics(String queue) {
+		Map<Object, Object> fields = this.redis.opsForHash().entries(this.operations.getStore().keys(queue).stats());
+		Long now = this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+		long minute = ((now != null) ? now : System.currentTimeMillis()) / 60_000;
+		Object stored = fields.get(STATISTICS_HOURS_FIELD);
+		int hours = (stored != null) ? Integer.parseInt((String) stored) : DEFAULT_STATISTICS_HOURS;
+		return new QueueStatistics(buckets(fields, "m", minute, 60, 60_000),
+				buckets(fields, "h", minute / 60, hours, 3_600_000));
+	}
+
+	// a bucket counts only when it holds the index asked for: else it is from an older
+	// round of its ring, and nothing was counted since
+	private static List<QueueStatistics.Bucket> buckets(Map<Object, Object> fields, String ring, long current, int size,
+			long millis) {
+		List<QueueStatistics.Bucket> buckets = new ArrayList<>(size);
+		for (long index = current - size + 1; index <= current; index++) {
+			long completed = 0;
+			long failed = 0;
+			long dead = 0;
+			Object value = fields.get(ring + Math.floorMod(index, size));
+			if (value != null) {
+				String[] parts = ((String) value).split(" ");
+				if (parts.length == 4 && Long.parseLong(parts[0]) == index) {
+					completed = Long.parseLong(parts[1]);
+					failed = Long.parseLong(parts[2]);
+					dead = Long.parseLong(parts[3]);
+				}
+			}
+			buckets.add(new QueueStatistics.Bucket(Instant.ofEpochMilli(index * millis), completed, failed, dead));
+		}
+		return buckets;
+	}
+
+	/**
+	 * Set the recurring jobs of this application, to list them.
+	 * @param recurringJobs the recurring jobs
+	 */
+	public void setRecurringJobs(RecurringJobs recurringJobs) {
+		this.recurringJobs = recurringJobs;
+	}
+
+	/**
+	 * Return the recurring jobs of this application, if it schedules any.
+	 * @return them, or {@code null} when recurring jobs are off
+	 */
+	public @Nullable RecurringJobs getRecurringJobs() {
+		return this.recurringJobs;
+	}
+
+	/**
+	 * List the recurring jobs of this application with their latest tick: one
+	 * {@code HGET} per job besides what {@link RecurringJobs#list()} reads.
+	 * @return the recurring jobs, by name; none when recurring jobs are off
+	 */
+	public List<RecurringJobView> recurringJobs() {
+		if (this.recurringJobs == null) {
+			return List.of();
+		}
+		List<RecurringJobView> views = new ArrayList<>();
+		for (RecurringJobInfo info : this.recurringJobs.list()) {
+			Object last = this.redis.opsForHash()
+				.get(this.operations.getStore().keys(info.queue()).recurring(info.name()), "last");
+			views.add(new RecurringJobView(info, (last instanceof String millis && !millis.isEmpty())
+					? Instant.ofEpochMilli(Long.parseLong(millis)) : null));
+		}
+		return views;
 	}
 
 	/**
@@ -573,6 +698,31 @@ public class JobQueueInspector {
 		synchronized void set(QueueSnapshot snapshot) {
 			this.snapshot = snapshot;
 			this.readAt = System.nanoTime();
+		}
+
+	}
+
+	/**
+	 * One queue's latest statistics, read like {@link RecentSnapshot}.
+	 */
+	private final class RecentStatistics {
+
+		private final String queue;
+
+		private @Nullable QueueStatistics statistics;
+
+		private long readAt;
+
+		RecentStatistics(String queue) {
+			this.queue = queue;
+		}
+
+		synchronized QueueStatistics get() {
+			if (this.statistics == null || System.nanoTime() - this.readAt > SNAPSHOT_MAX_AGE_NANOS) {
+				this.statistics = readStatistics(this.queue);
+				this.readAt = System.nanoTime();
+			}
+			return this.statistics;
 		}
 
 	}

@@ -159,6 +159,52 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void countsCompletedFailedAndDeadJobsPerMinuteAndHourInRedis() {
+		for (String payload : List.of("a", "b", "c")) {
+			this.dispatcher.dispatch("work", payload);
+		}
+		List<ReservedJob> reserved = this.listener.reserve(QUEUE, 3, Duration.ofMinutes(1)).jobs();
+		this.listener.ack(QUEUE, List.of(reserved.get(0).lease(), reserved.get(1).lease()));
+		this.listener.fail(QUEUE, reserved.get(2).lease(), "boom", null);
+		QueueStatistics statistics = this.inspector.statistics(QUEUE);
+		assertThat(statistics.minutes()).hasSize(60);
+		assertThat(statistics.hours()).hasSize(JobQueueInspector.DEFAULT_STATISTICS_HOURS);
+		QueueStatistics.Bucket minute = statistics.minutes().get(59);
+		QueueStatistics.Bucket hour = statistics.hours().get(JobQueueInspector.DEFAULT_STATISTICS_HOURS - 1);
+		// the minute may have turned between the acknowledgement and the read
+		long completed = statistics.minutes().stream().mapToLong(QueueStatistics.Bucket::completed).sum();
+		assertThat(completed).isEqualTo(2);
+		assertThat(statistics.minutes().stream().mapToLong(QueueStatistics.Bucket::dead).sum()).isEqualTo(1);
+		assertThat(statistics.minutes().stream().mapToLong(QueueStatistics.Bucket::failed).sum()).isEqualTo(1);
+		assertThat(minute.start()).isBefore(Instant.now().plusSeconds(1));
+		assertThat(statistics.hours().stream().mapToLong(QueueStatistics.Bucket::completed).sum()).isEqualTo(2);
+		assertThat(hour.start()).isAfter(Instant.now().minus(Duration.ofHours(2)));
+	}
+
+	@Test
+	void aBucketLeftFromAnOlderRoundOfItsRingStartsAgainAndTheRetentionSizesTheHourRing() {
+		this.inspector.setStatisticsRetention(Duration.ofHours(24));
+		this.inspector.applyStatisticsRetention();
+		// every minute slot and hour slot holds counts from a day ago
+		long minute = Instant.now().toEpochMilli() / 60_000;
+		for (int i = 0; i < 60; i++) {
+			this.template.opsForHash().put(this.keys.stats(), "m" + i, (minute - 24 * 60) + " 7 7 7");
+		}
+		for (int i = 0; i < 24; i++) {
+			this.template.opsForHash().put(this.keys.stats(), "h" + i, (minute / 60 - 24) + " 7 7 7");
+		}
+		this.dispatcher.dispatch("work", "a");
+		ReservedJob job = this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
+		this.listener.ack(QUEUE, List.of(job.lease()));
+		QueueStatistics statistics = this.inspector.statistics(QUEUE);
+		assertThat(statistics.hours()).hasSize(24);
+		assertThat(statistics.minutes().stream().mapToLong(QueueStatistics.Bucket::completed).sum()).isEqualTo(1);
+		assertThat(statistics.hours().stream().mapToLong(QueueStatistics.Bucket::completed).sum()).isEqualTo(1);
+		assertThat(this.template.opsForHash().size(this.keys.stats())).as("the rings and the retention")
+			.isEqualTo(60 + 24 + 1);
+	}
+
+	@Test
 	void recentSnapshotsReadRedisAtMostOncePerQueueAndSecond() throws Exception {
 		this.dispatcher.dispatch("work", "x");
 		long before = ScriptExecutions.count(this.redis);
