@@ -168,6 +168,31 @@ function legend() {
 		el('span', { class: 'dead' }, '— dead'), el('span', { class: 'muted' }, 'as this page saw them'));
 }
 
+// the counts Redq keeps in Redis: completed, failed and dead per minute or per hour
+function statisticsChart(id, title, buckets, label) {
+	const width = 600;
+	const height = 120;
+	const max = Math.max(1, ...buckets.map((bucket) => Math.max(bucket.completed, bucket.failed, bucket.dead)));
+	const chart = svg('svg', { class: 'chart', id, viewBox: '0 0 ' + width + ' ' + height,
+		preserveAspectRatio: 'none', role: 'img' });
+	chart.append(svg('title', {}, title));
+	chart.append(svg('line', { class: 'axis', x1: 0, y1: height - 1, x2: width, y2: height - 1 }));
+	chart.append(svg('text', { x: 2, y: 10 }, String(max)));
+	const step = width / Math.max(1, buckets.length - 1);
+	for (const kind of ['completed', 'failed', 'dead']) {
+		const points = buckets.map((bucket, i) =>
+			(i * step).toFixed(1) + ',' + (height - 2 - (bucket[kind] / max) * (height - 14)).toFixed(1));
+		chart.append(svg('polyline', { class: kind, points: points.join(' ') }));
+	}
+	const total = (kind) => buckets.reduce((sum, bucket) => sum + bucket[kind], 0);
+	return el('figure', {},
+		el('figcaption', {}, title + ' (from ' + time(buckets[0].at) + '): ',
+			el('span', { class: 'completed', 'data-total': 'completed' }, total('completed') + ' completed'), ', ',
+			el('span', { class: 'failed' }, total('failed') + ' failed attempts'), ', ',
+			el('span', { class: 'dead' }, total('dead') + ' dead')),
+		chart);
+}
+
 // ---- views ----
 
 async function overview() {
@@ -227,6 +252,7 @@ async function queueView(name, state, offset) {
 		return;
 	}
 	remember([queue]);
+	const statistics = await get(api('queues', name, 'statistics'));
 	const filter = state === 'dead' ? deadFilter() : null;
 	const page = (state === 'dead' && (filter.job || filter.error))
 		? await get(api('queues', name, 'dead') + '?' + new URLSearchParams({ job: filter.job, error: filter.error,
@@ -260,6 +286,8 @@ async function queueView(name, state, offset) {
 		el('span', {}, 'dead ', el('b', { id: 'queue-dead' }, queue.dead)),
 		el('span', {}, 'oldest ready ', el('b', {}, age(queue.oldestReadyAgeMillis)))),
 	chart(name, 400, 100, false), legend(),
+	statistics ? [statisticsChart('per-minute', 'Per minute, last hour', statistics.minutes),
+		statisticsChart('per-hour', 'Per hour, last ' + statistics.hours.length + ' hours', statistics.hours)] : null,
 	session.readOnly ? null : el('div', { class: 'bar' },
 		queue.paused ? actionButton('Resume', () => post(api('queues', name, 'resume')).then(() => 'Resumed'),
 			{ id: 'queue-resume' })
@@ -382,6 +410,37 @@ async function jobView(name, id) {
 			typeof envelope === 'string' ? envelope : JSON.stringify(envelope, null, 2))] : null);
 }
 
+async function recurringView() {
+	const jobs = await get('api/recurring');
+	const change = (name, action) => () => post('api/recurring/' + encodeURIComponent(name) + '/'
+		+ encodeURIComponent(action)).then(() => action + ' ' + name);
+	show(el('h1', {}, 'Recurring jobs'),
+		jobs.length === 0 ? message('This application schedules no recurring job.') : null,
+		el('div', { class: 'table' }, el('table', { id: 'recurring' },
+			el('thead', {}, el('tr', {}, el('th', {}, 'job'), el('th', {}, 'queue'), el('th', {}, 'schedule'),
+				el('th', {}, 'last run'), el('th', {}, 'next run'), el('th', {}, 'state'), el('th', {}, ''))),
+			el('tbody', {}, jobs.map((job) => el('tr', { 'data-name': job.name },
+				el('td', { class: 'id' }, job.name), el('td', {}, link(job.queue, 'queue', job.queue, 'ready')),
+				el('td', {}, job.schedule), el('td', {}, time(job.lastTick)), el('td', {}, time(job.nextTick)),
+				el('td', {}, job.paused ? el('span', { class: 'badge paused' }, 'paused') : 'running'),
+				el('td', {}, job.paused ? actionButton('Resume', change(job.name, 'resume'))
+					: actionButton('Pause', change(job.name, 'pause')),
+				' ', actionButton('Trigger now', change(job.name, 'trigger')))))))));
+}
+
+async function logView() {
+	const actions = await get('api/actions?count=200');
+	show(el('h1', {}, 'Changes made here'),
+		actions.length === 0 ? message('Nobody changed anything through the dashboard yet.') : null,
+		el('div', { class: 'table' }, el('table', { id: 'actions' },
+			el('thead', {}, el('tr', {}, el('th', {}, 'when'), el('th', {}, 'who'), el('th', {}, 'action'),
+				el('th', {}, 'queue'), el('th', {}, 'what'), el('th', { class: 'num' }, 'jobs'))),
+			el('tbody', {}, actions.map((action) => el('tr', {},
+				el('td', {}, time(action.at)), el('td', {}, action.principal || 'anonymous'),
+				el('td', {}, action.action), el('td', {}, action.queue), el('td', { class: 'id' }, action.target),
+				el('td', { class: 'num' }, action.jobs)))))));
+}
+
 let searchState = { by: 'id', text: '', result: null };
 
 async function searchView() {
@@ -429,6 +488,12 @@ async function render() {
 		else if (parts[0] === 'job' && parts[1] && parts[2]) {
 			await jobView(parts[1], parts.slice(2).join('/'));
 		}
+		else if (parts[0] === 'log') {
+			await logView();
+		}
+		else if (parts[0] === 'recurring') {
+			await recurringView();
+		}
 		else if (parts[0] === 'search') {
 			await searchView();
 			return;
@@ -446,9 +511,10 @@ async function render() {
 function poll() {
 	clearTimeout(timer);
 	timer = setTimeout(async () => {
-		// a form being filled in is not redrawn under the user's fingers
+		// a form being filled in, or a selection of jobs, is not redrawn under the user's fingers
 		const active = document.activeElement;
-		const typing = active && (active.tagName === 'INPUT' || active.tagName === 'SELECT');
+		const typing = (active && (active.tagName === 'INPUT' || active.tagName === 'SELECT'))
+			|| document.querySelector('input.select:checked') !== null;
 		if (!document.hidden && !typing && !location.hash.startsWith('#/search')) {
 			await render();
 		}

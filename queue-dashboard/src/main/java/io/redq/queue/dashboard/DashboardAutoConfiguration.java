@@ -1,6 +1,8 @@
 package io.redq.queue.dashboard;
 
 import io.redq.queue.inspect.JobQueueInspector;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -12,6 +14,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.config.annotation.ResourceHandlerRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
@@ -30,15 +34,37 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 @EnableConfigurationProperties(DashboardProperties.class)
 public final class DashboardAutoConfiguration {
 
+	private static final Log logger = LogFactory.getLog(DashboardAutoConfiguration.class);
+
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnWebApplication(type = Type.SERVLET)
 	@ConditionalOnClass(DispatcherServlet.class)
-	@ConditionalOnBean(JobQueueInspector.class)
+	@ConditionalOnBean({ JobQueueInspector.class, RedisConnectionFactory.class })
 	static class ServletDashboardConfiguration {
 
 		@Bean
-		DashboardController redqDashboardController(JobQueueInspector inspector, DashboardProperties properties) {
-			return new DashboardController(inspector, properties.isReadOnly());
+		DashboardController redqDashboardController(JobQueueInspector inspector, DashboardProperties properties,
+				RedisConnectionFactory connectionFactory, Environment environment) {
+			// the queues' key prefix: the log sits beside the queues
+			ActionLog actions = new ActionLog(connectionFactory, environment.getProperty("redq.key-prefix", "redq"));
+			return new DashboardController(inspector, actions, properties.isReadOnly());
+		}
+
+		// sizes the hourly statistics of the application's queues, once all jobs are
+		// known
+		@Bean
+		SmartInitializingSingleton redqDashboardStatisticsRetention(JobQueueInspector inspector,
+				DashboardProperties properties) {
+			inspector.setStatisticsRetention(properties.getStatisticsRetention());
+			return () -> {
+				try {
+					inspector.applyStatisticsRetention();
+				}
+				catch (RuntimeException ex) {
+					// Redis may be away at startup; the queues keep their retention
+					logger.warn("Could not write the statistics retention of the queues: " + ex.getMessage());
+				}
+			};
 		}
 
 		@Bean

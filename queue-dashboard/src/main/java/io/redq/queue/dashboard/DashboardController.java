@@ -18,6 +18,10 @@ import io.redq.queue.inspect.JobPage;
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.inspect.JobQueueInspector.SearchBy;
 import io.redq.queue.inspect.JobView;
+import io.redq.queue.inspect.QueueStatistics;
+import io.redq.queue.inspect.RecurringJobView;
+import io.redq.queue.recurring.RecurringJobInfo;
+import io.redq.queue.recurring.RecurringJobs;
 import io.redq.queue.inspect.SearchResult;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
@@ -69,16 +73,20 @@ public class DashboardController {
 
 	private final JobQueueOperations operations;
 
+	private final ActionLog actions;
+
 	private final boolean readOnly;
 
 	/**
 	 * Create an instance.
 	 * @param inspector the inspector the dashboard reads and changes the queues through
+	 * @param actions the log of the changes made through the dashboard
 	 * @param readOnly whether every change is refused
 	 */
-	public DashboardController(JobQueueInspector inspector, boolean readOnly) {
+	public DashboardController(JobQueueInspector inspector, ActionLog actions, boolean readOnly) {
 		this.inspector = inspector;
 		this.operations = inspector.getOperations();
+		this.actions = actions;
 		this.readOnly = readOnly;
 	}
 
@@ -119,6 +127,13 @@ public class DashboardController {
 		return describe(requireQueue(queue));
 	}
 
+	@GetMapping("/api/queues/{queue}/statistics")
+	StatisticsJson statistics(@PathVariable String queue) {
+		QueueStatistics statistics = this.inspector.statistics(requireQueue(queue));
+		return new StatisticsJson(statistics.minutes().stream().map(BucketJson::of).toList(),
+				statistics.hours().stream().map(BucketJson::of).toList());
+	}
+
 	@GetMapping("/api/queues/{queue}/jobs")
 	PageJson jobs(@PathVariable String queue, @RequestParam String state, @RequestParam(defaultValue = "0") int offset,
 			@RequestParam(defaultValue = "20") int count) {
@@ -155,32 +170,67 @@ public class DashboardController {
 		return SearchJson.of(this.inspector.search(searchBy, text, limit));
 	}
 
+	@GetMapping("/api/recurring")
+	List<RecurringJson> recurringJobs() {
+		return this.inspector.recurringJobs().stream().map(RecurringJson::of).toList();
+	}
+
+	@PostMapping("/api/recurring/{name}/{action}")
+	ChangeJson changeRecurringJob(@PathVariable String name, @PathVariable String action, HttpServletRequest request) {
+		requireWritable();
+		RecurringJobs recurring = this.inspector.getRecurringJobs();
+		if (recurring == null || recurring.list().stream().noneMatch((job) -> job.name().equals(name))) {
+			throw new UnknownRecurringJobException(name);
+		}
+		boolean changed = switch (action) {
+			case "pause" -> recurring.pause(name);
+			case "resume" -> recurring.resume(name);
+			case "trigger" -> recurring.trigger(name) != null;
+			default ->
+				throw new IllegalArgumentException("Unknown action '" + action + "': use pause, resume or trigger");
+		};
+		log(request, action, "recurring job", name, changed ? 1 : 0);
+		return new ChangeJson(action, changed ? 1 : 0, false);
+	}
+
+	@GetMapping("/api/actions")
+	List<Map<String, Object>> actions(@RequestParam(defaultValue = "100") int count) {
+		if (count < 1 || count > ActionLog.MAX_ENTRIES) {
+			throw new IllegalArgumentException("count must be between 1 and " + ActionLog.MAX_ENTRIES);
+		}
+		return this.actions.latest(count);
+	}
+
 	@PostMapping("/api/queues/{queue}/pause")
-	QueueJson pause(@PathVariable String queue) {
+	QueueJson pause(@PathVariable String queue, HttpServletRequest request) {
 		requireWritable();
 		this.operations.pause(requireQueue(queue));
+		log(request, "pause", queue, "", 0);
 		return describe(queue);
 	}
 
 	@PostMapping("/api/queues/{queue}/resume")
-	QueueJson resume(@PathVariable String queue) {
+	QueueJson resume(@PathVariable String queue, HttpServletRequest request) {
 		requireWritable();
 		this.operations.resume(requireQueue(queue));
+		log(request, "resume", queue, "", 0);
 		return describe(queue);
 	}
 
 	@PostMapping("/api/queues/{queue}/purge")
-	QueueJson purge(@PathVariable String queue, @RequestParam(required = false) @Nullable String confirm) {
+	QueueJson purge(@PathVariable String queue, @RequestParam(required = false) @Nullable String confirm,
+			HttpServletRequest request) {
 		requireWritable();
 		requireQueue(queue);
 		requireConfirmation(queue, confirm, "purge");
 		this.operations.purge(queue);
+		log(request, "purge", queue, "", 0);
 		return describe(queue);
 	}
 
 	@PostMapping("/api/queues/{queue}/job/{action}")
 	ChangeJson changeJob(@PathVariable String queue, @PathVariable String action, @RequestParam String id,
-			@RequestParam(required = false) @Nullable Long delaySeconds) {
+			@RequestParam(required = false) @Nullable Long delaySeconds, HttpServletRequest request) {
 		requireWritable();
 		requireQueue(queue);
 		QueueNames.validateId(id);
@@ -198,6 +248,7 @@ public class DashboardController {
 			default -> throw new IllegalArgumentException(
 					"Unknown action '" + action + "': use retry, delete, trigger, cancel or reschedule");
 		};
+		log(request, action, queue, id, changed ? 1 : 0);
 		return new ChangeJson(action, changed ? 1 : 0, false);
 	}
 
@@ -206,7 +257,7 @@ public class DashboardController {
 			@RequestParam(required = false) @Nullable List<String> ids,
 			@RequestParam(required = false) @Nullable String job,
 			@RequestParam(required = false) @Nullable String error,
-			@RequestParam(required = false) @Nullable String confirm) {
+			@RequestParam(required = false) @Nullable String confirm, HttpServletRequest request) {
 		requireWritable();
 		requireQueue(queue);
 		if (!action.equals("retry") && !action.equals("delete")) {
@@ -235,11 +286,19 @@ public class DashboardController {
 		}
 		long changed = action.equals("retry") ? this.operations.retryDead(queue, chosen)
 				: this.operations.deleteDead(queue, chosen);
+		log(request, action, queue, (ids != null && !ids.isEmpty()) ? String.join(",", ids)
+				: "dead jobs matching job=" + ((job != null) ? job : "") + " error=" + ((error != null) ? error : ""),
+				changed);
 		return new ChangeJson(action, changed, more);
 	}
 
 	@ExceptionHandler
 	ResponseEntity<Map<String, String>> unknownQueue(UnknownQueueException ex) {
+		return error(HttpStatus.NOT_FOUND, ex.getMessage());
+	}
+
+	@ExceptionHandler
+	ResponseEntity<Map<String, String>> unknownRecurringJob(UnknownRecurringJobException ex) {
 		return error(HttpStatus.NOT_FOUND, ex.getMessage());
 	}
 
@@ -263,6 +322,11 @@ public class DashboardController {
 
 	private static ResponseEntity<Map<String, String>> error(HttpStatus status, @Nullable String message) {
 		return ResponseEntity.status(status).body(Map.of("error", (message != null) ? message : status.name()));
+	}
+
+	private void log(HttpServletRequest request, String action, String queue, String target, long jobs) {
+		this.actions.record((request.getUserPrincipal() != null) ? request.getUserPrincipal().getName() : null, action,
+				queue, target, jobs);
 	}
 
 	private String requireQueue(String queue) {
@@ -343,6 +407,37 @@ public class DashboardController {
 	}
 
 	/**
+	 * A queue's statistics: per minute over the last hour, per hour over the retention.
+	 */
+	record StatisticsJson(List<BucketJson> minutes, List<BucketJson> hours) {
+	}
+
+	/**
+	 * The counts of one minute or hour, from its start in epoch milliseconds.
+	 */
+	record BucketJson(long at, long completed, long failed, long dead) {
+
+		static BucketJson of(QueueStatistics.Bucket bucket) {
+			return new BucketJson(bucket.start().toEpochMilli(), bucket.completed(), bucket.failed(), bucket.dead());
+		}
+
+	}
+
+	/**
+	 * A recurring job as the page shows it; times in epoch milliseconds.
+	 */
+	record RecurringJson(String name, String queue, String schedule, @Nullable Long nextTick, @Nullable Long lastTick,
+			boolean paused) {
+
+		static RecurringJson of(RecurringJobView view) {
+			RecurringJobInfo info = view.info();
+			return new RecurringJson(info.name(), info.queue(), info.schedule().toString(), millis(info.nextTick()),
+					millis(view.lastTick()), info.paused());
+		}
+
+	}
+
+	/**
 	 * A page of jobs.
 	 */
 	record PageJson(String state, long total, int offset, List<JobJson> jobs) {
@@ -387,6 +482,14 @@ public class DashboardController {
 
 		UnknownQueueException(String queue) {
 			super("No queue '" + queue + "': no job of this application uses it and Redis holds none by that name");
+		}
+
+	}
+
+	static final class UnknownRecurringJobException extends RuntimeException {
+
+		UnknownRecurringJobException(String name) {
+			super("No recurring job '" + name + "' in this application");
 		}
 
 	}

@@ -1,5 +1,7 @@
 package io.redq.queue.dashboard;
 
+import java.time.Duration;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.Assert;
 
@@ -29,6 +31,13 @@ public class DashboardProperties {
 	 */
 	private boolean readOnly = true;
 
+	/**
+	 * How long the per-hour statistics of the application's queues are kept in Redis, in
+	 * whole hours: from 1 hour to 30 days. Each queue keeps 60 per-minute buckets and one
+	 * per hour.
+	 */
+	private Duration statisticsRetention = Duration.ofDays(7);
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -54,6 +63,14 @@ public class DashboardProperties {
 
 	public void setReadOnly(boolean readOnly) {
 		this.readOnly = readOnly;
+	}
+
+	public Duration getStatisticsRetention() {
+		return this.statisticsRetention;
+	}
+
+	public void setStatisticsRetention(Duration statisticsRetention) {
+		this.statisticsRetention = statisticsRetention;
 	}
 
 }

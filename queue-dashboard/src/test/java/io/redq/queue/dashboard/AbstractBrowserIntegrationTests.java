@@ -94,20 +94,48 @@ abstract class AbstractBrowserIntegrationTests {
 	 */
 	void open(String view) {
 		this.browser.get("http://localhost:" + this.port + "/redq/#/" + view);
-		await().atMost(DEADLINE)
-			.until(() -> text(By.id("status")).startsWith("Updated") || !find("#view h1").isEmpty());
+		await().atMost(DEADLINE).until(() -> text("#status").startsWith("Updated") || !find("#view h1").isEmpty());
 	}
 
-	String text(By by) {
-		return this.browser.findElements(by).stream().findFirst().map(WebElement::getText).orElse("");
+	/**
+	 * Return the text of the first element a selector finds, read in one step in the
+	 * page, so that a redraw by the page's polling cannot leave a stale element.
+	 * @param css the selector
+	 * @return its text, or an empty string when there is none
+	 */
+	String text(String css) {
+		return (String) script("const e = document.querySelector(arguments[0]); return e ? e.innerText.trim() : '';",
+				css);
+	}
+
+	/**
+	 * Click the first element a selector finds, in one step in the page like
+	 * {@link #text(String)}.
+	 * @param css the selector
+	 */
+	void click(String css) {
+		script("document.querySelector(arguments[0]).click();", css);
+	}
+
+	/**
+	 * Return an attribute of the first element a selector finds, read like
+	 * {@link #text(String)}.
+	 * @param css the selector
+	 * @param name the attribute
+	 * @return its value, or an empty string when there is none
+	 */
+	String attribute(String css, String name) {
+		return (String) script(
+				"const e = document.querySelector(arguments[0]); return e ? (e.getAttribute(arguments[1]) || '') : '';",
+				css, name);
 	}
 
 	java.util.List<WebElement> find(String css) {
 		return this.browser.findElements(By.cssSelector(css));
 	}
 
-	Object script(String script) {
-		return ((JavascriptExecutor) this.browser).executeScript(script);
+	Object script(String script, Object... arguments) {
+		return ((JavascriptExecutor) this.browser).executeScript(script, arguments);
 	}
 
 	void screenshot(String name) throws IOException {

@@ -1,7 +1,6 @@
 package io.redq.queue.dashboard;
 
 import io.redq.queue.inspect.JobQueueInspector;
-import io.redq.queue.redis.RedisJobQueueOperations;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -9,6 +8,7 @@ import org.springframework.boot.test.context.runner.ReactiveWebApplicationContex
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.Mockito.mock;
@@ -69,6 +69,12 @@ class DashboardAutoConfigurationTests {
 		@Bean
 		JobQueueInspector jobQueueInspector() {
 			return mock(JobQueueInspector.class);
+		}
+
+		// never connected
+		@Bean
+		LettuceConnectionFactory redisConnectionFactory() {
+			return new LettuceConnectionFactory();
 		}
 
 	}

@@ -61,7 +61,7 @@ class DashboardBrowserIntegrationTests extends AbstractBrowserIntegrationTests {
 		}
 		await().atMost(DEADLINE).until(() -> cell("ready").equals("3"));
 		await().atMost(DEADLINE).until(() -> !backlogLine().equals(before));
-		assertThat(text(By.cssSelector("tr[data-queue='ops'] td.state"))).isEqualTo("paused");
+		assertThat(text("tr[data-queue='ops'] td.state")).isEqualTo("paused");
 		screenshot("overview");
 	}
 
@@ -79,8 +79,8 @@ class DashboardBrowserIntegrationTests extends AbstractBrowserIntegrationTests {
 					&& find("#search-results tr[data-id*='auction-42']").size() == 1);
 		assertThat(find("#search-results tr[data-id*='auction-42']").get(0).getAttribute("data-id"))
 			.isEqualTo("work:auction-42");
-		this.browser.findElement(By.cssSelector("#search-results tr[data-id*='auction-42'] a")).click();
-		await().atMost(DEADLINE).until(() -> text(By.cssSelector("dd[data-field='state']")).equals("DELAYED"));
+		click("#search-results tr[data-id*='auction-42'] a");
+		await().atMost(DEADLINE).until(() -> text("dd[data-field='state']").equals("DELAYED"));
 	}
 
 	@Test
@@ -91,35 +91,40 @@ class DashboardBrowserIntegrationTests extends AbstractBrowserIntegrationTests {
 		open("queue/ops/dead");
 		await().atMost(DEADLINE).until(() -> find("#jobs tr[data-id='poison']").size() == 1);
 		open("job/ops/poison");
-		await().atMost(DEADLINE).until(() -> !text(By.id("job-error")).isEmpty());
-		assertThat(text(By.id("job-error"))).startsWith("java.lang.IllegalStateException: " + XSS);
-		assertThat(text(By.id("job-payload"))).contains("<script>");
+		await().atMost(DEADLINE).until(() -> !text("#job-error").isEmpty());
+		assertThat(text("#job-error")).startsWith("java.lang.IllegalStateException: " + XSS);
+		assertThat(text("#job-payload")).contains("<script>");
 		assertThat(find("#view img")).as("markup from the payload and error is shown as text").isEmpty();
 		assertThat(script("return window.injected")).isNull();
 		screenshot("dead-job");
 
 		open("job/ops/flaky");
-		await().atMost(DEADLINE).until(() -> text(By.id("job-error")).contains("IllegalStateException: once more"));
-		this.browser.findElement(By.id("job-retry")).click();
-		await().atMost(DEADLINE).until(() -> text(By.cssSelector("dd[data-field='state']")).equals("COMPLETED"));
+		await().atMost(DEADLINE).until(() -> text("#job-error").contains("IllegalStateException: once more"));
+		click("#job-retry");
+		await().atMost(DEADLINE).until(() -> text("dd[data-field='state']").equals("COMPLETED"));
 	}
 
 	@Test
-	void aPausedQueueStartsNoJob() {
+	void aPausedQueueStartsNoJob() throws IOException {
 		open("queue/ops/ready");
-		this.browser.findElement(By.id("queue-pause")).click();
+		click("#queue-pause");
 		await().atMost(DEADLINE).until(() -> !find("#queue-paused").isEmpty());
 		int started = this.jobs.started.get();
 		for (int i = 0; i < 3; i++) {
 			this.dispatcher.dispatch("work", "waits " + i);
 		}
-		await().atMost(DEADLINE).until(() -> text(By.id("queue-ready")).equals("3"));
+		await().atMost(DEADLINE).until(() -> text("#queue-ready").equals("3"));
 		await().during(Duration.ofSeconds(2))
 			.atMost(DEADLINE)
-			.until(() -> this.jobs.started.get() == started && text(By.id("queue-reserved")).equals("0"));
-		this.browser.findElement(By.id("queue-resume")).click();
+			.until(() -> this.jobs.started.get() == started && text("#queue-reserved").equals("0"));
+		String perMinute = statisticsLine();
+		click("#queue-resume");
 		await().atMost(DEADLINE).until(() -> this.jobs.started.get() == started + 3);
-		await().atMost(DEADLINE).until(() -> text(By.id("queue-ready")).equals("0"));
+		await().atMost(DEADLINE).until(() -> text("#queue-ready").equals("0"));
+		// the chart of the counts every instance keeps in Redis moves
+		await().atMost(DEADLINE).until(() -> text("[data-total='completed']").equals("3 completed"));
+		assertThat(statisticsLine()).isNotEqualTo(perMinute);
+		screenshot("queue");
 	}
 
 	private void search(String by, String text) {
@@ -131,14 +136,15 @@ class DashboardBrowserIntegrationTests extends AbstractBrowserIntegrationTests {
 	}
 
 	private String cell(String column) {
-		return text(By.cssSelector("tr[data-queue='ops'] td." + column));
+		return text("tr[data-queue='ops'] td." + column);
+	}
+
+	private String statisticsLine() {
+		return attribute("#per-minute polyline.completed", "points");
 	}
 
 	private String backlogLine() {
-		return find("svg.spark[data-queue='ops'] polyline.backlog").stream()
-			.findFirst()
-			.map((line) -> line.getAttribute("points"))
-			.orElse("");
+		return attribute("svg.spark[data-queue='ops'] polyline.backlog", "points");
 	}
 
 }

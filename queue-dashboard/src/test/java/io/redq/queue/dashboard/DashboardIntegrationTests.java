@@ -114,6 +114,12 @@ class DashboardIntegrationTests {
 				{"paused": true}""");
 		post("/api/queues/ops/resume").expectStatus().isOk();
 		assertThat(this.operations.isPaused(QUEUE)).isFalse();
+		get("/api/actions?count=5").expectStatus().isOk().expectBody().json("""
+				[{"action": "resume", "queue": "ops", "principal": null},
+				 {"action": "pause", "queue": "ops"},
+				 {"action": "cancel", "queue": "ops", "target": "t1", "jobs": 1},
+				 {"action": "reschedule", "target": "t1"},
+				 {"action": "trigger", "target": "t1"}]""").jsonPath("$[0].at").isNumber();
 		this.dispatcher.dispatch("work", "x");
 		post("/api/queues/ops/purge").expectStatus().isBadRequest();
 		post("/api/queues/ops/purge?confirm=reports").expectStatus().isBadRequest();
@@ -138,6 +144,29 @@ class DashboardIntegrationTests {
 		post("/api/queues/ops/dead/retry?error=IOException&confirm=ops").expectStatus().isOk().expectBody().json("""
 				{"action": "retry", "jobs": 2, "more": false}""");
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(3, 0, 0, 1));
+		get("/api/queues/ops/statistics").expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.minutes.length()")
+			.isEqualTo(60)
+			.jsonPath("$.hours.length()")
+			.isEqualTo(168)
+			.jsonPath("$.minutes[59].at")
+			.isNumber();
+	}
+
+	@Test
+	void listsPausesResumesAndTriggersRecurringJobs() {
+		get("/api/recurring").expectStatus().isOk().expectBody().json("""
+				[{"name": "nightly", "queue": "ops", "paused": false}]""").jsonPath("$[0].nextTick").isNumber();
+		post("/api/recurring/nightly/pause").expectStatus().isOk().expectBody().json("""
+				{"jobs": 1}""");
+		get("/api/recurring").expectBody().json("""
+				[{"name": "nightly", "paused": true}]""");
+		post("/api/recurring/nightly/resume").expectStatus().isOk();
+		post("/api/recurring/nightly/trigger").expectStatus().isOk();
+		assertThat(this.operations.stats(QUEUE).ready()).isEqualTo(1);
+		post("/api/recurring/weekly/pause").expectStatus().isNotFound();
 	}
 
 	@Test

@@ -104,6 +104,13 @@ class DashboardSecurityIntegrationTests {
 			.expectStatus()
 			.isOk();
 		assertThat(this.operations.isPaused(QUEUE)).isTrue();
+		this.client.get()
+			.uri("/api/actions")
+			.headers((headers) -> headers.setBasicAuth("ops", "ops"))
+			.exchange()
+			.expectBody()
+			.json("""
+					[{"action": "pause", "queue": "ops", "principal": "ops"}]""");
 	}
 
 	/**

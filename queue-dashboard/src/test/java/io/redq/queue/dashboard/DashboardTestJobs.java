@@ -5,6 +5,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.redq.queue.annotation.QueuedJob;
+import io.redq.queue.annotation.Recurring;
 
 /**
  * The jobs of the dashboard's test applications: job {@code work} on queue {@code ops},
@@ -21,6 +22,11 @@ class DashboardTestJobs {
 	final AtomicInteger started = new AtomicInteger();
 
 	private final Set<String> failedOnce = ConcurrentHashMap.newKeySet();
+
+	@QueuedJob(name = "nightly", queue = QUEUE)
+	@Recurring(cron = "0 0 3 * * *")
+	void nightly() {
+	}
 
 	@QueuedJob(name = "work", queue = QUEUE, maxAttempts = 1)
 	void work(String payload) {
