@@ -65,6 +65,12 @@ class SampleApplicationIntegrationTests {
 				{"status": "UP", "components": {"redq": {"status": "UP"}}}""");
 		// read-only: writes are not mapped
 		actuator.post().uri("/redq/mail?paused=true").exchange().expectStatus().isEqualTo(405);
+		// the dashboard, turned on by one property, read-only
+		RestTestClient dashboard = RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + this.port).build();
+		dashboard.get().uri("/redq/").exchange().expectStatus().isOk();
+		dashboard.get().uri("/redq/api/queues/mail").exchange().expectStatus().isOk().expectBody().json("""
+				{"name": "mail", "dead": 1}""");
+		dashboard.post().uri("/redq/api/queues/mail/pause").exchange().expectStatus().isForbidden();
 	}
 
 }

@@ -17,8 +17,10 @@ import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobMetrics;
+import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.listener.JobErrorHandler;
 import io.redq.queue.recurring.RecurringJobScheduler;
+import io.redq.queue.recurring.RecurringJobs;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.script.QueueScripts;
@@ -85,6 +87,17 @@ public final class JobQueueAutoConfiguration {
 		operations.setReplicasToWaitFor(properties.getDurability().getReplicas(),
 				properties.getDurability().getReplicaTimeout());
 		return operations;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	JobQueueInspector jobQueueInspector(RedisJobQueueOperations operations, JobCatalog catalog,
+			JobQueueProperties properties, ObjectProvider<JsonMapper> jsonMapper,
+			ObjectProvider<RecurringJobs> recurringJobs) {
+		JobQueueInspector inspector = new JobQueueInspector(operations, catalog, properties.getKeyPrefix(),
+				jsonMapper.getIfAvailable(JsonMapper::shared));
+		recurringJobs.ifUnique(inspector::setRecurringJobs);
+		return inspector;
 	}
 
 	@Bean

@@ -1,10 +1,8 @@
 package io.redq.queue.autoconfigure;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.redq.queue.config.JobCatalog;
-import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobMetrics;
-import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.metrics.MicrometerJobMetrics;
 import io.redq.queue.metrics.QueueMeterBinder;
 
@@ -28,7 +26,7 @@ import org.springframework.context.annotation.Bean;
 		afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
 				"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration" })
 @ConditionalOnClass(MeterRegistry.class)
-@ConditionalOnBean({ MeterRegistry.class, JobQueueOperations.class })
+@ConditionalOnBean({ MeterRegistry.class, JobQueueInspector.class })
 public final class JobQueueMetricsAutoConfiguration {
 
 	@Bean
@@ -40,11 +38,8 @@ public final class JobQueueMetricsAutoConfiguration {
 	// every job is registered once all singletons exist (the @QueuedJob post-processor
 	// registers them, with the redq.jobs.* ones, before this callback runs)
 	@Bean
-	SmartInitializingSingleton jobQueueGauges(MeterRegistry meterRegistry, JobQueueOperations operations,
-			JobCatalog catalog) {
-		return () -> new QueueMeterBinder(operations,
-				catalog.all().stream().map(JobDefinition::queue).distinct().sorted().toList())
-			.bindTo(meterRegistry);
+	SmartInitializingSingleton jobQueueGauges(MeterRegistry meterRegistry, JobQueueInspector inspector) {
+		return () -> new QueueMeterBinder(inspector).bindTo(meterRegistry);
 	}
 
 }

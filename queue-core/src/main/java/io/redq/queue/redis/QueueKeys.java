@@ -49,6 +49,8 @@ public final class QueueKeys {
 
 	private final String stalls;
 
+	private final String stats;
+
 	private final List<String> all;
 
 	private QueueKeys(String prefix, String queue) {
@@ -69,9 +71,10 @@ public final class QueueKeys {
 		this.model = key("model");
 		this.started = key("started");
 		this.stalls = key("stalls");
+		this.stats = key("stats");
 		this.all = List.of(this.ready, this.delayed, this.reserved, this.dead, this.jobs, this.attempts, this.leases,
 				this.errors, this.wake, this.sequence, this.successors, this.paused, this.completed, this.model,
-				this.started, this.stalls);
+				this.started, this.stalls, this.stats);
 	}
 
 	/**
@@ -219,6 +222,16 @@ public final class QueueKeys {
 	 */
 	public String stalls() {
 		return this.stalls;
+	}
+
+	/**
+	 * Return the hash of the queue's statistics: completed, failed and dead jobs per
+	 * minute over the last hour and per hour over the last days, a fixed ring of buckets
+	 * each, written by the scripts that finish jobs.
+	 * @return the key
+	 */
+	public String stats() {
+		return this.stats;
 	}
 
 	/**

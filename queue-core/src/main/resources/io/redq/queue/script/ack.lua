@@ -23,8 +23,9 @@ for i, id in ipairs(ids) do
 end
 if #done > 0 then
 	drop(reserved, unpack(done))
+	local now = now_millis()
+	count_finished('c', #done, now)
 	if keep > 0 then
-		local now = now_millis()
 		local entries = {}
 		for _, id in ipairs(done) do
 			entries[#entries + 1] = now

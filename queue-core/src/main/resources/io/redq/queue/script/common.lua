@@ -203,3 +203,30 @@ if found_model ~= MODEL then
 	end
 	upgrade_model(found_model or 1)
 end
+
+-- Statistics: how many jobs completed ('c'), failed an attempt ('f') and died ('d'), in the queue's stats hash (the
+-- last key of the queue's keys): a ring of 60 per-minute buckets and a ring of per-hour buckets, as many as its field
+-- 'hours' says (168 when absent), each field '<m|h><slot>' holding '<bucket index> <completed> <failed> <dead>'. A
+-- bucket left from an older round of its ring is started again, so the hash never grows past its rings. Three HGETs
+-- and two HSETs per call, whatever the number of jobs.
+local stats = KEYS[17]
+local function count_finished(kind, n, now)
+	local minute = math.floor(now / 60000)
+	local hours = tonumber(redis.call('HGET', stats, 'hours')) or 168
+	for _, ring in ipairs({{'m', minute, 60}, {'h', math.floor(minute / 60), hours}}) do
+		local field = ring[1] .. (ring[2] % ring[3])
+		local index, c, f, d = string.match(redis.call('HGET', stats, field) or '', '^(%d+) (%d+) (%d+) (%d+)$')
+		if tonumber(index) ~= ring[2] then
+			c, f, d = 0, 0, 0
+		end
+		c, f, d = tonumber(c), tonumber(f), tonumber(d)
+		if kind == 'c' then
+			c = c + n
+		elseif kind == 'f' then
+			f = f + n
+		else
+			d = d + n
+		end
+		redis.call('HSET', stats, field, ring[2] .. ' ' .. c .. ' ' .. f .. ' ' .. d)
+	end
+end

@@ -10,8 +10,10 @@ local delay = tonumber(ARGV[4])
 redis.call('ZREM', reserved, id)
 end_lease(id, lease, 0)
 redis.call('HSET', errors, id, ARGV[3])
+count_finished('f', 1, now)
 if delay < 0 then
 	bury(id, now, tonumber(ARGV[5]), tonumber(ARGV[6]))
+	count_finished('d', 1, now)
 elseif delay == 0 then
 	redis.call('RPUSH', ready, id)
 	signal()

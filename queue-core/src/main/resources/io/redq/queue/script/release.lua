@@ -14,6 +14,7 @@ for i = 3, #ARGV, 3 do
 			now = now or now_millis()
 			redis.call('HSET', errors, id, 'Interrupted on attempt ' .. attempt .. ', its last: its worker shut down')
 			bury(id, now, tonumber(ARGV[1]), tonumber(ARGV[2]))
+			count_finished('d', 1, now)
 		else
 			redis.call('LPUSH', ready, id)
 			released = released + 1

@@ -49,6 +49,7 @@ if ids then
 		redis.call('HSET', errors, id,
 			'Missing job data: the id was ready, but the jobs hash held no envelope for it (deleted outside Redq?)')
 		bury(id, now, tonumber(ARGV[4]), tonumber(ARGV[3]))
+		count_finished('d', 1, now)
 		result[#result + 1] = id
 	end
 	result[3] = #missing

@@ -51,9 +51,10 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "a"))
 			.isEqualTo(reservation.redisTime() + 30_000.0);
 		assertThat(this.listener.ack(QUEUE, List.of(reservation.jobs().get(0).lease()))).isEmpty();
-		assertThat(this.template.keys("redq:*")).as("besides the dispatch, remembered for the re-send window")
+		assertThat(this.template.keys("redq:*"))
+			.as("besides the dispatch, remembered for the re-send window, and the statistics")
 			.filteredOn((key) -> !key.startsWith(this.keys.sent("")))
-			.containsOnly(this.keys.sequence(), this.keys.wake(), this.keys.model());
+			.containsOnly(this.keys.sequence(), this.keys.wake(), this.keys.model(), this.keys.stats());
 	}
 
 	@Test

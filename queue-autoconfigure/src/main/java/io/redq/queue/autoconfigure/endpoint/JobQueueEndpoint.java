@@ -7,19 +7,15 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
+import java.util.function.Supplier;
 
 import io.redq.queue.core.CompletedJob;
-import io.redq.queue.core.DeadJob;
-import io.redq.queue.core.JobDefinition;
-import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueSnapshot;
+import io.redq.queue.inspect.JobQueueInspector;
+import io.redq.queue.inspect.JobView;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.core.JacksonException;
-import tools.jackson.core.type.TypeReference;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -44,8 +40,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * resume the queue in every instance</li>
  * <li>{@code DELETE /{queue}?confirm={queue}}: purge the queue</li>
  * <li>{@code GET /{queue}/dead?offset=&count=}: a page of dead jobs, newest first</li>
- * <li>{@code POST /{queue}/dead} with optional {@code ids}: retry those dead jobs, or
- * every one</li>
+ * <li>{@code POST /{queue}/dead} with {@code ids}: retry those dead jobs, or with
+ * {@code confirm={queue}} every one</li>
  * <li>{@code DELETE /{queue}/dead?ids=} or {@code ?confirm={queue}}: delete those dead
  * jobs, or every one</li>
  * <li>{@code GET}, {@code POST}, {@code DELETE /{queue}/dead/{id}}: show, retry, delete
@@ -53,8 +49,11 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <li>{@code POST}, {@code DELETE /{queue}/jobs/{id}}: trigger a delayed job or timer
  * now, cancel a pending job or timer</li>
  * </ul>
- * Only the queues of the jobs this application knows (handles or dispatches) are served:
- * reading another queue finds nothing, and changing one is a bad request.
+ * The queues served are those of the {@link JobQueueInspector}: the queues of the jobs
+ * this application knows (handles or dispatches) and those found in Redis under the key
+ * prefix. Reading another queue finds nothing, and changing one is a bad request. While
+ * Redis is unavailable, every operation fails with {@link RedisUnavailableException}, a
+ * 503 over HTTP.
  *
  * @author Redq team
  * @since 0.1.0
@@ -66,7 +65,7 @@ public class JobQueueEndpoint {
 	public static final int DEFAULT_PAGE_SIZE = 20;
 
 	/** The most dead jobs a page holds. */
-	public static final int MAX_PAGE_SIZE = 100;
+	public static final int MAX_PAGE_SIZE = JobQueueInspector.MAX_PAGE_SIZE;
 
 	private static final String DEAD = "dead";
 
@@ -74,21 +73,17 @@ public class JobQueueEndpoint {
 
 	private static final String JOBS = "jobs";
 
-	private static final TypeReference<Map<String, Object>> ENVELOPE = new TypeReference<>() {
-	};
+	private final JobQueueInspector inspector;
 
 	private final JobQueueOperations operations;
 
-	private final JobDefinitions jobs;
-
 	/**
 	 * Create an instance.
-	 * @param operations the queue operations
-	 * @param jobs the jobs of this application, whose queues the endpoint serves
+	 * @param inspector the inspector whose queues the endpoint serves
 	 */
-	public JobQueueEndpoint(JobQueueOperations operations, JobDefinitions jobs) {
-		this.operations = operations;
-		this.jobs = jobs;
+	public JobQueueEndpoint(JobQueueInspector inspector) {
+		this.inspector = inspector;
+		this.operations = inspector.getOperations();
 	}
 
 	/**
@@ -97,11 +92,13 @@ public class JobQueueEndpoint {
 	 */
 	@ReadOperation
 	public QueuesDescriptor queues() {
-		Map<String, QueueDescriptor> queues = new LinkedHashMap<>();
-		for (String queue : knownQueues()) {
-			queues.put(queue, describe(queue));
-		}
-		return new QueuesDescriptor(queues);
+		return withRedis(() -> {
+			Map<String, QueueDescriptor> queues = new LinkedHashMap<>();
+			for (String queue : this.inspector.queueNames()) {
+				queues.put(queue, describe(queue));
+			}
+			return new QueuesDescriptor(queues);
+		});
 	}
 
 	/**
@@ -111,7 +108,7 @@ public class JobQueueEndpoint {
 	 */
 	@ReadOperation
 	public @Nullable QueueDescriptor queue(@Selector String queue) {
-		return knownQueues().contains(queue) ? describe(queue) : null;
+		return withRedis(() -> this.inspector.exists(queue) ? describe(queue) : null);
 	}
 
 	/**
@@ -123,14 +120,16 @@ public class JobQueueEndpoint {
 	 */
 	@WriteOperation
 	public QueueDescriptor pause(@Selector String queue, boolean paused) {
-		requireKnown(queue);
-		if (paused) {
-			this.operations.pause(queue);
-		}
-		else {
-			this.operations.resume(queue);
-		}
-		return describe(queue);
+		return withRedis(() -> {
+			requireKnown(queue);
+			if (paused) {
+				this.operations.pause(queue);
+			}
+			else {
+				this.operations.resume(queue);
+			}
+			return describe(queue);
+		});
 	}
 
 	/**
@@ -142,10 +141,12 @@ public class JobQueueEndpoint {
 	 */
 	@DeleteOperation
 	public QueueDescriptor purge(@Selector String queue, @Nullable String confirm) {
-		requireKnown(queue);
-		requireConfirmation(queue, confirm, "purge");
-		this.operations.purge(queue);
-		return describe(queue);
+		return withRedis(() -> {
+			requireKnown(queue);
+			requireConfirmation(queue, confirm, "purge");
+			this.operations.purge(queue);
+			return describe(queue);
+		});
 	}
 
 	/**
@@ -161,37 +162,47 @@ public class JobQueueEndpoint {
 	@ReadOperation
 	public @Nullable OperationResponseBody jobs(@Selector String queue, @Selector String section,
 			@Nullable Integer offset, @Nullable Integer count) {
-		if (!(DEAD.equals(section) || COMPLETED.equals(section)) || !knownQueues().contains(queue)) {
-			return null;
-		}
-		int from = (offset != null) ? offset : 0;
-		int size = (count != null) ? count : DEFAULT_PAGE_SIZE;
-		if (from < 0 || size < 1 || size > MAX_PAGE_SIZE) {
-			throw new InvalidEndpointRequestException("Invalid page " + from + "/" + size,
-					"offset must be 0 or more and count between 1 and " + MAX_PAGE_SIZE);
-		}
-		if (COMPLETED.equals(section)) {
-			return new CompletedJobsDescriptor(this.operations.completedJobs(queue, size));
-		}
-		List<DeadJobDescriptor> page = new ArrayList<>();
-		for (DeadJob job : this.operations.deadJobs(queue, from, size)) {
-			page.add(describe(job, false));
-		}
-		return new DeadJobsDescriptor(this.operations.stats(queue).dead(), from, page);
+		return withRedis(() -> {
+			if (!(DEAD.equals(section) || COMPLETED.equals(section)) || !this.inspector.exists(queue)) {
+				return null;
+			}
+			int from = (offset != null) ? offset : 0;
+			int size = (count != null) ? count : DEFAULT_PAGE_SIZE;
+			if (from < 0 || size < 1 || size > MAX_PAGE_SIZE) {
+				throw new InvalidEndpointRequestException("Invalid page " + from + "/" + size,
+						"offset must be 0 or more and count between 1 and " + MAX_PAGE_SIZE);
+			}
+			if (COMPLETED.equals(section)) {
+				return new CompletedJobsDescriptor(this.operations.completedJobs(queue, size));
+			}
+			List<DeadJobDescriptor> page = new ArrayList<>();
+			for (JobView job : this.inspector.jobs(queue, JobStatus.State.DEAD, from, size).jobs()) {
+				page.add(describe(job, false));
+			}
+			return new DeadJobsDescriptor(this.operations.stats(queue).dead(), from, page);
+		});
 	}
 
 	/**
 	 * Retry dead jobs with fresh attempts: they become ready at once.
 	 * @param queue the queue
 	 * @param dead the literal {@code dead}
-	 * @param ids the ids of the jobs to retry; none to retry every dead job
+	 * @param ids the ids of the jobs to retry; none to retry every dead job, which needs
+	 * {@code confirm}
+	 * @param confirm the queue name again, when retrying every dead job
 	 * @return how many jobs were retried
 	 */
 	@WriteOperation
-	public ChangeDescriptor retryDeadJobs(@Selector String queue, @Selector String dead, String @Nullable [] ids) {
-		requireKnown(queue);
-		requireSection(dead, DEAD);
-		return new ChangeDescriptor("retry", this.operations.retryDead(queue, list(ids)));
+	public ChangeDescriptor retryDeadJobs(@Selector String queue, @Selector String dead, String @Nullable [] ids,
+			@Nullable String confirm) {
+		return withRedis(() -> {
+			requireKnown(queue);
+			requireSection(dead, DEAD);
+			if (ids == null || ids.length == 0) {
+				requireConfirmation(queue, confirm, "retry every dead job of");
+			}
+			return new ChangeDescriptor("retry", this.operations.retryDead(queue, list(ids)));
+		});
 	}
 
 	/**
@@ -206,12 +217,14 @@ public class JobQueueEndpoint {
 	@DeleteOperation
 	public ChangeDescriptor deleteDeadJobs(@Selector String queue, @Selector String dead, String @Nullable [] ids,
 			@Nullable String confirm) {
-		requireKnown(queue);
-		requireSection(dead, DEAD);
-		if (ids == null || ids.length == 0) {
-			requireConfirmation(queue, confirm, "delete every dead job of");
-		}
-		return new ChangeDescriptor("delete", this.operations.deleteDead(queue, list(ids)));
+		return withRedis(() -> {
+			requireKnown(queue);
+			requireSection(dead, DEAD);
+			if (ids == null || ids.length == 0) {
+				requireConfirmation(queue, confirm, "delete every dead job of");
+			}
+			return new ChangeDescriptor("delete", this.operations.deleteDead(queue, list(ids)));
+		});
 	}
 
 	/**
@@ -224,11 +237,13 @@ public class JobQueueEndpoint {
 	 */
 	@ReadOperation
 	public @Nullable DeadJobDescriptor deadJob(@Selector String queue, @Selector String dead, @Selector String id) {
-		if (!DEAD.equals(dead) || !knownQueues().contains(queue)) {
-			return null;
-		}
-		DeadJob job = this.operations.deadJob(queue, id);
-		return (job != null) ? describe(job, true) : null;
+		return withRedis(() -> {
+			if (!DEAD.equals(dead) || !this.inspector.exists(queue)) {
+				return null;
+			}
+			JobView job = this.inspector.job(queue, id);
+			return (job != null && job.state() == JobStatus.State.DEAD) ? describe(job, true) : null;
+		});
 	}
 
 	/**
@@ -243,9 +258,9 @@ public class JobQueueEndpoint {
 	@WriteOperation
 	public ChangeDescriptor retryOrTrigger(@Selector String queue, @Selector String section, @Selector String id) {
 		if (isDead(queue, section)) {
-			return retryDeadJobs(queue, section, new String[] { id });
+			return retryDeadJobs(queue, section, new String[] { id }, null);
 		}
-		return new ChangeDescriptor("trigger", this.operations.trigger(queue, id) ? 1 : 0);
+		return withRedis(() -> new ChangeDescriptor("trigger", this.operations.trigger(queue, id) ? 1 : 0));
 	}
 
 	/**
@@ -262,28 +277,35 @@ public class JobQueueEndpoint {
 		if (isDead(queue, section)) {
 			return deleteDeadJobs(queue, section, new String[] { id }, null);
 		}
-		return new ChangeDescriptor("cancel", this.operations.cancel(queue, id) ? 1 : 0);
+		return withRedis(() -> new ChangeDescriptor("cancel", this.operations.cancel(queue, id) ? 1 : 0));
 	}
 
 	private boolean isDead(String queue, String section) {
-		requireKnown(queue);
-		requireSection(section, DEAD, JOBS);
-		return DEAD.equals(section);
+		return withRedis(() -> {
+			requireKnown(queue);
+			requireSection(section, DEAD, JOBS);
+			return DEAD.equals(section);
+		});
 	}
 
-	private Set<String> knownQueues() {
-		Set<String> queues = new TreeSet<>();
-		for (JobDefinition job : this.jobs.all()) {
-			queues.add(job.queue());
+	// Redis unreachable or too slow is not the caller's fault: a 503 that says so
+	private static <T> T withRedis(Supplier<T> operation) {
+		try {
+			return operation.get();
 		}
-		return queues;
+		catch (RuntimeException ex) {
+			if (JobQueueInspector.isRedisUnavailable(ex)) {
+				throw new RedisUnavailableException(ex);
+			}
+			throw ex;
+		}
 	}
 
 	private void requireKnown(String queue) {
-		Set<String> queues = knownQueues();
-		if (!queues.contains(queue)) {
+		if (!this.inspector.exists(queue)) {
 			throw new InvalidEndpointRequestException("Unknown queue '" + queue + "'",
-					"No job of this application uses queue '" + queue + "'; its queues are " + queues);
+					"Neither a job of this application nor Redis uses queue '" + queue + "'; the queues are "
+							+ this.inspector.queueNames());
 		}
 	}
 
@@ -302,27 +324,14 @@ public class JobQueueEndpoint {
 	}
 
 	private QueueDescriptor describe(String queue) {
-		QueueSnapshot snapshot = this.operations.snapshot(queue);
+		QueueSnapshot snapshot = this.inspector.snapshot(queue);
 		return new QueueDescriptor(snapshot.stats().ready(), snapshot.stats().delayed(), snapshot.stats().reserved(),
 				snapshot.stats().dead(), snapshot.oldestReadyAge(), snapshot.paused());
 	}
 
-	private static DeadJobDescriptor describe(DeadJob job, boolean withEnvelope) {
-		Map<String, Object> envelope = parse(job.envelope());
-		Object name = (envelope != null) ? envelope.get("job") : null;
-		// a malformed envelope is shown as the text it is, since that is what went wrong
-		Object shown = (envelope != null) ? envelope : job.envelope();
-		return new DeadJobDescriptor(job.id(), (name instanceof String string) ? string : null, job.attempts(),
-				job.error(), job.diedAt(), withEnvelope ? shown : null);
-	}
-
-	private static @Nullable Map<String, Object> parse(String envelope) {
-		try {
-			return JsonMapper.shared().readValue(envelope, ENVELOPE);
-		}
-		catch (JacksonException ex) {
-			return null;
-		}
+	private static DeadJobDescriptor describe(JobView job, boolean withEnvelope) {
+		return new DeadJobDescriptor(job.id(), job.job(), job.attempts(), (job.error() != null) ? job.error() : "",
+				job.at(), withEnvelope ? job.envelope() : null);
 	}
 
 	private static List<String> list(String @Nullable [] ids) {

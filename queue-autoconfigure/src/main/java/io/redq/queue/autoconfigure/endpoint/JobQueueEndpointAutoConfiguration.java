@@ -1,8 +1,7 @@
 package io.redq.queue.autoconfigure.endpoint;
 
 import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
-import io.redq.queue.config.JobCatalog;
-import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.inspect.JobQueueInspector;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -22,14 +21,14 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(after = JobQueueAutoConfiguration.class)
 @ConditionalOnClass(Endpoint.class)
-@ConditionalOnBean({ JobQueueOperations.class, JobCatalog.class })
+@ConditionalOnBean(JobQueueInspector.class)
 @ConditionalOnAvailableEndpoint(JobQueueEndpoint.class)
 public final class JobQueueEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	JobQueueEndpoint jobQueueEndpoint(JobQueueOperations operations, JobCatalog catalog) {
-		return new JobQueueEndpoint(operations, catalog);
+	JobQueueEndpoint jobQueueEndpoint(JobQueueInspector inspector) {
+		return new JobQueueEndpoint(inspector);
 	}
 
 }

@@ -3,7 +3,7 @@ package io.redq.queue.autoconfigure.health;
 import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
 import io.redq.queue.autoconfigure.JobQueueProperties;
 import io.redq.queue.config.JobListenerRegistry;
-import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.inspect.JobQueueInspector;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -23,16 +23,16 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(after = JobQueueAutoConfiguration.class)
 @ConditionalOnClass(HealthIndicator.class)
-@ConditionalOnBean({ JobQueueOperations.class, JobListenerRegistry.class })
+@ConditionalOnBean({ JobQueueInspector.class, JobListenerRegistry.class })
 @ConditionalOnEnabledHealthIndicator("redq")
 public final class JobQueueHealthContributorAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(name = "redqHealthIndicator")
-	JobQueueHealthIndicator redqHealthIndicator(JobQueueOperations operations, JobListenerRegistry registry,
+	JobQueueHealthIndicator redqHealthIndicator(JobQueueInspector inspector, JobListenerRegistry registry,
 			JobQueueProperties properties) {
 		JobQueueProperties.Health health = properties.getHealth();
-		return new JobQueueHealthIndicator(operations, registry, health.getMaxBacklog(), health.getMaxOldestAge(),
+		return new JobQueueHealthIndicator(inspector, registry, health.getMaxBacklog(), health.getMaxOldestAge(),
 				new Status(health.getThresholdStatus()));
 	}
 

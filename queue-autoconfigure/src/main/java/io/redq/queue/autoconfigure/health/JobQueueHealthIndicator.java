@@ -5,8 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.redq.queue.config.JobListenerRegistry;
-import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.QueueSnapshot;
+import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.listener.JobListenerContainer;
 import org.jspecify.annotations.Nullable;
 
@@ -25,7 +25,7 @@ import org.springframework.boot.health.contributor.Status;
  */
 public class JobQueueHealthIndicator extends AbstractHealthIndicator {
 
-	private final JobQueueOperations operations;
+	private final JobQueueInspector inspector;
 
 	private final JobListenerRegistry registry;
 
@@ -37,16 +37,16 @@ public class JobQueueHealthIndicator extends AbstractHealthIndicator {
 
 	/**
 	 * Create an instance.
-	 * @param operations the queue operations
+	 * @param inspector the inspector that reads the queues
 	 * @param registry the registry of listener containers
 	 * @param maxBacklog the most ready and delayed jobs a queue may hold, or {@code null}
 	 * @param maxOldestAge the longest a ready job may wait, or {@code null}
 	 * @param thresholdStatus the status when a threshold is exceeded
 	 */
-	public JobQueueHealthIndicator(JobQueueOperations operations, JobListenerRegistry registry,
-			@Nullable Long maxBacklog, @Nullable Duration maxOldestAge, Status thresholdStatus) {
+	public JobQueueHealthIndicator(JobQueueInspector inspector, JobListenerRegistry registry, @Nullable Long maxBacklog,
+			@Nullable Duration maxOldestAge, Status thresholdStatus) {
 		super("Redq queues are not healthy");
-		this.operations = operations;
+		this.inspector = inspector;
 		this.registry = registry;
 		this.maxBacklog = maxBacklog;
 		this.maxOldestAge = maxOldestAge;
@@ -58,7 +58,7 @@ public class JobQueueHealthIndicator extends AbstractHealthIndicator {
 		Status status = Status.UP;
 		for (JobListenerContainer container : this.registry.getListenerContainers()) {
 			String queue = container.getQueue();
-			QueueSnapshot snapshot = this.operations.snapshot(queue);
+			QueueSnapshot snapshot = this.inspector.snapshot(queue);
 			Map<String, Object> details = new LinkedHashMap<>();
 			details.put("ready", snapshot.stats().ready());
 			details.put("delayed", snapshot.stats().delayed());

@@ -127,7 +127,11 @@ class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(3, 0, 0, 2));
 		post("/ops/dead?ids=d4", null).expectStatus().isOk().expectBody().json("""
 				{"operation": "retry", "jobs": 1}""");
-		post("/ops/dead", null).expectStatus().isOk().expectBody().json("""
+		post("/ops/dead", null).expectStatus().isBadRequest();
+		post("/ops/dead?confirm=reports", null).expectStatus().isBadRequest();
+		assertThat(this.operations.stats(QUEUE)).as("retrying every dead job needs a confirmation")
+			.isEqualTo(new QueueStats(4, 0, 0, 1));
+		post("/ops/dead?confirm=ops", null).expectStatus().isOk().expectBody().json("""
 				{"operation": "retry", "jobs": 1}""");
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(5, 0, 0, 0));
 		ReservedJob retried = this.operations.getListenerOperations()
@@ -214,6 +218,15 @@ class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 		delete("/ops/jobs/" + second).expectBody().json("""
 				{"operation": "cancel", "jobs": 0}""");
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(1, 0, 0, 0));
+	}
+
+	@Test
+	void servesAQueueThatNoJobOfThisApplicationUsesButRedisHolds() {
+		this.dispatcher.dispatch(JobRequest.of("work", "lost").id("lost").queue("nowhere").build());
+		get("/nowhere").expectStatus().isOk().expectBody().json("""
+				{"ready": 1, "delayed": 0}""");
+		delete("/nowhere/jobs/lost").expectStatus().isOk().expectBody().json("""
+				{"operation": "cancel", "jobs": 1}""");
 	}
 
 	@Test

@@ -1,0 +1,229 @@
+package io.redq.queue.inspect;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import io.redq.queue.config.JobCatalog;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobRequest;
+import io.redq.queue.core.JobStatus;
+import io.redq.queue.core.QueueSnapshot;
+import io.redq.queue.inspect.JobQueueInspector.SearchBy;
+import io.redq.queue.redis.AbstractQueueIntegrationTests;
+import io.redq.queue.redis.RedisJobDispatcher;
+import io.redq.queue.redis.RedisJobQueueOperations;
+import io.redq.queue.redis.ReservedJob;
+import io.redq.queue.test.ScriptExecutions;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Tests for {@link JobQueueInspector} against a real Redis.
+ *
+ * @author Redq team
+ */
+class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
+
+	private RedisJobDispatcher dispatcher;
+
+	private JobQueueInspector inspector;
+
+	@BeforeEach
+	void setUp() {
+		JobCatalog catalog = new JobCatalog();
+		catalog.register(new JobDefinition("work", QUEUE, 1, Duration.ZERO, JobBackoff.DEFAULT, String.class));
+		catalog.register(new JobDefinition("remote", "elsewhere", 1, Duration.ZERO, JobBackoff.DEFAULT, null));
+		this.dispatcher = new RedisJobDispatcher(this.operations, catalog, JsonMapper.shared());
+		this.inspector = new JobQueueInspector(this.operations, catalog, RedisJobQueueOperations.DEFAULT_KEY_PREFIX,
+				JsonMapper.shared());
+		this.inspector.setDiscoveryInterval(Duration.ZERO);
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.dispatcher.stop();
+	}
+
+	@Test
+	void listsHandledDispatchedAndQueuesOnlyRedisHolds() {
+		this.dispatcher.dispatch(JobRequest.of("work", "lost").queue("nowhere").build());
+		List<InspectedQueue> queues = this.inspector.queues();
+		assertThat(queues).extracting(InspectedQueue::name).containsExactly("elsewhere", "nowhere", QUEUE);
+		assertThat(queues.get(0).dispatched()).isTrue();
+		assertThat(queues.get(1).discovered()).isTrue();
+		assertThat(queues.get(1).snapshot().stats().ready()).isEqualTo(1);
+		assertThat(queues.get(2).handled()).isTrue();
+		assertThat(this.inspector.exists("nowhere")).isTrue();
+		assertThat(this.inspector.exists("absent")).isFalse();
+		assertThat(this.inspector.exists("{bad}")).isFalse();
+	}
+
+	@Test
+	void listsOnlyTheKnownQueuesWithoutDiscovery() {
+		this.dispatcher.dispatch(JobRequest.of("work", "lost").queue("nowhere").build());
+		this.inspector.setDiscoveryInterval(Duration.ofSeconds(-1));
+		assertThat(this.inspector.queueNames()).containsExactly("elsewhere", QUEUE);
+		assertThat(this.inspector.exists("nowhere")).isFalse();
+	}
+
+	@Test
+	void pagesJobsByStateWithTheirEnvelopeAttemptsLeaseAndError() {
+		this.dispatcher.dispatch(JobRequest.of("work", "first").id("r1").build());
+		this.dispatcher.dispatch(JobRequest.of("work", "second").id("r2").build());
+		this.dispatcher.dispatch(JobRequest.of("work", "third").id("r3").build());
+		this.dispatcher.dispatch(JobRequest.of("work", "later").id("d1").delay(Duration.ofHours(1)).build());
+		ReservedJob running = this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
+		ReservedJob dying = this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
+		this.listener.fail(QUEUE, dying.lease(), "java.lang.IllegalStateException: <script>alert(1)</script>", null);
+
+		JobPage ready = this.inspector.jobs(QUEUE, JobStatus.State.READY, 0, 10);
+		assertThat(ready.total()).isEqualTo(1);
+		assertThat(ready.jobs()).extracting(JobView::id).containsExactly("r3");
+		assertThat(ready.jobs().get(0).payload()).isEqualTo("third");
+		assertThat(ready.jobs().get(0).at()).isNotNull();
+
+		JobPage delayed = this.inspector.jobs(QUEUE, JobStatus.State.DELAYED, 0, 10);
+		assertThat(delayed.jobs()).singleElement().satisfies((job) -> {
+			assertThat(job.id()).isEqualTo("d1");
+			assertThat(job.at()).isAfter(Instant.now().plus(Duration.ofMinutes(59)));
+			assertThat(job.job()).isEqualTo("work");
+		});
+
+		JobView reserved = this.inspector.jobs(QUEUE, JobStatus.State.RESERVED, 0, 10).jobs().get(0);
+		assertThat(reserved.id()).isEqualTo(running.id());
+		assertThat(reserved.lease()).isEqualTo(running.lease().token());
+		assertThat(reserved.attempts()).isEqualTo(1);
+
+		JobView dead = this.inspector.job(QUEUE, dying.id());
+		assertThat(dead).isNotNull();
+		assertThat(dead.state()).isEqualTo(JobStatus.State.DEAD);
+		assertThat(dead.error()).isEqualTo("java.lang.IllegalStateException: <script>alert(1)</script>");
+		assertThat(dead.attempts()).isEqualTo(1);
+		assertThat(dead.lease()).isNull();
+		assertThat(dead.envelope()).isInstanceOfSatisfying(Map.class,
+				(envelope) -> assertThat(envelope).containsEntry("job", "work"));
+		assertThat(this.inspector.job(QUEUE, "gone")).isNull();
+		assertThatIllegalArgumentException().isThrownBy(
+				() -> this.inspector.jobs(QUEUE, JobStatus.State.READY, 0, JobQueueInspector.MAX_PAGE_SIZE + 1));
+	}
+
+	@Test
+	void searchesByIdJobNameAndErrorAcrossQueues() {
+		this.dispatcher.dispatch(JobRequest.of("work", "a").id("order-42").build());
+		this.dispatcher.dispatch(JobRequest.of("work", "b").id("order-43").queue("nowhere").build());
+		this.dispatcher.dispatch(JobRequest.of("remote", "c").id("close-auction:7").build());
+		ReservedJob dying = this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
+		this.listener.fail(QUEUE, dying.lease(), "java.net.SocketTimeoutException: slow", null);
+
+		assertThat(this.inspector.search(SearchBy.ID, "order-42", 10).jobs()).extracting(JobView::id)
+			.containsExactly("order-42");
+		SearchResult orders = this.inspector.search(SearchBy.ID, "order-", 10);
+		assertThat(orders.jobs()).extracting(JobView::queue, JobView::id)
+			.containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple(QUEUE, "order-42"),
+					org.assertj.core.groups.Tuple.tuple("nowhere", "order-43"));
+		assertThat(orders.complete()).isTrue();
+		assertThat(this.inspector.search(SearchBy.ID, "close-auction:7", 10).jobs()).extracting(JobView::queue)
+			.containsExactly("elsewhere");
+		assertThat(this.inspector.search(SearchBy.JOB, "remote", 10).jobs()).extracting(JobView::id)
+			.containsExactly("close-auction:7");
+		assertThat(this.inspector.search(SearchBy.ERROR, "SocketTimeoutException", 10).jobs())
+			.extracting(JobView::id, JobView::state)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple("order-42", JobStatus.State.DEAD));
+		assertThat(this.inspector.search(SearchBy.ID, "order-", 1).jobs()).hasSize(1);
+	}
+
+	@Test
+	void filtersDeadJobsByJobNameAndError() {
+		for (int i = 0; i < 4; i++) {
+			this.dispatcher.dispatch(JobRequest.of("work", "p").id("j" + i).build());
+			ReservedJob job = this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
+			this.listener.fail(QUEUE, job.lease(), (i % 2 == 0) ? "java.io.IOException: x" : "other", null);
+		}
+		SearchResult io = this.inspector.deadJobs(QUEUE, "work", "IOException", 10);
+		assertThat(io.jobs()).extracting(JobView::id).containsExactly("j2", "j0");
+		assertThat(io.complete()).isTrue();
+		assertThat(this.inspector.deadJobs(QUEUE, "remote", null, 10).jobs()).isEmpty();
+		assertThat(this.inspector.deadJobs(QUEUE, null, null, 3).jobs()).hasSize(3);
+	}
+
+	@Test
+	void countsCompletedFailedAndDeadJobsPerMinuteAndHourInRedis() {
+		for (String payload : List.of("a", "b", "c")) {
+			this.dispatcher.dispatch("work", payload);
+		}
+		List<ReservedJob> reserved = this.listener.reserve(QUEUE, 3, Duration.ofMinutes(1)).jobs();
+		this.listener.ack(QUEUE, List.of(reserved.get(0).lease(), reserved.get(1).lease()));
+		this.listener.fail(QUEUE, reserved.get(2).lease(), "boom", null);
+		QueueStatistics statistics = this.inspector.statistics(QUEUE);
+		assertThat(statistics.minutes()).hasSize(60);
+		assertThat(statistics.hours()).hasSize(JobQueueInspector.DEFAULT_STATISTICS_HOURS);
+		QueueStatistics.Bucket minute = statistics.minutes().get(59);
+		QueueStatistics.Bucket hour = statistics.hours().get(JobQueueInspector.DEFAULT_STATISTICS_HOURS - 1);
+		// the minute may have turned between the acknowledgement and the read
+		long completed = statistics.minutes().stream().mapToLong(QueueStatistics.Bucket::completed).sum();
+		assertThat(completed).isEqualTo(2);
+		assertThat(statistics.minutes().stream().mapToLong(QueueStatistics.Bucket::dead).sum()).isEqualTo(1);
+		assertThat(statistics.minutes().stream().mapToLong(QueueStatistics.Bucket::failed).sum()).isEqualTo(1);
+		assertThat(minute.start()).isBefore(Instant.now().plusSeconds(1));
+		assertThat(statistics.hours().stream().mapToLong(QueueStatistics.Bucket::completed).sum()).isEqualTo(2);
+		assertThat(hour.start()).isAfter(Instant.now().minus(Duration.ofHours(2)));
+	}
+
+	@Test
+	void aBucketLeftFromAnOlderRoundOfItsRingStartsAgainAndTheRetentionSizesTheHourRing() {
+		this.inspector.setStatisticsRetention(Duration.ofHours(24));
+		this.inspector.applyStatisticsRetention();
+		// every minute slot and hour slot holds counts from a day ago
+		long minute = Instant.now().toEpochMilli() / 60_000;
+		for (int i = 0; i < 60; i++) {
+			this.template.opsForHash().put(this.keys.stats(), "m" + i, (minute - 24 * 60) + " 7 7 7");
+		}
+		for (int i = 0; i < 24; i++) {
+			this.template.opsForHash().put(this.keys.stats(), "h" + i, (minute / 60 - 24) + " 7 7 7");
+		}
+		this.dispatcher.dispatch("work", "a");
+		ReservedJob job = this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
+		this.listener.ack(QUEUE, List.of(job.lease()));
+		QueueStatistics statistics = this.inspector.statistics(QUEUE);
+		assertThat(statistics.hours()).hasSize(24);
+		assertThat(statistics.minutes().stream().mapToLong(QueueStatistics.Bucket::completed).sum()).isEqualTo(1);
+		assertThat(statistics.hours().stream().mapToLong(QueueStatistics.Bucket::completed).sum()).isEqualTo(1);
+		assertThat(this.template.opsForHash().size(this.keys.stats())).as("the rings and the retention")
+			.isEqualTo(60 + 24 + 1);
+	}
+
+	@Test
+	void recentSnapshotsReadRedisAtMostOncePerQueueAndSecond() throws Exception {
+		this.dispatcher.dispatch("work", "x");
+		long before = ScriptExecutions.count(this.redis);
+		long start = System.nanoTime();
+		ExecutorService executor = Executors.newFixedThreadPool(8);
+		try {
+			List<Future<QueueSnapshot>> snapshots = new ArrayList<>();
+			for (int i = 0; i < 200; i++) {
+				snapshots.add(executor.submit(() -> this.inspector.recentSnapshot(QUEUE)));
+			}
+			for (Future<QueueSnapshot> snapshot : snapshots) {
+				assertThat(snapshot.get().stats().ready()).isEqualTo(1);
+			}
+		}
+		finally {
+			executor.shutdown();
+		}
+		long seconds = Duration.ofNanos(System.nanoTime() - start).toSeconds();
+		assertThat(ScriptExecutions.count(this.redis) - before).isLessThanOrEqualTo(seconds + 1);
+	}
+
+}

@@ -1,0 +1,150 @@
+package io.redq.queue.dashboard;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+
+import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.core.JobRequest;
+import io.redq.queue.redis.RedisJobQueueOperations;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.support.ui.Select;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.test.context.ContextConfiguration;
+import io.redq.queue.test.RedisServerInitializer;
+
+import static io.redq.queue.dashboard.DashboardTestApplication.QUEUE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The dashboard in a real browser (headless Chromium) against an application whose
+ * listener runs on a real Redis, with writes allowed.
+ *
+ * @author Redq team
+ */
+@SpringBootTest(classes = DashboardTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "redq.dashboard.enabled=true", "redq.dashboard.read-only=false", "redq.completed.max-size=100" })
+@ContextConfiguration(initializers = RedisServerInitializer.class)
+class DashboardBrowserIntegrationTests extends AbstractBrowserIntegrationTests {
+
+	private static final String XSS = "fail <script>window.injected=1</script>\"><img src=x onerror=window.injected=2>";
+
+	@Autowired
+	private JobDispatcher dispatcher;
+
+	@Autowired
+	private RedisJobQueueOperations operations;
+
+	@Autowired
+	private DashboardTestJobs jobs;
+
+	@AfterEach
+	void resume() {
+		this.operations.resume(QUEUE);
+	}
+
+	@Test
+	void overviewCountsAndChartFollowDispatches() throws IOException {
+		this.operations.pause(QUEUE);
+		open("");
+		await().atMost(DEADLINE).until(() -> cell("ready").equals("0"));
+		String before = backlogLine();
+		for (int i = 0; i < 3; i++) {
+			this.dispatcher.dispatch("work", "job " + i);
+		}
+		await().atMost(DEADLINE).until(() -> cell("ready").equals("3"));
+		await().atMost(DEADLINE).until(() -> !backlogLine().equals(before));
+		assertThat(text("tr[data-queue='ops'] td.state")).isEqualTo("paused");
+		screenshot("overview");
+	}
+
+	@Test
+	void findsAJobByIdAndATimerByKey() {
+		this.operations.pause(QUEUE);
+		this.dispatcher.dispatch(JobRequest.of("work", "x").id("order-4711").build());
+		this.dispatcher.schedule("work", "auction-42", Instant.now().plus(Duration.ofHours(1)));
+		open("search");
+		search("id", "order-4711");
+		await().atMost(DEADLINE).until(() -> find("#search-results tr[data-id='order-4711']").size() == 1);
+		search("id", "auction-42");
+		await().atMost(DEADLINE)
+			.until(() -> find("#search-results tbody tr").size() == 1
+					&& find("#search-results tr[data-id*='auction-42']").size() == 1);
+		assertThat(find("#search-results tr[data-id*='auction-42']").get(0).getAttribute("data-id"))
+			.isEqualTo("work:auction-42");
+		click("#search-results tr[data-id*='auction-42'] a");
+		await().atMost(DEADLINE).until(() -> text("dd[data-field='state']").equals("DELAYED"));
+	}
+
+	@Test
+	void showsADeadJobsErrorAsTextAndRetriesItToCompletion() throws IOException {
+		this.dispatcher.dispatch(JobRequest.of("work", XSS).id("poison").build());
+		this.dispatcher.dispatch(JobRequest.of("work", "once more").id("flaky").build());
+		await().atMost(DEADLINE).until(() -> this.operations.stats(QUEUE).dead() == 2);
+		open("queue/ops/dead");
+		await().atMost(DEADLINE).until(() -> find("#jobs tr[data-id='poison']").size() == 1);
+		open("job/ops/poison");
+		await().atMost(DEADLINE).until(() -> !text("#job-error").isEmpty());
+		assertThat(text("#job-error")).startsWith("java.lang.IllegalStateException: " + XSS);
+		assertThat(text("#job-payload")).contains("<script>");
+		assertThat(find("#view img")).as("markup from the payload and error is shown as text").isEmpty();
+		assertThat(script("return window.injected")).isNull();
+		screenshot("dead-job");
+
+		open("job/ops/flaky");
+		await().atMost(DEADLINE).until(() -> text("#job-error").contains("IllegalStateException: once more"));
+		click("#job-retry");
+		await().atMost(DEADLINE).until(() -> text("dd[data-field='state']").equals("COMPLETED"));
+	}
+
+	@Test
+	void aPausedQueueStartsNoJob() throws IOException {
+		open("queue/ops/ready");
+		click("#queue-pause");
+		await().atMost(DEADLINE).until(() -> !find("#queue-paused").isEmpty());
+		int started = this.jobs.started.get();
+		for (int i = 0; i < 3; i++) {
+			this.dispatcher.dispatch("work", "waits " + i);
+		}
+		await().atMost(DEADLINE).until(() -> text("#queue-ready").equals("3"));
+		await().during(Duration.ofSeconds(2))
+			.atMost(DEADLINE)
+			.until(() -> this.jobs.started.get() == started && text("#queue-reserved").equals("0"));
+		String perMinute = statisticsLine();
+		click("#queue-resume");
+		await().atMost(DEADLINE).until(() -> this.jobs.started.get() == started + 3);
+		await().atMost(DEADLINE).until(() -> text("#queue-ready").equals("0"));
+		// the chart of the counts every instance keeps in Redis moves
+		await().atMost(DEADLINE).until(() -> text("[data-total='completed']").equals("3 completed"));
+		assertThat(statisticsLine()).isNotEqualTo(perMinute);
+		screenshot("queue");
+	}
+
+	private void search(String by, String text) {
+		new Select(this.browser.findElement(By.id("search-by"))).selectByValue(by);
+		WebElement input = this.browser.findElement(By.id("search-text"));
+		input.clear();
+		input.sendKeys(text);
+		this.browser.findElement(By.id("search-go")).click();
+	}
+
+	private String cell(String column) {
+		return text("tr[data-queue='ops'] td." + column);
+	}
+
+	private String statisticsLine() {
+		return attribute("#per-minute polyline.completed", "points");
+	}
+
+	private String backlogLine() {
+		return attribute("svg.spark[data-queue='ops'] polyline.backlog", "points");
+	}
+
+}
