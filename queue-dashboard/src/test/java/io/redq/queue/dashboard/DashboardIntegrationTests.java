@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(classes = DashboardTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "redq.dashboard.enabled=true", "redq.dashboard.read-only=false",
-				"redq.listener.auto-startup=false", "redq.jobs.report.queue=reports" })
+				"redq.listener.auto-startup=false", "redq.remote-jobs.report.queue=reports" })
 @ContextConfiguration(initializers = RedisServerInitializer.class)
 class DashboardIntegrationTests {
 
