@@ -74,9 +74,10 @@ public interface JobContext {
 	boolean isLeaseLost();
 
 	/**
-	 * Extend the job's lease to {@code duration} from now (a longer lease is kept). The
-	 * container already renews the lease while the handler runs; call this before a long
-	 * step that could outlast a stalled renewal.
+	 * Extend the job's lease to {@code duration} from now (a longer lease is kept), and
+	 * with it the limits the job holds (its exclusive key, its place under a running
+	 * limit). The container already renews the lease while the handler runs; call this
+	 * before a long step that could outlast a stalled renewal.
 	 * @param duration the new lease duration
 	 * @return {@code false} when the lease was already lost
 	 */

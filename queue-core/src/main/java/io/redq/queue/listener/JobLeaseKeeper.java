@@ -167,7 +167,8 @@ final class JobLeaseKeeper {
 	}
 
 	/**
-	 * Extend one started job's lease, at its handler's request or before it starts.
+	 * Extend one started job's lease, at its handler's request or before it starts, and
+	 * the gates it holds with it: a job that holds its lease holds its gates.
 	 * @return whether the lease is still held
 	 */
 	boolean extend(JobExecution execution, Duration duration) {
@@ -176,6 +177,10 @@ final class JobLeaseKeeper {
 			.isEmpty()) {
 			execution.leaseRenewedUntil(renewalNanos + duration.toNanos());
 			execution.confirm();
+			Gates gates = execution.gates();
+			if (gates != null) {
+				this.operations.holdGates(this.queue, execution.job().lease(), gates, duration);
+			}
 		}
 		else {
 			leaseLost(execution);

@@ -274,7 +274,8 @@ public final class ListenerOperations {
 	}
 
 	/**
-	 * Renew the gates a running job holds.
+	 * Renew the gates a running job holds to {@code leaseTime} from now; a gate held
+	 * longer (the job extended its lease) keeps its longer hold.
 	 * @param queue the queue
 	 * @param lease the lease of the run that passed the gates
 	 * @param gates the job's gates

@@ -8,13 +8,19 @@ import java.util.concurrent.Semaphore;
 
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobMetrics;
 import io.redq.queue.redis.AbstractQueueIntegrationTests;
 import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.redis.Gates;
+import io.redq.queue.redis.JobEnvelope;
 import io.redq.queue.redis.ReservedJob;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.core.RedisCallback;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -34,8 +40,12 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 
 	@BeforeEach
 	void setUp() {
+		this.leaseKeeper = leaseKeeper(LEASE_TIME);
+	}
+
+	private JobLeaseKeeper leaseKeeper(Duration leaseTime) {
 		ContainerProperties properties = new ContainerProperties();
-		properties.setLeaseTime(LEASE_TIME);
+		properties.setLeaseTime(leaseTime);
 		JobOutcomes jobOutcomes = new JobOutcomes(QUEUE, this.listener, new JobAcknowledger(QUEUE, this.listener));
 		jobOutcomes.setMetrics(new JobMetrics() {
 
@@ -46,7 +56,7 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 			}
 
 		});
-		this.leaseKeeper = new JobLeaseKeeper(QUEUE, this.listener, properties, List.of(), jobOutcomes);
+		return new JobLeaseKeeper(QUEUE, this.listener, properties, List.of(), jobOutcomes);
 	}
 
 	@Test
@@ -161,22 +171,71 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.outcomes).isEmpty();
 	}
 
+	@Test
+	void aJobThatExtendsItsLeaseHoldsItsExclusiveKeyAndItsPlaceUnderARunningLimitAsLong() {
+		Duration leaseTime = Duration.ofMillis(300);
+		JobLeaseKeeper leaseKeeper = leaseKeeper(leaseTime);
+		List<Gates> limits = List.of(new Gates("k", "exclusive", 0, 0, null), new Gates(null, "capped", 1, 0, null));
+		List<JobExecution> running = reserve(0, 2, leaseTime, leaseKeeper);
+		for (int i = 0; i < limits.size(); i++) {
+			start(running.get(i), limits.get(i), leaseKeeper);
+			assertThat(running.get(i).extendLease(Duration.ofMinutes(1))).isTrue();
+		}
+		// a job waiting for a worker makes the renewal pass call Redis, with the
+		// container's shorter lease
+		List<JobExecution> held = new ArrayList<>(running);
+		held.addAll(reserve(2, 1, leaseTime, leaseKeeper));
+		leaseKeeper.renew(held);
+		long extendedAt = redisTime();
+		await().atMost(Duration.ofSeconds(10)).until(() -> redisTime() > extendedAt + 3 * leaseTime.toMillis());
+		List<JobExecution> next = reserve(3, 2, Duration.ofMinutes(1), leaseKeeper);
+		for (int i = 0; i < limits.size(); i++) {
+			next.get(i).takenBy(Thread.currentThread());
+			assertThat(leaseKeeper.admit(next.get(i), limits.get(i)))
+				.as("admitted past %s while the job that holds it still holds its lease", limits.get(i))
+				.isFalse();
+		}
+	}
+
+	private void start(JobExecution execution, Gates gates, JobLeaseKeeper leaseKeeper) {
+		execution.takenBy(Thread.currentThread());
+		assertThat(leaseKeeper.admit(execution, gates)).isTrue();
+		JobDefinition definition = new JobDefinition(gates.job(), QUEUE, 3, Duration.ZERO, JobBackoff.DEFAULT,
+				String.class);
+		execution.resolve(new JobEnvelope(0L, 0L, gates.job(), 3, 0L, null, null),
+				new StringJobHandler(definition, (payload, context) -> {
+				}));
+		execution.begin(gates);
+	}
+
+	private long redisTime() {
+		return this.template.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+	}
+
 	private List<JobExecution> reserve(int count, Duration lease) {
+		return reserve(0, count, lease, this.leaseKeeper);
+	}
+
+	private List<JobExecution> reserve(int first, int count, Duration lease, JobLeaseKeeper leaseKeeper) {
 		List<EnqueueCommand> commands = new ArrayList<>(count);
-		for (int i = 0; i < count; i++) {
+		for (int i = first; i < first + count; i++) {
 			commands.add(new EnqueueCommand("j" + i, Due.NOW, DuplicatePolicy.KEEP,
 					"\"job\":\"test\",\"maxAttempts\":3,\"payload\":" + i + "}"));
 		}
 		this.enqueuer.enqueue(QUEUE, commands);
-		return reserveReady(count, lease);
+		return reserveReady(count, lease, leaseKeeper);
 	}
 
 	private List<JobExecution> reserveReady(int count, Duration lease) {
+		return reserveReady(count, lease, this.leaseKeeper);
+	}
+
+	private List<JobExecution> reserveReady(int count, Duration lease, JobLeaseKeeper leaseKeeper) {
 		List<JobExecution> executions = new ArrayList<>(count);
 		long reservedNanos = System.nanoTime();
 		for (ReservedJob job : this.listener.reserve(QUEUE, count, lease).jobs()) {
 			executions
-				.add(new JobExecution(job, QUEUE, new Semaphore(0), this.leaseKeeper, reservedNanos + lease.toNanos()));
+				.add(new JobExecution(job, QUEUE, new Semaphore(0), leaseKeeper, reservedNanos + lease.toNanos()));
 		}
 		executions.sort((a, b) -> a.getId().compareTo(b.getId()));
 		assertThat(executions).hasSize(count);
