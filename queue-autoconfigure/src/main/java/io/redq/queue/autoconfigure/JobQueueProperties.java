@@ -135,7 +135,9 @@ public class JobQueueProperties {
 	public static class Listener {
 
 		/**
-		 * Number of jobs each queue's container runs at once.
+		 * Number of jobs each queue's container runs at once, at least 1. No upper bound:
+		 * the container renews, acknowledges and hands back its jobs in Redis calls of at
+		 * most 1000 jobs each.
 		 */
 		private int concurrency = 8;
 

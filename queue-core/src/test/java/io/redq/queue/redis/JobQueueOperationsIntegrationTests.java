@@ -307,6 +307,28 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void aRenewalOfMoreLeasesThanOneScriptCallTakesExtendsAndConfirmsThemAll() {
+		int jobs = 8 * QueueStore.MAX_BATCH_SIZE + 1;
+		List<EnqueueCommand> commands = new ArrayList<>(jobs);
+		for (int i = 0; i < jobs; i++) {
+			commands.add(command("j" + i, DuplicatePolicy.KEEP, "x"));
+		}
+		this.enqueuer.enqueue(QUEUE, commands);
+		List<Lease> leases = new ArrayList<>(jobs);
+		while (leases.size() < jobs) {
+			this.listener.reserve(QUEUE, QueueStore.MAX_BATCH_SIZE, Duration.ofSeconds(5))
+				.jobs()
+				.forEach((job) -> leases.add(job.lease()));
+		}
+		long now = this.listener.migrate(QUEUE).redisTime();
+		assertThat(this.listener.extend(QUEUE, leases, List.of(), Duration.ofMinutes(5), Duration.ofSeconds(5)))
+			.isEmpty();
+		assertThat(this.template.opsForSet().size(this.keys.started())).isEqualTo(jobs);
+		assertThat(this.template.opsForZSet().count(this.keys.reserved(), now + 60_000, Double.POSITIVE_INFINITY))
+			.isEqualTo(jobs);
+	}
+
+	@Test
 	void failRetriesAfterTheDelayOrBuriesWithTheError() {
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob first = reserveOne();
