@@ -162,8 +162,9 @@ public class JobQueueProperties {
 		/**
 		 * How long a running job stays with its worker without a renewal; renewed every
 		 * third of it while the job runs. A job whose worker died runs again after this
-		 * time. Until the first renewal after its start, every reserved job holds a
-		 * waiting lease of this, at most 5 seconds, renewed every third of that.
+		 * time. A job reserved ahead of its start holds a waiting lease of this, at most
+		 * 5 seconds, renewed every third of that; its worker gives it this full lease
+		 * when it starts it.
 		 */
 		private Duration leaseTime = Duration.ofSeconds(30);
 
@@ -280,9 +281,9 @@ public class JobQueueProperties {
 		private @Nullable Duration pollTimeout;
 
 		/**
-		 * How long a running job of this queue stays with its worker without a renewal;
-		 * until the first renewal after its start, a job holds a waiting lease of this,
-		 * at most 5 seconds.
+		 * How long a running job of this queue stays with its worker without a renewal; a
+		 * job reserved ahead of its start holds a waiting lease of this, at most 5
+		 * seconds.
 		 */
 		private @Nullable Duration leaseTime;
 

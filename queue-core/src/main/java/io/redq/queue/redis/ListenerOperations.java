@@ -173,11 +173,27 @@ public final class ListenerOperations {
 	}
 
 	/**
+	 * Give runs about to start the full lease from now (a longer lease is kept). Their
+	 * start is not confirmed yet: only a later {@link #extend} of a run whose start
+	 * succeeded confirms it, so that a start whose reply was lost (the job never ran)
+	 * expires as a stall, without using an attempt.
+	 * @param queue the queue
+	 * @param starting the leases of the runs about to start
+	 * @param lease the lease of a run
+	 * @return the tokens of the leases no longer held: those jobs must not start
+	 */
+	public List<String> start(String queue, Collection<Lease> starting, Duration lease) {
+		List<String> leases = new ArrayList<>(starting.size() * 3);
+		addLeaseArgs(leases, starting, "s");
+		return extend(queue, leases, lease, lease);
+	}
+
+	/**
 	 * Extend leases from now; a longer lease is kept. The runs that started are recorded
 	 * as such, so that the lease of a job that never started can expire without using an
 	 * attempt (see {@link #migrate(String, int)}).
 	 * @param queue the queue
-	 * @param started the leases of jobs whose run started
+	 * @param started the leases of runs whose {@link #start} succeeded
 	 * @param waiting the leases of jobs reserved ahead that wait for a worker
 	 * @param lease the new lease of the started runs
 	 * @param waitingLease the new lease of the waiting jobs Each
@@ -191,6 +207,10 @@ public final class ListenerOperations {
 		List<String> leases = new ArrayList<>((started.size() + waiting.size()) * 3);
 		addLeaseArgs(leases, started, "1");
 		addLeaseArgs(leases, waiting, "0");
+		return extend(queue, leases, lease, waitingLease);
+	}
+
+	private List<String> extend(String queue, List<String> leases, Duration lease, Duration waitingLease) {
 		List<String> lost = new ArrayList<>();
 		int batch = QueueStore.MAX_BATCH_SIZE * 3;
 		for (int from = 0; from < leases.size(); from += batch) {

@@ -62,7 +62,8 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 	@Test
 	void renewalExtendsTheLeasesOfRunningJobsAndSettlesThoseThatLostTheirs() {
 		List<JobExecution> executions = reserve(3, Duration.ofSeconds(2));
-		executions.forEach((execution) -> execution.takenBy(Thread.currentThread()));
+		// their worker saw their start recorded
+		executions.forEach(JobExecution::started);
 		executions.get(2).settle();
 		// another worker holds the second job now
 		this.template.opsForHash().put(this.keys.leases(), "j1", "stolen:1");
@@ -81,24 +82,28 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 
 	@Test
 	void renewalGivesAWaitingJobTheWaitingLeaseAndAStartedOneTheFullLeaseWhichItConfirms() {
-		List<JobExecution> executions = reserve(2, Duration.ofSeconds(2));
-		executions.get(0).takenBy(Thread.currentThread());
+		List<JobExecution> executions = reserve(3, Duration.ofSeconds(2));
+		assertThat(this.leaseKeeper.start(executions.get(0))).isTrue();
+		// taken by a worker that has not started it yet: still waiting
+		executions.get(1).takenBy(Thread.currentThread());
 		double before = this.template.opsForZSet().score(this.keys.reserved(), "j1");
 		this.leaseKeeper.renew(executions);
 		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "j0"))
 			.isGreaterThanOrEqualTo(before + LEASE_TIME.minusSeconds(3).toMillis());
-		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "j1")).isBetween(
-				before + ContainerProperties.WAITING_LEASE_TIME.minusSeconds(3).toMillis(),
-				before + ContainerProperties.WAITING_LEASE_TIME.plusSeconds(1).toMillis());
+		for (String waiting : List.of("j1", "j2")) {
+			assertThat(this.template.opsForZSet().score(this.keys.reserved(), waiting)).isBetween(
+					before + ContainerProperties.WAITING_LEASE_TIME.minusSeconds(3).toMillis(),
+					before + ContainerProperties.WAITING_LEASE_TIME.plusSeconds(1).toMillis());
+		}
 		assertThat(this.template.opsForSet().members(this.keys.started())).containsExactly("j0");
 	}
 
 	@Test
-	void renewalCallsRedisOnlyWhenAJobWaitsOrARunningJobUsedAThirdOfItsLease() {
+	void renewalCallsRedisOnlyWhenAJobWaitsOrARunIsUnconfirmedOrUsedAThirdOfItsLease() {
 		List<JobExecution> executions = reserve(1, Duration.ofSeconds(2));
 		this.leaseKeeper.renew(executions);
-		executions.get(0).takenBy(Thread.currentThread());
-		// started on what is left of the waiting lease: renewed at the next call
+		assertThat(this.leaseKeeper.start(executions.get(0))).isTrue();
+		assertThat(this.template.hasKey(this.keys.started())).as("a start alone confirms nothing").isFalse();
 		this.leaseKeeper.renew(executions);
 		double renewed = this.template.opsForZSet().score(this.keys.reserved(), "j0");
 		assertThat(this.template.opsForSet().members(this.keys.started())).containsExactly("j0");
@@ -107,27 +112,20 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
-	void aJobAboutToStartWithLittleOfItsWaitingLeaseLeftHasItExtendedAndConfirmedFirst() {
+	void aJobAboutToStartGetsTheFullLeaseUnlessItsLeaseWasLost() {
 		List<JobExecution> executions = reserve(2, Duration.ofMillis(500));
 		double before = this.template.opsForZSet().score(this.keys.reserved(), "j0");
-		assertThat(this.leaseKeeper.holdForStart(executions.get(0))).isTrue();
+		assertThat(this.leaseKeeper.start(executions.get(0))).isTrue();
+		assertThat(executions.get(0).isStarted()).isTrue();
 		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "j0"))
 			.isGreaterThanOrEqualTo(before + LEASE_TIME.minusSeconds(3).toMillis());
-		assertThat(this.template.opsForSet().members(this.keys.started())).containsExactly("j0");
+		assertThat(this.template.hasKey(this.keys.started())).isFalse();
 		// another worker holds the second job now
 		this.template.opsForHash().put(this.keys.leases(), "j1", "stolen:1");
-		assertThat(this.leaseKeeper.holdForStart(executions.get(1))).isFalse();
+		assertThat(this.leaseKeeper.start(executions.get(1))).isFalse();
+		assertThat(executions.get(1).isStarted()).isFalse();
 		assertThat(executions.get(1).isSettled()).isTrue();
 		assertThat(this.outcomes).containsExactly(JobMetrics.Outcome.LEASE_LOST);
-	}
-
-	@Test
-	void aJobAboutToStartWithMoreThanHalfItsWaitingLeaseLeftStartsWithoutACall() {
-		JobExecution execution = reserve(1, ContainerProperties.WAITING_LEASE_TIME).get(0);
-		double before = this.template.opsForZSet().score(this.keys.reserved(), "j0");
-		assertThat(this.leaseKeeper.holdForStart(execution)).isTrue();
-		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "j0")).isEqualTo(before);
-		assertThat(this.template.hasKey(this.keys.started())).isFalse();
 	}
 
 	@Test
@@ -162,12 +160,13 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 	@Test
 	void aRenewalOrAnExtensionMovesTheEndOfTheLeaseTheWorkerKnows() {
 		List<JobExecution> executions = reserve(2, Duration.ofMillis(100));
-		await().atMost(Duration.ofSeconds(10)).until(() -> executions.stream().allMatch(JobExecution::isLeaseRunOut));
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> executions.stream().allMatch((execution) -> execution.leaseEndsWithin(0)));
 		// no migrator ran: the tokens still hold, so the leases are extended
 		this.leaseKeeper.renew(executions.subList(0, 1));
 		assertThat(executions.get(0).extendLease(LEASE_TIME)).isTrue();
 		assertThat(executions.get(1).extendLease(LEASE_TIME)).isTrue();
-		assertThat(executions).noneMatch(JobExecution::isLeaseRunOut);
+		assertThat(executions).noneMatch((execution) -> execution.leaseEndsWithin(0));
 		assertThat(this.outcomes).isEmpty();
 	}
 
