@@ -49,6 +49,8 @@ public final class QueueKeys {
 
 	private final String stalls;
 
+	private final String stale;
+
 	private final List<String> all;
 
 	private QueueKeys(String prefix, String queue) {
@@ -69,9 +71,10 @@ public final class QueueKeys {
 		this.model = key("model");
 		this.started = key("started");
 		this.stalls = key("stalls");
+		this.stale = key("stale");
 		this.all = List.of(this.ready, this.delayed, this.reserved, this.dead, this.jobs, this.attempts, this.leases,
 				this.errors, this.wake, this.sequence, this.successors, this.paused, this.completed, this.model,
-				this.started, this.stalls);
+				this.started, this.stalls, this.stale);
 	}
 
 	/**
@@ -219,6 +222,16 @@ public final class QueueKeys {
 	 */
 	public String stalls() {
 		return this.stalls;
+	}
+
+	/**
+	 * Return the hash of id to how many entries of that id in the ready list stand for
+	 * nothing any more (the job was cancelled, replaced or rescheduled while ready),
+	 * which reserving skips, with their total under the empty field.
+	 * @return the key
+	 */
+	public String stale() {
+		return this.stale;
 	}
 
 	/**

@@ -1,16 +1,17 @@
 -- Shared by every Redq script (prepended when the script is loaded).
 -- Every key of one queue shares the hash tag {<queue>}, and every key is passed in KEYS in this order.
 -- started: the ids whose current run was confirmed started by a lease renewal (extend.lua); stalls: id -> how many
--- times its lease expired before its run was confirmed (migrate.lua).
+-- times its lease expired before its run was confirmed (migrate.lua); stale: id -> how many of the ready list's entries
+-- of that id stand for nothing any more, and '' (no id is empty) -> their total (see unready).
 local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused, completed,
-	model, started, stalls =
+	model, started, stalls, stale =
 	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
-	KEYS[13], KEYS[14], KEYS[15], KEYS[16]
+	KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[17]
 
 -- The data model these scripts read and write: the queue's keys and what their values mean. Bump it with every change
 -- to either, and add the step up from the model before to upgrade_model, so that no script misreads another model's
 -- data. The one place the number is kept: Java learns it from the model script.
-local MODEL = 3
+local MODEL = 4
 
 -- The Redis clock in milliseconds: every time a script records or compares comes from here, never from a client.
 local function now_millis()
@@ -21,6 +22,27 @@ end
 -- Wakes one idle listener (blocked in BZPOPMIN on the wake key). A single member, so signalling is idempotent.
 local function signal()
 	redis.call('ZADD', wake, 0, 'w')
+end
+
+-- Whether a job is ready: it has data and is in none of delayed, reserved and dead. Its entry in the ready list is
+-- not searched for (see unready).
+local function is_ready(id)
+	return redis.call('HEXISTS', jobs, id) == 1 and not redis.call('ZSCORE', delayed, id)
+		and not redis.call('ZSCORE', reserved, id) and not redis.call('ZSCORE', dead, id)
+end
+
+-- Takes a ready job out of line without searching the ready list (LREM costs time in proportion to a backlog): one
+-- entry of its id there is counted stale, and reserve skips as many entries of the id as are counted (reserve.lua).
+-- The caller then moves the job elsewhere, or forgets it. Which entry is skipped does not matter: each entry of an id
+-- stands for the one job of that id, and a job that is ready again is reserved at the last of its entries.
+local function unready(id)
+	redis.call('HINCRBY', stale, id, 1)
+	redis.call('HINCRBY', stale, '', 1)
+end
+
+-- The number of ready jobs: the ready list's entries less the stale ones.
+local function ready_count()
+	return redis.call('LLEN', ready) - (tonumber(redis.call('HGET', stale, '')) or 0)
 end
 
 -- Puts a job into the delayed set; wakes a listener when it became the earliest, so that its migrator reschedules.
@@ -188,6 +210,8 @@ local function upgrade_model(found)
 	end
 	-- Model 3 adds the started set and the stalls hash. A queue of model 2 has neither, which model 3 reads as no run
 	-- confirmed and no stall yet: nothing to convert.
+	-- Model 4 adds the stale hash: a queue of model 3 has none, which model 4 reads as every entry of the ready list
+	-- standing for its job, as model 3 kept it.
 	redis.call('SET', model, MODEL)
 end
 

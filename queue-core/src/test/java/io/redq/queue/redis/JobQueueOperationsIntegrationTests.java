@@ -663,6 +663,38 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void cancelRescheduleAndReplaceOfAReadyJobSearchNoListAndEachJobRunsOnceWithItsLatestPayload() {
+		for (String id : List.of("cancelled", "rescheduled", "replaced", "kept")) {
+			enqueue(id, Due.NOW, DuplicatePolicy.KEEP, "first");
+		}
+		Map<String, Long> commands = ScriptExecutions.commandsOf(this.redis, () -> {
+			assertThat(this.operations.cancel(QUEUE, "cancelled")).isTrue();
+			assertThat(this.operations.reschedule(QUEUE, "rescheduled", new Due(false, 60_000))).isTrue();
+			assertThat(enqueue("replaced", Due.NOW, DuplicatePolicy.REPLACE, "second")).isEqualTo(Outcome.REPLACED);
+		});
+		assertThat(commands).as("no command that searches the ready list").doesNotContainKeys("lrem", "lpos");
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(2, 1, 0, 0));
+		assertThat(this.operations.status(QUEUE, "cancelled").state()).isEqualTo(JobStatus.State.NONE);
+		// the cancelled id is dispatched again, and the rescheduled job comes back at
+		// once
+		assertThat(enqueue("cancelled", Due.NOW, DuplicatePolicy.KEEP, "second")).isEqualTo(Outcome.CREATED);
+		assertThat(this.operations.reschedule(QUEUE, "rescheduled", Due.NOW)).isTrue();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(4, 0, 0, 0));
+		List<ReservedJob> reserved = new ArrayList<>();
+		while (reserved.size() < 4) {
+			reserved.addAll(this.listener.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs());
+		}
+		assertThat(reserved)
+			.extracting(ReservedJob::id, (job) -> job.envelope().substring(job.envelope().indexOf("\"payload\"")))
+			.containsExactly(tuple("kept", "\"payload\":\"first\"}"), tuple("replaced", "\"payload\":\"second\"}"),
+					tuple("cancelled", "\"payload\":\"second\"}"), tuple("rescheduled", "\"payload\":\"first\"}"));
+		assertThat(this.listener.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).isEmpty();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 4, 0));
+		assertThat(this.template.hasKey(this.keys.ready())).isFalse();
+		assertThat(this.template.hasKey(this.keys.stale())).as("no stale entry is left").isFalse();
+	}
+
+	@Test
 	void statusTellsWhereAJobIs() {
 		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.NONE);
 		enqueue("a", new Due(false, 60_000), DuplicatePolicy.KEEP, "x");

@@ -77,7 +77,7 @@ final class ScriptTester {
 				redis.call('HGETALL', KEYS[5]), redis.call('HGETALL', KEYS[6]), redis.call('HGETALL', KEYS[7]),
 				redis.call('HGETALL', KEYS[8]), redis.call('HGETALL', KEYS[9]),
 				{redis.call('GET', KEYS[10]) or '', redis.call('GET', KEYS[11]) or ''},
-				range(KEYS[12]), range(KEYS[13]), range(KEYS[14])}
+				range(KEYS[12]), range(KEYS[13]), range(KEYS[14]), redis.call('HGETALL', KEYS[15])}
 			""", List.class);
 
 	private final Settings settings;
@@ -85,6 +85,8 @@ final class ScriptTester {
 	private final Random random;
 
 	private final EnqueueOperations producers;
+
+	private final RedisJobQueueOperations operations;
 
 	private final ListenerOperations listeners;
 
@@ -116,6 +118,7 @@ final class ScriptTester {
 	ScriptTester(RedisJobQueueOperations operations, Settings settings, long seed) {
 		this.settings = settings;
 		this.random = new Random(seed);
+		this.operations = operations;
 		this.producers = operations.getEnqueueOperations();
 		this.listeners = operations.getListenerOperations();
 		this.redis = operations.getStore().getTemplate();
@@ -125,7 +128,8 @@ final class ScriptTester {
 		List<String> exclusiveKeys = List.of(gateKeys.get(0), this.keys.gates(gatesWithKey("x1")).get(0));
 		this.snapshotKeys = List.of(this.keys.ready(), this.keys.delayed(), this.keys.reserved(), this.keys.dead(),
 				this.keys.jobs(), this.keys.attempts(), this.keys.leases(), this.keys.successors(), this.keys.errors(),
-				exclusiveKeys.get(0), exclusiveKeys.get(1), gateKeys.get(1), gateKeys.get(2), gateKeys.get(3));
+				exclusiveKeys.get(0), exclusiveKeys.get(1), gateKeys.get(1), gateKeys.get(2), gateKeys.get(3),
+				this.keys.stale());
 		for (int i = 0; i < settings.workers(); i++) {
 			this.workers.add(new Worker(i));
 		}
@@ -156,31 +160,37 @@ final class ScriptTester {
 
 	private boolean nextStep() {
 		int choice = this.random.nextInt(100);
-		if (choice < 16) {
+		if (choice < 15) {
 			return produce();
 		}
-		if (choice < 20) {
+		if (choice < 18) {
 			return resendLostEnqueue();
 		}
-		if (choice < 36) {
+		if (choice < 21) {
+			return cancel();
+		}
+		if (choice < 24) {
+			return reschedule();
+		}
+		if (choice < 38) {
 			return reserve(anyWorker(), false);
 		}
-		if (choice < 42) {
+		if (choice < 43) {
 			return reserve(anyWorker(), true);
 		}
 		if (choice < 58) {
 			return start(anyWorker());
 		}
-		if (choice < 78) {
+		if (choice < 77) {
 			return finish(anyWorker());
 		}
-		if (choice < 83) {
+		if (choice < 82) {
 			return extend(anyWorker());
 		}
-		if (choice < 86) {
+		if (choice < 85) {
 			return release(anyWorker());
 		}
-		if (choice < 92) {
+		if (choice < 91) {
 			migrate("migrator " + this.random.nextInt(this.settings.migrators()));
 			return true;
 		}
@@ -203,7 +213,7 @@ final class ScriptTester {
 	private boolean produce() {
 		int producer = this.random.nextInt(this.settings.producers());
 		int number = this.dispatches.size() + 1;
-		int kind = this.random.nextInt(3);
+		int kind = this.random.nextInt(5);
 		boolean gated = this.random.nextInt(10) < 3;
 		int maxAttempts = 1 + this.random.nextInt(3);
 		Due due = (this.random.nextInt(10) < 7) ? Due.NOW : Due.after(Duration.ofMillis(1 + this.random.nextInt(30)));
@@ -213,11 +223,15 @@ final class ScriptTester {
 		EnqueueCommand command = switch (kind) {
 			case 0 -> EnqueueCommand.withGeneratedId(id, due, body);
 			case 1 -> new EnqueueCommand(id, due, DuplicatePolicy.KEEP, body);
-			default -> new EnqueueCommand(id, due, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, body);
+			case 2 -> new EnqueueCommand(id, due, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, body);
+			case 3 -> new EnqueueCommand(id, due, DuplicatePolicy.REPLACE, body);
+			default -> new EnqueueCommand(id, due, DuplicatePolicy.REPLACE, Uniqueness.UNTIL_STARTED, body);
 		};
 		Dispatch dispatch = new Dispatch(number, command, maxAttempts, gated);
 		this.dispatches.put(number, dispatch);
+		List<Dispatch> before = storedAt(id);
 		Outcome result = enqueue(dispatch);
+		settle(before, State.REPLACED);
 		boolean stored = result != Outcome.KEPT && result != Outcome.DROPPED;
 		dispatch.state = stored ? State.LIVE : State.DROPPED;
 		if (result == Outcome.QUEUED) {
@@ -255,8 +269,59 @@ final class ScriptTester {
 		return switch (kind) {
 			case 0 -> "generated id";
 			case 1 -> "KEEP";
-			default -> "KEEP, UNTIL_STARTED";
+			case 2 -> "KEEP, UNTIL_STARTED";
+			case 3 -> "REPLACE";
+			default -> "REPLACE, UNTIL_STARTED";
 		};
+	}
+
+	/**
+	 * Return the dispatches stored at an id: its job and the successor queued behind it.
+	 */
+	private List<Dispatch> storedAt(String id) {
+		List<Dispatch> stored = new ArrayList<>();
+		for (String key : List.of(this.keys.jobs(), this.keys.successors())) {
+			String value = this.redis.<String, String>opsForHash().get(key, id);
+			if (value != null) {
+				stored.add(dispatchOf(value));
+			}
+		}
+		return stored;
+	}
+
+	/**
+	 * Give the live dispatches of the given ones that a call removed their end.
+	 */
+	private void settle(List<Dispatch> before, State end) {
+		for (Dispatch dispatch : before) {
+			if (dispatch.state == State.LIVE && !storedAt(dispatch.command.id()).contains(dispatch)) {
+				dispatch.state = end;
+			}
+		}
+	}
+
+	// operators
+
+	private boolean cancel() {
+		String id = "c" + this.random.nextInt(this.settings.callerIds());
+		List<Dispatch> before = storedAt(id);
+		boolean cancelled = this.operations.cancel(QUEUE, id);
+		settle(before, State.CANCELLED);
+		trace("an operator cancels " + id + " " + before + ": " + cancelled);
+		return true;
+	}
+
+	private boolean reschedule() {
+		String id = "c" + this.random.nextInt(this.settings.callerIds());
+		Due due = this.random.nextBoolean() ? Due.NOW : Due.after(Duration.ofMillis(1 + this.random.nextInt(30)));
+		boolean moved = this.operations.reschedule(QUEUE, id, due);
+		if (moved) {
+			String envelope = this.redis.<String, String>opsForHash().get(this.keys.jobs(), id);
+			Double scheduled = this.redis.opsForZSet().score(this.keys.delayed(), id);
+			dispatchOf(envelope).notBefore = (scheduled != null) ? scheduled.longValue() : 0;
+		}
+		trace("an operator reschedules " + id + " " + storedAt(id) + " to " + due + ": " + moved);
+		return true;
 	}
 
 	private boolean resendLostEnqueue() {
@@ -503,7 +568,11 @@ final class ScriptTester {
 	private void checkState() {
 		Snapshot snapshot = snapshot();
 		Map<String, Integer> places = new HashMap<>();
-		snapshot.ready.forEach((id) -> places.merge(id, 1, Integer::sum));
+		checkReadyList(snapshot).forEach((id, live) -> {
+			if (live > 0) {
+				places.merge(id, live, Integer::sum);
+			}
+		});
 		for (Map<String, Long> set : List.of(snapshot.delayed, snapshot.reserved, snapshot.dead)) {
 			set.keySet().forEach((id) -> places.merge(id, 1, Integer::sum));
 		}
@@ -522,6 +591,33 @@ final class ScriptTester {
 		});
 		checkDispatches(snapshot);
 		checkGates(snapshot);
+	}
+
+	/**
+	 * Check the stale counts of the ready list's entries (see {@code unready} in
+	 * {@code common.lua}).
+	 * @return the live entries per id: its entries less those counted stale
+	 */
+	private Map<String, Integer> checkReadyList(Snapshot snapshot) {
+		Map<String, Integer> live = new HashMap<>();
+		snapshot.ready.forEach((id) -> live.merge(id, 1, Integer::sum));
+		long total = 0;
+		for (Map.Entry<String, String> entry : snapshot.stale.entrySet()) {
+			if (!entry.getKey().isEmpty()) {
+				String id = entry.getKey();
+				int stale = Integer.parseInt(entry.getValue());
+				int entries = live.getOrDefault(id, 0);
+				check(stale > 0 && stale <= entries, Invariant.ONE_STATE,
+						() -> id + " has " + stale + " stale entries of " + entries + " in the ready list");
+				live.put(id, entries - stale);
+				total += stale;
+			}
+		}
+		long counted = total;
+		String kept = snapshot.stale.get("");
+		check((kept != null) ? Long.parseLong(kept) == counted : counted == 0, Invariant.ONE_STATE,
+				() -> "the stale entries total " + counted + ", the kept total is " + kept);
+		return live;
 	}
 
 	private void checkDispatches(Snapshot snapshot) {
@@ -599,7 +695,7 @@ final class ScriptTester {
 		return new Snapshot((Long) values.get(0), (List<String>) values.get(1), scores(values.get(2)),
 				scores(values.get(3)), scores(values.get(4)), hash(values.get(5)), hash(values.get(6)),
 				hash(values.get(7)), hash(values.get(8)), hash(values.get(9)), (List<String>) values.get(10),
-				scores(values.get(11)), scores(values.get(12)), scores(values.get(13)));
+				scores(values.get(11)), scores(values.get(12)), scores(values.get(13)), hash(values.get(14)));
 	}
 
 	private long snapshotTime() {
@@ -752,7 +848,13 @@ final class ScriptTester {
 
 		COMPLETED,
 
-		DEAD
+		DEAD,
+
+		/** A dispatch with the policy REPLACE took its place. */
+		REPLACED,
+
+		/** An operator cancelled it. */
+		CANCELLED
 
 	}
 
@@ -783,6 +885,11 @@ final class ScriptTester {
 			this.command = command;
 			this.maxAttempts = maxAttempts;
 			this.gated = gated;
+		}
+
+		@Override
+		public String toString() {
+			return "d" + this.number;
 		}
 
 	}
@@ -827,7 +934,8 @@ final class ScriptTester {
 	private record Snapshot(long now, List<String> ready, Map<String, Long> delayed, Map<String, Long> reserved,
 			Map<String, Long> dead, Map<String, String> jobs, Map<String, String> attempts, Map<String, String> leases,
 			Map<String, String> successors, Map<String, String> errors, List<String> exclusive,
-			Map<String, Long> jobRunning, Map<String, Long> queueRunning, Map<String, Long> rate) {
+			Map<String, Long> jobRunning, Map<String, Long> queueRunning, Map<String, Long> rate,
+			Map<String, String> stale) {
 
 		String stateOf(String id) {
 			if (this.delayed.containsKey(id)) {
