@@ -106,7 +106,7 @@ final class JobLeaseKeeper {
 	 */
 	void renew(Collection<JobExecution> executions) {
 		List<JobExecution> held = new ArrayList<>(executions);
-		held.removeIf(JobExecution::isSettled);
+		held.removeIf((execution) -> execution.isSettled() || execution.isLeaseLost());
 		long renewDue = this.leaseTime.toNanos() * 2 / 3;
 		if (held.stream()
 			.noneMatch((execution) -> !execution.isStarted() || !execution.isConfirmed()
@@ -197,12 +197,20 @@ final class JobLeaseKeeper {
 		return !execution.isLeaseLost();
 	}
 
+	/**
+	 * Tell a job that it lost its lease. A run that started goes on: when it completes,
+	 * its acknowledgement is accepted unless another run of the job started meanwhile.
+	 */
 	private void leaseLost(JobExecution execution) {
 		execution.loseLease();
-		if (execution.settle()) {
+		if (execution.isStarted()) {
+			logger.warn("Job " + execution.getId() + " lost its lease (this worker stalled past it); its result is "
+					+ "accepted only if no other run of it started meanwhile");
+		}
+		else if (execution.settle()) {
 			this.outcomes.report(execution, JobMetrics.Outcome.LEASE_LOST, null);
-			logger.warn("Job " + execution.getId() + " lost its lease (this worker stalled past it, or another worker "
-					+ "holds the job now); its outcome here will be discarded");
+			logger.warn("Job " + execution.getId() + " lost its lease before it started (this instance stalled past "
+					+ "it, or another worker holds the job now); it is not started here");
 		}
 	}
 

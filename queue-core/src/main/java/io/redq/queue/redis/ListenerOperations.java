@@ -135,11 +135,13 @@ public final class ListenerOperations {
 	}
 
 	/**
-	 * Acknowledge completed jobs: they are gone from Redis. Each
-	 * {@value QueueStore#MAX_BATCH_SIZE} are acknowledged in one script call.
+	 * Acknowledge completed jobs: they are gone from Redis. A run whose lease ended (its
+	 * worker stalled past it) is accepted as long as no run of its job started since: the
+	 * job is taken out of the ready list, the delayed, reserved or dead set where it
+	 * waits. Each {@value QueueStore#MAX_BATCH_SIZE} are acknowledged in one script call.
 	 * @param queue the queue
 	 * @param leases the leases of the completed jobs
-	 * @return the ids refused because their lease is no longer held by that token
+	 * @return the ids refused because their job started again since
 	 */
 	public List<String> ack(String queue, Collection<Lease> leases) {
 		List<Lease> all = List.copyOf(leases);

@@ -51,6 +51,8 @@ public final class QueueKeys {
 
 	private final String stale;
 
+	private final String runs;
+
 	private final List<String> all;
 
 	private QueueKeys(String prefix, String queue) {
@@ -72,9 +74,10 @@ public final class QueueKeys {
 		this.started = key("started");
 		this.stalls = key("stalls");
 		this.stale = key("stale");
+		this.runs = key("runs");
 		this.all = List.of(this.ready, this.delayed, this.reserved, this.dead, this.jobs, this.attempts, this.leases,
 				this.errors, this.wake, this.sequence, this.successors, this.paused, this.completed, this.model,
-				this.started, this.stalls, this.stale);
+				this.started, this.stalls, this.stale, this.runs);
 	}
 
 	/**
@@ -232,6 +235,16 @@ public final class QueueKeys {
 	 */
 	public String stale() {
 		return this.stale;
+	}
+
+	/**
+	 * Return the hash of id to the lease token of its latest run whose start reached
+	 * Redis, kept after that run's lease ended, so that the run is still accepted when it
+	 * finishes late while no later run of the job started.
+	 * @return the key
+	 */
+	public String runs() {
+		return this.runs;
 	}
 
 	/**

@@ -2,11 +2,13 @@
 -- Every key of one queue shares the hash tag {<queue>}, and every key is passed in KEYS in this order.
 -- started: the ids whose current run was confirmed started by a lease renewal (extend.lua); stalls: id -> how many
 -- times its lease expired before its run was confirmed (migrate.lua); stale: id -> how many of the ready list's entries
--- of that id stand for nothing any more, and '' (no id is empty) -> their total (see unready).
+-- of that id stand for nothing any more, and '' (no id is empty) -> their total (see unready); runs: id -> the lease
+-- token of its latest run whose start reached Redis, kept after its lease ended, so that ack.lua accepts that run when
+-- it finishes late while no run of the job started since.
 local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused, completed,
-	model, started, stalls, stale =
+	model, started, stalls, stale, runs =
 	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
-	KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[17]
+	KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18]
 
 -- The data model these scripts read and write: the queue's keys and what their values mean. Bump it with every change
 -- to either, and add the step up from the model before to upgrade_model, so that no script misreads another model's
@@ -62,6 +64,7 @@ local function forget(...)
 	redis.call('HDEL', errors, ...)
 	redis.call('SREM', started, ...)
 	redis.call('HDEL', stalls, ...)
+	redis.call('HDEL', runs, ...)
 end
 
 -- Removes the given jobs from one of the sorted sets (reserved, delayed, dead) and every trace of them.
@@ -211,7 +214,9 @@ local function upgrade_model(found)
 	-- Model 3 adds the started set and the stalls hash. A queue of model 2 has neither, which model 3 reads as no run
 	-- confirmed and no stall yet: nothing to convert.
 	-- Model 4 adds the stale hash: a queue of model 3 has none, which model 4 reads as every entry of the ready list
-	-- standing for its job, as model 3 kept it.
+	-- standing for its job, as model 3 kept it. It also adds the runs hash: a queue of model 3 has none, which model 4
+	-- reads as no run started yet, so that a run from before the upgrade that finishes after its lease ended is refused,
+	-- as model 3 refused it.
 	redis.call('SET', model, MODEL)
 end
 

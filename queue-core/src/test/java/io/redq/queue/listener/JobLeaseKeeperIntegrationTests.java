@@ -60,11 +60,12 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
-	void renewalExtendsTheLeasesOfRunningJobsAndSettlesThoseThatLostTheirs() {
-		List<JobExecution> executions = reserve(3, Duration.ofSeconds(2));
-		// their worker saw their start recorded
-		executions.forEach(JobExecution::started);
+	void renewalExtendsTheLeasesOfRunningJobsAndTellsThoseThatLostTheirsWhichRunOn() {
+		List<JobExecution> executions = reserve(4, Duration.ofSeconds(2));
+		// their worker saw their start recorded, but the last one's
+		executions.subList(0, 3).forEach(JobExecution::started);
 		executions.get(2).settle();
+		this.template.opsForHash().put(this.keys.leases(), "j3", "stolen:1");
 		// another worker holds the second job now
 		this.template.opsForHash().put(this.keys.leases(), "j1", "stolen:1");
 		double before = this.template.opsForZSet().score(this.keys.reserved(), "j0");
@@ -76,8 +77,12 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(executions.get(0).isLeaseLost()).isFalse();
 		assertThat(executions.get(0).isSettled()).isFalse();
 		assertThat(executions.get(1).isLeaseLost()).isTrue();
-		assertThat(executions.get(1).isSettled()).isTrue();
+		assertThat(executions.get(1).isSettled()).as("its result may still be accepted").isFalse();
+		assertThat(executions.get(3).isLeaseLost()).isTrue();
+		assertThat(executions.get(3).isSettled()).as("not started: it never will be").isTrue();
 		assertThat(this.outcomes).containsExactly(JobMetrics.Outcome.LEASE_LOST);
+		this.leaseKeeper.renew(executions);
+		assertThat(this.outcomes).as("told once").containsExactly(JobMetrics.Outcome.LEASE_LOST);
 	}
 
 	@Test

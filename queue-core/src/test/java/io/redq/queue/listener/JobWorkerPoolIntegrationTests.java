@@ -30,6 +30,7 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
@@ -145,6 +146,27 @@ class JobWorkerPoolIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "busy"))
 			.isGreaterThanOrEqualTo(before + LEASE_TIME.minusMinutes(1).toMillis());
 		assertThat(this.template.hasKey(this.keys.started())).isFalse();
+	}
+
+	@Test
+	void aRunHoldsTheFullLeaseFromItsStartSoThatAPauseRightAfterItDoesNotThrowTheRunAway() {
+		enqueue("busy", "\"job\":\"test\",\"maxAttempts\":3,\"payload\":\"x\"}");
+		// reserved ahead with the waiting lease, and no renewal reaches Redis while the
+		// handler runs: the instance pauses right after the start
+		Duration waitingLease = ContainerProperties.WAITING_LEASE_TIME;
+		List<Reserved> reserved = reserve(1, waitingLease);
+		long reservedAt = redisTime();
+		submit(reserved);
+		await().atMost(DEADLINE).until(() -> this.started.contains("busy"));
+		await().atMost(DEADLINE).until(() -> redisTime() > reservedAt + waitingLease.toMillis() + 100);
+		this.listener.migrate(QUEUE);
+		this.busy.countDown();
+		await().atMost(DEADLINE).until(() -> this.operations.stats(QUEUE).equals(new QueueStats(0, 0, 0, 0)));
+		assertThat(this.started).containsExactly("busy");
+	}
+
+	private long redisTime() {
+		return this.template.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
 	}
 
 	@Test

@@ -329,6 +329,51 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void aRunThatFinishesAfterItsLeaseEndedIsAcceptedWhileNoRunOfItsJobStartedSince() {
+		// back in the ready list
+		Lease stalled = runPastItsLease("ready", 3, false);
+		assertThat(this.listener.ack(QUEUE, List.of(stalled))).isEmpty();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		// reserved by a worker that has not started it: that worker's start fails
+		stalled = runPastItsLease("reserved", 3, false);
+		ReservedJob other = reserveOne();
+		assertThat(this.listener.ack(QUEUE, List.of(stalled))).isEmpty();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		assertThat(this.listener.start(QUEUE, List.of(other.lease()), Duration.ofSeconds(30)))
+			.containsExactly(other.token());
+		// dead of its expired lease, its only attempt
+		stalled = runPastItsLease("dead", 1, true);
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 1));
+		assertThat(this.listener.ack(QUEUE, List.of(stalled))).isEmpty();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		// started again elsewhere: that run stands
+		stalled = runPastItsLease("again", 3, false);
+		other = reserveOne();
+		assertThat(this.listener.start(QUEUE, List.of(other.lease()), Duration.ofSeconds(30))).isEmpty();
+		assertThat(this.listener.ack(QUEUE, List.of(stalled))).containsExactly("again");
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));
+		assertThat(this.listener.ack(QUEUE, List.of(other.lease()))).isEmpty();
+		assertThat(this.template.hasKey(this.keys.runs())).as("forgotten with the job").isFalse();
+	}
+
+	/**
+	 * Start a job whose lease then expires and is recovered by the migrator (its worker
+	 * stalled past it).
+	 */
+	private Lease runPastItsLease(String id, int maxAttempts, boolean confirmed) {
+		this.enqueuer.enqueue(QUEUE, List.of(new EnqueueCommand(id, Due.NOW, DuplicatePolicy.KEEP,
+				"\"job\":\"test\",\"maxAttempts\":" + maxAttempts + ",\"payload\":\"x\"}")));
+		Duration shortLease = Duration.ofMillis(50);
+		Lease lease = this.listener.reserve(QUEUE, 1, shortLease).jobs().get(0).lease();
+		assertThat(this.listener.start(QUEUE, List.of(lease), shortLease)).isEmpty();
+		if (confirmed) {
+			assertThat(this.listener.extend(QUEUE, List.of(lease), List.of(), shortLease, shortLease)).isEmpty();
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.listener.migrate(QUEUE).expiredLeases() == 1);
+		return lease;
+	}
+
+	@Test
 	void failRetriesAfterTheDelayOrBuriesWithTheError() {
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob first = reserveOne();
