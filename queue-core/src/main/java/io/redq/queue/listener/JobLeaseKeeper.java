@@ -60,6 +60,8 @@ final class JobLeaseKeeper {
 
 	private final String queue;
 
+	private final RepeatedFailureLog failureLog;
+
 	private final ListenerOperations operations;
 
 	private final Duration leaseTime;
@@ -75,6 +77,7 @@ final class JobLeaseKeeper {
 	JobLeaseKeeper(String queue, ListenerOperations operations, ContainerProperties properties,
 			Collection<JobHandler> handlers, JobOutcomes outcomes) {
 		this.queue = queue;
+		this.failureLog = new RepeatedFailureLog(logger, "renew the leases of jobs of queue '" + queue + "'");
 		this.operations = operations;
 		this.leaseTime = properties.getLeaseTime();
 		this.waitingLeaseTime = properties.getWaitingLeaseTime();
@@ -122,6 +125,7 @@ final class JobLeaseKeeper {
 			long renewalNanos = System.nanoTime();
 			Set<String> lostTokens = new HashSet<>(this.operations.extend(this.queue, leases(started), leases(waiting),
 					this.leaseTime, this.waitingLeaseTime));
+			this.failureLog.succeeded();
 			for (JobExecution execution : waiting) {
 				if (lostTokens.contains(execution.job().token())) {
 					leaseLost(execution);
@@ -145,8 +149,7 @@ final class JobLeaseKeeper {
 			}
 		}
 		catch (RuntimeException ex) {
-			logger
-				.warn("Could not renew the leases of " + held.size() + " job(s) of queue '" + this.queue + "': " + ex);
+			this.failureLog.failed(ex, "holding " + held.size() + " job(s)");
 		}
 	}
 
