@@ -10,7 +10,8 @@
 -- after the jobs already given places, so that deferred jobs come back one by one at the limit's pace, not all at
 -- once when the oldest start leaves the window (see below).
 -- An admitted run starts: its lease becomes the full lease, and it is recorded in runs (see extend.lua, 's').
--- Returns 0 when admitted, -1 when the lease is no longer held by that token, else the defer delay in ms.
+-- Returns 0 when admitted, -1 when the lease is no longer held by that token and the job is not delayed, else the
+-- defer delay in ms.
 -- A run holds the gates as '<id>:<token>', so that an earlier run of the same job (handed back while its handler
 -- still ran) neither lets this one past its exclusive key nor frees the gates this one holds.
 local exclusive, job_running, queue_running, rate = KEYS[#KEYS - 7], KEYS[#KEYS - 6], KEYS[#KEYS - 5], KEYS[#KEYS - 4]
@@ -19,6 +20,12 @@ local exclusive_waiting, job_waiting, queue_waiting, places = KEYS[#KEYS - 3], K
 local id, token = ARGV[1], ARGV[2]
 local holder = id .. ':' .. token
 if redis.call('HGET', leases, id) ~= token then
+	-- a call re-sent after it deferred the job finds the job delayed: it answers the deferral again, so that its worker
+	-- does not take it for a lost lease
+	local due = tonumber(redis.call('ZSCORE', delayed, id))
+	if due then
+		return math.max(1, due - now_millis())
+	end
 	return -1
 end
 local now = now_millis()

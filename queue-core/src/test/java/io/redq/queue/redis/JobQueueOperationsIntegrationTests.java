@@ -374,6 +374,18 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void anAdmitReSentAfterItDeferredTheJobAnswersTheDeferralAgain() {
+		Gates gates = new Gates("k", "test", 0, 0, null);
+		enqueueAndAdmit("holder", gates);
+		enqueue("deferred", Due.NOW, DuplicatePolicy.KEEP, "x");
+		ReservedJob deferred = reserveOne();
+		long wait = admit(deferred, gates);
+		assertThat(wait).isPositive();
+		assertThat(admit(deferred, gates)).as("not a lost lease").isBetween(1L, wait);
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 1, 0));
+	}
+
+	@Test
 	void failRetriesAfterTheDelayOrBuriesWithTheError() {
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob first = reserveOne();
