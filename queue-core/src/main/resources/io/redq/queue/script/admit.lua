@@ -130,11 +130,14 @@ redis.call('HSET', runs, id, token)
 if ARGV[4] == '1' then
 	redis.call('SET', exclusive, holder, 'PX', lease)
 end
+-- a running set expires with the last lease it counts, so that entries of holders that crashed do not stay forever
 if job_max > 0 then
 	redis.call('ZADD', job_running, now + lease, holder)
+	expire_after(job_running, lease)
 end
 if queue_max > 0 then
 	redis.call('ZADD', queue_running, now + lease, holder)
+	expire_after(queue_running, lease)
 end
 if permits > 0 then
 	redis.call('ZADD', rate, now, holder)

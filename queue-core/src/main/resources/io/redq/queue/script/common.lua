@@ -47,6 +47,13 @@ local function ready_count()
 	return redis.call('LLEN', ready) - (tonumber(redis.call('HGET', stale, '')) or 0)
 end
 
+-- Keeps a key at least ms longer (PEXPIRE never shortens it here): a gate a crashed holder left goes with its key.
+local function expire_after(key, ms)
+	if redis.call('PTTL', key) < ms then
+		redis.call('PEXPIRE', key, ms)
+	end
+end
+
 -- Puts a job into the delayed set; wakes a listener when it became the earliest, so that its migrator reschedules.
 local function schedule(id, due)
 	redis.call('ZADD', delayed, due, id)

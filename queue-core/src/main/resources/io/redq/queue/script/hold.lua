@@ -28,9 +28,7 @@ end
 
 if redis.call('GET', exclusive) == holder then
 	if renew then
-		if redis.call('PTTL', exclusive) < tonumber(ARGV[3]) then
-			redis.call('PEXPIRE', exclusive, tonumber(ARGV[3]))
-		end
+		expire_after(exclusive, tonumber(ARGV[3]))
 	else
 		redis.call('DEL', exclusive)
 		wake(exclusive_waiting)
@@ -39,7 +37,9 @@ end
 for _, gate in ipairs({{job_running, job_waiting}, {queue_running, queue_waiting}}) do
 	local running, waiting = gate[1], gate[2]
 	if renew then
-		redis.call('ZADD', running, 'XX', 'GT', now_millis() + tonumber(ARGV[3]), holder)
+		if redis.call('ZADD', running, 'XX', 'GT', 'CH', now_millis() + tonumber(ARGV[3]), holder) == 1 then
+			expire_after(running, tonumber(ARGV[3]))
+		end
 	elseif redis.call('ZREM', running, holder) == 1 then
 		wake(waiting)
 	end

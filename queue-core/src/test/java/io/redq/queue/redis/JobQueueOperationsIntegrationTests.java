@@ -386,6 +386,22 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void runningSetsExpireWithTheLongestLeaseTheyCountSoThatACrashedHoldersEntryGoes() {
+		Gates gates = new Gates(null, "test", 1, 1, null);
+		ReservedJob job = enqueueAndAdmit("running", gates);
+		List<String> runningSets = this.keys.gates(gates).subList(1, 3);
+		for (String running : runningSets) {
+			assertThat(this.template.getExpire(running, TimeUnit.MILLISECONDS)).isBetween(1L,
+					Duration.ofMinutes(1).toMillis());
+		}
+		this.listener.holdGates(QUEUE, job.lease(), gates, Duration.ofMinutes(10));
+		for (String running : runningSets) {
+			assertThat(this.template.getExpire(running, TimeUnit.MILLISECONDS))
+				.isGreaterThan(Duration.ofMinutes(9).toMillis());
+		}
+	}
+
+	@Test
 	void failRetriesAfterTheDelayOrBuriesWithTheError() {
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob first = reserveOne();
