@@ -111,6 +111,9 @@ final class ScriptTester {
 	/** The gate holders of every run that started. */
 	private final Set<String> started = new HashSet<>();
 
+	/** The token of the latest run of each id whose start reached Redis. */
+	private final Map<String, String> lastStarts = new HashMap<>();
+
 	private final Deque<String> trace = new ArrayDeque<>();
 
 	private int step;
@@ -358,7 +361,7 @@ final class ScriptTester {
 			check(reservation.redisTime() >= dispatch.notBefore, Invariant.EARLY,
 					() -> job.id() + " reserved at " + reservation.redisTime() + ", due at " + dispatch.notBefore);
 			if (!lost) {
-				worker.held.add(new Held(job, dispatch));
+				worker.held.add(new Held(job, dispatch, lease));
 			}
 		}
 		trace(worker + " reserves " + max + " for " + lease.toMillis() + " ms: " + ids + (lost ? ", reply lost" : ""));
@@ -391,8 +394,31 @@ final class ScriptTester {
 			if (admitted != 0) {
 				return;
 			}
+			this.lastStarts.put(job.id(), job.token());
+			for (Worker each : this.workers) {
+				for (Run other : each.running) {
+					check(other.gates == null || !gates.exclusiveKey().equals(other.gates.exclusiveKey())
+							|| !holdsLease(other.job.lease()), Invariant.GATES,
+							() -> job.id() + " admitted under exclusive key " + gates.exclusiveKey() + " while " + other
+									+ " holds it and its lease");
+				}
+			}
 			this.holding.add(holder(job));
 			this.started.add(holder(job));
+		}
+		else {
+			// the run gets the lease it was reserved with, so that short leases still
+			// expire
+			boolean kept = this.listeners.start(QUEUE, List.of(job.lease()), held.lease()).isEmpty();
+			if (kept) {
+				this.lastStarts.put(job.id(), job.token());
+			}
+			boolean lost = enabled(Fault.START_REPLY_LOST, 0.2);
+			trace(worker + " starts " + job.id() + "@" + job.attempt() + " " + job.token() + ": "
+					+ (kept ? "lease kept" : "lease lost") + (lost ? ", reply lost: not started" : ""));
+			if (!kept || lost) {
+				return;
+			}
 		}
 		Dispatch dispatch = held.dispatch;
 		// a worker that stalled past its lease may still start the job: that run again is
@@ -414,13 +440,24 @@ final class ScriptTester {
 		int outcome = this.random.nextInt(100);
 		if (outcome < 60) {
 			boolean holds = holdsLease(lease);
+			// a run that finished late is accepted unless a run of its job started since
+			String stored = this.redis.<String, String>opsForHash().get(this.keys.jobs(), lease.id());
+			boolean exists = stored != null;
+			// a job that a new dispatch replaced, or took the id of, is not the one that
+			// ran
+			boolean late = !holds && lease.token().equals(this.lastStarts.get(lease.id())) && exists
+					&& dispatchOf(stored) == run.dispatch;
 			List<String> refused = this.listeners.ack(QUEUE, List.of(lease));
+			boolean accepted = !refused.contains(lease.id());
+			check(accepted == (!exists || holds || late), Invariant.FINISHED_RUN_LOST,
+					() -> "the ack of " + run + " was " + (accepted ? "accepted" : "refused") + "; it held its lease: "
+							+ holds + ", no run started since: " + late);
 			String resent = "";
 			if (enabled(Fault.ACK_RESENT, 0.3)) {
 				resent = " (reply lost: " + refused + "; re-sent)";
 				refused = this.listeners.ack(QUEUE, List.of(lease));
 			}
-			if (holds) {
+			if (holds || (exists && late)) {
 				run.dispatch.state = State.COMPLETED;
 			}
 			trace(worker + " acks " + run + resent + ": refused " + refused + (holds ? "" : ", lease lost"));
@@ -894,7 +931,7 @@ final class ScriptTester {
 
 	}
 
-	private record Held(ReservedJob job, Dispatch dispatch) {
+	private record Held(ReservedJob job, Dispatch dispatch, Duration lease) {
 
 		@Override
 		public String toString() {
