@@ -41,11 +41,14 @@ public final class Benchmarks {
 	 */
 	static final String KEY_PREFIX = "redq-bench";
 
-	static final Map<String, Scenario> SCENARIOS = new TreeMap<>(Map.of("enqueue", new EnqueueScenario(), "drain",
-			new DrainScenario(), "e2e", new EndToEndScenario(Dispatch.BATCHES), "e2e-single",
-			new EndToEndScenario(Dispatch.SINGLES), "e2e-async", new EndToEndScenario(Dispatch.ASYNC), "idle-pickup",
-			new IdlePickupScenario(), "timers", new TimersScenario(), "memory", new MemoryScenario(), "idle-cost",
-			new IdleCostScenario(), "soak", new SoakScenario()));
+	static final Map<String, Scenario> SCENARIOS = new TreeMap<>(
+			Map.ofEntries(Map.entry("enqueue", new EnqueueScenario()), Map.entry("drain", new DrainScenario()),
+					Map.entry("e2e", new EndToEndScenario(Dispatch.BATCHES)),
+					Map.entry("e2e-single", new EndToEndScenario(Dispatch.SINGLES)),
+					Map.entry("e2e-async", new EndToEndScenario(Dispatch.ASYNC)),
+					Map.entry("idle-pickup", new IdlePickupScenario()), Map.entry("timers", new TimersScenario()),
+					Map.entry("memory", new MemoryScenario()), Map.entry("idle-cost", new IdleCostScenario()),
+					Map.entry("soak", new SoakScenario()), Map.entry("removal", new RemovalScenario())));
 
 	private Benchmarks() {
 	}

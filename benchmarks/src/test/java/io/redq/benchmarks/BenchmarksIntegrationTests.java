@@ -58,7 +58,9 @@ class BenchmarksIntegrationTests {
 						List.of("jobBytesEach", "jobKeyBytesEach", "timerBytesEach", "timerKeyBytesEach")),
 				Arguments.of("idle-cost", List.of("--queues=2", "--duration=1s"),
 						List.of("commandsPerSecond", "roundTripsPerSecond", "commandCallsPerSecond")),
-				Arguments.of("soak", List.of("--jobs=100", "--duration=500ms"), List.of("jobsPerSecond", "minutes")));
+				Arguments.of("soak", List.of("--jobs=100", "--duration=500ms"), List.of("jobsPerSecond", "minutes")),
+				Arguments.of("removal", List.of("--jobs=2000", "--lpush-requests=0"),
+						List.of("backlog2000CancelMicros", "backlog2000RescheduleMicros", "backlog2000ReplaceMicros")));
 	}
 
 	@ParameterizedTest(name = "{0}")

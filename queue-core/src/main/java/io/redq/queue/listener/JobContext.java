@@ -68,15 +68,16 @@ public interface JobContext {
 	/**
 	 * Return whether this worker lost the job's lease: it expired (the process stalled)
 	 * or the job timed out, and the job may run elsewhere. A handler that sees this
-	 * should stop; its result will be refused.
+	 * should stop: its result is refused if another run of the job started meanwhile.
 	 * @return whether the lease was lost
 	 */
 	boolean isLeaseLost();
 
 	/**
-	 * Extend the job's lease to {@code duration} from now (a longer lease is kept). The
-	 * container already renews the lease while the handler runs; call this before a long
-	 * step that could outlast a stalled renewal.
+	 * Extend the job's lease to {@code duration} from now (a longer lease is kept), and
+	 * with it the limits the job holds (its exclusive key, its place under a running
+	 * limit). The container already renews the lease while the handler runs; call this
+	 * before a long step that could outlast a stalled renewal.
 	 * @param duration the new lease duration
 	 * @return {@code false} when the lease was already lost
 	 */

@@ -64,6 +64,8 @@ final class JobExecution implements JobContext {
 
 	private volatile boolean leaseLost;
 
+	private volatile boolean started;
+
 	private volatile boolean confirmed;
 
 	private volatile long startedNanos;
@@ -119,14 +121,6 @@ final class JobExecution implements JobContext {
 	 */
 	void takenBy(Thread thread) {
 		this.thread = thread;
-	}
-
-	/**
-	 * Return whether a worker took the job; a prefetched job that none took never
-	 * started.
-	 */
-	boolean isTaken() {
-		return this.thread != null;
 	}
 
 	void resolve(JobEnvelope envelope, JobHandler handler) {
@@ -199,25 +193,32 @@ final class JobExecution implements JobContext {
 	}
 
 	/**
-	 * Record that a renewal told Redis that the run started, with the full lease.
+	 * Record that Redis gave the run the full lease to start: from now on its renewals
+	 * confirm its start.
+	 */
+	void started() {
+		this.started = true;
+	}
+
+	/**
+	 * Return whether Redis gave the run the full lease to start.
+	 */
+	boolean isStarted() {
+		return this.started;
+	}
+
+	/**
+	 * Record that a renewal after its start told Redis that the run started.
 	 */
 	void confirm() {
 		this.confirmed = true;
 	}
 
 	/**
-	 * Return whether a renewal told Redis that the run started.
+	 * Return whether a renewal after its start told Redis that the run started.
 	 */
 	boolean isConfirmed() {
 		return this.confirmed;
-	}
-
-	/**
-	 * Return whether the lease has run out by this JVM's clock: no renewal reached Redis
-	 * in time, so the migrator hands, or has handed, the job to another worker.
-	 */
-	boolean isLeaseRunOut() {
-		return leaseEndsWithin(0);
 	}
 
 	/**

@@ -31,6 +31,8 @@ final class JobFetcher {
 
 	private final String queue;
 
+	private final RepeatedFailureLog failureLog;
+
 	private final ListenerOperations operations;
 
 	private final int maxPrefetch;
@@ -57,6 +59,7 @@ final class JobFetcher {
 			JobPrefetch prefetch, JobWorkerPool workerPool, JobMigrator migrator) {
 		this.container = container;
 		this.queue = container.getQueue();
+		this.failureLog = new RepeatedFailureLog(logger, "reserve jobs of queue '" + this.queue + "'");
 		this.operations = operations;
 		this.maxPrefetch = properties.getPrefetch();
 		this.batchSize = properties.getBatchSize();
@@ -132,6 +135,7 @@ final class JobFetcher {
 					this.operations.awaitWakeUp(wakeUpConnection(), this.queue, this.pollTimeout);
 				}
 				failures = 0;
+				this.failureLog.succeeded();
 			}
 			catch (RuntimeException ex) {
 				if (!this.container.isCurrentRun(permits)) {
@@ -142,7 +146,7 @@ final class JobFetcher {
 				// at most a second: workers resume within about a second of Redis
 				// answering again
 				long pause = Math.min(1000, 100L << Math.min(failures, 4));
-				logger.warn("Could not reserve jobs of queue '" + this.queue + "', retrying in " + pause + "ms: " + ex);
+				this.failureLog.failed(ex, "retrying in " + pause + "ms");
 				sleep(pause);
 			}
 		}

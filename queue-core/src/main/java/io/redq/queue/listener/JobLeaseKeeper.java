@@ -33,9 +33,10 @@ import org.springframework.expression.spel.support.SimpleEvaluationContext;
  * <p>
  * A job reserved ahead holds the short lease of a waiting job
  * ({@link ContainerProperties#getWaitingLeaseTime()}), renewed every third of it, so that
- * another instance takes it soon when this one stalls or dies. Its start needs no call to
- * Redis: the next renewal gives it the full lease and tells Redis that its run started,
- * which decides whether its lease expiring uses an attempt or is a stall.
+ * another instance takes it soon when this one stalls or dies. A worker starts it with a
+ * call that gives it the full lease, so that the run holds the configured lease from its
+ * start; the next renewal confirms that the run started, which decides whether its lease
+ * expiring uses an attempt or is a stall. A start whose reply was lost confirms nothing.
  *
  * @author Redq team
  * @since 0.1.0
@@ -59,6 +60,8 @@ final class JobLeaseKeeper {
 
 	private final String queue;
 
+	private final RepeatedFailureLog failureLog;
+
 	private final ListenerOperations operations;
 
 	private final Duration leaseTime;
@@ -74,6 +77,7 @@ final class JobLeaseKeeper {
 	JobLeaseKeeper(String queue, ListenerOperations operations, ContainerProperties properties,
 			Collection<JobHandler> handlers, JobOutcomes outcomes) {
 		this.queue = queue;
+		this.failureLog = new RepeatedFailureLog(logger, "renew the leases of jobs of queue '" + queue + "'");
 		this.operations = operations;
 		this.leaseTime = properties.getLeaseTime();
 		this.waitingLeaseTime = properties.getWaitingLeaseTime();
@@ -97,30 +101,31 @@ final class JobLeaseKeeper {
 
 	/**
 	 * Renew the leases of the jobs the container holds, and the gates of those that hold
-	 * gates, when one needs it: a job that waits for a worker, one that started and is
-	 * not confirmed yet (it runs on what is left of its waiting lease), or one that runs
-	 * with at most two thirds of its full lease left (renewed every third of it). Jobs
-	 * taken by a worker get the full lease and are confirmed started; waiting jobs get
-	 * the waiting lease.
+	 * gates, when one needs it: a job that waits for a worker (or was taken by one and
+	 * has not started), a run not confirmed started yet, or a run with at most two thirds
+	 * of its full lease left (renewed every third of it). Runs get the full lease and are
+	 * confirmed started; waiting jobs get the waiting lease.
 	 * @param executions the jobs the container holds
 	 */
 	void renew(Collection<JobExecution> executions) {
 		List<JobExecution> held = new ArrayList<>(executions);
-		held.removeIf(JobExecution::isSettled);
+		held.removeIf((execution) -> execution.isSettled() || execution.isLeaseLost());
 		long renewDue = this.leaseTime.toNanos() * 2 / 3;
 		if (held.stream()
-			.noneMatch((execution) -> !execution.isTaken() || !execution.isConfirmed()
+			.noneMatch((execution) -> !execution.isStarted() || !execution.isConfirmed()
 					|| execution.leaseEndsWithin(renewDue))) {
 			return;
 		}
 		try {
-			// decided once: a job taken meanwhile is renewed as it was sent
+			// decided once: a job started meanwhile is renewed as it was sent, and
+			// confirmed by the next renewal
 			List<JobExecution> started = new ArrayList<>();
 			List<JobExecution> waiting = new ArrayList<>();
-			held.forEach((execution) -> (execution.isTaken() ? started : waiting).add(execution));
+			held.forEach((execution) -> (execution.isStarted() ? started : waiting).add(execution));
 			long renewalNanos = System.nanoTime();
 			Set<String> lostTokens = new HashSet<>(this.operations.extend(this.queue, leases(started), leases(waiting),
 					this.leaseTime, this.waitingLeaseTime));
+			this.failureLog.succeeded();
 			for (JobExecution execution : waiting) {
 				if (lostTokens.contains(execution.job().token())) {
 					leaseLost(execution);
@@ -144,8 +149,7 @@ final class JobLeaseKeeper {
 			}
 		}
 		catch (RuntimeException ex) {
-			logger
-				.warn("Could not renew the leases of " + held.size() + " job(s) of queue '" + this.queue + "': " + ex);
+			this.failureLog.failed(ex, "holding " + held.size() + " job(s)");
 		}
 	}
 
@@ -154,20 +158,29 @@ final class JobLeaseKeeper {
 	}
 
 	/**
-	 * Make sure a job about to start keeps its lease until the next renewal lengthens it.
-	 * Renewals come every third of the waiting lease and renew a waiting job to the full
-	 * waiting lease, so while they keep up a job has more than half of it left when a
-	 * worker takes it, and the next renewal reaches Redis with a sixth of it to spare: no
-	 * call. With less left (renewals fell behind: Redis was slow, or this instance
-	 * stalled), the lease is extended now, and the run confirmed started.
-	 * @return whether the lease is still held
+	 * Give a job about to start the full lease, so that its run holds the configured
+	 * lease from its start. A job with gates gets it when it is admitted instead.
+	 * @return whether the lease is still held: {@code false} when another worker may hold
+	 * the job now
 	 */
-	boolean holdForStart(JobExecution execution) {
-		return !execution.leaseEndsWithin(this.waitingLeaseTime.toNanos() / 2) || extend(execution, this.leaseTime);
+	boolean start(JobExecution execution) {
+		long startNanos = System.nanoTime();
+		if (!this.operations.start(this.queue, List.of(execution.job().lease()), this.leaseTime).isEmpty()) {
+			leaseLost(execution);
+			return false;
+		}
+		started(execution, startNanos);
+		return true;
+	}
+
+	private void started(JobExecution execution, long startNanos) {
+		execution.leaseRenewedUntil(startNanos + this.leaseTime.toNanos());
+		execution.started();
 	}
 
 	/**
-	 * Extend one started job's lease, at its handler's request or before it starts.
+	 * Extend a running job's lease at its handler's request, and the gates it holds with
+	 * it: a job that holds its lease holds its gates.
 	 * @return whether the lease is still held
 	 */
 	boolean extend(JobExecution execution, Duration duration) {
@@ -176,6 +189,10 @@ final class JobLeaseKeeper {
 			.isEmpty()) {
 			execution.leaseRenewedUntil(renewalNanos + duration.toNanos());
 			execution.confirm();
+			Gates gates = execution.gates();
+			if (gates != null) {
+				this.operations.holdGates(this.queue, execution.job().lease(), gates, duration);
+			}
 		}
 		else {
 			leaseLost(execution);
@@ -183,12 +200,20 @@ final class JobLeaseKeeper {
 		return !execution.isLeaseLost();
 	}
 
+	/**
+	 * Tell a job that it lost its lease. A run that started goes on: when it completes,
+	 * its acknowledgement is accepted unless another run of the job started meanwhile.
+	 */
 	private void leaseLost(JobExecution execution) {
 		execution.loseLease();
-		if (execution.settle()) {
+		if (execution.isStarted()) {
+			logger.warn("Job " + execution.getId() + " lost its lease (this worker stalled past it); its result is "
+					+ "accepted only if no other run of it started meanwhile");
+		}
+		else if (execution.settle()) {
 			this.outcomes.report(execution, JobMetrics.Outcome.LEASE_LOST, null);
-			logger.warn("Job " + execution.getId() + " lost its lease (this worker stalled past it, or another worker "
-					+ "holds the job now); its outcome here will be discarded");
+			logger.warn("Job " + execution.getId() + " lost its lease before it started (this instance stalled past "
+					+ "it, or another worker holds the job now); it is not started here");
 		}
 	}
 
@@ -222,12 +247,15 @@ final class JobLeaseKeeper {
 	}
 
 	/**
-	 * Let a job through its gates, or settle it to wait in line without using an attempt.
+	 * Let a job through its gates with the full lease to start, or settle it to wait in
+	 * line without using an attempt.
 	 * @return whether the job may run now
 	 */
 	boolean admit(JobExecution execution, Gates gates) {
+		long startNanos = System.nanoTime();
 		long wait = this.operations.admit(this.queue, execution.job().lease(), gates, this.leaseTime, RECHECK_DELAY);
 		if (wait == 0) {
+			started(execution, startNanos);
 			return true;
 		}
 		execution.settle();

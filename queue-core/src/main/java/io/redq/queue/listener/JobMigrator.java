@@ -26,6 +26,8 @@ final class JobMigrator {
 
 	private final String queue;
 
+	private final RepeatedFailureLog failureLog;
+
 	private final BooleanSupplier running;
 
 	private final ListenerOperations operations;
@@ -42,6 +44,7 @@ final class JobMigrator {
 
 	JobMigrator(String queue, BooleanSupplier running, ListenerOperations operations, ContainerProperties properties) {
 		this.queue = queue;
+		this.failureLog = new RepeatedFailureLog(logger, "migrate jobs of queue '" + queue + "'");
 		this.running = running;
 		this.operations = operations;
 		this.pollTimeout = properties.getPollTimeout().toMillis();
@@ -91,6 +94,7 @@ final class JobMigrator {
 		long delay;
 		try {
 			Migration migration = this.operations.migrate(this.queue, this.maxStalls);
+			this.failureLog.succeeded();
 			if (migration.isPartial(ListenerOperations.MIGRATION_BATCH_SIZE)) {
 				delay = 0;
 			}
@@ -104,8 +108,10 @@ final class JobMigrator {
 			}
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not migrate jobs of queue '" + this.queue + "': " + ex);
 			delay = Math.min(1000, this.pollTimeout);
+			this.failureLog.failed(ex, "retrying in " + delay + "ms");
+			scheduleIn(delay);
+			return;
 		}
 		scheduleIn(delay);
 	}

@@ -17,7 +17,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import io.micrometer.observation.ObservationRegistry;
-import io.redq.queue.core.JobMetrics;
 import io.redq.queue.redis.Gates;
 import io.redq.queue.redis.JobEnvelope;
 import io.redq.queue.redis.Lease;
@@ -198,9 +197,8 @@ final class JobWorkerPool {
 		List<Lease> waiting = new ArrayList<>();
 		for (JobExecution execution : this.inFlight.values()) {
 			if (execution.settle()) {
-				// a prefetched job that no worker took never started: it gets its
-				// attempt back
-				(execution.isTaken() ? running : waiting).add(execution.job().lease());
+				// a job reserved ahead that no worker started gets its attempt back
+				(execution.isStarted() ? running : waiting).add(execution.job().lease());
 				execution.interrupt();
 			}
 		}
@@ -239,13 +237,6 @@ final class JobWorkerPool {
 				// its lease was lost while it waited: it may run elsewhere already
 				return;
 			}
-			if (execution.isLeaseRunOut()) {
-				notStarted(execution);
-				return;
-			}
-			if (!holdForStart(execution)) {
-				return;
-			}
 			JobEnvelope envelope;
 			try {
 				envelope = this.jsonMapper.readValue(execution.job().envelope(), JobEnvelope.class);
@@ -275,7 +266,7 @@ final class JobWorkerPool {
 			execution.resolve(envelope, handler);
 			Object payload = handler.readPayload(envelope.payload());
 			Gates gates = this.leaseKeeper.gates(handler, payload);
-			if (gates != null && !this.leaseKeeper.admit(execution, gates)) {
+			if (!start(execution, gates)) {
 				return;
 			}
 			execution.begin(gates);
@@ -310,36 +301,22 @@ final class JobWorkerPool {
 	}
 
 	/**
-	 * Drop a job whose lease ran out before a worker took it: this instance stalled (a
-	 * long pause, say) while the job waited, no renewal reached Redis, and the migrator
-	 * hands the job, or has handed it, to another worker. Asking Redis would cost a call
-	 * per job; this instance's own clock tells without one.
+	 * Give a job about to start the full lease, past its gates if it has any;
+	 * {@code false} when it must not start: it waits for its gates, its lease was lost
+	 * while it waited (it may run elsewhere already), or Redis could not be reached. Then
+	 * it is left to its lease, and runs again once that expired, as a stall that uses no
+	 * attempt: a start whose reply was lost does not count as a run.
 	 */
-	/**
-	 * Keep the lease of a job about to start; {@code false} when it was lost while the
-	 * job waited (it may run elsewhere already) or Redis could not extend it: starting on
-	 * a lease about to end could run the job twice, so it is left to its lease, and runs
-	 * again once that expired, as a stall that uses no attempt.
-	 */
-	private boolean holdForStart(JobExecution execution) {
+	private boolean start(JobExecution execution, @Nullable Gates gates) {
 		try {
-			return this.leaseKeeper.holdForStart(execution);
+			return (gates != null) ? this.leaseKeeper.admit(execution, gates) : this.leaseKeeper.start(execution);
 		}
 		catch (RuntimeException ex) {
 			if (execution.settle()) {
-				logger.warn("Job " + execution.getId() + " of queue '" + this.queue + "' was not started: its lease "
-						+ "could not be extended before its start; it runs again once the lease expired: " + ex);
+				logger.warn("Job " + execution.getId() + " of queue '" + this.queue + "' was not started: its start "
+						+ "could not be recorded in Redis; it runs again once its lease expired: " + ex);
 			}
 			return false;
-		}
-	}
-
-	private void notStarted(JobExecution execution) {
-		if (execution.settle()) {
-			execution.loseLease();
-			this.outcomes.report(execution, JobMetrics.Outcome.LEASE_LOST, null);
-			logger.warn("Job " + execution.getId() + " of queue '" + this.queue + "' was not started: its lease ran "
-					+ "out while it waited for a worker (this instance stalled past it); another worker runs it");
 		}
 	}
 

@@ -135,11 +135,13 @@ public final class ListenerOperations {
 	}
 
 	/**
-	 * Acknowledge completed jobs: they are gone from Redis. Each
-	 * {@value QueueStore#MAX_BATCH_SIZE} are acknowledged in one script call.
+	 * Acknowledge completed jobs: they are gone from Redis. A run whose lease ended (its
+	 * worker stalled past it) is accepted as long as no run of its job started since: the
+	 * job is taken out of the ready list, the delayed, reserved or dead set where it
+	 * waits. Each {@value QueueStore#MAX_BATCH_SIZE} are acknowledged in one script call.
 	 * @param queue the queue
 	 * @param leases the leases of the completed jobs
-	 * @return the ids refused because their lease is no longer held by that token
+	 * @return the ids refused because their job started again since
 	 */
 	public List<String> ack(String queue, Collection<Lease> leases) {
 		List<Lease> all = List.copyOf(leases);
@@ -173,46 +175,78 @@ public final class ListenerOperations {
 	}
 
 	/**
+	 * Give runs about to start the full lease from now (a longer lease is kept). Their
+	 * start is not confirmed yet: only a later {@link #extend} of a run whose start
+	 * succeeded confirms it, so that a start whose reply was lost (the job never ran)
+	 * expires as a stall, without using an attempt.
+	 * @param queue the queue
+	 * @param starting the leases of the runs about to start
+	 * @param lease the lease of a run
+	 * @return the tokens of the leases no longer held: those jobs must not start
+	 */
+	public List<String> start(String queue, Collection<Lease> starting, Duration lease) {
+		List<String> leases = new ArrayList<>(starting.size() * 3);
+		addLeaseArgs(leases, starting, "s");
+		return extend(queue, leases, lease, lease);
+	}
+
+	/**
 	 * Extend leases from now; a longer lease is kept. The runs that started are recorded
 	 * as such, so that the lease of a job that never started can expire without using an
 	 * attempt (see {@link #migrate(String, int)}).
 	 * @param queue the queue
-	 * @param started the leases of jobs whose run started
+	 * @param started the leases of runs whose {@link #start} succeeded
 	 * @param waiting the leases of jobs reserved ahead that wait for a worker
 	 * @param lease the new lease of the started runs
-	 * @param waitingLease the new lease of the waiting jobs
+	 * @param waitingLease the new lease of the waiting jobs Each
+	 * {@value QueueStore#MAX_BATCH_SIZE} leases are extended in one script call, so that
+	 * no number of jobs held at once is too many.
 	 * @return the tokens of the leases no longer held (a job's id alone cannot tell a
 	 * stalled run from a new run of the same job)
 	 */
 	public List<String> extend(String queue, Collection<Lease> started, Collection<Lease> waiting, Duration lease,
 			Duration waitingLease) {
-		List<String> args = new ArrayList<>(2 + (started.size() + waiting.size()) * 3);
-		args.add(millis(lease));
-		args.add(millis(waitingLease));
-		addExtendArgs(args, started, "1");
-		addExtendArgs(args, waiting, "0");
-		return strings(this.store.runForList(this.scripts.extend(), queue, args));
+		List<String> leases = new ArrayList<>((started.size() + waiting.size()) * 3);
+		addLeaseArgs(leases, started, "1");
+		addLeaseArgs(leases, waiting, "0");
+		return extend(queue, leases, lease, waitingLease);
+	}
+
+	private List<String> extend(String queue, List<String> leases, Duration lease, Duration waitingLease) {
+		List<String> lost = new ArrayList<>();
+		int batch = QueueStore.MAX_BATCH_SIZE * 3;
+		for (int from = 0; from < leases.size(); from += batch) {
+			List<String> args = new ArrayList<>(2 + batch);
+			args.add(millis(lease));
+			args.add(millis(waitingLease));
+			args.addAll(leases.subList(from, Math.min(leases.size(), from + batch)));
+			lost.addAll(strings(this.store.runForList(this.scripts.extend(), queue, args)));
+		}
+		return lost;
 	}
 
 	/**
 	 * Hand reserved jobs back so that another worker gets them at once; a job that ran
-	 * and used its last attempt dies instead.
+	 * and used its last attempt dies instead. Each {@value QueueStore#MAX_BATCH_SIZE}
+	 * leases are handed back in one script call.
 	 * @param queue the queue
 	 * @param leases the leases to give up
 	 * @param undoAttempt whether to give the attempt back (the jobs never started)
 	 * @return how many jobs were handed back
 	 */
 	public long release(String queue, Collection<Lease> leases, boolean undoAttempt) {
-		List<String> args = new ArrayList<>(2 + leases.size() * 3);
-		args.add(Integer.toString(this.deadLetterMaxSize));
-		args.add(millis(this.deadLetterTimeToLive));
-		for (Lease lease : leases) {
-			args.add(lease.id());
-			args.add(lease.token());
-			args.add(undoAttempt ? "1" : "0");
+		List<Lease> all = List.copyOf(leases);
+		long released = 0;
+		for (int from = 0; from < all.size(); from += QueueStore.MAX_BATCH_SIZE) {
+			List<String> args = new ArrayList<>(2 + QueueStore.MAX_BATCH_SIZE * 3);
+			args.add(Integer.toString(this.deadLetterMaxSize));
+			args.add(millis(this.deadLetterTimeToLive));
+			addLeaseArgs(args, all.subList(from, Math.min(all.size(), from + QueueStore.MAX_BATCH_SIZE)),
+					undoAttempt ? "1" : "0");
+			Long count = this.store.runForLong(this.scripts.release(), queue, args.toArray(new String[0]));
+			released += (count != null) ? count : 0;
 		}
-		Long released = this.store.runForLong(this.scripts.release(), queue, args.toArray(new String[0]));
-		return (released != null) ? released : 0;
+		return released;
 	}
 
 	/**
@@ -274,7 +308,8 @@ public final class ListenerOperations {
 	}
 
 	/**
-	 * Renew the gates a running job holds.
+	 * Renew the gates a running job holds to {@code leaseTime} from now; a gate held
+	 * longer (the job extended its lease) keeps its longer hold.
 	 * @param queue the queue
 	 * @param lease the lease of the run that passed the gates
 	 * @param gates the job's gates
@@ -340,11 +375,11 @@ public final class ListenerOperations {
 		return commandTimeout.minus((half.compareTo(Duration.ofSeconds(1)) < 0) ? half : Duration.ofSeconds(1));
 	}
 
-	private static void addExtendArgs(List<String> args, Collection<Lease> leases, String started) {
+	private static void addLeaseArgs(List<String> args, Collection<Lease> leases, String flag) {
 		for (Lease lease : leases) {
 			args.add(lease.id());
 			args.add(lease.token());
-			args.add(started);
+			args.add(flag);
 		}
 	}
 

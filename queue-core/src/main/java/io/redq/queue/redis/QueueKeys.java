@@ -49,6 +49,10 @@ public final class QueueKeys {
 
 	private final String stalls;
 
+	private final String stale;
+
+	private final String runs;
+
 	private final String stats;
 
 	private final List<String> all;
@@ -71,10 +75,12 @@ public final class QueueKeys {
 		this.model = key("model");
 		this.started = key("started");
 		this.stalls = key("stalls");
+		this.stale = key("stale");
+		this.runs = key("runs");
 		this.stats = key("stats");
 		this.all = List.of(this.ready, this.delayed, this.reserved, this.dead, this.jobs, this.attempts, this.leases,
 				this.errors, this.wake, this.sequence, this.successors, this.paused, this.completed, this.model,
-				this.started, this.stalls, this.stats);
+				this.started, this.stalls, this.stale, this.runs, this.stats);
 	}
 
 	/**
@@ -222,6 +228,26 @@ public final class QueueKeys {
 	 */
 	public String stalls() {
 		return this.stalls;
+	}
+
+	/**
+	 * Return the hash of id to how many entries of that id in the ready list stand for
+	 * nothing any more (the job was cancelled, replaced or rescheduled while ready),
+	 * which reserving skips, with their total under the empty field.
+	 * @return the key
+	 */
+	public String stale() {
+		return this.stale;
+	}
+
+	/**
+	 * Return the hash of id to the lease token of its latest run whose start reached
+	 * Redis, kept after that run's lease ended, so that the run is still accepted when it
+	 * finishes late while no later run of the job started.
+	 * @return the key
+	 */
+	public String runs() {
+		return this.runs;
 	}
 
 	/**

@@ -9,7 +9,9 @@
 -- never leaves. A job deferred by the rate limit is given a place (id -> time): the time the window has room for it
 -- after the jobs already given places, so that deferred jobs come back one by one at the limit's pace, not all at
 -- once when the oldest start leaves the window (see below).
--- Returns 0 when admitted, -1 when the lease is no longer held by that token, else the defer delay in ms.
+-- An admitted run starts: its lease becomes the full lease, and it is recorded in runs (see extend.lua, 's').
+-- Returns 0 when admitted, -1 when the lease is no longer held by that token and the job is not delayed, else the
+-- defer delay in ms.
 -- A run holds the gates as '<id>:<token>', so that an earlier run of the same job (handed back while its handler
 -- still ran) neither lets this one past its exclusive key nor frees the gates this one holds.
 local exclusive, job_running, queue_running, rate = KEYS[#KEYS - 7], KEYS[#KEYS - 6], KEYS[#KEYS - 5], KEYS[#KEYS - 4]
@@ -18,6 +20,12 @@ local exclusive_waiting, job_waiting, queue_waiting, places = KEYS[#KEYS - 3], K
 local id, token = ARGV[1], ARGV[2]
 local holder = id .. ':' .. token
 if redis.call('HGET', leases, id) ~= token then
+	-- a call re-sent after it deferred the job finds the job delayed: it answers the deferral again, so that its worker
+	-- does not take it for a lost lease
+	local due = tonumber(redis.call('ZSCORE', delayed, id))
+	if due then
+		return math.max(1, due - now_millis())
+	end
 	return -1
 end
 local now = now_millis()
@@ -117,14 +125,19 @@ if wait > 0 then
 	end
 	return wait
 end
+redis.call('ZADD', reserved, 'XX', 'GT', now + lease, id)
+redis.call('HSET', runs, id, token)
 if ARGV[4] == '1' then
 	redis.call('SET', exclusive, holder, 'PX', lease)
 end
+-- a running set expires with the last lease it counts, so that entries of holders that crashed do not stay forever
 if job_max > 0 then
 	redis.call('ZADD', job_running, now + lease, holder)
+	expire_after(job_running, lease)
 end
 if queue_max > 0 then
 	redis.call('ZADD', queue_running, now + lease, holder)
+	expire_after(queue_running, lease)
 end
 if permits > 0 then
 	redis.call('ZADD', rate, now, holder)

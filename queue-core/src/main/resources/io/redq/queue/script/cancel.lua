@@ -1,7 +1,12 @@
 -- Cancels a pending (ready or delayed) job, or else the successor queued behind a running one. ARGV: id.
 -- Returns 1 when something was removed, 0 otherwise.
 local id = ARGV[1]
-if redis.call('ZREM', delayed, id) == 1 or redis.call('LREM', ready, 1, id) == 1 then
+local cancelled = redis.call('ZREM', delayed, id) == 1
+if not cancelled and is_ready(id) then
+	unready(id)
+	cancelled = true
+end
+if cancelled then
 	forget(id)
 	-- a pending job with a successor ran before and waits for a retry: the id is cancelled as a whole
 	redis.call('HDEL', successors, id)

@@ -1,16 +1,19 @@
 -- Shared by every Redq script (prepended when the script is loaded).
 -- Every key of one queue shares the hash tag {<queue>}, and every key is passed in KEYS in this order.
 -- started: the ids whose current run was confirmed started by a lease renewal (extend.lua); stalls: id -> how many
--- times its lease expired before its run was confirmed (migrate.lua).
+-- times its lease expired before its run was confirmed (migrate.lua); stale: id -> how many of the ready list's entries
+-- of that id stand for nothing any more, and '' (no id is empty) -> their total (see unready); runs: id -> the lease
+-- token of its latest run whose start reached Redis, kept after its lease ended, so that ack.lua accepts that run when
+-- it finishes late while no run of the job started since; stats: the statistics series (see count_finished).
 local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused, completed,
-	model, started, stalls =
+	model, started, stalls, stale, runs, stats =
 	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
-	KEYS[13], KEYS[14], KEYS[15], KEYS[16]
+	KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19]
 
 -- The data model these scripts read and write: the queue's keys and what their values mean. Bump it with every change
 -- to either, and add the step up from the model before to upgrade_model, so that no script misreads another model's
 -- data. The one place the number is kept: Java learns it from the model script.
-local MODEL = 3
+local MODEL = 4
 
 -- The Redis clock in milliseconds: every time a script records or compares comes from here, never from a client.
 local function now_millis()
@@ -21,6 +24,34 @@ end
 -- Wakes one idle listener (blocked in BZPOPMIN on the wake key). A single member, so signalling is idempotent.
 local function signal()
 	redis.call('ZADD', wake, 0, 'w')
+end
+
+-- Whether a job is ready: it has data and is in none of delayed, reserved and dead. Its entry in the ready list is
+-- not searched for (see unready).
+local function is_ready(id)
+	return redis.call('HEXISTS', jobs, id) == 1 and not redis.call('ZSCORE', delayed, id)
+		and not redis.call('ZSCORE', reserved, id) and not redis.call('ZSCORE', dead, id)
+end
+
+-- Takes a ready job out of line without searching the ready list (LREM costs time in proportion to a backlog): one
+-- entry of its id there is counted stale, and reserve skips as many entries of the id as are counted (reserve.lua).
+-- The caller then moves the job elsewhere, or forgets it. Which entry is skipped does not matter: each entry of an id
+-- stands for the one job of that id, and a job that is ready again is reserved at the last of its entries.
+local function unready(id)
+	redis.call('HINCRBY', stale, id, 1)
+	redis.call('HINCRBY', stale, '', 1)
+end
+
+-- The number of ready jobs: the ready list's entries less the stale ones.
+local function ready_count()
+	return redis.call('LLEN', ready) - (tonumber(redis.call('HGET', stale, '')) or 0)
+end
+
+-- Keeps a key at least ms longer (PEXPIRE never shortens it here): a gate a crashed holder left goes with its key.
+local function expire_after(key, ms)
+	if redis.call('PTTL', key) < ms then
+		redis.call('PEXPIRE', key, ms)
+	end
 end
 
 -- Puts a job into the delayed set; wakes a listener when it became the earliest, so that its migrator reschedules.
@@ -40,6 +71,7 @@ local function forget(...)
 	redis.call('HDEL', errors, ...)
 	redis.call('SREM', started, ...)
 	redis.call('HDEL', stalls, ...)
+	redis.call('HDEL', runs, ...)
 end
 
 -- Removes the given jobs from one of the sorted sets (reserved, delayed, dead) and every trace of them.
@@ -188,6 +220,10 @@ local function upgrade_model(found)
 	end
 	-- Model 3 adds the started set and the stalls hash. A queue of model 2 has neither, which model 3 reads as no run
 	-- confirmed and no stall yet: nothing to convert.
+	-- Model 4 adds the stale hash: a queue of model 3 has none, which model 4 reads as every entry of the ready list
+	-- standing for its job, as model 3 kept it. It also adds the runs hash: a queue of model 3 has none, which model 4
+	-- reads as no run started yet, so that a run from before the upgrade that finishes after its lease ended is refused,
+	-- as model 3 refused it.
 	redis.call('SET', model, MODEL)
 end
 
@@ -204,12 +240,11 @@ if found_model ~= MODEL then
 	upgrade_model(found_model or 1)
 end
 
--- Statistics: how many jobs completed ('c'), failed an attempt ('f') and died ('d'), in the queue's stats hash (the
--- last key of the queue's keys): a ring of 60 per-minute buckets and a ring of per-hour buckets, as many as its field
+-- Statistics: how many jobs completed ('c'), failed an attempt ('f') and died ('d'), in the queue's stats hash: a
+-- ring of 60 per-minute buckets and a ring of per-hour buckets, as many as its field
 -- 'hours' says (168 when absent), each field '<m|h><slot>' holding '<bucket index> <completed> <failed> <dead>'. A
 -- bucket left from an older round of its ring is started again, so the hash never grows past its rings. Three HGETs
 -- and two HSETs per call, whatever the number of jobs.
-local stats = KEYS[17]
 local function count_finished(kind, n, now)
 	local minute = math.floor(now / 60000)
 	local hours = tonumber(redis.call('HGET', stats, 'hours')) or 168

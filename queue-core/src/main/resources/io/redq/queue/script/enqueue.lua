@@ -82,7 +82,7 @@ for i = 0, count - 1 do
 			if scheduled then
 				redis.call('ZREM', delayed, id)
 			else
-				redis.call('LREM', ready, 1, id)
+				unready(id)
 			end
 			status = 2
 		end

@@ -9,12 +9,13 @@ if ARGV[2] == 'd' then
 	due = now + due
 end
 if not redis.call('ZSCORE', delayed, id) then
-	if due <= now and redis.call('LPOS', ready, id) then
-		return 2
-	end
-	if redis.call('LREM', ready, 1, id) == 0 then
+	if not is_ready(id) then
 		return 0
 	end
+	if due <= now then
+		return 2
+	end
+	unready(id)
 end
 redis.call('HSET', jobs, id, with_available_at(redis.call('HGET', jobs, id), math.max(due, now)))
 if due > now then

@@ -5,12 +5,57 @@
 -- with the reason, so that an operator finds it, and returned for the caller to log.
 -- Returns {now, next due (-1 for none), the number M of ids without data, then per job: id, envelope, attempt, token,
 -- then the M ids without data}.
+-- Entries of the ready list counted stale (see unready in common.lua) are skipped, at most MAX_SKIPPED per call, so
+-- that a call may hand out fewer jobs than asked; a queue that has none pays one EXISTS per batch.
+local MAX_SKIPPED = 1000
 local now = now_millis()
 local result = {now, 0, 0}
 local missing = {}
+
+-- Pops up to wanted live entries of the ready list.
+local function pop_ready(wanted)
+	local ids, skipped = {}, 0
+	while #ids < wanted and skipped < MAX_SKIPPED do
+		local popped = redis.call('LPOP', ready, wanted - #ids)
+		if not popped then
+			break
+		end
+		if redis.call('EXISTS', stale) == 0 then
+			for _, id in ipairs(popped) do
+				ids[#ids + 1] = id
+			end
+		else
+			local counts = redis.call('HMGET', stale, unpack(popped))
+			local left, skipped_now = {}, 0
+			for i, id in ipairs(popped) do
+				left[id] = left[id] or tonumber(counts[i]) or 0
+				if left[id] > 0 then
+					left[id] = left[id] - 1
+					skipped_now = skipped_now + 1
+					if left[id] == 0 then
+						redis.call('HDEL', stale, id)
+					else
+						redis.call('HSET', stale, id, left[id])
+					end
+				else
+					ids[#ids + 1] = id
+				end
+			end
+			if skipped_now > 0 and redis.call('HINCRBY', stale, '', -skipped_now) <= 0 then
+				redis.call('HDEL', stale, '')
+			end
+			skipped = skipped + skipped_now
+		end
+	end
+	return ids, skipped
+end
+
 -- a paused queue hands out nothing; running jobs finish
-local ids = redis.call('EXISTS', paused) == 0 and redis.call('LPOP', ready, tonumber(ARGV[1]))
-if ids then
+local ids, skipped = {}, 0
+if redis.call('EXISTS', paused) == 0 then
+	ids, skipped = pop_ready(tonumber(ARGV[1]))
+end
+if #ids > 0 then
 	-- as a string, so that Redis does not format the number once per job
 	local expiry = millis(now + tonumber(ARGV[2]))
 	local sequence_number = redis.call('INCRBY', sequence, #ids) - #ids
@@ -53,10 +98,10 @@ if ids then
 		result[#result + 1] = id
 	end
 	result[3] = #missing
-	-- more work is waiting: pass the wake-up on to another idle listener
-	if redis.call('LLEN', ready) > 0 then
-		signal()
-	end
+end
+-- more work is waiting: pass the wake-up on to another idle listener
+if (#ids > 0 or skipped > 0) and redis.call('LLEN', ready) > 0 then
+	signal()
 end
 result[2] = next_due(tonumber(ARGV[3]))
 return result

@@ -8,13 +8,19 @@ import java.util.concurrent.Semaphore;
 
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobMetrics;
 import io.redq.queue.redis.AbstractQueueIntegrationTests;
 import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.redis.Gates;
+import io.redq.queue.redis.JobEnvelope;
 import io.redq.queue.redis.ReservedJob;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.core.RedisCallback;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -34,8 +40,12 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 
 	@BeforeEach
 	void setUp() {
+		this.leaseKeeper = leaseKeeper(LEASE_TIME);
+	}
+
+	private JobLeaseKeeper leaseKeeper(Duration leaseTime) {
 		ContainerProperties properties = new ContainerProperties();
-		properties.setLeaseTime(LEASE_TIME);
+		properties.setLeaseTime(leaseTime);
 		JobOutcomes jobOutcomes = new JobOutcomes(QUEUE, this.listener, new JobAcknowledger(QUEUE, this.listener));
 		jobOutcomes.setMetrics(new JobMetrics() {
 
@@ -46,14 +56,16 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 			}
 
 		});
-		this.leaseKeeper = new JobLeaseKeeper(QUEUE, this.listener, properties, List.of(), jobOutcomes);
+		return new JobLeaseKeeper(QUEUE, this.listener, properties, List.of(), jobOutcomes);
 	}
 
 	@Test
-	void renewalExtendsTheLeasesOfRunningJobsAndSettlesThoseThatLostTheirs() {
-		List<JobExecution> executions = reserve(3, Duration.ofSeconds(2));
-		executions.forEach((execution) -> execution.takenBy(Thread.currentThread()));
+	void renewalExtendsTheLeasesOfRunningJobsAndTellsThoseThatLostTheirsWhichRunOn() {
+		List<JobExecution> executions = reserve(4, Duration.ofSeconds(2));
+		// their worker saw their start recorded, but the last one's
+		executions.subList(0, 3).forEach(JobExecution::started);
 		executions.get(2).settle();
+		this.template.opsForHash().put(this.keys.leases(), "j3", "stolen:1");
 		// another worker holds the second job now
 		this.template.opsForHash().put(this.keys.leases(), "j1", "stolen:1");
 		double before = this.template.opsForZSet().score(this.keys.reserved(), "j0");
@@ -65,30 +77,38 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(executions.get(0).isLeaseLost()).isFalse();
 		assertThat(executions.get(0).isSettled()).isFalse();
 		assertThat(executions.get(1).isLeaseLost()).isTrue();
-		assertThat(executions.get(1).isSettled()).isTrue();
+		assertThat(executions.get(1).isSettled()).as("its result may still be accepted").isFalse();
+		assertThat(executions.get(3).isLeaseLost()).isTrue();
+		assertThat(executions.get(3).isSettled()).as("not started: it never will be").isTrue();
 		assertThat(this.outcomes).containsExactly(JobMetrics.Outcome.LEASE_LOST);
+		this.leaseKeeper.renew(executions);
+		assertThat(this.outcomes).as("told once").containsExactly(JobMetrics.Outcome.LEASE_LOST);
 	}
 
 	@Test
 	void renewalGivesAWaitingJobTheWaitingLeaseAndAStartedOneTheFullLeaseWhichItConfirms() {
-		List<JobExecution> executions = reserve(2, Duration.ofSeconds(2));
-		executions.get(0).takenBy(Thread.currentThread());
+		List<JobExecution> executions = reserve(3, Duration.ofSeconds(2));
+		assertThat(this.leaseKeeper.start(executions.get(0))).isTrue();
+		// taken by a worker that has not started it yet: still waiting
+		executions.get(1).takenBy(Thread.currentThread());
 		double before = this.template.opsForZSet().score(this.keys.reserved(), "j1");
 		this.leaseKeeper.renew(executions);
 		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "j0"))
 			.isGreaterThanOrEqualTo(before + LEASE_TIME.minusSeconds(3).toMillis());
-		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "j1")).isBetween(
-				before + ContainerProperties.WAITING_LEASE_TIME.minusSeconds(3).toMillis(),
-				before + ContainerProperties.WAITING_LEASE_TIME.plusSeconds(1).toMillis());
+		for (String waiting : List.of("j1", "j2")) {
+			assertThat(this.template.opsForZSet().score(this.keys.reserved(), waiting)).isBetween(
+					before + ContainerProperties.WAITING_LEASE_TIME.minusSeconds(3).toMillis(),
+					before + ContainerProperties.WAITING_LEASE_TIME.plusSeconds(1).toMillis());
+		}
 		assertThat(this.template.opsForSet().members(this.keys.started())).containsExactly("j0");
 	}
 
 	@Test
-	void renewalCallsRedisOnlyWhenAJobWaitsOrARunningJobUsedAThirdOfItsLease() {
+	void renewalCallsRedisOnlyWhenAJobWaitsOrARunIsUnconfirmedOrUsedAThirdOfItsLease() {
 		List<JobExecution> executions = reserve(1, Duration.ofSeconds(2));
 		this.leaseKeeper.renew(executions);
-		executions.get(0).takenBy(Thread.currentThread());
-		// started on what is left of the waiting lease: renewed at the next call
+		assertThat(this.leaseKeeper.start(executions.get(0))).isTrue();
+		assertThat(this.template.hasKey(this.keys.started())).as("a start alone confirms nothing").isFalse();
 		this.leaseKeeper.renew(executions);
 		double renewed = this.template.opsForZSet().score(this.keys.reserved(), "j0");
 		assertThat(this.template.opsForSet().members(this.keys.started())).containsExactly("j0");
@@ -97,27 +117,20 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
-	void aJobAboutToStartWithLittleOfItsWaitingLeaseLeftHasItExtendedAndConfirmedFirst() {
+	void aJobAboutToStartGetsTheFullLeaseUnlessItsLeaseWasLost() {
 		List<JobExecution> executions = reserve(2, Duration.ofMillis(500));
 		double before = this.template.opsForZSet().score(this.keys.reserved(), "j0");
-		assertThat(this.leaseKeeper.holdForStart(executions.get(0))).isTrue();
+		assertThat(this.leaseKeeper.start(executions.get(0))).isTrue();
+		assertThat(executions.get(0).isStarted()).isTrue();
 		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "j0"))
 			.isGreaterThanOrEqualTo(before + LEASE_TIME.minusSeconds(3).toMillis());
-		assertThat(this.template.opsForSet().members(this.keys.started())).containsExactly("j0");
+		assertThat(this.template.hasKey(this.keys.started())).isFalse();
 		// another worker holds the second job now
 		this.template.opsForHash().put(this.keys.leases(), "j1", "stolen:1");
-		assertThat(this.leaseKeeper.holdForStart(executions.get(1))).isFalse();
+		assertThat(this.leaseKeeper.start(executions.get(1))).isFalse();
+		assertThat(executions.get(1).isStarted()).isFalse();
 		assertThat(executions.get(1).isSettled()).isTrue();
 		assertThat(this.outcomes).containsExactly(JobMetrics.Outcome.LEASE_LOST);
-	}
-
-	@Test
-	void aJobAboutToStartWithMoreThanHalfItsWaitingLeaseLeftStartsWithoutACall() {
-		JobExecution execution = reserve(1, ContainerProperties.WAITING_LEASE_TIME).get(0);
-		double before = this.template.opsForZSet().score(this.keys.reserved(), "j0");
-		assertThat(this.leaseKeeper.holdForStart(execution)).isTrue();
-		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "j0")).isEqualTo(before);
-		assertThat(this.template.hasKey(this.keys.started())).isFalse();
 	}
 
 	@Test
@@ -152,31 +165,81 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 	@Test
 	void aRenewalOrAnExtensionMovesTheEndOfTheLeaseTheWorkerKnows() {
 		List<JobExecution> executions = reserve(2, Duration.ofMillis(100));
-		await().atMost(Duration.ofSeconds(10)).until(() -> executions.stream().allMatch(JobExecution::isLeaseRunOut));
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> executions.stream().allMatch((execution) -> execution.leaseEndsWithin(0)));
 		// no migrator ran: the tokens still hold, so the leases are extended
 		this.leaseKeeper.renew(executions.subList(0, 1));
 		assertThat(executions.get(0).extendLease(LEASE_TIME)).isTrue();
 		assertThat(executions.get(1).extendLease(LEASE_TIME)).isTrue();
-		assertThat(executions).noneMatch(JobExecution::isLeaseRunOut);
+		assertThat(executions).noneMatch((execution) -> execution.leaseEndsWithin(0));
 		assertThat(this.outcomes).isEmpty();
 	}
 
+	@Test
+	void aJobThatExtendsItsLeaseHoldsItsExclusiveKeyAndItsPlaceUnderARunningLimitAsLong() {
+		Duration leaseTime = Duration.ofMillis(300);
+		JobLeaseKeeper leaseKeeper = leaseKeeper(leaseTime);
+		List<Gates> limits = List.of(new Gates("k", "exclusive", 0, 0, null), new Gates(null, "capped", 1, 0, null));
+		List<JobExecution> running = reserve(0, 2, leaseTime, leaseKeeper);
+		for (int i = 0; i < limits.size(); i++) {
+			start(running.get(i), limits.get(i), leaseKeeper);
+			assertThat(running.get(i).extendLease(Duration.ofMinutes(1))).isTrue();
+		}
+		// a job waiting for a worker makes the renewal pass call Redis, with the
+		// container's shorter lease
+		List<JobExecution> held = new ArrayList<>(running);
+		held.addAll(reserve(2, 1, leaseTime, leaseKeeper));
+		leaseKeeper.renew(held);
+		long extendedAt = redisTime();
+		await().atMost(Duration.ofSeconds(10)).until(() -> redisTime() > extendedAt + 3 * leaseTime.toMillis());
+		List<JobExecution> next = reserve(3, 2, Duration.ofMinutes(1), leaseKeeper);
+		for (int i = 0; i < limits.size(); i++) {
+			next.get(i).takenBy(Thread.currentThread());
+			assertThat(leaseKeeper.admit(next.get(i), limits.get(i)))
+				.as("admitted past %s while the job that holds it still holds its lease", limits.get(i))
+				.isFalse();
+		}
+	}
+
+	private void start(JobExecution execution, Gates gates, JobLeaseKeeper leaseKeeper) {
+		execution.takenBy(Thread.currentThread());
+		assertThat(leaseKeeper.admit(execution, gates)).isTrue();
+		JobDefinition definition = new JobDefinition(gates.job(), QUEUE, 3, Duration.ZERO, JobBackoff.DEFAULT,
+				String.class);
+		execution.resolve(new JobEnvelope(0L, 0L, gates.job(), 3, 0L, null, null),
+				new StringJobHandler(definition, (payload, context) -> {
+				}));
+		execution.begin(gates);
+	}
+
+	private long redisTime() {
+		return this.template.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+	}
+
 	private List<JobExecution> reserve(int count, Duration lease) {
+		return reserve(0, count, lease, this.leaseKeeper);
+	}
+
+	private List<JobExecution> reserve(int first, int count, Duration lease, JobLeaseKeeper leaseKeeper) {
 		List<EnqueueCommand> commands = new ArrayList<>(count);
-		for (int i = 0; i < count; i++) {
+		for (int i = first; i < first + count; i++) {
 			commands.add(new EnqueueCommand("j" + i, Due.NOW, DuplicatePolicy.KEEP,
 					"\"job\":\"test\",\"maxAttempts\":3,\"payload\":" + i + "}"));
 		}
 		this.enqueuer.enqueue(QUEUE, commands);
-		return reserveReady(count, lease);
+		return reserveReady(count, lease, leaseKeeper);
 	}
 
 	private List<JobExecution> reserveReady(int count, Duration lease) {
+		return reserveReady(count, lease, this.leaseKeeper);
+	}
+
+	private List<JobExecution> reserveReady(int count, Duration lease, JobLeaseKeeper leaseKeeper) {
 		List<JobExecution> executions = new ArrayList<>(count);
 		long reservedNanos = System.nanoTime();
 		for (ReservedJob job : this.listener.reserve(QUEUE, count, lease).jobs()) {
 			executions
-				.add(new JobExecution(job, QUEUE, new Semaphore(0), this.leaseKeeper, reservedNanos + lease.toNanos()));
+				.add(new JobExecution(job, QUEUE, new Semaphore(0), leaseKeeper, reservedNanos + lease.toNanos()));
 		}
 		executions.sort((a, b) -> a.getId().compareTo(b.getId()));
 		assertThat(executions).hasSize(count);

@@ -26,6 +26,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
@@ -65,8 +70,12 @@ class JobWorkerPoolIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	private JobWorkerPool startWorkerPool(ListenerOperations listener) {
+		return startWorkerPool(listener, LEASE_TIME);
+	}
+
+	private JobWorkerPool startWorkerPool(ListenerOperations listener, Duration leaseTime) {
 		ContainerProperties properties = new ContainerProperties();
-		properties.setLeaseTime(LEASE_TIME);
+		properties.setLeaseTime(leaseTime);
 		JobOutcomes outcomes = new JobOutcomes(QUEUE, listener, this.acknowledger);
 		JobHandler handler = new StringJobHandler(
 				new JobDefinition("test", QUEUE, 3, Duration.ZERO,
@@ -128,15 +137,77 @@ class JobWorkerPoolIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
-	void aPrefetchedJobStartedOnLittleOfItsWaitingLeaseHasItExtendedBeforeItsHandlerRuns() {
+	void aJobGetsTheFullLeaseBeforeItsHandlerRunsAndARenewalConfirmsItsStartLater() {
 		enqueue("busy", "\"job\":\"test\",\"maxAttempts\":3,\"payload\":\"x\"}");
-		List<Reserved> reserved = reserve(1, Duration.ofMillis(500));
+		List<Reserved> reserved = reserve(1, ContainerProperties.WAITING_LEASE_TIME);
 		double before = this.template.opsForZSet().score(this.keys.reserved(), "busy");
 		submit(reserved);
 		await().atMost(DEADLINE).until(() -> this.started.contains("busy"));
 		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "busy"))
 			.isGreaterThanOrEqualTo(before + LEASE_TIME.minusMinutes(1).toMillis());
-		assertThat(this.template.opsForSet().members(this.keys.started())).containsExactly("busy");
+		assertThat(this.template.hasKey(this.keys.started())).isFalse();
+	}
+
+	@Test
+	void aRunHoldsTheFullLeaseFromItsStartSoThatAPauseRightAfterItDoesNotThrowTheRunAway() {
+		enqueue("busy", "\"job\":\"test\",\"maxAttempts\":3,\"payload\":\"x\"}");
+		// reserved ahead with the waiting lease, and no renewal reaches Redis while the
+		// handler runs: the instance pauses right after the start
+		Duration waitingLease = ContainerProperties.WAITING_LEASE_TIME;
+		List<Reserved> reserved = reserve(1, waitingLease);
+		long reservedAt = redisTime();
+		submit(reserved);
+		await().atMost(DEADLINE).until(() -> this.started.contains("busy"));
+		await().atMost(DEADLINE).until(() -> redisTime() > reservedAt + waitingLease.toMillis() + 100);
+		this.listener.migrate(QUEUE);
+		this.busy.countDown();
+		await().atMost(DEADLINE).until(() -> this.operations.stats(QUEUE).equals(new QueueStats(0, 0, 0, 0)));
+		assertThat(this.started).containsExactly("busy");
+	}
+
+	private long redisTime() {
+		return this.template.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+	}
+
+	@Test
+	void aJobWhoseStartReplyWasLostIsNotChargedAnAttemptWhenItsLeaseExpires() {
+		LettuceConnectionFactory impatient = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(this.redis.host(), this.redis.port()),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofMillis(300)).build());
+		impatient.afterPropertiesSet();
+		impatient.start();
+		try (RedisConnection connection = impatient.getConnection()) {
+			// connected before Redis pauses
+			connection.ping();
+			JobWorkerPool workerPool = startWorkerPool(
+					new ListenerOperations(new QueueStore(impatient, QueueScripts.load(), "redq")),
+					Duration.ofSeconds(6));
+			enqueue("once", "\"job\":\"test\",\"maxAttempts\":1,\"payload\":\"x\"}");
+			List<Reserved> reserved = reserve(1, Duration.ofSeconds(2));
+			// the lease script is loaded in Redis, so that the worker's call needs no
+			// second
+			// try
+			this.listener.extend(QUEUE, List.of(), List.of(reserved.get(0).job().lease()), Duration.ZERO,
+					Duration.ofSeconds(2));
+			double reservedUntil = this.template.opsForZSet().score(this.keys.reserved(), "once");
+			// Redis runs the worker's start only after its client gave up waiting for the
+			// reply: the worker does not start the job
+			this.redis.command("CLIENT", "PAUSE", "2500");
+			workerPool.submit(reserved.get(0).job(), new Semaphore(0), reserved.get(0).leaseEndNanos());
+			await().atMost(DEADLINE).until(() -> workerPool.executions().isEmpty());
+			workerPool.stop();
+			await().atMost(DEADLINE)
+				.until(() -> this.template.opsForZSet().score(this.keys.reserved(), "once") > reservedUntil);
+			await().atMost(DEADLINE.multipliedBy(2)).until(() -> this.listener.migrate(QUEUE).expiredLeases() == 1);
+			assertThat(this.started).isEmpty();
+			assertThat(this.operations.stats(QUEUE)).as("back in line, not dead").isEqualTo(new QueueStats(1, 0, 0, 0));
+			submit(reserve(1, LEASE_TIME));
+			await().atMost(DEADLINE).until(() -> this.operations.stats(QUEUE).equals(new QueueStats(0, 0, 0, 0)));
+			assertThat(this.started).containsExactly("once");
+		}
+		finally {
+			impatient.destroy();
+		}
 	}
 
 	@Test

@@ -103,6 +103,28 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void aQueueOfModelThreeIsTakenOverAsItIsAndEveryJobRunsOnce() {
+		// as an instance on model 3 left the queue: ready jobs without stale entries, a
+		// delayed one, and the reply of a dispatch remembered under its nonce
+		for (String id : List.of("a", "b", "c", "timer")) {
+			this.template.opsForHash().put(this.keys.jobs(), id, envelope(3));
+		}
+		this.template.opsForList().rightPushAll(this.keys.ready(), "a", "b", "c");
+		this.template.opsForZSet().add(this.keys.delayed(), "timer", Long.MAX_VALUE / 2);
+		this.template.opsForValue().set(this.keys.model(), "3");
+		String sent = "redq:{" + QUEUE + "}:sent:nonce";
+		this.template.opsForValue().set(sent, "1", Duration.ofMinutes(2));
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(3, 1, 0, 0));
+		assertThat(this.template.opsForValue().get(this.keys.model())).isEqualTo(Long.toString(MODEL));
+		assertThat(this.operations.cancel(QUEUE, "b")).isTrue();
+		assertThat(this.operations.reschedule(QUEUE, "timer", Due.NOW)).isTrue();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(3, 0, 0, 0));
+		assertThat(runAll(this.operations, null)).containsOnly(entry("a", List.of(1)), entry("c", List.of(1)),
+				entry("timer", List.of(1)));
+		assertThat(this.template.getExpire(sent)).as("the old dispatch's reply expires as it would have").isPositive();
+	}
+
+	@Test
 	void scriptsOfAnOlderModelRefuseAQueueThatScriptsOfTheNextTookOverAndEveryJobCompletesOnceWithinItsAttempts() {
 		RedisJobQueueOperations next = nextModel();
 		List<String> ids = new ArrayList<>();

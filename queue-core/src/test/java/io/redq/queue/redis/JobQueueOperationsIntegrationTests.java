@@ -308,6 +308,101 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void aRenewalOfMoreLeasesThanOneScriptCallTakesExtendsAndConfirmsThemAll() {
+		int jobs = 8 * QueueStore.MAX_BATCH_SIZE + 1;
+		List<EnqueueCommand> commands = new ArrayList<>(jobs);
+		for (int i = 0; i < jobs; i++) {
+			commands.add(command("j" + i, DuplicatePolicy.KEEP, "x"));
+		}
+		this.enqueuer.enqueue(QUEUE, commands);
+		List<Lease> leases = new ArrayList<>(jobs);
+		while (leases.size() < jobs) {
+			this.listener.reserve(QUEUE, QueueStore.MAX_BATCH_SIZE, Duration.ofSeconds(5))
+				.jobs()
+				.forEach((job) -> leases.add(job.lease()));
+		}
+		long now = this.listener.migrate(QUEUE).redisTime();
+		assertThat(this.listener.extend(QUEUE, leases, List.of(), Duration.ofMinutes(5), Duration.ofSeconds(5)))
+			.isEmpty();
+		assertThat(this.template.opsForSet().size(this.keys.started())).isEqualTo(jobs);
+		assertThat(this.template.opsForZSet().count(this.keys.reserved(), now + 60_000, Double.POSITIVE_INFINITY))
+			.isEqualTo(jobs);
+	}
+
+	@Test
+	void aRunThatFinishesAfterItsLeaseEndedIsAcceptedWhileNoRunOfItsJobStartedSince() {
+		// back in the ready list
+		Lease stalled = runPastItsLease("ready", 3, false);
+		assertThat(this.listener.ack(QUEUE, List.of(stalled))).isEmpty();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		// reserved by a worker that has not started it: that worker's start fails
+		stalled = runPastItsLease("reserved", 3, false);
+		ReservedJob other = reserveOne();
+		assertThat(this.listener.ack(QUEUE, List.of(stalled))).isEmpty();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		assertThat(this.listener.start(QUEUE, List.of(other.lease()), Duration.ofSeconds(30)))
+			.containsExactly(other.token());
+		// dead of its expired lease, its only attempt
+		stalled = runPastItsLease("dead", 1, true);
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 1));
+		assertThat(this.listener.ack(QUEUE, List.of(stalled))).isEmpty();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		// started again elsewhere: that run stands
+		stalled = runPastItsLease("again", 3, false);
+		other = reserveOne();
+		assertThat(this.listener.start(QUEUE, List.of(other.lease()), Duration.ofSeconds(30))).isEmpty();
+		assertThat(this.listener.ack(QUEUE, List.of(stalled))).containsExactly("again");
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));
+		assertThat(this.listener.ack(QUEUE, List.of(other.lease()))).isEmpty();
+		assertThat(this.template.hasKey(this.keys.runs())).as("forgotten with the job").isFalse();
+	}
+
+	/**
+	 * Start a job whose lease then expires and is recovered by the migrator (its worker
+	 * stalled past it).
+	 */
+	private Lease runPastItsLease(String id, int maxAttempts, boolean confirmed) {
+		this.enqueuer.enqueue(QUEUE, List.of(new EnqueueCommand(id, Due.NOW, DuplicatePolicy.KEEP,
+				"\"job\":\"test\",\"maxAttempts\":" + maxAttempts + ",\"payload\":\"x\"}")));
+		Duration shortLease = Duration.ofMillis(50);
+		Lease lease = this.listener.reserve(QUEUE, 1, shortLease).jobs().get(0).lease();
+		assertThat(this.listener.start(QUEUE, List.of(lease), shortLease)).isEmpty();
+		if (confirmed) {
+			assertThat(this.listener.extend(QUEUE, List.of(lease), List.of(), shortLease, shortLease)).isEmpty();
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.listener.migrate(QUEUE).expiredLeases() == 1);
+		return lease;
+	}
+
+	@Test
+	void anAdmitReSentAfterItDeferredTheJobAnswersTheDeferralAgain() {
+		Gates gates = new Gates("k", "test", 0, 0, null);
+		enqueueAndAdmit("holder", gates);
+		enqueue("deferred", Due.NOW, DuplicatePolicy.KEEP, "x");
+		ReservedJob deferred = reserveOne();
+		long wait = admit(deferred, gates);
+		assertThat(wait).isPositive();
+		assertThat(admit(deferred, gates)).as("not a lost lease").isBetween(1L, wait);
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 1, 0));
+	}
+
+	@Test
+	void runningSetsExpireWithTheLongestLeaseTheyCountSoThatACrashedHoldersEntryGoes() {
+		Gates gates = new Gates(null, "test", 1, 1, null);
+		ReservedJob job = enqueueAndAdmit("running", gates);
+		List<String> runningSets = this.keys.gates(gates).subList(1, 3);
+		for (String running : runningSets) {
+			assertThat(this.template.getExpire(running, TimeUnit.MILLISECONDS)).isBetween(1L,
+					Duration.ofMinutes(1).toMillis());
+		}
+		this.listener.holdGates(QUEUE, job.lease(), gates, Duration.ofMinutes(10));
+		for (String running : runningSets) {
+			assertThat(this.template.getExpire(running, TimeUnit.MILLISECONDS))
+				.isGreaterThan(Duration.ofMinutes(9).toMillis());
+		}
+	}
+
+	@Test
 	void failRetriesAfterTheDelayOrBuriesWithTheError() {
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob first = reserveOne();
@@ -639,6 +734,38 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.template.opsForList().range(this.keys.ready(), 0, -1))
 			.as("a job due already is not sent to the back of the line")
 			.containsExactly("first", "timer");
+	}
+
+	@Test
+	void cancelRescheduleAndReplaceOfAReadyJobSearchNoListAndEachJobRunsOnceWithItsLatestPayload() {
+		for (String id : List.of("cancelled", "rescheduled", "replaced", "kept")) {
+			enqueue(id, Due.NOW, DuplicatePolicy.KEEP, "first");
+		}
+		Map<String, Long> commands = ScriptExecutions.commandsOf(this.redis, () -> {
+			assertThat(this.operations.cancel(QUEUE, "cancelled")).isTrue();
+			assertThat(this.operations.reschedule(QUEUE, "rescheduled", new Due(false, 60_000))).isTrue();
+			assertThat(enqueue("replaced", Due.NOW, DuplicatePolicy.REPLACE, "second")).isEqualTo(Outcome.REPLACED);
+		});
+		assertThat(commands).as("no command that searches the ready list").doesNotContainKeys("lrem", "lpos");
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(2, 1, 0, 0));
+		assertThat(this.operations.status(QUEUE, "cancelled").state()).isEqualTo(JobStatus.State.NONE);
+		// the cancelled id is dispatched again, and the rescheduled job comes back at
+		// once
+		assertThat(enqueue("cancelled", Due.NOW, DuplicatePolicy.KEEP, "second")).isEqualTo(Outcome.CREATED);
+		assertThat(this.operations.reschedule(QUEUE, "rescheduled", Due.NOW)).isTrue();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(4, 0, 0, 0));
+		List<ReservedJob> reserved = new ArrayList<>();
+		while (reserved.size() < 4) {
+			reserved.addAll(this.listener.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs());
+		}
+		assertThat(reserved)
+			.extracting(ReservedJob::id, (job) -> job.envelope().substring(job.envelope().indexOf("\"payload\"")))
+			.containsExactly(tuple("kept", "\"payload\":\"first\"}"), tuple("replaced", "\"payload\":\"second\"}"),
+					tuple("cancelled", "\"payload\":\"second\"}"), tuple("rescheduled", "\"payload\":\"first\"}"));
+		assertThat(this.listener.reserve(QUEUE, 10, Duration.ofSeconds(30)).jobs()).isEmpty();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 4, 0));
+		assertThat(this.template.hasKey(this.keys.ready())).isFalse();
+		assertThat(this.template.hasKey(this.keys.stale())).as("no stale entry is left").isFalse();
 	}
 
 	@Test

@@ -27,6 +27,12 @@ enum Fault {
 	/** A re-sent renewal or leaving of a running job's gates. */
 	HOLD_RESENT(true),
 
+	/**
+	 * A lost reply to a worker's start call, which Redis ran: the worker does not start
+	 * the job, whose full lease then expires as a stall (item 6 of issue 26, fixed).
+	 */
+	START_REPLY_LOST(true),
+
 	/** A re-sent acknowledgement. */
 	ACK_RESENT(true),
 

@@ -77,7 +77,7 @@ final class ScriptTester {
 				redis.call('HGETALL', KEYS[5]), redis.call('HGETALL', KEYS[6]), redis.call('HGETALL', KEYS[7]),
 				redis.call('HGETALL', KEYS[8]), redis.call('HGETALL', KEYS[9]),
 				{redis.call('GET', KEYS[10]) or '', redis.call('GET', KEYS[11]) or ''},
-				range(KEYS[12]), range(KEYS[13]), range(KEYS[14])}
+				range(KEYS[12]), range(KEYS[13]), range(KEYS[14]), redis.call('HGETALL', KEYS[15])}
 			""", List.class);
 
 	private final Settings settings;
@@ -85,6 +85,8 @@ final class ScriptTester {
 	private final Random random;
 
 	private final EnqueueOperations producers;
+
+	private final RedisJobQueueOperations operations;
 
 	private final ListenerOperations listeners;
 
@@ -109,6 +111,9 @@ final class ScriptTester {
 	/** The gate holders of every run that started. */
 	private final Set<String> started = new HashSet<>();
 
+	/** The token of the latest run of each id whose start reached Redis. */
+	private final Map<String, String> lastStarts = new HashMap<>();
+
 	private final Deque<String> trace = new ArrayDeque<>();
 
 	private int step;
@@ -116,6 +121,7 @@ final class ScriptTester {
 	ScriptTester(RedisJobQueueOperations operations, Settings settings, long seed) {
 		this.settings = settings;
 		this.random = new Random(seed);
+		this.operations = operations;
 		this.producers = operations.getEnqueueOperations();
 		this.listeners = operations.getListenerOperations();
 		this.redis = operations.getStore().getTemplate();
@@ -125,7 +131,8 @@ final class ScriptTester {
 		List<String> exclusiveKeys = List.of(gateKeys.get(0), this.keys.gates(gatesWithKey("x1")).get(0));
 		this.snapshotKeys = List.of(this.keys.ready(), this.keys.delayed(), this.keys.reserved(), this.keys.dead(),
 				this.keys.jobs(), this.keys.attempts(), this.keys.leases(), this.keys.successors(), this.keys.errors(),
-				exclusiveKeys.get(0), exclusiveKeys.get(1), gateKeys.get(1), gateKeys.get(2), gateKeys.get(3));
+				exclusiveKeys.get(0), exclusiveKeys.get(1), gateKeys.get(1), gateKeys.get(2), gateKeys.get(3),
+				this.keys.stale());
 		for (int i = 0; i < settings.workers(); i++) {
 			this.workers.add(new Worker(i));
 		}
@@ -156,31 +163,37 @@ final class ScriptTester {
 
 	private boolean nextStep() {
 		int choice = this.random.nextInt(100);
-		if (choice < 16) {
+		if (choice < 15) {
 			return produce();
 		}
-		if (choice < 20) {
+		if (choice < 18) {
 			return resendLostEnqueue();
 		}
-		if (choice < 36) {
+		if (choice < 21) {
+			return cancel();
+		}
+		if (choice < 24) {
+			return reschedule();
+		}
+		if (choice < 38) {
 			return reserve(anyWorker(), false);
 		}
-		if (choice < 42) {
+		if (choice < 43) {
 			return reserve(anyWorker(), true);
 		}
 		if (choice < 58) {
 			return start(anyWorker());
 		}
-		if (choice < 78) {
+		if (choice < 77) {
 			return finish(anyWorker());
 		}
-		if (choice < 83) {
+		if (choice < 82) {
 			return extend(anyWorker());
 		}
-		if (choice < 86) {
+		if (choice < 85) {
 			return release(anyWorker());
 		}
-		if (choice < 92) {
+		if (choice < 91) {
 			migrate("migrator " + this.random.nextInt(this.settings.migrators()));
 			return true;
 		}
@@ -203,7 +216,7 @@ final class ScriptTester {
 	private boolean produce() {
 		int producer = this.random.nextInt(this.settings.producers());
 		int number = this.dispatches.size() + 1;
-		int kind = this.random.nextInt(3);
+		int kind = this.random.nextInt(5);
 		boolean gated = this.random.nextInt(10) < 3;
 		int maxAttempts = 1 + this.random.nextInt(3);
 		Due due = (this.random.nextInt(10) < 7) ? Due.NOW : Due.after(Duration.ofMillis(1 + this.random.nextInt(30)));
@@ -213,11 +226,15 @@ final class ScriptTester {
 		EnqueueCommand command = switch (kind) {
 			case 0 -> EnqueueCommand.withGeneratedId(id, due, body);
 			case 1 -> new EnqueueCommand(id, due, DuplicatePolicy.KEEP, body);
-			default -> new EnqueueCommand(id, due, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, body);
+			case 2 -> new EnqueueCommand(id, due, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, body);
+			case 3 -> new EnqueueCommand(id, due, DuplicatePolicy.REPLACE, body);
+			default -> new EnqueueCommand(id, due, DuplicatePolicy.REPLACE, Uniqueness.UNTIL_STARTED, body);
 		};
 		Dispatch dispatch = new Dispatch(number, command, maxAttempts, gated);
 		this.dispatches.put(number, dispatch);
+		List<Dispatch> before = storedAt(id);
 		Outcome result = enqueue(dispatch);
+		settle(before, State.REPLACED);
 		boolean stored = result != Outcome.KEPT && result != Outcome.DROPPED;
 		dispatch.state = stored ? State.LIVE : State.DROPPED;
 		if (result == Outcome.QUEUED) {
@@ -255,8 +272,59 @@ final class ScriptTester {
 		return switch (kind) {
 			case 0 -> "generated id";
 			case 1 -> "KEEP";
-			default -> "KEEP, UNTIL_STARTED";
+			case 2 -> "KEEP, UNTIL_STARTED";
+			case 3 -> "REPLACE";
+			default -> "REPLACE, UNTIL_STARTED";
 		};
+	}
+
+	/**
+	 * Return the dispatches stored at an id: its job and the successor queued behind it.
+	 */
+	private List<Dispatch> storedAt(String id) {
+		List<Dispatch> stored = new ArrayList<>();
+		for (String key : List.of(this.keys.jobs(), this.keys.successors())) {
+			String value = this.redis.<String, String>opsForHash().get(key, id);
+			if (value != null) {
+				stored.add(dispatchOf(value));
+			}
+		}
+		return stored;
+	}
+
+	/**
+	 * Give the live dispatches of the given ones that a call removed their end.
+	 */
+	private void settle(List<Dispatch> before, State end) {
+		for (Dispatch dispatch : before) {
+			if (dispatch.state == State.LIVE && !storedAt(dispatch.command.id()).contains(dispatch)) {
+				dispatch.state = end;
+			}
+		}
+	}
+
+	// operators
+
+	private boolean cancel() {
+		String id = "c" + this.random.nextInt(this.settings.callerIds());
+		List<Dispatch> before = storedAt(id);
+		boolean cancelled = this.operations.cancel(QUEUE, id);
+		settle(before, State.CANCELLED);
+		trace("an operator cancels " + id + " " + before + ": " + cancelled);
+		return true;
+	}
+
+	private boolean reschedule() {
+		String id = "c" + this.random.nextInt(this.settings.callerIds());
+		Due due = this.random.nextBoolean() ? Due.NOW : Due.after(Duration.ofMillis(1 + this.random.nextInt(30)));
+		boolean moved = this.operations.reschedule(QUEUE, id, due);
+		if (moved) {
+			String envelope = this.redis.<String, String>opsForHash().get(this.keys.jobs(), id);
+			Double scheduled = this.redis.opsForZSet().score(this.keys.delayed(), id);
+			dispatchOf(envelope).notBefore = (scheduled != null) ? scheduled.longValue() : 0;
+		}
+		trace("an operator reschedules " + id + " " + storedAt(id) + " to " + due + ": " + moved);
+		return true;
 	}
 
 	private boolean resendLostEnqueue() {
@@ -293,7 +361,7 @@ final class ScriptTester {
 			check(reservation.redisTime() >= dispatch.notBefore, Invariant.EARLY,
 					() -> job.id() + " reserved at " + reservation.redisTime() + ", due at " + dispatch.notBefore);
 			if (!lost) {
-				worker.held.add(new Held(job, dispatch));
+				worker.held.add(new Held(job, dispatch, lease));
 			}
 		}
 		trace(worker + " reserves " + max + " for " + lease.toMillis() + " ms: " + ids + (lost ? ", reply lost" : ""));
@@ -326,8 +394,31 @@ final class ScriptTester {
 			if (admitted != 0) {
 				return;
 			}
+			this.lastStarts.put(job.id(), job.token());
+			for (Worker each : this.workers) {
+				for (Run other : each.running) {
+					check(other.gates == null || !gates.exclusiveKey().equals(other.gates.exclusiveKey())
+							|| !holdsLease(other.job.lease()), Invariant.GATES,
+							() -> job.id() + " admitted under exclusive key " + gates.exclusiveKey() + " while " + other
+									+ " holds it and its lease");
+				}
+			}
 			this.holding.add(holder(job));
 			this.started.add(holder(job));
+		}
+		else {
+			// the run gets the lease it was reserved with, so that short leases still
+			// expire
+			boolean kept = this.listeners.start(QUEUE, List.of(job.lease()), held.lease()).isEmpty();
+			if (kept) {
+				this.lastStarts.put(job.id(), job.token());
+			}
+			boolean lost = enabled(Fault.START_REPLY_LOST, 0.2);
+			trace(worker + " starts " + job.id() + "@" + job.attempt() + " " + job.token() + ": "
+					+ (kept ? "lease kept" : "lease lost") + (lost ? ", reply lost: not started" : ""));
+			if (!kept || lost) {
+				return;
+			}
 		}
 		Dispatch dispatch = held.dispatch;
 		// a worker that stalled past its lease may still start the job: that run again is
@@ -349,13 +440,24 @@ final class ScriptTester {
 		int outcome = this.random.nextInt(100);
 		if (outcome < 60) {
 			boolean holds = holdsLease(lease);
+			// a run that finished late is accepted unless a run of its job started since
+			String stored = this.redis.<String, String>opsForHash().get(this.keys.jobs(), lease.id());
+			boolean exists = stored != null;
+			// a job that a new dispatch replaced, or took the id of, is not the one that
+			// ran
+			boolean late = !holds && lease.token().equals(this.lastStarts.get(lease.id())) && exists
+					&& dispatchOf(stored) == run.dispatch;
 			List<String> refused = this.listeners.ack(QUEUE, List.of(lease));
+			boolean accepted = !refused.contains(lease.id());
+			check(accepted == (!exists || holds || late), Invariant.FINISHED_RUN_LOST,
+					() -> "the ack of " + run + " was " + (accepted ? "accepted" : "refused") + "; it held its lease: "
+							+ holds + ", no run started since: " + late);
 			String resent = "";
 			if (enabled(Fault.ACK_RESENT, 0.3)) {
 				resent = " (reply lost: " + refused + "; re-sent)";
 				refused = this.listeners.ack(QUEUE, List.of(lease));
 			}
-			if (holds) {
+			if (holds || (exists && late)) {
 				run.dispatch.state = State.COMPLETED;
 			}
 			trace(worker + " acks " + run + resent + ": refused " + refused + (holds ? "" : ", lease lost"));
@@ -503,7 +605,11 @@ final class ScriptTester {
 	private void checkState() {
 		Snapshot snapshot = snapshot();
 		Map<String, Integer> places = new HashMap<>();
-		snapshot.ready.forEach((id) -> places.merge(id, 1, Integer::sum));
+		checkReadyList(snapshot).forEach((id, live) -> {
+			if (live > 0) {
+				places.merge(id, live, Integer::sum);
+			}
+		});
 		for (Map<String, Long> set : List.of(snapshot.delayed, snapshot.reserved, snapshot.dead)) {
 			set.keySet().forEach((id) -> places.merge(id, 1, Integer::sum));
 		}
@@ -522,6 +628,33 @@ final class ScriptTester {
 		});
 		checkDispatches(snapshot);
 		checkGates(snapshot);
+	}
+
+	/**
+	 * Check the stale counts of the ready list's entries (see {@code unready} in
+	 * {@code common.lua}).
+	 * @return the live entries per id: its entries less those counted stale
+	 */
+	private Map<String, Integer> checkReadyList(Snapshot snapshot) {
+		Map<String, Integer> live = new HashMap<>();
+		snapshot.ready.forEach((id) -> live.merge(id, 1, Integer::sum));
+		long total = 0;
+		for (Map.Entry<String, String> entry : snapshot.stale.entrySet()) {
+			if (!entry.getKey().isEmpty()) {
+				String id = entry.getKey();
+				int stale = Integer.parseInt(entry.getValue());
+				int entries = live.getOrDefault(id, 0);
+				check(stale > 0 && stale <= entries, Invariant.ONE_STATE,
+						() -> id + " has " + stale + " stale entries of " + entries + " in the ready list");
+				live.put(id, entries - stale);
+				total += stale;
+			}
+		}
+		long counted = total;
+		String kept = snapshot.stale.get("");
+		check((kept != null) ? Long.parseLong(kept) == counted : counted == 0, Invariant.ONE_STATE,
+				() -> "the stale entries total " + counted + ", the kept total is " + kept);
+		return live;
 	}
 
 	private void checkDispatches(Snapshot snapshot) {
@@ -599,7 +732,7 @@ final class ScriptTester {
 		return new Snapshot((Long) values.get(0), (List<String>) values.get(1), scores(values.get(2)),
 				scores(values.get(3)), scores(values.get(4)), hash(values.get(5)), hash(values.get(6)),
 				hash(values.get(7)), hash(values.get(8)), hash(values.get(9)), (List<String>) values.get(10),
-				scores(values.get(11)), scores(values.get(12)), scores(values.get(13)));
+				scores(values.get(11)), scores(values.get(12)), scores(values.get(13)), hash(values.get(14)));
 	}
 
 	private long snapshotTime() {
@@ -752,7 +885,13 @@ final class ScriptTester {
 
 		COMPLETED,
 
-		DEAD
+		DEAD,
+
+		/** A dispatch with the policy REPLACE took its place. */
+		REPLACED,
+
+		/** An operator cancelled it. */
+		CANCELLED
 
 	}
 
@@ -785,9 +924,14 @@ final class ScriptTester {
 			this.gated = gated;
 		}
 
+		@Override
+		public String toString() {
+			return "d" + this.number;
+		}
+
 	}
 
-	private record Held(ReservedJob job, Dispatch dispatch) {
+	private record Held(ReservedJob job, Dispatch dispatch, Duration lease) {
 
 		@Override
 		public String toString() {
@@ -827,7 +971,8 @@ final class ScriptTester {
 	private record Snapshot(long now, List<String> ready, Map<String, Long> delayed, Map<String, Long> reserved,
 			Map<String, Long> dead, Map<String, String> jobs, Map<String, String> attempts, Map<String, String> leases,
 			Map<String, String> successors, Map<String, String> errors, List<String> exclusive,
-			Map<String, Long> jobRunning, Map<String, Long> queueRunning, Map<String, Long> rate) {
+			Map<String, Long> jobRunning, Map<String, Long> queueRunning, Map<String, Long> rate,
+			Map<String, String> stale) {
 
 		String stateOf(String id) {
 			if (this.delayed.containsKey(id)) {

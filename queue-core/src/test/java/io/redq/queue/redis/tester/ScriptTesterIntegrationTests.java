@@ -94,6 +94,18 @@ class ScriptTesterIntegrationTests {
 	}
 
 	@Test
+	void theTesterFindsAReserveThatTakesStaleEntriesOfTheReadyListForJobs() {
+		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("reserve")
+				? RedisScript.of(read(QueueScripts.class, "common.lua") + "\n" + reserveWithoutSkipping(), List.class)
+				: definition.load());
+		Violation violation = run(scripts, SHORT.withFaults(EnumSet.noneOf(Fault.class)), 1);
+		assertThat(violation).isNotNull();
+		// a cancelled, replaced or rescheduled job's entry is reserved: a job without
+		// data dies, a rescheduled job runs early, a job is in two places
+		assertThat(violation.invariant()).isIn(Invariant.ONE_STATE, Invariant.EARLY, Invariant.RUN_AGAIN_BY_RESEND);
+	}
+
+	@Test
 	@EnabledIfSystemProperty(named = "redq.tester.long", matches = "true")
 	void theScriptsKeepEveryInvariantInALongRun() {
 		long end = System.nanoTime() + LONG_RUN.toNanos();
@@ -154,6 +166,17 @@ class ScriptTesterIntegrationTests {
 		String withoutCheck = enqueue.replaceFirst("(?s)\n-- Lettuce re-sends an unanswered command.*?\nend\n", "\n");
 		assertThat(withoutCheck).as("the re-send check of enqueue.lua").isNotEqualTo(enqueue);
 		return withoutCheck;
+	}
+
+	/**
+	 * The reserve script taking every entry of the ready list for a job, as it did before
+	 * cancel, reschedule and replace left stale entries there.
+	 */
+	private static String reserveWithoutSkipping() {
+		String reserve = read(QueueScripts.class, "reserve.lua");
+		String withoutSkipping = reserve.replace("if redis.call('EXISTS', stale) == 0 then", "if true then");
+		assertThat(withoutSkipping).as("the skipping of reserve.lua").isNotEqualTo(reserve);
+		return withoutSkipping;
 	}
 
 	private static String read(Class<?> type, String name) {
