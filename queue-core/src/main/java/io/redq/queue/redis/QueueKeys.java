@@ -288,13 +288,15 @@ public final class QueueKeys {
 	}
 
 	/**
-	 * Return the key under which Redis remembers a dispatch's reply for the re-send
-	 * window (see {@code enqueue.lua}), passed after {@link #all()}.
-	 * @param nonce the dispatch's nonce
+	 * Return the key under which Redis remembers the reply of the latest call on a lane
+	 * of a producer for the re-send window (see {@link ResendProtection}), passed after
+	 * {@link #all()}.
+	 * @param producer the producer's id
+	 * @param lane the lane
 	 * @return the key
 	 */
-	public String sent(String nonce) {
-		return key("sent:" + nonce);
+	public String sent(String producer, int lane) {
+		return key("sent:" + producer + ":" + lane);
 	}
 
 }

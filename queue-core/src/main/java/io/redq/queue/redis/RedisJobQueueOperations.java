@@ -186,14 +186,14 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 	}
 
 	private long moveTo(String queue, String id, Due due) {
-		Long result = this.store.runForLong(this.scripts.reschedule(), queue, id, due.absolute() ? "a" : "d",
-				Long.toString(due.millis()));
+		Long result = this.store.runOnce(this.scripts.reschedule(), queue,
+				List.of(id, due.absolute() ? "a" : "d", Long.toString(due.millis())));
 		return (result != null) ? result : 0;
 	}
 
 	@Override
 	public boolean cancel(String queue, String id) {
-		Long removed = this.store.runForLong(this.scripts.cancel(), queue, id);
+		Long removed = this.store.runOnce(this.scripts.cancel(), queue, List.of(id));
 		return removed != null && removed == 1L;
 	}
 
@@ -275,7 +275,7 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 			List<String> args = new ArrayList<>(ids.size() + 1);
 			args.add(action);
 			args.addAll(ids);
-			Long done = this.store.runForLong(this.scripts.revive(), queue, args.toArray(new String[0]));
+			Long done = this.store.runOnce(this.scripts.revive(), queue, args);
 			total += (done != null) ? done : 0;
 			// without ids, each call handles the oldest 1,000
 			if (!ids.isEmpty() || done == null || done == 0) {

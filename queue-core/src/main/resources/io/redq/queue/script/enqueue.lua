@@ -1,5 +1,5 @@
--- Enqueues a batch of jobs as one dispatch. KEYS: the queue's keys, then last the dispatch's own key
--- (<prefix>:{<queue>}:sent:<nonce>, a random nonce per call). ARGV: count, how long the dispatch is remembered (ms),
+-- Enqueues a batch of jobs as one dispatch, a call that is harmless when re-sent (see remembered in common.lua).
+-- KEYS: the queue's keys, then the call's lane key. ARGV: the call's sequence number and re-send window (ms), count,
 -- then per job: id, due mode ('d' delay in ms or 'a' epoch ms), due value, duplicate policy, envelope body (the
 -- envelope JSON without its opening brace: the script prepends the Redis-clock times). The policy's first character
 -- says what happens to a pending job with the same id: 'k' keep it, 'r' replace its payload and due time, 'p' replace
@@ -8,19 +8,19 @@
 -- Returns per job: 0 kept the pending job (or the successor already queued), 1 created, 2 replaced the pending job,
 -- 3 queued as successor, 4 dropped (the job runs and the dispatch was not queued).
 -- The caller sends at most 1,000 jobs, which the variadic calls take (Lua's unpack stops at about 8,000 values).
-local sent = KEYS[#KEYS]
+
 -- Lettuce re-sends an unanswered command when it reconnects: the same dispatch again, which finds its reply
 -- remembered and changes nothing, whatever happened to its jobs meanwhile (they may have run and completed).
-local remembered = redis.call('GET', sent)
-if remembered then
+local replied = remembered()
+if replied then
 	local replay = {}
-	for i = 1, #remembered do
-		replay[i] = tonumber(string.sub(remembered, i, i))
+	for i = 1, #replied do
+		replay[i] = tonumber(string.sub(replied, i, i))
 	end
 	return replay
 end
 local now = now_millis()
-local count = tonumber(ARGV[1])
+local count = tonumber(ARGV[3])
 local result = {}
 -- the reply remembered for a re-send, one digit per job: Lua formats a number with sprintf, a string it only copies
 local codes, digits = {}, {[0] = '0', '1', '2', '3', '4'}
@@ -45,7 +45,7 @@ local function flush()
 	end
 end
 for i = 0, count - 1 do
-	local base = 3 + i * 5
+	local base = 4 + i * 5
 	local id, mode, value, policy, body = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4]
 	local pending, while_running = string.sub(policy, 1, 1), string.sub(policy, 2, 2)
 	local due = now + value
@@ -102,5 +102,5 @@ flush()
 if woke then
 	signal()
 end
-redis.call('SET', sent, table.concat(codes), 'PX', ARGV[2])
+remember(table.concat(codes))
 return result
