@@ -279,6 +279,16 @@ public final class QueueKeys {
 	}
 
 	/**
+	 * Return whether a key of this queue holds the reply of a lane's latest call (see
+	 * {@link #sent(String, int)}).
+	 * @param key a key of this queue
+	 * @return whether it is a lane's key
+	 */
+	public boolean isSent(String key) {
+		return key.startsWith(key("sent:"));
+	}
+
+	/**
 	 * Return every key in the order the scripts expect them in {@code KEYS} (see
 	 * {@code common.lua}).
 	 * @return the keys

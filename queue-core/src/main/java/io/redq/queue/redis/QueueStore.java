@@ -105,9 +105,26 @@ public final class QueueStore {
 	 * @return the result
 	 */
 	public <T> @Nullable T runOnce(RedisScript<T> script, String queue, List<String> args) {
+		return runOnce(script, queue, List.of(), args);
+	}
+
+	/**
+	 * Run a script that changes a queue as a new call of the {@link ResendProtection},
+	 * with keys besides the queue's.
+	 * @param <T> the result type
+	 * @param script the script
+	 * @param queue the queue
+	 * @param extraKeys the keys that follow the queue's, before the call's own
+	 * @param args the arguments, which follow the call's own
+	 * @return the result
+	 */
+	public <T> @Nullable T runOnce(RedisScript<T> script, String queue, List<String> extraKeys, List<String> args) {
 		ResendProtection.Call call = this.resendProtection.begin(keys(queue));
 		try {
-			return runOnce(script, queue, call, args);
+			List<String> keys = new ArrayList<>(keys(queue).all());
+			keys.addAll(extraKeys);
+			keys.add(call.key());
+			return this.redis.execute(script, keys, argsOf(call, args).toArray());
 		}
 		finally {
 			this.resendProtection.end(call);

@@ -65,17 +65,29 @@ for i = 0, count - 1 do
 			status = 4
 			if while_running == 'q' then
 				status = 0
-				if pending ~= 'k' or redis.call('HEXISTS', successors, id) == 0 then
-					redis.call('HSET', successors, id, millis(due) .. ':' .. body)
+				local queued = redis.call('HGET', successors, id)
+				if pending ~= 'k' or not queued then
+					local successor_due = millis(due)
+					if pending == 'p' and queued then
+						-- only the payload changes: the queued run keeps the due time of the first dispatch
+						successor_due = string.match(queued, '^(%-?%d+):') or successor_due
+					end
+					redis.call('HSET', successors, id, successor_due .. ':' .. body)
 					status = 3
 				end
 			end
 		elseif pending == 'k' then
 			status = 0
 		elseif pending == 'p' then
-			-- only the payload changes: the job keeps its place
+			-- only the payload changes: the job keeps its place, and the times it was created and became (or becomes)
+			-- ready
 			renew(id)
-			store(id, now, scheduled and tonumber(scheduled) or now, body)
+			local times = string.match(redis.call('HGET', jobs, id), '^({"createdAt":%-?%d+,"availableAt":%-?%d+,)')
+			if times then
+				redis.call('HSET', jobs, id, times .. body)
+			else
+				store(id, now, scheduled and tonumber(scheduled) or now, body)
+			end
 			status = -2
 		else
 			renew(id)

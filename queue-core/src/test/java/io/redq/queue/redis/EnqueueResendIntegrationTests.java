@@ -129,9 +129,9 @@ class EnqueueResendIntegrationTests extends AbstractQueueIntegrationTests {
 		this.listener.fail(QUEUE, this.listener.reserve(QUEUE, 1, LEASE).jobs().get(0).lease(), "boom", null);
 		ResendProtection.Call call = begin();
 		QueueScripts scripts = this.operations.getStore().getScripts();
-		assertThat(runOnce(scripts.revive(), call, List.of("retry", "a"))).isEqualTo(1);
+		assertThat(runOnce(scripts.revive(), call, List.of("retry", "0", "a"))).isEqualTo(1);
 		this.listener.fail(QUEUE, this.listener.reserve(QUEUE, 1, LEASE).jobs().get(0).lease(), "boom again", null);
-		assertThat(runOnce(scripts.revive(), call, List.of("retry", "a"))).isEqualTo(1);
+		assertThat(runOnce(scripts.revive(), call, List.of("retry", "0", "a"))).isEqualTo(1);
 		assertThat(this.operations.stats(QUEUE)).as("dead again, and left dead").isEqualTo(new QueueStats(0, 0, 0, 1));
 	}
 

@@ -333,7 +333,7 @@ final class ScriptTester {
 		dead.sort(null);
 		String id = dead.get(this.random.nextInt(dead.size()));
 		String envelope = snapshot.jobs.get(id);
-		long revived = operate("retry of dead " + id, this.scripts.revive(), List.of("retry", id));
+		long revived = operate("retry of dead " + id, this.scripts.revive(), List.of("retry", "0", id));
 		if (revived == 1 && envelope != null) {
 			Dispatch dispatch = dispatchOf(envelope);
 			dispatch.state = State.LIVE;
