@@ -48,7 +48,8 @@ public final class Benchmarks {
 					Map.entry("e2e-async", new EndToEndScenario(Dispatch.ASYNC)),
 					Map.entry("idle-pickup", new IdlePickupScenario()), Map.entry("timers", new TimersScenario()),
 					Map.entry("memory", new MemoryScenario()), Map.entry("idle-cost", new IdleCostScenario()),
-					Map.entry("soak", new SoakScenario()), Map.entry("removal", new RemovalScenario())));
+					Map.entry("soak", new SoakScenario()), Map.entry("removal", new RemovalScenario()),
+					Map.entry("resend-memory", new ResendMemoryScenario())));
 
 	private Benchmarks() {
 	}

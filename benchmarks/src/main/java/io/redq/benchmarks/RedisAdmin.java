@@ -96,15 +96,27 @@ final class RedisAdmin {
 	}
 
 	void deleteKeys(String pattern) {
+		keys(pattern).forEach((key) -> delete(List.of(key)));
+	}
+
+	/**
+	 * Return the keys that match a pattern, found with {@code SCAN}.
+	 * @param pattern the pattern
+	 * @return the keys
+	 */
+	List<String> keys(String pattern) {
+		List<String> keys = new ArrayList<>();
 		String cursor = "0";
 		do {
+			count("scan");
 			// the cursor, then the keys, which hold no line breaks
 			List<String> reply = List
 				.of(this.server.command("SCAN", cursor, "MATCH", pattern, "COUNT", "1000").split("\n"));
 			cursor = reply.get(0);
-			reply.subList(1, reply.size()).forEach((key) -> delete(List.of(key)));
+			reply.subList(1, reply.size()).stream().filter((key) -> !key.isEmpty()).forEach(keys::add);
 		}
 		while (!cursor.equals("0"));
+		return keys;
 	}
 
 	/**

@@ -60,7 +60,9 @@ class BenchmarksIntegrationTests {
 						List.of("commandsPerSecond", "roundTripsPerSecond", "commandCallsPerSecond")),
 				Arguments.of("soak", List.of("--jobs=100", "--duration=500ms"), List.of("jobsPerSecond", "minutes")),
 				Arguments.of("removal", List.of("--jobs=2000", "--lpush-requests=0"),
-						List.of("backlog2000CancelMicros", "backlog2000RescheduleMicros", "backlog2000ReplaceMicros")));
+						List.of("backlog2000CancelMicros", "backlog2000RescheduleMicros", "backlog2000ReplaceMicros")),
+				Arguments.of("resend-memory", List.of("--jobs=2000", "--lpush-requests=0"),
+						List.of("dispatchesPerSecond", "resendKeysMax", "resendBytesMax", "keyPerCallBytes")));
 	}
 
 	@ParameterizedTest(name = "{0}")

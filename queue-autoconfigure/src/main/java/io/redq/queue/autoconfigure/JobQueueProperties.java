@@ -559,11 +559,12 @@ public class JobQueueProperties {
 		private DataSize maxPayloadSize = DataSize.ofMegabytes(1);
 
 		/**
-		 * How long Redis remembers each dispatch (each call of up to 1,000 jobs) with its
-		 * reply, so that a dispatch Lettuce re-sends after a reconnect changes nothing.
-		 * Must be longer than the Redis command timeout (spring.data.redis.timeout, 60s
-		 * by default), after which Lettuce no longer re-sends. Redis holds about 130
-		 * bytes per dispatch for that time.
+		 * How long Redis remembers the reply of a call that changes a queue (each
+		 * dispatch call of up to 1,000 jobs, cancel, reschedule, retry or delete of dead
+		 * jobs, purge), so that a call Lettuce re-sends after a reconnect changes
+		 * nothing. Must be longer than the Redis command timeout
+		 * (spring.data.redis.timeout, 60s by default), after which Lettuce no longer
+		 * re-sends. Redis keeps one reply per call in flight at once, not one per call.
 		 */
 		private Duration resendWindow = Duration.ofMinutes(2);
 

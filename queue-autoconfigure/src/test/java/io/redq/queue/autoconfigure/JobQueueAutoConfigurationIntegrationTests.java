@@ -69,7 +69,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 			"jobQueueAckScript", "jobQueueFailScript", "jobQueueExtendScript", "jobQueueReleaseScript",
 			"jobQueueMigrateScript", "jobQueueCancelScript", "jobQueueStatsScript", "jobQueueAdmitScript",
 			"jobQueueHoldScript", "jobQueueRescheduleScript", "jobQueueStatusScript", "jobQueueDeadScript",
-			"jobQueueReviveScript", "jobQueueModelScript", "jobQueueRecurringTickScript",
+			"jobQueueReviveScript", "jobQueueModelScript", "jobQueuePurgeScript", "jobQueueRecurringTickScript",
 			"jobQueueRecurringPauseScript");
 
 	private final ApplicationContextRunner runner;

@@ -117,7 +117,8 @@ public interface JobQueueOperations {
 	/**
 	 * Retry dead jobs with fresh attempts: they become ready at once.
 	 * @param queue the queue
-	 * @param ids the ids, or none for every dead job
+	 * @param ids the ids, or none for every job that was dead when the call began (a job
+	 * it retried that dies again meanwhile is not retried again)
 	 * @return how many jobs were retried
 	 */
 	long retryDead(String queue, Collection<String> ids);
@@ -125,7 +126,7 @@ public interface JobQueueOperations {
 	/**
 	 * Delete dead jobs.
 	 * @param queue the queue
-	 * @param ids the ids, or none for every dead job
+	 * @param ids the ids, or none for every job that was dead when the call began
 	 * @return how many jobs were deleted
 	 */
 	long deleteDead(String queue, Collection<String> ids);

@@ -305,6 +305,16 @@ public final class QueueKeys {
 	}
 
 	/**
+	 * Return whether a key of this queue holds the reply of a lane's latest call (see
+	 * {@link #sent(String, int)}).
+	 * @param key a key of this queue
+	 * @return whether it is a lane's key
+	 */
+	public boolean isSent(String key) {
+		return key.startsWith(key("sent:"));
+	}
+
+	/**
 	 * Return every key in the order the scripts expect them in {@code KEYS} (see
 	 * {@code common.lua}).
 	 * @return the keys
@@ -314,13 +324,15 @@ public final class QueueKeys {
 	}
 
 	/**
-	 * Return the key under which Redis remembers a dispatch's reply for the re-send
-	 * window (see {@code enqueue.lua}), passed after {@link #all()}.
-	 * @param nonce the dispatch's nonce
+	 * Return the key under which Redis remembers the reply of the latest call on a lane
+	 * of a producer for the re-send window (see {@link ResendProtection}), passed after
+	 * {@link #all()}.
+	 * @param producer the producer's id
+	 * @param lane the lane
 	 * @return the key
 	 */
-	public String sent(String nonce) {
-		return key("sent:" + nonce);
+	public String sent(String producer, int lane) {
+		return key("sent:" + producer + ":" + lane);
 	}
 
 }

@@ -1,5 +1,6 @@
 package io.redq.queue.redis;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -44,6 +45,8 @@ public final class QueueStore {
 
 	private final Map<String, QueueKeys> keys = new ConcurrentHashMap<>();
 
+	private final ResendProtection resendProtection = new ResendProtection();
+
 	private ReplicaWait replicaWait = ReplicaWait.NONE;
 
 	/**
@@ -83,6 +86,89 @@ public final class QueueStore {
 	 */
 	public QueueScripts getScripts() {
 		return this.scripts;
+	}
+
+	/**
+	 * Return what makes the calls that change a queue harmless when re-sent.
+	 * @return the re-send protection of these queues
+	 */
+	public ResendProtection getResendProtection() {
+		return this.resendProtection;
+	}
+
+	/**
+	 * Run a script that changes a queue as a new call of the {@link ResendProtection}.
+	 * @param <T> the result type
+	 * @param script the script
+	 * @param queue the queue
+	 * @param args the arguments, which follow the call's own
+	 * @return the result
+	 */
+	public <T> @Nullable T runOnce(RedisScript<T> script, String queue, List<String> args) {
+		return runOnce(script, queue, List.of(), args);
+	}
+
+	/**
+	 * Run a script that changes a queue as a new call of the {@link ResendProtection},
+	 * with keys besides the queue's.
+	 * @param <T> the result type
+	 * @param script the script
+	 * @param queue the queue
+	 * @param extraKeys the keys that follow the queue's, before the call's own
+	 * @param args the arguments, which follow the call's own
+	 * @return the result
+	 */
+	public <T> @Nullable T runOnce(RedisScript<T> script, String queue, List<String> extraKeys, List<String> args) {
+		ResendProtection.Call call = this.resendProtection.begin(keys(queue));
+		try {
+			List<String> keys = new ArrayList<>(keys(queue).all());
+			keys.addAll(extraKeys);
+			keys.add(call.key());
+			return this.redis.execute(script, keys, argsOf(call, args).toArray());
+		}
+		finally {
+			this.resendProtection.end(call);
+		}
+	}
+
+	/**
+	 * Run a script that changes a queue as the given call: when Redis still remembers
+	 * that call, nothing changes and its reply is returned again. A second run of one
+	 * call is what Lettuce sends when it re-sends the first.
+	 * @param <T> the result type
+	 * @param script the script
+	 * @param queue the queue
+	 * @param call the call
+	 * @param args the arguments, which follow the call's own
+	 * @return the result
+	 */
+	public <T> @Nullable T runOnce(RedisScript<T> script, String queue, ResendProtection.Call call, List<String> args) {
+		return this.redis.execute(script, keysOf(queue, call), argsOf(call, args).toArray());
+	}
+
+	/**
+	 * Return the keys of a call's script: the queue's keys, then the call's lane key.
+	 * @param queue the queue
+	 * @param call the call
+	 * @return the keys
+	 */
+	List<String> keysOf(String queue, ResendProtection.Call call) {
+		List<String> keys = new ArrayList<>(keys(queue).all());
+		keys.add(call.key());
+		return keys;
+	}
+
+	/**
+	 * Return the arguments of a call's script: the call's own, then the given ones.
+	 * @param call the call
+	 * @param args the arguments of the script
+	 * @return the arguments
+	 */
+	static List<String> argsOf(ResendProtection.Call call, List<String> args) {
+		List<String> all = new ArrayList<>(call.args().size() + args.size());
+		all.addAll(call.args());
+		all.addAll(args);
+		return all;
 	}
 
 	/**

@@ -59,7 +59,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 * The default re-send window: two minutes, longer than Lettuce's default command
 	 * timeout of one minute.
 	 */
-	public static final Duration DEFAULT_RESEND_WINDOW = Duration.ofMinutes(2);
+	public static final Duration DEFAULT_RESEND_WINDOW = ResendProtection.DEFAULT_WINDOW;
 
 	private static final Log logger = LogFactory.getLog(RedisJobDispatcher.class);
 
@@ -83,7 +83,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	private final AsyncDispatchSender asyncSender = new AsyncDispatchSender(this::send);
 
-	private Duration resendWindow = DEFAULT_RESEND_WINDOW;
+	private final ResendProtection resendProtection;
 
 	/**
 	 * Create an instance.
@@ -94,6 +94,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	public RedisJobDispatcher(RedisJobQueueOperations operations, JobDefinitions definitions, JsonMapper jsonMapper) {
 		this.operations = operations;
 		this.enqueueOperations = operations.getEnqueueOperations();
+		this.resendProtection = operations.getStore().getResendProtection();
 		this.definitions = definitions;
 		this.jsonMapper = jsonMapper;
 	}
@@ -123,19 +124,20 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	}
 
 	/**
-	 * Set how long Redis remembers each dispatch (each script call of up to 1,000 jobs)
-	 * with its reply, so that the same call re-sent by Lettuce after a reconnect changes
-	 * nothing, even when its jobs ran meanwhile. Lettuce re-sends only commands that have
-	 * not timed out: the window must be longer than the Redis command timeout
-	 * ({@code spring.data.redis.timeout}, by default Lettuce's one minute). Redis holds
-	 * about 134 bytes per dispatch for that time.
+	 * Set how long Redis remembers the reply of a call that changes a queue (each
+	 * dispatch script call of up to 1,000 jobs, and the operations' cancel, reschedule,
+	 * retry or delete of dead jobs and purge on the same queues), so that the same call
+	 * re-sent by Lettuce after a reconnect changes nothing, even when its jobs ran
+	 * meanwhile. Lettuce re-sends only commands that have not timed out: the window must
+	 * be longer than the Redis command timeout ({@code spring.data.redis.timeout}, by
+	 * default Lettuce's one minute). Redis keeps one reply per call in flight at once
+	 * (see {@link ResendProtection}), not one per call.
 	 * <p>
 	 * Default {@link #DEFAULT_RESEND_WINDOW}.
 	 * @param resendWindow the window
 	 */
 	public void setResendWindow(Duration resendWindow) {
-		Assert.isTrue(resendWindow.toMillis() > 0, "resendWindow must be at least 1 ms; got " + resendWindow);
-		this.resendWindow = resendWindow;
+		this.resendProtection.setWindow(resendWindow);
 	}
 
 	/**
@@ -245,7 +247,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 */
 	private List<DispatchResult> send(List<PreparedJob> jobs) {
 		List<DispatchResult> results = this.enqueueOperations.enqueue(jobs.get(0).queue(),
-				jobs.stream().map(PreparedJob::command).toList(), this.resendWindow);
+				jobs.stream().map(PreparedJob::command).toList());
 		dispatched(jobs);
 		return results;
 	}

@@ -45,10 +45,7 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 	/** The default key prefix. */
 	public static final String DEFAULT_KEY_PREFIX = "redq";
 
-	private static final int PURGE_BATCH_SIZE = 1000;
-
-	/** The field of a recurring job's state that holds its latest tick. */
-	private static final byte[] RECURRING_LAST_TICK = "last".getBytes(StandardCharsets.UTF_8);
+	private static final int SCAN_BATCH_SIZE = 1000;
 
 	private final QueueStore store;
 
@@ -186,14 +183,14 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 	}
 
 	private long moveTo(String queue, String id, Due due) {
-		Long result = this.store.runForLong(this.scripts.reschedule(), queue, id, due.absolute() ? "a" : "d",
-				Long.toString(due.millis()));
+		Long result = this.store.runOnce(this.scripts.reschedule(), queue,
+				List.of(id, due.absolute() ? "a" : "d", Long.toString(due.millis())));
 		return (result != null) ? result : 0;
 	}
 
 	@Override
 	public boolean cancel(String queue, String id) {
-		Long removed = this.store.runForLong(this.scripts.cancel(), queue, id);
+		Long removed = this.store.runOnce(this.scripts.cancel(), queue, List.of(id));
 		return removed != null && removed == 1L;
 	}
 
@@ -270,14 +267,22 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 	}
 
 	private long revive(String queue, String action, Collection<String> ids) {
+		// without ids, each call takes the oldest 1,000 of the jobs that were dead when
+		// this began: those that died at or before the latest death then
+		Set<ZSetOperations.TypedTuple<String>> latest = ids.isEmpty()
+				? this.redis.opsForZSet().reverseRangeWithScores(this.store.keys(queue).dead(), 0, 0) : Set.of();
+		if (ids.isEmpty() && (latest == null || latest.isEmpty())) {
+			return 0;
+		}
+		String cutoff = ids.isEmpty() ? Long.toString(latest.iterator().next().getScore().longValue()) : "0";
 		long total = 0;
 		while (true) {
-			List<String> args = new ArrayList<>(ids.size() + 1);
+			List<String> args = new ArrayList<>(ids.size() + 2);
 			args.add(action);
+			args.add(cutoff);
 			args.addAll(ids);
-			Long done = this.store.runForLong(this.scripts.revive(), queue, args.toArray(new String[0]));
+			Long done = this.store.runOnce(this.scripts.revive(), queue, args);
 			total += (done != null) ? done : 0;
-			// without ids, each call handles the oldest 1,000
 			if (!ids.isEmpty() || done == null || done == 0) {
 				return total;
 			}
@@ -287,47 +292,37 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 	/**
 	 * {@inheritDoc}
 	 * <p>
-	 * Finds the keys of the queue with {@code SCAN}, on the node that serves the queue's
-	 * slot on a Redis Cluster, and deletes them all but the pause switches: the queue's
-	 * and each recurring job's, which loses only its latest tick. The lease token counter
-	 * and the data model stay too.
+	 * Finds the keys of the queue's gates and recurring jobs with {@code SCAN}, on the
+	 * node that serves the queue's slot on a Redis Cluster, then deletes every job, gate
+	 * and latest recurring tick of the queue in one script call, so that a job dispatched
+	 * meanwhile is purged whole or kept whole. It keeps the pause switches (the queue's
+	 * and each recurring job's), the lease token counter, the data model and the replies
+	 * kept for re-sent calls.
 	 */
 	@Override
 	public void purge(String queue) {
 		QueueKeys keys = this.store.keys(queue);
-		// the lease token counter never goes back, or the stale token of a purged running
-		// job could match the lease of a new job with the same id
-		// nor does the data model: a queue kept by newer scripts must not look new to
-		// older ones
-		Set<String> kept = Set.of(keys.paused(), keys.sequence(), keys.model());
-		ScanOptions options = ScanOptions.scanOptions().match(keys.pattern()).count(PURGE_BATCH_SIZE).build();
+		Set<String> fixed = Set.copyOf(keys.all());
+		List<String> gates = new ArrayList<>();
+		List<String> recurring = new ArrayList<>();
+		ScanOptions options = ScanOptions.scanOptions().match(keys.pattern()).count(SCAN_BATCH_SIZE).build();
 		this.redis.execute((RedisCallback<@Nullable Void>) (connection) -> {
-			List<byte[]> purged = new ArrayList<>();
 			try (Cursor<byte[]> cursor = scan(connection, keys, options)) {
 				while (cursor.hasNext()) {
-					byte[] key = cursor.next();
-					String name = new String(key, StandardCharsets.UTF_8);
-					if (keys.isRecurring(name)) {
-						connection.hashCommands().hDel(key, RECURRING_LAST_TICK);
+					String key = new String(cursor.next(), StandardCharsets.UTF_8);
+					if (keys.isRecurring(key)) {
+						recurring.add(key);
 					}
-					else if (!kept.contains(name)) {
-						purged.add(key);
-					}
-					if (purged.size() == PURGE_BATCH_SIZE) {
-						delete(connection, purged);
+					else if (!fixed.contains(key) && !keys.isSent(key)) {
+						gates.add(key);
 					}
 				}
 			}
-			delete(connection, purged);
 			return null;
 		});
-	}
-
-	private static void delete(RedisConnection connection, List<byte[]> keys) {
-		if (!keys.isEmpty()) {
-			connection.keyCommands().del(keys.toArray(new byte[0][]));
-			keys.clear();
-		}
+		List<String> purged = new ArrayList<>(gates);
+		purged.addAll(recurring);
+		this.store.runOnce(this.scripts.purge(), queue, purged, List.of(Integer.toString(recurring.size())));
 	}
 
 	private static Cursor<byte[]> scan(RedisConnection connection, QueueKeys keys, ScanOptions options) {

@@ -43,6 +43,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * @param dead pages through dead jobs, or reads some by id
  * @param revive retries or deletes dead jobs
  * @param model returns the queue's data model, after the check every script makes
+ * @param purge deletes every job of a queue in one step
  * @author Redq team
  * @since 0.1.0
  */
@@ -51,7 +52,7 @@ public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> reserve,
 		RedisScript<Long> fail, RedisScript<List> extend, RedisScript<Long> release, RedisScript<List> migrate,
 		RedisScript<Long> cancel, RedisScript<List> stats, RedisScript<Long> admit, RedisScript<Long> hold,
 		RedisScript<Long> reschedule, RedisScript<List> status, RedisScript<List> dead, RedisScript<Long> revive,
-		RedisScript<Long> model) {
+		RedisScript<Long> model, RedisScript<Long> purge) {
 
 	/**
 	 * The definition of each script, in the order of the components.

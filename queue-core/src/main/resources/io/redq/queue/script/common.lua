@@ -26,6 +26,27 @@ local function signal()
 	redis.call('ZADD', wake, 0, 'w')
 end
 
+-- A call that changes a queue is made harmless when Lettuce re-sends it after a reconnect (see ResendProtection): it
+-- runs on a lane of its producer that no other call takes until it has its reply, whose key comes last in KEYS, and
+-- its first two ARGV are its sequence number and the re-send window in ms. The lane's key holds '<sequence>:<reply>'
+-- of its latest call. Returns the reply remembered for this call, or nil for a call not seen before.
+local function remembered()
+	local last = redis.call('GET', KEYS[#KEYS])
+	if last then
+		local colon = string.find(last, ':', 1, true)
+		if string.sub(last, 1, colon - 1) == ARGV[1] then
+			return string.sub(last, colon + 1)
+		end
+	end
+	return nil
+end
+
+-- Remembers this call's reply (a string: Lua formats a number with sprintf) on its lane, for the window; returns it.
+local function remember(reply)
+	redis.call('SET', KEYS[#KEYS], ARGV[1] .. ':' .. reply, 'PX', ARGV[2])
+	return reply
+end
+
 -- Whether a job is ready: it has data and is in none of delayed, reserved and dead. Its entry in the ready list is
 -- not searched for (see unready).
 local function is_ready(id)

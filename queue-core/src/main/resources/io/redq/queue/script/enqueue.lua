@@ -1,5 +1,5 @@
--- Enqueues a batch of jobs as one dispatch. KEYS: the queue's keys, then last the dispatch's own key
--- (<prefix>:{<queue>}:sent:<nonce>, a random nonce per call). ARGV: count, how long the dispatch is remembered (ms),
+-- Enqueues a batch of jobs as one dispatch, a call that is harmless when re-sent (see remembered in common.lua).
+-- KEYS: the queue's keys, then the call's lane key. ARGV: the call's sequence number and re-send window (ms), count,
 -- then per job: id, due mode ('d' delay in ms or 'a' epoch ms), due value, duplicate policy, envelope body (the
 -- envelope JSON without its opening brace: the script prepends the Redis-clock times). The policy's first character
 -- says what happens to a pending job with the same id: 'k' keep it, 'r' replace its payload and due time, 'p' replace
@@ -8,30 +8,32 @@
 -- Returns per job: 0 kept the pending job (or the successor already queued), 1 created, 2 replaced the pending job,
 -- 3 queued as successor, 4 dropped (the job runs and the dispatch was not queued).
 -- The caller sends at most 1,000 jobs, which the variadic calls take (Lua's unpack stops at about 8,000 values).
-local sent = KEYS[#KEYS]
+
 -- Lettuce re-sends an unanswered command when it reconnects: the same dispatch again, which finds its reply
 -- remembered and changes nothing, whatever happened to its jobs meanwhile (they may have run and completed).
-local remembered = redis.call('GET', sent)
-if remembered then
+local replied = remembered()
+if replied then
 	local replay = {}
-	for i = 1, #remembered do
-		replay[i] = tonumber(string.sub(remembered, i, i))
+	for i = 1, #replied do
+		replay[i] = tonumber(string.sub(replied, i, i))
 	end
 	return replay
 end
 local now = now_millis()
-local count = tonumber(ARGV[1])
+local count = tonumber(ARGV[3])
 local result = {}
 -- the reply remembered for a re-send, one digit per job: Lua formats a number with sprintf, a string it only copies
 local codes, digits = {}, {[0] = '0', '1', '2', '3', '4'}
 local woke = false
 -- A pending job replaced by a new dispatch starts afresh: without the attempts, stalls and error of a run before it,
--- and without a successor queued then, whose payload is older than the new one.
+-- without a successor queued then, whose payload is older than the new one, and without the token of a run before
+-- it, whose late acknowledgement must not complete the new payload unrun (see runs in common.lua).
 local function renew(id)
 	redis.call('HDEL', attempts, id)
 	redis.call('HDEL', stalls, id)
 	redis.call('HDEL', errors, id)
 	redis.call('HDEL', successors, id)
+	redis.call('HDEL', runs, id)
 end
 -- jobs that are ready at once are stored and pushed with one variadic call each; a later job with the same id
 -- flushes them first, so that it sees them
@@ -45,7 +47,7 @@ local function flush()
 	end
 end
 for i = 0, count - 1 do
-	local base = 3 + i * 5
+	local base = 4 + i * 5
 	local id, mode, value, policy, body = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4]
 	local pending, while_running = string.sub(policy, 1, 1), string.sub(policy, 2, 2)
 	local due = now + value
@@ -65,17 +67,29 @@ for i = 0, count - 1 do
 			status = 4
 			if while_running == 'q' then
 				status = 0
-				if pending ~= 'k' or redis.call('HEXISTS', successors, id) == 0 then
-					redis.call('HSET', successors, id, millis(due) .. ':' .. body)
+				local queued = redis.call('HGET', successors, id)
+				if pending ~= 'k' or not queued then
+					local successor_due = millis(due)
+					if pending == 'p' and queued then
+						-- only the payload changes: the queued run keeps the due time of the first dispatch
+						successor_due = string.match(queued, '^(%-?%d+):') or successor_due
+					end
+					redis.call('HSET', successors, id, successor_due .. ':' .. body)
 					status = 3
 				end
 			end
 		elseif pending == 'k' then
 			status = 0
 		elseif pending == 'p' then
-			-- only the payload changes: the job keeps its place
+			-- only the payload changes: the job keeps its place, and the times it was created and became (or becomes)
+			-- ready
 			renew(id)
-			store(id, now, scheduled and tonumber(scheduled) or now, body)
+			local times = string.match(redis.call('HGET', jobs, id), '^({"createdAt":%-?%d+,"availableAt":%-?%d+,)')
+			if times then
+				redis.call('HSET', jobs, id, times .. body)
+			else
+				store(id, now, scheduled and tonumber(scheduled) or now, body)
+			end
 			status = -2
 		else
 			renew(id)
@@ -102,5 +116,5 @@ flush()
 if woke then
 	signal()
 end
-redis.call('SET', sent, table.concat(codes), 'PX', ARGV[2])
+remember(table.concat(codes))
 return result

@@ -8,7 +8,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
@@ -53,7 +55,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.listener.ack(QUEUE, List.of(reservation.jobs().get(0).lease()))).isEmpty();
 		assertThat(this.template.keys("redq:*"))
 			.as("besides the dispatch, remembered for the re-send window, and the statistics")
-			.filteredOn((key) -> !key.startsWith(this.keys.sent("")))
+			.filteredOn((key) -> !key.contains(":sent:"))
 			.containsOnly(this.keys.sequence(), this.keys.wake(), this.keys.model(), this.keys.stats());
 	}
 
@@ -769,6 +771,38 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void aDebouncedDispatchQueuedBehindARunningJobKeepsTheDueTimeOfTheFirstEdit() {
+		enqueue("index", Due.NOW, DuplicatePolicy.REPLACE_PAYLOAD, Uniqueness.UNTIL_STARTED, "first");
+		ReservedJob running = reserveOne();
+		assertThat(enqueue("index", new Due(false, 10_000), DuplicatePolicy.REPLACE_PAYLOAD, Uniqueness.UNTIL_STARTED,
+				"second"))
+			.isEqualTo(Outcome.QUEUED);
+		String queued = (String) this.template.opsForHash().get(this.keys.successors(), "index");
+		assertThat(enqueue("index", new Due(false, 60_000), DuplicatePolicy.REPLACE_PAYLOAD, Uniqueness.UNTIL_STARTED,
+				"third"))
+			.isEqualTo(Outcome.QUEUED);
+		String edited = (String) this.template.opsForHash().get(this.keys.successors(), "index");
+		assertThat(edited).as("the last payload, the first edit's due time")
+			.isEqualTo(queued.substring(0, queued.indexOf(':') + 1) + body("third"));
+		assertThat(this.listener.ack(QUEUE, List.of(running.lease()))).isEmpty();
+		JobStatus next = this.operations.status(QUEUE, "index");
+		assertThat(Duration.between(next.redisTime(), next.at())).isLessThanOrEqualTo(Duration.ofSeconds(10));
+	}
+
+	@Test
+	void replacingThePayloadOfAReadyJobKeepsWhenItWasCreatedAndBecameReady() {
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "first");
+		String before = (String) this.template.opsForHash().get(this.keys.jobs(), "a");
+		String times = before.substring(0, before.indexOf(",\"job\""));
+		long created = Long.parseLong(times.substring(times.indexOf(':') + 1, times.indexOf(',')));
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.operations.status(QUEUE, "a").redisTime().toEpochMilli() > created + 1);
+		assertThat(enqueue("a", Due.NOW, DuplicatePolicy.REPLACE_PAYLOAD, "second")).isEqualTo(Outcome.REPLACED);
+		assertThat((String) this.template.opsForHash().get(this.keys.jobs(), "a"))
+			.isEqualTo(times + "," + body("second"));
+	}
+
+	@Test
 	void statusTellsWhereAJobIs() {
 		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.NONE);
 		enqueue("a", new Due(false, 60_000), DuplicatePolicy.KEEP, "x");
@@ -854,11 +888,113 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.template.keys("redq:{" + QUEUE + "}:*")).as("a queue name is no pattern")
 			.contains(this.keys.jobs());
 		this.operations.purge(QUEUE);
-		assertThat(this.template.keys("redq:{" + QUEUE + "}:*")).containsExactlyInAnyOrder(this.keys.sequence(),
-				this.keys.model(), this.keys.recurring("weekly"));
+		assertThat(this.template.keys("redq:{" + QUEUE + "}:*")).as("besides the replies kept for re-sent calls")
+			.filteredOn((key) -> !this.keys.isSent(key))
+			.containsExactlyInAnyOrder(this.keys.sequence(), this.keys.model(), this.keys.recurring("weekly"));
 		assertThat(this.template.opsForHash().entries(this.keys.recurring("weekly")))
 			.as("a paused recurring job stays paused")
 			.containsOnlyKeys("paused");
+	}
+
+	@Test
+	void retryingEveryDeadJobRetriesThoseThatWereDeadWhenItBeganOnceWhileFailingWorkersKillThemAgain()
+			throws Exception {
+		int jobs = 2500;
+		List<EnqueueCommand> commands = new ArrayList<>();
+		for (int i = 0; i < jobs; i++) {
+			commands.add(new EnqueueCommand("j" + i, Due.NOW, DuplicatePolicy.KEEP,
+					"\"job\":\"test\",\"maxAttempts\":1,\"timeout\":0,\"payload\":" + i + "}"));
+		}
+		this.enqueuer.enqueue(QUEUE, commands);
+		Map<String, Integer> runs = new ConcurrentHashMap<>();
+		assertThat(failEveryReadyJob(runs)).isEqualTo(jobs);
+		runs.clear();
+		// workers that fail every job they get, while every dead job is retried
+		AtomicBoolean retrying = new AtomicBoolean(true);
+		Thread workers = new Thread(() -> {
+			while (retrying.get()) {
+				failEveryReadyJob(runs);
+			}
+		});
+		workers.start();
+		long retried;
+		try {
+			retried = this.operations.retryDead(QUEUE, List.of());
+		}
+		finally {
+			retrying.set(false);
+			workers.join();
+		}
+		failEveryReadyJob(runs);
+		assertThat(retried).isEqualTo(jobs);
+		assertThat(runs).hasSize(jobs).allSatisfy((id, count) -> assertThat(count).as(id).isOne());
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, jobs));
+	}
+
+	/**
+	 * Reserve and fail for good every ready job, counting its runs.
+	 * @return how many jobs were failed
+	 */
+	private int failEveryReadyJob(Map<String, Integer> runs) {
+		int failed = 0;
+		List<ReservedJob> reserved;
+		while (!(reserved = this.listener.reserve(QUEUE, 100, Duration.ofSeconds(30)).jobs()).isEmpty()) {
+			for (ReservedJob job : reserved) {
+				runs.merge(job.id(), 1, Integer::sum);
+				this.listener.fail(QUEUE, job.lease(), "boom", null);
+				failed++;
+			}
+		}
+		return failed;
+	}
+
+	@Test
+	void aJobDispatchedWhilePurgesRunIsPurgedWholeOrKeptWhole() throws Exception {
+		int threads = 4;
+		AtomicBoolean dispatching = new AtomicBoolean(true);
+		AtomicInteger calls = new AtomicInteger();
+		List<Thread> producers = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			int producer = t;
+			producers.add(new Thread(() -> {
+				for (int i = 0; dispatching.get(); i++) {
+					Due due = (i % 3 == 0) ? new Due(false, 3_600_000) : Due.NOW;
+					this.enqueuer.enqueue(QUEUE,
+							List.of(new EnqueueCommand("j" + (i % 50), due, DuplicatePolicy.KEEP, body(producer)),
+									EnqueueCommand.withGeneratedId("g" + producer + "-" + i, Due.NOW, body(i))));
+					calls.incrementAndGet();
+				}
+			}));
+		}
+		producers.forEach(Thread::start);
+		try {
+			// purges far enough apart that each finds the keys of many calls (the reply
+			// of
+			// each was kept under a key of its own before the lanes)
+			for (int i = 0; i < 20; i++) {
+				int before = calls.get();
+				await().atMost(Duration.ofSeconds(30)).until(() -> calls.get() >= before + 1500);
+				this.operations.purge(QUEUE);
+			}
+		}
+		finally {
+			dispatching.set(false);
+			for (Thread producer : producers) {
+				producer.join();
+			}
+		}
+		List<String> ready = this.template.opsForList().range(this.keys.ready(), 0, -1);
+		Set<String> delayed = this.template.opsForZSet().range(this.keys.delayed(), 0, -1);
+		Set<Object> stored = this.template.opsForHash().keys(this.keys.jobs());
+		assertThat(ready).as("no id twice in ready").doesNotHaveDuplicates();
+		assertThat(ready).as("no id ready without data").allSatisfy((id) -> assertThat(stored).contains(id));
+		assertThat(delayed).as("no id delayed without data").allSatisfy((id) -> assertThat(stored).contains(id));
+		Set<Object> placed = new HashSet<>(ready);
+		placed.addAll(delayed);
+		assertThat(placed).as("no job with data in no set").containsExactlyInAnyOrderElementsOf(stored);
+		Reservation reservation = this.listener.reserve(QUEUE, 1000, Duration.ofSeconds(30));
+		assertThat(reservation.missing()).as("no phantom dead job").isEmpty();
+		assertThat(this.operations.stats(QUEUE).dead()).isZero();
 	}
 
 	@Test

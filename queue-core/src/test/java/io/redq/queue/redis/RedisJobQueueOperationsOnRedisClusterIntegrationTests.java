@@ -78,8 +78,9 @@ class RedisJobQueueOperationsOnRedisClusterIntegrationTests {
 		for (String queue : queues) {
 			operations.purge(queue);
 			QueueKeys keys = operations.getStore().keys(queue);
-			assertThat(template.keys("test:{" + queue + "}:*")).containsExactlyInAnyOrder(keys.sequence(),
-					keys.model());
+			assertThat(template.keys("test:{" + queue + "}:*")).as("besides the replies kept for re-sent calls")
+				.filteredOn((key) -> !keys.isSent(key))
+				.containsExactlyInAnyOrder(keys.sequence(), keys.model());
 		}
 	}
 

@@ -187,7 +187,8 @@ class RetentionIntegrationTests extends AbstractQueueIntegrationTests {
 					"\"job\":\"test\",\"maxAttempts\":1,\"payload\":" + i + "}"));
 		}
 		// the dispatch is forgotten at once: these tests measure what jobs leave behind
-		this.operations.getEnqueueOperations().enqueue(QUEUE, commands, Duration.ofMillis(1));
+		this.operations.getStore().getResendProtection().setWindow(Duration.ofMillis(1));
+		this.operations.getEnqueueOperations().enqueue(QUEUE, commands);
 	}
 
 }

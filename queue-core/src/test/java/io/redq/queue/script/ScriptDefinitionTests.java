@@ -25,10 +25,10 @@ class ScriptDefinitionTests {
 	void queueScriptsAreDefinedByTheirComponents() {
 		assertThat(QueueScripts.DEFINITIONS).extracting(ScriptDefinition::name)
 			.containsExactly("enqueue", "reserve", "ack", "fail", "extend", "release", "migrate", "cancel", "stats",
-					"admit", "hold", "reschedule", "status", "dead", "revive", "model");
+					"admit", "hold", "reschedule", "status", "dead", "revive", "model", "purge");
 		assertThat(QueueScripts.DEFINITIONS).filteredOn((definition) -> definition.resultType() == Long.class)
 			.extracting(ScriptDefinition::name)
-			.containsExactly("fail", "release", "cancel", "admit", "hold", "reschedule", "revive", "model");
+			.containsExactly("fail", "release", "cancel", "admit", "hold", "reschedule", "revive", "model", "purge");
 		assertThat(QueueScripts.DEFINITIONS).extracting(ScriptDefinition::resultType)
 			.containsOnly(List.class, Long.class);
 	}

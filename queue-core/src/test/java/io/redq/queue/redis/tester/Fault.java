@@ -21,6 +21,13 @@ enum Fault {
 	 */
 	ENQUEUE_RESENT_LATER(true),
 
+	/**
+	 * A lost reply of an operator's cancel, reschedule or retry of a dead job, re-sent
+	 * later, when a new job may hold the id (item 8 of the second correctness issue,
+	 * fixed).
+	 */
+	OPERATOR_RESENT_LATER(true),
+
 	/** A re-sent {@code admit} (bug 5, fixed). */
 	ADMIT_RESENT(true),
 

@@ -25,10 +25,11 @@ import io.redq.queue.redis.Gates;
 import io.redq.queue.redis.Lease;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.QueueKeys;
-import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.redis.Reservation;
+import io.redq.queue.redis.ResendProtection;
 import io.redq.queue.redis.ReservedJob;
+import io.redq.queue.script.QueueScripts;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -88,6 +89,8 @@ final class ScriptTester {
 
 	private final RedisJobQueueOperations operations;
 
+	private final QueueScripts scripts;
+
 	private final ListenerOperations listeners;
 
 	private final StringRedisTemplate redis;
@@ -101,6 +104,13 @@ final class ScriptTester {
 	private final List<Worker> workers = new ArrayList<>();
 
 	private final List<Dispatch> lostEnqueueReplies = new ArrayList<>();
+
+	/** Each producer's calls, on lanes of its own. */
+	private final List<ResendProtection> producerCalls = new ArrayList<>();
+
+	private final ResendProtection operatorCalls = new ResendProtection();
+
+	private final List<LostCall> lostOperatorReplies = new ArrayList<>();
 
 	/**
 	 * The gate holders ({@code id:token}) of runs that started and have not left their
@@ -122,6 +132,7 @@ final class ScriptTester {
 		this.settings = settings;
 		this.random = new Random(seed);
 		this.operations = operations;
+		this.scripts = operations.getStore().getScripts();
 		this.producers = operations.getEnqueueOperations();
 		this.listeners = operations.getListenerOperations();
 		this.redis = operations.getStore().getTemplate();
@@ -133,6 +144,9 @@ final class ScriptTester {
 				this.keys.jobs(), this.keys.attempts(), this.keys.leases(), this.keys.successors(), this.keys.errors(),
 				exclusiveKeys.get(0), exclusiveKeys.get(1), gateKeys.get(1), gateKeys.get(2), gateKeys.get(3),
 				this.keys.stale());
+		for (int i = 0; i < settings.producers(); i++) {
+			this.producerCalls.add(new ResendProtection());
+		}
 		for (int i = 0; i < settings.workers(); i++) {
 			this.workers.add(new Worker(i));
 		}
@@ -166,14 +180,20 @@ final class ScriptTester {
 		if (choice < 15) {
 			return produce();
 		}
-		if (choice < 18) {
+		if (choice < 17) {
 			return resendLostEnqueue();
 		}
-		if (choice < 21) {
+		if (choice < 19) {
 			return cancel();
 		}
-		if (choice < 24) {
+		if (choice < 21) {
 			return reschedule();
+		}
+		if (choice < 22) {
+			return revive();
+		}
+		if (choice < 24) {
+			return resendLostOperatorCall();
 		}
 		if (choice < 38) {
 			return reserve(anyWorker(), false);
@@ -230,7 +250,8 @@ final class ScriptTester {
 			case 3 -> new EnqueueCommand(id, due, DuplicatePolicy.REPLACE, body);
 			default -> new EnqueueCommand(id, due, DuplicatePolicy.REPLACE, Uniqueness.UNTIL_STARTED, body);
 		};
-		Dispatch dispatch = new Dispatch(number, command, maxAttempts, gated);
+		ResendProtection calls = this.producerCalls.get(producer);
+		Dispatch dispatch = new Dispatch(number, command, maxAttempts, gated, calls, calls.begin(this.keys));
 		this.dispatches.put(number, dispatch);
 		List<Dispatch> before = storedAt(id);
 		Outcome result = enqueue(dispatch);
@@ -253,6 +274,9 @@ final class ScriptTester {
 			this.lostEnqueueReplies.add(dispatch);
 			lost = ", reply lost";
 		}
+		if (!this.lostEnqueueReplies.contains(dispatch)) {
+			dispatch.calls.end(dispatch.call);
+		}
 		trace("producer " + producer + " enqueues d" + number + " as " + id + " (" + kindName(kind) + ", max "
 				+ maxAttempts + ", " + due + (gated ? ", gated" : "") + "): " + result + lost);
 		return true;
@@ -262,10 +286,7 @@ final class ScriptTester {
 	 * Enqueue as its dispatch: a second call is what Lettuce sends when it re-sends it.
 	 */
 	private Outcome enqueue(Dispatch dispatch) {
-		return this.producers
-			.enqueue(QUEUE, dispatch.nonce, List.of(dispatch.command), RedisJobDispatcher.DEFAULT_RESEND_WINDOW)
-			.get(0)
-			.outcome();
+		return this.producers.enqueue(QUEUE, dispatch.call, List.of(dispatch.command)).get(0).outcome();
 	}
 
 	private static String kindName(int kind) {
@@ -305,10 +326,33 @@ final class ScriptTester {
 
 	// operators
 
+	/** Retries a dead job with fresh attempts. */
+	private boolean revive() {
+		Snapshot snapshot = snapshot();
+		if (snapshot.dead.isEmpty()) {
+			return false;
+		}
+		List<String> dead = new ArrayList<>(snapshot.dead.keySet());
+		dead.sort(null);
+		String id = dead.get(this.random.nextInt(dead.size()));
+		String envelope = snapshot.jobs.get(id);
+		long revived = operate("retry of dead " + id, this.scripts.revive(), List.of("retry", "0", id));
+		if (revived == 1 && envelope != null) {
+			Dispatch dispatch = dispatchOf(envelope);
+			dispatch.state = State.LIVE;
+			dispatch.notBefore = 0;
+			dispatch.acceptedFailures = 0;
+			dispatch.reservations = 0;
+			dispatch.runsStarted = 0;
+		}
+		trace("an operator retries dead " + id + ": " + revived);
+		return true;
+	}
+
 	private boolean cancel() {
 		String id = "c" + this.random.nextInt(this.settings.callerIds());
 		List<Dispatch> before = storedAt(id);
-		boolean cancelled = this.operations.cancel(QUEUE, id);
+		boolean cancelled = operate("cancel of " + id, this.scripts.cancel(), List.of(id)) == 1;
 		settle(before, State.CANCELLED);
 		trace("an operator cancels " + id + " " + before + ": " + cancelled);
 		return true;
@@ -317,7 +361,8 @@ final class ScriptTester {
 	private boolean reschedule() {
 		String id = "c" + this.random.nextInt(this.settings.callerIds());
 		Due due = this.random.nextBoolean() ? Due.NOW : Due.after(Duration.ofMillis(1 + this.random.nextInt(30)));
-		boolean moved = this.operations.reschedule(QUEUE, id, due);
+		boolean moved = operate("reschedule of " + id, this.scripts.reschedule(),
+				List.of(id, "d", Long.toString(due.millis()))) != 0;
 		if (moved) {
 			String envelope = this.redis.<String, String>opsForHash().get(this.keys.jobs(), id);
 			Double scheduled = this.redis.opsForZSet().score(this.keys.delayed(), id);
@@ -334,6 +379,37 @@ final class ScriptTester {
 		Dispatch dispatch = this.lostEnqueueReplies.remove(this.random.nextInt(this.lostEnqueueReplies.size()));
 		trace("Lettuce re-sends the enqueue of d" + dispatch.number + " (" + dispatch.state + "): "
 				+ enqueue(dispatch));
+		dispatch.calls.end(dispatch.call);
+		return true;
+	}
+
+	/**
+	 * Run an operator's call that changes the queue; its reply may be lost, and the call
+	 * re-sent later.
+	 */
+	private long operate(String what, RedisScript<Long> script, List<String> args) {
+		ResendProtection.Call call = this.operatorCalls.begin(this.keys);
+		Long reply = this.operations.getStore().runOnce(script, QUEUE, call, args);
+		if (enabled(Fault.OPERATOR_RESENT_LATER, 0.3)) {
+			this.lostOperatorReplies.add(new LostCall(what, call, script, args, reply));
+			trace("(the reply of the next call is lost)");
+		}
+		else {
+			this.operatorCalls.end(call);
+		}
+		return reply;
+	}
+
+	private boolean resendLostOperatorCall() {
+		if (this.lostOperatorReplies.isEmpty()) {
+			return false;
+		}
+		LostCall lost = this.lostOperatorReplies.remove(this.random.nextInt(this.lostOperatorReplies.size()));
+		Long reply = this.operations.getStore().runOnce(lost.script, QUEUE, lost.call, lost.args);
+		check(lost.reply.equals(reply), Invariant.RUN_AGAIN_BY_RESEND,
+				() -> "the re-sent " + lost.what + " got " + reply + ", its first reply was " + lost.reply);
+		this.operatorCalls.end(lost.call);
+		trace("Lettuce re-sends the " + lost.what + ": " + reply);
 		return true;
 	}
 
@@ -901,7 +977,9 @@ final class ScriptTester {
 
 		final EnqueueCommand command;
 
-		final String nonce = EnqueueOperations.nonce();
+		final ResendProtection calls;
+
+		final ResendProtection.Call call;
 
 		final int maxAttempts;
 
@@ -917,17 +995,25 @@ final class ScriptTester {
 
 		int acceptedFailures;
 
-		Dispatch(int number, EnqueueCommand command, int maxAttempts, boolean gated) {
+		Dispatch(int number, EnqueueCommand command, int maxAttempts, boolean gated, ResendProtection calls,
+				ResendProtection.Call call) {
 			this.number = number;
 			this.command = command;
 			this.maxAttempts = maxAttempts;
 			this.gated = gated;
+			this.calls = calls;
+			this.call = call;
 		}
 
 		@Override
 		public String toString() {
 			return "d" + this.number;
 		}
+
+	}
+
+	private record LostCall(String what, ResendProtection.Call call, RedisScript<Long> script, List<String> args,
+			Long reply) {
 
 	}
 

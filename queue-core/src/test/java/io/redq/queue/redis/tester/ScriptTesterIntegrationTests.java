@@ -94,6 +94,24 @@ class ScriptTesterIntegrationTests {
 	}
 
 	@Test
+	void theTesterFindsReSentOperatorCallsThatActAgainInTheScriptsBeforeTheirFix() {
+		Set<String> operatorScripts = Set.of("cancel", "reschedule", "revive");
+		QueueScripts scripts = QueueScripts.from((definition) -> operatorScripts.contains(definition.name())
+				? RedisScript.of(read(QueueScripts.class, "common.lua") + "\n" + withoutResendCheck(definition.name()),
+						Long.class)
+				: definition.load());
+		Violation violation = null;
+		for (long seed = 1; violation == null && seed <= SHORT_SEEDS; seed++) {
+			violation = run(scripts, SHORT.withFaults(EnumSet.of(Fault.OPERATOR_RESENT_LATER)), seed);
+		}
+		assertThat(violation).isNotNull();
+		// a re-sent cancel removes a job dispatched since, a re-sent reschedule moves one
+		// or replies otherwise, a re-sent retry revives a job that died again
+		assertThat(violation.invariant()).isIn(Invariant.FINISHED_RUN_LOST, Invariant.EARLY,
+				Invariant.RUN_AGAIN_BY_RESEND);
+	}
+
+	@Test
 	void theTesterFindsAReserveThatTakesStaleEntriesOfTheReadyListForJobs() {
 		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("reserve")
 				? RedisScript.of(read(QueueScripts.class, "common.lua") + "\n" + reserveWithoutSkipping(), List.class)
@@ -165,6 +183,17 @@ class ScriptTesterIntegrationTests {
 		String enqueue = read(QueueScripts.class, "enqueue.lua");
 		String withoutCheck = enqueue.replaceFirst("(?s)\n-- Lettuce re-sends an unanswered command.*?\nend\n", "\n");
 		assertThat(withoutCheck).as("the re-send check of enqueue.lua").isNotEqualTo(enqueue);
+		return withoutCheck;
+	}
+
+	/**
+	 * An operator's script without its check for a call it remembers, as it was before
+	 * that fix.
+	 */
+	private static String withoutResendCheck(String name) {
+		String script = read(QueueScripts.class, name + ".lua");
+		String withoutCheck = script.replaceFirst("(?s)\nlocal replied = remembered\\(\\).*?\nend\n", "\n");
+		assertThat(withoutCheck).as("the re-send check of " + name + ".lua").isNotEqualTo(script);
 		return withoutCheck;
 	}
 
