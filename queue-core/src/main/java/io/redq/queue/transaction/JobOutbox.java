@@ -18,7 +18,7 @@ public interface JobOutbox {
 	/**
 	 * Check a request and write its job as it will be stored, at the dispatch itself, so
 	 * that bad input fails the caller inside its transaction.
-	 * @param request the job and its options
+	 * @param request the job and its options, with its id
 	 * @return the job as it will be stored
 	 * @throws IllegalArgumentException when the request is invalid, as for
 	 * {@link io.redq.queue.core.JobDispatcher#dispatch(JobRequest)}
@@ -39,15 +39,9 @@ public interface JobOutbox {
 	}
 
 	/**
-	 * A job prepared for the outbox.
+	 * A job prepared for the outbox, opaque to the dispatcher.
 	 */
 	interface Entry {
-
-		/**
-		 * Return the job id.
-		 * @return the id
-		 */
-		String id();
 
 	}
 

@@ -196,12 +196,11 @@ public class TransactionAwareJobDispatcher implements JobDispatcher {
 	 */
 	private TransactionalDispatches.Dispatch defer(JobRequest request,
 			@Nullable CompletableFuture<DispatchResult> future) {
+		JobRequest withId = (request.getId() != null) ? request : withId(request, JobIds.next());
 		JobOutbox outbox = this.outbox;
 		if (outbox != null) {
-			JobOutbox.Entry entry = outbox.prepare(request);
-			return new TransactionalDispatches.Dispatch(request, entry.id(), entry, future);
+			return new TransactionalDispatches.Dispatch(withId, withId.getId(), outbox.prepare(withId), future);
 		}
-		JobRequest withId = (request.getId() != null) ? request : withId(request, JobIds.next());
 		if (this.target instanceof RedisJobDispatcher redis) {
 			// checked now, so that bad input fails the caller inside its transaction
 			redis.prepareCommand(withId);

@@ -35,6 +35,14 @@ final class TransactionalDispatches implements TransactionSynchronization {
 
 	private final List<Step> steps = new ArrayList<>();
 
+	/**
+	 * Whether the dispatches went to the outbox before the commit: not when there is
+	 * none, when the transaction was read-only, or when this synchronization was
+	 * registered too late for the commit's first phase (a dispatch from another
+	 * synchronization's {@code beforeCommit}); then they are sent after the commit.
+	 */
+	private boolean writtenToOutbox;
+
 	/** The number of steps held when each savepoint was set. */
 	private final Map<Object, Integer> savepoints = new IdentityHashMap<>();
 
@@ -81,7 +89,8 @@ final class TransactionalDispatches implements TransactionSynchronization {
 
 	@Override
 	public void beforeCommit(boolean readOnly) {
-		if (this.outbox != null) {
+		// a read-only transaction cannot write: its jobs are sent after the commit
+		if (this.outbox != null && !readOnly) {
 			List<JobOutbox.Entry> entries = new ArrayList<>();
 			for (Step step : this.steps) {
 				if (step instanceof Dispatch dispatch) {
@@ -91,6 +100,7 @@ final class TransactionalDispatches implements TransactionSynchronization {
 			if (!entries.isEmpty()) {
 				this.outbox.write(entries);
 			}
+			this.writtenToOutbox = true;
 		}
 	}
 
@@ -124,7 +134,7 @@ final class TransactionalDispatches implements TransactionSynchronization {
 			}
 		}
 		send(batch);
-		if (this.outbox != null && this.steps.stream().anyMatch(Dispatch.class::isInstance)) {
+		if (this.writtenToOutbox && this.outbox != null && this.steps.stream().anyMatch(Dispatch.class::isInstance)) {
 			this.outbox.committed();
 		}
 	}
@@ -133,7 +143,7 @@ final class TransactionalDispatches implements TransactionSynchronization {
 		if (batch.isEmpty()) {
 			return;
 		}
-		if (this.outbox != null) {
+		if (this.writtenToOutbox) {
 			// stored in the transaction: the relay sends them
 			batch.forEach((dispatch) -> dispatch
 				.complete(new DispatchResult(dispatch.id(), DispatchResult.Outcome.DEFERRED)));
@@ -183,7 +193,7 @@ final class TransactionalDispatches implements TransactionSynchronization {
 	/**
 	 * A held dispatch.
 	 *
-	 * @param request the request, with its final id unless it goes to the outbox
+	 * @param request the request, with its final id
 	 * @param id the job id
 	 * @param entry the job as the outbox stores it, or {@code null} without one
 	 * @param future the future of an asynchronous dispatch, or {@code null}

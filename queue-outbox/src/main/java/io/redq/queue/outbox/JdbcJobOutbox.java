@@ -34,9 +34,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  *
  * <p>
  * A job is checked and written as JSON at the dispatch, so that bad input fails the
- * caller inside its transaction. A generated id is stored as a caller id with
- * {@link DuplicatePolicy#KEEP}: a row sent again after Redis forgot its nonce finds the
- * job still pending and keeps it.
+ * caller inside its transaction. A job without a caller id is stored with a generated one
+ * and {@link DuplicatePolicy#KEEP}: a row sent again after Redis forgot its nonce finds
+ * the job still pending and keeps it.
  *
  * @author Redq team
  * @since 0.1.0
@@ -148,11 +148,6 @@ public class JdbcJobOutbox implements JobOutbox {
 	}
 
 	private record OutboxEntry(String queue, StoredJob job) implements Entry {
-
-		@Override
-		public String id() {
-			return this.job.id();
-		}
 
 	}
 

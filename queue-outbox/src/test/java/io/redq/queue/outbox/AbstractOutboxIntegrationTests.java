@@ -271,6 +271,17 @@ abstract class AbstractOutboxIntegrationTests {
 	}
 
 	@Test
+	void readOnlyTransactionCannotWriteSoItsJobsAreSentAfterTheCommit() {
+		run((outbox) -> {
+			outbox.transaction.setReadOnly(true);
+			String id = outbox.transaction
+				.execute((status) -> outbox.dispatcher.dispatch("send-invoice", "order-1").id());
+			assertThat(outbox.rows()).isZero();
+			assertThat(outbox.ready("mail")).containsExactly(id);
+		});
+	}
+
+	@Test
 	void backlogAndLagAreMetersAndHealth() {
 		run((outbox) -> {
 			outbox.transaction.executeWithoutResult((status) -> {
