@@ -47,6 +47,10 @@ public final class Benchmarks {
 			new IdlePickupScenario(), "timers", new TimersScenario(), "memory", new MemoryScenario(), "idle-cost",
 			new IdleCostScenario(), "soak", new SoakScenario()));
 
+	static {
+		SCENARIOS.put("transactions", new TransactionScenario());
+	}
+
 	private Benchmarks() {
 	}
 
