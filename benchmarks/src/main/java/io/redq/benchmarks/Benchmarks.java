@@ -51,6 +51,10 @@ public final class Benchmarks {
 					Map.entry("soak", new SoakScenario()), Map.entry("removal", new RemovalScenario()),
 					Map.entry("resend-memory", new ResendMemoryScenario())));
 
+	static {
+		SCENARIOS.put("transactions", new TransactionScenario());
+	}
+
 	private Benchmarks() {
 	}
 

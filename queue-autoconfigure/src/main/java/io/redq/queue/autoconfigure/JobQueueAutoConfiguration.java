@@ -27,11 +27,14 @@ import io.redq.queue.script.QueueScripts;
 import io.redq.queue.script.RecurringScripts;
 import io.redq.queue.support.micrometer.JobDispatchObservationConvention;
 import io.redq.queue.support.micrometer.JobProcessObservationConvention;
+import io.redq.queue.transaction.JobOutbox;
+import io.redq.queue.transaction.TransactionAwareJobDispatcher;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -42,12 +45,14 @@ import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Primary;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.Assert;
 
 /**
@@ -168,6 +173,24 @@ public final class JobQueueAutoConfiguration {
 		dispatcher.setObservationEnabled(properties.isObservationEnabled());
 		observationRegistry.ifUnique(dispatcher::setObservationRegistry);
 		observationConvention.ifUnique(dispatcher::setObservationConvention);
+		return dispatcher;
+	}
+
+	/**
+	 * The dispatcher that applications inject: jobs dispatched inside a transaction are
+	 * sent after it commits, or written to a {@link JobOutbox} bean in it; the
+	 * {@link RedisJobDispatcher} it wraps stays injectable by its class, for dispatches
+	 * that ignore transactions.
+	 */
+	@Bean
+	@Primary
+	@ConditionalOnBean(RedisJobDispatcher.class)
+	@ConditionalOnClass(TransactionSynchronizationManager.class)
+	@ConditionalOnBooleanProperty(name = "redq.dispatcher.transaction-aware", matchIfMissing = true)
+	TransactionAwareJobDispatcher transactionAwareJobDispatcher(RedisJobDispatcher jobDispatcher,
+			ObjectProvider<JobOutbox> outbox) {
+		TransactionAwareJobDispatcher dispatcher = new TransactionAwareJobDispatcher(jobDispatcher);
+		outbox.ifUnique(dispatcher::setOutbox);
 		return dispatcher;
 	}
 

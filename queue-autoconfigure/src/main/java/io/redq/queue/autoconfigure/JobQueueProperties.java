@@ -568,6 +568,13 @@ public class JobQueueProperties {
 		 */
 		private Duration resendWindow = Duration.ofMinutes(2);
 
+		/**
+		 * Whether a job dispatched inside a Spring-managed transaction follows it: held
+		 * and sent after the commit (or written to the outbox of the queue-outbox
+		 * module), dropped on rollback. When false, jobs are sent at once.
+		 */
+		private boolean transactionAware = true;
+
 		public DataSize getMaxPayloadSize() {
 			return this.maxPayloadSize;
 		}
@@ -582,6 +589,14 @@ public class JobQueueProperties {
 
 		public void setResendWindow(Duration resendWindow) {
 			this.resendWindow = resendWindow;
+		}
+
+		public boolean isTransactionAware() {
+			return this.transactionAware;
+		}
+
+		public void setTransactionAware(boolean transactionAware) {
+			this.transactionAware = transactionAware;
 		}
 
 	}

@@ -30,6 +30,7 @@ import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.RedisJobDispatcher;
+import io.redq.queue.transaction.TransactionAwareJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.script.QueueScripts;
@@ -82,8 +83,8 @@ class JobQueueAutoConfigurationIntegrationTests {
 	void defaultContextHasEveryRedqBean() {
 		this.runner.run((context) -> {
 			assertThat(context).hasNotFailed()
-				.hasSingleBean(JobDispatcher.class)
 				.hasSingleBean(RedisJobDispatcher.class)
+				.hasSingleBean(TransactionAwareJobDispatcher.class)
 				.hasSingleBean(JobQueueOperations.class)
 				.hasSingleBean(JobListenerContainerFactory.class)
 				.hasSingleBean(JobDefaults.class)
@@ -113,6 +114,20 @@ class JobQueueAutoConfigurationIntegrationTests {
 			assertThat(futures).allSatisfy((future) -> assertThat(future).isCompleted());
 			assertThat(redis.command("LLEN", "redq:{elsewhere}:ready")).isEqualTo("100");
 		});
+	}
+
+	@Test
+	void injectedDispatcherFollowsTransactionsUnlessTurnedOff() {
+		this.runner.run((context) -> {
+			TransactionAwareJobDispatcher dispatcher = context.getBean(TransactionAwareJobDispatcher.class);
+			assertThat(context.getBean(JobDispatcher.class)).isSameAs(dispatcher);
+			assertThat(dispatcher.getTargetDispatcher()).isSameAs(context.getBean(RedisJobDispatcher.class));
+			assertThat(context.getBean(RecurringJobScheduler.class)).isNotNull();
+		});
+		this.runner.withPropertyValues("redq.dispatcher.transaction-aware=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(TransactionAwareJobDispatcher.class)
+				.getBean(JobDispatcher.class)
+				.isInstanceOf(RedisJobDispatcher.class));
 	}
 
 	@Test

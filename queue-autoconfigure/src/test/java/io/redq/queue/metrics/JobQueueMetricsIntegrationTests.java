@@ -127,7 +127,7 @@ class JobQueueMetricsIntegrationTests {
 		JobQueueContextRunner.on(redis)
 			.withConfiguration(AutoConfigurations.of(JobQueueMetricsAutoConfiguration.class))
 			.run((context) -> assertThat(context).hasNotFailed()
-				.hasSingleBean(JobDispatcher.class)
+				.hasBean("jobDispatcher")
 				.doesNotHaveBean(MicrometerJobMetrics.class));
 	}
 

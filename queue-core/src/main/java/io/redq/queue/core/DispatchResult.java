@@ -2,7 +2,8 @@ package io.redq.queue.core;
 
 /**
  * What a dispatch did: the job id and the {@link Outcome}, told by Redis in the reply of
- * the dispatch itself.
+ * the dispatch itself, or {@link Outcome#DEFERRED} for a dispatch held until its
+ * transaction commits.
  *
  * <pre class="code">
  * DispatchResult result = dispatcher.schedule("close-auction", auctionId, endsAt);
@@ -50,7 +51,16 @@ public record DispatchResult(String id, Outcome outcome) {
 		 * The job with that id is running: this one was dropped
 		 * ({@link Uniqueness#UNTIL_COMPLETED}), e.g. a timer scheduled while it fires.
 		 */
-		DROPPED
+		DROPPED,
+
+		/**
+		 * The dispatch was made inside a transaction and is held until it commits (see
+		 * {@code TransactionAwareJobDispatcher}): the id is final, the outcome not yet
+		 * known. {@link JobDispatcher#dispatchAsync(JobRequest)} tells it after the
+		 * commit.
+		 * @since 0.1.0
+		 */
+		DEFERRED
 
 	}
 

@@ -45,6 +45,8 @@ public final class JobRequest {
 
 	private final Map<String, String> headers;
 
+	private final boolean outsideTransaction;
+
 	private JobRequest(Builder builder) {
 		this.jobName = builder.jobName;
 		this.payload = builder.payload;
@@ -55,6 +57,7 @@ public final class JobRequest {
 		this.uniqueness = builder.uniqueness;
 		this.maxAttempts = builder.maxAttempts;
 		this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(builder.headers));
+		this.outsideTransaction = builder.outsideTransaction;
 	}
 
 	/**
@@ -152,6 +155,16 @@ public final class JobRequest {
 	}
 
 	/**
+	 * Return whether the job is sent at once even inside a transaction, instead of after
+	 * it commits.
+	 * @return whether the dispatch ignores the transaction
+	 * @since 0.1.0
+	 */
+	public boolean isOutsideTransaction() {
+		return this.outsideTransaction;
+	}
+
+	/**
 	 * Builds a {@link JobRequest}.
 	 */
 	public static final class Builder {
@@ -173,6 +186,8 @@ public final class JobRequest {
 		private @Nullable Integer maxAttempts;
 
 		private final Map<String, String> headers = new LinkedHashMap<>();
+
+		private boolean outsideTransaction;
 
 		private Builder(@Nullable String jobName, @Nullable Object payload) {
 			this.jobName = jobName;
@@ -281,6 +296,18 @@ public final class JobRequest {
 		 */
 		public Builder header(String name, String value) {
 			this.headers.put(name, value);
+			return this;
+		}
+
+		/**
+		 * Send the job at once even when the dispatch is made inside a transaction,
+		 * instead of after the transaction commits (or through the outbox): the job is
+		 * sent whether the transaction commits or rolls back.
+		 * @return this builder
+		 * @since 0.1.0
+		 */
+		public Builder outsideTransaction() {
+			this.outsideTransaction = true;
 			return this;
 		}
 

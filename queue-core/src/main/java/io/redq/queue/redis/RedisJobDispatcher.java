@@ -299,6 +299,26 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 		}
 	}
 
+	/**
+	 * Check a request and write its job as the enqueue script takes it, without sending
+	 * or observing it: for a job that is stored now and sent later, such as one
+	 * dispatched into a transactional outbox.
+	 * @param request the job and its options
+	 * @return the job's queue and enqueue command
+	 * @throws IllegalArgumentException when the request is invalid, as for
+	 * {@link #dispatch(JobRequest)}
+	 */
+	public PreparedCommand prepareCommand(JobRequest request) {
+		JobDefinition definition = resolve(request);
+		String body = body(request, definition, request.getHeaders());
+		String queue = (request.getQueue() != null) ? request.getQueue() : definition.queue();
+		return new PreparedCommand(queue,
+				(request.getId() != null)
+						? new EnqueueCommand(request.getId(), request.getDue(), request.getDuplicatePolicy(),
+								request.getUniqueness(), body)
+						: EnqueueCommand.withGeneratedId(JobIds.next(), request.getDue(), body));
+	}
+
 	private Observation startObservation(Map<String, String> headers, String queue, String jobName, String id) {
 		return JobObservation.DISPATCH.start(this.observationConvention,
 				DefaultJobDispatchObservationConvention.INSTANCE,

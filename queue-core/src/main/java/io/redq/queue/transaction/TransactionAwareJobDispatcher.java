@@ -1,0 +1,255 @@
+package io.redq.queue.transaction;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import io.redq.queue.core.DispatchResult;
+import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.core.JobIds;
+import io.redq.queue.core.JobRequest;
+import io.redq.queue.core.QueueNames;
+import io.redq.queue.core.Timer;
+import io.redq.queue.redis.RedisJobDispatcher;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * {@link JobDispatcher} that makes dispatch follow the Spring-managed transaction of the
+ * calling thread, in the spirit of Spring's {@code TransactionAwareCacheDecorator}: a job
+ * dispatched inside a transaction is held and sent when the transaction commits, and
+ * dropped when it rolls back; outside a transaction, or for a request built with
+ * {@link JobRequest.Builder#outsideTransaction()}, the target dispatcher sends it at
+ * once. It works with any {@code PlatformTransactionManager} (JDBC, JPA, JTA) through
+ * {@link TransactionSynchronizationManager}.
+ *
+ * <p>
+ * A deferred dispatch is checked at once (an unknown job or a payload that cannot be
+ * written fails the caller, inside its transaction) and returns its final id with
+ * {@link DispatchResult.Outcome#DEFERRED}; {@link #dispatchAsync(JobRequest)} returns a
+ * future completed with the outcome once the job is in Redis after the commit, or
+ * cancelled when the transaction rolls back. The jobs of one transaction are sent after
+ * the commit with one {@link JobDispatcher#dispatchAll(Collection)}: one round trip per
+ * queue (per 1,000 jobs). A rollback to a savepoint ({@code PROPAGATION_NESTED}) drops
+ * the jobs dispatched since the savepoint; a {@code REQUIRES_NEW} transaction sends its
+ * own jobs when it commits.
+ *
+ * <p>
+ * {@link #cancel}, {@link #schedule}, {@link #reschedule} and {@link #cancelTimer} follow
+ * the transaction too, after its commit and in call order with its dispatches, so that a
+ * timer set and then moved or cancelled in one transaction ends as written, and a
+ * rollback changes nothing in Redis. As their effect is not known before the commit,
+ * {@code cancel}, {@code reschedule} and {@code cancelTimer} then return {@code false}
+ * (nothing was removed or moved yet). {@link #findTimer} reads Redis at once.
+ *
+ * <p>
+ * What can be lost: the jobs are held in memory, so a process that dies between the
+ * commit and the send after it loses them, as does a send that fails (Redis unreachable:
+ * the failure is logged with the job ids and fails the futures; the commit stands). With
+ * a {@link JobOutbox} set, dispatches are instead written to the outbox in the
+ * transaction itself, and nothing is lost.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public class TransactionAwareJobDispatcher implements JobDispatcher {
+
+	private final JobDispatcher target;
+
+	private @Nullable JobOutbox outbox;
+
+	/**
+	 * Create an instance.
+	 * @param target the dispatcher that sends the jobs
+	 */
+	public TransactionAwareJobDispatcher(JobDispatcher target) {
+		this.target = target;
+	}
+
+	/**
+	 * Set the outbox that the jobs dispatched inside a transaction are written to, in
+	 * that transaction, instead of being sent after it commits.
+	 * <p>
+	 * Default {@code null}: sent after the commit.
+	 * @param outbox the outbox, or {@code null}
+	 */
+	public void setOutbox(@Nullable JobOutbox outbox) {
+		this.outbox = outbox;
+	}
+
+	/**
+	 * Return the dispatcher that sends the jobs, which ignores transactions.
+	 * @return the target dispatcher
+	 */
+	public JobDispatcher getTargetDispatcher() {
+		return this.target;
+	}
+
+	@Override
+	public List<DispatchResult> dispatchAll(Collection<JobRequest> requests) {
+		TransactionalDispatches transaction = currentTransaction();
+		if (transaction == null || requests.stream().allMatch(JobRequest::isOutsideTransaction)) {
+			return this.target.dispatchAll(requests);
+		}
+		// all checked before any is sent or held
+		List<TransactionalDispatches.Dispatch> deferred = new ArrayList<>(requests.size());
+		List<JobRequest> immediate = new ArrayList<>();
+		for (JobRequest request : requests) {
+			if (request.isOutsideTransaction()) {
+				immediate.add(request);
+			}
+			else {
+				deferred.add(defer(request, null));
+			}
+		}
+		List<DispatchResult> sent = immediate.isEmpty() ? List.of() : this.target.dispatchAll(immediate);
+		List<DispatchResult> results = new ArrayList<>(requests.size());
+		int nextSent = 0;
+		int nextDeferred = 0;
+		for (JobRequest request : requests) {
+			if (request.isOutsideTransaction()) {
+				results.add(sent.get(nextSent++));
+			}
+			else {
+				TransactionalDispatches.Dispatch dispatch = deferred.get(nextDeferred++);
+				transaction.add(dispatch);
+				results.add(new DispatchResult(dispatch.id(), DispatchResult.Outcome.DEFERRED));
+			}
+		}
+		return results;
+	}
+
+	/**
+	 * Dispatch a job without waiting for Redis; inside a transaction, the returned future
+	 * completes once the job is in Redis after the commit (with an outbox: at the commit,
+	 * with {@link DispatchResult.Outcome#DEFERRED}), and is cancelled when the
+	 * transaction rolls back.
+	 */
+	@Override
+	public CompletableFuture<DispatchResult> dispatchAsync(JobRequest request) {
+		TransactionalDispatches transaction = currentTransaction();
+		if (transaction == null || request.isOutsideTransaction()) {
+			return this.target.dispatchAsync(request);
+		}
+		CompletableFuture<DispatchResult> future = new CompletableFuture<>();
+		transaction.add(defer(request, future));
+		return future;
+	}
+
+	@Override
+	public boolean cancel(String queue, String id) {
+		TransactionalDispatches transaction = currentTransaction();
+		if (transaction == null) {
+			return this.target.cancel(queue, id);
+		}
+		QueueNames.validate(queue);
+		transaction.add(new TransactionalDispatches.Call("cancel job '" + id + "' of queue '" + queue + "'",
+				() -> this.target.cancel(queue, id)));
+		return false;
+	}
+
+	@Override
+	public DispatchResult schedule(String jobName, Object key, Instant at) {
+		if (currentTransaction() == null) {
+			return this.target.schedule(jobName, key, at);
+		}
+		// the timer id that JobDispatcher#schedule documents
+		return dispatch(JobRequest.of(jobName, key).id(timerId(jobName, key), DuplicatePolicy.REPLACE).at(at).build());
+	}
+
+	@Override
+	public boolean reschedule(String jobName, Object key, Instant at) {
+		TransactionalDispatches transaction = currentTransaction();
+		if (transaction == null) {
+			return this.target.reschedule(jobName, key, at);
+		}
+		transaction.add(new TransactionalDispatches.Call("reschedule timer '" + timerId(jobName, key) + "'",
+				() -> this.target.reschedule(jobName, key, at)));
+		return false;
+	}
+
+	@Override
+	public boolean cancelTimer(String jobName, Object key) {
+		TransactionalDispatches transaction = currentTransaction();
+		if (transaction == null) {
+			return this.target.cancelTimer(jobName, key);
+		}
+		transaction.add(new TransactionalDispatches.Call("cancel timer '" + timerId(jobName, key) + "'",
+				() -> this.target.cancelTimer(jobName, key)));
+		return false;
+	}
+
+	@Override
+	public Optional<Timer> findTimer(String jobName, Object key) {
+		return this.target.findTimer(jobName, key);
+	}
+
+	/**
+	 * Check a request and hold it for the transaction, with its final id.
+	 */
+	private TransactionalDispatches.Dispatch defer(JobRequest request,
+			@Nullable CompletableFuture<DispatchResult> future) {
+		JobRequest withId = (request.getId() != null) ? request : withId(request, JobIds.next());
+		JobOutbox outbox = this.outbox;
+		if (outbox != null) {
+			return new TransactionalDispatches.Dispatch(withId, withId.getId(), outbox.prepare(withId), future);
+		}
+		if (this.target instanceof RedisJobDispatcher redis) {
+			// checked now, so that bad input fails the caller inside its transaction
+			redis.prepareCommand(withId);
+		}
+		return new TransactionalDispatches.Dispatch(withId, withId.getId(), null, future);
+	}
+
+	private @Nullable TransactionalDispatches currentTransaction() {
+		if (!TransactionSynchronizationManager.isSynchronizationActive()
+				|| !TransactionSynchronizationManager.isActualTransactionActive()) {
+			return null;
+		}
+		TransactionalDispatches transaction = (TransactionalDispatches) TransactionSynchronizationManager
+			.getResource(this);
+		if (transaction == null) {
+			transaction = new TransactionalDispatches(this, this.target, this.outbox);
+			TransactionSynchronizationManager.bindResource(this, transaction);
+			TransactionSynchronizationManager.registerSynchronization(transaction);
+		}
+		return transaction;
+	}
+
+	private static String timerId(String jobName, Object key) {
+		return QueueNames.validateId(jobName + ":" + key);
+	}
+
+	/**
+	 * Return a copy of a request with a generated id, so that the id of a deferred
+	 * dispatch is known at once: the id was free, so {@link DuplicatePolicy#KEEP} never
+	 * finds another job.
+	 */
+	private static JobRequest withId(JobRequest request, String id) {
+		JobRequest.Builder builder = (request.getJobName() != null)
+				? JobRequest.of(request.getJobName(), request.getPayload())
+				: JobRequest.of(Objects.requireNonNull(request.getPayload()));
+		if (request.getQueue() != null) {
+			builder.queue(request.getQueue());
+		}
+		if (request.getDue().absolute()) {
+			builder.at(Instant.ofEpochMilli(request.getDue().millis()));
+		}
+		else {
+			builder.delay(Duration.ofMillis(request.getDue().millis()));
+		}
+		if (request.getMaxAttempts() != null) {
+			builder.maxAttempts(request.getMaxAttempts());
+		}
+		request.getHeaders().forEach(builder::header);
+		return builder.id(id, DuplicatePolicy.KEEP).unique(request.getUniqueness()).build();
+	}
+
+}

@@ -1,0 +1,290 @@
+package io.redq.queue.transaction;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.redq.queue.config.JobCatalog;
+import io.redq.queue.core.DispatchResult;
+import io.redq.queue.core.DispatchResult.Outcome;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobRequest;
+import io.redq.queue.core.Timer;
+import io.redq.queue.redis.AbstractQueueIntegrationTests;
+import io.redq.queue.redis.RedisJobDispatcher;
+import io.redq.queue.test.ScriptExecutions;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabase;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * Tests for {@link TransactionAwareJobDispatcher} on a real Redis and a real transaction
+ * manager on an embedded H2 database.
+ *
+ * @author Redq team
+ */
+class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegrationTests {
+
+	private EmbeddedDatabase database;
+
+	private JdbcTemplate jdbc;
+
+	private DataSourceTransactionManager transactionManager;
+
+	private TransactionTemplate transaction;
+
+	private RedisJobDispatcher target;
+
+	private TransactionAwareJobDispatcher dispatcher;
+
+	@BeforeEach
+	void setUp() {
+		this.database = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2).generateUniqueName(true).build();
+		this.jdbc = new JdbcTemplate(this.database);
+		this.jdbc.execute("create table orders (id varchar(50) primary key)");
+		this.transactionManager = new DataSourceTransactionManager(this.database);
+		this.transaction = new TransactionTemplate(this.transactionManager);
+		JobCatalog catalog = new JobCatalog();
+		catalog.register(new JobDefinition("send-invoice", QUEUE, 3, Duration.ZERO, JobBackoff.DEFAULT, String.class));
+		catalog.register(new JobDefinition("close-auction", QUEUE, 3, Duration.ZERO, JobBackoff.DEFAULT, Long.class));
+		catalog.register(new JobDefinition("audit", "audit", 3, Duration.ZERO, JobBackoff.DEFAULT, null));
+		this.target = new RedisJobDispatcher(this.operations, catalog, JsonMapper.shared());
+		this.dispatcher = new TransactionAwareJobDispatcher(this.target);
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.target.stop();
+		this.database.shutdown();
+	}
+
+	@Test
+	void commitSendsTheJobsOnlyAfterTheCommit() {
+		List<String> readyInside = new ArrayList<>();
+		DispatchResult result = this.transaction.execute((status) -> {
+			this.jdbc.update("insert into orders values ('order-1')");
+			DispatchResult deferred = this.dispatcher.dispatch("send-invoice", "order-1");
+			readyInside.addAll(ready());
+			return deferred;
+		});
+		assertThat(result.outcome()).isEqualTo(Outcome.DEFERRED);
+		assertThat(result.id()).as("a generated id, known at once").hasSize(22);
+		assertThat(readyInside).as("nothing in Redis before the commit").isEmpty();
+		assertThat(ready()).containsExactly(result.id());
+		assertThat(this.jdbc.queryForList("select id from orders", String.class)).containsExactly("order-1");
+	}
+
+	@Test
+	void rollbackDropsTheJobs() {
+		AtomicReference<CompletableFuture<DispatchResult>> future = new AtomicReference<>();
+		this.transaction.executeWithoutResult((status) -> {
+			this.jdbc.update("insert into orders values ('order-1')");
+			this.dispatcher.dispatch("send-invoice", "order-1");
+			this.dispatcher.dispatchAll(List.of(JobRequest.of("audit", "a").build()));
+			future.set(this.dispatcher.dispatchAsync("send-invoice", "order-1"));
+			status.setRollbackOnly();
+		});
+		assertThat(ready()).isEmpty();
+		assertThat(this.operations.stats("audit").ready()).isZero();
+		assertThat(future.get()).isCancelled();
+		assertThat(this.jdbc.queryForList("select id from orders", String.class)).isEmpty();
+	}
+
+	@Test
+	void exceptionThatRollsBackDropsTheJobs() {
+		assertThatIllegalStateException().isThrownBy(() -> this.transaction.executeWithoutResult((status) -> {
+			this.dispatcher.dispatch("send-invoice", "order-1");
+			throw new IllegalStateException("failed");
+		}));
+		assertThat(ready()).isEmpty();
+	}
+
+	@Test
+	void nestedTransactionRolledBackToItsSavepointDropsOnlyItsJobs() {
+		TransactionTemplate nested = new TransactionTemplate(this.transactionManager);
+		nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+		List<String> ids = new ArrayList<>();
+		List<String> dropped = new ArrayList<>();
+		this.transaction.executeWithoutResult((status) -> {
+			ids.add(this.dispatcher.dispatch("send-invoice", "before").id());
+			nested.executeWithoutResult((inner) -> {
+				dropped.add(this.dispatcher.dispatch("send-invoice", "rolled-back").id());
+				nested.executeWithoutResult((innermost) -> dropped
+					.add(this.dispatcher.dispatch("send-invoice", "inside-rolled-back").id()));
+				inner.setRollbackOnly();
+			});
+			nested.executeWithoutResult((inner) -> ids.add(this.dispatcher.dispatch("send-invoice", "kept").id()));
+			ids.add(this.dispatcher.dispatch("send-invoice", "after").id());
+		});
+		assertThat(ready()).containsExactlyElementsOf(ids).doesNotContainAnyElementsOf(dropped);
+	}
+
+	@Test
+	void requiresNewTransactionSendsItsJobsWhenItCommits() {
+		TransactionTemplate requiresNew = new TransactionTemplate(this.transactionManager);
+		requiresNew.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		List<String> readyAfterInner = new ArrayList<>();
+		AtomicReference<String> inner = new AtomicReference<>();
+		this.transaction.executeWithoutResult((status) -> {
+			this.dispatcher.dispatch("send-invoice", "outer");
+			requiresNew.executeWithoutResult((innerStatus) -> {
+				inner.set(this.dispatcher.dispatch("send-invoice", "inner").id());
+				this.dispatcher.dispatch("send-invoice", "inner-rolled-back");
+				requiresNew.executeWithoutResult((innermost) -> {
+					this.dispatcher.dispatch("send-invoice", "innermost-rolled-back");
+					innermost.setRollbackOnly();
+				});
+			});
+			readyAfterInner.addAll(ready());
+			this.dispatcher.dispatch("send-invoice", "outer-later");
+			status.setRollbackOnly();
+		});
+		assertThat(readyAfterInner).as("the inner transaction's jobs, sent at its commit")
+			.hasSize(2)
+			.contains(inner.get());
+		assertThat(ready()).as("the outer transaction rolled back").isEqualTo(readyAfterInner);
+	}
+
+	@Test
+	void tenThousandJobsOfOneTransactionAreSentInOneCallPerThousandJobs() {
+		List<String> ids = new ArrayList<>();
+		long before = ScriptExecutions.count(this.redis);
+		this.transaction.executeWithoutResult((status) -> {
+			for (int i = 0; i < 10_000; i++) {
+				ids.add(this.dispatcher.dispatch("send-invoice", "order-" + i).id());
+			}
+			this.dispatcher.dispatch("audit", "done");
+		});
+		assertThat(ScriptExecutions.count(this.redis) - before).as("10 calls for the queue, 1 for 'audit'")
+			.isEqualTo(11);
+		assertThat(ids).doesNotHaveDuplicates();
+		assertThat(ready()).containsExactlyElementsOf(ids);
+		assertThat(this.operations.stats("audit").ready()).isOne();
+	}
+
+	@Test
+	void dispatchAsyncCompletesWithTheOutcomeAfterTheCommit() {
+		this.target.dispatch(JobRequest.of("send-invoice", "first").id("invoice-1").build());
+		AtomicReference<CompletableFuture<DispatchResult>> kept = new AtomicReference<>();
+		AtomicReference<CompletableFuture<DispatchResult>> created = new AtomicReference<>();
+		this.transaction.executeWithoutResult((status) -> {
+			kept.set(this.dispatcher.dispatchAsync(JobRequest.of("send-invoice", "again").id("invoice-1").build()));
+			created.set(this.dispatcher.dispatchAsync(JobRequest.of("send-invoice", "new").id("invoice-2").build()));
+			assertThat(kept.get()).isNotDone();
+		});
+		assertThat(kept.get()).isCompletedWithValue(new DispatchResult("invoice-1", Outcome.KEPT));
+		assertThat(created.get()).isCompletedWithValue(new DispatchResult("invoice-2", Outcome.CREATED));
+		assertThat(ready()).containsExactly("invoice-1", "invoice-2");
+	}
+
+	@Test
+	void timersSetMovedAndCancelledInOneTransactionEndAsWritten() {
+		Instant first = Instant.now().plus(Duration.ofHours(1));
+		Instant moved = first.plus(Duration.ofHours(1));
+		this.transaction.executeWithoutResult((status) -> {
+			assertThat(this.dispatcher.schedule("close-auction", 42L, first))
+				.isEqualTo(new DispatchResult("close-auction:42", Outcome.DEFERRED));
+			assertThat(this.dispatcher.reschedule("close-auction", 42L, moved)).as("not known before the commit")
+				.isFalse();
+			this.dispatcher.schedule("close-auction", 43L, first);
+			this.dispatcher.cancelTimer("close-auction", 43L);
+		});
+		assertThat(this.dispatcher.findTimer("close-auction", 42L)).map(Timer::dueAt)
+			.contains(Instant.ofEpochMilli(moved.toEpochMilli()));
+		assertThat(this.dispatcher.findTimer("close-auction", 43L)).isEmpty();
+	}
+
+	@Test
+	void timerCallsOfATransactionThatRollsBackChangeNothing() {
+		Instant at = Instant.now().plus(Duration.ofHours(1));
+		this.target.schedule("close-auction", 42L, at);
+		String pending = this.target.dispatch("send-invoice", "order-1").id();
+		this.transaction.executeWithoutResult((status) -> {
+			this.dispatcher.reschedule("close-auction", 42L, at.plus(Duration.ofHours(1)));
+			this.dispatcher.cancel(QUEUE, pending);
+			status.setRollbackOnly();
+		});
+		assertThat(this.dispatcher.findTimer("close-auction", 42L)).map(Timer::dueAt)
+			.contains(Instant.ofEpochMilli(at.toEpochMilli()));
+		assertThat(ready()).containsExactly(pending);
+	}
+
+	@Test
+	void badInputFailsTheCallerInsideTheTransaction() {
+		assertThatIllegalArgumentException().isThrownBy(
+				() -> this.transaction.executeWithoutResult((status) -> this.dispatcher.dispatch("no-such-job", "x")))
+			.withMessageContaining("No job named 'no-such-job'");
+		assertThatExceptionOfType(RuntimeException.class)
+			.isThrownBy(() -> this.transaction
+				.executeWithoutResult((status) -> this.dispatcher.dispatch("send-invoice", new Unwritable())))
+			.withStackTraceContaining("cannot be written");
+		this.target.setMaxPayloadSize(100);
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.transaction
+				.executeWithoutResult((status) -> this.dispatcher.dispatch("send-invoice", "x".repeat(100))))
+			.withMessageContaining("more than the limit");
+		assertThat(ready()).isEmpty();
+	}
+
+	@Test
+	void requestOutsideTransactionIsSentAtOnceAndKeptOnRollback() {
+		List<String> readyInside = new ArrayList<>();
+		List<DispatchResult> results = new ArrayList<>();
+		this.transaction.executeWithoutResult((status) -> {
+			results.addAll(this.dispatcher.dispatchAll(List.of(JobRequest.of("send-invoice", "held").build(),
+					JobRequest.of("send-invoice", "now").outsideTransaction().build())));
+			readyInside.addAll(ready());
+			status.setRollbackOnly();
+		});
+		assertThat(results).extracting(DispatchResult::outcome).containsExactly(Outcome.DEFERRED, Outcome.CREATED);
+		assertThat(readyInside).containsExactly(results.get(1).id());
+		assertThat(ready()).containsExactly(results.get(1).id());
+	}
+
+	@Test
+	void targetDispatcherIgnoresTheTransaction() {
+		this.transaction.executeWithoutResult((status) -> {
+			this.dispatcher.getTargetDispatcher().dispatch("send-invoice", "now");
+			status.setRollbackOnly();
+		});
+		assertThat(ready()).hasSize(1);
+	}
+
+	@Test
+	void dispatchOutsideATransactionIsSentAtOnce() {
+		DispatchResult result = this.dispatcher.dispatch("send-invoice", "order-1");
+		assertThat(result.outcome()).isEqualTo(Outcome.CREATED);
+		assertThat(ready()).containsExactly(result.id());
+	}
+
+	static class Unwritable {
+
+		public String getValue() {
+			throw new IllegalStateException("cannot be written");
+		}
+
+	}
+
+	private List<String> ready() {
+		return this.template.opsForList().range(this.keys.ready(), 0, -1);
+	}
+
+}
