@@ -155,9 +155,9 @@ public class JobQueueProperties {
 	public static class Listener {
 
 		/**
-		 * Number of jobs a queue's container runs at once, at least 1. No upper bound: the
-		 * container renews, acknowledges and hands back its jobs in Redis calls of at most
-		 * 1000 jobs each.
+		 * Number of jobs a queue's container runs at once, at least 1. No upper bound:
+		 * the container renews, acknowledges and hands back its jobs in Redis calls of at
+		 * most 1000 jobs each.
 		 */
 		private @Nullable Integer concurrency;
 
@@ -182,9 +182,9 @@ public class JobQueueProperties {
 		/**
 		 * How long a running job stays with its worker without a renewal, at least 30ms;
 		 * renewed every third of it while the job runs. A job whose worker died runs
-		 * again after this time. A job reserved ahead of its start holds a waiting lease of
-		 * this, at most 5 seconds, renewed every third of that; its worker gives it this
-		 * full lease when it starts it.
+		 * again after this time. A job reserved ahead of its start holds a waiting lease
+		 * of this, at most 5 seconds, renewed every third of that; its worker gives it
+		 * this full lease when it starts it.
 		 */
 		private @Nullable Duration leaseTime;
 

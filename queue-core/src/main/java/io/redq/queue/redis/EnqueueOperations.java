@@ -1,5 +1,6 @@
 package io.redq.queue.redis;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -80,6 +81,22 @@ public final class EnqueueOperations {
 			results.add(new DispatchResult(batch.get(i).id(), OUTCOMES[((Number) codes.get(i)).intValue()]));
 		}
 		return results;
+	}
+
+	/**
+	 * Enqueue at most {@value QueueStore#MAX_BATCH_SIZE} jobs in one atomic step as a
+	 * call made under the caller's own id (see {@link ResendProtection#once}): sent again
+	 * within the window, it changes nothing and gets the same reply, even when its jobs
+	 * completed meanwhile.
+	 * @param queue the queue
+	 * @param callId the call's id, unique and unguessable (see
+	 * {@link ResendProtection#newId()})
+	 * @param batch the jobs
+	 * @param window how long Redis remembers the call
+	 * @return what happened to each job, in order
+	 */
+	public List<DispatchResult> enqueueOnce(String queue, String callId, List<EnqueueCommand> batch, Duration window) {
+		return enqueue(queue, ResendProtection.once(this.store.keys(queue), callId, window), batch);
 	}
 
 	private static List<String> args(List<EnqueueCommand> commands) {

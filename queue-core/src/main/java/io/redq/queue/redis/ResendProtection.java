@@ -92,6 +92,27 @@ public final class ResendProtection {
 		this.freeLanes.addFirst(call.lane());
 	}
 
+	/**
+	 * Return a call that its caller makes under an id of its own, at most once within the
+	 * window however often it is sent: an outbox row that a relay may send again after a
+	 * crash. It is the one call of a producer of that id.
+	 * @param keys the keys of the queue
+	 * @param id the call's id, unique and unguessable (see {@link #newId()})
+	 * @param window how long Redis remembers the reply
+	 * @return the call
+	 */
+	public static Call once(QueueKeys keys, String id, Duration window) {
+		return new Call(0, keys.sent(id, 0), 1, window);
+	}
+
+	/**
+	 * Return a new producer or call id: 128 random bits, 22 URL-safe characters.
+	 * @return the id
+	 */
+	public static String newId() {
+		return producerId();
+	}
+
 	private static String producerId() {
 		byte[] bytes = new byte[16];
 		RANDOM.nextBytes(bytes);

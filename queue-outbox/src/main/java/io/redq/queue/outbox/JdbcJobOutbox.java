@@ -17,6 +17,7 @@ import io.redq.queue.redis.EnqueueOperations;
 import io.redq.queue.redis.PreparedCommand;
 import io.redq.queue.redis.QueueStore;
 import io.redq.queue.redis.RedisJobDispatcher;
+import io.redq.queue.redis.ResendProtection;
 import io.redq.queue.transaction.JobOutbox;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.type.TypeReference;
@@ -100,7 +101,7 @@ public class JdbcJobOutbox implements JobOutbox {
 		byQueue.forEach((queue, jobs) -> {
 			for (int from = 0; from < jobs.size(); from += QueueStore.MAX_BATCH_SIZE) {
 				List<StoredJob> batch = jobs.subList(from, Math.min(jobs.size(), from + QueueStore.MAX_BATCH_SIZE));
-				rows.add(new Object[] { EnqueueOperations.nonce(), queue, batch.size(),
+				rows.add(new Object[] { ResendProtection.newId(), queue, batch.size(),
 						this.jsonMapper.writeValueAsString(batch), now });
 			}
 		});

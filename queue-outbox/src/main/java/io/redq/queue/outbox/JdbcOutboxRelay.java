@@ -141,7 +141,7 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 					(rs, rowNum) -> new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4)),
 					this.batchSize);
 			for (Row row : rows) {
-				this.enqueueOperations.enqueue(row.queue(), row.nonce(), this.outbox.commands(row.jobs()),
+				this.enqueueOperations.enqueueOnce(row.queue(), row.nonce(), this.outbox.commands(row.jobs()),
 						this.resendWindow);
 			}
 			this.jdbcTemplate.batchUpdate("DELETE FROM " + JdbcJobOutbox.TABLE + " WHERE id = ?",

@@ -236,7 +236,7 @@ abstract class AbstractOutboxIntegrationTests {
 			// a relay sends the row and dies before deleting it
 			String nonce = outbox.jdbc.queryForObject("SELECT nonce FROM " + JdbcJobOutbox.TABLE, String.class);
 			String jobs = outbox.jdbc.queryForObject("SELECT jobs FROM " + JdbcJobOutbox.TABLE, String.class);
-			outbox.enqueueOperations.enqueue("mail", nonce, outbox.outbox.commands(jobs),
+			outbox.enqueueOperations.enqueueOnce("mail", nonce, outbox.outbox.commands(jobs),
 					JdbcOutboxRelay.DEFAULT_RESEND_WINDOW);
 			// the job runs and completes: gone from Redis
 			assertThat(outbox.operations.cancel("mail", "invoice-2")).isTrue();
