@@ -174,9 +174,14 @@ class JobListenerContainerIntegrationTests {
 			Jobs jobs = context.getBean(Jobs.class);
 			String id = dispatcher(context).dispatch("waits-for-lease-loss", "x").id();
 			jobs.awaitAttempts(id, 1);
-			// another worker takes the job over on the same attempt (and then dies): the
-			// renewal finds the lease token changed
-			template(context).opsForHash().put(keys(context, "lease").leases(), id, "stolen:1");
+			// another worker takes the job over on the same attempt, starts it (and then
+			// dies): the renewal finds the lease token changed, and the late result is
+			// refused because a run of the job started since (an unstarted takeover would
+			// accept it)
+			QueueKeys keys = keys(context, "lease");
+			template(context).opsForHash().put(keys.leases(), id, "stolen:1");
+			template(context).opsForHash().put(keys.runs(), id, "stolen:1");
+			template(context).opsForSet().add(keys.started(), id);
 			await().atMost(DEADLINE).until(() -> jobs.completed.contains(id + "#1"));
 			assertThat(jobs.attempts(id).get(0).context().isLeaseLost()).isTrue();
 			// the first attempt's result was not acknowledged: the job runs again once
