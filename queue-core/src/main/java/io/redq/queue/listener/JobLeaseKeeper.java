@@ -207,6 +207,11 @@ final class JobLeaseKeeper {
 	private void leaseLost(JobExecution execution) {
 		execution.loseLease();
 		if (execution.isStarted()) {
+			if (execution.isSettled()) {
+				// its result was reported while the renewal was in flight: its
+				// acknowledgement took the lease, and decides
+				return;
+			}
 			logger.warn("Job " + execution.getId() + " lost its lease (this worker stalled past it); its result is "
 					+ "accepted only if no other run of it started meanwhile");
 		}
