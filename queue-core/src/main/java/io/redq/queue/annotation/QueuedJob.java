@@ -6,6 +6,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import io.redq.queue.core.JobPriority;
+
 import org.springframework.aot.hint.annotation.Reflective;
 
 /**
@@ -97,6 +99,16 @@ public @interface QueuedJob {
 	 * @return the rate limit, or empty for none
 	 */
 	String rateLimit() default "";
+
+	/**
+	 * The priority level of this job's dispatches, from {@value JobPriority#LOWEST} to
+	 * {@value JobPriority#HIGHEST}; a dispatch may name another
+	 * ({@link io.redq.queue.core.JobRequest.Builder#priority(int)}). Within a queue a
+	 * higher level is reserved first, equal levels in order, and each level that has jobs
+	 * keeps a share of the reservations (see {@link JobPriority}).
+	 * @return the priority level
+	 */
+	int priority() default JobPriority.DEFAULT;
 
 	/**
 	 * The wait between attempts. Defaults to {@code redq.job.backoff.*}.

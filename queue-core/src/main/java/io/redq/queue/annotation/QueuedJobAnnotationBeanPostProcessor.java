@@ -167,7 +167,7 @@ public class QueuedJobAnnotationBeanPostProcessor
 				resolve(annotation.maxRunning(), Integer::valueOf, 0),
 				resolve(annotation.rateLimit(), RateLimit::parse, null));
 		return new JobDefinition(name, queue, maxAttempts, timeout, jobBackoff, MethodJobHandler.payloadType(method),
-				limits);
+				limits, annotation.priority());
 	}
 
 	private @Nullable JobErrorHandler errorHandler(QueuedJob annotation) {

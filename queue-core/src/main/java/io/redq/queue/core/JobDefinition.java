@@ -19,11 +19,13 @@ import org.springframework.util.Assert;
  * @param payloadType the payload type the handler takes, or {@code null} when this
  * application only dispatches the job
  * @param limits how the job runs across all application instances
+ * @param priority the priority level of its jobs unless a dispatch names another (see
+ * {@link JobPriority})
  * @author Redq team
  * @since 0.1.0
  */
 public record JobDefinition(String name, String queue, int maxAttempts, Duration timeout, JobBackoff backoff,
-		@Nullable Type payloadType, JobLimits limits) {
+		@Nullable Type payloadType, JobLimits limits, int priority) {
 
 	/**
 	 * Create an instance without limits.
@@ -40,6 +42,21 @@ public record JobDefinition(String name, String queue, int maxAttempts, Duration
 	}
 
 	/**
+	 * Create an instance at the default priority.
+	 * @param name the job name
+	 * @param queue the queue
+	 * @param maxAttempts how many times a job is tried before it dies
+	 * @param timeout how long one attempt may run; zero for no limit
+	 * @param backoff the wait between attempts
+	 * @param payloadType the payload type the handler takes, or {@code null}
+	 * @param limits how the job runs across all application instances
+	 */
+	public JobDefinition(String name, String queue, int maxAttempts, Duration timeout, JobBackoff backoff,
+			@Nullable Type payloadType, JobLimits limits) {
+		this(name, queue, maxAttempts, timeout, backoff, payloadType, limits, JobPriority.DEFAULT);
+	}
+
+	/**
 	 * Create an instance, checking the values.
 	 */
 	public JobDefinition {
@@ -48,6 +65,7 @@ public record JobDefinition(String name, String queue, int maxAttempts, Duration
 		Assert.isTrue(maxAttempts >= 1,
 				() -> "Job '" + name + "' must have maxAttempts of at least 1, not " + maxAttempts);
 		Assert.isTrue(!timeout.isNegative(), () -> "Job '" + name + "' must not have a negative timeout");
+		JobPriority.validate(priority, "Job '" + name + "'");
 	}
 
 }

@@ -43,6 +43,8 @@ public final class JobRequest {
 
 	private final @Nullable Integer maxAttempts;
 
+	private final @Nullable Integer priority;
+
 	private final Map<String, String> headers;
 
 	private final boolean outsideTransaction;
@@ -56,6 +58,7 @@ public final class JobRequest {
 		this.duplicatePolicy = builder.duplicatePolicy;
 		this.uniqueness = builder.uniqueness;
 		this.maxAttempts = builder.maxAttempts;
+		this.priority = builder.priority;
 		this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(builder.headers));
 		this.outsideTransaction = builder.outsideTransaction;
 	}
@@ -147,6 +150,15 @@ public final class JobRequest {
 	}
 
 	/**
+	 * Return the priority level, or {@code null} for the job's own (see
+	 * {@link JobPriority}).
+	 * @return the priority level
+	 */
+	public @Nullable Integer getPriority() {
+		return this.priority;
+	}
+
+	/**
 	 * Return the headers.
 	 * @return the headers, never {@code null}
 	 */
@@ -184,6 +196,8 @@ public final class JobRequest {
 		private Uniqueness uniqueness = Uniqueness.UNTIL_COMPLETED;
 
 		private @Nullable Integer maxAttempts;
+
+		private @Nullable Integer priority;
 
 		private final Map<String, String> headers = new LinkedHashMap<>();
 
@@ -285,6 +299,19 @@ public final class JobRequest {
 		public Builder maxAttempts(int maxAttempts) {
 			Assert.isTrue(maxAttempts >= 1, () -> "maxAttempts must be at least 1, not " + maxAttempts);
 			this.maxAttempts = maxAttempts;
+			return this;
+		}
+
+		/**
+		 * Override the job's priority level for this dispatch: a higher level is reserved
+		 * before a lower one, equal levels in order, each level that has jobs keeping a
+		 * share of the reservations (see {@link JobPriority}).
+		 * @param priority the level, from {@value JobPriority#LOWEST} to
+		 * {@value JobPriority#HIGHEST}
+		 * @return this builder
+		 */
+		public Builder priority(int priority) {
+			this.priority = JobPriority.validate(priority, "The dispatch");
 			return this;
 		}
 

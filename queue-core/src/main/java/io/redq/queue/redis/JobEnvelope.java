@@ -5,6 +5,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.redq.queue.core.JobPriority;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -19,6 +20,9 @@ import tools.jackson.databind.json.JsonMapper;
  * script)
  * @param availableAt when the job became or becomes ready (epoch ms, Redis clock; set by
  * the enqueue script)
+ * @param priority the job's priority level, absent for the default (see
+ * {@link io.redq.queue.core.JobPriority}); the first field of a body, where the enqueue
+ * script reads it
  * @param job the job name
  * @param maxAttempts how many times the job is tried before it dies; when absent, the
  * handler's setting
@@ -31,7 +35,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record JobEnvelope(@Nullable Long createdAt, @Nullable Long availableAt, String job,
+public record JobEnvelope(@Nullable Long createdAt, @Nullable Long availableAt, @Nullable Integer priority, String job,
 		@Nullable Integer maxAttempts, @Nullable Long timeout, @Nullable Map<String, String> headers,
 		@Nullable JsonNode payload) {
 
@@ -46,7 +50,26 @@ public record JobEnvelope(@Nullable Long createdAt, @Nullable Long availableAt, 
 	 */
 	public static JobEnvelope of(String job, int maxAttempts, Duration timeout, Map<String, String> headers,
 			@Nullable JsonNode payload) {
-		return new JobEnvelope(null, null, job, maxAttempts, timeout.toMillis(), headers, payload);
+		return of(job, JobPriority.DEFAULT, maxAttempts, timeout, headers, payload);
+	}
+
+	/**
+	 * Create the envelope of a job to enqueue at a priority level; the enqueue script
+	 * sets its times.
+	 * @param job the job name
+	 * @param priority the priority level
+	 * @param maxAttempts how many times the job is tried before it dies
+	 * @param timeout how long one attempt may run, 0 for no limit
+	 * @param headers string headers
+	 * @param payload the payload as JSON
+	 * @return the envelope
+	 */
+	public static JobEnvelope of(String job, int priority, int maxAttempts, Duration timeout,
+			Map<String, String> headers, @Nullable JsonNode payload) {
+		// the default level is left out, so that a job of that level is written as before
+		// levels existed
+		return new JobEnvelope(null, null, (priority != JobPriority.DEFAULT) ? priority : null, job, maxAttempts,
+				timeout.toMillis(), headers, payload);
 	}
 
 	/**

@@ -55,6 +55,12 @@ public final class QueueKeys {
 
 	private final String stats;
 
+	private final String queued;
+
+	private final String levels;
+
+	private final String fair;
+
 	private final List<String> all;
 
 	private QueueKeys(String prefix, String queue) {
@@ -78,9 +84,12 @@ public final class QueueKeys {
 		this.stale = key("stale");
 		this.runs = key("runs");
 		this.stats = key("stats");
+		this.queued = key("queued");
+		this.levels = key("levels");
+		this.fair = key("fair");
 		this.all = List.of(this.ready, this.delayed, this.reserved, this.dead, this.jobs, this.attempts, this.leases,
 				this.errors, this.wake, this.sequence, this.successors, this.paused, this.completed, this.model,
-				this.started, this.stalls, this.stale, this.runs, this.stats);
+				this.started, this.stalls, this.stale, this.runs, this.stats, this.queued, this.levels, this.fair);
 	}
 
 	/**
@@ -258,6 +267,34 @@ public final class QueueKeys {
 	 */
 	public String stats() {
 		return this.stats;
+	}
+
+	/**
+	 * Return the sorted set of the ready jobs whose priority level is not the default
+	 * (the default level's are in {@link #ready()}), scored by level band and order
+	 * within it (see {@code common.lua}).
+	 * @return the key
+	 */
+	public String queued() {
+		return this.queued;
+	}
+
+	/**
+	 * Return the hash of id to priority level of every job that is not at the default
+	 * level, while the job lives, so that it comes back at its level.
+	 * @return the key
+	 */
+	public String levels() {
+		return this.levels;
+	}
+
+	/**
+	 * Return the hash of each priority level's order counters and reservation share state
+	 * (see {@code reserve.lua}).
+	 * @return the key
+	 */
+	public String fair() {
+		return this.fair;
 	}
 
 	/**

@@ -397,8 +397,9 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	private String body(JobRequest request, JobDefinition definition, Map<String, String> headers) {
 		int maxAttempts = (request.getMaxAttempts() != null) ? request.getMaxAttempts() : definition.maxAttempts();
+		int priority = (request.getPriority() != null) ? request.getPriority() : definition.priority();
 		String body = JobEnvelope
-			.of(definition.name(), maxAttempts, definition.timeout(), headers,
+			.of(definition.name(), priority, maxAttempts, definition.timeout(), headers,
 					this.jsonMapper.valueToTree(request.getPayload()))
 			.body(this.jsonMapper);
 		// with the opening brace the body leaves out

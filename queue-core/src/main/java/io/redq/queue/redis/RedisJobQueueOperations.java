@@ -5,13 +5,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 import io.redq.queue.core.CompletedJob;
 import io.redq.queue.core.DeadJob;
 import io.redq.queue.core.Due;
+import io.redq.queue.core.JobPriority;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueSnapshot;
@@ -157,11 +161,19 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 	public QueueSnapshot snapshot(String queue) {
 		List<?> values = this.store.runForList(this.scripts.stats(), queue, List.of());
 		long oldest = QueueStore.number(values, 5);
+		// then the ready jobs per level, which the script lists lowest first
+		Map<Integer, Long> byPriority = new LinkedHashMap<>();
+		for (int level = JobPriority.HIGHEST; level >= JobPriority.LOWEST && values.size() > 7; level--) {
+			long count = QueueStore.number(values, 7 + level - JobPriority.LOWEST);
+			if (count > 0) {
+				byPriority.put(level, count);
+			}
+		}
 		return new QueueSnapshot(
 				new QueueStats(QueueStore.number(values, 0), QueueStore.number(values, 1), QueueStore.number(values, 2),
 						QueueStore.number(values, 3)),
 				(oldest >= 0) ? Duration.ofMillis(Math.max(0, QueueStore.number(values, 4) - oldest)) : Duration.ZERO,
-				QueueStore.number(values, 6) == 1);
+				QueueStore.number(values, 6) == 1, Collections.unmodifiableMap(byPriority));
 	}
 
 	@Override

@@ -4,11 +4,12 @@
 -- times its lease expired before its run was confirmed (migrate.lua); stale: id -> how many of the ready list's entries
 -- of that id stand for nothing any more, and '' (no id is empty) -> their total (see unready); runs: id -> the lease
 -- token of its latest run whose start reached Redis, kept after its lease ended, so that ack.lua accepts that run when
--- it finishes late while no run of the job started since; stats: the statistics series (see count_finished).
+-- it finishes late while no run of the job started since; stats: the statistics series (see count_finished); queued,
+-- levels and fair: the ready jobs of priority levels other than the default (see "Priorities" below).
 local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused, completed,
-	model, started, stalls, stale, runs, stats =
+	model, started, stalls, stale, runs, stats, queued, levels, fair =
 	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
-	KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19]
+	KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19], KEYS[20], KEYS[21], KEYS[22]
 
 -- The data model these scripts read and write: the queue's keys and what their values mean. Bump it with every change
 -- to either, and add the step up from the model before to upgrade_model, so that no script misreads another model's
@@ -19,6 +20,12 @@ local MODEL = 4
 local function now_millis()
 	local time = redis.call('TIME')
 	return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+
+-- Epoch milliseconds as digits: Lua writes numbers of 15 digits and more (due times after the year 5138, scores of queued) in
+-- exponent form when concatenating.
+local function millis(value)
+	return string.format('%d', value)
 end
 
 -- Wakes one idle listener (blocked in BZPOPMIN on the wake key). A single member, so signalling is idempotent.
@@ -47,6 +54,89 @@ local function remember(reply)
 	return reply
 end
 
+-- Priorities. A job has a level from LOWEST to HIGHEST; a higher level is reserved first (see reserve.lua for the
+-- shares that bound starvation), equal levels in the order they became ready. A ready job of the default level is an
+-- entry of the ready list, as before levels existed, so that a queue that uses only the default level pays nothing
+-- for them. A ready job of any other level is a member of the queued sorted set, scored by its level's band plus its
+-- slot in that band: ((HIGHEST - level) * BAND + slot), so that the lowest score is the oldest job of the highest
+-- level and a level's jobs are one score range (found in O(log n), never scanned). The levels hash keeps the level of
+-- every job not at the default level while the job lives (ready, delayed, reserved or dead), so that a job that comes
+-- back (due, retried, expired, released, woken, revived) is ready at its level again; a queue without such jobs has no
+-- levels hash, which each call that makes jobs ready checks once. The fair hash keeps per level L the last slot given
+-- ('n<L>'), the slot of the last job reserved ('r<L>', the band's round: a job handed back goes there, at the head)
+-- and the reservation share's current weight ('w<L>', see reserve.lua). Its fields are bounded by the levels.
+-- Groups (a round-robin between the dispatchers' groups within a level) are meant to join this layout without a new
+-- model: a grouped job is a member of queued at its level, its slot max(round, last slot of its group) + 1, so that
+-- slots interleave the groups that have jobs; a group's last slot and count live in fair ('g<L>:<group>') only while
+-- it has jobs, and levels keeps '<level> <group>' for a grouped job.
+-- Scripts from before levels (model 4 as first released to instances) see only the ready list: they leave the queued
+-- jobs to reserve for scripts that know them, and when they take such a job out of line (cancel, reschedule, replace)
+-- they count one of its entries stale (unready), which is then its member of queued: the stale counts cover the
+-- entries of both, and reserving skips a member of queued as it skips an entry of the ready list.
+local LOWEST, DEFAULT_LEVEL, HIGHEST = 0, 5, 9
+local BAND = 17592186044416
+
+-- The level a dispatch body asks for: its first field '"priority":<level>' when it has one, else the default level.
+local function level_of_body(body)
+	return tonumber(string.match(body, '^"priority":(%d+),')) or DEFAULT_LEVEL
+end
+
+-- The score range of a level's band in queued, as ZRANGE BYSCORE arguments.
+local function band(level)
+	local low = (HIGHEST - level) * BAND
+	return millis(low), '(' .. millis(low + BAND)
+end
+
+-- Counts one stale entry of a job less (one was reserved past or replaced); deletes counts that reach 0.
+local function unstale(id, n)
+	local left = redis.call('HINCRBY', stale, id, -n)
+	if left <= 0 then
+		redis.call('HDEL', stale, id)
+	end
+	if redis.call('HINCRBY', stale, '', -n) <= 0 then
+		redis.call('HDEL', stale, '')
+	end
+end
+
+-- Puts a ready job of a level other than the default into queued: at the end of its band, or at its head (handed
+-- back: the slot of the band's last reservation).
+local function queue_at(id, level, at_head)
+	local slot
+	if at_head then
+		slot = tonumber(redis.call('HGET', fair, 'r' .. level)) or 0
+	else
+		local last = redis.call('HMGET', fair, 'n' .. level, 'r' .. level)
+		slot = math.max(tonumber(last[1]) or 0, tonumber(last[2]) or 0) + 1
+		redis.call('HSET', fair, 'n' .. level, slot)
+	end
+	if redis.call('ZADD', queued, millis((HIGHEST - level) * BAND + slot), id) == 0
+			and redis.call('HEXISTS', stale, id) == 1 then
+		-- the member left by a job that a script from before levels took out of line, counted stale, is replaced
+		unstale(id, 1)
+	end
+end
+
+-- Makes jobs ready at their levels: ids of the default level are pushed to the ready list (at its head for jobs
+-- handed back, else at its end), the others queued. One EXISTS when no job has another level.
+local function make_ready(ids, at_head)
+	local plain = ids
+	if redis.call('EXISTS', levels) == 1 then
+		plain = {}
+		local found = redis.call('HMGET', levels, unpack(ids))
+		for i, id in ipairs(ids) do
+			local level = tonumber(string.match(found[i] or '', '^(%d+)'))
+			if level and level ~= DEFAULT_LEVEL then
+				queue_at(id, level, at_head)
+			else
+				plain[#plain + 1] = id
+			end
+		end
+	end
+	if #plain > 0 then
+		redis.call(at_head and 'LPUSH' or 'RPUSH', ready, unpack(plain))
+	end
+end
+
 -- Whether a job is ready: it has data and is in none of delayed, reserved and dead. Its entry in the ready list is
 -- not searched for (see unready).
 local function is_ready(id)
@@ -54,18 +144,21 @@ local function is_ready(id)
 		and not redis.call('ZSCORE', reserved, id) and not redis.call('ZSCORE', dead, id)
 end
 
--- Takes a ready job out of line without searching the ready list (LREM costs time in proportion to a backlog): one
--- entry of its id there is counted stale, and reserve skips as many entries of the id as are counted (reserve.lua).
--- The caller then moves the job elsewhere, or forgets it. Which entry is skipped does not matter: each entry of an id
--- stands for the one job of that id, and a job that is ready again is reserved at the last of its entries.
+-- Takes a ready job out of line without searching the ready list (LREM costs time in proportion to a backlog): a
+-- member of queued is removed, else one entry of its id in the ready list is counted stale, and reserve skips as many
+-- entries of the id as are counted (reserve.lua). The caller then moves the job elsewhere, or forgets it. Which entry
+-- is skipped does not matter: each entry of an id stands for the one job of that id, and a job that is ready again is
+-- reserved at the last of its entries.
 local function unready(id)
-	redis.call('HINCRBY', stale, id, 1)
-	redis.call('HINCRBY', stale, '', 1)
+	if redis.call('ZREM', queued, id) == 0 then
+		redis.call('HINCRBY', stale, id, 1)
+		redis.call('HINCRBY', stale, '', 1)
+	end
 end
 
--- The number of ready jobs: the ready list's entries less the stale ones.
+-- The number of ready jobs: the entries of the ready list and queued less the stale ones.
 local function ready_count()
-	return redis.call('LLEN', ready) - (tonumber(redis.call('HGET', stale, '')) or 0)
+	return redis.call('LLEN', ready) + redis.call('ZCARD', queued) - (tonumber(redis.call('HGET', stale, '')) or 0)
 end
 
 -- Keeps a key at least ms longer (PEXPIRE never shortens it here): a gate a crashed holder left goes with its key.
@@ -93,6 +186,7 @@ local function forget(...)
 	redis.call('SREM', started, ...)
 	redis.call('HDEL', stalls, ...)
 	redis.call('HDEL', runs, ...)
+	redis.call('HDEL', levels, ...)
 end
 
 -- Removes the given jobs from one of the sorted sets (reserved, delayed, dead) and every trace of them.
@@ -124,12 +218,6 @@ local function max_attempts_of(envelope)
 	return decoded and tonumber(value) or 1
 end
 
--- Epoch milliseconds as digits: Lua writes numbers of 15 digits and more (due times after the year 5138) in
--- exponent form when concatenating.
-local function millis(value)
-	return string.format('%d', value)
-end
-
 -- A job's envelope: the Redis-clock times prepended to the body (the envelope JSON without its opening brace).
 local function envelope(now, due, body)
 	return '{"createdAt":' .. millis(now) .. ',"availableAt":' .. millis(math.max(due, now)) .. ',' .. body
@@ -151,14 +239,31 @@ local function store(id, now, due, body)
 	redis.call('HSET', jobs, id, envelope(now, due, body))
 end
 
--- Stores a job and makes it delayed or ready; returns whether it is ready (the caller signals once).
+-- Records the level of a job from its dispatch body (see Priorities): kept for any level but the default, so that
+-- a job of the default level costs nothing here. A job that had another level, replaced, passes forget_old.
+local function set_level(id, level, forget_old)
+	if level ~= DEFAULT_LEVEL then
+		redis.call('HSET', levels, id, level)
+	elseif forget_old then
+		redis.call('HDEL', levels, id)
+	end
+end
+
+-- Stores a job at the level its body asks for and makes it delayed or ready; returns whether it is ready (the caller
+-- signals once).
 local function create(id, now, due, body)
 	store(id, now, due, body)
+	local level = level_of_body(body)
+	set_level(id, level, false)
 	if due > now then
 		schedule(id, due)
 		return false
 	end
-	redis.call('RPUSH', ready, id)
+	if level == DEFAULT_LEVEL then
+		redis.call('RPUSH', ready, id)
+	else
+		queue_at(id, level, false)
+	end
 	return true
 end
 
@@ -244,7 +349,8 @@ local function upgrade_model(found)
 	-- Model 4 adds the stale hash: a queue of model 3 has none, which model 4 reads as every entry of the ready list
 	-- standing for its job, as model 3 kept it. It also adds the runs hash: a queue of model 3 has none, which model 4
 	-- reads as no run started yet, so that a run from before the upgrade that finishes after its lease ended is refused,
-	-- as model 3 refused it.
+	-- as model 3 refused it. It also adds queued, levels and fair (priorities): a queue of model 3 has none, which
+	-- model 4 reads as every job at the default level.
 	redis.call('SET', model, MODEL)
 end
 

@@ -15,7 +15,7 @@ if delay < 0 then
 	bury(id, now, tonumber(ARGV[5]), tonumber(ARGV[6]))
 	count_finished('d', 1, now)
 elseif delay == 0 then
-	redis.call('RPUSH', ready, id)
+	make_ready({id}, false)
 	signal()
 else
 	schedule(id, now + delay)

@@ -8,7 +8,7 @@ local exclusive_waiting, job_waiting, queue_waiting = KEYS[#KEYS - 3], KEYS[#KEY
 local holder = ARGV[1] .. ':' .. ARGV[2]
 local renew = ARGV[4] == '1'
 
--- Moves the first waiting job that is still delayed as it was deferred to the head of the ready list. An entry whose
+-- Moves the first waiting job that is still delayed as it was deferred to the head of its level's line. An entry whose
 -- job has since been rescheduled, cancelled or admitted is stale and dropped, so that no job becomes ready before the
 -- due time it has now.
 local function wake(waiting)
@@ -19,7 +19,7 @@ local function wake(waiting)
 		end
 		if redis.call('ZSCORE', delayed, first[1]) == first[2] then
 			redis.call('ZREM', delayed, first[1])
-			redis.call('LPUSH', ready, first[1])
+			make_ready({first[1]}, true)
 			signal()
 			return
 		end

@@ -9,11 +9,14 @@ local limit = tonumber(ARGV[1])
 local due = redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'LIMIT', 0, limit)
 if #due > 0 then
 	redis.call('ZREM', delayed, unpack(due))
-	redis.call('RPUSH', ready, unpack(due))
+	-- each at its level (see Priorities in common.lua)
+	make_ready(due, false)
 	signal()
 end
 local expired = redis.call('ZRANGEBYSCORE', reserved, '-inf', now, 'LIMIT', 0, limit)
 local max_stalls = tonumber(ARGV[5])
+-- jobs handed back go to the head of their level's line
+local back = {}
 for _, id in ipairs(expired) do
 	redis.call('ZREM', reserved, id)
 	-- a run that no renewal confirmed may never have started (a lost reserve reply, a job reserved ahead by an
@@ -26,8 +29,7 @@ for _, id in ipairs(expired) do
 		redis.call('HSET', errors, id, 'Stalled before its run was confirmed (stall ' .. stall .. ' of at most '
 			.. max_stalls .. ', attempt ' .. (used + 1) .. ' given back): its worker died, stalled or lost the reply '
 			.. 'before its first lease renewal')
-		redis.call('LPUSH', ready, id)
-		signal()
+		back[#back + 1] = id
 	else
 		if stall then
 			redis.call('HSET', errors, id, 'Stalled before its run was confirmed on attempt ' .. used .. ', past '
@@ -39,10 +41,13 @@ for _, id in ipairs(expired) do
 			bury(id, now, tonumber(ARGV[2]), tonumber(ARGV[3]))
 			count_finished('d', 1, now)
 		else
-			redis.call('LPUSH', ready, id)
-			signal()
+			back[#back + 1] = id
 		end
 	end
+end
+if #back > 0 then
+	make_ready(back, true)
+	signal()
 end
 -- dead jobs are trimmed here too, so that they go on a queue where nothing dies any more, and a lowered max size
 -- applies without waiting for a death

@@ -1,9 +1,10 @@
--- Hands reserved jobs back at once (graceful shutdown), at the head of the ready list. A job that ran and used its
+-- Hands reserved jobs back at once (graceful shutdown), at the head of their level's line (see Priorities in
+-- common.lua). A job that ran and used its
 -- last attempt (interrupted after the shutdown timeout) dies instead, as it would have after a lost lease.
 -- ARGV: dead max size, dead max age ms, then triples of id, lease token and 1 to give the attempt back (the job never
 -- started) or 0.
 -- Returns the number handed back to the ready list.
-local released, now = 0, nil
+local released, now = {}, nil
 for i = 3, #ARGV, 3 do
 	local id = ARGV[i]
 	local lease = redis.call('HGET', leases, id)
@@ -16,12 +17,12 @@ for i = 3, #ARGV, 3 do
 			bury(id, now, tonumber(ARGV[1]), tonumber(ARGV[2]))
 			count_finished('d', 1, now)
 		else
-			redis.call('LPUSH', ready, id)
-			released = released + 1
+			released[#released + 1] = id
 		end
 	end
 end
-if released > 0 then
+if #released > 0 then
+	make_ready(released, true)
 	signal()
 end
-return released
+return #released

@@ -28,7 +28,7 @@ if due > now then
 	schedule(id, due)
 else
 	redis.call('ZREM', delayed, id)
-	redis.call('RPUSH', ready, id)
+	make_ready({id}, false)
 	signal()
 end
 return tonumber(remember('1'))

@@ -5,55 +5,164 @@
 -- with the reason, so that an operator finds it, and returned for the caller to log.
 -- Returns {now, next due (-1 for none), the number M of ids without data, then per job: id, envelope, attempt, token,
 -- then the M ids without data}.
--- Entries of the ready list counted stale (see unready in common.lua) are skipped, at most MAX_SKIPPED per call, so
--- that a call may hand out fewer jobs than asked; a queue that has none pays one EXISTS per batch.
+-- Entries of the ready list and members of queued counted stale (see unready in common.lua) are skipped, at most
+-- MAX_SKIPPED per call, so that a call may hand out fewer jobs than asked; a queue that has none pays one EXISTS per
+-- batch.
+-- Levels (see Priorities in common.lua): a queue whose queued set is empty pays one EXISTS per call for them and
+-- takes its jobs from the ready list as before. Otherwise each job of the call goes to a level that has jobs by smooth
+-- weighted round-robin, level L weighing 2^L: while levels have jobs, each gets its weight's share of reservations
+-- (levels 9 and 5: 16 of every 17 go to 9), so that a higher level is served first and faster, and a lower one is
+-- never starved: among any 2^(HIGHEST + 1) - 1 consecutive reservations while it has jobs, a level gets at least one.
+-- The weights' state is kept in fair ('w<L>') across calls, so that the shares hold between calls of one job each.
 local MAX_SKIPPED = 1000
 local now = now_millis()
 local result = {now, 0, 0}
 local missing = {}
 
--- Pops up to wanted live entries of the ready list.
-local function pop_ready(wanted)
-	local ids, skipped = {}, 0
-	while #ids < wanted and skipped < MAX_SKIPPED do
-		local popped = redis.call('LPOP', ready, wanted - #ids)
-		if not popped then
-			break
-		end
-		if redis.call('EXISTS', stale) == 0 then
-			for _, id in ipairs(popped) do
-				ids[#ids + 1] = id
+-- The ids of popped entries that are not counted stale, and how many were skipped; the counts skipped are taken off.
+local function live(popped)
+	if redis.call('EXISTS', stale) == 0 then
+		return popped, 0
+	end
+	local counts = redis.call('HMGET', stale, unpack(popped))
+	local ids, left, skipped = {}, {}, 0
+	for i, id in ipairs(popped) do
+		left[id] = left[id] or tonumber(counts[i]) or 0
+		if left[id] > 0 then
+			left[id] = left[id] - 1
+			skipped = skipped + 1
+			if left[id] == 0 then
+				redis.call('HDEL', stale, id)
+			else
+				redis.call('HSET', stale, id, left[id])
 			end
 		else
-			local counts = redis.call('HMGET', stale, unpack(popped))
-			local left, skipped_now = {}, 0
-			for i, id in ipairs(popped) do
-				left[id] = left[id] or tonumber(counts[i]) or 0
-				if left[id] > 0 then
-					left[id] = left[id] - 1
-					skipped_now = skipped_now + 1
-					if left[id] == 0 then
-						redis.call('HDEL', stale, id)
-					else
-						redis.call('HSET', stale, id, left[id])
-					end
-				else
-					ids[#ids + 1] = id
-				end
-			end
-			if skipped_now > 0 and redis.call('HINCRBY', stale, '', -skipped_now) <= 0 then
-				redis.call('HDEL', stale, '')
-			end
-			skipped = skipped + skipped_now
+			ids[#ids + 1] = id
 		end
+	end
+	if skipped > 0 and redis.call('HINCRBY', stale, '', -skipped) <= 0 then
+		redis.call('HDEL', stale, '')
 	end
 	return ids, skipped
 end
 
+-- Pops up to wanted live entries of the ready list into ids.
+local function pop_ready(wanted, ids)
+	local skipped = 0
+	local goal = #ids + wanted
+	while #ids < goal and skipped < MAX_SKIPPED do
+		local popped = redis.call('LPOP', ready, goal - #ids)
+		if not popped then
+			break
+		end
+		local alive, skipped_now = live(popped)
+		for _, id in ipairs(alive) do
+			ids[#ids + 1] = id
+		end
+		skipped = skipped + skipped_now
+	end
+	return skipped
+end
+
+-- Pops up to wanted live members of a level's band of queued into ids, oldest first, and records the band's round.
+local function pop_band(level, wanted, ids)
+	local low, high = band(level)
+	local skipped = 0
+	local goal = #ids + wanted
+	while #ids < goal and skipped < MAX_SKIPPED do
+		local popped = redis.call('ZRANGE', queued, low, high, 'BYSCORE', 'LIMIT', 0, goal - #ids, 'WITHSCORES')
+		if #popped == 0 then
+			break
+		end
+		local members = {}
+		for i = 1, #popped, 2 do
+			members[#members + 1] = popped[i]
+		end
+		redis.call('ZREM', queued, unpack(members))
+		redis.call('HSET', fair, 'r' .. level, millis(tonumber(popped[#popped]) - (HIGHEST - level) * BAND))
+		-- a member whose id has stale entries is the job's live entry while the job is ready (the stale ones are in
+		-- the ready list: the job moved to another level while ready), else one of them (see Priorities in common.lua)
+		local counts = (redis.call('EXISTS', stale) == 1) and redis.call('HMGET', stale, unpack(members)) or {}
+		for i, id in ipairs(members) do
+			if not counts[i] or is_ready(id) then
+				ids[#ids + 1] = id
+			else
+				unstale(id, 1)
+				skipped = skipped + 1
+			end
+		end
+	end
+	return skipped
+end
+
+-- Pops up to wanted jobs across the levels that have jobs, in the shares of their weights, highest level first, into
+-- ids.
+local function pop_levels(wanted, ids)
+	local has, weight, fields = {}, {}, {}
+	for level = LOWEST, HIGHEST do
+		if level == DEFAULT_LEVEL then
+			has[level] = redis.call('LLEN', ready)
+		else
+			has[level] = redis.call('ZCOUNT', queued, band(level))
+		end
+		weight[level] = 2 ^ level
+		fields[#fields + 1] = 'w' .. level
+	end
+	local kept = redis.call('HMGET', fair, unpack(fields))
+	-- a level without jobs starts from 0 when it has some again
+	local current, take = {}, {}
+	for level = LOWEST, HIGHEST do
+		current[level] = (has[level] > 0) and (tonumber(kept[level - LOWEST + 1]) or 0) or 0
+		take[level] = 0
+	end
+	for _ = 1, wanted do
+		local total, best = 0, nil
+		for level = HIGHEST, LOWEST, -1 do
+			if has[level] > take[level] then
+				total = total + weight[level]
+				current[level] = current[level] + weight[level]
+				if not best or current[level] > current[best] then
+					best = level
+				end
+			end
+		end
+		if not best then
+			break
+		end
+		current[best] = current[best] - total
+		take[best] = take[best] + 1
+	end
+	local skipped, state = 0, {}
+	for level = HIGHEST, LOWEST, -1 do
+		if take[level] > 0 then
+			if level == DEFAULT_LEVEL then
+				skipped = skipped + pop_ready(take[level], ids)
+			else
+				skipped = skipped + pop_band(level, take[level], ids)
+			end
+		end
+		state[#state + 1] = 'w' .. level
+		state[#state + 1] = current[level]
+	end
+	redis.call('HSET', fair, unpack(state))
+	return skipped
+end
+
 -- a paused queue hands out nothing; running jobs finish
 local ids, skipped = {}, 0
+local any_queued = false
 if redis.call('EXISTS', paused) == 0 then
-	ids, skipped = pop_ready(tonumber(ARGV[1]))
+	any_queued = redis.call('EXISTS', queued) == 1
+	local wanted = tonumber(ARGV[1])
+	if not any_queued then
+		skipped = pop_ready(wanted, ids)
+	else
+		-- the shares are drawn again for the jobs that stale entries left out
+		repeat
+			local skipped_now = pop_levels(wanted - #ids, ids)
+			skipped = skipped + skipped_now
+		until #ids >= wanted or skipped_now == 0 or skipped >= MAX_SKIPPED
+	end
 end
 if #ids > 0 then
 	-- as a string, so that Redis does not format the number once per job
@@ -100,7 +209,7 @@ if #ids > 0 then
 	result[3] = #missing
 end
 -- more work is waiting: pass the wake-up on to another idle listener
-if (#ids > 0 or skipped > 0) and redis.call('LLEN', ready) > 0 then
+if (#ids > 0 or skipped > 0) and (redis.call('LLEN', ready) > 0 or (any_queued and redis.call('EXISTS', queued) == 1)) then
 	signal()
 end
 result[2] = next_due(tonumber(ARGV[3]))

@@ -25,7 +25,7 @@ for _, id in ipairs(ids) do
 			redis.call('HDEL', errors, id)
 			-- a late acknowledgement of the run that died must not complete the retry unrun
 			redis.call('HDEL', runs, id)
-			redis.call('RPUSH', ready, id)
+			make_ready({id}, false)
 		else
 			forget(id)
 		end

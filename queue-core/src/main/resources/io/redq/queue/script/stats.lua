@@ -1,10 +1,13 @@
 -- Counts a queue's jobs in one consistent read: {ready, delayed, reserved, dead, now, when the oldest ready job
--- became ready (-1 for none), 1 when the queue is paused or else 0}.
--- The oldest ready job is the first of the ready list's first 100 entries whose id has no stale entry (see unready),
--- so that the entry of a job moved elsewhere is not taken for it.
-local oldest = -1
+-- became ready (-1 for none), 1 when the queue is paused or else 0, then the ready jobs per priority level from the
+-- lowest to the highest (see Priorities in common.lua)}.
+-- The oldest ready job is the oldest of the heads of the lines: the first of the ready list's first 100 entries whose
+-- id has no stale entry (see unready), so that the entry of a job moved elsewhere is not taken for it, and the first
+-- member of each level's band of queued.
+local has_stale = redis.call('EXISTS', stale) == 1
+local heads = {}
 local head = redis.call('LINDEX', ready, 0)
-if head and redis.call('EXISTS', stale) == 1 then
+if head and has_stale then
 	head = nil
 	for _, id in ipairs(redis.call('LRANGE', ready, 0, 99)) do
 		if redis.call('HEXISTS', stale, id) == 0 then
@@ -14,7 +17,35 @@ if head and redis.call('EXISTS', stale) == 1 then
 	end
 end
 if head then
-	oldest = available_at(redis.call('HGET', jobs, head) or '') or -1
+	heads[#heads + 1] = head
 end
-return {ready_count(), redis.call('ZCARD', delayed), redis.call('ZCARD', reserved),
+local per_level = {}
+local any_queued = redis.call('EXISTS', queued) == 1
+for level = LOWEST, HIGHEST do
+	if level == DEFAULT_LEVEL then
+		-- stale entries are counted here, where scripts from before levels count them
+		per_level[#per_level + 1] = redis.call('LLEN', ready) - (tonumber(redis.call('HGET', stale, '')) or 0)
+	elseif any_queued then
+		local low, high = band(level)
+		per_level[#per_level + 1] = redis.call('ZCOUNT', queued, low, high)
+		local first = redis.call('ZRANGE', queued, low, high, 'BYSCORE', 'LIMIT', 0, 1)[1]
+		if first then
+			heads[#heads + 1] = first
+		end
+	else
+		per_level[#per_level + 1] = 0
+	end
+end
+local oldest = -1
+for _, id in ipairs(heads) do
+	local at = available_at(redis.call('HGET', jobs, id) or '')
+	if at and (oldest < 0 or at < oldest) then
+		oldest = at
+	end
+end
+local result = {ready_count(), redis.call('ZCARD', delayed), redis.call('ZCARD', reserved),
 	redis.call('ZCARD', dead), now_millis(), oldest, redis.call('EXISTS', paused)}
+for _, count in ipairs(per_level) do
+	result[#result + 1] = count
+end
+return result

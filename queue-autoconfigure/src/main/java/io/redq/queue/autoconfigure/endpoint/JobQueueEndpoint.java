@@ -326,7 +326,7 @@ public class JobQueueEndpoint {
 	private QueueDescriptor describe(String queue) {
 		QueueSnapshot snapshot = this.inspector.snapshot(queue);
 		return new QueueDescriptor(snapshot.stats().ready(), snapshot.stats().delayed(), snapshot.stats().reserved(),
-				snapshot.stats().dead(), snapshot.oldestReadyAge(), snapshot.paused());
+				snapshot.stats().dead(), snapshot.oldestReadyAge(), snapshot.paused(), snapshot.readyByPriority());
 	}
 
 	private static DeadJobDescriptor describe(JobView job, boolean withEnvelope) {
@@ -356,9 +356,11 @@ public class JobQueueEndpoint {
 	 * @param oldestReadyAge how long the oldest ready job has waited; zero when none is
 	 * ready
 	 * @param paused whether the queue is paused
+	 * @param readyByPriority the ready jobs per priority level, highest first, levels
+	 * without any left out
 	 */
 	public record QueueDescriptor(long ready, long delayed, long reserved, long dead, Duration oldestReadyAge,
-			boolean paused) implements OperationResponseBody {
+			boolean paused, Map<Integer, Long> readyByPriority) implements OperationResponseBody {
 	}
 
 	/**

@@ -17,6 +17,7 @@ import java.util.regex.Pattern;
 import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobPriority;
 import io.redq.queue.core.RateLimit;
 import io.redq.queue.core.Uniqueness;
 import io.redq.queue.redis.EnqueueCommand;
@@ -65,6 +66,14 @@ final class ScriptTester {
 
 	private static final Pattern MAX_ATTEMPTS = Pattern.compile("\"maxAttempts\":(\\d+)");
 
+	private static final Pattern PRIORITY = Pattern
+		.compile("^\\{\"createdAt\":-?\\d+,\"availableAt\":-?\\d+,\"priority\":(\\d+),");
+
+	/**
+	 * The width of a priority level's band of scores in the queued set (see common.lua).
+	 */
+	private static final long BAND = 1L << 44;
+
 	private static final int TRACE_LENGTH = 40;
 
 	@SuppressWarnings("rawtypes")
@@ -78,7 +87,8 @@ final class ScriptTester {
 				redis.call('HGETALL', KEYS[5]), redis.call('HGETALL', KEYS[6]), redis.call('HGETALL', KEYS[7]),
 				redis.call('HGETALL', KEYS[8]), redis.call('HGETALL', KEYS[9]),
 				{redis.call('GET', KEYS[10]) or '', redis.call('GET', KEYS[11]) or ''},
-				range(KEYS[12]), range(KEYS[13]), range(KEYS[14]), redis.call('HGETALL', KEYS[15])}
+				range(KEYS[12]), range(KEYS[13]), range(KEYS[14]), redis.call('HGETALL', KEYS[15]), range(KEYS[16]),
+				redis.call('HGETALL', KEYS[17])}
 			""", List.class);
 
 	private final Settings settings;
@@ -143,7 +153,7 @@ final class ScriptTester {
 		this.snapshotKeys = List.of(this.keys.ready(), this.keys.delayed(), this.keys.reserved(), this.keys.dead(),
 				this.keys.jobs(), this.keys.attempts(), this.keys.leases(), this.keys.successors(), this.keys.errors(),
 				exclusiveKeys.get(0), exclusiveKeys.get(1), gateKeys.get(1), gateKeys.get(2), gateKeys.get(3),
-				this.keys.stale());
+				this.keys.stale(), this.keys.queued(), this.keys.levels());
 		for (int i = 0; i < settings.producers(); i++) {
 			this.producerCalls.add(new ResendProtection());
 		}
@@ -240,8 +250,11 @@ final class ScriptTester {
 		boolean gated = this.random.nextInt(10) < 3;
 		int maxAttempts = 1 + this.random.nextInt(3);
 		Due due = (this.random.nextInt(10) < 7) ? Due.NOW : Due.after(Duration.ofMillis(1 + this.random.nextInt(30)));
-		String body = "\"job\":\"" + (gated ? "limited" : "plain") + "\",\"maxAttempts\":" + maxAttempts
-				+ ",\"payload\":\"d" + number + "\"}";
+		// half the jobs at the default level, the others at any level
+		int level = (this.random.nextBoolean()) ? JobPriority.DEFAULT : this.random.nextInt(JobPriority.HIGHEST + 1);
+		String body = ((level != JobPriority.DEFAULT) ? "\"priority\":" + level + "," : "") + "\"job\":\""
+				+ (gated ? "limited" : "plain") + "\",\"maxAttempts\":" + maxAttempts + ",\"payload\":\"d" + number
+				+ "\"}";
 		String id = (kind == 0) ? "g" + number : "c" + this.random.nextInt(this.settings.callerIds());
 		EnqueueCommand command = switch (kind) {
 			case 0 -> EnqueueCommand.withGeneratedId(id, due, body);
@@ -344,6 +357,10 @@ final class ScriptTester {
 			dispatch.acceptedFailures = 0;
 			dispatch.reservations = 0;
 			dispatch.runsStarted = 0;
+			// a late acknowledgement of the run that died must not complete the retry
+			// unrun
+			// (revive.lua forgets its token)
+			this.lastStarts.remove(id);
 		}
 		trace("an operator retries dead " + id + ": " + revived);
 		return true;
@@ -704,6 +721,34 @@ final class ScriptTester {
 		});
 		checkDispatches(snapshot);
 		checkGates(snapshot);
+		checkLevels(snapshot);
+	}
+
+	/**
+	 * Check that every job keeps the priority level its dispatch gave it, and a ready one
+	 * waits in that level's line (see "Priorities" in {@code common.lua}).
+	 */
+	private void checkLevels(Snapshot snapshot) {
+		snapshot.jobs.forEach((id, envelope) -> {
+			int level = level(envelope);
+			String kept = snapshot.levels.get(id);
+			check((level == JobPriority.DEFAULT) ? kept == null : String.valueOf(level).equals(kept), Invariant.LEVEL,
+					() -> id + " of level " + level + " is kept at level " + kept);
+		});
+		snapshot.levels.keySet()
+			.forEach((id) -> check(snapshot.jobs.containsKey(id), Invariant.LEVEL,
+					() -> id + " has a level but no data"));
+		snapshot.queued.forEach((id, score) -> {
+			long band = JobPriority.HIGHEST - score / BAND;
+			int level = level(snapshot.jobs.get(id));
+			check(band == level && level != JobPriority.DEFAULT, Invariant.LEVEL,
+					() -> id + " of level " + level + " waits in the line of level " + band);
+		});
+	}
+
+	private static int level(@Nullable String envelope) {
+		Matcher matcher = PRIORITY.matcher((envelope != null) ? envelope : "");
+		return matcher.find() ? Integer.parseInt(matcher.group(1)) : JobPriority.DEFAULT;
 	}
 
 	/**
@@ -805,10 +850,15 @@ final class ScriptTester {
 	@SuppressWarnings("unchecked")
 	private Snapshot snapshot() {
 		List<Object> values = this.redis.execute(SNAPSHOT, this.snapshotKeys);
-		return new Snapshot((Long) values.get(0), (List<String>) values.get(1), scores(values.get(2)),
-				scores(values.get(3)), scores(values.get(4)), hash(values.get(5)), hash(values.get(6)),
-				hash(values.get(7)), hash(values.get(8)), hash(values.get(9)), (List<String>) values.get(10),
-				scores(values.get(11)), scores(values.get(12)), scores(values.get(13)), hash(values.get(14)));
+		// the ready jobs of every level: the ready list's entries, then the members of
+		// queued
+		Map<String, Long> queued = scores(values.get(15));
+		List<String> ready = new ArrayList<>((List<String>) values.get(1));
+		ready.addAll(queued.keySet());
+		return new Snapshot((Long) values.get(0), ready, scores(values.get(2)), scores(values.get(3)),
+				scores(values.get(4)), hash(values.get(5)), hash(values.get(6)), hash(values.get(7)),
+				hash(values.get(8)), hash(values.get(9)), (List<String>) values.get(10), scores(values.get(11)),
+				scores(values.get(12)), scores(values.get(13)), hash(values.get(14)), queued, hash(values.get(16)));
 	}
 
 	private long snapshotTime() {
@@ -907,7 +957,9 @@ final class ScriptTester {
 
 		RUN_AGAIN_BY_RESEND("no job run again by a re-send"),
 
-		GATES("gates held only by started runs");
+		GATES("gates held only by started runs"),
+
+		LEVEL("a job kept at its priority level");
 
 		private final String description;
 
@@ -1058,7 +1110,7 @@ final class ScriptTester {
 			Map<String, Long> dead, Map<String, String> jobs, Map<String, String> attempts, Map<String, String> leases,
 			Map<String, String> successors, Map<String, String> errors, List<String> exclusive,
 			Map<String, Long> jobRunning, Map<String, Long> queueRunning, Map<String, Long> rate,
-			Map<String, String> stale) {
+			Map<String, String> stale, Map<String, Long> queued, Map<String, String> levels) {
 
 		String stateOf(String id) {
 			if (this.delayed.containsKey(id)) {

@@ -1,0 +1,143 @@
+package io.redq.queue.redis;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+import io.redq.queue.core.Due;
+import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobPriority;
+import io.redq.queue.core.QueueStats;
+import io.redq.queue.script.QueueScripts;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.core.script.RedisScript;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Tests of priority levels beside an instance whose scripts keep data model 4 as it was
+ * before levels (a copy of them in {@code before-levels}): the older scripts see only the
+ * ready list, and whatever either instance does, no job is lost, run twice or run past
+ * its attempts (see "Priorities" in {@code common.lua}).
+ *
+ * @author Redq team
+ */
+class PriorityBesideOlderScriptsIntegrationTests extends AbstractQueueIntegrationTests {
+
+	private static final Duration LEASE = Duration.ofMinutes(1);
+
+	@Test
+	void olderScriptsLeaveQueuedJobsToTheNewOnesAndTakeThemOutOfLineWithoutLosingOrDoublingAny() {
+		RedisJobQueueOperations older = olderScripts();
+		ListenerOperations olderListener = older.getListenerOperations();
+		Set<String> expected = new HashSet<>();
+		for (int i = 0; i < 6; i++) {
+			enqueue(this.operations, "high-" + i, 9, Due.NOW);
+			enqueue(this.operations, "low-" + i, 1, Due.NOW);
+			enqueue(older, "old-" + i, JobPriority.DEFAULT, Due.NOW);
+			expected.addAll(List.of("high-" + i, "low-" + i, "old-" + i));
+		}
+		enqueue(this.operations, "timer", 8, Due.after(Duration.ofMillis(50)));
+		expected.add("timer");
+		// the older instance sees only the ready list: it runs the jobs of the default
+		// level
+		Map<String, List<Integer>> runs = new TreeMap<>();
+		run(olderListener, 100, runs);
+		assertThat(runs).containsOnlyKeys("old-0", "old-1", "old-2", "old-3", "old-4", "old-5");
+		// it cancels one queued job, reschedules another (to the level it knows: the
+		// default) and replaces a third with a dispatch of its own; each leaves a stale
+		// count for the job's member of queued
+		assertThat(older.cancel(QUEUE, "high-0")).isTrue();
+		expected.remove("high-0");
+		assertThat(older.reschedule(QUEUE, "high-1", Due.after(Duration.ofMillis(20)))).isTrue();
+		enqueue(older, "low-0", JobPriority.DEFAULT, Due.NOW, DuplicatePolicy.REPLACE);
+		// a new dispatch of the cancelled id at its level replaces the member counted
+		// stale
+		enqueue(this.operations, "high-0", 9, Due.NOW);
+		expected.add("high-0");
+		// the older migrator makes the due timer ready in the ready list
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> olderListener.migrate(QUEUE).dueJobs() > 0
+					&& this.template.opsForZSet().size(this.keys.delayed()) == 0);
+		// both instances run the rest
+		while (pending(this.operations.stats(QUEUE)) > 0) {
+			run(olderListener, 2, runs);
+			run(this.listener, 3, runs);
+		}
+		assertThat(runs).containsOnlyKeys(expected);
+		assertThat(runs.values()).allSatisfy((attempts) -> assertThat(attempts).containsExactly(1));
+		assertThat(runs).contains(entry("high-0", List.of(1)));
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		assertThat(this.template.hasKey(this.keys.queued())).isFalse();
+		assertThat(this.template.hasKey(this.keys.stale())).as("every stale count was used").isFalse();
+		assertThat(this.template.opsForList().size(this.keys.ready())).isZero();
+		assertThat(this.template.opsForHash().size(this.keys.jobs())).isZero();
+	}
+
+	@Test
+	void aQueuedJobCancelledByOlderScriptsIsNotBuriedAsMissingData() {
+		RedisJobQueueOperations older = olderScripts();
+		enqueue(this.operations, "high", 9, Due.NOW);
+		assertThat(older.cancel(QUEUE, "high")).isTrue();
+		assertThat(this.listener.reserve(QUEUE, 10, LEASE).jobs()).isEmpty();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		assertThat(this.template.hasKey(this.keys.stale())).isFalse();
+	}
+
+	private static void run(ListenerOperations listener, int count, Map<String, List<Integer>> runs) {
+		listener.migrate(QUEUE);
+		List<Lease> done = new ArrayList<>();
+		for (ReservedJob job : listener.reserve(QUEUE, count, LEASE).jobs()) {
+			runs.computeIfAbsent(job.id(), (id) -> new ArrayList<>()).add(job.attempt());
+			done.add(job.lease());
+		}
+		assertThat(listener.ack(QUEUE, done)).isEmpty();
+	}
+
+	private static long pending(QueueStats stats) {
+		return stats.ready() + stats.delayed() + stats.reserved();
+	}
+
+	private static void enqueue(RedisJobQueueOperations operations, String id, int level, Due due) {
+		enqueue(operations, id, level, due, DuplicatePolicy.KEEP);
+	}
+
+	private static void enqueue(RedisJobQueueOperations operations, String id, int level, Due due,
+			DuplicatePolicy policy) {
+		operations.getEnqueueOperations()
+			.enqueue(QUEUE, List.of(new EnqueueCommand(id, due, policy, PriorityIntegrationTests.body(level))));
+	}
+
+	/**
+	 * Return operations on the same Redis with the scripts of data model 4 as they were
+	 * before priority levels.
+	 */
+	private RedisJobQueueOperations olderScripts() {
+		String common = read("common.lua");
+		QueueScripts scripts = QueueScripts.from((definition) -> RedisScript
+			.of(common + "\n" + read(definition.name() + ".lua"), definition.resultType()));
+		return new RedisJobQueueOperations(this.template.getRequiredConnectionFactory(), scripts,
+				RedisJobQueueOperations.DEFAULT_KEY_PREFIX);
+	}
+
+	private static String read(String name) {
+		try {
+			return new ClassPathResource("before-levels/" + name, PriorityBesideOlderScriptsIntegrationTests.class)
+				.getContentAsString(StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}

@@ -1,0 +1,56 @@
+-- Acknowledges completed jobs. ARGV: how many completed ids to keep (0: none), then pairs of id and lease token.
+-- A run whose lease is no longer held by that token (its worker stalled past it) is still accepted while no run of its
+-- job started since (runs holds its token): the job waits to run again (ready, delayed by a deferral, reserved by a
+-- worker that has not started it) or died of the expiry, and is taken out of there to complete, so that a finished
+-- run is not thrown away. A job that started again elsewhere refuses it; a job that is gone already (a client re-sent
+-- an acknowledgement that Redis had run) is neither. Returns the refused ids.
+-- Variadic commands keep the cost per batch rather than per job; the caller sends at most 1,000 pairs, which they
+-- take (Lua's unpack stops at about 8,000 values). With 0 ids to keep, the completed set is left to the migrator,
+-- which trims what was kept before.
+local keep = tonumber(ARGV[1])
+if #ARGV == 1 then
+	return {}
+end
+local ids = {}
+for i = 2, #ARGV, 2 do
+	ids[#ids + 1] = ARGV[i]
+end
+local tokens = redis.call('HMGET', leases, unpack(ids))
+local done, refused = {}, {}
+for i, id in ipairs(ids) do
+	local token = ARGV[2 * i + 1]
+	if tokens[i] == token then
+		done[#done + 1] = id
+	elseif redis.call('HEXISTS', jobs, id) == 1 then
+		if redis.call('HGET', runs, id) == token then
+			-- finished late: out of the set it waits in (forget ends another worker's lease), or out of line
+			if redis.call('ZREM', reserved, id) == 0 and redis.call('ZREM', delayed, id) == 0
+					and redis.call('ZREM', dead, id) == 0 then
+				unready(id)
+			end
+			done[#done + 1] = id
+		else
+			refused[#refused + 1] = id
+		end
+	end
+end
+if #done > 0 then
+	drop(reserved, unpack(done))
+	local now = now_millis()
+	count_finished('c', #done, now)
+	if keep > 0 then
+		local entries = {}
+		for _, id in ipairs(done) do
+			entries[#entries + 1] = now
+			entries[#entries + 1] = id
+		end
+		redis.call('ZADD', completed, unpack(entries))
+		redis.call('ZREMRANGEBYRANK', completed, 0, -keep - 1)
+	end
+	if redis.call('EXISTS', successors) == 1 then
+		for _, id in ipairs(done) do
+			promote(id)
+		end
+	end
+end
+return refused

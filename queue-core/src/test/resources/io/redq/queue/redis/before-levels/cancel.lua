@@ -1,0 +1,20 @@
+-- Cancels a pending (ready or delayed) job, or else the successor queued behind a running one, in a call that is
+-- harmless when re-sent (see remembered in common.lua): a re-sent cancel cancels no job dispatched meanwhile. ARGV:
+-- the call's sequence number and re-send window (ms), id. Returns 1 when something was removed, 0 otherwise.
+local replied = remembered()
+if replied then
+	return tonumber(replied)
+end
+local id = ARGV[3]
+local cancelled = redis.call('ZREM', delayed, id) == 1
+if not cancelled and is_ready(id) then
+	unready(id)
+	cancelled = true
+end
+if cancelled then
+	forget(id)
+	-- a pending job with a successor ran before and waits for a retry: the id is cancelled as a whole
+	redis.call('HDEL', successors, id)
+	return tonumber(remember('1'))
+end
+return tonumber(remember(tostring(redis.call('HDEL', successors, id))))

@@ -1,0 +1,288 @@
+-- Shared by every Redq script (prepended when the script is loaded).
+-- Every key of one queue shares the hash tag {<queue>}, and every key is passed in KEYS in this order.
+-- started: the ids whose current run was confirmed started by a lease renewal (extend.lua); stalls: id -> how many
+-- times its lease expired before its run was confirmed (migrate.lua); stale: id -> how many of the ready list's entries
+-- of that id stand for nothing any more, and '' (no id is empty) -> their total (see unready); runs: id -> the lease
+-- token of its latest run whose start reached Redis, kept after its lease ended, so that ack.lua accepts that run when
+-- it finishes late while no run of the job started since; stats: the statistics series (see count_finished).
+local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused, completed,
+	model, started, stalls, stale, runs, stats =
+	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
+	KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19]
+
+-- The data model these scripts read and write: the queue's keys and what their values mean. Bump it with every change
+-- to either, and add the step up from the model before to upgrade_model, so that no script misreads another model's
+-- data. The one place the number is kept: Java learns it from the model script.
+local MODEL = 4
+
+-- The Redis clock in milliseconds: every time a script records or compares comes from here, never from a client.
+local function now_millis()
+	local time = redis.call('TIME')
+	return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+
+-- Wakes one idle listener (blocked in BZPOPMIN on the wake key). A single member, so signalling is idempotent.
+local function signal()
+	redis.call('ZADD', wake, 0, 'w')
+end
+
+-- A call that changes a queue is made harmless when Lettuce re-sends it after a reconnect (see ResendProtection): it
+-- runs on a lane of its producer that no other call takes until it has its reply, whose key comes last in KEYS, and
+-- its first two ARGV are its sequence number and the re-send window in ms. The lane's key holds '<sequence>:<reply>'
+-- of its latest call. Returns the reply remembered for this call, or nil for a call not seen before.
+local function remembered()
+	local last = redis.call('GET', KEYS[#KEYS])
+	if last then
+		local colon = string.find(last, ':', 1, true)
+		if string.sub(last, 1, colon - 1) == ARGV[1] then
+			return string.sub(last, colon + 1)
+		end
+	end
+	return nil
+end
+
+-- Remembers this call's reply (a string: Lua formats a number with sprintf) on its lane, for the window; returns it.
+local function remember(reply)
+	redis.call('SET', KEYS[#KEYS], ARGV[1] .. ':' .. reply, 'PX', ARGV[2])
+	return reply
+end
+
+-- Whether a job is ready: it has data and is in none of delayed, reserved and dead. Its entry in the ready list is
+-- not searched for (see unready).
+local function is_ready(id)
+	return redis.call('HEXISTS', jobs, id) == 1 and not redis.call('ZSCORE', delayed, id)
+		and not redis.call('ZSCORE', reserved, id) and not redis.call('ZSCORE', dead, id)
+end
+
+-- Takes a ready job out of line without searching the ready list (LREM costs time in proportion to a backlog): one
+-- entry of its id there is counted stale, and reserve skips as many entries of the id as are counted (reserve.lua).
+-- The caller then moves the job elsewhere, or forgets it. Which entry is skipped does not matter: each entry of an id
+-- stands for the one job of that id, and a job that is ready again is reserved at the last of its entries.
+local function unready(id)
+	redis.call('HINCRBY', stale, id, 1)
+	redis.call('HINCRBY', stale, '', 1)
+end
+
+-- The number of ready jobs: the ready list's entries less the stale ones.
+local function ready_count()
+	return redis.call('LLEN', ready) - (tonumber(redis.call('HGET', stale, '')) or 0)
+end
+
+-- Keeps a key at least ms longer (PEXPIRE never shortens it here): a gate a crashed holder left goes with its key.
+local function expire_after(key, ms)
+	if redis.call('PTTL', key) < ms then
+		redis.call('PEXPIRE', key, ms)
+	end
+end
+
+-- Puts a job into the delayed set; wakes a listener when it became the earliest, so that its migrator reschedules.
+local function schedule(id, due)
+	redis.call('ZADD', delayed, due, id)
+	local head = redis.call('ZRANGE', delayed, 0, 0)
+	if head[1] == id then
+		signal()
+	end
+end
+
+-- Removes every trace of the given jobs (one or more ids; at most a few thousand, the limit of unpack).
+local function forget(...)
+	redis.call('HDEL', jobs, ...)
+	redis.call('HDEL', attempts, ...)
+	redis.call('HDEL', leases, ...)
+	redis.call('HDEL', errors, ...)
+	redis.call('SREM', started, ...)
+	redis.call('HDEL', stalls, ...)
+	redis.call('HDEL', runs, ...)
+end
+
+-- Removes the given jobs from one of the sorted sets (reserved, delayed, dead) and every trace of them.
+local function drop(set, ...)
+	redis.call('ZREM', set, ...)
+	forget(...)
+end
+
+-- A running job's lease token is '<sequence>:<attempt>': its attempt lives in the lease, and the attempts hash holds
+-- only the attempts used by jobs that are not running (waiting for a retry, handed back, dead). While jobs succeed at
+-- their first attempt that hash stays empty, so that reserving and acknowledging them do not search it.
+-- Ends a job's lease and keeps the attempts it has used, less the ones given back, for its next run; returns them.
+local function end_lease(id, lease, given_back)
+	redis.call('HDEL', leases, id)
+	redis.call('SREM', started, id)
+	local used = (tonumber(string.match(lease, ':(%d+)$')) or 0) - given_back
+	if used > 0 then
+		redis.call('HSET', attempts, id, used)
+	end
+	return used
+end
+
+-- The envelope's own maxAttempts (a payload field of that name is not it); an envelope without one, or that is no JSON
+-- object, gets a single attempt, so that a job no worker survives still ends dead.
+local function max_attempts_of(envelope)
+	local decoded, value = pcall(function()
+		return cjson.decode(envelope).maxAttempts
+	end)
+	return decoded and tonumber(value) or 1
+end
+
+-- Epoch milliseconds as digits: Lua writes numbers of 15 digits and more (due times after the year 5138) in
+-- exponent form when concatenating.
+local function millis(value)
+	return string.format('%d', value)
+end
+
+-- A job's envelope: the Redis-clock times prepended to the body (the envelope JSON without its opening brace).
+local function envelope(now, due, body)
+	return '{"createdAt":' .. millis(now) .. ',"availableAt":' .. millis(math.max(due, now)) .. ',' .. body
+end
+
+-- The time a job became or becomes ready (epoch ms), as envelope() wrote it at the start of its envelope: read there,
+-- never searched for, so that no payload field is taken for it; nil for an envelope that does not start so.
+local function available_at(envelope)
+	return tonumber(string.match(envelope, '^{"createdAt":%-?%d+,"availableAt":(%-?%d+),'))
+end
+
+-- The envelope with the time it becomes ready replaced, in its place.
+local function with_available_at(envelope, at)
+	return (string.gsub(envelope, '^({"createdAt":%-?%d+,"availableAt":)%-?%d+', '%1' .. millis(at), 1))
+end
+
+-- Stores a job's envelope.
+local function store(id, now, due, body)
+	redis.call('HSET', jobs, id, envelope(now, due, body))
+end
+
+-- Stores a job and makes it delayed or ready; returns whether it is ready (the caller signals once).
+local function create(id, now, due, body)
+	store(id, now, due, body)
+	if due > now then
+		schedule(id, due)
+		return false
+	end
+	redis.call('RPUSH', ready, id)
+	return true
+end
+
+-- A dispatch that came while the job ran waits as its successor ("<due>:<body>"): it is created once the job has
+-- completed or died.
+local function promote(id)
+	local successor = redis.call('HGET', successors, id)
+	if successor then
+		redis.call('HDEL', successors, id)
+		local due, body = string.match(successor, '^(%-?%d+):(.*)$')
+		if create(id, now_millis(), tonumber(due), body) then
+			signal()
+		end
+	end
+end
+
+-- Deletes dead jobs past the max age, then the oldest beyond the max size, with every key they own, at most limit of
+-- them; returns how many.
+local function trim_dead(now, max_size, max_age, limit)
+	local victims = redis.call('ZRANGEBYSCORE', dead, '-inf', '(' .. (now - max_age), 'LIMIT', 0, limit)
+	local excess = math.min(redis.call('ZCARD', dead) - #victims - max_size, limit - #victims)
+	if excess > 0 then
+		for _, victim in ipairs(redis.call('ZRANGE', dead, #victims, #victims + excess - 1)) do
+			victims[#victims + 1] = victim
+		end
+	end
+	if #victims > 0 then
+		drop(dead, unpack(victims))
+	end
+	return #victims
+end
+
+-- Moves a job to the dead set and trims the dead set by age and size, at most 100 jobs per call.
+local function bury(id, now, max_size, max_age)
+	if redis.call('HEXISTS', successors, id) == 1 then
+		-- the job's successor takes over its id: the dead job is dropped
+		drop(reserved, id)
+		promote(id)
+		return
+	end
+	redis.call('ZADD', dead, now, id)
+	trim_dead(now, max_size, max_age, 100)
+end
+
+-- The earliest time at which the migrator has work: the first delayed job, the first lease to expire or the first
+-- dead job to pass the dead max age; -1 for none.
+local function next_due(dead_max_age)
+	local due = -1
+	for _, set in ipairs({delayed, reserved, dead}) do
+		local head = redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')
+		if head[2] then
+			local at = tonumber(head[2])
+			if set == dead then
+				at = at + dead_max_age
+			end
+			if due < 0 or at < due then
+				due = at
+			end
+		end
+	end
+	return due
+end
+
+-- Brings a queue kept by scripts of an older data model to MODEL, then records MODEL, one step per model. A queue
+-- without a model key is new, or kept by scripts from before models were recorded (model 1); the steps find nothing
+-- to change in a new queue.
+local function upgrade_model(found)
+	if found < 2 then
+		-- Model 2 keeps a running job's attempt in its lease token, '<sequence>:<attempt>', and only the attempts of
+		-- jobs that are not running in the attempts hash; model 1 had tokens '<sequence>' and the attempts hash counted
+		-- the running attempt too. Bounded by the running jobs.
+		local held = redis.call('HGETALL', leases)
+		for i = 1, #held, 2 do
+			local id, token = held[i], held[i + 1]
+			if not string.find(token, ':', 1, true) then
+				redis.call('HSET', leases, id, token .. ':' .. (tonumber(redis.call('HGET', attempts, id)) or 1))
+				redis.call('HDEL', attempts, id)
+			end
+		end
+	end
+	-- Model 3 adds the started set and the stalls hash. A queue of model 2 has neither, which model 3 reads as no run
+	-- confirmed and no stall yet: nothing to convert.
+	-- Model 4 adds the stale hash: a queue of model 3 has none, which model 4 reads as every entry of the ready list
+	-- standing for its job, as model 3 kept it. It also adds the runs hash: a queue of model 3 has none, which model 4
+	-- reads as no run started yet, so that a run from before the upgrade that finishes after its lease ended is refused,
+	-- as model 3 refused it.
+	redis.call('SET', model, MODEL)
+end
+
+-- Every script first checks the queue's data model (one GET): it upgrades an older one and refuses a newer one, whose
+-- data it would misread.
+local found_model = tonumber(redis.call('GET', model))
+if found_model ~= MODEL then
+	if found_model and found_model > MODEL then
+		return redis.error_reply('Redq data model ' .. found_model .. ' in Redis for queue \'' ..
+			string.match(model, '{(.*)}:model$') .. '\', these scripts use model ' .. MODEL ..
+			': upgrade this instance to a Redq release that uses model ' .. found_model ..
+			' (see "Upgrading" in the Redq documentation)')
+	end
+	upgrade_model(found_model or 1)
+end
+
+-- Statistics: how many jobs completed ('c'), failed an attempt ('f') and died ('d'), in the queue's stats hash: a
+-- ring of 60 per-minute buckets and a ring of per-hour buckets, as many as its field
+-- 'hours' says (168 when absent), each field '<m|h><slot>' holding '<bucket index> <completed> <failed> <dead>'. A
+-- bucket left from an older round of its ring is started again, so the hash never grows past its rings. Three HGETs
+-- and two HSETs per call, whatever the number of jobs.
+local function count_finished(kind, n, now)
+	local minute = math.floor(now / 60000)
+	local hours = tonumber(redis.call('HGET', stats, 'hours')) or 168
+	for _, ring in ipairs({{'m', minute, 60}, {'h', math.floor(minute / 60), hours}}) do
+		local field = ring[1] .. (ring[2] % ring[3])
+		local index, c, f, d = string.match(redis.call('HGET', stats, field) or '', '^(%d+) (%d+) (%d+) (%d+)$')
+		if tonumber(index) ~= ring[2] then
+			c, f, d = 0, 0, 0
+		end
+		c, f, d = tonumber(c), tonumber(f), tonumber(d)
+		if kind == 'c' then
+			c = c + n
+		elseif kind == 'f' then
+			f = f + n
+		else
+			d = d + n
+		end
+		redis.call('HSET', stats, field, ring[2] .. ' ' .. c .. ' ' .. f .. ' ' .. d)
+	end
+end

@@ -1,0 +1,23 @@
+-- Records a failed attempt. ARGV: id, lease token, error, retry delay in ms (-1: dead), dead max size, dead max age ms.
+-- Returns 1, or 0 when the lease is no longer held by that token.
+local id = ARGV[1]
+local lease = redis.call('HGET', leases, id)
+if lease ~= ARGV[2] then
+	return 0
+end
+local now = now_millis()
+local delay = tonumber(ARGV[4])
+redis.call('ZREM', reserved, id)
+end_lease(id, lease, 0)
+redis.call('HSET', errors, id, ARGV[3])
+count_finished('f', 1, now)
+if delay < 0 then
+	bury(id, now, tonumber(ARGV[5]), tonumber(ARGV[6]))
+	count_finished('d', 1, now)
+elseif delay == 0 then
+	redis.call('RPUSH', ready, id)
+	signal()
+else
+	schedule(id, now + delay)
+end
+return 1

@@ -1,0 +1,53 @@
+-- Moves due delayed jobs to ready, and jobs whose lease expired back to ready (or to dead once they used their
+-- attempts), and deletes dead jobs past the dead max age or beyond the dead max size, at most ARGV[1] of each, and
+-- trims the completed ids to their max size. ARGV: limit, dead max size, dead max age ms, completed max size, max
+-- stalls (how many times a job's lease may expire before a renewal confirmed its run started, without using an
+-- attempt; see extend.lua).
+-- Returns {now, due jobs moved, expired leases recovered, next due (-1 for none), dead jobs deleted}.
+local now = now_millis()
+local limit = tonumber(ARGV[1])
+local due = redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'LIMIT', 0, limit)
+if #due > 0 then
+	redis.call('ZREM', delayed, unpack(due))
+	redis.call('RPUSH', ready, unpack(due))
+	signal()
+end
+local expired = redis.call('ZRANGEBYSCORE', reserved, '-inf', now, 'LIMIT', 0, limit)
+local max_stalls = tonumber(ARGV[5])
+for _, id in ipairs(expired) do
+	redis.call('ZREM', reserved, id)
+	-- a run that no renewal confirmed may never have started (a lost reserve reply, a job reserved ahead by an
+	-- instance that died): it gets its attempt back, a bounded number of times, so that a job that kills its worker
+	-- before its first renewal still ends dead
+	local stall = redis.call('SISMEMBER', started, id) == 0 and redis.call('HINCRBY', stalls, id, 1)
+	local given_back = (stall and stall <= max_stalls) and 1 or 0
+	local used = end_lease(id, redis.call('HGET', leases, id) or '', given_back)
+	if given_back == 1 then
+		redis.call('HSET', errors, id, 'Stalled before its run was confirmed (stall ' .. stall .. ' of at most '
+			.. max_stalls .. ', attempt ' .. (used + 1) .. ' given back): its worker died, stalled or lost the reply '
+			.. 'before its first lease renewal')
+		redis.call('LPUSH', ready, id)
+		signal()
+	else
+		if stall then
+			redis.call('HSET', errors, id, 'Stalled before its run was confirmed on attempt ' .. used .. ', past '
+				.. 'the ' .. max_stalls .. ' stall(s) allowed: its worker died or stalled before its first lease renewal')
+		else
+			redis.call('HSET', errors, id, 'Lease expired on attempt ' .. used .. ': the worker died or stalled')
+		end
+		if used >= max_attempts_of(redis.call('HGET', jobs, id)) then
+			bury(id, now, tonumber(ARGV[2]), tonumber(ARGV[3]))
+			count_finished('d', 1, now)
+		else
+			redis.call('LPUSH', ready, id)
+			signal()
+		end
+	end
+end
+-- dead jobs are trimmed here too, so that they go on a queue where nothing dies any more, and a lowered max size
+-- applies without waiting for a death
+local trimmed = trim_dead(now, tonumber(ARGV[2]), tonumber(ARGV[3]), limit)
+-- ack trims the completed ids only while it keeps some (so that keeping none costs it nothing): ids kept under a
+-- larger max size, or before it became 0, go here
+redis.call('ZREMRANGEBYRANK', completed, 0, -tonumber(ARGV[4]) - 1)
+return {now, #due, #expired, next_due(tonumber(ARGV[3])), trimmed}

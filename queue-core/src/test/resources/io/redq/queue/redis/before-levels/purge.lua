@@ -1,0 +1,32 @@
+-- Deletes every job of a queue in one step, so that a job dispatched meanwhile is purged whole or kept whole, in a
+-- call that is harmless when re-sent (see remembered in common.lua): a re-sent purge deletes no job dispatched since.
+-- KEYS: the queue's keys, then the keys of its gates, then the states of its recurring jobs, then the call's lane key.
+-- ARGV: the call's sequence number and re-send window (ms), the number of recurring job states.
+-- Deletes the queue's keys and gates with UNLINK, which frees big collections in the background rather than blocking
+-- Redis, but keeps the pause switch, the lease token counter (the stale token of a purged running job must never
+-- match the lease of a new job with the same id), the data model (a queue kept by newer scripts must not look new to
+-- older ones) and the lanes of re-sent calls; a recurring job loses only its latest tick. Returns 1.
+local replied = remembered()
+if replied then
+	return tonumber(replied)
+end
+local kept = {[paused] = true, [sequence] = true, [model] = true}
+local states = tonumber(ARGV[3])
+local purged = {}
+for i = 1, #KEYS - 1 - states do
+	if not kept[KEYS[i]] then
+		purged[#purged + 1] = KEYS[i]
+		-- a variadic call takes at most a few thousand values
+		if #purged == 1000 then
+			redis.call('UNLINK', unpack(purged))
+			purged = {}
+		end
+	end
+end
+if #purged > 0 then
+	redis.call('UNLINK', unpack(purged))
+end
+for i = #KEYS - states, #KEYS - 1 do
+	redis.call('HDEL', KEYS[i], 'last')
+end
+return tonumber(remember('1'))
