@@ -1,7 +1,11 @@
 package io.redq.benchmarks;
 
+import java.util.function.IntFunction;
+
 import io.redq.benchmarks.BenchmarkConfiguration.NoopJobs;
 import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.core.JobPriority;
+import io.redq.queue.core.JobRequest;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -15,7 +19,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  * threads; {@code e2e-single} with single {@code dispatch} calls from {@code --threads}
  * threads, {@code e2e-async} with single {@code dispatchAsync} calls. With
  * {@code --rate}, {@code e2e} dispatches at most that many jobs per second, so that the
- * latency can be measured below saturation.
+ * latency can be measured below saturation. With {@code --levels}, {@code e2e} spreads
+ * its jobs over that many priority levels, from the highest down, one level after the
+ * other, so that the reservations draw on every level at once.
  *
  * @author Redq team
  * @since 0.1.0
@@ -38,6 +44,7 @@ class EndToEndScenario implements Scenario {
 			if (this.dispatch == Dispatch.BATCHES) {
 				result.put("producers", harness.options().producers());
 				result.put("rate", harness.options().rate());
+				result.put("levels", levels(harness));
 			}
 			else {
 				result.put("threads", harness.options().threads());
@@ -61,7 +68,7 @@ class EndToEndScenario implements Scenario {
 		Phase phase = Phase.start(harness, result, jobs + " jobs");
 		switch (this.dispatch) {
 			case BATCHES -> harness.dispatchBatches(dispatcher, jobs, (result != null) ? harness.options().rate() : 0,
-					Harness::noop);
+					request(levels(harness)));
 			case SINGLES -> harness.dispatchSingles(dispatcher, jobs);
 			case ASYNC -> harness.dispatchSinglesAsync(dispatcher, jobs);
 		}
@@ -72,6 +79,19 @@ class EndToEndScenario implements Scenario {
 			result.put("dispatchJobsPerSecond", jobs / ((dispatched - phase.startNanos()) / 1e9));
 			result.putLatencies("latency", recorder.latencies());
 		}
+	}
+
+	private static int levels(Harness harness) {
+		return harness.options().intValue("levels", 1);
+	}
+
+	private static IntFunction<JobRequest> request(int levels) {
+		if (levels <= 1) {
+			return Harness::noop;
+		}
+		return (i) -> JobRequest.of(BenchmarkConfiguration.JOB, Integer.toString(i))
+			.priority(JobPriority.HIGHEST - i % levels)
+			.build();
 	}
 
 	/**
