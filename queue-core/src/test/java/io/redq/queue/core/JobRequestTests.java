@@ -118,6 +118,16 @@ class JobRequestTests {
 	}
 
 	@Test
+	void priorityOutsideTheLevelsIsRejectedWithTheRange() {
+		assertThatIllegalArgumentException().isThrownBy(() -> JobRequest.of("job", null).priority(10))
+			.withMessage(
+					"The dispatch has priority 10, outside the levels 0 (lowest) to 9 (highest); 5 is the default");
+		assertThatIllegalArgumentException().isThrownBy(() -> JobRequest.of("job", null).priority(-1));
+		assertThat(JobRequest.of("job", null).priority(0).build().getPriority()).isZero();
+		assertThat(JobRequest.of("job", null).build().getPriority()).as("the job's own").isNull();
+	}
+
+	@Test
 	void maxAttemptsBelowOneIsRejected() {
 		assertThatIllegalArgumentException().isThrownBy(() -> JobRequest.of("job", null).maxAttempts(0))
 			.withMessage("maxAttempts must be at least 1, not 0");

@@ -11,6 +11,7 @@ import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobPriority;
 import io.redq.queue.core.QueueSnapshot;
+import io.redq.queue.core.RateLimit;
 import io.redq.queue.test.ScriptExecutions;
 import org.junit.jupiter.api.Test;
 
@@ -150,6 +151,24 @@ class PriorityIntegrationTests extends AbstractQueueIntegrationTests {
 		// the holder leaves its key: the waiter is woken at the head of its level
 		this.listener.leaveGates(QUEUE, holder.lease(), gates);
 		assertThat(reserveOneByOne(2)).containsExactly("waiter", "normal");
+	}
+
+	@Test
+	void aJobDeferredByARunningOrRateLimitComesBackAtItsLevel() {
+		Duration recheck = Duration.ofMillis(50);
+		for (Gates gates : List.of(new Gates(null, "test", 1, 0, null),
+				new Gates(null, "test", 0, 0, new RateLimit(1, Duration.ofMillis(100))))) {
+			enqueue("holder", 9);
+			ReservedJob holder = reserveOne();
+			assertThat(this.listener.admit(QUEUE, holder.lease(), gates, LEASE, recheck)).isZero();
+			enqueue("waiter", 8);
+			ReservedJob waiter = reserveOne();
+			assertThat(this.listener.admit(QUEUE, waiter.lease(), gates, LEASE, recheck)).isPositive();
+			enqueue("normal", JobPriority.DEFAULT);
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.listener.migrate(QUEUE).dueJobs() == 1);
+			assertThat(reserveOneByOne(2)).containsExactly("waiter", "normal");
+			this.operations.purge(QUEUE);
+		}
 	}
 
 	@Test
