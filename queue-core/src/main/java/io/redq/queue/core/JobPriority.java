@@ -1,11 +1,16 @@
 package io.redq.queue.core;
 
+import java.util.regex.Pattern;
+
+import org.jspecify.annotations.Nullable;
+
 /**
- * The priority levels of jobs within a queue: from {@value #LOWEST} to {@value #HIGHEST},
- * {@value #DEFAULT} unless a job says otherwise. A higher level is reserved first and
- * equal levels in the order their jobs became ready; each level that has jobs still gets
- * a share of the reservations that halves from one level to the next lower one, so that
- * no level starves (see the "Priorities" page of the documentation).
+ * The priority levels and groups of jobs within a queue: from {@value #LOWEST} to
+ * {@value #HIGHEST}, {@value #DEFAULT} unless a job says otherwise. A higher level is
+ * reserved first and equal levels in the order their jobs became ready; each level that
+ * has jobs still gets a share of the reservations that halves from one level to the next
+ * lower one, so that no level starves; within a level, the groups that have ready jobs
+ * take turns (see the "Priorities and groups" page of the documentation).
  * <p>
  * Ten levels, a small fixed range: each has a band of its own in Redis, so that the
  * reserve script finds the next job of any level in O(log n) and inspects every level
@@ -27,7 +32,25 @@ public final class JobPriority {
 	/** The highest level. */
 	public static final int HIGHEST = 9;
 
+	private static final Pattern GROUP = Pattern.compile("[A-Za-z0-9._:@-]{1,128}");
+
 	private JobPriority() {
+	}
+
+	/**
+	 * Check a group name (see
+	 * {@link io.redq.queue.core.JobRequest.Builder#group(String)}).
+	 * @param group the group
+	 * @return the group
+	 * @throws IllegalArgumentException when the name is not 1 to 128 letters, digits and
+	 * {@code . _ : @ -}
+	 */
+	public static String validateGroup(@Nullable String group) {
+		if (group == null || !GROUP.matcher(group).matches()) {
+			throw new IllegalArgumentException("Group '" + group + "' must be 1 to 128 letters, digits and . _ : @ -; "
+					+ "map other names to such a key, e.g. a tenant's id");
+		}
+		return group;
 	}
 
 	/**

@@ -45,6 +45,8 @@ public final class JobRequest {
 
 	private final @Nullable Integer priority;
 
+	private final @Nullable String group;
+
 	private final Map<String, String> headers;
 
 	private final boolean outsideTransaction;
@@ -59,6 +61,7 @@ public final class JobRequest {
 		this.uniqueness = builder.uniqueness;
 		this.maxAttempts = builder.maxAttempts;
 		this.priority = builder.priority;
+		this.group = builder.group;
 		this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(builder.headers));
 		this.outsideTransaction = builder.outsideTransaction;
 	}
@@ -159,6 +162,15 @@ public final class JobRequest {
 	}
 
 	/**
+	 * Return the group whose jobs take turns with other groups' jobs of the same level,
+	 * or {@code null} for none.
+	 * @return the group
+	 */
+	public @Nullable String getGroup() {
+		return this.group;
+	}
+
+	/**
 	 * Return the headers.
 	 * @return the headers, never {@code null}
 	 */
@@ -198,6 +210,8 @@ public final class JobRequest {
 		private @Nullable Integer maxAttempts;
 
 		private @Nullable Integer priority;
+
+		private @Nullable String group;
 
 		private final Map<String, String> headers = new LinkedHashMap<>();
 
@@ -312,6 +326,19 @@ public final class JobRequest {
 		 */
 		public Builder priority(int priority) {
 			this.priority = JobPriority.validate(priority, "The dispatch");
+			return this;
+		}
+
+		/**
+		 * Put the job in a group, such as the tenant it works for: within a priority
+		 * level, the groups that have ready jobs take turns, so that one group's backlog
+		 * delays another group's job by about one job per group that has jobs, not by the
+		 * backlog. Jobs without a group take their turn as one group.
+		 * @param group 1 to 128 letters, digits and {@code . _ : @ -}
+		 * @return this builder
+		 */
+		public Builder group(String group) {
+			this.group = JobPriority.validateGroup(group);
 			return this;
 		}
 

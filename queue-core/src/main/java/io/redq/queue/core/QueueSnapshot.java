@@ -13,11 +13,13 @@ import java.util.Map;
  * @param paused whether the queue is paused
  * @param readyByPriority the ready jobs per priority level (see {@link JobPriority}),
  * highest level first, levels without ready jobs left out
+ * @param readyGroups how many groups have ready jobs (see
+ * {@link JobRequest.Builder#group(String)})
  * @author Redq team
  * @since 0.1.0
  */
 public record QueueSnapshot(QueueStats stats, Duration oldestReadyAge, boolean paused,
-		Map<Integer, Long> readyByPriority) {
+		Map<Integer, Long> readyByPriority, long readyGroups) {
 
 	/**
 	 * Create an instance without counts per priority level.
@@ -26,7 +28,7 @@ public record QueueSnapshot(QueueStats stats, Duration oldestReadyAge, boolean p
 	 * @param paused whether the queue is paused
 	 */
 	public QueueSnapshot(QueueStats stats, Duration oldestReadyAge, boolean paused) {
-		this(stats, oldestReadyAge, paused, Map.of());
+		this(stats, oldestReadyAge, paused, Map.of(), 0);
 	}
 
 }

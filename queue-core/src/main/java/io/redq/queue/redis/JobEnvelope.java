@@ -23,6 +23,8 @@ import tools.jackson.databind.json.JsonMapper;
  * @param priority the job's priority level, absent for the default (see
  * {@link io.redq.queue.core.JobPriority}); the first field of a body, where the enqueue
  * script reads it
+ * @param group the job's group, absent for none; right after the priority (or first),
+ * where the enqueue script reads it
  * @param job the job name
  * @param maxAttempts how many times the job is tried before it dies; when absent, the
  * handler's setting
@@ -35,9 +37,9 @@ import tools.jackson.databind.json.JsonMapper;
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record JobEnvelope(@Nullable Long createdAt, @Nullable Long availableAt, @Nullable Integer priority, String job,
-		@Nullable Integer maxAttempts, @Nullable Long timeout, @Nullable Map<String, String> headers,
-		@Nullable JsonNode payload) {
+public record JobEnvelope(@Nullable Long createdAt, @Nullable Long availableAt, @Nullable Integer priority,
+		@Nullable String group, String job, @Nullable Integer maxAttempts, @Nullable Long timeout,
+		@Nullable Map<String, String> headers, @Nullable JsonNode payload) {
 
 	/**
 	 * Create the envelope of a job to enqueue; the enqueue script sets its times.
@@ -50,25 +52,26 @@ public record JobEnvelope(@Nullable Long createdAt, @Nullable Long availableAt, 
 	 */
 	public static JobEnvelope of(String job, int maxAttempts, Duration timeout, Map<String, String> headers,
 			@Nullable JsonNode payload) {
-		return of(job, JobPriority.DEFAULT, maxAttempts, timeout, headers, payload);
+		return of(job, JobPriority.DEFAULT, null, maxAttempts, timeout, headers, payload);
 	}
 
 	/**
-	 * Create the envelope of a job to enqueue at a priority level; the enqueue script
-	 * sets its times.
+	 * Create the envelope of a job to enqueue at a priority level and in a group; the
+	 * enqueue script sets its times.
 	 * @param job the job name
 	 * @param priority the priority level
+	 * @param group the group, or {@code null} for none
 	 * @param maxAttempts how many times the job is tried before it dies
 	 * @param timeout how long one attempt may run, 0 for no limit
 	 * @param headers string headers
 	 * @param payload the payload as JSON
 	 * @return the envelope
 	 */
-	public static JobEnvelope of(String job, int priority, int maxAttempts, Duration timeout,
+	public static JobEnvelope of(String job, int priority, @Nullable String group, int maxAttempts, Duration timeout,
 			Map<String, String> headers, @Nullable JsonNode payload) {
 		// the default level is left out, so that a job of that level is written as before
 		// levels existed
-		return new JobEnvelope(null, null, (priority != JobPriority.DEFAULT) ? priority : null, job, maxAttempts,
+		return new JobEnvelope(null, null, (priority != JobPriority.DEFAULT) ? priority : null, group, job, maxAttempts,
 				timeout.toMillis(), headers, payload);
 	}
 

@@ -399,7 +399,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 		int maxAttempts = (request.getMaxAttempts() != null) ? request.getMaxAttempts() : definition.maxAttempts();
 		int priority = (request.getPriority() != null) ? request.getPriority() : definition.priority();
 		String body = JobEnvelope
-			.of(definition.name(), priority, maxAttempts, definition.timeout(), headers,
+			.of(definition.name(), priority, request.getGroup(), maxAttempts, definition.timeout(), headers,
 					this.jsonMapper.valueToTree(request.getPayload()))
 			.body(this.jsonMapper);
 		// with the opening brace the body leaves out

@@ -173,7 +173,8 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 				new QueueStats(QueueStore.number(values, 0), QueueStore.number(values, 1), QueueStore.number(values, 2),
 						QueueStore.number(values, 3)),
 				(oldest >= 0) ? Duration.ofMillis(Math.max(0, QueueStore.number(values, 4) - oldest)) : Duration.ZERO,
-				QueueStore.number(values, 6) == 1, Collections.unmodifiableMap(byPriority));
+				QueueStore.number(values, 6) == 1, Collections.unmodifiableMap(byPriority),
+				(values.size() > 17) ? QueueStore.number(values, 17) : 0);
 	}
 
 	@Override

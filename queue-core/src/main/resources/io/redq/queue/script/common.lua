@@ -54,21 +54,28 @@ local function remember(reply)
 	return reply
 end
 
--- Priorities. A job has a level from LOWEST to HIGHEST; a higher level is reserved first (see reserve.lua for the
--- shares that bound starvation), equal levels in the order they became ready. A ready job of the default level is an
--- entry of the ready list, as before levels existed, so that a queue that uses only the default level pays nothing
--- for them. A ready job of any other level is a member of the queued sorted set, scored by its level's band plus its
--- slot in that band: ((HIGHEST - level) * BAND + slot), so that the lowest score is the oldest job of the highest
--- level and a level's jobs are one score range (found in O(log n), never scanned). The levels hash keeps the level of
--- every job not at the default level while the job lives (ready, delayed, reserved or dead), so that a job that comes
--- back (due, retried, expired, released, woken, revived) is ready at its level again; a queue without such jobs has no
--- levels hash, which each call that makes jobs ready checks once. The fair hash keeps per level L the last slot given
--- ('n<L>'), the slot of the last job reserved ('r<L>', the band's round: a job handed back goes there, at the head)
--- and the reservation share's current weight ('w<L>', see reserve.lua). Its fields are bounded by the levels.
--- Groups (a round-robin between the dispatchers' groups within a level) are meant to join this layout without a new
--- model: a grouped job is a member of queued at its level, its slot max(round, last slot of its group) + 1, so that
--- slots interleave the groups that have jobs; a group's last slot and count live in fair ('g<L>:<group>') only while
--- it has jobs, and levels keeps '<level> <group>' for a grouped job.
+-- Priorities and groups. A job has a level from LOWEST to HIGHEST; a higher level is reserved first (see reserve.lua
+-- for the shares that bound starvation), equal levels in the order they became ready. A job may also name a group (a
+-- tenant, say): within a level, the groups that have ready jobs take turns, so that one group's backlog delays another
+-- group's job by about one job per group that has jobs.
+-- A ready job of the default level and no group is an entry of the ready list, as before levels existed, so that a
+-- queue that uses neither pays nothing for them. Any other ready job is a member of the queued sorted set, scored by
+-- its level's band plus its slot in that band: ((HIGHEST - level) * BAND + slot), so that the lowest score is the
+-- next job of the highest level and a level's jobs are one score range (found in O(log n), never scanned). The
+-- slots order a level's jobs: jobs without a group take the next slot of the level's counter, so they stay in order;
+-- a group's job takes max(round, its group's last slot) + 1, where the round is the slot of the level's latest
+-- reservation, so that the n-th job of every group that has jobs shares a slot with the others' n-th: reserving in
+-- slot order takes the groups in turn, and a group that comes (or comes back) starts at the round, not behind another
+-- group's backlog.
+-- The levels hash keeps '<level>' or '<level> <group>' of every job not at the default level or in a group while the
+-- job lives (ready, delayed, reserved or dead), so that a job that comes back (due, retried, expired, released,
+-- woken, revived) is ready at its level and in its group again; a queue without such jobs has no levels hash, which
+-- each call that makes jobs ready checks once. The fair hash keeps per level L the last slot of jobs without a group
+-- ('n<L>'), the round ('r<L>': a job handed back goes there, at the head), the reservation share's current weight
+-- ('w<L>', see reserve.lua), per group G with ready jobs at L its last slot and how many ready jobs it has
+-- ('g<L>:<G>' -> '<slot> <count>', deleted with its last ready job, so that a group without jobs leaves nothing), and
+-- how many groups have ready jobs at L ('c<L>'). At the default level, the ready list takes turns with the groups as
+-- one more group (see reserve.lua).
 -- Scripts from before levels (model 4 as first released to instances) see only the ready list: they leave the queued
 -- jobs to reserve for scripts that know them, and when they take such a job out of line (cancel, reschedule, replace)
 -- they count one of its entries stale (unready), which is then its member of queued: the stale counts cover the
@@ -76,9 +83,21 @@ end
 local LOWEST, DEFAULT_LEVEL, HIGHEST = 0, 5, 9
 local BAND = 17592186044416
 
--- The level a dispatch body asks for: its first field '"priority":<level>' when it has one, else the default level.
-local function level_of_body(body)
-	return tonumber(string.match(body, '^"priority":(%d+),')) or DEFAULT_LEVEL
+-- The level a dispatch body asks for: its first field '"priority":<level>' when it has one, else the default level;
+-- and its group: the field '"group":"<name>"' right after (or first), or nil.
+local function place_of_body(body)
+	local level = tonumber(string.match(body, '^"priority":(%d+),')) or DEFAULT_LEVEL
+	local group = string.match(body, '^"priority":%d+,"group":"([^"]+)",') or string.match(body, '^"group":"([^"]+)",')
+	return level, group
+end
+
+-- A job's level and group (or nil) as the levels hash keeps them; the default level for none.
+local function place_of(kept)
+	local level, group = string.match(kept or '', '^(%d+) ?(.*)$')
+	if not level then
+		return DEFAULT_LEVEL, nil
+	end
+	return tonumber(level), (group ~= '') and group or nil
 end
 
 -- The score range of a level's band in queued, as ZRANGE BYSCORE arguments.
@@ -98,11 +117,39 @@ local function unstale(id, n)
 	end
 end
 
--- Puts a ready job of a level other than the default into queued: at the end of its band, or at its head (handed
--- back: the slot of the band's last reservation).
-local function queue_at(id, level, at_head)
+-- Counts n ready jobs of a group at a level less; a group without ready jobs is forgotten.
+local function leave_group(level, group, n)
+	local field = 'g' .. level .. ':' .. group
+	local last, count = string.match(redis.call('HGET', fair, field) or '', '^(%d+) (%d+)$')
+	if not count then
+		return
+	end
+	if tonumber(count) <= n then
+		redis.call('HDEL', fair, field)
+		if redis.call('HINCRBY', fair, 'c' .. level, -1) <= 0 then
+			redis.call('HDEL', fair, 'c' .. level)
+		end
+	else
+		redis.call('HSET', fair, field, last .. ' ' .. (tonumber(count) - n))
+	end
+end
+
+-- Puts a ready job into queued, in its group when it has one: at the end of its line, or at the head of its level
+-- (handed back: the round).
+local function queue_at(id, level, at_head, group)
 	local slot
-	if at_head then
+	if group then
+		local field = 'g' .. level .. ':' .. group
+		local kept = redis.call('HMGET', fair, field, 'r' .. level)
+		local last, count = string.match(kept[1] or '', '^(%d+) (%d+)$')
+		local round = tonumber(kept[2]) or 0
+		last = tonumber(last) or 0
+		slot = at_head and round or math.max(round, last) + 1
+		if not count then
+			redis.call('HINCRBY', fair, 'c' .. level, 1)
+		end
+		redis.call('HSET', fair, field, millis(math.max(slot, last)) .. ' ' .. ((tonumber(count) or 0) + 1))
+	elseif at_head then
 		slot = tonumber(redis.call('HGET', fair, 'r' .. level)) or 0
 	else
 		local last = redis.call('HMGET', fair, 'n' .. level, 'r' .. level)
@@ -116,17 +163,17 @@ local function queue_at(id, level, at_head)
 	end
 end
 
--- Makes jobs ready at their levels: ids of the default level are pushed to the ready list (at its head for jobs
--- handed back, else at its end), the others queued. One EXISTS when no job has another level.
+-- Makes jobs ready at their levels: ids of the default level without a group are pushed to the ready list (at its
+-- head for jobs handed back, else at its end), the others queued. One EXISTS when no job has a level or group.
 local function make_ready(ids, at_head)
 	local plain = ids
 	if redis.call('EXISTS', levels) == 1 then
 		plain = {}
 		local found = redis.call('HMGET', levels, unpack(ids))
 		for i, id in ipairs(ids) do
-			local level = tonumber(string.match(found[i] or '', '^(%d+)'))
-			if level and level ~= DEFAULT_LEVEL then
-				queue_at(id, level, at_head)
+			local level, group = place_of(found[i])
+			if level ~= DEFAULT_LEVEL or group then
+				queue_at(id, level, at_head, group)
 			else
 				plain[#plain + 1] = id
 			end
@@ -145,14 +192,19 @@ local function is_ready(id)
 end
 
 -- Takes a ready job out of line without searching the ready list (LREM costs time in proportion to a backlog): a
--- member of queued is removed, else one entry of its id in the ready list is counted stale, and reserve skips as many
--- entries of the id as are counted (reserve.lua). The caller then moves the job elsewhere, or forgets it. Which entry
--- is skipped does not matter: each entry of an id stands for the one job of that id, and a job that is ready again is
--- reserved at the last of its entries.
+-- member of queued is removed (and counted out of its group), else one entry of its id in the ready list is counted
+-- stale, and reserve skips as many entries of the id as are counted (reserve.lua). The caller then moves the job
+-- elsewhere, or forgets it. Which entry is skipped does not matter: each entry of an id stands for the one job of that
+-- id, and a job that is ready again is reserved at the last of its entries.
 local function unready(id)
 	if redis.call('ZREM', queued, id) == 0 then
 		redis.call('HINCRBY', stale, id, 1)
 		redis.call('HINCRBY', stale, '', 1)
+		return
+	end
+	local level, group = place_of(redis.call('HGET', levels, id))
+	if group then
+		leave_group(level, group, 1)
 	end
 end
 
@@ -239,30 +291,39 @@ local function store(id, now, due, body)
 	redis.call('HSET', jobs, id, envelope(now, due, body))
 end
 
--- Records the level of a job from its dispatch body (see Priorities): kept for any level but the default, so that
--- a job of the default level costs nothing here. A job that had another level, replaced, passes forget_old.
-local function set_level(id, level, forget_old)
-	if level ~= DEFAULT_LEVEL then
-		redis.call('HSET', levels, id, level)
+-- The levels hash's value for a level and group; nil for the default level without a group, which it does not keep.
+local function place(level, group)
+	if group then
+		return level .. ' ' .. group
+	end
+	return (level ~= DEFAULT_LEVEL) and tostring(level) or nil
+end
+
+-- Records the level and group of a job (see Priorities and groups): kept for any but the default level without a
+-- group, so that such a job costs nothing here. A replaced job, which may have had another, passes forget_old.
+local function set_place(id, level, group, forget_old)
+	local value = place(level, group)
+	if value then
+		redis.call('HSET', levels, id, value)
 	elseif forget_old then
 		redis.call('HDEL', levels, id)
 	end
 end
 
--- Stores a job at the level its body asks for and makes it delayed or ready; returns whether it is ready (the caller
--- signals once).
+-- Stores a job at the level and in the group its body asks for and makes it delayed or ready; returns whether it is
+-- ready (the caller signals once).
 local function create(id, now, due, body)
 	store(id, now, due, body)
-	local level = level_of_body(body)
-	set_level(id, level, false)
+	local level, group = place_of_body(body)
+	set_place(id, level, group, false)
 	if due > now then
 		schedule(id, due)
 		return false
 	end
-	if level == DEFAULT_LEVEL then
+	if level == DEFAULT_LEVEL and not group then
 		redis.call('RPUSH', ready, id)
 	else
-		queue_at(id, level, false)
+		queue_at(id, level, false, group)
 	end
 	return true
 end

@@ -27,10 +27,8 @@ local codes, digits = {}, {[0] = '0', '1', '2', '3', '4'}
 local woke = false
 -- A pending job replaced by a new dispatch starts afresh: without the attempts, stalls and error of a run before it,
 -- without a successor queued then, whose payload is older than the new one, and without the token of a run before
--- it, whose late acknowledgement must not complete the new payload unrun (see runs in common.lua), and at the level
--- its new body asks for (see Priorities in common.lua).
+-- it, whose late acknowledgement must not complete the new payload unrun (see runs in common.lua).
 local function renew(id)
-	redis.call('HDEL', levels, id)
 	redis.call('HDEL', attempts, id)
 	redis.call('HDEL', stalls, id)
 	redis.call('HDEL', errors, id)
@@ -57,7 +55,7 @@ for i = 0, count - 1 do
 		due = value
 	end
 	local status = 1
-	local level = level_of_body(body)
+	local level, group = place_of_body(body)
 	if batched[id] then
 		flush()
 	end
@@ -93,28 +91,32 @@ for i = 0, count - 1 do
 			else
 				store(id, now, scheduled and tonumber(scheduled) or now, body)
 			end
-			-- a new level moves a ready job to the end of its new level's line
-			local old_level = tonumber(string.match(redis.call('HGET', levels, id) or '', '^(%d+)')) or DEFAULT_LEVEL
-			if level ~= old_level then
-				set_level(id, level, true)
+			-- a new level or group moves a ready job to the end of its new line (see Priorities and groups in
+			-- common.lua)
+			if redis.call('HGET', levels, id) ~= (place(level, group) or false) then
 				if not scheduled then
 					unready(id)
+				end
+				set_place(id, level, group, true)
+				if not scheduled then
 					make_ready({id}, false)
 					woke = true
 				end
 			end
 			status = -2
 		else
-			renew(id)
 			if scheduled then
 				redis.call('ZREM', delayed, id)
 			else
 				unready(id)
 			end
+			renew(id)
+			-- the new dispatch's level and group are recorded as it is created
+			redis.call('HDEL', levels, id)
 			status = 2
 		end
 	end
-	if (status == 1 or status == 2) and due <= now and level == DEFAULT_LEVEL then
+	if (status == 1 or status == 2) and due <= now and level == DEFAULT_LEVEL and not group then
 		batch_jobs[#batch_jobs + 1] = id
 		batch_jobs[#batch_jobs + 1] = envelope(now, due, body)
 		batch_ready[#batch_ready + 1] = id

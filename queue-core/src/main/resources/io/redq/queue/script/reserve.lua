@@ -14,6 +14,8 @@
 -- (levels 9 and 5: 16 of every 17 go to 9), so that a higher level is served first and faster, and a lower one is
 -- never starved: among any 2^(HIGHEST + 1) - 1 consecutive reservations while it has jobs, a level gets at least one.
 -- The weights' state is kept in fair ('w<L>') across calls, so that the shares hold between calls of one job each.
+-- Within a level, jobs are taken in slot order, which takes the groups that have jobs in turn (see Priorities and
+-- groups in common.lua); at the default level the ready list takes its turn as one more group.
 local MAX_SKIPPED = 1000
 local now = now_millis()
 local result = {now, 0, 0}
@@ -64,7 +66,8 @@ local function pop_ready(wanted, ids)
 	return skipped
 end
 
--- Pops up to wanted live members of a level's band of queued into ids, oldest first, and records the band's round.
+-- Pops up to wanted live members of a level's band of queued into ids, in slot order, records the band's round and
+-- counts the popped members out of their groups.
 local function pop_band(level, wanted, ids)
 	local low, high = band(level)
 	local skipped = 0
@@ -80,6 +83,16 @@ local function pop_band(level, wanted, ids)
 		end
 		redis.call('ZREM', queued, unpack(members))
 		redis.call('HSET', fair, 'r' .. level, millis(tonumber(popped[#popped]) - (HIGHEST - level) * BAND))
+		local left = {}
+		for _, kept in ipairs(redis.call('HMGET', levels, unpack(members))) do
+			local _, group = place_of(kept)
+			if group then
+				left[group] = (left[group] or 0) + 1
+			end
+		end
+		for group, n in pairs(left) do
+			leave_group(level, group, n)
+		end
 		-- a member whose id has stale entries is the job's live entry while the job is ready (the stale ones are in
 		-- the ready list: the job moved to another level while ready), else one of them (see Priorities in common.lua)
 		local counts = (redis.call('EXISTS', stale) == 1) and redis.call('HMGET', stale, unpack(members)) or {}
@@ -95,34 +108,23 @@ local function pop_band(level, wanted, ids)
 	return skipped
 end
 
--- Pops up to wanted jobs across the levels that have jobs, in the shares of their weights, highest level first, into
--- ids.
-local function pop_levels(wanted, ids)
-	local has, weight, fields = {}, {}, {}
-	for level = LOWEST, HIGHEST do
-		if level == DEFAULT_LEVEL then
-			has[level] = redis.call('LLEN', ready)
-		else
-			has[level] = redis.call('ZCOUNT', queued, band(level))
-		end
-		weight[level] = 2 ^ level
-		fields[#fields + 1] = 'w' .. level
-	end
-	local kept = redis.call('HMGET', fair, unpack(fields))
-	-- a level without jobs starts from 0 when it has some again
-	local current, take = {}, {}
-	for level = LOWEST, HIGHEST do
-		current[level] = (has[level] > 0) and (tonumber(kept[level - LOWEST + 1]) or 0) or 0
-		take[level] = 0
+-- Smooth weighted round-robin: gives each of wanted picks to the key (of keys, in order of precedence) that has items
+-- left and whose current weight, raised by its weight, is the highest, then lowers that one by the total weight of
+-- the keys in the pick. Over a run of picks, each key that has items gets its weight's share, spread evenly. Updates
+-- current; returns the picks per key.
+local function share(keys, weight, has, current, wanted)
+	local take = {}
+	for _, key in ipairs(keys) do
+		take[key] = 0
 	end
 	for _ = 1, wanted do
 		local total, best = 0, nil
-		for level = HIGHEST, LOWEST, -1 do
-			if has[level] > take[level] then
-				total = total + weight[level]
-				current[level] = current[level] + weight[level]
-				if not best or current[level] > current[best] then
-					best = level
+		for _, key in ipairs(keys) do
+			if has[key] > take[key] then
+				total = total + weight[key]
+				current[key] = current[key] + weight[key]
+				if not best or current[key] > current[best] then
+					best = key
 				end
 			end
 		end
@@ -132,11 +134,45 @@ local function pop_levels(wanted, ids)
 		current[best] = current[best] - total
 		take[best] = take[best] + 1
 	end
-	local skipped, state = 0, {}
+	return take
+end
+
+-- Pops up to wanted jobs of the default level into ids: from the ready list (jobs without a group) and its band of
+-- queued (jobs in groups), the list taking its turn as one more group.
+local function pop_default(wanted, ids)
+	local has = {l = redis.call('LLEN', ready), q = redis.call('ZCOUNT', queued, band(DEFAULT_LEVEL))}
+	if has.q == 0 then
+		return pop_ready(wanted, ids)
+	end
+	local kept = redis.call('HMGET', fair, 'wl', 'wq', 'c' .. DEFAULT_LEVEL)
+	local current = {l = tonumber(kept[1]) or 0, q = tonumber(kept[2]) or 0}
+	local take = share({'q', 'l'}, {l = 1, q = math.max(1, tonumber(kept[3]) or 1)}, has, current, wanted)
+	redis.call('HSET', fair, 'wl', current.l, 'wq', current.q)
+	return pop_band(DEFAULT_LEVEL, take.q, ids) + pop_ready(take.l, ids)
+end
+
+-- Pops up to wanted jobs across the levels that have jobs, in the shares of their weights, highest level first, into
+-- ids.
+local function pop_levels(wanted, ids)
+	local keys, has, weight, current, fields = {}, {}, {}, {}, {}
 	for level = HIGHEST, LOWEST, -1 do
+		keys[#keys + 1] = level
+		has[level] = redis.call('ZCOUNT', queued, band(level))
+		weight[level] = 2 ^ level
+		fields[#fields + 1] = 'w' .. level
+	end
+	has[DEFAULT_LEVEL] = has[DEFAULT_LEVEL] + redis.call('LLEN', ready)
+	local kept = redis.call('HMGET', fair, unpack(fields))
+	for i, level in ipairs(keys) do
+		-- a level without jobs starts from 0 when it has some again
+		current[level] = (has[level] > 0) and (tonumber(kept[i]) or 0) or 0
+	end
+	local take = share(keys, weight, has, current, wanted)
+	local skipped, state = 0, {}
+	for _, level in ipairs(keys) do
 		if take[level] > 0 then
 			if level == DEFAULT_LEVEL then
-				skipped = skipped + pop_ready(take[level], ids)
+				skipped = skipped + pop_default(take[level], ids)
 			else
 				skipped = skipped + pop_band(level, take[level], ids)
 			end

@@ -1,6 +1,6 @@
 -- Counts a queue's jobs in one consistent read: {ready, delayed, reserved, dead, now, when the oldest ready job
 -- became ready (-1 for none), 1 when the queue is paused or else 0, then the ready jobs per priority level from the
--- lowest to the highest (see Priorities in common.lua)}.
+-- lowest to the highest, then the number of groups that have ready jobs (see Priorities and groups in common.lua)}.
 -- The oldest ready job is the oldest of the heads of the lines: the first of the ready list's first 100 entries whose
 -- id has no stale entry (see unready), so that the entry of a job moved elsewhere is not taken for it, and the first
 -- member of each level's band of queued.
@@ -21,20 +21,23 @@ if head then
 end
 local per_level = {}
 local any_queued = redis.call('EXISTS', queued) == 1
+local groups = 0
 for level = LOWEST, HIGHEST do
-	if level == DEFAULT_LEVEL then
-		-- stale entries are counted here, where scripts from before levels count them
-		per_level[#per_level + 1] = redis.call('LLEN', ready) - (tonumber(redis.call('HGET', stale, '')) or 0)
-	elseif any_queued then
+	local count = 0
+	if any_queued then
 		local low, high = band(level)
-		per_level[#per_level + 1] = redis.call('ZCOUNT', queued, low, high)
+		count = redis.call('ZCOUNT', queued, low, high)
 		local first = redis.call('ZRANGE', queued, low, high, 'BYSCORE', 'LIMIT', 0, 1)[1]
 		if first then
 			heads[#heads + 1] = first
 		end
-	else
-		per_level[#per_level + 1] = 0
+		groups = groups + (tonumber(redis.call('HGET', fair, 'c' .. level)) or 0)
 	end
+	if level == DEFAULT_LEVEL then
+		-- stale entries are counted here, where scripts from before levels count them
+		count = count + redis.call('LLEN', ready) - (tonumber(redis.call('HGET', stale, '')) or 0)
+	end
+	per_level[#per_level + 1] = count
 end
 local oldest = -1
 for _, id in ipairs(heads) do
@@ -48,4 +51,5 @@ local result = {ready_count(), redis.call('ZCARD', delayed), redis.call('ZCARD',
 for _, count in ipairs(per_level) do
 	result[#result + 1] = count
 end
+result[#result + 1] = groups
 return result

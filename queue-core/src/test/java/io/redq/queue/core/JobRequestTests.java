@@ -128,6 +128,15 @@ class JobRequestTests {
 	}
 
 	@Test
+	void aGroupNameThatIsNoPlainKeyIsRejected() {
+		assertThatIllegalArgumentException().isThrownBy(() -> JobRequest.of("job", null).group("acme corp"))
+			.withMessage("Group 'acme corp' must be 1 to 128 letters, digits and . _ : @ -; "
+					+ "map other names to such a key, e.g. a tenant's id");
+		assertThatIllegalArgumentException().isThrownBy(() -> JobRequest.of("job", null).group(""));
+		assertThat(JobRequest.of("job", null).group("tenant-17@eu").build().getGroup()).isEqualTo("tenant-17@eu");
+	}
+
+	@Test
 	void maxAttemptsBelowOneIsRejected() {
 		assertThatIllegalArgumentException().isThrownBy(() -> JobRequest.of("job", null).maxAttempts(0))
 			.withMessage("maxAttempts must be at least 1, not 0");

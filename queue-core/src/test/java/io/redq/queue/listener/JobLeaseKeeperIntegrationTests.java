@@ -206,7 +206,7 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(leaseKeeper.admit(execution, gates)).isTrue();
 		JobDefinition definition = new JobDefinition(gates.job(), QUEUE, 3, Duration.ZERO, JobBackoff.DEFAULT,
 				String.class);
-		execution.resolve(new JobEnvelope(0L, 0L, null, gates.job(), 3, 0L, null, null),
+		execution.resolve(new JobEnvelope(0L, 0L, null, null, gates.job(), 3, 0L, null, null),
 				new StringJobHandler(definition, (payload, context) -> {
 				}));
 		execution.begin(gates);

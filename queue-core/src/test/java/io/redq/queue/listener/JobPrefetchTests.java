@@ -82,7 +82,7 @@ class JobPrefetchTests {
 
 	private static JobExecution started() {
 		JobExecution execution = waiting();
-		execution.resolve(new JobEnvelope(null, null, null, "job", null, null, null, null), new JobHandler() {
+		execution.resolve(new JobEnvelope(null, null, null, null, "job", null, null, null, null), new JobHandler() {
 
 			@Override
 			public JobDefinition getDefinition() {

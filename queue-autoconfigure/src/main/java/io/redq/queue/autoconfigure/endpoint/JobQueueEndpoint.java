@@ -326,7 +326,8 @@ public class JobQueueEndpoint {
 	private QueueDescriptor describe(String queue) {
 		QueueSnapshot snapshot = this.inspector.snapshot(queue);
 		return new QueueDescriptor(snapshot.stats().ready(), snapshot.stats().delayed(), snapshot.stats().reserved(),
-				snapshot.stats().dead(), snapshot.oldestReadyAge(), snapshot.paused(), snapshot.readyByPriority());
+				snapshot.stats().dead(), snapshot.oldestReadyAge(), snapshot.paused(), snapshot.readyByPriority(),
+				snapshot.readyGroups());
 	}
 
 	private static DeadJobDescriptor describe(JobView job, boolean withEnvelope) {
@@ -358,9 +359,10 @@ public class JobQueueEndpoint {
 	 * @param paused whether the queue is paused
 	 * @param readyByPriority the ready jobs per priority level, highest first, levels
 	 * without any left out
+	 * @param readyGroups how many groups have ready jobs
 	 */
 	public record QueueDescriptor(long ready, long delayed, long reserved, long dead, Duration oldestReadyAge,
-			boolean paused, Map<Integer, Long> readyByPriority) implements OperationResponseBody {
+			boolean paused, Map<Integer, Long> readyByPriority, long readyGroups) implements OperationResponseBody {
 	}
 
 	/**

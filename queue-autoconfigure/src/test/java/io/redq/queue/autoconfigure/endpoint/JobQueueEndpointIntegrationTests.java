@@ -46,20 +46,21 @@ class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 	private static final Duration DEADLINE = Duration.ofSeconds(10);
 
 	@Test
-	void listsEveryQueueWithItsCountsPerPriorityOldestAgeAndPauseState() {
+	void listsEveryQueueWithItsCountsPerPriorityAndGroupsOldestAgeAndPauseState() {
 		this.dispatcher.dispatch("work", "a");
 		this.dispatcher.dispatch(JobRequest.of("work", "urgent").priority(8).build());
 		this.dispatcher.dispatch("work", "b");
+		this.dispatcher.dispatch(JobRequest.of("work", "tenant").group("acme").build());
 		this.dispatcher.dispatch(JobRequest.of("work", "later").delay(Duration.ofHours(1)).build());
 		this.operations.pause("reports");
 		get("").expectStatus().isOk().expectBody().json("""
 				{"queues": {
-					"ops": {"ready": 3, "delayed": 1, "reserved": 0, "dead": 0, "paused": false,
-						"readyByPriority": {"8": 1, "5": 2}},
+					"ops": {"ready": 4, "delayed": 1, "reserved": 0, "dead": 0, "paused": false,
+						"readyByPriority": {"8": 1, "5": 3}, "readyGroups": 1},
 					"reports": {"ready": 0, "delayed": 0, "reserved": 0, "dead": 0, "paused": true}}}
 				""").jsonPath("$.queues.ops.oldestReadyAge").isNotEmpty();
 		get("/ops").expectStatus().isOk().expectBody().json("""
-				{"ready": 3, "delayed": 1, "paused": false}""");
+				{"ready": 4, "delayed": 1, "paused": false}""");
 		get("/unknown").expectStatus().isNotFound();
 	}
 

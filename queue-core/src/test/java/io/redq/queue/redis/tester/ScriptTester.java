@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -66,8 +67,8 @@ final class ScriptTester {
 
 	private static final Pattern MAX_ATTEMPTS = Pattern.compile("\"maxAttempts\":(\\d+)");
 
-	private static final Pattern PRIORITY = Pattern
-		.compile("^\\{\"createdAt\":-?\\d+,\"availableAt\":-?\\d+,\"priority\":(\\d+),");
+	private static final Pattern PRIORITY = Pattern.compile(
+			"^\\{\"createdAt\":-?\\d+,\"availableAt\":-?\\d+,(?:\"priority\":(\\d+),)?(?:\"group\":\"([^\"]+)\",)?");
 
 	/**
 	 * The width of a priority level's band of scores in the queued set (see common.lua).
@@ -88,7 +89,7 @@ final class ScriptTester {
 				redis.call('HGETALL', KEYS[8]), redis.call('HGETALL', KEYS[9]),
 				{redis.call('GET', KEYS[10]) or '', redis.call('GET', KEYS[11]) or ''},
 				range(KEYS[12]), range(KEYS[13]), range(KEYS[14]), redis.call('HGETALL', KEYS[15]), range(KEYS[16]),
-				redis.call('HGETALL', KEYS[17])}
+				redis.call('HGETALL', KEYS[17]), redis.call('HGETALL', KEYS[18])}
 			""", List.class);
 
 	private final Settings settings;
@@ -153,7 +154,7 @@ final class ScriptTester {
 		this.snapshotKeys = List.of(this.keys.ready(), this.keys.delayed(), this.keys.reserved(), this.keys.dead(),
 				this.keys.jobs(), this.keys.attempts(), this.keys.leases(), this.keys.successors(), this.keys.errors(),
 				exclusiveKeys.get(0), exclusiveKeys.get(1), gateKeys.get(1), gateKeys.get(2), gateKeys.get(3),
-				this.keys.stale(), this.keys.queued(), this.keys.levels());
+				this.keys.stale(), this.keys.queued(), this.keys.levels(), this.keys.fair());
 		for (int i = 0; i < settings.producers(); i++) {
 			this.producerCalls.add(new ResendProtection());
 		}
@@ -252,9 +253,11 @@ final class ScriptTester {
 		Due due = (this.random.nextInt(10) < 7) ? Due.NOW : Due.after(Duration.ofMillis(1 + this.random.nextInt(30)));
 		// half the jobs at the default level, the others at any level
 		int level = (this.random.nextBoolean()) ? JobPriority.DEFAULT : this.random.nextInt(JobPriority.HIGHEST + 1);
-		String body = ((level != JobPriority.DEFAULT) ? "\"priority\":" + level + "," : "") + "\"job\":\""
-				+ (gated ? "limited" : "plain") + "\",\"maxAttempts\":" + maxAttempts + ",\"payload\":\"d" + number
-				+ "\"}";
+		// a third of the jobs in one of three groups
+		int group = this.random.nextInt(9);
+		String body = ((level != JobPriority.DEFAULT) ? "\"priority\":" + level + "," : "")
+				+ ((group < 3) ? "\"group\":\"t" + group + "\"," : "") + "\"job\":\"" + (gated ? "limited" : "plain")
+				+ "\",\"maxAttempts\":" + maxAttempts + ",\"payload\":\"d" + number + "\"}";
 		String id = (kind == 0) ? "g" + number : "c" + this.random.nextInt(this.settings.callerIds());
 		EnqueueCommand command = switch (kind) {
 			case 0 -> EnqueueCommand.withGeneratedId(id, due, body);
@@ -725,30 +728,65 @@ final class ScriptTester {
 	}
 
 	/**
-	 * Check that every job keeps the priority level its dispatch gave it, and a ready one
-	 * waits in that level's line (see "Priorities" in {@code common.lua}).
+	 * Check that every job keeps the priority level and group its dispatch gave it, a
+	 * ready one waits in its level's line, and each group with ready jobs, and only such
+	 * a group, is counted with them (see "Priorities and groups" in {@code common.lua}).
 	 */
 	private void checkLevels(Snapshot snapshot) {
 		snapshot.jobs.forEach((id, envelope) -> {
-			int level = level(envelope);
+			String place = place(envelope);
 			String kept = snapshot.levels.get(id);
-			check((level == JobPriority.DEFAULT) ? kept == null : String.valueOf(level).equals(kept), Invariant.LEVEL,
-					() -> id + " of level " + level + " is kept at level " + kept);
+			check(Objects.equals(place, kept), Invariant.LEVEL,
+					() -> id + " of level and group " + place + " is kept as " + kept);
 		});
 		snapshot.levels.keySet()
 			.forEach((id) -> check(snapshot.jobs.containsKey(id), Invariant.LEVEL,
 					() -> id + " has a level but no data"));
+		Map<String, Integer> groups = new HashMap<>();
 		snapshot.queued.forEach((id, score) -> {
 			long band = JobPriority.HIGHEST - score / BAND;
-			int level = level(snapshot.jobs.get(id));
-			check(band == level && level != JobPriority.DEFAULT, Invariant.LEVEL,
-					() -> id + " of level " + level + " waits in the line of level " + band);
+			String place = place(snapshot.jobs.get(id));
+			String level = (place != null) ? place.split(" ")[0] : String.valueOf(JobPriority.DEFAULT);
+			check(place != null && String.valueOf(band).equals(level), Invariant.LEVEL,
+					() -> id + " of level and group " + place + " waits in the line of level " + band);
+			if (place != null && place.contains(" ")) {
+				groups.merge("g" + level + ":" + place.substring(place.indexOf(' ') + 1), 1, Integer::sum);
+			}
 		});
+		Map<String, Integer> counted = new HashMap<>();
+		Map<String, Integer> perLevel = new HashMap<>();
+		snapshot.fair.forEach((field, value) -> {
+			if (field.startsWith("g")) {
+				counted.put(field, Integer.parseInt(value.substring(value.indexOf(' ') + 1)));
+				perLevel.merge("c" + field.substring(1, field.indexOf(':')), 1, Integer::sum);
+			}
+		});
+		check(counted.equals(groups), Invariant.LEVEL,
+				() -> "the groups with ready jobs are " + groups + ", counted as " + counted);
+		snapshot.fair.forEach((field, value) -> {
+			if (field.startsWith("c")) {
+				check(String.valueOf(perLevel.get(field)).equals(value), Invariant.LEVEL,
+						() -> field + " counts " + value + " groups, " + perLevel.get(field) + " have ready jobs");
+			}
+		});
+		perLevel.forEach((field, count) -> check(snapshot.fair.containsKey(field), Invariant.LEVEL,
+				() -> field + " does not count its " + count + " groups"));
 	}
 
-	private static int level(@Nullable String envelope) {
+	/**
+	 * Return the level and group of an envelope as the levels hash keeps them, or
+	 * {@code null} for the default level without a group.
+	 */
+	private static @Nullable String place(@Nullable String envelope) {
 		Matcher matcher = PRIORITY.matcher((envelope != null) ? envelope : "");
-		return matcher.find() ? Integer.parseInt(matcher.group(1)) : JobPriority.DEFAULT;
+		if (!matcher.find()) {
+			return null;
+		}
+		String level = (matcher.group(1) != null) ? matcher.group(1) : String.valueOf(JobPriority.DEFAULT);
+		if (matcher.group(2) != null) {
+			return level + " " + matcher.group(2);
+		}
+		return (matcher.group(1) != null) ? level : null;
 	}
 
 	/**
@@ -858,7 +896,8 @@ final class ScriptTester {
 		return new Snapshot((Long) values.get(0), ready, scores(values.get(2)), scores(values.get(3)),
 				scores(values.get(4)), hash(values.get(5)), hash(values.get(6)), hash(values.get(7)),
 				hash(values.get(8)), hash(values.get(9)), (List<String>) values.get(10), scores(values.get(11)),
-				scores(values.get(12)), scores(values.get(13)), hash(values.get(14)), queued, hash(values.get(16)));
+				scores(values.get(12)), scores(values.get(13)), hash(values.get(14)), queued, hash(values.get(16)),
+				hash(values.get(17)));
 	}
 
 	private long snapshotTime() {
@@ -959,7 +998,7 @@ final class ScriptTester {
 
 		GATES("gates held only by started runs"),
 
-		LEVEL("a job kept at its priority level");
+		LEVEL("a job kept at its priority level and in its group");
 
 		private final String description;
 
@@ -1110,7 +1149,7 @@ final class ScriptTester {
 			Map<String, Long> dead, Map<String, String> jobs, Map<String, String> attempts, Map<String, String> leases,
 			Map<String, String> successors, Map<String, String> errors, List<String> exclusive,
 			Map<String, Long> jobRunning, Map<String, Long> queueRunning, Map<String, Long> rate,
-			Map<String, String> stale, Map<String, Long> queued, Map<String, String> levels) {
+			Map<String, String> stale, Map<String, Long> queued, Map<String, String> levels, Map<String, String> fair) {
 
 		String stateOf(String id) {
 			if (this.delayed.containsKey(id)) {
