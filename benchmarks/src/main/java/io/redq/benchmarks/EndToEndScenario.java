@@ -21,7 +21,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * {@code --rate}, {@code e2e} dispatches at most that many jobs per second, so that the
  * latency can be measured below saturation. With {@code --levels}, {@code e2e} spreads
  * its jobs over that many priority levels, from the highest down, one level after the
- * other, so that the reservations draw on every level at once.
+ * other, so that the reservations draw on every level at once; with {@code --groups},
+ * over that many groups, taken in turn.
  *
  * @author Redq team
  * @since 0.1.0
@@ -45,6 +46,7 @@ class EndToEndScenario implements Scenario {
 				result.put("producers", harness.options().producers());
 				result.put("rate", harness.options().rate());
 				result.put("levels", levels(harness));
+				result.put("groups", groups(harness));
 			}
 			else {
 				result.put("threads", harness.options().threads());
@@ -68,7 +70,7 @@ class EndToEndScenario implements Scenario {
 		Phase phase = Phase.start(harness, result, jobs + " jobs");
 		switch (this.dispatch) {
 			case BATCHES -> harness.dispatchBatches(dispatcher, jobs, (result != null) ? harness.options().rate() : 0,
-					request(levels(harness)));
+					request(levels(harness), groups(harness)));
 			case SINGLES -> harness.dispatchSingles(dispatcher, jobs);
 			case ASYNC -> harness.dispatchSinglesAsync(dispatcher, jobs);
 		}
@@ -85,13 +87,24 @@ class EndToEndScenario implements Scenario {
 		return harness.options().intValue("levels", 1);
 	}
 
-	private static IntFunction<JobRequest> request(int levels) {
-		if (levels <= 1) {
+	private static int groups(Harness harness) {
+		return harness.options().intValue("groups", 0);
+	}
+
+	private static IntFunction<JobRequest> request(int levels, int groups) {
+		if (levels <= 1 && groups <= 0) {
 			return Harness::noop;
 		}
-		return (i) -> JobRequest.of(BenchmarkConfiguration.JOB, Integer.toString(i))
-			.priority(JobPriority.HIGHEST - i % levels)
-			.build();
+		return (i) -> {
+			JobRequest.Builder request = JobRequest.of(BenchmarkConfiguration.JOB, Integer.toString(i));
+			if (levels > 1) {
+				request.priority(JobPriority.HIGHEST - i % levels);
+			}
+			if (groups > 0) {
+				request.group("g" + (i % groups));
+			}
+			return request.build();
+		};
 	}
 
 	/**

@@ -33,6 +33,7 @@ record Options(String scenario, @Nullable String redisUrl, Map<String, String> v
 			  --rate=N                   e2e: the most jobs dispatched per second (default 0: no limit)
 			  --levels=N                 e2e: spread the jobs over N priority levels, from the highest down
 			                             (default 1: every job at the default level)
+			  --groups=N                 e2e: spread the jobs over N groups (default 0: none)
 			  --threads=N                threads dispatching single jobs (default 8)
 			  --spread=10s               timers: the span their due times cover
 			  --lead=5s                  timers: time from the start of dispatching to the first due time
@@ -43,7 +44,7 @@ record Options(String scenario, @Nullable String redisUrl, Map<String, String> v
 			""";
 
 	private static final List<String> NAMES = List.of("scenario", "redis", "jobs", "warmup", "producers", "rate",
-			"levels", "threads", "spread", "lead", "gap", "queues", "duration", "lpush-requests");
+			"levels", "groups", "threads", "spread", "lead", "gap", "queues", "duration", "lpush-requests");
 
 	static Options parse(String... args) {
 		Map<String, String> values = new LinkedHashMap<>();

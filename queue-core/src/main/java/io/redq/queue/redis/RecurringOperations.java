@@ -75,7 +75,7 @@ public final class RecurringOperations {
 	 */
 	public Tick tick(JobDefinition job, Keys keys, long tick, boolean catchUp, String id, Map<String, String> headers) {
 		String body = JobEnvelope
-			.of(job.name(), job.maxAttempts(), job.timeout(), headers,
+			.of(job.name(), job.priority(), null, job.maxAttempts(), job.timeout(), headers,
 					this.jsonMapper.valueToTree(Instant.ofEpochMilli(tick)))
 			.body(this.jsonMapper);
 		long before = System.currentTimeMillis();

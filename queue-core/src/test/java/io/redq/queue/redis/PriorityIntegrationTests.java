@@ -9,11 +9,16 @@ import java.util.Map;
 
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobLimits;
 import io.redq.queue.core.JobPriority;
 import io.redq.queue.core.QueueSnapshot;
 import io.redq.queue.core.RateLimit;
+import io.redq.queue.script.RecurringScripts;
 import io.redq.queue.test.ScriptExecutions;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -206,6 +211,25 @@ class PriorityIntegrationTests extends AbstractQueueIntegrationTests {
 				List.of(new EnqueueCommand("normal", Due.NOW, DuplicatePolicy.REPLACE_PAYLOAD, body(9))));
 		assertThat(reserveOneByOne(2)).containsExactly("normal", "a");
 		assertThat(this.template.opsForHash().get(this.keys.levels(), "a")).isEqualTo("1");
+		enqueue("b", 9);
+		enqueue("c", 9);
+		this.enqueuer.enqueue(QUEUE,
+				List.of(new EnqueueCommand("b", Due.NOW, DuplicatePolicy.REPLACE_PAYLOAD, body(JobPriority.DEFAULT))));
+		assertThat(this.template.opsForHash().hasKey(this.keys.levels(), "b")).isFalse();
+		assertThat(this.operations.snapshot(QUEUE).readyByPriority()).containsExactly(Map.entry(9, 1L),
+				Map.entry(5, 1L));
+		assertThat(reserveOneByOne(2)).containsExactly("c", "b");
+	}
+
+	@Test
+	void aRecurringJobsTickIsReadyAtItsJobsLevel() {
+		JobDefinition job = new JobDefinition("report", QUEUE, 1, Duration.ZERO, JobBackoff.DEFAULT, null,
+				JobLimits.NONE, 8);
+		RecurringOperations recurring = new RecurringOperations(this.operations.getStore(), RecurringScripts.load(),
+				JsonMapper.shared());
+		enqueue("normal", JobPriority.DEFAULT);
+		assertThat(recurring.tick(job, recurring.keys(job), 1, false, "tick", Map.of()).enqueued()).isTrue();
+		assertThat(reserveOneByOne(2)).containsExactly("tick", "normal");
 	}
 
 	@Test
