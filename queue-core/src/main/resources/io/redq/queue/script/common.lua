@@ -163,6 +163,54 @@ local function queue_at(id, level, at_head, group)
 	end
 end
 
+-- Queues jobs at the end of their lines, in order, each {id, level, group}: the state of each line is read and
+-- written once and the members are added with one ZADD, so that a batch costs a few calls per line rather than per
+-- job. While stale counts exist, one by one instead, since a member a script from before levels counted stale may be
+-- among those replaced (see queue_at).
+local function queue_all(entries)
+	if redis.call('EXISTS', stale) == 1 then
+		for _, entry in ipairs(entries) do
+			queue_at(entry[1], entry[2], false, entry[3])
+		end
+		return
+	end
+	local lines, order, members = {}, {}, {}
+	for _, entry in ipairs(entries) do
+		local id, level, group = entry[1], entry[2], entry[3]
+		local field = group and ('g' .. level .. ':' .. group) or ('n' .. level)
+		local line = lines[field]
+		if not line then
+			local kept = redis.call('HMGET', fair, field, 'r' .. level)
+			local last, count = kept[1], nil
+			if group then
+				last, count = string.match(kept[1] or '', '^(%d+) (%d+)$')
+			end
+			line = {field = field, level = level, group = group, count = tonumber(count), added = 0,
+				last = math.max(tonumber(last) or 0, tonumber(kept[2]) or 0)}
+			lines[field] = line
+			order[#order + 1] = line
+		end
+		line.last = line.last + 1
+		line.added = line.added + 1
+		members[#members + 1] = millis((HIGHEST - level) * BAND + line.last)
+		members[#members + 1] = id
+	end
+	local state = {}
+	for _, line in ipairs(order) do
+		state[#state + 1] = line.field
+		if line.group then
+			if not line.count then
+				redis.call('HINCRBY', fair, 'c' .. line.level, 1)
+			end
+			state[#state + 1] = millis(line.last) .. ' ' .. ((line.count or 0) + line.added)
+		else
+			state[#state + 1] = millis(line.last)
+		end
+	end
+	redis.call('HSET', fair, unpack(state))
+	redis.call('ZADD', queued, unpack(members))
+end
+
 -- Makes jobs ready at their levels: ids of the default level without a group are pushed to the ready list (at its
 -- head for jobs handed back, else at its end), the others queued. One EXISTS when no job has a level or group.
 local function make_ready(ids, at_head)

@@ -35,14 +35,20 @@ local function renew(id)
 	redis.call('HDEL', successors, id)
 	redis.call('HDEL', runs, id)
 end
--- jobs of the default level that are ready at once are stored and pushed with one variadic call each; a later job
--- with the same id flushes them first, so that it sees them
-local batch_jobs, batch_ready, batched = {}, {}, {}
+-- jobs that are ready at once are stored, and pushed to the ready list or queued at their levels, with one variadic
+-- call each (see queue_all in common.lua); a later job with the same id flushes them first, so that it sees them
+local batch_jobs, batch_ready, batch_levels, batch_queued, batched = {}, {}, {}, {}, {}
 local function flush()
-	if #batch_ready > 0 then
+	if #batch_jobs > 0 then
 		redis.call('HSET', jobs, unpack(batch_jobs))
-		redis.call('RPUSH', ready, unpack(batch_ready))
-		batch_jobs, batch_ready, batched = {}, {}, {}
+		if #batch_ready > 0 then
+			redis.call('RPUSH', ready, unpack(batch_ready))
+		end
+		if #batch_levels > 0 then
+			redis.call('HSET', levels, unpack(batch_levels))
+			queue_all(batch_queued)
+		end
+		batch_jobs, batch_ready, batch_levels, batch_queued, batched = {}, {}, {}, {}, {}
 		woke = true
 	end
 end
@@ -116,10 +122,16 @@ for i = 0, count - 1 do
 			status = 2
 		end
 	end
-	if (status == 1 or status == 2) and due <= now and level == DEFAULT_LEVEL and not group then
+	if (status == 1 or status == 2) and due <= now then
 		batch_jobs[#batch_jobs + 1] = id
 		batch_jobs[#batch_jobs + 1] = envelope(now, due, body)
-		batch_ready[#batch_ready + 1] = id
+		if level == DEFAULT_LEVEL and not group then
+			batch_ready[#batch_ready + 1] = id
+		else
+			batch_levels[#batch_levels + 1] = id
+			batch_levels[#batch_levels + 1] = place(level, group)
+			batch_queued[#batch_queued + 1] = {id, level, group}
+		end
 		batched[id] = true
 	elseif status == 1 or status == 2 then
 		create(id, now, due, body)

@@ -111,6 +111,16 @@ class PriorityIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void aBatchOfJobsAtALevelRunsTheSameCommandsAsOneJob() {
+		// the first call of a connection and of a queue runs more
+		enqueueCommands(2);
+		Map<String, Long> one = enqueueCommands(1);
+		Map<String, Long> hundred = enqueueCommands(100);
+		// one ZADD to queued and one to wake a listener
+		assertThat(hundred).isEqualTo(one).containsEntry("zadd", 2L).containsEntry("hmget", 1L);
+	}
+
+	@Test
 	void aDelayedJobBecomesReadyAtItsLevel() {
 		enqueue("normal", JobPriority.DEFAULT);
 		this.enqueuer.enqueue(QUEUE, List
@@ -243,6 +253,18 @@ class PriorityIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	private ReservedJob lastReserved;
+
+	/**
+	 * Dispatch a batch of new jobs at level 9.
+	 * @return the Redis commands the dispatch ran, by name
+	 */
+	private Map<String, Long> enqueueCommands(int jobs) {
+		List<EnqueueCommand> commands = new ArrayList<>();
+		for (int i = 0; i < jobs; i++) {
+			commands.add(EnqueueCommand.withGeneratedId(jobs + "-" + i, Due.NOW, body(9)));
+		}
+		return ScriptExecutions.commandsOf(this.redis, () -> this.enqueuer.enqueue(QUEUE, commands));
+	}
 
 	private List<String> reserveOneByOne(int count) {
 		List<String> ids = new ArrayList<>();
