@@ -68,6 +68,22 @@ public final class ReplicaWait {
 	}
 
 	/**
+	 * Return whether writes wait for replicas.
+	 * @return whether at least one replica must confirm each write
+	 */
+	boolean isEnabled() {
+		return this.replicas > 0;
+	}
+
+	/**
+	 * Return how long a write may take longer for the wait for replicas.
+	 * @return the timeout of the wait, or zero when writes wait for no replica
+	 */
+	Duration longestWait() {
+		return isEnabled() ? this.timeout : Duration.ZERO;
+	}
+
+	/**
 	 * Run a write and then, when it wrote, wait for the replicas, on one connection.
 	 * @param <T> the result type
 	 * @param redis the template
