@@ -12,6 +12,7 @@ import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.DispatchTimeoutException;
 import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.ReplicationTimeoutException;
 import io.redq.queue.core.Uniqueness;
 import org.jspecify.annotations.Nullable;
 
@@ -88,12 +89,14 @@ public final class EnqueueOperations {
 			}
 			// the lane is free once the call can no longer be re-sent
 			reply.whenComplete((codes, ex) -> resends.end(call));
-			results.addAll(results(batch, await(reply, queue, batch.size(), timeout)));
+			results.addAll(results(batch, await(reply, queue, batch, timeout)));
 		}
 		return results;
 	}
 
-	private List<?> await(CompletableFuture<List<?>> reply, String queue, int jobs, @Nullable Duration timeout) {
+	private List<?> await(CompletableFuture<List<?>> reply, String queue, List<EnqueueCommand> batch,
+			@Nullable Duration timeout) {
+		int jobs = batch.size();
 		try {
 			// a ReplicationTimeoutException says more than a timeout while replicas lag
 			return (timeout != null)
@@ -104,6 +107,9 @@ public final class EnqueueOperations {
 			throw new DispatchTimeoutException(queue, jobs, timeout);
 		}
 		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof ReplicationTimeoutException replication) {
+				throw replication.forJobs(ids(batch));
+			}
 			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : new IllegalStateException(
 					"Dispatch of " + jobs + " job(s) of queue '" + queue + "' failed", ex.getCause());
 		}
@@ -127,8 +133,17 @@ public final class EnqueueOperations {
 	public List<DispatchResult> enqueue(String queue, ResendProtection.Call call, List<EnqueueCommand> batch) {
 		Assert.isTrue(batch.size() <= QueueStore.MAX_BATCH_SIZE,
 				() -> "At most " + QueueStore.MAX_BATCH_SIZE + " jobs per step; got " + batch.size());
-		return results(batch, this.store.runForListOnReplicas(this.store.getScripts().enqueue(),
-				this.store.keysOf(queue, call), QueueStore.argsOf(call, args(batch)), written(queue, batch)));
+		try {
+			return results(batch, this.store.runForListOnReplicas(this.store.getScripts().enqueue(),
+					this.store.keysOf(queue, call), QueueStore.argsOf(call, args(batch)), written(queue, batch)));
+		}
+		catch (ReplicationTimeoutException ex) {
+			throw ex.forJobs(ids(batch));
+		}
+	}
+
+	private static List<String> ids(List<EnqueueCommand> batch) {
+		return batch.stream().map(EnqueueCommand::id).toList();
 	}
 
 	private static String written(String queue, List<EnqueueCommand> batch) {

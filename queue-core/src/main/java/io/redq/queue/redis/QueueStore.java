@@ -218,8 +218,7 @@ public final class QueueStore {
 	@SuppressWarnings("rawtypes")
 	public List<?> runForListOnReplicas(RedisScript<List> script, List<String> keys, List<String> args,
 			String written) {
-		List<?> result = this.replicaWait.write(this.redis, (redis) -> redis.execute(script, keys, args.toArray()),
-				(wrote) -> true, written);
+		List<?> result = this.replicaWait.write(this.redis, script, keys, args, (wrote) -> true, written);
 		return (result != null) ? result : List.of();
 	}
 
@@ -241,7 +240,7 @@ public final class QueueStore {
 	public CompletableFuture<List<?>> runForListOnReplicasAsync(RedisScript<List> script, List<String> keys,
 			List<String> args, String written) {
 		if (this.replicaWait.isEnabled()) {
-			return CompletableFuture.completedFuture(runForListOnReplicas(script, keys, args, written));
+			return this.replicaWait.writeAsync(script, keys, args, (wrote) -> true, written);
 		}
 		RedisConnection connection = this.redis.getRequiredConnectionFactory().getConnection();
 		CompletableFuture<List<?>> reply;
