@@ -16,6 +16,7 @@ import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.listener.StringJobHandler;
@@ -53,10 +54,14 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 	private static final Duration SHORT_LEASE = Duration.ofMillis(1);
 
 	@Test
-	void aNewQueueIsGivenTheModelOfTheScriptsByItsFirstCall() {
+	void readingAQueueNameLeavesNoKeyAndANewQueueIsGivenTheModelOfTheScriptsByItsFirstWrite() {
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
-		assertThat(this.template.opsForValue().get(this.keys.model())).isEqualTo(Long.toString(MODEL));
+		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.NONE);
+		assertThat(this.operations.deadJobs(QUEUE, 0, 10)).isEmpty();
+		assertThat(this.operations.deadJob(QUEUE, "a")).isNull();
+		assertThat(this.template.keys("redq:{" + QUEUE + "}:*")).as("keys left by reads").isEmpty();
 		assertThat(this.listener.checkDataModel(QUEUE)).isEqualTo(MODEL);
+		assertThat(this.template.opsForValue().get(this.keys.model())).isEqualTo(Long.toString(MODEL));
 		this.operations.purge(QUEUE);
 		assertThat(this.template.opsForValue().get(this.keys.model())).as("kept by a purge")
 			.isEqualTo(Long.toString(MODEL));
@@ -115,8 +120,9 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 		String sent = "redq:{" + QUEUE + "}:sent:nonce";
 		this.template.opsForValue().set(sent, "1", Duration.ofMinutes(2));
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(3, 1, 0, 0));
-		assertThat(this.template.opsForValue().get(this.keys.model())).isEqualTo(Long.toString(MODEL));
+		assertThat(this.template.opsForValue().get(this.keys.model())).as("read only").isEqualTo("3");
 		assertThat(this.operations.cancel(QUEUE, "b")).isTrue();
+		assertThat(this.template.opsForValue().get(this.keys.model())).isEqualTo(Long.toString(MODEL));
 		assertThat(this.operations.reschedule(QUEUE, "timer", Due.NOW)).isTrue();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(3, 0, 0, 0));
 		assertThat(runAll(this.operations, null)).containsOnly(entry("a", List.of(1)), entry("c", List.of(1)),
