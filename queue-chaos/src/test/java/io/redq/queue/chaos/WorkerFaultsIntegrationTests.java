@@ -96,7 +96,7 @@ class WorkerFaultsIntegrationTests extends ChaosSupport {
 	}
 
 	@Test // issue 26, item 1
-	void stalledWorkersLateResultsAreAcceptedUnlessAnotherRunOfTheirJobStarted() {
+	void stalledWorkersLateResultsAreAcceptedUnlessTheirJobWasReservedAgain() {
 		startRedis();
 		WorkerProcess victim = startWorkers(1).get(0);
 		// as many jobs as the worker runs at once: it starts no copy of a job before one
@@ -112,14 +112,14 @@ class WorkerFaultsIntegrationTests extends ChaosSupport {
 		for (String id : ids) {
 			long starts = entries((entry) -> entry.is("START") && entry.id().equals(id)).size();
 			long refused = victim.countLog("Late acknowledgement of job " + id + " refused");
-			// refused only when another run of the job started since
+			// refused only when the job was reserved again since, and so ran again
 			assertThat(starts).as("runs of %s, whose late result was refused %d time(s)", id, refused)
 				.isEqualTo(1 + refused);
 			accepted += (refused == 0) ? 1 : 0;
 		}
 		report("SIGSTOP for " + 3 * LEASE.toMillis() + " ms of the only worker with " + ids.size() + " jobs running: "
 				+ accepted + " late results accepted, " + (ids.size() - accepted)
-				+ " refused after another run started");
+				+ " refused after the job was reserved again");
 		assertThat(accepted).as("late results accepted").isPositive();
 		checkInvariants(ids, Set.copyOf(ids));
 	}
