@@ -169,6 +169,7 @@ public final class JobQueueAutoConfiguration {
 				jsonMapper.getIfAvailable(JsonMapper::shared));
 		dispatcher.setMaxPayloadSize(properties.getDispatcher().getMaxPayloadSize().toBytes());
 		dispatcher.setResendWindow(resendWindow(properties.getDispatcher().getResendWindow(), connectionFactory));
+		dispatcher.setTimeout(properties.getDispatcher().getTimeout());
 		dispatcher.setMetrics(metrics.getIfAvailable(() -> JobMetrics.NONE));
 		dispatcher.setObservationEnabled(properties.isObservationEnabled());
 		observationRegistry.ifUnique(dispatcher::setObservationRegistry);

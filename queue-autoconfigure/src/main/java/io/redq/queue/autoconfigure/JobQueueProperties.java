@@ -569,6 +569,16 @@ public class JobQueueProperties {
 		private Duration resendWindow = Duration.ofMinutes(2);
 
 		/**
+		 * Longest wait for Redis to take a dispatch (each call of up to 1,000 jobs),
+		 * besides the wait for replicas, so that a dispatch fails fast while Redis is
+		 * down instead of blocking for the Redis command timeout. A dispatch that times
+		 * out throws a DispatchTimeoutException (dispatchAsync completes exceptionally
+		 * with it); its call is not cancelled and may still enqueue its jobs if Redis
+		 * takes it before the Redis command timeout.
+		 */
+		private Duration timeout = Duration.ofSeconds(5);
+
+		/**
 		 * Whether a job dispatched inside a Spring-managed transaction follows it: held
 		 * and sent after the commit (or written to the outbox of the queue-outbox
 		 * module), dropped on rollback. When false, jobs are sent at once.
@@ -589,6 +599,14 @@ public class JobQueueProperties {
 
 		public void setResendWindow(Duration resendWindow) {
 			this.resendWindow = resendWindow;
+		}
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
 		}
 
 		public boolean isTransactionAware() {

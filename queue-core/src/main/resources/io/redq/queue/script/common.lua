@@ -463,6 +463,12 @@ local function upgrade_model(found)
 	redis.call('SET', model, MODEL)
 end
 
+-- Whether the script only reads (stats, status, dead: their first line says "-- Read-only:"), which QueueScripts
+-- sets when it loads one. Such a script leaves a queue as it found it: it neither upgrades an older model, whose data
+-- the read-only scripts read alike, nor writes the model key of a queue name it is asked about, which would then stay
+-- forever.
+local READ_ONLY = false
+
 -- Every script first checks the queue's data model (one GET): it upgrades an older one and refuses a newer one, whose
 -- data it would misread.
 local found_model = tonumber(redis.call('GET', model))
@@ -473,7 +479,9 @@ if found_model ~= MODEL then
 			': upgrade this instance to a Redq release that uses model ' .. found_model ..
 			' (see "Upgrading" in the Redq documentation)')
 	end
-	upgrade_model(found_model or 1)
+	if not READ_ONLY then
+		upgrade_model(found_model or 1)
+	end
 end
 
 -- Statistics: how many jobs completed ('c'), failed an attempt ('f') and died ('d'), in the queue's stats hash: a

@@ -3,6 +3,7 @@ package io.redq.queue.redis.tester;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -137,6 +138,12 @@ final class ScriptTester {
 
 	private final Deque<String> trace = new ArrayDeque<>();
 
+	/**
+	 * What the statistics series must count since the queue began or was purged: jobs
+	 * completed, attempts failed, jobs dead.
+	 */
+	private final long[] finished = new long[3];
+
 	private int step;
 
 	ScriptTester(RedisJobQueueOperations operations, Settings settings, long seed) {
@@ -224,9 +231,12 @@ final class ScriptTester {
 		if (choice < 85) {
 			return release(anyWorker());
 		}
-		if (choice < 91) {
+		if (choice < 90) {
 			migrate("migrator " + this.random.nextInt(this.settings.migrators()));
 			return true;
+		}
+		if (choice < 91) {
+			return purge();
 		}
 		if (choice < 98) {
 			return awaitExpiry();
@@ -360,9 +370,7 @@ final class ScriptTester {
 			dispatch.acceptedFailures = 0;
 			dispatch.reservations = 0;
 			dispatch.runsStarted = 0;
-			// a late acknowledgement of the run that died must not complete the retry
-			// unrun
-			// (revive.lua forgets its token)
+			// the run that died no longer completes the retried job (see revive.lua)
 			this.lastStarts.remove(id);
 		}
 		trace("an operator retries dead " + id + ": " + revived);
@@ -389,6 +397,26 @@ final class ScriptTester {
 			dispatchOf(envelope).notBefore = (scheduled != null) ? scheduled.longValue() : 0;
 		}
 		trace("an operator reschedules " + id + " " + storedAt(id) + " to " + due + ": " + moved);
+		return true;
+	}
+
+	/**
+	 * Purges the queue: every job goes in one step, whatever runs or waits, and a re-sent
+	 * purge deletes no job dispatched since.
+	 */
+	private boolean purge() {
+		// no gate keys: the gates of runs still running stay, as a SCAN that missed them
+		// would leave them
+		operate("purge", this.scripts.purge(), List.of("0"));
+		List<Integer> purged = new ArrayList<>();
+		for (Dispatch dispatch : this.dispatches.values()) {
+			if (dispatch.state == State.LIVE) {
+				dispatch.state = State.PURGED;
+				purged.add(dispatch.number);
+			}
+		}
+		Arrays.fill(this.finished, 0);
+		trace("an operator purges the queue: " + purged.stream().sorted().map((number) -> "d" + number).toList());
 		return true;
 	}
 
@@ -554,6 +582,9 @@ final class ScriptTester {
 					&& dispatchOf(stored) == run.dispatch;
 			List<String> refused = this.listeners.ack(QUEUE, List.of(lease));
 			boolean accepted = !refused.contains(lease.id());
+			if (accepted && exists) {
+				this.finished[0]++;
+			}
 			check(accepted == (!exists || holds || late), Invariant.FINISHED_RUN_LOST,
 					() -> "the ack of " + run + " was " + (accepted ? "accepted" : "refused") + "; it held its lease: "
 							+ holds + ", no run started since: " + late);
@@ -580,8 +611,10 @@ final class ScriptTester {
 			}
 			if (failed) {
 				run.dispatch.acceptedFailures++;
+				this.finished[1]++;
 				if (dies) {
 					run.dispatch.state = State.DEAD;
+					this.finished[2]++;
 				}
 				else if (due != null) {
 					run.dispatch.notBefore = due.longValue();
@@ -734,6 +767,7 @@ final class ScriptTester {
 		checkDispatches(snapshot);
 		checkGates(snapshot);
 		checkLevels(snapshot);
+		checkStatistics();
 	}
 
 	/**
@@ -799,6 +833,25 @@ final class ScriptTester {
 	}
 
 	/**
+	 * Check that the statistics series (their hour ring, summed over its buckets) count
+	 * each completed job, failed attempt and death once.
+	 */
+	private void checkStatistics() {
+		long[] counted = new long[3];
+		this.redis.<String, String>opsForHash().entries(this.keys.stats()).forEach((field, value) -> {
+			if (field.startsWith("h")) {
+				String[] parts = value.split(" ");
+				for (int i = 0; i < counted.length; i++) {
+					counted[i] += Long.parseLong(parts[i + 1]);
+				}
+			}
+		});
+		check(Arrays.equals(counted, this.finished), Invariant.STATISTICS,
+				() -> "the series count " + Arrays.toString(counted) + " completed, failed and dead; "
+						+ Arrays.toString(this.finished) + " were");
+	}
+
+	/**
 	 * Check the stale counts of the ready list's entries (see {@code unready} in
 	 * {@code common.lua}).
 	 * @return the live entries per id: its entries less those counted stale
@@ -839,6 +892,7 @@ final class ScriptTester {
 			String place = where.get(0);
 			if (dispatch.state == State.LIVE && place.endsWith(" dead")) {
 				dispatch.state = State.DEAD;
+				this.finished[2]++;
 				checkStartedBeforeDeath(dispatch, snapshot.errors.get(dispatch.command.id()));
 			}
 			check(dispatch.state == State.LIVE || (dispatch.state == State.DEAD && place.endsWith(" dead")),
@@ -853,6 +907,7 @@ final class ScriptTester {
 				check(snapshot.jobs.containsKey(id), Invariant.FINISHED_RUN_LOST,
 						() -> "d" + dispatch.number + " (" + id + ") vanished without completing or dying");
 				dispatch.state = State.DEAD;
+				this.finished[2]++;
 				checkStartedBeforeDeath(dispatch, "none: dropped at its death for the dispatch behind it");
 			}
 		}
@@ -1007,7 +1062,9 @@ final class ScriptTester {
 
 		GATES("gates held only by started runs"),
 
-		LEVEL("a job kept at its priority level and in its group");
+		LEVEL("a job kept at its priority level and in its group"),
+
+		STATISTICS("the statistics count each completion, failure and death once");
 
 		private final String description;
 
@@ -1067,7 +1124,10 @@ final class ScriptTester {
 		REPLACED,
 
 		/** An operator cancelled it. */
-		CANCELLED
+		CANCELLED,
+
+		/** An operator purged its queue. */
+		PURGED
 
 	}
 

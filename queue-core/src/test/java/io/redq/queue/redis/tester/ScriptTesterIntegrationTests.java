@@ -117,6 +117,33 @@ class ScriptTesterIntegrationTests {
 	}
 
 	@Test
+	void theTesterFindsAReSentPurgeThatDeletesJobsDispatchedSinceInThePurgeScriptWithoutItsResendCheck() {
+		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("purge") ? RedisScript
+			.of(read(QueueScripts.class, "common.lua") + "\n" + withoutResendCheck("purge"), Long.class)
+				: definition.load());
+		Violation violation = null;
+		for (long seed = 1; violation == null && seed <= SHORT_SEEDS; seed++) {
+			violation = run(scripts, SHORT.withFaults(EnumSet.of(Fault.OPERATOR_RESENT_LATER)), seed);
+		}
+		assertThat(violation).isNotNull();
+		// a job dispatched after the purge vanishes when the purge comes again
+		assertThat(violation.invariant()).isEqualTo(Invariant.FINISHED_RUN_LOST);
+	}
+
+	@Test
+	void theTesterFindsStatisticsThatCountAFailedAttemptWhoseLeaseIsGone() {
+		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("fail")
+				? RedisScript.of(read(QueueScripts.class, "common.lua") + "\n" + failCountingLostLeases(), Long.class)
+				: definition.load());
+		Violation violation = null;
+		for (long seed = 1; violation == null && seed <= SHORT_SEEDS; seed++) {
+			violation = run(scripts, SHORT.withFaults(EnumSet.of(Fault.FAIL_RESENT)), seed);
+		}
+		assertThat(violation).isNotNull();
+		assertThat(violation.invariant()).isEqualTo(Invariant.STATISTICS);
+	}
+
+	@Test
 	void theTesterFindsAReserveThatTakesStaleEntriesOfTheReadyListForJobs() {
 		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("reserve")
 				? RedisScript.of(read(QueueScripts.class, "common.lua") + "\n" + reserveWithoutSkipping(), List.class)
@@ -202,6 +229,18 @@ class ScriptTesterIntegrationTests {
 		String withoutCheck = script.replaceFirst("(?s)\nlocal replied = remembered\\(\\).*?\nend\n", "\n");
 		assertThat(withoutCheck).as("the re-send check of " + name + ".lua").isNotEqualTo(script);
 		return withoutCheck;
+	}
+
+	/**
+	 * The fail script counting a failed attempt also when its lease is gone, as a re-sent
+	 * or late call finds it.
+	 */
+	private static String failCountingLostLeases() {
+		String fail = read(QueueScripts.class, "fail.lua");
+		String counting = fail.replace("if lease ~= ARGV[2] then\n",
+				"if lease ~= ARGV[2] then\n\tcount_finished('f', 1, now_millis())\n");
+		assertThat(counting).as("the lease check of fail.lua").isNotEqualTo(fail);
+		return counting;
 	}
 
 	/**
