@@ -404,6 +404,7 @@ async function jobView(name, id) {
 			el('dd', { 'data-field': term }, value)])),
 		actions,
 		job.error ? [el('h2', {}, 'Last error'), el('pre', { id: 'job-error' }, job.error)] : null,
+		job.stackTrace ? [el('h2', {}, 'Stack trace'), el('pre', { id: 'job-trace' }, job.stackTrace)] : null,
 		payload !== undefined ? [el('h2', {}, 'Payload'),
 			el('pre', { id: 'job-payload' }, JSON.stringify(payload, null, 2))] : null,
 		envelope !== null ? [el('h2', {}, 'Envelope'), el('pre', { id: 'job-envelope' },

@@ -371,17 +371,17 @@ public class JobQueueInspector {
 			case READY -> {
 				List<String> ids = this.redis.opsForList().range(keys.ready(), offset, end);
 				yield new JobPage(state, size(this.redis.opsForList().size(keys.ready())), offset,
-						views(queue, state, scored(ids, null)));
+						views(queue, state, scored(ids, null), false));
 			}
 			case DELAYED, RESERVED -> {
 				String set = (state == JobStatus.State.DELAYED) ? keys.delayed() : keys.reserved();
 				yield new JobPage(state, size(this.redis.opsForZSet().zCard(set)), offset,
-						views(queue, state, tuples(this.redis.opsForZSet().rangeWithScores(set, offset, end))));
+						views(queue, state, tuples(this.redis.opsForZSet().rangeWithScores(set, offset, end)), false));
 			}
 			case DEAD, COMPLETED -> {
 				String set = (state == JobStatus.State.DEAD) ? keys.dead() : keys.completed();
-				yield new JobPage(state, size(this.redis.opsForZSet().zCard(set)), offset,
-						views(queue, state, tuples(this.redis.opsForZSet().reverseRangeWithScores(set, offset, end))));
+				yield new JobPage(state, size(this.redis.opsForZSet().zCard(set)), offset, views(queue, state,
+						tuples(this.redis.opsForZSet().reverseRangeWithScores(set, offset, end)), false));
 			}
 			case NONE -> throw new IllegalArgumentException("No page of jobs is in state NONE");
 		};
@@ -399,7 +399,7 @@ public class JobQueueInspector {
 		if (status.state() == JobStatus.State.NONE) {
 			return null;
 		}
-		List<JobView> found = views(queue, status.state(), List.of(new Scored(id, status.at())));
+		List<JobView> found = views(queue, status.state(), List.of(new Scored(id, status.at())), true);
 		return found.isEmpty() ? null : found.get(0);
 	}
 
@@ -496,7 +496,7 @@ public class JobQueueInspector {
 				Object envelope = envelope(dead.envelope());
 				if ((job == null || job.equals(jobName(envelope))) && (error == null || dead.error().contains(error))) {
 					found.add(new JobView(queue, dead.id(), JobStatus.State.DEAD, dead.diedAt(), jobName(envelope),
-							dead.attempts(), envelope, null, dead.error()));
+							dead.attempts(), envelope, null, dead.error(), null));
 					if (found.size() == limit) {
 						return new SearchResult(found, false);
 					}
@@ -542,8 +542,10 @@ public class JobQueueInspector {
 		return (envelope instanceof Map<?, ?> map && map.get("job") instanceof String name) ? name : null;
 	}
 
-	// reads what the hashes hold of the given jobs: four commands for the whole page
-	private List<JobView> views(String queue, JobStatus.State state, List<Scored> ids) {
+	// reads what the hashes hold of the given jobs: four commands for the whole page, and
+	// a fifth for the stack traces when asked (for one job: a page would carry kilobytes
+	// per job)
+	private List<JobView> views(String queue, JobStatus.State state, List<Scored> ids, boolean withTraces) {
 		if (ids.isEmpty()) {
 			return List.of();
 		}
@@ -554,6 +556,7 @@ public class JobQueueInspector {
 		List<Object> attempts = this.redis.opsForHash().multiGet(keys.attempts(), fields);
 		List<Object> leases = this.redis.opsForHash().multiGet(keys.leases(), fields);
 		List<Object> errors = this.redis.opsForHash().multiGet(keys.errors(), fields);
+		List<Object> traces = withTraces ? this.redis.opsForHash().multiGet(keys.traces(), fields) : null;
 		List<JobView> views = new ArrayList<>(ids.size());
 		for (int i = 0; i < ids.size(); i++) {
 			String stored = (String) envelopes.get(i);
@@ -567,10 +570,28 @@ public class JobQueueInspector {
 			if (at == null && envelope instanceof Map<?, ?> map && map.get("availableAt") instanceof Number number) {
 				at = Instant.ofEpochMilli(number.longValue());
 			}
+			String error = (String) errors.get(i);
 			views.add(new JobView(queue, ids.get(i).id(), state, at, jobName(envelope),
-					attempts(lease, (String) attempts.get(i)), envelope, lease, (String) errors.get(i)));
+					attempts(lease, (String) attempts.get(i)), envelope, lease, error,
+					(traces != null) ? traceOf(error, (String) traces.get(i)) : null));
 		}
 		return views;
+	}
+
+	// the trace of the failure that wrote the error: a lease that ran out or a shutdown
+	// writes the error without a trace, and leaves that of an earlier failure
+	private static @Nullable String traceOf(@Nullable String error, @Nullable String trace) {
+		if (error == null || trace == null) {
+			return null;
+		}
+		int end = trace.length();
+		for (String stop : new String[] { ": ", "\n" }) {
+			int at = trace.indexOf(stop);
+			if (at >= 0 && at < end) {
+				end = at;
+			}
+		}
+		return error.startsWith(trace.substring(0, end)) ? trace : null;
 	}
 
 	// a running job's attempt is in its lease token, '<sequence>:<attempt>'

@@ -120,6 +120,44 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void showsTheStackTraceOfAFailureWithOneJobOnlyWhileItsErrorIsTheLast() {
+		this.dispatcher.dispatch(JobRequest.of("work", "x").id("t1").build());
+		String trace = "java.lang.IllegalStateException: boom\n\tat shop.Orders.place(Orders.java:42)";
+		this.listener.fail(QUEUE, reserveOne().lease(), "java.lang.IllegalStateException: boom", trace, Duration.ZERO);
+		JobView failed = this.inspector.job(QUEUE, "t1");
+		assertThat(failed).isNotNull();
+		assertThat(failed.stackTrace()).isEqualTo(trace);
+		assertThat(this.inspector.jobs(QUEUE, JobStatus.State.READY, 0, 10).jobs()).singleElement()
+			.satisfies((job) -> assertThat(job.stackTrace()).as("not carried by pages").isNull());
+		// a lease that runs out writes its error as migrate.lua does, and leaves the
+		// trace
+		var redis = this.operations.getStore().getTemplate().opsForHash();
+		String errors = this.operations.getStore().keys(QUEUE).errors();
+		redis.put(errors, "t1", "Lease expired on attempt 1: the worker died or stalled");
+		assertThat(this.inspector.job(QUEUE, "t1").stackTrace()).as("the trace of an earlier failure").isNull();
+		redis.put(errors, "t1", "java.lang.IllegalStateException: boom");
+		// a failure without a trace replaces the error and removes the earlier trace
+		this.listener.fail(QUEUE, reserveOne().lease(), "Timed out after PT1S: the handler was interrupted",
+				Duration.ZERO);
+		JobView timedOut = this.inspector.job(QUEUE, "t1");
+		assertThat(timedOut.error()).startsWith("Timed out");
+		assertThat(timedOut.stackTrace()).isNull();
+		assertThat(this.operations.getStore()
+			.getTemplate()
+			.opsForHash()
+			.hasKey(this.operations.getStore().keys(QUEUE).traces(), "t1")).isFalse();
+		// a completed job leaves no trace behind
+		this.listener.fail(QUEUE, reserveOne().lease(), "java.lang.IllegalStateException: boom", trace, Duration.ZERO);
+		this.listener.ack(QUEUE, List.of(reserveOne().lease()));
+		assertThat(this.operations.getStore().getTemplate().hasKey(this.operations.getStore().keys(QUEUE).traces()))
+			.isFalse();
+	}
+
+	private ReservedJob reserveOne() {
+		return this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
+	}
+
+	@Test
 	void searchesByIdJobNameAndErrorAcrossQueues() {
 		this.dispatcher.dispatch(JobRequest.of("work", "a").id("order-42").build());
 		this.dispatcher.dispatch(JobRequest.of("work", "b").id("order-43").queue("nowhere").build());

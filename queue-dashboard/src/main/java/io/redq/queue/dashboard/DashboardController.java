@@ -397,11 +397,11 @@ public class DashboardController {
 	 * A job as the page shows it; times in epoch milliseconds.
 	 */
 	record JobJson(String queue, String id, String state, @Nullable Long at, @Nullable String job, int attempts,
-			@Nullable Object envelope, @Nullable String lease, @Nullable String error) {
+			@Nullable Object envelope, @Nullable String lease, @Nullable String error, @Nullable String stackTrace) {
 
 		static JobJson of(JobView job) {
 			return new JobJson(job.queue(), job.id(), job.state().name(), millis(job.at()), job.job(), job.attempts(),
-					job.envelope(), job.lease(), job.error());
+					job.envelope(), job.lease(), job.error(), job.stackTrace());
 		}
 
 	}

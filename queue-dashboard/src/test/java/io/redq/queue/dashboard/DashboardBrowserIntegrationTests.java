@@ -93,6 +93,8 @@ class DashboardBrowserIntegrationTests extends AbstractBrowserIntegrationTests {
 		open("job/ops/poison");
 		await().atMost(DEADLINE).until(() -> !text("#job-error").isEmpty());
 		assertThat(text("#job-error")).startsWith("java.lang.IllegalStateException: " + XSS);
+		assertThat(text("#job-trace")).startsWith("java.lang.IllegalStateException: " + XSS)
+			.contains("at io.redq.queue.dashboard.DashboardTestJobs.work(DashboardTestJobs.java:");
 		assertThat(text("#job-payload")).contains("<script>");
 		assertThat(find("#view img")).as("markup from the payload and error is shown as text").isEmpty();
 		assertThat(script("return window.injected")).isNull();
