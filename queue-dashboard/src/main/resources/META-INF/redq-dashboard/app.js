@@ -429,6 +429,27 @@ async function recurringView() {
 				' ', actionButton('Trigger now', change(job.name, 'trigger')))))))));
 }
 
+async function instancesView() {
+	const instances = await get('api/instances');
+	show(el('h1', {}, 'Instances'),
+		instances.length === 0 ? message('No instance sent a heartbeat lately.') : null,
+		el('div', { class: 'table' }, el('table', { id: 'instances' },
+			el('thead', {}, el('tr', {}, el('th', {}, 'instance'), el('th', { class: 'hide-narrow' }, 'host'),
+				el('th', {}, 'queues: jobs in flight / concurrency'), el('th', { class: 'hide-narrow' }, 'started'),
+				el('th', {}, 'last heartbeat'))),
+			el('tbody', {}, instances.map((instance) => el('tr', { 'data-instance': instance.id },
+				el('td', { class: 'id' }, instance.application, el('br'), el('small', { class: 'muted' }, instance.id)),
+				el('td', { class: 'hide-narrow' }, instance.host + ' (pid ' + instance.pid + ')'),
+				el('td', {}, instance.queues.length === 0 ? el('span', { class: 'muted' }, 'none') : el('ul',
+					{ class: 'consumed' }, instance.queues.map((queue) => el('li', { 'data-queue': queue.queue },
+						link(queue.queue, 'queue', queue.queue, 'ready'), ': ',
+						el('span', { class: 'in-flight' }, queue.inFlight), ' / ',
+						el('span', { class: 'concurrency' }, queue.concurrency),
+						queue.running ? '' : [' ', el('span', { class: 'badge paused' }, 'stopped')])))),
+				el('td', { class: 'hide-narrow' }, time(instance.startedAt)),
+				el('td', { class: 'heartbeat' }, time(instance.heartbeatAt))))))));
+}
+
 async function logView() {
 	const actions = await get('api/actions?count=200');
 	show(el('h1', {}, 'Changes made here'),
@@ -488,6 +509,9 @@ async function render() {
 		}
 		else if (parts[0] === 'job' && parts[1] && parts[2]) {
 			await jobView(parts[1], parts.slice(2).join('/'));
+		}
+		else if (parts[0] === 'instances') {
+			await instancesView();
 		}
 		else if (parts[0] === 'log') {
 			await logView();

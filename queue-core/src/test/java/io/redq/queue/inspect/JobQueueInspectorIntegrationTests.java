@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -25,6 +26,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.script.DefaultRedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -76,6 +80,33 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 		this.inspector.setDiscoveryInterval(Duration.ofSeconds(-1));
 		assertThat(this.inspector.queueNames()).containsExactly("elsewhere", QUEUE);
 		assertThat(this.inspector.exists("nowhere")).isFalse();
+	}
+
+	@Test
+	void findsAQueueOnlyRedisHoldsInABigKeySpaceOverRoundsOfBoundedScans() {
+		this.template.execute(new DefaultRedisScript<>(
+				"for i = 1, 50000 do redis.call('SET', 'filler:' .. i, 'x') end return 1", Long.class), List.of());
+		this.dispatcher.dispatch(JobRequest.of("work", "lost").queue("nowhere").build());
+		int rounds = 0;
+		boolean found = false;
+		while (!found && rounds < 100) {
+			long before = scanCalls();
+			found = this.inspector.queueNames().contains("nowhere");
+			rounds++;
+			assertThat(scanCalls() - before).as("SCAN calls of one round").isBetween(1L, 10L);
+		}
+		assertThat(found).isTrue();
+		// found, it stays listed while the next pass goes on
+		for (int i = 0; i < 10; i++) {
+			assertThat(this.inspector.queueNames()).contains("nowhere");
+		}
+	}
+
+	private long scanCalls() {
+		Properties stats = this.template
+			.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("commandstats"));
+		String scan = stats.getProperty("cmdstat_scan", "calls=0,");
+		return Long.parseLong(scan.substring(scan.indexOf("calls=") + 6, scan.indexOf(',')));
 	}
 
 	@Test

@@ -14,6 +14,7 @@ import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueNames;
 import io.redq.queue.core.QueueSnapshot;
 import io.redq.queue.inspect.InspectedQueue;
+import io.redq.queue.inspect.InstanceView;
 import io.redq.queue.inspect.JobPage;
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.inspect.JobQueueInspector.SearchBy;
@@ -168,6 +169,11 @@ public class DashboardController {
 			QueueNames.validateId(text);
 		}
 		return SearchJson.of(this.inspector.search(searchBy, text, limit));
+	}
+
+	@GetMapping("/api/instances")
+	List<InstanceJson> instances() {
+		return this.inspector.instances().stream().map(InstanceJson::of).toList();
 	}
 
 	@GetMapping("/api/recurring")
@@ -433,6 +439,19 @@ public class DashboardController {
 			RecurringJobInfo info = view.info();
 			return new RecurringJson(info.name(), info.queue(), info.schedule().toString(), millis(info.nextTick()),
 					millis(view.lastTick()), info.paused());
+		}
+
+	}
+
+	/**
+	 * An application instance and the queues it consumes; times in epoch milliseconds.
+	 */
+	record InstanceJson(String id, String application, String host, long pid, long startedAt, long heartbeatAt,
+			List<InstanceView.ConsumedQueue> queues) {
+
+		static InstanceJson of(InstanceView instance) {
+			return new InstanceJson(instance.id(), instance.application(), instance.host(), instance.pid(),
+					instance.startedAt().toEpochMilli(), instance.heartbeatAt().toEpochMilli(), instance.queues());
 		}
 
 	}
