@@ -130,7 +130,11 @@ public class InstanceHeartbeat implements JobQueueLifecycle {
 		return this.scheduler != null;
 	}
 
-	void beat() {
+	/**
+	 * Write this instance's heartbeat now, with its queues as they are; the scheduled
+	 * heartbeats call it. A failure is logged, once per outage.
+	 */
+	public void beat() {
 		Instant startedAt = this.startedAt;
 		List<InstanceView.ConsumedQueue> queues = new ArrayList<>();
 		for (JobListenerContainer container : this.listeners.getListenerContainers()) {

@@ -17,10 +17,10 @@ import java.util.Set;
 final class StackTraceText {
 
 	/** The most characters a stack trace keeps. */
-	static final int MAX_LENGTH = 8000;
+	static final int MAX_LENGTH = 4000;
 
 	/** The most frames kept of each exception in the chain of causes. */
-	static final int MAX_FRAMES = 24;
+	static final int MAX_FRAMES = 20;
 
 	/** The most exceptions of a chain of causes written. */
 	static final int MAX_CAUSES = 10;

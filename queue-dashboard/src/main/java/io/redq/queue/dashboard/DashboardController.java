@@ -207,19 +207,16 @@ public class DashboardController {
 		return this.actions.latest(count);
 	}
 
-	@PostMapping("/api/queues/{queue}/pause")
-	QueueJson pause(@PathVariable String queue, HttpServletRequest request) {
+	@PostMapping("/api/queues/{queue}/{action:pause|resume}")
+	QueueJson pauseOrResume(@PathVariable String queue, @PathVariable String action, HttpServletRequest request) {
 		requireWritable();
-		this.operations.pause(requireQueue(queue));
-		log(request, "pause", queue, "", 0);
-		return describe(queue);
-	}
-
-	@PostMapping("/api/queues/{queue}/resume")
-	QueueJson resume(@PathVariable String queue, HttpServletRequest request) {
-		requireWritable();
-		this.operations.resume(requireQueue(queue));
-		log(request, "resume", queue, "", 0);
+		if (action.equals("pause")) {
+			this.operations.pause(requireQueue(queue));
+		}
+		else {
+			this.operations.resume(requireQueue(queue));
+		}
+		log(request, action, queue, "", 0);
 		return describe(queue);
 	}
 
@@ -241,8 +238,7 @@ public class DashboardController {
 		requireQueue(queue);
 		QueueNames.validateId(id);
 		boolean changed = switch (action) {
-			case "retry" -> this.operations.retryDead(queue, List.of(id)) == 1;
-			case "delete" -> this.operations.deleteDead(queue, List.of(id)) == 1;
+			case "retry", "delete" -> changeDead(queue, action, List.of(id)) == 1;
 			case "trigger" -> this.operations.trigger(queue, id);
 			case "cancel" -> this.operations.cancel(queue, id);
 			case "reschedule" -> {
@@ -290,12 +286,15 @@ public class DashboardController {
 		if (chosen.isEmpty()) {
 			return new ChangeJson(action, 0, false);
 		}
-		long changed = action.equals("retry") ? this.operations.retryDead(queue, chosen)
-				: this.operations.deleteDead(queue, chosen);
+		long changed = changeDead(queue, action, chosen);
 		log(request, action, queue, (ids != null && !ids.isEmpty()) ? String.join(",", ids)
 				: "dead jobs matching job=" + ((job != null) ? job : "") + " error=" + ((error != null) ? error : ""),
 				changed);
 		return new ChangeJson(action, changed, more);
+	}
+
+	private long changeDead(String queue, String action, List<String> ids) {
+		return action.equals("retry") ? this.operations.retryDead(queue, ids) : this.operations.deleteDead(queue, ids);
 	}
 
 	@ExceptionHandler
