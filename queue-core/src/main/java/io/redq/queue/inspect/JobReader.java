@@ -82,11 +82,15 @@ class JobReader {
 	}
 
 	@Nullable JobView job(String queue, String id) {
+		return job(queue, id, true);
+	}
+
+	private @Nullable JobView job(String queue, String id, boolean withTrace) {
 		JobStatus status = this.operations.status(queue, id);
 		if (status.state() == JobStatus.State.NONE) {
 			return null;
 		}
-		List<JobView> found = views(queue, status.state(), List.of(new Scored(id, status.at())), true);
+		List<JobView> found = views(queue, status.state(), List.of(new Scored(id, status.at())), withTrace);
 		return found.isEmpty() ? null : found.get(0);
 	}
 
@@ -98,7 +102,7 @@ class JobReader {
 		boolean complete = true;
 		for (String queue : this.queueNames.get()) {
 			if (by == SearchBy.ID) {
-				JobView exact = job(queue, text);
+				JobView exact = job(queue, text, false);
 				if (exact != null) {
 					found.add(exact);
 				}
@@ -149,7 +153,7 @@ class JobReader {
 
 	private void addFound(String queue, List<String> ids, int limit, List<JobView> found) {
 		for (String id : ids) {
-			JobView job = job(queue, id);
+			JobView job = job(queue, id, false);
 			if (job != null && found.size() < limit) {
 				found.add(job);
 			}
