@@ -7,9 +7,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.redq.queue.config.JobListenerRegistry;
 import io.redq.queue.listener.JobListenerContainer;
@@ -24,7 +27,8 @@ import org.springframework.util.Assert;
  * Tells the {@link InstanceRegistry} that this application instance is alive, and which
  * queues it consumes with what concurrency and how many jobs in flight: at start, then
  * every {@link #setInterval(Duration) interval}; the instance is listed for three
- * intervals after its latest heartbeat, and removed at once when it stops.
+ * intervals after its latest heartbeat, and removed when it stops (within 2 seconds, or
+ * it expires by itself).
  *
  * @author Redq team
  * @since 0.1.0
@@ -32,6 +36,8 @@ import org.springframework.util.Assert;
 public class InstanceHeartbeat implements JobQueueLifecycle {
 
 	private static final Log logger = LogFactory.getLog(InstanceHeartbeat.class);
+
+	private static final Duration REMOVAL_TIMEOUT = Duration.ofSeconds(2);
 
 	private final InstanceRegistry registry;
 
@@ -115,12 +121,21 @@ public class InstanceHeartbeat implements JobQueueLifecycle {
 				return;
 			}
 			this.scheduler = null;
-			scheduler.shutdownNow();
+			// after a heartbeat under way; a Redis that does not answer does not hold the
+			// shutdown up: the instance then expires by itself
+			Future<?> removal = scheduler.submit(() -> this.registry.remove(this.id));
+			scheduler.shutdown();
 			try {
-				this.registry.remove(this.id);
+				removal.get(REMOVAL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
 			}
-			catch (RuntimeException ex) {
+			catch (ExecutionException | TimeoutException ex) {
 				logger.debug("Could not remove instance " + this.id + "; it expires by itself", ex);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			finally {
+				scheduler.shutdownNow();
 			}
 		}
 	}
