@@ -182,9 +182,9 @@ public class JobQueueProperties {
 		/**
 		 * How long a running job stays with its worker without a renewal, at least 30ms;
 		 * renewed every third of it while the job runs. A job whose worker died runs
-		 * again after this time. A job reserved ahead of its start holds a waiting lease
-		 * of this, at most 5 seconds, renewed every third of that; its worker gives it
-		 * this full lease when it starts it.
+		 * again after this time. A job is reserved with this lease and starts on it; one
+		 * that waits for a worker across a renewal holds a waiting lease of this, at most
+		 * 5 seconds, and gets this full lease again when it starts.
 		 */
 		private @Nullable Duration leaseTime;
 

@@ -266,15 +266,19 @@ end
 -- Statistics: how many jobs completed ('c'), failed an attempt ('f') and died ('d'), in the queue's stats hash: a
 -- ring of 60 per-minute buckets and a ring of per-hour buckets, as many as its field
 -- 'hours' says (168 when absent), each field '<m|h><slot>' holding '<bucket index> <completed> <failed> <dead>'. A
--- bucket left from an older round of its ring is started again, so the hash never grows past its rings. Three HGETs
--- and two HSETs per call, whatever the number of jobs.
+-- bucket left from an older round of its ring is started again, so the hash never grows past its rings. An HMGET, an
+-- HGET and an HSET per call, whatever the number of jobs.
 local function count_finished(kind, n, now)
 	local minute = math.floor(now / 60000)
-	local hours = tonumber(redis.call('HGET', stats, 'hours')) or 168
-	for _, ring in ipairs({{'m', minute, 60}, {'h', math.floor(minute / 60), hours}}) do
-		local field = ring[1] .. (ring[2] % ring[3])
-		local index, c, f, d = string.match(redis.call('HGET', stats, field) or '', '^(%d+) (%d+) (%d+) (%d+)$')
-		if tonumber(index) ~= ring[2] then
+	local hour = math.floor(minute / 60)
+	local minute_field = 'm' .. (minute % 60)
+	local read = redis.call('HMGET', stats, 'hours', minute_field)
+	local hour_field = 'h' .. (hour % (tonumber(read[1]) or 168))
+	local buckets = {{minute_field, minute, read[2]}, {hour_field, hour, redis.call('HGET', stats, hour_field)}}
+	local written = {}
+	for _, bucket in ipairs(buckets) do
+		local index, c, f, d = string.match(bucket[3] or '', '^(%d+) (%d+) (%d+) (%d+)$')
+		if tonumber(index) ~= bucket[2] then
 			c, f, d = 0, 0, 0
 		end
 		c, f, d = tonumber(c), tonumber(f), tonumber(d)
@@ -285,6 +289,8 @@ local function count_finished(kind, n, now)
 		else
 			d = d + n
 		end
-		redis.call('HSET', stats, field, ring[2] .. ' ' .. c .. ' ' .. f .. ' ' .. d)
+		written[#written + 1] = bucket[1]
+		written[#written + 1] = bucket[2] .. ' ' .. c .. ' ' .. f .. ' ' .. d
 	end
+	redis.call('HSET', stats, unpack(written))
 end
