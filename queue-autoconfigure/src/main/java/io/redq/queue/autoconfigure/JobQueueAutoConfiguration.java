@@ -17,6 +17,8 @@ import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobMetrics;
+import io.redq.queue.inspect.InstanceHeartbeat;
+import io.redq.queue.inspect.InstanceRegistry;
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.listener.JobErrorHandler;
 import io.redq.queue.recurring.RecurringJobScheduler;
@@ -98,11 +100,32 @@ public final class JobQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	JobQueueInspector jobQueueInspector(RedisJobQueueOperations operations, JobCatalog catalog,
 			JobQueueProperties properties, ObjectProvider<JsonMapper> jsonMapper,
-			ObjectProvider<RecurringJobs> recurringJobs) {
+			ObjectProvider<RecurringJobs> recurringJobs, ObjectProvider<InstanceRegistry> instances) {
 		JobQueueInspector inspector = new JobQueueInspector(operations, catalog, properties.getKeyPrefix(),
 				jsonMapper.getIfAvailable(JsonMapper::shared));
 		recurringJobs.ifUnique(inspector::setRecurringJobs);
+		instances.ifUnique(inspector::setInstances);
 		return inspector;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	InstanceRegistry jobQueueInstanceRegistry(RedisJobQueueOperations operations, JobQueueProperties properties,
+			ObjectProvider<JsonMapper> jsonMapper) {
+		return new InstanceRegistry(operations.getStore().getTemplate(), properties.getKeyPrefix(),
+				jsonMapper.getIfAvailable(JsonMapper::shared));
+	}
+
+	/**
+	 * Lists this instance, with the queues it consumes, in the registry that the
+	 * dashboard and the endpoint read: one script call every 10 seconds.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	InstanceHeartbeat jobQueueInstanceHeartbeat(InstanceRegistry instances, JobListenerRegistry listeners,
+			Environment environment) {
+		return new InstanceHeartbeat(instances, listeners,
+				environment.getProperty("spring.application.name", "application"));
 	}
 
 	@Bean

@@ -186,9 +186,28 @@ public final class ListenerOperations {
 	 * changed)
 	 */
 	public boolean fail(String queue, Lease lease, String error, @Nullable Duration retryDelay) {
+		return fail(queue, lease, error, null, retryDelay);
+	}
+
+	/**
+	 * Record a failed attempt with the stack trace of its error, kept with the job (and
+	 * shown by the inspector) until it fails again or is gone: the job is retried after
+	 * {@code retryDelay}, or dies when it is {@code null}.
+	 * @param queue the queue
+	 * @param lease the lease of the failed job
+	 * @param error what went wrong, kept with the job
+	 * @param stackTrace the error's stack trace, bounded by the caller, or {@code null}
+	 * for none (a trace of an earlier failure is removed)
+	 * @param retryDelay the delay before the next attempt, or {@code null} to move the
+	 * job to dead
+	 * @return {@code false} when the lease is no longer held by that token (nothing was
+	 * changed)
+	 */
+	public boolean fail(String queue, Lease lease, String error, @Nullable String stackTrace,
+			@Nullable Duration retryDelay) {
 		Long result = this.store.runForLong(this.scripts.fail(), queue, lease.id(), lease.token(), error,
 				(retryDelay != null) ? millis(retryDelay) : "-1", Integer.toString(this.deadLetterMaxSize),
-				millis(this.deadLetterTimeToLive));
+				millis(this.deadLetterTimeToLive), (stackTrace != null) ? stackTrace : "");
 		return result != null && result == 1L;
 	}
 

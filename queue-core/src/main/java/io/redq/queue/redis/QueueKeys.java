@@ -55,6 +55,8 @@ public final class QueueKeys {
 
 	private final String stats;
 
+	private final String traces;
+
 	private final String queued;
 
 	private final String levels;
@@ -84,12 +86,14 @@ public final class QueueKeys {
 		this.stale = key("stale");
 		this.runs = key("runs");
 		this.stats = key("stats");
+		this.traces = key("traces");
 		this.queued = key("queued");
 		this.levels = key("levels");
 		this.fair = key("fair");
 		this.all = List.of(this.ready, this.delayed, this.reserved, this.dead, this.jobs, this.attempts, this.leases,
 				this.errors, this.wake, this.sequence, this.successors, this.paused, this.completed, this.model,
-				this.started, this.stalls, this.stale, this.runs, this.stats, this.queued, this.levels, this.fair);
+				this.started, this.stalls, this.stale, this.runs, this.stats, this.traces, this.queued, this.levels,
+				this.fair);
 	}
 
 	/**
@@ -270,9 +274,18 @@ public final class QueueKeys {
 	}
 
 	/**
-	 * Return the sorted set of the ready jobs whose priority level is not the default
-	 * (the default level's are in {@link #ready()}), scored by level band and order
-	 * within it (see {@code common.lua}).
+	 * Return the hash of id to the stack trace of its last failure, when a handler threw
+	 * it: bounded in size, kept while the job is.
+	 * @return the key
+	 */
+	public String traces() {
+		return this.traces;
+	}
+
+	/**
+	 * Return the sorted set of the ready jobs whose priority level is not the default, or
+	 * that are in a group (the others are in {@link #ready()}), scored by level band and
+	 * slot within it (see {@code common.lua}).
 	 * @return the key
 	 */
 	public String queued() {
@@ -280,8 +293,9 @@ public final class QueueKeys {
 	}
 
 	/**
-	 * Return the hash of id to priority level of every job that is not at the default
-	 * level, while the job lives, so that it comes back at its level.
+	 * Return the hash of id to priority level and group of every job that is not at the
+	 * default level or is in a group, while the job lives, so that it comes back at its
+	 * level and in its group.
 	 * @return the key
 	 */
 	public String levels() {
@@ -289,8 +303,8 @@ public final class QueueKeys {
 	}
 
 	/**
-	 * Return the hash of each priority level's order counters and reservation share state
-	 * (see {@code reserve.lua}).
+	 * Return the hash of each priority level's slot counters and reservation share state,
+	 * and of the lines of the groups that have ready jobs (see {@code common.lua}).
 	 * @return the key
 	 */
 	public String fair() {

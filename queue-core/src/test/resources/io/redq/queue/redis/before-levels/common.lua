@@ -4,11 +4,12 @@
 -- times its lease expired before its run was confirmed (migrate.lua); stale: id -> how many of the ready list's entries
 -- of that id stand for nothing any more, and '' (no id is empty) -> their total (see unready); runs: id -> the lease
 -- token of its latest run whose start reached Redis, kept after its lease ended, so that ack.lua accepts that run when
--- it finishes late while no run of the job started since; stats: the statistics series (see count_finished).
+-- it finishes late while no run of the job started since; stats: the statistics series (see count_finished); traces:
+-- id -> the stack trace of the failure fail.lua recorded last (bounded by the client), shown while errors holds it.
 local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused, completed,
-	model, started, stalls, stale, runs, stats =
+	model, started, stalls, stale, runs, stats, traces =
 	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
-	KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19]
+	KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19], KEYS[20]
 
 -- The data model these scripts read and write: the queue's keys and what their values mean. Bump it with every change
 -- to either, and add the step up from the model before to upgrade_model, so that no script misreads another model's
@@ -93,6 +94,7 @@ local function forget(...)
 	redis.call('SREM', started, ...)
 	redis.call('HDEL', stalls, ...)
 	redis.call('HDEL', runs, ...)
+	redis.call('HDEL', traces, ...)
 end
 
 -- Removes the given jobs from one of the sorted sets (reserved, delayed, dead) and every trace of them.
