@@ -12,6 +12,7 @@ import io.redq.queue.config.JobCatalog;
 import io.redq.queue.config.JobListenerContainerFactory;
 import io.redq.queue.config.JobListenerRegistry;
 import io.redq.queue.config.JobQueueConfigUtils;
+import io.redq.queue.core.DispatchInterceptor;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDefinition;
@@ -19,6 +20,7 @@ import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobMetrics;
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.listener.JobErrorHandler;
+import io.redq.queue.listener.JobInterceptor;
 import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.recurring.RecurringJobs;
 import io.redq.queue.redis.RedisJobDispatcher;
@@ -119,12 +121,14 @@ public final class JobQueueAutoConfiguration {
 	JobListenerContainerFactoryConfigurer jobListenerContainerFactoryConfigurer(JobQueueProperties properties,
 			ObjectProvider<JobMetrics> metrics, ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<JobProcessObservationConvention> observationConvention,
-			ObjectProvider<JobErrorHandler> errorHandler, Environment environment) {
+			ObjectProvider<JobErrorHandler> errorHandler, ObjectProvider<JobInterceptor> interceptors,
+			Environment environment) {
 		JobListenerContainerFactoryConfigurer configurer = new JobListenerContainerFactoryConfigurer(properties);
 		configurer.setMetrics(metrics.getIfAvailable());
 		configurer.setObservationRegistry(observationRegistry.getIfUnique());
 		configurer.setObservationConvention(observationConvention.getIfUnique());
 		configurer.setErrorHandler(errorHandler.getIfUnique());
+		configurer.setInterceptors(interceptors.orderedStream().toList());
 		configurer.setVirtualThreads(Threading.VIRTUAL.isActive(environment));
 		return configurer;
 	}
@@ -164,7 +168,8 @@ public final class JobQueueAutoConfiguration {
 	RedisJobDispatcher jobDispatcher(RedisConnectionFactory connectionFactory, RedisJobQueueOperations operations,
 			JobCatalog catalog, ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<JobMetrics> metrics,
 			ObjectProvider<ObservationRegistry> observationRegistry,
-			ObjectProvider<JobDispatchObservationConvention> observationConvention, JobQueueProperties properties) {
+			ObjectProvider<JobDispatchObservationConvention> observationConvention,
+			ObjectProvider<DispatchInterceptor> interceptors, JobQueueProperties properties) {
 		RedisJobDispatcher dispatcher = new RedisJobDispatcher(operations, catalog,
 				jsonMapper.getIfAvailable(JsonMapper::shared));
 		dispatcher.setMaxPayloadSize(properties.getDispatcher().getMaxPayloadSize().toBytes());
@@ -173,6 +178,7 @@ public final class JobQueueAutoConfiguration {
 		dispatcher.setObservationEnabled(properties.isObservationEnabled());
 		observationRegistry.ifUnique(dispatcher::setObservationRegistry);
 		observationConvention.ifUnique(dispatcher::setObservationConvention);
+		dispatcher.setInterceptors(interceptors.orderedStream().toList());
 		return dispatcher;
 	}
 

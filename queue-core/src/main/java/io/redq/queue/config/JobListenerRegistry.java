@@ -3,25 +3,39 @@ package io.redq.queue.config;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.redq.queue.event.ContainerConsumingEvent;
+import io.redq.queue.event.ContainerStoppedEvent;
+import io.redq.queue.event.ContainersConsumingEvent;
 import io.redq.queue.support.JobQueueLifecycle;
 import io.redq.queue.listener.JobHandler;
 import io.redq.queue.listener.JobListenerContainer;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ApplicationEventPublisherAware;
 
 /**
  * Manages the listener container of each queue that has handlers. Containers are not
  * beans; reach them with {@link #getListenerContainer(String)}. Each handler's job is
  * registered in the {@link JobCatalog}, which the dispatcher reads.
  *
+ * <p>
+ * The containers publish their events with the registry's publisher (the application
+ * context's, when the registry is a bean); once after each start, when every container
+ * that starts with the registry consumes its queue, the registry publishes a
+ * {@link ContainersConsumingEvent}.
+ *
  * @author Redq team
  * @since 0.1.0
  */
-public class JobListenerRegistry implements JobQueueLifecycle {
+public class JobListenerRegistry implements JobQueueLifecycle, ApplicationEventPublisherAware {
 
 	private final JobCatalog catalog;
 
@@ -31,12 +45,25 @@ public class JobListenerRegistry implements JobQueueLifecycle {
 
 	private volatile boolean running;
 
+	private @Nullable ApplicationEventPublisher eventPublisher;
+
+	/** The queues whose container consumes since it started; guarded by this. */
+	private final Set<String> consuming = new HashSet<>();
+
+	/** Whether the containers were all consuming since the registry started. */
+	private boolean allConsuming;
+
 	/**
 	 * Create an instance.
 	 * @param catalog the catalog the handlers' jobs are registered in
 	 */
 	public JobListenerRegistry(JobCatalog catalog) {
 		this.catalog = catalog;
+	}
+
+	@Override
+	public void setApplicationEventPublisher(ApplicationEventPublisher eventPublisher) {
+		this.eventPublisher = eventPublisher;
 	}
 
 	/**
@@ -93,6 +120,9 @@ public class JobListenerRegistry implements JobQueueLifecycle {
 		byQueue.forEach((queue, handlers) -> {
 			if (!this.containers.containsKey(queue)) {
 				JobListenerContainer container = factory.createContainer(queue, handlers);
+				if (this.eventPublisher != null) {
+					container.setApplicationEventPublisher(this::containerEvent);
+				}
 				this.containers.put(queue, container);
 				if (this.running && container.isAutoStartup()) {
 					container.start();
@@ -132,17 +162,59 @@ public class JobListenerRegistry implements JobQueueLifecycle {
 			}
 		}
 		this.running = true;
+		announceIfAllConsuming();
+	}
+
+	/**
+	 * Pass a container's event on, and announce when the containers all consume.
+	 */
+	private void containerEvent(Object event) {
+		synchronized (this) {
+			if (event instanceof ContainerConsumingEvent consumingEvent) {
+				this.consuming.add(consumingEvent.getQueue());
+			}
+			else if (event instanceof ContainerStoppedEvent stoppedEvent) {
+				this.consuming.remove(stoppedEvent.getQueue());
+			}
+		}
+		this.eventPublisher.publishEvent(event);
+		if (event instanceof ContainerConsumingEvent) {
+			announceIfAllConsuming();
+		}
+	}
+
+	private void announceIfAllConsuming() {
+		ApplicationEventPublisher eventPublisher = this.eventPublisher;
+		Set<String> queues;
+		synchronized (this) {
+			if (eventPublisher == null || !this.running || this.allConsuming) {
+				return;
+			}
+			queues = new HashSet<>();
+			for (JobListenerContainer container : this.containers.values()) {
+				if (container.isAutoStartup()) {
+					if (!this.consuming.contains(container.getQueue())) {
+						return;
+					}
+					queues.add(container.getQueue());
+				}
+			}
+			this.allConsuming = true;
+		}
+		eventPublisher.publishEvent(new ContainersConsumingEvent(this, queues));
 	}
 
 	@Override
 	public void stop() {
 		this.running = false;
+		resetConsuming();
 		getListenerContainers().forEach(JobListenerContainer::stop);
 	}
 
 	@Override
 	public void stop(Runnable callback) {
 		this.running = false;
+		resetConsuming();
 		Collection<JobListenerContainer> running = getListenerContainers().stream()
 			.filter(JobListenerContainer::isRunning)
 			.toList();
@@ -159,6 +231,10 @@ public class JobListenerRegistry implements JobQueueLifecycle {
 				}
 			});
 		}
+	}
+
+	private synchronized void resetConsuming() {
+		this.allConsuming = false;
 	}
 
 }

@@ -17,9 +17,13 @@ import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueSnapshot;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.core.ReplicationTimeoutException;
+import io.redq.queue.event.QueuePausedEvent;
+import io.redq.queue.event.QueueResumedEvent;
 import io.redq.queue.script.QueueScripts;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -40,7 +44,7 @@ import org.springframework.util.Assert;
  * @since 0.1.0
  * @see QueueScripts
  */
-public class RedisJobQueueOperations implements JobQueueOperations {
+public class RedisJobQueueOperations implements JobQueueOperations, ApplicationEventPublisherAware {
 
 	/** The default key prefix. */
 	public static final String DEFAULT_KEY_PREFIX = "redq";
@@ -56,6 +60,8 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 	private final EnqueueOperations enqueueOperations;
 
 	private final ListenerOperations listenerOperations;
+
+	private @Nullable ApplicationEventPublisher eventPublisher;
 
 	/**
 	 * Create an instance.
@@ -194,9 +200,24 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 		return removed != null && removed == 1L;
 	}
 
+	/**
+	 * Set the publisher of a {@link QueuePausedEvent} or {@link QueueResumedEvent} after
+	 * each {@link #pause} or {@link #resume}.
+	 * <p>
+	 * Default none: no events.
+	 * @param eventPublisher the publisher
+	 */
+	@Override
+	public void setApplicationEventPublisher(ApplicationEventPublisher eventPublisher) {
+		this.eventPublisher = eventPublisher;
+	}
+
 	@Override
 	public void pause(String queue) {
 		this.redis.opsForValue().set(this.store.keys(queue).paused(), "1");
+		if (this.eventPublisher != null) {
+			this.eventPublisher.publishEvent(new QueuePausedEvent(this, queue));
+		}
 	}
 
 	@Override
@@ -204,6 +225,9 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 		QueueKeys keys = this.store.keys(queue);
 		this.redis.delete(keys.paused());
 		this.redis.opsForZSet().add(keys.wake(), "w", 0);
+		if (this.eventPublisher != null) {
+			this.eventPublisher.publishEvent(new QueueResumedEvent(this, queue));
+		}
 	}
 
 	@Override
