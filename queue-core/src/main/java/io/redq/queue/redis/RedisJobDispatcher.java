@@ -422,6 +422,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	}
 
 	private String body(JobRequest request, JobDefinition definition, Map<String, String> headers) {
+		PayloadTypeCheck.check(definition, request.getPayload());
 		int maxAttempts = (request.getMaxAttempts() != null) ? request.getMaxAttempts() : definition.maxAttempts();
 		String body = JobEnvelope
 			.of(definition.name(), maxAttempts, definition.timeout(), headers,
