@@ -14,12 +14,14 @@ import io.redq.queue.event.ContainerConsumingEvent;
 import io.redq.queue.event.ContainerStoppedEvent;
 import io.redq.queue.event.ContainersConsumingEvent;
 import io.redq.queue.support.JobQueueLifecycle;
+import io.redq.queue.listener.DeadJobCallback;
 import io.redq.queue.listener.JobHandler;
 import io.redq.queue.listener.JobListenerContainer;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ApplicationEventPublisherAware;
+import org.springframework.util.Assert;
 
 /**
  * Manages the listener container of each queue that has handlers. Containers are not
@@ -42,6 +44,8 @@ public class JobListenerRegistry implements JobQueueLifecycle, ApplicationEventP
 	private final List<JobHandler> handlers = new ArrayList<>();
 
 	private final Map<String, JobListenerContainer> containers = new LinkedHashMap<>();
+
+	private final Map<String, DeadJobCallback> deadJobCallbacks = new LinkedHashMap<>();
 
 	private volatile boolean running;
 
@@ -74,6 +78,19 @@ public class JobListenerRegistry implements JobQueueLifecycle, ApplicationEventP
 	public synchronized void registerHandler(JobHandler handler) {
 		this.catalog.register(handler.getDefinition());
 		this.handlers.add(handler);
+	}
+
+	/**
+	 * Register what is called when a job of the given name dies; the job's handler must
+	 * be registered by the time the containers are created.
+	 * @param jobName the job name
+	 * @param callback the callback
+	 * @throws IllegalStateException when the job has a callback already
+	 */
+	public synchronized void registerDeadJobCallback(String jobName, DeadJobCallback callback) {
+		DeadJobCallback existing = this.deadJobCallbacks.putIfAbsent(jobName, callback);
+		Assert.state(existing == null, () -> "Job '" + jobName + "' has two dead-job handlers, " + existing + " and "
+				+ callback + "; keep one");
 	}
 
 	/**
@@ -113,6 +130,11 @@ public class JobListenerRegistry implements JobQueueLifecycle, ApplicationEventP
 	 * @param factory the container factory
 	 */
 	public synchronized void createContainers(JobListenerContainerFactory factory) {
+		this.deadJobCallbacks.forEach((jobName, callback) -> Assert.state(getHandler(jobName) != null,
+				() -> callback + " handles the deaths of job '" + jobName + "', which has no handler in this "
+						+ "application: a dead-job handler runs where the job runs, beside its @QueuedJob method. Jobs "
+						+ "with handlers here: "
+						+ this.handlers.stream().map((h) -> h.getDefinition().name()).toList()));
 		Map<String, List<JobHandler>> byQueue = new LinkedHashMap<>();
 		for (JobHandler handler : this.handlers) {
 			byQueue.computeIfAbsent(handler.getDefinition().queue(), (queue) -> new ArrayList<>()).add(handler);
@@ -120,6 +142,7 @@ public class JobListenerRegistry implements JobQueueLifecycle, ApplicationEventP
 		byQueue.forEach((queue, handlers) -> {
 			if (!this.containers.containsKey(queue)) {
 				JobListenerContainer container = factory.createContainer(queue, handlers);
+				container.setDeadJobCallbacks(deadJobCallbacks(handlers));
 				if (this.eventPublisher != null) {
 					container.setApplicationEventPublisher(this::containerEvent);
 				}
@@ -129,6 +152,17 @@ public class JobListenerRegistry implements JobQueueLifecycle, ApplicationEventP
 				}
 			}
 		});
+	}
+
+	private Map<String, DeadJobCallback> deadJobCallbacks(List<JobHandler> handlers) {
+		Map<String, DeadJobCallback> callbacks = new LinkedHashMap<>();
+		for (JobHandler handler : handlers) {
+			DeadJobCallback callback = this.deadJobCallbacks.get(handler.getDefinition().name());
+			if (callback != null) {
+				callbacks.put(handler.getDefinition().name(), callback);
+			}
+		}
+		return callbacks;
 	}
 
 	/**

@@ -200,6 +200,16 @@ public class JobListenerContainer implements JobQueueLifecycle {
 	}
 
 	/**
+	 * Set what is called when a job of a given name dies, by job name.
+	 * <p>
+	 * Default none.
+	 * @param deadJobCallbacks the callbacks, by job name
+	 */
+	public void setDeadJobCallbacks(Map<String, DeadJobCallback> deadJobCallbacks) {
+		this.outcomes.setDeadJobCallbacks(deadJobCallbacks);
+	}
+
+	/**
 	 * Set the publisher of the container's events: {@link ContainerStartedEvent},
 	 * {@link ContainerConsumingEvent}, {@link ContainerStoppedEvent} and
 	 * {@link JobDeadEvent}.

@@ -1,6 +1,7 @@
 package io.redq.queue.listener;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeoutException;
 
 import io.redq.queue.core.JobMetrics;
@@ -46,6 +47,8 @@ final class JobOutcomes {
 
 	private volatile JobInterceptors interceptors = JobInterceptors.NONE;
 
+	private Map<String, DeadJobCallback> deadJobCallbacks = Map.of();
+
 	private Object eventSource = this;
 
 	private ApplicationEventPublisher eventPublisher = (event) -> {
@@ -67,6 +70,10 @@ final class JobOutcomes {
 
 	void setInterceptors(JobInterceptors interceptors) {
 		this.interceptors = interceptors;
+	}
+
+	void setDeadJobCallbacks(Map<String, DeadJobCallback> deadJobCallbacks) {
+		this.deadJobCallbacks = Map.copyOf(deadJobCallbacks);
 	}
 
 	void setEventPublisher(Object eventSource, ApplicationEventPublisher eventPublisher) {
@@ -162,6 +169,7 @@ final class JobOutcomes {
 		if (retryDelay == null) {
 			if (handler != null) {
 				recover(execution, handler, ex);
+				deadJobCallback(execution, handler, ex);
 				this.interceptors.afterDeath(execution, ex);
 			}
 			publishDeath(execution, handler, ex);
@@ -184,6 +192,21 @@ final class JobOutcomes {
 		}
 		catch (RuntimeException recoveryFailure) {
 			logger.error("Could not recover dead job " + execution.getId() + "; it stays dead", recoveryFailure);
+		}
+	}
+
+	private void deadJobCallback(JobExecution execution, JobHandler handler, Throwable ex) {
+		DeadJobCallback callback = this.deadJobCallbacks.get(handler.getDefinition().name());
+		if (callback == null) {
+			return;
+		}
+		try {
+			callback.jobDied(execution.payload(), execution, ex);
+		}
+		catch (Exception callbackFailure) {
+			logger.error(
+					"Dead-job handler " + callback + " of job " + execution.getId() + " failed; the job stays dead",
+					callbackFailure);
 		}
 	}
 

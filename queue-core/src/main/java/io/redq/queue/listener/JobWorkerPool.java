@@ -247,6 +247,7 @@ final class JobWorkerPool {
 			// set before anything can fail, so that a failure is retried as defined
 			execution.resolve(envelope, handler);
 			Object payload = handler.readPayload(envelope.payload());
+			execution.payload(payload);
 			Gates gates = this.leaseKeeper.gates(handler, payload);
 			if (!start(execution, gates)) {
 				return;
