@@ -42,6 +42,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
@@ -152,12 +153,15 @@ public final class JobQueueAutoConfiguration {
 		if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
 			Duration timeout = lettuce.getClientConfiguration().getCommandTimeout();
 			if (resendWindow.compareTo(timeout) <= 0) {
-				throw new IllegalStateException("redq.dispatcher.resend-window (" + resendWindow.toMillis()
-						+ " ms) must be longer than the Redis command timeout (spring.data.redis.timeout, "
-						+ timeout.toMillis()
-						+ " ms): Lettuce re-sends a dispatch after a reconnect until it times out, and a dispatch "
-						+ "Redis no longer remembers would run its jobs again. Raise redq.dispatcher.resend-window "
-						+ "or lower spring.data.redis.timeout");
+				// Spring Boot reports it as a bad value of the property
+				throw new InvalidConfigurationPropertyValueException("redq.dispatcher.resend-window",
+						resendWindow.toMillis() + "ms",
+						"redq.dispatcher.resend-window (" + resendWindow.toMillis()
+								+ " ms) must be longer than the Redis command timeout (spring.data.redis.timeout, "
+								+ timeout.toMillis()
+								+ " ms): Lettuce re-sends a dispatch after a reconnect until it times out, and a "
+								+ "dispatch Redis no longer remembers would run its jobs again. Raise "
+								+ "redq.dispatcher.resend-window or lower spring.data.redis.timeout");
 			}
 		}
 		return resendWindow;
