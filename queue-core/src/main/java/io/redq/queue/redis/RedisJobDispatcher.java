@@ -359,7 +359,14 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	@Override
 	public DispatchResult schedule(String jobName, Object key, Instant at) {
-		return dispatch(JobRequest.of(jobName, key).id(timerId(jobName, key), DuplicatePolicy.REPLACE).at(at).build());
+		return dispatch(JobDispatcher.timerRequest(jobName, key, at));
+	}
+
+	@Override
+	public List<DispatchResult> scheduleAll(String jobName, Map<?, Instant> timers) {
+		List<JobRequest> requests = new ArrayList<>(timers.size());
+		timers.forEach((key, at) -> requests.add(JobDispatcher.timerRequest(jobName, key, at)));
+		return dispatchAll(requests);
 	}
 
 	@Override
