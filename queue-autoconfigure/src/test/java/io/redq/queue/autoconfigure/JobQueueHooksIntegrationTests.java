@@ -53,7 +53,10 @@ class JobQueueHooksIntegrationTests {
 
 	private final ApplicationContextRunner runner;
 
+	private final ApplicationContextRunner withoutJobs;
+
 	JobQueueHooksIntegrationTests(RedisServer redis) {
+		this.withoutJobs = JobQueueContextRunner.on(redis).withUserConfiguration(EventsOnly.class);
 		this.runner = JobQueueContextRunner.on(redis)
 			.withPropertyValues("redq.listener.shutdown-timeout=2s")
 			.withBean(TestObservationRegistry.class, () -> this.observationRegistry)
@@ -93,6 +96,13 @@ class JobQueueHooksIntegrationTests {
 				.extracting(JobQueueHooksIntegrationTests::describe)
 				.isEqualTo("ContainerStoppedEvent hooked");
 		});
+	}
+
+	@Test
+	void anApplicationWithoutJobsIsConsumingAtOnce() {
+		this.withoutJobs.run((context) -> assertThat(context.getBean(EventsOnly.class).events)
+			.map(JobQueueHooksIntegrationTests::describe)
+			.containsExactly("ContainersConsumingEvent []"));
 	}
 
 	private static String describe(ApplicationEvent event) {
@@ -176,6 +186,18 @@ class JobQueueHooksIntegrationTests {
 				}
 
 			};
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class EventsOnly {
+
+		final List<ApplicationEvent> events = new CopyOnWriteArrayList<>();
+
+		@EventListener({ JobQueueEvent.class, ContainersConsumingEvent.class })
+		void on(ApplicationEvent event) {
+			this.events.add(event);
 		}
 
 	}

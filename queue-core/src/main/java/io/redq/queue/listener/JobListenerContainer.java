@@ -50,10 +50,10 @@ import org.springframework.util.Assert;
  * <p>
  * The container keeps the lifecycle and wires its parts, each in a class of its own:
  * {@code JobFetcher} reserves, {@code JobPrefetch} sizes the reservations ahead,
- * {@code JobWorkerPool} runs the handlers, {@code JobLeaseKeeper} renews leases and holds
- * gates, {@code JobOutcomes} settles each attempt, {@code JobAcknowledger} acknowledges
- * in batches and {@code JobMigrator} moves due and expired jobs. They all log under this
- * class's name.
+ * {@code JobWorkerPool} runs the handlers through the {@link JobInterceptor}s,
+ * {@code JobLeaseKeeper} renews leases and holds gates, {@code JobOutcomes} settles each
+ * attempt, {@code JobAcknowledger} acknowledges in batches and {@code JobMigrator} moves
+ * due and expired jobs. They all log under this class's name.
  *
  * <p>
  * Containers are not beans: the {@code JobListenerRegistry} creates, starts and stops
