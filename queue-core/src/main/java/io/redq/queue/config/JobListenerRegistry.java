@@ -17,6 +17,8 @@ import io.redq.queue.support.JobQueueLifecycle;
 import io.redq.queue.listener.DeadJobCallback;
 import io.redq.queue.listener.JobHandler;
 import io.redq.queue.listener.JobListenerContainer;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationEventPublisher;
@@ -38,6 +40,8 @@ import org.springframework.util.Assert;
  * @since 0.1.0
  */
 public class JobListenerRegistry implements JobQueueLifecycle, ApplicationEventPublisherAware {
+
+	private static final Log logger = LogFactory.getLog(JobListenerRegistry.class);
 
 	private final JobCatalog catalog;
 
@@ -235,7 +239,14 @@ public class JobListenerRegistry implements JobQueueLifecycle, ApplicationEventP
 			}
 			this.allConsuming = true;
 		}
-		eventPublisher.publishEvent(new ContainersConsumingEvent(this, queues));
+		ContainersConsumingEvent event = new ContainersConsumingEvent(this, queues);
+		try {
+			eventPublisher.publishEvent(event);
+		}
+		catch (RuntimeException ex) {
+			// a listener that fails does not stop the containers
+			logger.warn("Could not publish " + event, ex);
+		}
 	}
 
 	@Override

@@ -20,8 +20,11 @@ import io.redq.queue.core.ReplicationTimeoutException;
 import io.redq.queue.event.QueuePausedEvent;
 import io.redq.queue.event.QueueResumedEvent;
 import io.redq.queue.script.QueueScripts;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.context.ApplicationEvent;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.data.redis.connection.RedisClusterConnection;
@@ -48,6 +51,8 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	/** The default key prefix. */
 	public static final String DEFAULT_KEY_PREFIX = "redq";
+
+	private static final Log logger = LogFactory.getLog(RedisJobQueueOperations.class);
 
 	private static final int SCAN_BATCH_SIZE = 1000;
 
@@ -215,9 +220,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	@Override
 	public void pause(String queue) {
 		this.redis.opsForValue().set(this.store.keys(queue).paused(), "1");
-		if (this.eventPublisher != null) {
-			this.eventPublisher.publishEvent(new QueuePausedEvent(this, queue));
-		}
+		publish(new QueuePausedEvent(this, queue));
 	}
 
 	@Override
@@ -225,8 +228,20 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 		QueueKeys keys = this.store.keys(queue);
 		this.redis.delete(keys.paused());
 		this.redis.opsForZSet().add(keys.wake(), "w", 0);
+		publish(new QueueResumedEvent(this, queue));
+	}
+
+	/**
+	 * Publish an event of a change made: a listener that fails does not undo it.
+	 */
+	private void publish(ApplicationEvent event) {
 		if (this.eventPublisher != null) {
-			this.eventPublisher.publishEvent(new QueueResumedEvent(this, queue));
+			try {
+				this.eventPublisher.publishEvent(event);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not publish " + event, ex);
+			}
 		}
 	}
 
