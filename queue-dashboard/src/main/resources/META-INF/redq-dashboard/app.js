@@ -404,6 +404,7 @@ async function jobView(name, id) {
 			el('dd', { 'data-field': term }, value)])),
 		actions,
 		job.error ? [el('h2', {}, 'Last error'), el('pre', { id: 'job-error' }, job.error)] : null,
+		job.stackTrace ? [el('h2', {}, 'Stack trace'), el('pre', { id: 'job-trace' }, job.stackTrace)] : null,
 		payload !== undefined ? [el('h2', {}, 'Payload'),
 			el('pre', { id: 'job-payload' }, JSON.stringify(payload, null, 2))] : null,
 		envelope !== null ? [el('h2', {}, 'Envelope'), el('pre', { id: 'job-envelope' },
@@ -426,6 +427,27 @@ async function recurringView() {
 				el('td', {}, job.paused ? actionButton('Resume', change(job.name, 'resume'))
 					: actionButton('Pause', change(job.name, 'pause')),
 				' ', actionButton('Trigger now', change(job.name, 'trigger')))))))));
+}
+
+async function instancesView() {
+	const instances = await get('api/instances');
+	show(el('h1', {}, 'Instances'),
+		instances.length === 0 ? message('No instance sent a heartbeat lately.') : null,
+		el('div', { class: 'table' }, el('table', { id: 'instances' },
+			el('thead', {}, el('tr', {}, el('th', {}, 'instance'), el('th', { class: 'hide-narrow' }, 'host'),
+				el('th', {}, 'queues: jobs in flight / concurrency'), el('th', { class: 'hide-narrow' }, 'started'),
+				el('th', {}, 'last heartbeat'))),
+			el('tbody', {}, instances.map((instance) => el('tr', { 'data-instance': instance.id },
+				el('td', { class: 'id' }, instance.application, el('br'), el('small', { class: 'muted' }, instance.id)),
+				el('td', { class: 'hide-narrow' }, instance.host + ' (pid ' + instance.pid + ')'),
+				el('td', {}, instance.queues.length === 0 ? el('span', { class: 'muted' }, 'none') : el('ul',
+					{ class: 'consumed' }, instance.queues.map((queue) => el('li', { 'data-queue': queue.queue },
+						link(queue.queue, 'queue', queue.queue, 'ready'), ': ',
+						el('span', { class: 'in-flight' }, queue.inFlight), ' / ',
+						el('span', { class: 'concurrency' }, queue.concurrency),
+						queue.running ? '' : [' ', el('span', { class: 'badge paused' }, 'stopped')])))),
+				el('td', { class: 'hide-narrow' }, time(instance.startedAt)),
+				el('td', { class: 'heartbeat' }, time(instance.heartbeatAt))))))));
 }
 
 async function logView() {
@@ -487,6 +509,9 @@ async function render() {
 		}
 		else if (parts[0] === 'job' && parts[1] && parts[2]) {
 			await jobView(parts[1], parts.slice(2).join('/'));
+		}
+		else if (parts[0] === 'instances') {
+			await instancesView();
 		}
 		else if (parts[0] === 'log') {
 			await logView();

@@ -20,6 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.redq.queue.autoconfigure.JobQueueProperties;
+import io.redq.queue.dashboard.DashboardProperties;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -37,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Keeps {@code src/docs/configuration.md} in step with the
  * {@code META-INF/spring-configuration-metadata.json} that the configuration processor
- * generates into the queue-autoconfigure jar.
+ * generates into the queue-autoconfigure and queue-dashboard jars.
  *
  * <p>
  * The rules:
@@ -101,7 +102,8 @@ class ConfigurationReferenceTests {
 
 	@Test
 	void metadataIsFound() {
-		assertThat(properties).containsKeys("redq.enabled", "redq.key-prefix", "redq.queues", "redq.jobs");
+		assertThat(properties).containsKeys("redq.enabled", "redq.key-prefix", "redq.queues", "redq.jobs",
+				"redq.dashboard.enabled");
 	}
 
 	@Test
@@ -256,31 +258,33 @@ class ConfigurationReferenceTests {
 	}
 
 	/**
-	 * Read the properties of the one metadata file on the class path that describes
-	 * {@link JobQueueProperties}: the Spring Boot jars on the test class path have
-	 * metadata files of their own.
+	 * Read the properties of the metadata files on the class path that describe
+	 * {@link JobQueueProperties} and {@link DashboardProperties}, one each: the Spring
+	 * Boot jars on the test class path have metadata files of their own.
 	 */
 	private static Map<String, JsonNode> readMetadata() throws IOException {
-		String source = JobQueueProperties.class.getName();
-		Set<URL> matches = new LinkedHashSet<>();
 		Map<String, JsonNode> found = new LinkedHashMap<>();
-		for (URL url : Collections.list(ConfigurationReferenceTests.class.getClassLoader().getResources(METADATA))) {
-			JsonNode metadata;
-			try (InputStream in = url.openStream()) {
-				metadata = JsonMapper.shared().readTree(in);
-			}
-			boolean ours = false;
-			for (JsonNode group : metadata.path("groups")) {
-				ours |= source.equals(group.path("sourceType").asString(""));
-			}
-			if (ours) {
-				matches.add(url);
-				for (JsonNode property : metadata.path("properties")) {
-					found.put(property.get("name").asString(), property);
+		for (Class<?> source : List.of(JobQueueProperties.class, DashboardProperties.class)) {
+			Set<URL> matches = new LinkedHashSet<>();
+			for (URL url : Collections
+				.list(ConfigurationReferenceTests.class.getClassLoader().getResources(METADATA))) {
+				JsonNode metadata;
+				try (InputStream in = url.openStream()) {
+					metadata = JsonMapper.shared().readTree(in);
+				}
+				boolean ours = false;
+				for (JsonNode group : metadata.path("groups")) {
+					ours |= source.getName().equals(group.path("sourceType").asString(""));
+				}
+				if (ours) {
+					matches.add(url);
+					for (JsonNode property : metadata.path("properties")) {
+						found.put(property.get("name").asString(), property);
+					}
 				}
 			}
+			assertThat(matches).as("class path resources %s describing %s", METADATA, source.getName()).hasSize(1);
 		}
-		assertThat(matches).as("class path resources %s describing %s", METADATA, source).hasSize(1);
 		return found;
 	}
 

@@ -18,6 +18,8 @@ import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobMetrics;
+import io.redq.queue.inspect.InstanceHeartbeat;
+import io.redq.queue.inspect.InstanceRegistry;
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.listener.JobErrorHandler;
 import io.redq.queue.listener.JobInterceptor;
@@ -101,11 +103,32 @@ public final class JobQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	JobQueueInspector jobQueueInspector(RedisJobQueueOperations operations, JobCatalog catalog,
 			JobQueueProperties properties, ObjectProvider<JsonMapper> jsonMapper,
-			ObjectProvider<RecurringJobs> recurringJobs) {
+			ObjectProvider<RecurringJobs> recurringJobs, ObjectProvider<InstanceRegistry> instances) {
 		JobQueueInspector inspector = new JobQueueInspector(operations, catalog, properties.getKeyPrefix(),
 				jsonMapper.getIfAvailable(JsonMapper::shared));
 		recurringJobs.ifUnique(inspector::setRecurringJobs);
+		instances.ifUnique(inspector::setInstances);
 		return inspector;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	InstanceRegistry jobQueueInstanceRegistry(RedisJobQueueOperations operations, JobQueueProperties properties,
+			ObjectProvider<JsonMapper> jsonMapper) {
+		return new InstanceRegistry(operations.getStore().getTemplate(), properties.getKeyPrefix(),
+				jsonMapper.getIfAvailable(JsonMapper::shared));
+	}
+
+	/**
+	 * Lists this instance, with the queues it consumes, in the registry that the
+	 * dashboard and the endpoint read: one script call every 10 seconds.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	InstanceHeartbeat jobQueueInstanceHeartbeat(InstanceRegistry instances, JobListenerRegistry listeners,
+			Environment environment) {
+		return new InstanceHeartbeat(instances, listeners,
+				environment.getProperty("spring.application.name", "application"));
 	}
 
 	@Bean
@@ -178,6 +201,7 @@ public final class JobQueueAutoConfiguration {
 				jsonMapper.getIfAvailable(JsonMapper::shared));
 		dispatcher.setMaxPayloadSize(properties.getDispatcher().getMaxPayloadSize().toBytes());
 		dispatcher.setResendWindow(resendWindow(properties.getDispatcher().getResendWindow(), connectionFactory));
+		dispatcher.setTimeout(properties.getDispatcher().getTimeout());
 		dispatcher.setMetrics(metrics.getIfAvailable(() -> JobMetrics.NONE));
 		dispatcher.setObservationEnabled(properties.isObservationEnabled());
 		observationRegistry.ifUnique(dispatcher::setObservationRegistry);

@@ -183,9 +183,9 @@ public class JobQueueProperties {
 		/**
 		 * How long a running job stays with its worker without a renewal, at least 30ms;
 		 * renewed every third of it while the job runs. A job whose worker died runs
-		 * again after this time. A job reserved ahead of its start holds a waiting lease
-		 * of this, at most 5 seconds, renewed every third of that; its worker gives it
-		 * this full lease when it starts it.
+		 * again after this time. A job is reserved with this lease and starts on it; one
+		 * that waits for a worker across a renewal holds a waiting lease of this, at most
+		 * 5 seconds, and gets this full lease again when it starts.
 		 */
 		private @Nullable Duration leaseTime;
 
@@ -573,6 +573,16 @@ public class JobQueueProperties {
 		private Duration resendWindow = Duration.ofMinutes(2);
 
 		/**
+		 * Longest wait for Redis to take a dispatch (each call of up to 1,000 jobs),
+		 * besides the wait for replicas, so that a dispatch fails fast while Redis is
+		 * down instead of blocking for the Redis command timeout. A dispatch that times
+		 * out throws a DispatchTimeoutException (dispatchAsync completes exceptionally
+		 * with it); its call is not cancelled and may still enqueue its jobs if Redis
+		 * takes it before the Redis command timeout.
+		 */
+		private Duration timeout = Duration.ofSeconds(5);
+
+		/**
 		 * Whether a job dispatched inside a Spring-managed transaction follows it: held
 		 * and sent after the commit (or written to the outbox of the queue-outbox
 		 * module), dropped on rollback. When false, jobs are sent at once.
@@ -596,6 +606,14 @@ public class JobQueueProperties {
 			// its lower bound, the Redis command timeout, is checked with the dispatcher
 			Assert.isTrue(resendWindow.toMillis() > 0, () -> "resendWindow must be at least 1 ms; got " + resendWindow);
 			this.resendWindow = resendWindow;
+		}
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
 		}
 
 		public boolean isTransactionAware() {

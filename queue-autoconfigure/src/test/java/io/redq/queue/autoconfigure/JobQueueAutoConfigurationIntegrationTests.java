@@ -376,6 +376,15 @@ class JobQueueAutoConfigurationIntegrationTests {
 	}
 
 	@Test
+	void timeoutPropertySetsTheLongestWaitOfADispatch() {
+		this.runner.run((context) -> assertThat(context.getBean(RedisJobDispatcher.class))
+			.hasFieldOrPropertyWithValue("timeout", RedisJobDispatcher.DEFAULT_TIMEOUT));
+		this.runner.withPropertyValues("redq.dispatcher.timeout=1500ms")
+			.run((context) -> assertThat(context.getBean(RedisJobDispatcher.class))
+				.hasFieldOrPropertyWithValue("timeout", Duration.ofMillis(1500)));
+	}
+
+	@Test
 	void aResendWindowNoLongerThanTheRedisCommandTimeoutIsRefusedWithWhatToDo() {
 		this.runner.withPropertyValues("redq.dispatcher.resend-window=5s", "spring.data.redis.timeout=5s")
 			.run((context) -> assertThat(context).getFailure()

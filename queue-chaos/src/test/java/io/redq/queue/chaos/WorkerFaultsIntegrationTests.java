@@ -95,6 +95,35 @@ class WorkerFaultsIntegrationTests extends ChaosSupport {
 		checkInvariants(ids, startedBy(List.of(victim), stoppedAt));
 	}
 
+	@Test // issue 26, item 1
+	void stalledWorkersLateResultsAreAcceptedUnlessTheirJobWasReservedAgain() {
+		startRedis();
+		WorkerProcess victim = startWorkers(1).get(0);
+		// as many jobs as the worker runs at once: it starts no copy of a job before one
+		// of its handlers finishes
+		List<String> ids = dispatch(4, new ChaosTask(1500, false), 3);
+		awaitEntries((entry) -> entry.is("START"), ids.size(), Duration.ofSeconds(30));
+		sleep(300);
+		victim.signal("STOP");
+		sleep(3 * LEASE.toMillis());
+		victim.signal("CONT");
+		awaitDrained(Duration.ofSeconds(30));
+		int accepted = 0;
+		for (String id : ids) {
+			long starts = entries((entry) -> entry.is("START") && entry.id().equals(id)).size();
+			long refused = victim.countLog("Late acknowledgement of job " + id + " refused");
+			// refused only when the job was reserved again since, and so ran again
+			assertThat(starts).as("runs of %s, whose late result was refused %d time(s)", id, refused)
+				.isEqualTo(1 + refused);
+			accepted += (refused == 0) ? 1 : 0;
+		}
+		report("SIGSTOP for " + 3 * LEASE.toMillis() + " ms of the only worker with " + ids.size() + " jobs running: "
+				+ accepted + " late results accepted, " + (ids.size() - accepted)
+				+ " refused after the job was reserved again");
+		assertThat(accepted).as("late results accepted").isPositive();
+		checkInvariants(ids, Set.copyOf(ids));
+	}
+
 	@Test // issue 5, scenario 3
 	void handlerRunningFiveTimesItsLeaseIsNotRedelivered() {
 		List<WorkerProcess> workers = startRedisAndTwoWorkers();

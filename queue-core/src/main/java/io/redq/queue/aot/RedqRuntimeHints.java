@@ -1,5 +1,6 @@
 package io.redq.queue.aot;
 
+import io.redq.queue.inspect.InstanceView;
 import io.redq.queue.redis.JobEnvelope;
 import org.jspecify.annotations.Nullable;
 
@@ -20,8 +21,12 @@ public class RedqRuntimeHints implements RuntimeHintsRegistrar {
 
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
-		hints.resources().registerPattern("io/redq/queue/script/*.lua").registerPattern("io/redq/queue/lock/*.lua");
-		new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(), JobEnvelope.class);
+		hints.resources()
+			.registerPattern("io/redq/queue/script/*.lua")
+			.registerPattern("io/redq/queue/lock/*.lua")
+			.registerPattern("io/redq/queue/inspect/*.lua");
+		new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(), JobEnvelope.class,
+				InstanceView.class);
 	}
 
 }

@@ -1,5 +1,7 @@
 package io.redq.queue.core;
 
+import java.util.List;
+
 import org.springframework.dao.TransientDataAccessException;
 
 /**
@@ -14,9 +16,14 @@ import org.springframework.dao.TransientDataAccessException;
  */
 public class ReplicationTimeoutException extends TransientDataAccessException {
 
+	/** How many job ids a message names at most. */
+	private static final int NAMED_IDS = 10;
+
 	private final int required;
 
 	private final long confirmed;
+
+	private final List<String> jobIds;
 
 	/**
 	 * Create an instance.
@@ -25,9 +32,45 @@ public class ReplicationTimeoutException extends TransientDataAccessException {
 	 * @param message what was written, and what the caller can do
 	 */
 	public ReplicationTimeoutException(int required, long confirmed, String message) {
+		this(required, confirmed, message, List.of());
+	}
+
+	/**
+	 * Create an instance for the writes of jobs.
+	 * @param required how many replicas had to confirm the write
+	 * @param confirmed how many did within the timeout
+	 * @param message what was written, and what the caller can do
+	 * @param jobIds the ids of the jobs the write concerns
+	 */
+	public ReplicationTimeoutException(int required, long confirmed, String message, List<String> jobIds) {
 		super(message);
 		this.required = required;
 		this.confirmed = confirmed;
+		this.jobIds = List.copyOf(jobIds);
+	}
+
+	/**
+	 * Return this exception for the writes of the given jobs: the same counts, with a
+	 * message that names them (the first {@value #NAMED_IDS}).
+	 * @param jobIds the ids of the jobs the write concerns
+	 * @return the exception
+	 */
+	public ReplicationTimeoutException forJobs(List<String> jobIds) {
+		String named = String.join(", ", jobIds.subList(0, Math.min(NAMED_IDS, jobIds.size())));
+		String more = (jobIds.size() > NAMED_IDS) ? " and " + (jobIds.size() - NAMED_IDS) + " more" : "";
+		ReplicationTimeoutException ex = new ReplicationTimeoutException(this.required, this.confirmed,
+				getMessage() + " Jobs concerned: " + named + more + ".", jobIds);
+		ex.initCause(this);
+		return ex;
+	}
+
+	/**
+	 * Return the ids of the jobs whose dispatch or acknowledgement the replicas did not
+	 * confirm: they are on the master.
+	 * @return the ids, empty when the write was not one of jobs (a lock)
+	 */
+	public List<String> getJobIds() {
+		return this.jobIds;
 	}
 
 	/**

@@ -1,21 +1,11 @@
 package io.redq.queue.inspect;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.Collections;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.SortedSet;
-import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Predicate;
 
-import io.redq.queue.core.DeadJob;
-import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobStatus;
@@ -23,40 +13,35 @@ import io.redq.queue.core.QueueNames;
 import io.redq.queue.core.QueueSnapshot;
 import io.redq.queue.recurring.RecurringJobInfo;
 import io.redq.queue.recurring.RecurringJobs;
-import io.redq.queue.redis.QueueKeys;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.core.JacksonException;
-import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.QueryTimeoutException;
-import org.springframework.data.redis.connection.RedisClusterConnection;
-import org.springframework.data.redis.connection.RedisClusterNode;
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.core.Cursor;
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.ScanOptions;
-import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
-import org.springframework.util.Assert;
 
 /**
  * Answers "what is in my queues" for an application: the one list of its queues (those of
- * the jobs it handles, those of the jobs it dispatches or configures, and those found in
- * Redis under the key prefix that no job here uses) and parsed views of their jobs. The
- * actuator endpoint, the health indicator, the gauges and the dashboard read through it.
+ * the jobs it handles, those of the jobs it dispatches or configures, those the live
+ * application instances consume, and those found in Redis under the key prefix that no
+ * job here uses), the instances, and parsed views of the jobs. The actuator endpoint, the
+ * health indicator, the gauges and the dashboard read through it. It is a front to parts
+ * with one purpose each: the list of queues ({@code QueueDiscovery}), their counts and
+ * statistics ({@code QueueSnapshots}) and their jobs ({@code JobReader}); changes go
+ * through {@link #getOperations()}.
  * <p>
  * Costs: a snapshot is one script call ({@link #recentSnapshot(String)} takes at most one
  * per queue per second, however many callers ask); a page of jobs is five commands on the
- * queue's keys; a search or a filtered read of dead jobs reads at most
- * {@value #MAX_SEARCH_READS} entries per queue, a few hundred at a time; the queues in
- * Redis are found with {@code SCAN} for the queues' model keys (on every master of a
- * Redis Cluster), at most once per {@link #setDiscoveryInterval(Duration) discovery
- * interval} and only when asked, which reads the whole key space in batches of 1,000. The
- * views are read without a transaction: a job that moves while a page is read may be
- * missing from it or shown with its newer state.
+ * queue's keys, one job six; a search or a filtered read of dead jobs reads at most
+ * {@value #MAX_SEARCH_READS} entries per queue, a few hundred at a time; the instances
+ * are read from their registry at most once a second. Queues that neither this
+ * application's jobs nor a live instance name are found with a bounded {@code SCAN} for
+ * the queues' model keys (on every master of a Redis Cluster), at most once per
+ * {@link #setDiscoveryInterval(Duration) discovery interval} and only when asked: each
+ * round sends at most 10 {@code SCAN} calls of {@code COUNT} 1,000 and goes on where the
+ * round before stopped, so a pass over a key space of {@code K} keys takes about
+ * {@code K / 10,000} rounds. The views are read without a transaction: a job that moves
+ * while a page is read may be missing from it or shown with its newer state.
  *
  * @author Redq team
  * @since 0.1.0
@@ -78,40 +63,15 @@ public class JobQueueInspector {
 	/** The most hours of statistics a queue keeps: 30 days. */
 	public static final int MAX_STATISTICS_HOURS = 720;
 
-	private static final long SNAPSHOT_MAX_AGE_NANOS = Duration.ofSeconds(1).toNanos();
-
-	private static final String STATISTICS_HOURS_FIELD = "hours";
-
-	private static final int READ_BATCH = 200;
-
-	private static final TypeReference<Map<String, Object>> ENVELOPE = new TypeReference<>() {
-	};
-
 	private final RedisJobQueueOperations operations;
 
-	private final JobDefinitions jobs;
+	private final QueueDiscovery discovery;
 
-	private final String keyPrefix;
+	private final QueueSnapshots snapshots;
 
-	private final JsonMapper jsonMapper;
-
-	private final StringRedisTemplate redis;
-
-	private final Map<String, RecentSnapshot> snapshots = new ConcurrentHashMap<>();
-
-	private Duration discoveryInterval = Duration.ofSeconds(30);
-
-	private int statisticsHours = DEFAULT_STATISTICS_HOURS;
+	private final JobReader reader;
 
 	private @Nullable RecurringJobs recurringJobs;
-
-	private final Map<String, RecentStatistics> statistics = new ConcurrentHashMap<>();
-
-	private volatile Set<String> discovered = Set.of();
-
-	private volatile long discoveredAt;
-
-	private volatile boolean discoveredOnce;
 
 	/**
 	 * Create an instance.
@@ -123,22 +83,41 @@ public class JobQueueInspector {
 	public JobQueueInspector(RedisJobQueueOperations operations, JobDefinitions jobs, String keyPrefix,
 			JsonMapper jsonMapper) {
 		this.operations = operations;
-		this.jobs = jobs;
-		this.keyPrefix = QueueNames.validateKeyPrefix(keyPrefix);
-		this.jsonMapper = jsonMapper;
-		this.redis = operations.getStore().getTemplate();
+		this.discovery = new QueueDiscovery(jobs, QueueNames.validateKeyPrefix(keyPrefix),
+				operations.getStore().getTemplate());
+		this.snapshots = new QueueSnapshots(operations);
+		this.reader = new JobReader(operations, jsonMapper, this::queueNames);
 	}
 
 	/**
-	 * Set how long the list of queues found in Redis is reused before Redis is scanned
-	 * again; zero scans on every call, a negative duration never scans (only the queues
-	 * of this application's jobs are listed).
+	 * Set how long the list of queues found in Redis is reused before the next round of
+	 * the scan for queues; zero scans on every call, a negative duration never scans
+	 * (only the queues of this application's jobs and of the live instances are listed).
 	 * <p>
 	 * Default 30 seconds.
 	 * @param discoveryInterval the interval
 	 */
 	public void setDiscoveryInterval(Duration discoveryInterval) {
-		this.discoveryInterval = discoveryInterval;
+		this.discovery.setInterval(discoveryInterval);
+	}
+
+	/**
+	 * Set the registry of the application instances, to list them and the queues they
+	 * consume.
+	 * @param instances the registry
+	 */
+	public void setInstances(InstanceRegistry instances) {
+		this.discovery.setInstances(instances);
+	}
+
+	/**
+	 * Return the live application instances with the queues they consume, latest
+	 * heartbeat first, at most a second old.
+	 * @return the instances; none without a {@link #setInstances registry}
+	 */
+	public List<InstanceView> instances() {
+		InstanceRegistry instances = this.discovery.getInstances();
+		return (instances != null) ? instances.instances() : List.of();
 	}
 
 	/**
@@ -150,10 +129,7 @@ public class JobQueueInspector {
 	 * @param retention the retention, 1 hour to 30 days
 	 */
 	public void setStatisticsRetention(Duration retention) {
-		long hours = retention.toHours();
-		Assert.isTrue(hours >= 1 && hours <= MAX_STATISTICS_HOURS,
-				() -> "The statistics retention must be 1 hour to 30 days, not " + retention);
-		this.statisticsHours = (int) hours;
+		this.snapshots.setStatisticsRetention(retention);
 	}
 
 	/**
@@ -162,13 +138,7 @@ public class JobQueueInspector {
 	 * differs. Queues only found in Redis keep theirs (7 days unless set).
 	 */
 	public void applyStatisticsRetention() {
-		String hours = Integer.toString(this.statisticsHours);
-		for (String queue : knownQueues()) {
-			String stats = this.operations.getStore().keys(queue).stats();
-			if (!hours.equals(this.redis.opsForHash().get(stats, STATISTICS_HOURS_FIELD))) {
-				this.redis.opsForHash().put(stats, STATISTICS_HOURS_FIELD, hours);
-			}
-		}
+		this.snapshots.applyStatisticsRetention(knownQueues());
 	}
 
 	/**
@@ -179,40 +149,7 @@ public class JobQueueInspector {
 	 * @return the statistics
 	 */
 	public QueueStatistics statistics(String queue) {
-		return this.statistics.computeIfAbsent(queue, RecentStatistics::new).get();
-	}
-
-	private QueueStatistics readStatistics(String queue) {
-		Map<Object, Object> fields = this.redis.opsForHash().entries(this.operations.getStore().keys(queue).stats());
-		Long now = this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
-		long minute = ((now != null) ? now : System.currentTimeMillis()) / 60_000;
-		Object stored = fields.get(STATISTICS_HOURS_FIELD);
-		int hours = (stored != null) ? Integer.parseInt((String) stored) : DEFAULT_STATISTICS_HOURS;
-		return new QueueStatistics(buckets(fields, "m", minute, 60, 60_000),
-				buckets(fields, "h", minute / 60, hours, 3_600_000));
-	}
-
-	// a bucket counts only when it holds the index asked for: else it is from an older
-	// round of its ring, and nothing was counted since
-	private static List<QueueStatistics.Bucket> buckets(Map<Object, Object> fields, String ring, long current, int size,
-			long millis) {
-		List<QueueStatistics.Bucket> buckets = new ArrayList<>(size);
-		for (long index = current - size + 1; index <= current; index++) {
-			long completed = 0;
-			long failed = 0;
-			long dead = 0;
-			Object value = fields.get(ring + Math.floorMod(index, size));
-			if (value != null) {
-				String[] parts = ((String) value).split(" ");
-				if (parts.length == 4 && Long.parseLong(parts[0]) == index) {
-					completed = Long.parseLong(parts[1]);
-					failed = Long.parseLong(parts[2]);
-					dead = Long.parseLong(parts[3]);
-				}
-			}
-			buckets.add(new QueueStatistics.Bucket(Instant.ofEpochMilli(index * millis), completed, failed, dead));
-		}
-		return buckets;
+		return this.snapshots.statistics(queue);
 	}
 
 	/**
@@ -242,7 +179,9 @@ public class JobQueueInspector {
 		}
 		List<RecurringJobView> views = new ArrayList<>();
 		for (RecurringJobInfo info : this.recurringJobs.list()) {
-			Object last = this.redis.opsForHash()
+			Object last = this.operations.getStore()
+				.getTemplate()
+				.opsForHash()
 				.get(this.operations.getStore().keys(info.queue()).recurring(info.name()), "last");
 			views.add(new RecurringJobView(info, (last instanceof String millis && !millis.isEmpty())
 					? Instant.ofEpochMilli(Long.parseLong(millis)) : null));
@@ -263,13 +202,7 @@ public class JobQueueInspector {
 	 * @return their names, sorted
 	 */
 	public SortedSet<String> handledQueues() {
-		SortedSet<String> queues = new TreeSet<>();
-		for (JobDefinition job : this.jobs.all()) {
-			if (job.payloadType() != null) {
-				queues.add(job.queue());
-			}
-		}
-		return queues;
+		return this.discovery.handledQueues();
 	}
 
 	/**
@@ -278,39 +211,27 @@ public class JobQueueInspector {
 	 * @return their names, sorted
 	 */
 	public SortedSet<String> knownQueues() {
-		SortedSet<String> queues = new TreeSet<>();
-		for (JobDefinition job : this.jobs.all()) {
-			queues.add(job.queue());
-		}
-		return queues;
+		return this.discovery.knownQueues();
 	}
 
 	/**
-	 * Return every queue: the {@link #knownQueues() known} ones and those found in Redis.
+	 * Return every queue: the {@link #knownQueues() known} ones, those the live instances
+	 * consume and those found in Redis.
 	 * @return their names, sorted
 	 */
 	public SortedSet<String> queueNames() {
-		SortedSet<String> queues = knownQueues();
-		queues.addAll(discoveredQueues());
-		return queues;
+		return this.discovery.queueNames();
 	}
 
 	/**
-	 * Return whether a queue is a {@link #knownQueues() known} one or one that Redis
-	 * holds; asks Redis (one {@code EXISTS}) only when it is not known, and reports a
-	 * queue created since the last scan too.
+	 * Return whether a queue is a {@link #knownQueues() known} one, one a live instance
+	 * consumes or one that Redis holds; asks Redis (one {@code EXISTS}) only when it is
+	 * neither of the first two, and reports a queue created since the last scan too.
 	 * @param queue the queue name
 	 * @return whether it exists
 	 */
 	public boolean exists(String queue) {
-		if (knownQueues().contains(queue)) {
-			return true;
-		}
-		if (this.discoveryInterval.isNegative() || !isValidQueueName(queue)) {
-			return false;
-		}
-		// not through the store, which keeps the keys of every queue it is asked about
-		return Boolean.TRUE.equals(this.redis.hasKey(QueueKeys.of(this.keyPrefix, queue).model()));
+		return this.discovery.exists(queue);
 	}
 
 	/**
@@ -335,9 +256,7 @@ public class JobQueueInspector {
 	 * @return the snapshot
 	 */
 	public QueueSnapshot snapshot(String queue) {
-		QueueSnapshot snapshot = this.operations.snapshot(queue);
-		recent(queue).set(snapshot);
-		return snapshot;
+		return this.snapshots.snapshot(queue);
 	}
 
 	/**
@@ -347,11 +266,7 @@ public class JobQueueInspector {
 	 * @return the snapshot
 	 */
 	public QueueSnapshot recentSnapshot(String queue) {
-		return recent(queue).get();
-	}
-
-	private RecentSnapshot recent(String queue) {
-		return this.snapshots.computeIfAbsent(queue, RecentSnapshot::new);
+		return this.snapshots.recentSnapshot(queue);
 	}
 
 	/**
@@ -363,44 +278,18 @@ public class JobQueueInspector {
 	 * @return the page
 	 */
 	public JobPage jobs(String queue, JobStatus.State state, int offset, int count) {
-		Assert.isTrue(offset >= 0, "offset must not be negative");
-		Assert.isTrue(count >= 1 && count <= MAX_PAGE_SIZE, () -> "count must be between 1 and " + MAX_PAGE_SIZE);
-		QueueKeys keys = this.operations.getStore().keys(queue);
-		long end = (long) offset + count - 1;
-		return switch (state) {
-			case READY -> {
-				List<String> ids = this.redis.opsForList().range(keys.ready(), offset, end);
-				yield new JobPage(state, size(this.redis.opsForList().size(keys.ready())), offset,
-						views(queue, state, scored(ids, null)));
-			}
-			case DELAYED, RESERVED -> {
-				String set = (state == JobStatus.State.DELAYED) ? keys.delayed() : keys.reserved();
-				yield new JobPage(state, size(this.redis.opsForZSet().zCard(set)), offset,
-						views(queue, state, tuples(this.redis.opsForZSet().rangeWithScores(set, offset, end))));
-			}
-			case DEAD, COMPLETED -> {
-				String set = (state == JobStatus.State.DEAD) ? keys.dead() : keys.completed();
-				yield new JobPage(state, size(this.redis.opsForZSet().zCard(set)), offset,
-						views(queue, state, tuples(this.redis.opsForZSet().reverseRangeWithScores(set, offset, end))));
-			}
-			case NONE -> throw new IllegalArgumentException("No page of jobs is in state NONE");
-		};
+		return this.reader.jobs(queue, state, offset, count);
 	}
 
 	/**
-	 * Read one job, wherever it is.
+	 * Read one job, wherever it is, with the stack trace of its last failure.
 	 * @param queue the queue
 	 * @param id the job id
 	 * @return the job, or {@code null} when no job with that id is pending, running, dead
 	 * or among the kept completed ones
 	 */
 	public @Nullable JobView job(String queue, String id) {
-		JobStatus status = this.operations.status(queue, id);
-		if (status.state() == JobStatus.State.NONE) {
-			return null;
-		}
-		List<JobView> found = views(queue, status.state(), List.of(new Scored(id, status.at())));
-		return found.isEmpty() ? null : found.get(0);
+		return this.reader.job(queue, id);
 	}
 
 	/**
@@ -413,68 +302,7 @@ public class JobQueueInspector {
 	 * @return the jobs found
 	 */
 	public SearchResult search(SearchBy by, String text, int limit) {
-		Assert.hasText(text, "Nothing to search for");
-		Assert.isTrue(limit >= 1 && limit <= MAX_PAGE_SIZE, () -> "limit must be between 1 and " + MAX_PAGE_SIZE);
-		List<JobView> found = new ArrayList<>();
-		boolean complete = true;
-		for (String queue : queueNames()) {
-			if (by == SearchBy.ID) {
-				JobView exact = job(queue, text);
-				if (exact != null) {
-					found.add(exact);
-				}
-			}
-			complete &= scanHash(queue, by, text, limit, found);
-			if (found.size() >= limit) {
-				return new SearchResult(found.subList(0, limit), false);
-			}
-		}
-		return new SearchResult(found, complete);
-	}
-
-	// reads the jobs hash (ids, job names) or the errors hash of a queue, bounded
-	private boolean scanHash(String queue, SearchBy by, String text, int limit, List<JobView> found) {
-		QueueKeys keys = this.operations.getStore().keys(queue);
-		String hash = (by == SearchBy.ERROR) ? keys.errors() : keys.jobs();
-		ScanOptions.ScanOptionsBuilder options = ScanOptions.scanOptions().count(READ_BATCH);
-		if (by == SearchBy.ID) {
-			options.match("*" + escapeGlob(text) + "*");
-		}
-		Predicate<String> matches = switch (by) {
-			case ID -> (value) -> true;
-			case JOB -> (value) -> text.equals(jobName(parse(value)));
-			case ERROR -> (value) -> value.contains(text);
-		};
-		int read = 0;
-		List<String> ids = new ArrayList<>();
-		try (Cursor<Map.Entry<Object, Object>> cursor = this.redis.opsForHash().scan(hash, options.build())) {
-			while (cursor.hasNext()) {
-				if (++read > MAX_SEARCH_READS) {
-					addFound(queue, ids, limit, found);
-					return false;
-				}
-				Map.Entry<Object, Object> entry = cursor.next();
-				String id = (String) entry.getKey();
-				boolean seen = found.stream().anyMatch((job) -> job.queue().equals(queue) && job.id().equals(id));
-				if (!seen && matches.test((String) entry.getValue())) {
-					ids.add(id);
-					if (found.size() + ids.size() >= limit) {
-						break;
-					}
-				}
-			}
-		}
-		addFound(queue, ids, limit, found);
-		return true;
-	}
-
-	private void addFound(String queue, List<String> ids, int limit, List<JobView> found) {
-		for (String id : ids) {
-			JobView job = job(queue, id);
-			if (job != null && found.size() < limit) {
-				found.add(job);
-			}
-		}
+		return this.reader.search(by, text, limit);
 	}
 
 	/**
@@ -488,25 +316,7 @@ public class JobQueueInspector {
 	 * @return the dead jobs found
 	 */
 	public SearchResult deadJobs(String queue, @Nullable String job, @Nullable String error, int limit) {
-		Assert.isTrue(limit >= 1 && limit <= MAX_PAGE_SIZE, () -> "limit must be between 1 and " + MAX_PAGE_SIZE);
-		List<JobView> found = new ArrayList<>();
-		for (int offset = 0; offset < MAX_SEARCH_READS; offset += READ_BATCH) {
-			List<DeadJob> batch = this.operations.deadJobs(queue, offset, READ_BATCH);
-			for (DeadJob dead : batch) {
-				Object envelope = envelope(dead.envelope());
-				if ((job == null || job.equals(jobName(envelope))) && (error == null || dead.error().contains(error))) {
-					found.add(new JobView(queue, dead.id(), JobStatus.State.DEAD, dead.diedAt(), jobName(envelope),
-							dead.attempts(), envelope, null, dead.error()));
-					if (found.size() == limit) {
-						return new SearchResult(found, false);
-					}
-				}
-			}
-			if (batch.size() < READ_BATCH) {
-				return new SearchResult(found, true);
-			}
-		}
-		return new SearchResult(found, false);
+		return this.reader.deadJobs(queue, job, error, limit);
 	}
 
 	/**
@@ -525,206 +335,7 @@ public class JobQueueInspector {
 	 * @return a map of its JSON object, or the text when it is not a JSON object
 	 */
 	public Object envelope(String envelope) {
-		Map<String, Object> parsed = parse(envelope);
-		return (parsed != null) ? parsed : envelope;
-	}
-
-	private @Nullable Map<String, Object> parse(String envelope) {
-		try {
-			return this.jsonMapper.readValue(envelope, ENVELOPE);
-		}
-		catch (JacksonException ex) {
-			return null;
-		}
-	}
-
-	private static @Nullable String jobName(@Nullable Object envelope) {
-		return (envelope instanceof Map<?, ?> map && map.get("job") instanceof String name) ? name : null;
-	}
-
-	// reads what the hashes hold of the given jobs: four commands for the whole page
-	private List<JobView> views(String queue, JobStatus.State state, List<Scored> ids) {
-		if (ids.isEmpty()) {
-			return List.of();
-		}
-		QueueKeys keys = this.operations.getStore().keys(queue);
-		List<Object> fields = new ArrayList<>();
-		ids.forEach((scored) -> fields.add(scored.id()));
-		List<Object> envelopes = this.redis.opsForHash().multiGet(keys.jobs(), fields);
-		List<Object> attempts = this.redis.opsForHash().multiGet(keys.attempts(), fields);
-		List<Object> leases = this.redis.opsForHash().multiGet(keys.leases(), fields);
-		List<Object> errors = this.redis.opsForHash().multiGet(keys.errors(), fields);
-		List<JobView> views = new ArrayList<>(ids.size());
-		for (int i = 0; i < ids.size(); i++) {
-			String stored = (String) envelopes.get(i);
-			if (stored == null && state != JobStatus.State.COMPLETED) {
-				// it finished or moved on while the page was read
-				continue;
-			}
-			Object envelope = (stored != null) ? envelope(stored) : null;
-			String lease = (String) leases.get(i);
-			Instant at = ids.get(i).at();
-			if (at == null && envelope instanceof Map<?, ?> map && map.get("availableAt") instanceof Number number) {
-				at = Instant.ofEpochMilli(number.longValue());
-			}
-			views.add(new JobView(queue, ids.get(i).id(), state, at, jobName(envelope),
-					attempts(lease, (String) attempts.get(i)), envelope, lease, (String) errors.get(i)));
-		}
-		return views;
-	}
-
-	// a running job's attempt is in its lease token, '<sequence>:<attempt>'
-	private static int attempts(@Nullable String lease, @Nullable String attempts) {
-		if (lease != null && lease.indexOf(':') >= 0) {
-			return Integer.parseInt(lease.substring(lease.lastIndexOf(':') + 1));
-		}
-		return (attempts != null) ? Integer.parseInt(attempts) : 0;
-	}
-
-	private static List<Scored> scored(@Nullable List<String> ids, @Nullable Instant at) {
-		return (ids != null) ? ids.stream().map((id) -> new Scored(id, at)).toList() : List.of();
-	}
-
-	private static List<Scored> tuples(@Nullable Set<TypedTuple<String>> tuples) {
-		List<Scored> scored = new ArrayList<>();
-		if (tuples != null) {
-			for (TypedTuple<String> tuple : tuples) {
-				Double score = tuple.getScore();
-				scored.add(
-						new Scored(tuple.getValue(), (score != null) ? Instant.ofEpochMilli(score.longValue()) : null));
-			}
-		}
-		return scored;
-	}
-
-	private static long size(@Nullable Long size) {
-		return (size != null) ? size : 0;
-	}
-
-	private Set<String> discoveredQueues() {
-		if (this.discoveryInterval.isNegative()) {
-			return Set.of();
-		}
-		long now = System.nanoTime();
-		if (!this.discoveredOnce || now - this.discoveredAt >= this.discoveryInterval.toNanos()) {
-			synchronized (this) {
-				if (!this.discoveredOnce || System.nanoTime() - this.discoveredAt >= this.discoveryInterval.toNanos()) {
-					this.discovered = Collections.unmodifiableSet(discover());
-					this.discoveredAt = System.nanoTime();
-					this.discoveredOnce = true;
-				}
-			}
-		}
-		return this.discovered;
-	}
-
-	// every script records the queue's data model, so each queue Redq ever used has a
-	// model key, kept even by a purge
-	private Set<String> discover() {
-		String prefix = escapeGlob(this.keyPrefix) + ":{";
-		String suffix = "}:model";
-		ScanOptions options = ScanOptions.scanOptions().match(prefix + "*" + suffix).count(1000).build();
-		Set<String> queues = new TreeSet<>();
-		this.redis.execute((RedisCallback<@Nullable Void>) (connection) -> {
-			for (Cursor<byte[]> cursor : cursors(connection, options)) {
-				try (cursor) {
-					while (cursor.hasNext() && queues.size() < MAX_DISCOVERED_QUEUES) {
-						String key = new String(cursor.next(), StandardCharsets.UTF_8);
-						String queue = key.substring(this.keyPrefix.length() + 2, key.length() - suffix.length());
-						if (isValidQueueName(queue)) {
-							queues.add(queue);
-						}
-					}
-				}
-			}
-			return null;
-		});
-		return queues;
-	}
-
-	private static Collection<Cursor<byte[]>> cursors(RedisConnection connection, ScanOptions options) {
-		if (connection instanceof RedisClusterConnection cluster) {
-			List<Cursor<byte[]>> cursors = new ArrayList<>();
-			for (RedisClusterNode node : cluster.clusterGetNodes()) {
-				if (node.isMaster()) {
-					cursors.add(cluster.scan(node, options));
-				}
-			}
-			return cursors;
-		}
-		return List.of(connection.keyCommands().scan(options));
-	}
-
-	private static boolean isValidQueueName(String queue) {
-		try {
-			QueueNames.validate(queue);
-			return true;
-		}
-		catch (IllegalArgumentException ex) {
-			return false;
-		}
-	}
-
-	private static String escapeGlob(String text) {
-		return text.replaceAll("([*?\\[\\]\\\\])", "\\\\$1");
-	}
-
-	private record Scored(String id, @Nullable Instant at) {
-	}
-
-	/**
-	 * One queue's latest snapshot; one reader at a time, so that callers arriving
-	 * together share one read.
-	 */
-	private final class RecentSnapshot {
-
-		private final String queue;
-
-		private @Nullable QueueSnapshot snapshot;
-
-		private long readAt;
-
-		RecentSnapshot(String queue) {
-			this.queue = queue;
-		}
-
-		synchronized QueueSnapshot get() {
-			if (this.snapshot == null || System.nanoTime() - this.readAt > SNAPSHOT_MAX_AGE_NANOS) {
-				set(JobQueueInspector.this.operations.snapshot(this.queue));
-			}
-			return this.snapshot;
-		}
-
-		synchronized void set(QueueSnapshot snapshot) {
-			this.snapshot = snapshot;
-			this.readAt = System.nanoTime();
-		}
-
-	}
-
-	/**
-	 * One queue's latest statistics, read like {@link RecentSnapshot}.
-	 */
-	private final class RecentStatistics {
-
-		private final String queue;
-
-		private @Nullable QueueStatistics statistics;
-
-		private long readAt;
-
-		RecentStatistics(String queue) {
-			this.queue = queue;
-		}
-
-		synchronized QueueStatistics get() {
-			if (this.statistics == null || System.nanoTime() - this.readAt > SNAPSHOT_MAX_AGE_NANOS) {
-				this.statistics = readStatistics(this.queue);
-				this.readAt = System.nanoTime();
-			}
-			return this.statistics;
-		}
-
+		return this.reader.envelope(envelope);
 	}
 
 	/**

@@ -20,13 +20,16 @@ import org.jspecify.annotations.Nullable;
  * JSON, or {@code null} when nothing is stored (a completed job)
  * @param lease the lease token of the run holding it ({@code <sequence>:<attempt>}), or
  * {@code null} when it is not running
- * @param error the last error with its stack trace, or {@code null} when it has not
- * failed
+ * @param error the last error (its exception and causes, on one line), or {@code null}
+ * when it has not failed
+ * @param stackTrace the stack trace of that error when a handler threw it, bounded in
+ * size; read for one job, {@code null} in pages and searches
  * @author Redq team
  * @since 0.1.0
  */
 public record JobView(String queue, String id, JobStatus.State state, @Nullable Instant at, @Nullable String job,
-		int attempts, @Nullable Object envelope, @Nullable String lease, @Nullable String error) {
+		int attempts, @Nullable Object envelope, @Nullable String lease, @Nullable String error,
+		@Nullable String stackTrace) {
 
 	/**
 	 * Return the job's payload.

@@ -1,7 +1,7 @@
 /**
- * The one place that answers "what is in my queues": the list of an application's queues
- * and parsed views of their jobs, for the actuator endpoint, the health indicator, the
- * gauges and the dashboard.
+ * The one place that answers "what is in my queues": the list of an application's queues,
+ * the application instances that consume them, and parsed views of their jobs, for the
+ * actuator endpoint, the health indicator, the gauges and the dashboard.
  */
 @NullMarked
 package io.redq.queue.inspect;

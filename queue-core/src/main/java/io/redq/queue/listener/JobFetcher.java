@@ -39,7 +39,7 @@ final class JobFetcher {
 
 	private final int batchSize;
 
-	private final Duration waitingLeaseTime;
+	private final Duration leaseTime;
 
 	private final Duration pollTimeout;
 
@@ -63,7 +63,7 @@ final class JobFetcher {
 		this.operations = operations;
 		this.maxPrefetch = properties.getPrefetch();
 		this.batchSize = properties.getBatchSize();
-		this.waitingLeaseTime = properties.getWaitingLeaseTime();
+		this.leaseTime = properties.getLeaseTime();
 		this.pollTimeout = properties.getPollTimeout();
 		this.prefetch = prefetch;
 		this.workerPool = workerPool;
@@ -108,15 +108,13 @@ final class JobFetcher {
 					break;
 				}
 				// the lease starts after this in Redis: counted from here, it never ends
-				// later here. Every job is reserved with the short lease of a waiting
-				// job,
-				// which the first renewal after its start lengthens: a job reserved ahead
-				// and never started (its instance stalled or died) goes to another
-				// instance that much sooner.
+				// later here. Every job is reserved with the full lease, which its run
+				// starts on without another call: the container reserves only what its
+				// workers start within about 100 ms (see JobPrefetch).
 				long reservedNanos = System.nanoTime();
 				Reservation reservation;
 				try {
-					reservation = this.operations.reserve(this.queue, capacity, this.waitingLeaseTime);
+					reservation = this.operations.reserve(this.queue, capacity, this.leaseTime);
 				}
 				catch (RuntimeException ex) {
 					permits.release(capacity);
@@ -134,7 +132,7 @@ final class JobFetcher {
 							+ "' had no data in Redis (deleted outside Redq?); recorded dead with that reason");
 				}
 				for (ReservedJob job : reservation.jobs()) {
-					this.workerPool.submit(job, permits, reservedNanos + this.waitingLeaseTime.toNanos());
+					this.workerPool.submit(job, permits, reservedNanos + this.leaseTime.toNanos());
 				}
 				if (reservation.jobs().isEmpty() && this.container.isCurrentRun(permits)) {
 					this.operations.awaitWakeUp(wakeUpConnection(), this.queue, this.pollTimeout);

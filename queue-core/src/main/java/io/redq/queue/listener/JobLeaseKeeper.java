@@ -31,12 +31,17 @@ import org.springframework.expression.spel.support.SimpleEvaluationContext;
  * lease was lost.
  *
  * <p>
- * A job reserved ahead holds the short lease of a waiting job
- * ({@link ContainerProperties#getWaitingLeaseTime()}), renewed every third of it, so that
- * another instance takes it soon when this one stalls or dies. A worker starts it with a
- * call that gives it the full lease, so that the run holds the configured lease from its
- * start; the next renewal confirms that the run started, which decides whether its lease
- * expiring uses an attempt or is a stall. A start whose reply was lost confirms nothing.
+ * A job is reserved with the full lease and counts as started in Redis from then on: the
+ * container reserves only what its workers start within about 100 ms, and a worker starts
+ * it on that lease without another call. A job that waits for a worker longer is renewed
+ * with the short lease of a waiting job
+ * ({@link ContainerProperties#getWaitingLeaseTime()}) every third of that, so that
+ * another instance takes it soon when this one stalls or dies; a worker that then finds
+ * less than two thirds of the full lease left starts it with a call that gives it the
+ * full lease (shared with the other workers' starts meanwhile), so that every run holds
+ * the configured lease from its start. The next renewal confirms that the run started,
+ * which decides whether its lease expiring uses an attempt or is a stall. A start whose
+ * reply was lost confirms nothing.
  *
  * @author Redq team
  * @since 0.1.0
@@ -74,6 +79,8 @@ final class JobLeaseKeeper {
 
 	private final JobOutcomes outcomes;
 
+	private final SharedCalls<JobExecution> starts = new SharedCalls<>(this::startAll);
+
 	JobLeaseKeeper(String queue, ListenerOperations operations, ContainerProperties properties,
 			Collection<JobHandler> handlers, JobOutcomes outcomes) {
 		this.queue = queue;
@@ -110,7 +117,7 @@ final class JobLeaseKeeper {
 	void renew(Collection<JobExecution> executions) {
 		List<JobExecution> held = new ArrayList<>(executions);
 		held.removeIf((execution) -> execution.isSettled() || execution.isLeaseLost());
-		long renewDue = this.leaseTime.toNanos() * 2 / 3;
+		long renewDue = renewalDueNanos();
 		if (held.stream()
 			.noneMatch((execution) -> !execution.isStarted() || !execution.isConfirmed()
 					|| execution.leaseEndsWithin(renewDue))) {
@@ -158,19 +165,50 @@ final class JobLeaseKeeper {
 	}
 
 	/**
-	 * Give a job about to start the full lease, so that its run holds the configured
-	 * lease from its start. A job with gates gets it when it is admitted instead.
+	 * Start a job on the full lease: the lease it was reserved with while at least two
+	 * thirds of it are left, else in a call that gives it the full lease again, shared
+	 * with the jobs that other workers start meanwhile. A job with gates gets it when it
+	 * is admitted instead.
 	 * @return whether the lease is still held: {@code false} when another worker may hold
 	 * the job now
 	 */
 	boolean start(JobExecution execution) {
-		long startNanos = System.nanoTime();
-		if (!this.operations.start(this.queue, List.of(execution.job().lease()), this.leaseTime).isEmpty()) {
-			leaseLost(execution);
-			return false;
+		if (!execution.leaseEndsWithin(renewalDueNanos())) {
+			// reserved moments ago with the full lease, and recorded as started then
+			execution.started();
+			return true;
 		}
-		started(execution, startNanos);
-		return true;
+		return this.starts.send(execution);
+	}
+
+	/**
+	 * Return how little of its lease a run may have left before it is renewed: two thirds
+	 * of the full lease, so that a run is renewed every third of it.
+	 */
+	private long renewalDueNanos() {
+		return this.leaseTime.toNanos() * 2 / 3;
+	}
+
+	/**
+	 * Give jobs about to start the full lease in one call: the starts that the workers
+	 * began while the call before was in flight.
+	 * @return whether each lease is still held
+	 */
+	private List<Boolean> startAll(List<JobExecution> executions) {
+		long startNanos = System.nanoTime();
+		Set<String> lostTokens = new HashSet<>(this.operations.start(this.queue, leases(executions), this.leaseTime));
+		List<Boolean> held = new ArrayList<>(executions.size());
+		for (JobExecution execution : executions) {
+			if (lostTokens.contains(execution.job().token())) {
+				leaseLost(execution);
+				held.add(false);
+			}
+			else {
+				started(execution, startNanos);
+				held.add(true);
+			}
+		}
+		return held;
 	}
 
 	private void started(JobExecution execution, long startNanos) {

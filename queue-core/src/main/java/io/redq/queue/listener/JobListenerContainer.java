@@ -141,6 +141,15 @@ public class JobListenerContainer implements JobQueueLifecycle {
 	}
 
 	/**
+	 * Return how many jobs this container holds: running, or reserved ahead and waiting
+	 * for a worker.
+	 * @return the number of jobs in flight
+	 */
+	public int getInFlightCount() {
+		return this.workerPool.executions().size();
+	}
+
+	/**
 	 * Return the queue this container consumes.
 	 * @return the queue name
 	 */

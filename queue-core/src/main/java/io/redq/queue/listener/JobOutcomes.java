@@ -107,7 +107,7 @@ final class JobOutcomes {
 			logger.error("Job " + execution.getId() + " failed on attempt " + execution.getAttempt() + " and is dead: "
 					+ error, ex);
 		}
-		settleFailure(execution, handler, ex, error, delay);
+		settleFailure(execution, handler, ex, error, StackTraceText.of(ex), delay);
 	}
 
 	/**
@@ -126,7 +126,7 @@ final class JobOutcomes {
 			logger.warn("Job " + execution.getId() + " (" + handler.getDefinition().name() + ") timed out after "
 					+ timeout + " on attempt " + execution.getAttempt()
 					+ ((delay != null) ? ", retrying in " + delay : " and is dead"));
-			settleFailure(execution, handler, ex, error, delay);
+			settleFailure(execution, handler, ex, error, null, delay);
 		}
 	}
 
@@ -153,13 +153,15 @@ final class JobOutcomes {
 	}
 
 	/**
-	 * Report a failed attempt and record it in Redis; once the job is recorded dead, hand
-	 * it to its error handler's recovery.
+	 * Report a failed attempt and record it in Redis, with the stack trace of an
+	 * exception a handler threw (none for a timeout or a rejection, whose trace would
+	 * show only Redq's own code); once the job is recorded dead, hand it to its error
+	 * handler's recovery.
 	 */
 	private void settleFailure(JobExecution execution, @Nullable JobHandler handler, Throwable ex, String error,
-			@Nullable Duration retryDelay) {
+			@Nullable String stackTrace, @Nullable Duration retryDelay) {
 		report(execution, (retryDelay != null) ? JobMetrics.Outcome.RETRIED : JobMetrics.Outcome.DEAD, ex);
-		if (!recordFailure(execution, error, retryDelay)) {
+		if (!recordFailure(execution, error, stackTrace, retryDelay)) {
 			return;
 		}
 		// a job buried before it was read has no handler: it never met the interceptors
@@ -221,7 +223,7 @@ final class JobOutcomes {
 	void bury(JobExecution execution, String reason) {
 		if (execution.settle()) {
 			logger.error("Job " + execution.getId() + " of queue '" + this.queue + "' is dead: " + reason);
-			settleFailure(execution, null, new JobRejectedException(reason), reason, null);
+			settleFailure(execution, null, new JobRejectedException(reason), reason, null, null);
 		}
 	}
 
@@ -242,9 +244,10 @@ final class JobOutcomes {
 	 * Record a failed attempt in Redis.
 	 * @return whether it was recorded: the lease was still held and Redis answered
 	 */
-	private boolean recordFailure(JobExecution execution, String error, @Nullable Duration retryDelay) {
+	private boolean recordFailure(JobExecution execution, String error, @Nullable String stackTrace,
+			@Nullable Duration retryDelay) {
 		try {
-			if (this.operations.fail(this.queue, execution.job().lease(), error, retryDelay)) {
+			if (this.operations.fail(this.queue, execution.job().lease(), error, stackTrace, retryDelay)) {
 				return true;
 			}
 			logger.warn("Failure of job " + execution.getId() + " refused: its lease was lost to another worker");

@@ -294,8 +294,7 @@ public class RedisLockService implements DisposableBean {
 			// only an acquisition waits for the replicas: a poll of a lock held by
 			// another
 			// wrote nothing
-			return this.replicaWait.write(this.redis,
-					(redis) -> redis.execute(ACQUIRE_SCRIPT, keys, token, Long.toString(leaseMillis)),
+			return this.replicaWait.write(this.redis, ACQUIRE_SCRIPT, keys, List.of(token, Long.toString(leaseMillis)),
 					(result) -> result != null && number(result, 0) == 1, "the lock '" + name + "'");
 		}
 		catch (ReplicationTimeoutException ex) {

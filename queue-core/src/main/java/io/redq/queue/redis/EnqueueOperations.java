@@ -3,11 +3,18 @@ package io.redq.queue.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchResult.Outcome;
+import io.redq.queue.core.DispatchTimeoutException;
 import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.ReplicationTimeoutException;
 import io.redq.queue.core.Uniqueness;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
@@ -45,19 +52,72 @@ public final class EnqueueOperations {
 	 * @return what happened to each job, in order
 	 */
 	public List<DispatchResult> enqueue(String queue, List<EnqueueCommand> commands) {
+		return enqueue(queue, commands, null);
+	}
+
+	/**
+	 * Enqueue jobs, each {@value QueueStore#MAX_BATCH_SIZE} in one atomic step that is a
+	 * call of its own of the {@link ResendProtection}, in order, waiting at most the
+	 * given time for each step's reply.
+	 * <p>
+	 * A step that times out is not cancelled: Lettuce holds it until it has its reply or
+	 * its own command timeout, and may re-send it meanwhile after a reconnect, so its
+	 * lane stays taken until then.
+	 * @param queue the queue
+	 * @param commands the jobs
+	 * @param timeout the longest wait for each step's reply, besides the wait for
+	 * replicas, or {@code null} for Lettuce's command timeout
+	 * @return what happened to each job, in order
+	 * @throws DispatchTimeoutException when a step had no reply within the timeout; the
+	 * steps before it are enqueued
+	 */
+	public List<DispatchResult> enqueue(String queue, List<EnqueueCommand> commands, @Nullable Duration timeout) {
 		List<DispatchResult> results = new ArrayList<>(commands.size());
 		ResendProtection resends = this.store.getResendProtection();
 		for (int from = 0; from < commands.size(); from += QueueStore.MAX_BATCH_SIZE) {
+			List<EnqueueCommand> batch = commands.subList(from,
+					Math.min(commands.size(), from + QueueStore.MAX_BATCH_SIZE));
 			ResendProtection.Call call = resends.begin(this.store.keys(queue));
+			CompletableFuture<List<?>> reply;
 			try {
-				results.addAll(enqueue(queue, call,
-						commands.subList(from, Math.min(commands.size(), from + QueueStore.MAX_BATCH_SIZE))));
+				reply = this.store.runForListOnReplicasAsync(this.store.getScripts().enqueue(),
+						this.store.keysOf(queue, call), QueueStore.argsOf(call, args(batch)), written(queue, batch));
 			}
-			finally {
+			catch (RuntimeException ex) {
 				resends.end(call);
+				throw ex;
 			}
+			// the lane is free once the call can no longer be re-sent
+			reply.whenComplete((codes, ex) -> resends.end(call));
+			results.addAll(results(batch, await(reply, queue, batch, timeout)));
 		}
 		return results;
+	}
+
+	private List<?> await(CompletableFuture<List<?>> reply, String queue, List<EnqueueCommand> batch,
+			@Nullable Duration timeout) {
+		int jobs = batch.size();
+		try {
+			// a ReplicationTimeoutException says more than a timeout while replicas lag
+			return (timeout != null)
+					? reply.get(timeout.plus(this.store.getReplicaWait().longestWait()).toNanos(), TimeUnit.NANOSECONDS)
+					: reply.get();
+		}
+		catch (TimeoutException ex) {
+			throw new DispatchTimeoutException(queue, jobs, timeout);
+		}
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof ReplicationTimeoutException replication) {
+				throw replication.forJobs(ids(batch));
+			}
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : new IllegalStateException(
+					"Dispatch of " + jobs + " job(s) of queue '" + queue + "' failed", ex.getCause());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for Redis to take " + jobs + " job(s) of queue '"
+					+ queue + "'; they may still be enqueued", ex);
+		}
 	}
 
 	/**
@@ -73,9 +133,24 @@ public final class EnqueueOperations {
 	public List<DispatchResult> enqueue(String queue, ResendProtection.Call call, List<EnqueueCommand> batch) {
 		Assert.isTrue(batch.size() <= QueueStore.MAX_BATCH_SIZE,
 				() -> "At most " + QueueStore.MAX_BATCH_SIZE + " jobs per step; got " + batch.size());
-		List<?> codes = this.store.runForListOnReplicas(this.store.getScripts().enqueue(),
-				this.store.keysOf(queue, call), QueueStore.argsOf(call, args(batch)),
-				batch.size() + " job(s) of queue '" + queue + "'");
+		try {
+			return results(batch, this.store.runForListOnReplicas(this.store.getScripts().enqueue(),
+					this.store.keysOf(queue, call), QueueStore.argsOf(call, args(batch)), written(queue, batch)));
+		}
+		catch (ReplicationTimeoutException ex) {
+			throw ex.forJobs(ids(batch));
+		}
+	}
+
+	private static List<String> ids(List<EnqueueCommand> batch) {
+		return batch.stream().map(EnqueueCommand::id).toList();
+	}
+
+	private static String written(String queue, List<EnqueueCommand> batch) {
+		return batch.size() + " job(s) of queue '" + queue + "'";
+	}
+
+	private static List<DispatchResult> results(List<EnqueueCommand> batch, List<?> codes) {
 		List<DispatchResult> results = new ArrayList<>(batch.size());
 		for (int i = 0; i < batch.size(); i++) {
 			results.add(new DispatchResult(batch.get(i).id(), OUTCOMES[((Number) codes.get(i)).intValue()]));

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.redq.queue.core.RateLimit;
+import io.redq.queue.core.ReplicationTimeoutException;
 import io.redq.queue.script.QueueScripts;
 import org.jspecify.annotations.Nullable;
 
@@ -142,16 +143,33 @@ public final class ListenerOperations {
 	 * @param queue the queue
 	 * @param leases the leases of the completed jobs
 	 * @return the ids refused because their job started again since
+	 * @throws ReplicationTimeoutException when fewer replicas than required (see
+	 * {@link RedisJobQueueOperations#setReplicasToWaitFor(int, Duration)}) confirmed
+	 * acknowledgements within the timeout: it names their jobs, which are acknowledged on
+	 * the master
 	 */
 	public List<String> ack(String queue, Collection<Lease> leases) {
 		List<Lease> all = List.copyOf(leases);
 		List<String> refused = new ArrayList<>();
+		List<String> unconfirmed = new ArrayList<>();
+		ReplicationTimeoutException timeout = null;
 		for (int from = 0; from < all.size(); from += QueueStore.MAX_BATCH_SIZE) {
+			List<Lease> batch = all.subList(from, Math.min(all.size(), from + QueueStore.MAX_BATCH_SIZE));
 			List<String> args = new ArrayList<>();
 			args.add(Integer.toString(this.completedMaxSize));
-			args.addAll(leaseArgs(all.subList(from, Math.min(all.size(), from + QueueStore.MAX_BATCH_SIZE))));
-			refused.addAll(strings(this.store.runForListOnReplicas(this.scripts.ack(), this.store.keys(queue).all(),
-					args, "the acknowledgement of " + (args.size() - 1) / 2 + " job(s) of queue '" + queue + "'")));
+			args.addAll(leaseArgs(batch));
+			try {
+				refused.addAll(strings(this.store.runForListOnReplicas(this.scripts.ack(), this.store.keys(queue).all(),
+						args, "the acknowledgement of " + batch.size() + " job(s) of queue '" + queue + "'")));
+			}
+			catch (ReplicationTimeoutException ex) {
+				// the batches after it are acknowledged all the same
+				timeout = (timeout != null) ? timeout : ex;
+				batch.forEach((lease) -> unconfirmed.add(lease.id()));
+			}
+		}
+		if (timeout != null) {
+			throw timeout.forJobs(unconfirmed);
 		}
 		return refused;
 	}
@@ -168,9 +186,28 @@ public final class ListenerOperations {
 	 * changed)
 	 */
 	public boolean fail(String queue, Lease lease, String error, @Nullable Duration retryDelay) {
+		return fail(queue, lease, error, null, retryDelay);
+	}
+
+	/**
+	 * Record a failed attempt with the stack trace of its error, kept with the job (and
+	 * shown by the inspector) until it fails again or is gone: the job is retried after
+	 * {@code retryDelay}, or dies when it is {@code null}.
+	 * @param queue the queue
+	 * @param lease the lease of the failed job
+	 * @param error what went wrong, kept with the job
+	 * @param stackTrace the error's stack trace, bounded by the caller, or {@code null}
+	 * for none (a trace of an earlier failure is removed)
+	 * @param retryDelay the delay before the next attempt, or {@code null} to move the
+	 * job to dead
+	 * @return {@code false} when the lease is no longer held by that token (nothing was
+	 * changed)
+	 */
+	public boolean fail(String queue, Lease lease, String error, @Nullable String stackTrace,
+			@Nullable Duration retryDelay) {
 		Long result = this.store.runForLong(this.scripts.fail(), queue, lease.id(), lease.token(), error,
 				(retryDelay != null) ? millis(retryDelay) : "-1", Integer.toString(this.deadLetterMaxSize),
-				millis(this.deadLetterTimeToLive));
+				millis(this.deadLetterTimeToLive), (stackTrace != null) ? stackTrace : "");
 		return result != null && result == 1L;
 	}
 

@@ -55,6 +55,8 @@ public final class QueueKeys {
 
 	private final String stats;
 
+	private final String traces;
+
 	private final List<String> all;
 
 	private QueueKeys(String prefix, String queue) {
@@ -78,9 +80,10 @@ public final class QueueKeys {
 		this.stale = key("stale");
 		this.runs = key("runs");
 		this.stats = key("stats");
+		this.traces = key("traces");
 		this.all = List.of(this.ready, this.delayed, this.reserved, this.dead, this.jobs, this.attempts, this.leases,
 				this.errors, this.wake, this.sequence, this.successors, this.paused, this.completed, this.model,
-				this.started, this.stalls, this.stale, this.runs, this.stats);
+				this.started, this.stalls, this.stale, this.runs, this.stats, this.traces);
 	}
 
 	/**
@@ -258,6 +261,15 @@ public final class QueueKeys {
 	 */
 	public String stats() {
 		return this.stats;
+	}
+
+	/**
+	 * Return the hash of id to the stack trace of its last failure, when a handler threw
+	 * it: bounded in size, kept while the job is.
+	 * @return the key
+	 */
+	public String traces() {
+		return this.traces;
 	}
 
 	/**

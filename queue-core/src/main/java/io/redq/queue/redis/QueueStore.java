@@ -3,9 +3,11 @@ package io.redq.queue.redis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.redq.queue.core.DataModelMismatchException;
 import io.redq.queue.core.QueueNames;
 import io.redq.queue.script.QueueScripts;
@@ -13,6 +15,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultScriptExecutor;
@@ -194,6 +197,14 @@ public final class QueueStore {
 	}
 
 	/**
+	 * Return the replicas that writes wait for.
+	 * @return the replica wait; {@link ReplicaWait#NONE} by default
+	 */
+	ReplicaWait getReplicaWait() {
+		return this.replicaWait;
+	}
+
+	/**
 	 * Run a script that returns a list, and then wait for the replicas (see
 	 * {@link #setReplicaWait(ReplicaWait)}).
 	 * @param script the script
@@ -207,9 +218,45 @@ public final class QueueStore {
 	@SuppressWarnings("rawtypes")
 	public List<?> runForListOnReplicas(RedisScript<List> script, List<String> keys, List<String> args,
 			String written) {
-		List<?> result = this.replicaWait.write(this.redis, (redis) -> redis.execute(script, keys, args.toArray()),
-				(wrote) -> true, written);
+		List<?> result = this.replicaWait.write(this.redis, script, keys, args, (wrote) -> true, written);
 		return (result != null) ? result : List.of();
+	}
+
+	/**
+	 * Run a script that returns a list, and then wait for the replicas (see
+	 * {@link #setReplicaWait(ReplicaWait)}), without blocking: the caller may stop
+	 * waiting for the reply while the call stays in flight, and the returned future
+	 * completes only when the call has its reply or failed (with Lettuce; with another
+	 * client the call runs before this method returns).
+	 * @param script the script
+	 * @param keys the keys, those of a queue and any the script needs besides
+	 * @param args the arguments
+	 * @param written what the script writes, for the message of the exception
+	 * @return the list, empty when the script returned none; or the failure, a
+	 * {@link io.redq.queue.core.ReplicationTimeoutException} when fewer replicas
+	 * confirmed the writes within the timeout
+	 */
+	@SuppressWarnings({ "rawtypes", "unchecked" })
+	public CompletableFuture<List<?>> runForListOnReplicasAsync(RedisScript<List> script, List<String> keys,
+			List<String> args, String written) {
+		if (this.replicaWait.isEnabled()) {
+			return this.replicaWait.writeAsync(script, keys, args, (wrote) -> true, written);
+		}
+		RedisConnection connection = this.redis.getRequiredConnectionFactory().getConnection();
+		CompletableFuture<List<?>> reply;
+		try {
+			if (!(connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> commands)) {
+				return CompletableFuture.completedFuture(runForListOnReplicas(script, keys, args, written));
+			}
+			reply = AsyncScripts.run((RedisClusterAsyncCommands<byte[], byte[]>) commands, script, keys, args);
+		}
+		catch (RuntimeException ex) {
+			connection.close();
+			throw ex;
+		}
+		// a connection of its own (without a shared one) stays open while the call is in
+		// flight: closing it would fail a call that Redis may still run
+		return reply.whenComplete((result, ex) -> connection.close());
 	}
 
 	/**
@@ -231,6 +278,18 @@ public final class QueueStore {
 	 */
 	public static long number(List<?> values, int index) {
 		return ((Number) values.get(index)).longValue();
+	}
+
+	/**
+	 * Return a {@link DataModelMismatchException} for the error of a script that found
+	 * another data model in Redis (see {@code common.lua}), else the given exception.
+	 * @param ex a script's failure
+	 * @return the exception to throw
+	 */
+	static DataAccessException dataModelErrorOr(DataAccessException ex) {
+		String message = NestedExceptionUtils.getMostSpecificCause(ex).getMessage();
+		return (message != null && message.startsWith(DataModelErrors.MISMATCH))
+				? new DataModelMismatchException(message, ex) : ex;
 	}
 
 	/**
@@ -258,11 +317,7 @@ public final class QueueStore {
 				return call.get();
 			}
 			catch (DataAccessException ex) {
-				String message = NestedExceptionUtils.getMostSpecificCause(ex).getMessage();
-				if (message != null && message.startsWith(MISMATCH)) {
-					throw new DataModelMismatchException(message, ex);
-				}
-				throw ex;
+				throw dataModelErrorOr(ex);
 			}
 		}
 

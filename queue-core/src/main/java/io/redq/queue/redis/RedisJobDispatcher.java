@@ -17,6 +17,7 @@ import java.util.stream.Collectors;
 import io.micrometer.observation.ObservationRegistry;
 import io.redq.queue.core.DispatchInterceptor;
 import io.redq.queue.core.DispatchResult;
+import io.redq.queue.core.DispatchTimeoutException;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobDefinition;
@@ -61,6 +62,11 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 */
 	public static final Duration DEFAULT_RESEND_WINDOW = ResendProtection.DEFAULT_WINDOW;
 
+	/**
+	 * The default longest wait for Redis to take a dispatch: five seconds.
+	 */
+	public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+
 	private static final Log logger = LogFactory.getLog(RedisJobDispatcher.class);
 
 	private final JobQueueOperations operations;
@@ -72,6 +78,8 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	private final JsonMapper jsonMapper;
 
 	private long maxPayloadSize = DEFAULT_MAX_PAYLOAD_SIZE;
+
+	private Duration timeout = DEFAULT_TIMEOUT;
 
 	private JobMetrics metrics = JobMetrics.NONE;
 
@@ -114,6 +122,23 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	public void setMaxPayloadSize(long maxPayloadSize) {
 		Assert.isTrue(maxPayloadSize > 0, "maxPayloadSize must be positive");
 		this.maxPayloadSize = maxPayloadSize;
+	}
+
+	/**
+	 * Set how long a dispatch waits at most for Redis to take each call of up to 1,000
+	 * jobs, so that a dispatch fails fast while Redis is down rather than blocking its
+	 * caller for the Redis command timeout. A dispatch that times out throws (or, from
+	 * {@link #dispatchAsync(JobRequest)}, completes exceptionally with) a
+	 * {@link DispatchTimeoutException}; its call is not cancelled, and its jobs may still
+	 * be enqueued if Redis takes it before the Redis command timeout. The wait for
+	 * replicas, when configured, comes on top.
+	 * <p>
+	 * Default {@link #DEFAULT_TIMEOUT}.
+	 * @param timeout the timeout
+	 */
+	public void setTimeout(Duration timeout) {
+		Assert.isTrue(timeout.toMillis() > 0, () -> "timeout must be at least 1 ms; got " + timeout);
+		this.timeout = timeout;
 	}
 
 	/**
@@ -282,7 +307,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 */
 	private List<DispatchResult> send(List<PreparedJob> jobs) {
 		List<DispatchResult> results = this.enqueueOperations.enqueue(jobs.get(0).queue(),
-				jobs.stream().map(PreparedJob::command).toList());
+				jobs.stream().map(PreparedJob::command).toList(), this.timeout);
 		dispatched(jobs);
 		return results;
 	}

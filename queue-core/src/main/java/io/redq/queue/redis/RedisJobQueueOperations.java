@@ -117,10 +117,10 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	/**
 	 * Set how many replicas must have a dispatch or an acknowledgement before it counts
-	 * as done: after each, Redq sends Redis {@code WAIT} on the same connection. A
-	 * dispatch that fewer replicas confirmed within the timeout throws
-	 * {@link ReplicationTimeoutException} (the job is on the master); an acknowledgement
-	 * logs a warning. Standalone and Sentinel-managed Redis only.
+	 * as done: each runs on a connection of its own (see {@link ReplicaWait}), followed
+	 * by Redis {@code WAIT}. A dispatch or acknowledgement that fewer replicas confirmed
+	 * within the timeout throws {@link ReplicationTimeoutException}, which names its jobs
+	 * (they are on the master). Standalone and Sentinel-managed Redis only.
 	 * <p>
 	 * Default 0: no waiting, and a failover may lose the writes of the last moments.
 	 * @param replicas the number of replicas

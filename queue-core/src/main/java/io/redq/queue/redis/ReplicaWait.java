@@ -1,28 +1,37 @@
 package io.redq.queue.redis;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.function.Predicate;
 
-import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
 import io.redq.queue.core.ReplicationTimeoutException;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.RedisOperations;
-import org.springframework.data.redis.core.SessionCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
 
 /**
  * How many replicas must have a write before it counts as done: after the write, Redis
  * {@code WAIT} on the connection it ran on ({@code WAIT} counts the writes of its own
  * connection). Standalone and Sentinel-managed Redis on Lettuce only.
+ * <p>
+ * The writes that wait run on connections of their own, opened by the connection
+ * factory's client and reused, one per write in flight: a {@code WAIT} holds its
+ * connection until the replicas confirm or the timeout passes, and on the shared
+ * connection it would hold every other command of the application, the workers' too. They
+ * close with the connection factory.
  *
  * @author Redq team
  * @since 0.1.0
@@ -32,14 +41,19 @@ public final class ReplicaWait {
 	/** Waits for no replica: writes are done when the master has them. */
 	public static final ReplicaWait NONE = new ReplicaWait();
 
-	/** How long past its own timeout a WAIT's reply may take to arrive. */
-	private static final long REPLY_MARGIN_MILLIS = 5000;
+	/** The most connections kept open for later writes once their write is done. */
+	private static final int MAX_IDLE_CONNECTIONS = 8;
+
+	private final @Nullable LettuceConnectionFactory connectionFactory;
 
 	private final int replicas;
 
 	private final Duration timeout;
 
+	private final Deque<StatefulRedisConnection<byte[], byte[]>> idle = new ConcurrentLinkedDeque<>();
+
 	private ReplicaWait() {
+		this.connectionFactory = null;
 		this.replicas = 0;
 		this.timeout = Duration.ofSeconds(1);
 	}
@@ -63,58 +77,129 @@ public final class ReplicaWait {
 					"redq.durability.replicas is not supported on a Redis Cluster yet: set it to 0, or use a "
 							+ "standalone or Sentinel-managed Redis");
 		}
+		this.connectionFactory = (replicas > 0) ? (LettuceConnectionFactory) connectionFactory : null;
 		this.replicas = replicas;
 		this.timeout = timeout;
 	}
 
 	/**
-	 * Run a write and then, when it wrote, wait for the replicas, on one connection.
-	 * @param <T> the result type
-	 * @param redis the template
-	 * @param write the write
-	 * @param wrote whether the write's result says it wrote something to wait for
-	 * @param written what the write wrote, for the message of the exception
-	 * @return what the write returned
+	 * Return whether writes wait for replicas.
+	 * @return whether at least one replica must confirm each write
+	 */
+	boolean isEnabled() {
+		return this.replicas > 0;
+	}
+
+	/**
+	 * Return how long a write may take longer for the wait for replicas.
+	 * @return the timeout of the wait, or zero when writes wait for no replica
+	 */
+	Duration longestWait() {
+		return isEnabled() ? this.timeout : Duration.ZERO;
+	}
+
+	/**
+	 * Run a script that writes and returns a list and then, when it wrote, wait for the
+	 * replicas.
+	 * @param redis the template that runs the script when no replica is waited for
+	 * @param script the script
+	 * @param keys its keys
+	 * @param args its arguments
+	 * @param wrote whether the script's result says it wrote something to wait for
+	 * @param written what the script wrote, for the message of the exception
+	 * @return what the script returned
 	 * @throws ReplicationTimeoutException when fewer replicas confirmed the write within
 	 * the timeout; the write stays on the master
 	 */
-	public <T> @Nullable T write(StringRedisTemplate redis, Function<RedisOperations<String, String>, T> write,
-			Predicate<@Nullable T> wrote, String written) {
-		if (this.replicas == 0) {
-			return write.apply(redis);
+	@SuppressWarnings("rawtypes")
+	public @Nullable List<?> write(StringRedisTemplate redis, RedisScript<List> script, List<String> keys,
+			List<String> args, Predicate<List<?>> wrote, String written) {
+		if (!isEnabled()) {
+			return redis.execute(script, keys, args.toArray());
 		}
-		long[] confirmed = { this.replicas };
-		T result = redis.execute(new SessionCallback<T>() {
-
-			@Override
-			@SuppressWarnings("unchecked")
-			public <K, V> T execute(RedisOperations<K, V> operations) {
-				RedisOperations<String, String> session = (RedisOperations<String, String>) operations;
-				T result = write.apply(session);
-				if (wrote.test(result)) {
-					Long waited = session.execute((RedisCallback<Long>) ReplicaWait.this::waitForReplicas);
-					confirmed[0] = (waited != null) ? waited : 0;
-				}
-				return result;
-			}
-
-		});
-		if (confirmed[0] < this.replicas) {
-			throw new ReplicationTimeoutException(this.replicas, confirmed[0],
-					"Redis took " + written + ", but only " + confirmed[0] + " of the " + this.replicas
-							+ " replicas required (redq.durability.replicas) confirmed it within "
-							+ this.timeout.toMillis() + "ms: it is on the master, and a failover before the "
-							+ "replicas catch up would lose it. Check the replicas' link (INFO replication).");
+		try {
+			return writeAsync(script, keys, args, wrote, written).join();
 		}
+		catch (CompletionException ex) {
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : ex;
+		}
+	}
+
+	/**
+	 * Run a script that writes and returns a list on a connection of its own and then,
+	 * when it wrote, wait for the replicas on that connection, without blocking.
+	 * @param script the script
+	 * @param keys its keys
+	 * @param args its arguments
+	 * @param wrote whether the script's result says it wrote something to wait for
+	 * @param written what the script wrote, for the message of the exception
+	 * @return what the script returned, once the replicas confirmed it; or the failure, a
+	 * {@link ReplicationTimeoutException} when fewer replicas confirmed the write within
+	 * the timeout
+	 */
+	CompletableFuture<List<?>> writeAsync(RedisScript<?> script, List<String> keys, List<String> args,
+			Predicate<List<?>> wrote, String written) {
+		Assert.state(isEnabled(), "No replica to wait for");
+		StatefulRedisConnection<byte[], byte[]> connection = take();
+		RedisAsyncCommands<byte[], byte[]> commands = connection.async();
+		CompletableFuture<List<?>> result;
+		try {
+			result = AsyncScripts.run(commands, script, keys, args)
+				.thenCompose((list) -> wrote.test(list) ? waitForReplicas(commands, list, written)
+						: CompletableFuture.completedFuture(list));
+		}
+		catch (RuntimeException ex) {
+			giveBack(connection);
+			throw ex;
+		}
+		result.whenComplete((list, ex) -> giveBack(connection));
 		return result;
 	}
 
-	// Spring Data Redis has no WAIT; Lettuce sends it on the connection the write ran on
-	private Long waitForReplicas(RedisConnection connection) {
-		RedisAsyncCommands<?, ?> client = (RedisAsyncCommands<?, ?>) connection.getNativeConnection();
-		long timeoutMillis = this.timeout.toMillis();
-		return LettuceFutures.awaitOrCancel(client.waitForReplication(this.replicas, timeoutMillis),
-				timeoutMillis + REPLY_MARGIN_MILLIS, TimeUnit.MILLISECONDS);
+	private CompletableFuture<List<?>> waitForReplicas(RedisAsyncCommands<byte[], byte[]> commands, List<?> list,
+			String written) {
+		return commands.waitForReplication(this.replicas, this.timeout.toMillis())
+			.toCompletableFuture()
+			.handle((confirmed, ex) -> {
+				if (ex != null) {
+					throw AsyncScripts.translated((ex instanceof CompletionException) ? ex.getCause() : ex);
+				}
+				if (confirmed == null || confirmed < this.replicas) {
+					long count = (confirmed != null) ? confirmed : 0;
+					throw new ReplicationTimeoutException(this.replicas, count,
+							"Redis took " + written + ", but only " + count + " of the " + this.replicas
+									+ " replicas required (redq.durability.replicas) confirmed it within "
+									+ this.timeout.toMillis() + "ms: it is on the master, and a failover before the "
+									+ "replicas catch up would lose it. Check the replicas' link (INFO replication).");
+				}
+				return list;
+			});
+	}
+
+	private StatefulRedisConnection<byte[], byte[]> take() {
+		StatefulRedisConnection<byte[], byte[]> connection = this.idle.pollFirst();
+		if (connection != null) {
+			return connection;
+		}
+		Assert.state(this.connectionFactory != null, "No connection factory");
+		if (this.connectionFactory.getNativeClient() == null) {
+			// the factory creates its client as it starts, which its first connection
+			// does
+			this.connectionFactory.getConnection().close();
+		}
+		AbstractRedisClient client = this.connectionFactory.getRequiredNativeClient();
+		Assert.state(client instanceof RedisClient, () -> "redq.durability.replicas needs a standalone or "
+				+ "Sentinel-managed Redis; the Lettuce client is a " + client.getClass().getName());
+		return ((RedisClient) client).connect(ByteArrayCodec.INSTANCE);
+	}
+
+	private void giveBack(StatefulRedisConnection<byte[], byte[]> connection) {
+		if (connection.isOpen() && this.idle.size() < MAX_IDLE_CONNECTIONS) {
+			this.idle.addFirst(connection);
+		}
+		else {
+			connection.closeAsync();
+		}
 	}
 
 }

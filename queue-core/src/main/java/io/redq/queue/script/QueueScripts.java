@@ -8,6 +8,7 @@ import java.util.function.Function;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.Assert;
 
 /**
  * The Lua scripts behind every queue operation, one {@link RedisScript} instance each so
@@ -59,6 +60,12 @@ public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> reserve,
 	 */
 	public static final List<ScriptDefinition> DEFINITIONS = ScriptDefinition.of(QueueScripts.class, "");
 
+	/** How a script that only reads begins: it then leaves a queue as it found it. */
+	private static final String READ_ONLY_MARK = "-- Read-only:";
+
+	/** The flag in {@code common.lua} that a script that only reads sets. */
+	private static final String WRITES = "local READ_ONLY = false";
+
 	/**
 	 * Load every script from the class path.
 	 * @return the scripts
@@ -77,7 +84,8 @@ public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> reserve,
 	}
 
 	/**
-	 * Load one script, with the shared {@code common.lua} prepended.
+	 * Load one script, with the shared {@code common.lua} prepended, told that it only
+	 * reads when its first line begins with {@code -- Read-only:}.
 	 * @param <T> the result type
 	 * @param name the script name, e.g. {@code enqueue}
 	 * @param resultType the result type: {@code List} for arrays, {@code Long} for
@@ -85,7 +93,13 @@ public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> reserve,
 	 * @return the script
 	 */
 	public static <T> RedisScript<T> load(String name, Class<T> resultType) {
-		return RedisScript.of(read("common") + "\n" + read(name), resultType);
+		String script = read(name);
+		String common = read("common");
+		if (script.startsWith(READ_ONLY_MARK)) {
+			Assert.state(common.contains(WRITES), "common.lua declares no READ_ONLY flag");
+			common = common.replace(WRITES, "local READ_ONLY = true");
+		}
+		return RedisScript.of(common + "\n" + script, resultType);
 	}
 
 	private static String read(String name) {

@@ -1,8 +1,8 @@
 -- Acknowledges completed jobs. ARGV: how many completed ids to keep (0: none), then pairs of id and lease token.
--- A run whose lease is no longer held by that token (its worker stalled past it) is still accepted while no run of its
--- job started since (runs holds its token): the job waits to run again (ready, delayed by a deferral, reserved by a
--- worker that has not started it) or died of the expiry, and is taken out of there to complete, so that a finished
--- run is not thrown away. A job that started again elsewhere refuses it; a job that is gone already (a client re-sent
+-- A run whose lease is no longer held by that token (its worker stalled past it) is still accepted while no worker
+-- reserved its job since (runs holds its token; a worker starts what it reserves within about 100 ms): the job waits
+-- to run again (ready, delayed) or died of the expiry, and is taken out of there to complete, so that a finished run
+-- is not thrown away. A job that started again elsewhere refuses it; a job that is gone already (a client re-sent
 -- an acknowledgement that Redis had run) is neither. Returns the refused ids.
 -- Variadic commands keep the cost per batch rather than per job; the caller sends at most 1,000 pairs, which they
 -- take (Lua's unpack stops at about 8,000 values). With 0 ids to keep, the completed set is left to the migrator,

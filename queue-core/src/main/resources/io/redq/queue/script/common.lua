@@ -4,11 +4,12 @@
 -- times its lease expired before its run was confirmed (migrate.lua); stale: id -> how many of the ready list's entries
 -- of that id stand for nothing any more, and '' (no id is empty) -> their total (see unready); runs: id -> the lease
 -- token of its latest run whose start reached Redis, kept after its lease ended, so that ack.lua accepts that run when
--- it finishes late while no run of the job started since; stats: the statistics series (see count_finished).
+-- it finishes late while no run of the job started since; stats: the statistics series (see count_finished); traces:
+-- id -> the stack trace of the failure fail.lua recorded last (bounded by the client), shown while errors holds it.
 local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused, completed,
-	model, started, stalls, stale, runs, stats =
+	model, started, stalls, stale, runs, stats, traces =
 	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
-	KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19]
+	KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19], KEYS[20]
 
 -- The data model these scripts read and write: the queue's keys and what their values mean. Bump it with every change
 -- to either, and add the step up from the model before to upgrade_model, so that no script misreads another model's
@@ -93,6 +94,7 @@ local function forget(...)
 	redis.call('SREM', started, ...)
 	redis.call('HDEL', stalls, ...)
 	redis.call('HDEL', runs, ...)
+	redis.call('HDEL', traces, ...)
 end
 
 -- Removes the given jobs from one of the sorted sets (reserved, delayed, dead) and every trace of them.
@@ -248,6 +250,12 @@ local function upgrade_model(found)
 	redis.call('SET', model, MODEL)
 end
 
+-- Whether the script only reads (stats, status, dead: their first line says "-- Read-only:"), which QueueScripts
+-- sets when it loads one. Such a script leaves a queue as it found it: it neither upgrades an older model, whose data
+-- the read-only scripts read alike, nor writes the model key of a queue name it is asked about, which would then stay
+-- forever.
+local READ_ONLY = false
+
 -- Every script first checks the queue's data model (one GET): it upgrades an older one and refuses a newer one, whose
 -- data it would misread.
 local found_model = tonumber(redis.call('GET', model))
@@ -258,21 +266,27 @@ if found_model ~= MODEL then
 			': upgrade this instance to a Redq release that uses model ' .. found_model ..
 			' (see "Upgrading" in the Redq documentation)')
 	end
-	upgrade_model(found_model or 1)
+	if not READ_ONLY then
+		upgrade_model(found_model or 1)
+	end
 end
 
 -- Statistics: how many jobs completed ('c'), failed an attempt ('f') and died ('d'), in the queue's stats hash: a
 -- ring of 60 per-minute buckets and a ring of per-hour buckets, as many as its field
 -- 'hours' says (168 when absent), each field '<m|h><slot>' holding '<bucket index> <completed> <failed> <dead>'. A
--- bucket left from an older round of its ring is started again, so the hash never grows past its rings. Three HGETs
--- and two HSETs per call, whatever the number of jobs.
+-- bucket left from an older round of its ring is started again, so the hash never grows past its rings. An HMGET, an
+-- HGET and an HSET per call, whatever the number of jobs.
 local function count_finished(kind, n, now)
 	local minute = math.floor(now / 60000)
-	local hours = tonumber(redis.call('HGET', stats, 'hours')) or 168
-	for _, ring in ipairs({{'m', minute, 60}, {'h', math.floor(minute / 60), hours}}) do
-		local field = ring[1] .. (ring[2] % ring[3])
-		local index, c, f, d = string.match(redis.call('HGET', stats, field) or '', '^(%d+) (%d+) (%d+) (%d+)$')
-		if tonumber(index) ~= ring[2] then
+	local hour = math.floor(minute / 60)
+	local minute_field = 'm' .. (minute % 60)
+	local read = redis.call('HMGET', stats, 'hours', minute_field)
+	local hour_field = 'h' .. (hour % (tonumber(read[1]) or 168))
+	local buckets = {{minute_field, minute, read[2]}, {hour_field, hour, redis.call('HGET', stats, hour_field)}}
+	local written = {}
+	for _, bucket in ipairs(buckets) do
+		local index, c, f, d = string.match(bucket[3] or '', '^(%d+) (%d+) (%d+) (%d+)$')
+		if tonumber(index) ~= bucket[2] then
 			c, f, d = 0, 0, 0
 		end
 		c, f, d = tonumber(c), tonumber(f), tonumber(d)
@@ -283,6 +297,8 @@ local function count_finished(kind, n, now)
 		else
 			d = d + n
 		end
-		redis.call('HSET', stats, field, ring[2] .. ' ' .. c .. ' ' .. f .. ' ' .. d)
+		written[#written + 1] = bucket[1]
+		written[#written + 1] = bucket[2] .. ' ' .. c .. ' ' .. f .. ' ' .. d
 	end
+	redis.call('HSET', stats, unpack(written))
 end

@@ -1,3 +1,4 @@
+-- Read-only: writes nothing, not even the queue's model key (see READ_ONLY in common.lua).
 -- Reads dead jobs: a page, newest first (ARGV: offset, count), or the given ones (ARGV: 'ids', id...; an id that is not
 -- dead is left out). Returns per job: id, time of death (epoch ms), envelope, last error, attempts.
 local found

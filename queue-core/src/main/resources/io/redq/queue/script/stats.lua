@@ -1,3 +1,4 @@
+-- Read-only: writes nothing, not even the queue's model key (see READ_ONLY in common.lua).
 -- Counts a queue's jobs in one consistent read: {ready, delayed, reserved, dead, now, when the oldest ready job
 -- became ready (-1 for none), 1 when the queue is paused or else 0}.
 -- The oldest ready job is the first of the ready list's first 100 entries whose id has no stale entry (see unready),

@@ -1,3 +1,4 @@
+-- Read-only: writes nothing, not even the queue's model key (see READ_ONLY in common.lua).
 -- Tells where a job is. ARGV: id. Returns {now, state, time}: state 'delayed' (time = due), 'ready', 'reserved'
 -- (time = lease expiry), 'dead' (time = death), 'completed' (time = completion; only while the id is among the kept
 -- completed ids) or 'none' (finished or unknown); time is -1 where it has none.

@@ -2,6 +2,7 @@ package io.redq.queue.core;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import io.redq.queue.config.JobCatalog;
 import io.redq.queue.lock.LockHandle;
@@ -15,6 +16,7 @@ import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.TestConnections;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -86,7 +88,9 @@ class WaitForReplicasIntegrationTests {
 			.satisfies((ex) -> assertThat(ex.getRequired()).isOne())
 			.withMessage("Redis took 1 job(s) of queue 'mail', but only 0 of the 1 replicas required "
 					+ "(redq.durability.replicas) confirmed it within 300ms: it is on the master, and a failover "
-					+ "before the replicas catch up would lose it. Check the replicas' link (INFO replication).");
+					+ "before the replicas catch up would lose it. Check the replicas' link (INFO replication). "
+					+ "Jobs concerned: mail-1.")
+			.satisfies((ex) -> assertThat(ex.getJobIds()).containsExactly("mail-1"));
 		assertThat(this.master.command("LRANGE", "redq:{mail}:ready", "0", "-1")).isEqualTo("mail-1");
 		this.replica.resume();
 		await().atMost(Duration.ofSeconds(30))
@@ -102,9 +106,28 @@ class WaitForReplicasIntegrationTests {
 		this.replica.pause();
 		assertThatExceptionOfType(ReplicationTimeoutException.class)
 			.isThrownBy(() -> listener.ack("mail", List.of(jobs.get(0).lease())))
-			.withMessageStartingWith("Redis took the acknowledgement of 1 job(s) of queue 'mail', but only 0 of the 1");
+			.withMessageStartingWith("Redis took the acknowledgement of 1 job(s) of queue 'mail', but only 0 of the 1")
+			.withMessageEndingWith("Jobs concerned: mail-1.")
+			.satisfies((ex) -> assertThat(ex.getJobIds()).containsExactly("mail-1"));
 		assertThat(this.master.command("HEXISTS", "redq:{mail}:jobs", "mail-1")).isEqualTo("0");
 		assertThat(this.master.command("ZCARD", "redq:{mail}:reserved")).isEqualTo("0");
+	}
+
+	@Test
+	void anAcknowledgementThatWaitsForALaggingReplicaHoldsNoOtherCommand() throws Exception {
+		this.operations.setReplicasToWaitFor(1, Duration.ofMinutes(1));
+		this.dispatcher.dispatch(JobRequest.of("send-mail", "hello").id("mail-1").build());
+		ListenerOperations listener = this.operations.getListenerOperations();
+		List<ReservedJob> jobs = listener.reserve("mail", 1, Duration.ofMinutes(1)).jobs();
+		this.replica.pause();
+		CompletableFuture<List<String>> ack = CompletableFuture
+			.supplyAsync(() -> listener.ack("mail", List.of(jobs.get(0).lease())));
+		await().atMost(Duration.ofSeconds(30)).until(() -> this.master.command("CLIENT", "LIST").contains("cmd=wait"));
+		// on the shared connection, as the workers' reservations and renewals
+		assertThat(this.operations.stats("mail").ready()).isZero();
+		assertThat(ack).isNotDone();
+		this.replica.resume();
+		assertThat(ack).succeedsWithin(Duration.ofSeconds(30)).asInstanceOf(InstanceOfAssertFactories.LIST).isEmpty();
 	}
 
 	@Test

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -25,6 +26,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.script.DefaultRedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -79,6 +83,33 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void findsAQueueOnlyRedisHoldsInABigKeySpaceOverRoundsOfBoundedScans() {
+		this.template.execute(new DefaultRedisScript<>(
+				"for i = 1, 50000 do redis.call('SET', 'filler:' .. i, 'x') end return 1", Long.class), List.of());
+		this.dispatcher.dispatch(JobRequest.of("work", "lost").queue("nowhere").build());
+		int rounds = 0;
+		boolean found = false;
+		while (!found && rounds < 100) {
+			long before = scanCalls();
+			found = this.inspector.queueNames().contains("nowhere");
+			rounds++;
+			assertThat(scanCalls() - before).as("SCAN calls of one round").isBetween(1L, 10L);
+		}
+		assertThat(found).isTrue();
+		// found, it stays listed while the next pass goes on
+		for (int i = 0; i < 10; i++) {
+			assertThat(this.inspector.queueNames()).contains("nowhere");
+		}
+	}
+
+	private long scanCalls() {
+		Properties stats = this.template
+			.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("commandstats"));
+		String scan = stats.getProperty("cmdstat_scan", "calls=0,");
+		return Long.parseLong(scan.substring(scan.indexOf("calls=") + 6, scan.indexOf(',')));
+	}
+
+	@Test
 	void pagesJobsByStateWithTheirEnvelopeAttemptsLeaseAndError() {
 		this.dispatcher.dispatch(JobRequest.of("work", "first").id("r1").build());
 		this.dispatcher.dispatch(JobRequest.of("work", "second").id("r2").build());
@@ -117,6 +148,44 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.inspector.job(QUEUE, "gone")).isNull();
 		assertThatIllegalArgumentException().isThrownBy(
 				() -> this.inspector.jobs(QUEUE, JobStatus.State.READY, 0, JobQueueInspector.MAX_PAGE_SIZE + 1));
+	}
+
+	@Test
+	void showsTheStackTraceOfAFailureWithOneJobOnlyWhileItsErrorIsTheLast() {
+		this.dispatcher.dispatch(JobRequest.of("work", "x").id("t1").build());
+		String trace = "java.lang.IllegalStateException: boom\n\tat shop.Orders.place(Orders.java:42)";
+		this.listener.fail(QUEUE, reserveOne().lease(), "java.lang.IllegalStateException: boom", trace, Duration.ZERO);
+		JobView failed = this.inspector.job(QUEUE, "t1");
+		assertThat(failed).isNotNull();
+		assertThat(failed.stackTrace()).isEqualTo(trace);
+		assertThat(this.inspector.jobs(QUEUE, JobStatus.State.READY, 0, 10).jobs()).singleElement()
+			.satisfies((job) -> assertThat(job.stackTrace()).as("not carried by pages").isNull());
+		// a lease that runs out writes its error as migrate.lua does, and leaves the
+		// trace
+		var redis = this.operations.getStore().getTemplate().opsForHash();
+		String errors = this.operations.getStore().keys(QUEUE).errors();
+		redis.put(errors, "t1", "Lease expired on attempt 1: the worker died or stalled");
+		assertThat(this.inspector.job(QUEUE, "t1").stackTrace()).as("the trace of an earlier failure").isNull();
+		redis.put(errors, "t1", "java.lang.IllegalStateException: boom");
+		// a failure without a trace replaces the error and removes the earlier trace
+		this.listener.fail(QUEUE, reserveOne().lease(), "Timed out after PT1S: the handler was interrupted",
+				Duration.ZERO);
+		JobView timedOut = this.inspector.job(QUEUE, "t1");
+		assertThat(timedOut.error()).startsWith("Timed out");
+		assertThat(timedOut.stackTrace()).isNull();
+		assertThat(this.operations.getStore()
+			.getTemplate()
+			.opsForHash()
+			.hasKey(this.operations.getStore().keys(QUEUE).traces(), "t1")).isFalse();
+		// a completed job leaves no trace behind
+		this.listener.fail(QUEUE, reserveOne().lease(), "java.lang.IllegalStateException: boom", trace, Duration.ZERO);
+		this.listener.ack(QUEUE, List.of(reserveOne().lease()));
+		assertThat(this.operations.getStore().getTemplate().hasKey(this.operations.getStore().keys(QUEUE).traces()))
+			.isFalse();
+	}
+
+	private ReservedJob reserveOne() {
+		return this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
 	}
 
 	@Test

@@ -16,6 +16,7 @@ import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.Gates;
 import io.redq.queue.redis.JobEnvelope;
 import io.redq.queue.redis.ReservedJob;
+import io.redq.queue.test.ScriptExecutions;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -57,6 +58,25 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 
 		});
 		return new JobLeaseKeeper(QUEUE, this.listener, properties, List.of(), jobOutcomes);
+	}
+
+	@Test
+	void aJobStartsOnTheFullLeaseItWasReservedWithWithoutACallAndOneThatWaitedLongGetsTheFullLeaseAgain() {
+		JobExecution fresh = reserve(1, LEASE_TIME).get(0);
+		long scripts = ScriptExecutions.count(this.redis);
+		assertThat(this.leaseKeeper.start(fresh)).isTrue();
+		assertThat(fresh.isStarted()).isTrue();
+		assertThat(ScriptExecutions.count(this.redis)).as("no call").isEqualTo(scripts);
+		assertThat(this.template.opsForHash().get(this.keys.runs(), "j0")).as("started when reserved")
+			.isEqualTo(fresh.job().token());
+		// less than two thirds of the full lease left
+		JobExecution waited = reserve(1, 1, LEASE_TIME.dividedBy(2), this.leaseKeeper).get(0);
+		double before = this.template.opsForZSet().score(this.keys.reserved(), "j1");
+		assertThat(this.leaseKeeper.start(waited)).isTrue();
+		assertThat(waited.isStarted()).isTrue();
+		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "j1"))
+			.isGreaterThanOrEqualTo(before + LEASE_TIME.dividedBy(2).toMillis());
+		assertThat(waited.leaseEndsWithin(LEASE_TIME.toNanos() * 2 / 3)).isFalse();
 	}
 
 	@Test

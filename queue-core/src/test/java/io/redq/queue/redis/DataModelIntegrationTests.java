@@ -16,6 +16,7 @@ import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.listener.StringJobHandler;
@@ -53,10 +54,14 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 	private static final Duration SHORT_LEASE = Duration.ofMillis(1);
 
 	@Test
-	void aNewQueueIsGivenTheModelOfTheScriptsByItsFirstCall() {
+	void readingAQueueNameLeavesNoKeyAndANewQueueIsGivenTheModelOfTheScriptsByItsFirstWrite() {
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
-		assertThat(this.template.opsForValue().get(this.keys.model())).isEqualTo(Long.toString(MODEL));
+		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.NONE);
+		assertThat(this.operations.deadJobs(QUEUE, 0, 10)).isEmpty();
+		assertThat(this.operations.deadJob(QUEUE, "a")).isNull();
+		assertThat(this.template.keys("redq:{" + QUEUE + "}:*")).as("keys left by reads").isEmpty();
 		assertThat(this.listener.checkDataModel(QUEUE)).isEqualTo(MODEL);
+		assertThat(this.template.opsForValue().get(this.keys.model())).isEqualTo(Long.toString(MODEL));
 		this.operations.purge(QUEUE);
 		assertThat(this.template.opsForValue().get(this.keys.model())).as("kept by a purge")
 			.isEqualTo(Long.toString(MODEL));
@@ -115,13 +120,63 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 		String sent = "redq:{" + QUEUE + "}:sent:nonce";
 		this.template.opsForValue().set(sent, "1", Duration.ofMinutes(2));
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(3, 1, 0, 0));
-		assertThat(this.template.opsForValue().get(this.keys.model())).isEqualTo(Long.toString(MODEL));
+		assertThat(this.template.opsForValue().get(this.keys.model())).as("read only").isEqualTo("3");
 		assertThat(this.operations.cancel(QUEUE, "b")).isTrue();
+		assertThat(this.template.opsForValue().get(this.keys.model())).isEqualTo(Long.toString(MODEL));
 		assertThat(this.operations.reschedule(QUEUE, "timer", Due.NOW)).isTrue();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(3, 0, 0, 0));
 		assertThat(runAll(this.operations, null)).containsOnly(entry("a", List.of(1)), entry("c", List.of(1)),
 				entry("timer", List.of(1)));
 		assertThat(this.template.getExpire(sent)).as("the old dispatch's reply expires as it would have").isPositive();
+	}
+
+	@Test
+	void runsOfAQueueOfModelThreeAreTakenOverWithoutLossDoubleRunsOrAttemptsBeyondTheLimitAndOnlyModelFourCounts() {
+		// as an instance on model 3 left the queue, which had neither the runs nor the
+		// stats hash: three confirmed runs, one in its lease, one whose worker stalled
+		// past it, one on its last attempt
+		for (String id : List.of("in-time", "late", "last")) {
+			this.template.opsForHash().put(this.keys.jobs(), id, envelope(3));
+		}
+		this.template.opsForHash().putAll(this.keys.leases(), Map.of("in-time", "1:1", "late", "2:1", "last", "3:3"));
+		this.template.opsForZSet().add(this.keys.reserved(), "in-time", Long.MAX_VALUE / 2);
+		this.template.opsForZSet().add(this.keys.reserved(), "late", 1);
+		this.template.opsForZSet().add(this.keys.reserved(), "last", Long.MAX_VALUE / 2);
+		this.template.opsForSet().add(this.keys.started(), "in-time", "late", "last");
+		this.template.opsForValue().set(this.keys.sequence(), "3");
+		this.template.opsForValue().set(this.keys.model(), "3");
+		// the model-3 runs finish under today's scripts
+		assertThat(this.listener.ack(QUEUE, List.of(new Lease("in-time", "1:1")))).isEmpty();
+		assertThat(this.listener.fail(QUEUE, new Lease("last", "3:3"), "boom", null)).isTrue();
+		assertThat(this.listener.migrate(QUEUE).expiredLeases()).isOne();
+		// no run of model 3 is in the runs hash: a run that ended past its lease is
+		// refused, as model 3 refused it, and its job runs again within its attempts
+		assertThat(this.listener.ack(QUEUE, List.of(new Lease("late", "2:1")))).containsExactly("late");
+		assertThat(runAll(this.operations, null)).containsOnly(entry("late", List.of(2)));
+		assertThat(this.template.opsForHash().keys(this.keys.jobs())).containsExactly("last");
+		assertThat(this.template.opsForZSet().range(this.keys.dead(), 0, -1)).containsExactly("last");
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 1));
+		assertThat(this.template.hasKey(this.keys.runs())).as("no run left behind").isFalse();
+		// the series count what today's scripts finished, each once: 2 completed, the
+		// refused acknowledgement not among them, 1 failed attempt, 1 dead
+		assertThat(finishedThisHour()).containsExactly(2, 1, 1);
+	}
+
+	/**
+	 * Return the completed, failed and dead counts of the stats hash's hour ring, summed
+	 * (a test may cross the turn of an hour).
+	 */
+	private int[] finishedThisHour() {
+		int[] counts = new int[3];
+		this.template.<String, String>opsForHash().entries(this.keys.stats()).forEach((field, value) -> {
+			if (field.startsWith("h")) {
+				String[] parts = value.split(" ");
+				for (int i = 0; i < 3; i++) {
+					counts[i] += Integer.parseInt(parts[i + 1]);
+				}
+			}
+		});
+		return counts;
 	}
 
 	@Test

@@ -77,7 +77,8 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		}
 		Map<String, Long> one = reserveCommands(1);
 		Map<String, Long> hundred = reserveCommands(100);
-		assertThat(hundred).isEqualTo(one).containsEntry("hmget", 2L).containsEntry("hset", 1L);
+		// the leases and the runs they start
+		assertThat(hundred).isEqualTo(one).containsEntry("hmget", 2L).containsEntry("hset", 2L);
 	}
 
 	@Test
@@ -332,27 +333,20 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
-	void aRunThatFinishesAfterItsLeaseEndedIsAcceptedWhileNoRunOfItsJobStartedSince() {
+	void aRunThatFinishesAfterItsLeaseEndedIsAcceptedWhileNoWorkerReservedItsJobSince() {
 		// back in the ready list
 		Lease stalled = runPastItsLease("ready", 3, false);
 		assertThat(this.listener.ack(QUEUE, List.of(stalled))).isEmpty();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
-		// reserved by a worker that has not started it: that worker's start fails
-		stalled = runPastItsLease("reserved", 3, false);
-		ReservedJob other = reserveOne();
-		assertThat(this.listener.ack(QUEUE, List.of(stalled))).isEmpty();
-		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
-		assertThat(this.listener.start(QUEUE, List.of(other.lease()), Duration.ofSeconds(30)))
-			.containsExactly(other.token());
 		// dead of its expired lease, its only attempt
 		stalled = runPastItsLease("dead", 1, true);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 1));
 		assertThat(this.listener.ack(QUEUE, List.of(stalled))).isEmpty();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
-		// started again elsewhere: that run stands
+		// reserved again by another worker, which starts it on that lease: that run
+		// stands
 		stalled = runPastItsLease("again", 3, false);
-		other = reserveOne();
-		assertThat(this.listener.start(QUEUE, List.of(other.lease()), Duration.ofSeconds(30))).isEmpty();
+		ReservedJob other = reserveOne();
 		assertThat(this.listener.ack(QUEUE, List.of(stalled))).containsExactly("again");
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));
 		assertThat(this.listener.ack(QUEUE, List.of(other.lease()))).isEmpty();

@@ -21,7 +21,8 @@ class QueueKeysTests {
 				"redq:{mail}:dead", "redq:{mail}:jobs", "redq:{mail}:attempts", "redq:{mail}:leases",
 				"redq:{mail}:errors", "redq:{mail}:wake", "redq:{mail}:sequence", "redq:{mail}:successors",
 				"redq:{mail}:paused", "redq:{mail}:completed", "redq:{mail}:model", "redq:{mail}:started",
-				"redq:{mail}:stalls", "redq:{mail}:stale", "redq:{mail}:runs", "redq:{mail}:stats");
+				"redq:{mail}:stalls", "redq:{mail}:stale", "redq:{mail}:runs", "redq:{mail}:stats",
+				"redq:{mail}:traces");
 	}
 
 	@Test

@@ -2,10 +2,15 @@ package io.redq.queue.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
+import io.redq.queue.config.JobCatalog;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.inspect.InstanceRegistry;
+import io.redq.queue.inspect.InstanceView;
+import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.lock.RedisLockService;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisCluster;
@@ -15,6 +20,7 @@ import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -22,6 +28,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for {@link RedisJobQueueOperations} on a three-node Redis Cluster started by the
@@ -88,6 +95,29 @@ class RedisJobQueueOperationsOnRedisClusterIntegrationTests {
 	 * Waiting for replicas is refused on a Redis Cluster when it is set, at startup,
 	 * rather than sent to a node that did not take the write.
 	 */
+	@Test
+	void theInspectorFindsTheQueuesOfEveryMasterAndListsTheInstances() {
+		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
+				"test");
+		List<String> queues = List.of("d0", "d1", "d2", "d3", "d4", "d5");
+		for (String queue : queues) {
+			operations.getEnqueueOperations()
+				.enqueue(queue, List.of(new EnqueueCommand("a", Due.NOW, DuplicatePolicy.KEEP,
+						"\"job\":\"ship\",\"maxAttempts\":1,\"timeout\":0,\"payload\":1}")));
+		}
+		JobQueueInspector inspector = new JobQueueInspector(operations, new JobCatalog(), "test", JsonMapper.shared());
+		inspector.setDiscoveryInterval(Duration.ZERO);
+		InstanceRegistry instances = new InstanceRegistry(new StringRedisTemplate(this.connectionFactory), "test",
+				JsonMapper.shared());
+		inspector.setInstances(instances);
+		instances.heartbeat(new InstanceView("a", "app", "host", 1, Instant.now(), Instant.now(),
+				List.of(new InstanceView.ConsumedQueue("consumed", 1, 0, true))), Duration.ofMinutes(1));
+		// each listing is a bounded round of the scan, which goes over every master
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(inspector.queueNames()).containsAll(queues).contains("consumed"));
+		assertThat(inspector.instances()).extracting(InstanceView::id).containsExactly("a");
+	}
+
 	@Test
 	void waitingForReplicasIsRefusedWhenItIsSet() {
 		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),

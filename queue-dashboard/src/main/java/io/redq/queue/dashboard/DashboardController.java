@@ -14,6 +14,7 @@ import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueNames;
 import io.redq.queue.core.QueueSnapshot;
 import io.redq.queue.inspect.InspectedQueue;
+import io.redq.queue.inspect.InstanceView;
 import io.redq.queue.inspect.JobPage;
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.inspect.JobQueueInspector.SearchBy;
@@ -170,6 +171,11 @@ public class DashboardController {
 		return SearchJson.of(this.inspector.search(searchBy, text, limit));
 	}
 
+	@GetMapping("/api/instances")
+	List<InstanceJson> instances() {
+		return this.inspector.instances().stream().map(InstanceJson::of).toList();
+	}
+
 	@GetMapping("/api/recurring")
 	List<RecurringJson> recurringJobs() {
 		return this.inspector.recurringJobs().stream().map(RecurringJson::of).toList();
@@ -201,19 +207,16 @@ public class DashboardController {
 		return this.actions.latest(count);
 	}
 
-	@PostMapping("/api/queues/{queue}/pause")
-	QueueJson pause(@PathVariable String queue, HttpServletRequest request) {
+	@PostMapping("/api/queues/{queue}/{action:pause|resume}")
+	QueueJson pauseOrResume(@PathVariable String queue, @PathVariable String action, HttpServletRequest request) {
 		requireWritable();
-		this.operations.pause(requireQueue(queue));
-		log(request, "pause", queue, "", 0);
-		return describe(queue);
-	}
-
-	@PostMapping("/api/queues/{queue}/resume")
-	QueueJson resume(@PathVariable String queue, HttpServletRequest request) {
-		requireWritable();
-		this.operations.resume(requireQueue(queue));
-		log(request, "resume", queue, "", 0);
+		if (action.equals("pause")) {
+			this.operations.pause(requireQueue(queue));
+		}
+		else {
+			this.operations.resume(requireQueue(queue));
+		}
+		log(request, action, queue, "", 0);
 		return describe(queue);
 	}
 
@@ -235,8 +238,7 @@ public class DashboardController {
 		requireQueue(queue);
 		QueueNames.validateId(id);
 		boolean changed = switch (action) {
-			case "retry" -> this.operations.retryDead(queue, List.of(id)) == 1;
-			case "delete" -> this.operations.deleteDead(queue, List.of(id)) == 1;
+			case "retry", "delete" -> changeDead(queue, action, List.of(id)) == 1;
 			case "trigger" -> this.operations.trigger(queue, id);
 			case "cancel" -> this.operations.cancel(queue, id);
 			case "reschedule" -> {
@@ -284,12 +286,15 @@ public class DashboardController {
 		if (chosen.isEmpty()) {
 			return new ChangeJson(action, 0, false);
 		}
-		long changed = action.equals("retry") ? this.operations.retryDead(queue, chosen)
-				: this.operations.deleteDead(queue, chosen);
+		long changed = changeDead(queue, action, chosen);
 		log(request, action, queue, (ids != null && !ids.isEmpty()) ? String.join(",", ids)
 				: "dead jobs matching job=" + ((job != null) ? job : "") + " error=" + ((error != null) ? error : ""),
 				changed);
 		return new ChangeJson(action, changed, more);
+	}
+
+	private long changeDead(String queue, String action, List<String> ids) {
+		return action.equals("retry") ? this.operations.retryDead(queue, ids) : this.operations.deleteDead(queue, ids);
 	}
 
 	@ExceptionHandler
@@ -397,11 +402,11 @@ public class DashboardController {
 	 * A job as the page shows it; times in epoch milliseconds.
 	 */
 	record JobJson(String queue, String id, String state, @Nullable Long at, @Nullable String job, int attempts,
-			@Nullable Object envelope, @Nullable String lease, @Nullable String error) {
+			@Nullable Object envelope, @Nullable String lease, @Nullable String error, @Nullable String stackTrace) {
 
 		static JobJson of(JobView job) {
 			return new JobJson(job.queue(), job.id(), job.state().name(), millis(job.at()), job.job(), job.attempts(),
-					job.envelope(), job.lease(), job.error());
+					job.envelope(), job.lease(), job.error(), job.stackTrace());
 		}
 
 	}
@@ -433,6 +438,19 @@ public class DashboardController {
 			RecurringJobInfo info = view.info();
 			return new RecurringJson(info.name(), info.queue(), info.schedule().toString(), millis(info.nextTick()),
 					millis(view.lastTick()), info.paused());
+		}
+
+	}
+
+	/**
+	 * An application instance and the queues it consumes; times in epoch milliseconds.
+	 */
+	record InstanceJson(String id, String application, String host, long pid, long startedAt, long heartbeatAt,
+			List<InstanceView.ConsumedQueue> queues) {
+
+		static InstanceJson of(InstanceView instance) {
+			return new InstanceJson(instance.id(), instance.application(), instance.host(), instance.pid(),
+					instance.startedAt().toEpochMilli(), instance.heartbeatAt().toEpochMilli(), instance.queues());
 		}
 
 	}

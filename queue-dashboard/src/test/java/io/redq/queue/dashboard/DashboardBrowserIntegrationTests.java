@@ -4,8 +4,10 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 
+import io.redq.queue.config.JobListenerRegistry;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
+import io.redq.queue.inspect.InstanceHeartbeat;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -44,6 +46,12 @@ class DashboardBrowserIntegrationTests extends AbstractBrowserIntegrationTests {
 
 	@Autowired
 	private DashboardTestJobs jobs;
+
+	@Autowired
+	private InstanceHeartbeat heartbeat;
+
+	@Autowired
+	private JobListenerRegistry listeners;
 
 	@AfterEach
 	void resume() {
@@ -93,6 +101,8 @@ class DashboardBrowserIntegrationTests extends AbstractBrowserIntegrationTests {
 		open("job/ops/poison");
 		await().atMost(DEADLINE).until(() -> !text("#job-error").isEmpty());
 		assertThat(text("#job-error")).startsWith("java.lang.IllegalStateException: " + XSS);
+		assertThat(text("#job-trace")).startsWith("java.lang.IllegalStateException: " + XSS)
+			.contains("at io.redq.queue.dashboard.DashboardTestJobs.work(DashboardTestJobs.java:");
 		assertThat(text("#job-payload")).contains("<script>");
 		assertThat(find("#view img")).as("markup from the payload and error is shown as text").isEmpty();
 		assertThat(script("return window.injected")).isNull();
@@ -125,6 +135,22 @@ class DashboardBrowserIntegrationTests extends AbstractBrowserIntegrationTests {
 		await().atMost(DEADLINE).until(() -> text("[data-total='completed']").equals("3 completed"));
 		assertThat(statisticsLine()).isNotEqualTo(perMinute);
 		screenshot("queue");
+	}
+
+	@Test
+	void listsThisRunningInstanceWithTheQueueItConsumes() throws IOException {
+		// the heartbeat Redis lost when the test emptied it, without waiting for the next
+		this.heartbeat.beat();
+		open("instances");
+		String row = "#instances tr[data-instance='" + this.heartbeat.getId() + "']";
+		await().atMost(DEADLINE).until(() -> find(row).size() == 1);
+		String queue = row + " li[data-queue='ops']";
+		assertThat(text(queue + " .concurrency")).isEqualTo(
+				Integer.toString(this.listeners.getListenerContainer(QUEUE).getContainerProperties().getConcurrency()));
+		assertThat(text(queue + " .in-flight")).isEqualTo("0");
+		assertThat(text(queue)).doesNotContain("stopped");
+		assertThat(text(row + " td.heartbeat")).isNotEmpty();
+		screenshot("instances");
 	}
 
 	private void search(String by, String text) {

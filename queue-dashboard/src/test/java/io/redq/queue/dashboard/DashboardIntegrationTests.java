@@ -2,11 +2,15 @@ package io.redq.queue.dashboard;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 
+import io.redq.queue.config.JobListenerRegistry;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueStats;
+import io.redq.queue.inspect.InstanceHeartbeat;
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.test.RedisServerInitializer;
@@ -37,28 +41,24 @@ import static org.awaitility.Awaitility.await;
 		properties = { "redq.dashboard.enabled=true", "redq.dashboard.read-only=false",
 				"redq.listener.auto-startup=false", "redq.remote-jobs.report.queue=reports" })
 @ContextConfiguration(initializers = RedisServerInitializer.class)
-class DashboardIntegrationTests {
-
-	@LocalServerPort
-	private int port;
+class DashboardIntegrationTests extends AbstractDashboardHttpIntegrationTests {
 
 	@Autowired
 	private JobDispatcher dispatcher;
 
 	@Autowired
-	private RedisJobQueueOperations operations;
-
-	@Autowired
 	private JobQueueInspector inspector;
 
-	private RestTestClient client;
+	@Autowired
+	private InstanceHeartbeat heartbeat;
+
+	@Autowired
+	private JobListenerRegistry listeners;
 
 	@BeforeEach
 	void setUp() {
-		RedisServerInitializer.sharedServer().flushAll();
 		// every listing scans Redis, so that a queue dispatched to just now is listed
 		this.inspector.setDiscoveryInterval(Duration.ZERO);
-		this.client = RestTestClient.bindToServer().baseUrl("http://localhost:" + this.port + "/redq").build();
 	}
 
 	@Test
@@ -90,6 +90,29 @@ class DashboardIntegrationTests {
 					 {"name": "reports", "dispatched": true, "ready": 0}]""");
 			get("/api/queues/ops").expectStatus().isOk().expectBody().json("""
 					{"name": "ops", "ready": 1}""");
+		});
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void listsTheInstancesWithTheQueuesTheyConsume() {
+		this.heartbeat.beat();
+		// the instances are read at most once a second, and the applications of the other
+		// test classes, cached, are instances too
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			List<Map<String, Object>> instances = get("/api/instances").expectStatus()
+				.isOk()
+				.expectBody(List.class)
+				.returnResult()
+				.getResponseBody();
+			assertThat(instances).filteredOn((instance) -> this.heartbeat.getId().equals(instance.get("id")))
+				.singleElement()
+				.satisfies((instance) -> {
+					assertThat(instance.get("queues")).isEqualTo(List.of(Map.of("queue", "ops", "concurrency",
+							this.listeners.getListenerContainer(QUEUE).getContainerProperties().getConcurrency(),
+							"inFlight", 0, "running", false)));
+					assertThat(instance.get("heartbeatAt")).isInstanceOf(Long.class);
+				});
 		});
 	}
 
@@ -214,14 +237,6 @@ class DashboardIntegrationTests {
 		this.dispatcher.dispatch(JobRequest.of("work", "p").id(id).build());
 		var job = this.operations.getListenerOperations().reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
 		this.operations.getListenerOperations().fail(QUEUE, job.lease(), error, null);
-	}
-
-	private ResponseSpec get(String path) {
-		return this.client.get().uri(path).exchange();
-	}
-
-	private ResponseSpec post(String path) {
-		return this.client.post().uri(path).exchange();
 	}
 
 }

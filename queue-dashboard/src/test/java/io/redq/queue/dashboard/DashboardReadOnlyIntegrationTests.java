@@ -29,24 +29,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(classes = DashboardTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "redq.dashboard.enabled=true", "redq.listener.auto-startup=false" })
 @ContextConfiguration(initializers = RedisServerInitializer.class)
-class DashboardReadOnlyIntegrationTests {
-
-	@LocalServerPort
-	private int port;
+class DashboardReadOnlyIntegrationTests extends AbstractDashboardHttpIntegrationTests {
 
 	@Autowired
 	private JobDispatcher dispatcher;
-
-	@Autowired
-	private RedisJobQueueOperations operations;
-
-	private RestTestClient client;
-
-	@BeforeEach
-	void setUp() {
-		RedisServerInitializer.sharedServer().flushAll();
-		this.client = RestTestClient.bindToServer().baseUrl("http://localhost:" + this.port + "/redq").build();
-	}
 
 	@Test
 	void readsAndSaysItIsReadOnly() {

@@ -40,21 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 		properties = { "redq.dashboard.enabled=true", "redq.dashboard.read-only=false",
 				"redq.listener.auto-startup=false" })
 @ContextConfiguration(initializers = RedisServerInitializer.class)
-class DashboardSecurityIntegrationTests {
-
-	@LocalServerPort
-	private int port;
-
-	@Autowired
-	private RedisJobQueueOperations operations;
-
-	private RestTestClient client;
-
-	@BeforeEach
-	void setUp() {
-		RedisServerInitializer.sharedServer().flushAll();
-		this.client = RestTestClient.bindToServer().baseUrl("http://localhost:" + this.port + "/redq").build();
-	}
+class DashboardSecurityIntegrationTests extends AbstractDashboardHttpIntegrationTests {
 
 	@Test
 	void onlyUsersWithTheRoleReachTheDashboard() {

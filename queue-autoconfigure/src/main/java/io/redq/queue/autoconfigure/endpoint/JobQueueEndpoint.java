@@ -13,6 +13,7 @@ import io.redq.queue.core.CompletedJob;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueSnapshot;
+import io.redq.queue.inspect.InstanceView;
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.inspect.JobView;
 import org.jspecify.annotations.Nullable;
@@ -87,8 +88,8 @@ public class JobQueueEndpoint {
 	}
 
 	/**
-	 * Describe every queue of this application.
-	 * @return the queues, by name
+	 * Describe every queue of this application, and list the live application instances.
+	 * @return the queues, by name, and the instances
 	 */
 	@ReadOperation
 	public QueuesDescriptor queues() {
@@ -97,7 +98,7 @@ public class JobQueueEndpoint {
 			for (String queue : this.inspector.queueNames()) {
 				queues.put(queue, describe(queue));
 			}
-			return new QueuesDescriptor(queues);
+			return new QueuesDescriptor(queues, this.inspector.instances());
 		});
 	}
 
@@ -339,11 +340,14 @@ public class JobQueueEndpoint {
 	}
 
 	/**
-	 * Every queue of the application.
+	 * Every queue of the application, and the live application instances.
 	 *
 	 * @param queues the queues, by name
+	 * @param instances the live instances with the queues each consumes, latest heartbeat
+	 * first
 	 */
-	public record QueuesDescriptor(Map<String, QueueDescriptor> queues) implements OperationResponseBody {
+	public record QueuesDescriptor(Map<String, QueueDescriptor> queues,
+			List<InstanceView> instances) implements OperationResponseBody {
 	}
 
 	/**

@@ -13,10 +13,12 @@ import io.redq.queue.autoconfigure.JobQueueContextRunner;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueStats;
+import io.redq.queue.inspect.InstanceHeartbeat;
 import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.test.RedisServerInitializer;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -44,6 +46,9 @@ import static org.awaitility.Awaitility.await;
 class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(10);
+
+	@Autowired
+	private InstanceHeartbeat heartbeat;
 
 	@Test
 	void listsEveryQueueWithItsCountsOldestAgeAndPauseState() {
@@ -218,6 +223,18 @@ class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 		delete("/ops/jobs/" + second).expectBody().json("""
 				{"operation": "cancel", "jobs": 0}""");
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(1, 0, 0, 0));
+	}
+
+	@Test
+	void listsTheLiveInstancesWithTheQueuesTheyConsume() {
+		this.heartbeat.beat();
+		// read at most once a second: an earlier test's answer may still be served
+		await().atMost(DEADLINE)
+			.untilAsserted(() -> get("").expectStatus()
+				.isOk()
+				.expectBody()
+				.jsonPath("$.instances[?(@.id == '%s')].queues[0].queue".formatted(this.heartbeat.getId()))
+				.isEqualTo(List.of(QUEUE)));
 	}
 
 	@Test

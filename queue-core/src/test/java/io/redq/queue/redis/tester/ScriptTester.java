@@ -3,6 +3,7 @@ package io.redq.queue.redis.tester;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -126,6 +127,12 @@ final class ScriptTester {
 
 	private final Deque<String> trace = new ArrayDeque<>();
 
+	/**
+	 * What the statistics series must count since the queue began or was purged: jobs
+	 * completed, attempts failed, jobs dead.
+	 */
+	private final long[] finished = new long[3];
+
 	private int step;
 
 	ScriptTester(RedisJobQueueOperations operations, Settings settings, long seed) {
@@ -213,9 +220,12 @@ final class ScriptTester {
 		if (choice < 85) {
 			return release(anyWorker());
 		}
-		if (choice < 91) {
+		if (choice < 90) {
 			migrate("migrator " + this.random.nextInt(this.settings.migrators()));
 			return true;
+		}
+		if (choice < 91) {
+			return purge();
 		}
 		if (choice < 98) {
 			return awaitExpiry();
@@ -344,6 +354,8 @@ final class ScriptTester {
 			dispatch.acceptedFailures = 0;
 			dispatch.reservations = 0;
 			dispatch.runsStarted = 0;
+			// the run that died no longer completes the retried job (see revive.lua)
+			this.lastStarts.remove(id);
 		}
 		trace("an operator retries dead " + id + ": " + revived);
 		return true;
@@ -369,6 +381,26 @@ final class ScriptTester {
 			dispatchOf(envelope).notBefore = (scheduled != null) ? scheduled.longValue() : 0;
 		}
 		trace("an operator reschedules " + id + " " + storedAt(id) + " to " + due + ": " + moved);
+		return true;
+	}
+
+	/**
+	 * Purges the queue: every job goes in one step, whatever runs or waits, and a re-sent
+	 * purge deletes no job dispatched since.
+	 */
+	private boolean purge() {
+		// no gate keys: the gates of runs still running stay, as a SCAN that missed them
+		// would leave them
+		operate("purge", this.scripts.purge(), List.of("0"));
+		List<Integer> purged = new ArrayList<>();
+		for (Dispatch dispatch : this.dispatches.values()) {
+			if (dispatch.state == State.LIVE) {
+				dispatch.state = State.PURGED;
+				purged.add(dispatch.number);
+			}
+		}
+		Arrays.fill(this.finished, 0);
+		trace("an operator purges the queue: " + purged.stream().sorted().map((number) -> "d" + number).toList());
 		return true;
 	}
 
@@ -429,6 +461,8 @@ final class ScriptTester {
 		for (ReservedJob job : reservation.jobs()) {
 			Dispatch dispatch = dispatchOf(job.envelope());
 			dispatch.reservations++;
+			// a reserved job counts as started: its worker starts it within moments
+			this.lastStarts.put(job.id(), job.token());
 			ids.add(job.id() + "=d" + dispatch.number + "@" + job.attempt());
 			check(job.attempt() <= dispatch.maxAttempts, Invariant.ATTEMPTS,
 					() -> job.id() + " reserved at attempt " + job.attempt() + " of " + dispatch.maxAttempts);
@@ -483,17 +517,24 @@ final class ScriptTester {
 			this.started.add(holder(job));
 		}
 		else {
-			// the run gets the lease it was reserved with, so that short leases still
-			// expire
-			boolean kept = this.listeners.start(QUEUE, List.of(job.lease()), held.lease()).isEmpty();
-			if (kept) {
-				this.lastStarts.put(job.id(), job.token());
+			if (held.lease().equals(LONG_LEASE) && this.random.nextBoolean()) {
+				// as a worker does while most of the lease it was reserved with is left
+				trace(worker + " starts " + job.id() + "@" + job.attempt() + " " + job.token()
+						+ " on the lease it was reserved with");
 			}
-			boolean lost = enabled(Fault.START_REPLY_LOST, 0.2);
-			trace(worker + " starts " + job.id() + "@" + job.attempt() + " " + job.token() + ": "
-					+ (kept ? "lease kept" : "lease lost") + (lost ? ", reply lost: not started" : ""));
-			if (!kept || lost) {
-				return;
+			else {
+				// the run gets the lease it was reserved with, so that short leases
+				// still expire
+				boolean kept = this.listeners.start(QUEUE, List.of(job.lease()), held.lease()).isEmpty();
+				if (kept) {
+					this.lastStarts.put(job.id(), job.token());
+				}
+				boolean lost = enabled(Fault.START_REPLY_LOST, 0.2);
+				trace(worker + " starts " + job.id() + "@" + job.attempt() + " " + job.token() + ": "
+						+ (kept ? "lease kept" : "lease lost") + (lost ? ", reply lost: not started" : ""));
+				if (!kept || lost) {
+					return;
+				}
 			}
 		}
 		Dispatch dispatch = held.dispatch;
@@ -525,6 +566,9 @@ final class ScriptTester {
 					&& dispatchOf(stored) == run.dispatch;
 			List<String> refused = this.listeners.ack(QUEUE, List.of(lease));
 			boolean accepted = !refused.contains(lease.id());
+			if (accepted && exists) {
+				this.finished[0]++;
+			}
 			check(accepted == (!exists || holds || late), Invariant.FINISHED_RUN_LOST,
 					() -> "the ack of " + run + " was " + (accepted ? "accepted" : "refused") + "; it held its lease: "
 							+ holds + ", no run started since: " + late);
@@ -551,8 +595,10 @@ final class ScriptTester {
 			}
 			if (failed) {
 				run.dispatch.acceptedFailures++;
+				this.finished[1]++;
 				if (dies) {
 					run.dispatch.state = State.DEAD;
+					this.finished[2]++;
 				}
 				else if (due != null) {
 					run.dispatch.notBefore = due.longValue();
@@ -704,6 +750,26 @@ final class ScriptTester {
 		});
 		checkDispatches(snapshot);
 		checkGates(snapshot);
+		checkStatistics();
+	}
+
+	/**
+	 * Check that the statistics series (their hour ring, summed over its buckets) count
+	 * each completed job, failed attempt and death once.
+	 */
+	private void checkStatistics() {
+		long[] counted = new long[3];
+		this.redis.<String, String>opsForHash().entries(this.keys.stats()).forEach((field, value) -> {
+			if (field.startsWith("h")) {
+				String[] parts = value.split(" ");
+				for (int i = 0; i < counted.length; i++) {
+					counted[i] += Long.parseLong(parts[i + 1]);
+				}
+			}
+		});
+		check(Arrays.equals(counted, this.finished), Invariant.STATISTICS,
+				() -> "the series count " + Arrays.toString(counted) + " completed, failed and dead; "
+						+ Arrays.toString(this.finished) + " were");
 	}
 
 	/**
@@ -747,6 +813,7 @@ final class ScriptTester {
 			String place = where.get(0);
 			if (dispatch.state == State.LIVE && place.endsWith(" dead")) {
 				dispatch.state = State.DEAD;
+				this.finished[2]++;
 				checkStartedBeforeDeath(dispatch, snapshot.errors.get(dispatch.command.id()));
 			}
 			check(dispatch.state == State.LIVE || (dispatch.state == State.DEAD && place.endsWith(" dead")),
@@ -761,6 +828,7 @@ final class ScriptTester {
 				check(snapshot.jobs.containsKey(id), Invariant.FINISHED_RUN_LOST,
 						() -> "d" + dispatch.number + " (" + id + ") vanished without completing or dying");
 				dispatch.state = State.DEAD;
+				this.finished[2]++;
 				checkStartedBeforeDeath(dispatch, "none: dropped at its death for the dispatch behind it");
 			}
 		}
@@ -907,7 +975,9 @@ final class ScriptTester {
 
 		RUN_AGAIN_BY_RESEND("no job run again by a re-send"),
 
-		GATES("gates held only by started runs");
+		GATES("gates held only by started runs"),
+
+		STATISTICS("the statistics count each completion, failure and death once");
 
 		private final String description;
 
@@ -967,7 +1037,10 @@ final class ScriptTester {
 		REPLACED,
 
 		/** An operator cancelled it. */
-		CANCELLED
+		CANCELLED,
+
+		/** An operator purged its queue. */
+		PURGED
 
 	}
 

@@ -1,0 +1,287 @@
+package io.redq.queue.inspect;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+import io.redq.queue.core.DeadJob;
+import io.redq.queue.core.JobStatus;
+import io.redq.queue.inspect.JobQueueInspector.SearchBy;
+import io.redq.queue.redis.QueueKeys;
+import io.redq.queue.redis.RedisJobQueueOperations;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.ScanOptions;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
+import org.springframework.util.Assert;
+
+/**
+ * The jobs of the queues, parsed for display: pages by state, one job with its stack
+ * trace, searches by id, job name or error, and filtered dead jobs, each read bounded
+ * (see {@link JobQueueInspector} for the costs).
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+class JobReader {
+
+	private static final int READ_BATCH = 200;
+
+	private static final TypeReference<Map<String, Object>> ENVELOPE = new TypeReference<>() {
+	};
+
+	private final RedisJobQueueOperations operations;
+
+	private final StringRedisTemplate redis;
+
+	private final JsonMapper jsonMapper;
+
+	private final Supplier<? extends Iterable<String>> queueNames;
+
+	JobReader(RedisJobQueueOperations operations, JsonMapper jsonMapper,
+			Supplier<? extends Iterable<String>> queueNames) {
+		this.operations = operations;
+		this.redis = operations.getStore().getTemplate();
+		this.jsonMapper = jsonMapper;
+		this.queueNames = queueNames;
+	}
+
+	JobPage jobs(String queue, JobStatus.State state, int offset, int count) {
+		Assert.isTrue(offset >= 0, "offset must not be negative");
+		Assert.isTrue(count >= 1 && count <= JobQueueInspector.MAX_PAGE_SIZE,
+				() -> "count must be between 1 and " + JobQueueInspector.MAX_PAGE_SIZE);
+		QueueKeys keys = this.operations.getStore().keys(queue);
+		long end = (long) offset + count - 1;
+		return switch (state) {
+			case READY -> {
+				List<String> ids = this.redis.opsForList().range(keys.ready(), offset, end);
+				yield new JobPage(state, size(this.redis.opsForList().size(keys.ready())), offset,
+						views(queue, state, scored(ids, null), false));
+			}
+			case DELAYED, RESERVED -> {
+				String set = (state == JobStatus.State.DELAYED) ? keys.delayed() : keys.reserved();
+				yield new JobPage(state, size(this.redis.opsForZSet().zCard(set)), offset,
+						views(queue, state, tuples(this.redis.opsForZSet().rangeWithScores(set, offset, end)), false));
+			}
+			case DEAD, COMPLETED -> {
+				String set = (state == JobStatus.State.DEAD) ? keys.dead() : keys.completed();
+				yield new JobPage(state, size(this.redis.opsForZSet().zCard(set)), offset, views(queue, state,
+						tuples(this.redis.opsForZSet().reverseRangeWithScores(set, offset, end)), false));
+			}
+			case NONE -> throw new IllegalArgumentException("No page of jobs is in state NONE");
+		};
+	}
+
+	@Nullable JobView job(String queue, String id) {
+		return job(queue, id, true);
+	}
+
+	private @Nullable JobView job(String queue, String id, boolean withTrace) {
+		JobStatus status = this.operations.status(queue, id);
+		if (status.state() == JobStatus.State.NONE) {
+			return null;
+		}
+		List<JobView> found = views(queue, status.state(), List.of(new Scored(id, status.at())), withTrace);
+		return found.isEmpty() ? null : found.get(0);
+	}
+
+	SearchResult search(SearchBy by, String text, int limit) {
+		Assert.hasText(text, "Nothing to search for");
+		Assert.isTrue(limit >= 1 && limit <= JobQueueInspector.MAX_PAGE_SIZE,
+				() -> "limit must be between 1 and " + JobQueueInspector.MAX_PAGE_SIZE);
+		List<JobView> found = new ArrayList<>();
+		boolean complete = true;
+		for (String queue : this.queueNames.get()) {
+			if (by == SearchBy.ID) {
+				JobView exact = job(queue, text, false);
+				if (exact != null) {
+					found.add(exact);
+				}
+			}
+			complete &= scanHash(queue, by, text, limit, found);
+			if (found.size() >= limit) {
+				return new SearchResult(found.subList(0, limit), false);
+			}
+		}
+		return new SearchResult(found, complete);
+	}
+
+	// reads the jobs hash (ids, job names) or the errors hash of a queue, bounded
+	private boolean scanHash(String queue, SearchBy by, String text, int limit, List<JobView> found) {
+		QueueKeys keys = this.operations.getStore().keys(queue);
+		String hash = (by == SearchBy.ERROR) ? keys.errors() : keys.jobs();
+		ScanOptions.ScanOptionsBuilder options = ScanOptions.scanOptions().count(READ_BATCH);
+		if (by == SearchBy.ID) {
+			options.match("*" + QueueDiscovery.escapeGlob(text) + "*");
+		}
+		Predicate<String> matches = switch (by) {
+			case ID -> (value) -> true;
+			case JOB -> (value) -> text.equals(jobName(parse(value)));
+			case ERROR -> (value) -> value.contains(text);
+		};
+		int read = 0;
+		List<String> ids = new ArrayList<>();
+		try (Cursor<Map.Entry<Object, Object>> cursor = this.redis.opsForHash().scan(hash, options.build())) {
+			while (cursor.hasNext()) {
+				if (++read > JobQueueInspector.MAX_SEARCH_READS) {
+					addFound(queue, ids, limit, found);
+					return false;
+				}
+				Map.Entry<Object, Object> entry = cursor.next();
+				String id = (String) entry.getKey();
+				boolean seen = found.stream().anyMatch((job) -> job.queue().equals(queue) && job.id().equals(id));
+				if (!seen && matches.test((String) entry.getValue())) {
+					ids.add(id);
+					if (found.size() + ids.size() >= limit) {
+						break;
+					}
+				}
+			}
+		}
+		addFound(queue, ids, limit, found);
+		return true;
+	}
+
+	private void addFound(String queue, List<String> ids, int limit, List<JobView> found) {
+		for (String id : ids) {
+			JobView job = job(queue, id, false);
+			if (job != null && found.size() < limit) {
+				found.add(job);
+			}
+		}
+	}
+
+	SearchResult deadJobs(String queue, @Nullable String job, @Nullable String error, int limit) {
+		Assert.isTrue(limit >= 1 && limit <= JobQueueInspector.MAX_PAGE_SIZE,
+				() -> "limit must be between 1 and " + JobQueueInspector.MAX_PAGE_SIZE);
+		List<JobView> found = new ArrayList<>();
+		for (int offset = 0; offset < JobQueueInspector.MAX_SEARCH_READS; offset += READ_BATCH) {
+			List<DeadJob> batch = this.operations.deadJobs(queue, offset, READ_BATCH);
+			for (DeadJob dead : batch) {
+				Object envelope = envelope(dead.envelope());
+				if ((job == null || job.equals(jobName(envelope))) && (error == null || dead.error().contains(error))) {
+					found.add(new JobView(queue, dead.id(), JobStatus.State.DEAD, dead.diedAt(), jobName(envelope),
+							dead.attempts(), envelope, null, dead.error(), null));
+					if (found.size() == limit) {
+						return new SearchResult(found, false);
+					}
+				}
+			}
+			if (batch.size() < READ_BATCH) {
+				return new SearchResult(found, true);
+			}
+		}
+		return new SearchResult(found, false);
+	}
+
+	Object envelope(String envelope) {
+		Map<String, Object> parsed = parse(envelope);
+		return (parsed != null) ? parsed : envelope;
+	}
+
+	private @Nullable Map<String, Object> parse(String envelope) {
+		try {
+			return this.jsonMapper.readValue(envelope, ENVELOPE);
+		}
+		catch (JacksonException ex) {
+			return null;
+		}
+	}
+
+	private static @Nullable String jobName(@Nullable Object envelope) {
+		return (envelope instanceof Map<?, ?> map && map.get("job") instanceof String name) ? name : null;
+	}
+
+	// reads what the hashes hold of the given jobs: four commands for the whole page, and
+	// a fifth for the stack traces when asked (for one job: a page would carry kilobytes
+	// per job)
+	private List<JobView> views(String queue, JobStatus.State state, List<Scored> ids, boolean withTraces) {
+		if (ids.isEmpty()) {
+			return List.of();
+		}
+		QueueKeys keys = this.operations.getStore().keys(queue);
+		List<Object> fields = new ArrayList<>();
+		ids.forEach((scored) -> fields.add(scored.id()));
+		List<Object> envelopes = this.redis.opsForHash().multiGet(keys.jobs(), fields);
+		List<Object> attempts = this.redis.opsForHash().multiGet(keys.attempts(), fields);
+		List<Object> leases = this.redis.opsForHash().multiGet(keys.leases(), fields);
+		List<Object> errors = this.redis.opsForHash().multiGet(keys.errors(), fields);
+		List<Object> traces = withTraces ? this.redis.opsForHash().multiGet(keys.traces(), fields) : null;
+		List<JobView> views = new ArrayList<>(ids.size());
+		for (int i = 0; i < ids.size(); i++) {
+			String stored = (String) envelopes.get(i);
+			if (stored == null && state != JobStatus.State.COMPLETED) {
+				// it finished or moved on while the page was read
+				continue;
+			}
+			Object envelope = (stored != null) ? envelope(stored) : null;
+			String lease = (String) leases.get(i);
+			Instant at = ids.get(i).at();
+			if (at == null && envelope instanceof Map<?, ?> map && map.get("availableAt") instanceof Number number) {
+				at = Instant.ofEpochMilli(number.longValue());
+			}
+			String error = (String) errors.get(i);
+			views.add(new JobView(queue, ids.get(i).id(), state, at, jobName(envelope),
+					attempts(lease, (String) attempts.get(i)), envelope, lease, error,
+					(traces != null) ? traceOf(error, (String) traces.get(i)) : null));
+		}
+		return views;
+	}
+
+	// the trace of the failure that wrote the error: a lease that ran out or a shutdown
+	// writes the error without a trace, and leaves that of an earlier failure
+	private static @Nullable String traceOf(@Nullable String error, @Nullable String trace) {
+		if (error == null || trace == null) {
+			return null;
+		}
+		int end = trace.length();
+		for (String stop : new String[] { ": ", "\n" }) {
+			int at = trace.indexOf(stop);
+			if (at >= 0 && at < end) {
+				end = at;
+			}
+		}
+		return error.startsWith(trace.substring(0, end)) ? trace : null;
+	}
+
+	// a running job's attempt is in its lease token, '<sequence>:<attempt>'
+	private static int attempts(@Nullable String lease, @Nullable String attempts) {
+		if (lease != null && lease.indexOf(':') >= 0) {
+			return Integer.parseInt(lease.substring(lease.lastIndexOf(':') + 1));
+		}
+		return (attempts != null) ? Integer.parseInt(attempts) : 0;
+	}
+
+	private static List<Scored> scored(@Nullable List<String> ids, @Nullable Instant at) {
+		return (ids != null) ? ids.stream().map((id) -> new Scored(id, at)).toList() : List.of();
+	}
+
+	private static List<Scored> tuples(@Nullable Set<TypedTuple<String>> tuples) {
+		List<Scored> scored = new ArrayList<>();
+		if (tuples != null) {
+			for (TypedTuple<String> tuple : tuples) {
+				Double score = tuple.getScore();
+				scored.add(
+						new Scored(tuple.getValue(), (score != null) ? Instant.ofEpochMilli(score.longValue()) : null));
+			}
+		}
+		return scored;
+	}
+
+	private static long size(@Nullable Long size) {
+		return (size != null) ? size : 0;
+	}
+
+	private record Scored(String id, @Nullable Instant at) {
+	}
+
+}

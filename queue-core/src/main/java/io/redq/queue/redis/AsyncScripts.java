@@ -1,0 +1,109 @@
+package io.redq.queue.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.lettuce.LettuceExceptionConverter;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * Runs a script that returns a list on a Lettuce connection without blocking, so that a
+ * caller can stop waiting for a reply while the command stays in flight: as the
+ * template's script executor does ({@code EVALSHA}, then {@code EVAL} when Redis does not
+ * know the script), with the same results (strings and numbers) and errors.
+ *
+ * @author Redq team
+ */
+final class AsyncScripts {
+
+	private static final LettuceExceptionConverter EXCEPTIONS = new LettuceExceptionConverter();
+
+	private AsyncScripts() {
+	}
+
+	/**
+	 * Run a script that returns a list.
+	 * @param commands the connection
+	 * @param script the script
+	 * @param keys its keys
+	 * @param args its arguments
+	 * @return its reply, or the error translated as the template would
+	 */
+	static CompletableFuture<List<?>> run(RedisClusterAsyncCommands<byte[], byte[]> commands, RedisScript<?> script,
+			List<String> keys, List<String> args) {
+		byte[][] keyBytes = bytes(keys);
+		byte[][] argBytes = bytes(args);
+		CompletionStage<List<Object>> reply = commands
+			.<List<Object>>evalsha(script.getSha1(), ScriptOutputType.MULTI, keyBytes, argBytes)
+			.handle((result, ex) -> (ex != null && cause(ex) instanceof RedisNoScriptException)
+					? commands.<List<Object>>eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8),
+							ScriptOutputType.MULTI, keyBytes, argBytes)
+					: (ex != null) ? CompletableFuture.<List<Object>>failedFuture(cause(ex))
+							: CompletableFuture.completedFuture(result))
+			.thenCompose((stage) -> stage);
+		return reply.toCompletableFuture().handle((result, ex) -> {
+			if (ex != null) {
+				throw translated(cause(ex));
+			}
+			return decoded(result);
+		});
+	}
+
+	/**
+	 * Translate a failure of a Lettuce command as the template would, and a script's data
+	 * model error as {@link QueueStore} does.
+	 * @param ex the failure
+	 * @return the exception to throw
+	 */
+	static RuntimeException translated(Throwable ex) {
+		if (!(ex instanceof Exception exception)) {
+			return new CompletionException(ex);
+		}
+		DataAccessException translated = EXCEPTIONS.convert(exception);
+		if (translated == null) {
+			return (ex instanceof RuntimeException runtime) ? runtime : new CompletionException(ex);
+		}
+		return QueueStore.dataModelErrorOr(translated);
+	}
+
+	private static Throwable cause(Throwable ex) {
+		return (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+	}
+
+	private static List<?> decoded(List<Object> values) {
+		List<Object> decoded = new ArrayList<>(values.size());
+		for (Object value : values) {
+			decoded.add(decoded(value));
+		}
+		return decoded;
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Object decoded(Object value) {
+		if (value instanceof byte[] bytes) {
+			return new String(bytes, StandardCharsets.UTF_8);
+		}
+		if (value instanceof List<?> list) {
+			return decoded((List<Object>) list);
+		}
+		return value;
+	}
+
+	private static byte[][] bytes(List<String> values) {
+		byte[][] bytes = new byte[values.size()][];
+		for (int i = 0; i < bytes.length; i++) {
+			bytes[i] = values.get(i).getBytes(StandardCharsets.UTF_8);
+		}
+		return bytes;
+	}
+
+}

@@ -1,0 +1,121 @@
+package io.redq.queue.redis;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+import io.redq.queue.config.JobCatalog;
+import io.redq.queue.core.DispatchResult;
+import io.redq.queue.core.DispatchResult.Outcome;
+import io.redq.queue.core.DispatchTimeoutException;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobRequest;
+import io.redq.queue.script.QueueScripts;
+import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.TestConnections;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Tests that a dispatch fails after the dispatcher's own timeout while Redis is down or
+ * frozen, instead of blocking for Lettuce's command timeout (one minute), and that a call
+ * that timed out runs at most once when Redis is back, against a real Redis process of
+ * the test's own.
+ *
+ * @author Redq team
+ */
+class DispatchTimeoutIntegrationTests {
+
+	private static final Duration TIMEOUT = Duration.ofMillis(500);
+
+	/** Well below Lettuce's command timeout of one minute, well above the timeout. */
+	private static final Duration FAST = Duration.ofSeconds(30);
+
+	private static final String MESSAGE = "Redis did not take 1 job(s) of queue 'mail' within 500 ms "
+			+ "(redq.dispatcher.timeout): it is down, unreachable or overloaded. The call is not cancelled: the jobs "
+			+ "may still be enqueued if Redis takes it before the Redis command timeout (spring.data.redis.timeout). "
+			+ "Check that Redis is up and reachable. To dispatch again without adding a second job, dispatch under "
+			+ "the same job id (JobRequest.id, DuplicatePolicy.KEEP): a job still pending is kept";
+
+	private RedisServer redis;
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private RedisJobDispatcher dispatcher;
+
+	@BeforeEach
+	void setUp() {
+		this.redis = RedisServer.local().start();
+		this.connectionFactory = TestConnections.connectionFactory(this.redis);
+		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
+				"redq");
+		JobCatalog catalog = new JobCatalog();
+		catalog.register(new JobDefinition("send-mail", "mail", 3, Duration.ZERO, JobBackoff.DEFAULT, String.class));
+		this.dispatcher = new RedisJobDispatcher(operations, catalog, JsonMapper.shared());
+		this.dispatcher.setTimeout(TIMEOUT);
+		// connected before Redis goes away, as in an application that ran a while
+		this.dispatcher.dispatch(JobRequest.of("send-mail", "first").id("first").build());
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.redis.resume();
+		this.dispatcher.stop();
+		this.connectionFactory.destroy();
+		this.redis.close();
+	}
+
+	@Test
+	void dispatchToAFrozenRedisFailsWithinItsTimeoutAndEachTimedOutCallRunsOnceWhenRedisIsBack()
+			throws InterruptedException {
+		this.redis.pause();
+		long start = System.nanoTime();
+		assertThatExceptionOfType(DispatchTimeoutException.class)
+			.isThrownBy(() -> this.dispatcher.dispatch(JobRequest.of("send-mail", "a").id("a").build()))
+			.withMessage(MESSAGE);
+		CompletableFuture<DispatchResult> async = this.dispatcher
+			.dispatchAsync(JobRequest.of("send-mail", "b").id("b").build());
+		assertThat(async).failsWithin(FAST)
+			.withThrowableOfType(ExecutionException.class)
+			.havingCause()
+			.isInstanceOf(DispatchTimeoutException.class)
+			.withMessage(MESSAGE);
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(FAST.multipliedBy(2));
+		this.redis.resume();
+		await().atMost(FAST).until(() -> "3".equals(this.redis.command("LLEN", "redq:{mail}:ready")));
+		assertThat(this.redis.command("LRANGE", "redq:{mail}:ready", "0", "-1")).isEqualTo("first\na\nb");
+		// both calls were in flight at once, so each had a lane of its own: a lane taken
+		// again before its call's reply could have had the old call re-sent after the new
+		assertThat(this.redis.command("KEYS", "redq:{mail}:sent:*").lines()).hasSize(2);
+		assertThat(this.dispatcher.dispatch(JobRequest.of("send-mail", "a").id("a").build()).outcome())
+			.isEqualTo(Outcome.KEPT);
+		assertThat(this.redis.command("HLEN", "redq:{mail}:jobs")).isEqualTo("3");
+	}
+
+	@Test
+	void dispatchToAStoppedRedisFailsWithinItsTimeoutAndRunsOnceWhenRedisIsBack() {
+		this.redis.kill();
+		long start = System.nanoTime();
+		assertThatExceptionOfType(DispatchTimeoutException.class)
+			.isThrownBy(() -> this.dispatcher.dispatch(JobRequest.of("send-mail", "a").id("a").build()))
+			.withMessage(MESSAGE);
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(FAST);
+		this.redis.restart();
+		// Lettuce sends the call it held once it reconnects
+		await().atMost(FAST.multipliedBy(2))
+			.until(() -> "1".equals(this.redis.command("HEXISTS", "redq:{mail}:jobs", "a")));
+		assertThat(this.dispatcher.dispatch(JobRequest.of("send-mail", "a").id("a").build()).outcome())
+			.isEqualTo(Outcome.KEPT);
+		assertThat(this.redis.command("LRANGE", "redq:{mail}:ready", "0", "-1")).endsWith("a").containsOnlyOnce("a");
+	}
+
+}

@@ -1,0 +1,42 @@
+package io.redq.queue.dashboard;
+
+import io.redq.queue.redis.RedisJobQueueOperations;
+import io.redq.queue.test.RedisServerInitializer;
+import org.junit.jupiter.api.BeforeEach;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.web.servlet.client.RestTestClient;
+import org.springframework.test.web.servlet.client.RestTestClient.ResponseSpec;
+
+/**
+ * What the dashboard's HTTP tests share: an empty Redis before each test, the queue
+ * operations, and a client of the dashboard's path on the application's port.
+ *
+ * @author Redq team
+ */
+abstract class AbstractDashboardHttpIntegrationTests {
+
+	@LocalServerPort
+	int port;
+
+	@Autowired
+	RedisJobQueueOperations operations;
+
+	RestTestClient client;
+
+	@BeforeEach
+	void emptyRedisAndConnect() {
+		RedisServerInitializer.sharedServer().flushAll();
+		this.client = RestTestClient.bindToServer().baseUrl("http://localhost:" + this.port + "/redq").build();
+	}
+
+	ResponseSpec get(String path) {
+		return this.client.get().uri(path).exchange();
+	}
+
+	ResponseSpec post(String path) {
+		return this.client.post().uri(path).exchange();
+	}
+
+}
