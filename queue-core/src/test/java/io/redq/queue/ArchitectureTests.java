@@ -64,12 +64,15 @@ class ArchitectureTests {
 		.resideInAPackage("io.redq.queue.redis..")
 		.and()
 		.doNotHaveFullyQualifiedName(RedisJobDispatcher.class.getName())
+		.and()
+		.doNotHaveFullyQualifiedName("io.redq.queue.redis.ObservationDispatchInterceptor")
 		.should()
 		.dependOnClassesThat()
 		.resideInAnyPackage("io.redq.queue.annotation..", "io.redq.queue.config..", "io.redq.queue.listener..",
 				"io.redq.queue.recurring..", "io.redq.queue.lock..", "io.redq.queue.support..")
 		.because("the Redis layer serves the containers, the scheduler and the locks, and knows none of them; "
-				+ "only the dispatcher takes part in the lifecycle and in observations");
+				+ "only the dispatcher takes part in the lifecycle, and it and the interceptor that observes its "
+				+ "dispatches in observations");
 
 	private static final ArchRule OBSERVATIONS_USE_NO_OTHER_REDQ_PACKAGE = noClasses().that()
 		.resideInAPackage("io.redq.queue.support.micrometer..")

@@ -1,9 +1,12 @@
 package io.redq.queue.autoconfigure;
 
+import java.util.List;
+
 import io.micrometer.observation.ObservationRegistry;
 import io.redq.queue.config.JobListenerContainerFactory;
 import io.redq.queue.core.JobMetrics;
 import io.redq.queue.listener.JobErrorHandler;
+import io.redq.queue.listener.JobInterceptor;
 import io.redq.queue.listener.ContainerProperties;
 import io.redq.queue.support.micrometer.JobProcessObservationConvention;
 import org.jspecify.annotations.Nullable;
@@ -36,6 +39,8 @@ public class JobListenerContainerFactoryConfigurer {
 	private boolean virtualThreads;
 
 	private @Nullable JobErrorHandler errorHandler;
+
+	private List<JobInterceptor> interceptors = List.of();
 
 	/**
 	 * Create an instance.
@@ -87,6 +92,14 @@ public class JobListenerContainerFactoryConfigurer {
 	}
 
 	/**
+	 * Set the interceptors of every job's attempts, in order.
+	 * @param interceptors the interceptors
+	 */
+	void setInterceptors(List<JobInterceptor> interceptors) {
+		this.interceptors = interceptors;
+	}
+
+	/**
 	 * Configure the specified factory. The factory can be further tuned and default
 	 * settings can be overridden.
 	 * @param factory the {@link JobListenerContainerFactory} instance to configure
@@ -98,6 +111,7 @@ public class JobListenerContainerFactoryConfigurer {
 		map.from(this.observationRegistry).to(factory::setObservationRegistry);
 		map.from(this.observationConvention).to(factory::setObservationConvention);
 		map.from(this.errorHandler).to(factory::setErrorHandler);
+		factory.setInterceptors(this.interceptors);
 		ContainerProperties defaults = factory.getContainerProperties();
 		this.properties.getListener().applyTo(defaults);
 		map.from(this.virtualThreads).to(defaults::setVirtualThreads);

@@ -12,6 +12,7 @@ import io.redq.queue.config.JobCatalog;
 import io.redq.queue.config.JobListenerContainerFactory;
 import io.redq.queue.config.JobListenerRegistry;
 import io.redq.queue.config.JobQueueConfigUtils;
+import io.redq.queue.core.DispatchInterceptor;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDefinition;
@@ -21,6 +22,7 @@ import io.redq.queue.inspect.InstanceHeartbeat;
 import io.redq.queue.inspect.InstanceRegistry;
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.listener.JobErrorHandler;
+import io.redq.queue.listener.JobInterceptor;
 import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.recurring.RecurringJobs;
 import io.redq.queue.redis.RedisJobDispatcher;
@@ -42,6 +44,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
@@ -142,12 +145,14 @@ public final class JobQueueAutoConfiguration {
 	JobListenerContainerFactoryConfigurer jobListenerContainerFactoryConfigurer(JobQueueProperties properties,
 			ObjectProvider<JobMetrics> metrics, ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<JobProcessObservationConvention> observationConvention,
-			ObjectProvider<JobErrorHandler> errorHandler, Environment environment) {
+			ObjectProvider<JobErrorHandler> errorHandler, ObjectProvider<JobInterceptor> interceptors,
+			Environment environment) {
 		JobListenerContainerFactoryConfigurer configurer = new JobListenerContainerFactoryConfigurer(properties);
 		configurer.setMetrics(metrics.getIfAvailable());
 		configurer.setObservationRegistry(observationRegistry.getIfUnique());
 		configurer.setObservationConvention(observationConvention.getIfUnique());
 		configurer.setErrorHandler(errorHandler.getIfUnique());
+		configurer.setInterceptors(interceptors.orderedStream().toList());
 		configurer.setVirtualThreads(Threading.VIRTUAL.isActive(environment));
 		return configurer;
 	}
@@ -171,12 +176,15 @@ public final class JobQueueAutoConfiguration {
 		if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
 			Duration timeout = lettuce.getClientConfiguration().getCommandTimeout();
 			if (resendWindow.compareTo(timeout) <= 0) {
-				throw new IllegalStateException("redq.dispatcher.resend-window (" + resendWindow.toMillis()
-						+ " ms) must be longer than the Redis command timeout (spring.data.redis.timeout, "
-						+ timeout.toMillis()
-						+ " ms): Lettuce re-sends a dispatch after a reconnect until it times out, and a dispatch "
-						+ "Redis no longer remembers would run its jobs again. Raise redq.dispatcher.resend-window "
-						+ "or lower spring.data.redis.timeout");
+				// Spring Boot reports it as a bad value of the property
+				throw new InvalidConfigurationPropertyValueException("redq.dispatcher.resend-window",
+						resendWindow.toMillis() + "ms",
+						"redq.dispatcher.resend-window (" + resendWindow.toMillis()
+								+ " ms) must be longer than the Redis command timeout (spring.data.redis.timeout, "
+								+ timeout.toMillis()
+								+ " ms): Lettuce re-sends a dispatch after a reconnect until it times out, and a "
+								+ "dispatch Redis no longer remembers would run its jobs again. Raise "
+								+ "redq.dispatcher.resend-window or lower spring.data.redis.timeout");
 			}
 		}
 		return resendWindow;
@@ -187,7 +195,8 @@ public final class JobQueueAutoConfiguration {
 	RedisJobDispatcher jobDispatcher(RedisConnectionFactory connectionFactory, RedisJobQueueOperations operations,
 			JobCatalog catalog, ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<JobMetrics> metrics,
 			ObjectProvider<ObservationRegistry> observationRegistry,
-			ObjectProvider<JobDispatchObservationConvention> observationConvention, JobQueueProperties properties) {
+			ObjectProvider<JobDispatchObservationConvention> observationConvention,
+			ObjectProvider<DispatchInterceptor> interceptors, JobQueueProperties properties) {
 		RedisJobDispatcher dispatcher = new RedisJobDispatcher(operations, catalog,
 				jsonMapper.getIfAvailable(JsonMapper::shared));
 		dispatcher.setMaxPayloadSize(properties.getDispatcher().getMaxPayloadSize().toBytes());
@@ -197,6 +206,7 @@ public final class JobQueueAutoConfiguration {
 		dispatcher.setObservationEnabled(properties.isObservationEnabled());
 		observationRegistry.ifUnique(dispatcher::setObservationRegistry);
 		observationConvention.ifUnique(dispatcher::setObservationConvention);
+		dispatcher.setInterceptors(interceptors.orderedStream().toList());
 		return dispatcher;
 	}
 

@@ -13,6 +13,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 import org.springframework.boot.context.properties.PropertyMapper;
+import org.springframework.util.Assert;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -402,7 +403,8 @@ public class JobQueueProperties {
 		}
 
 		public void setQueue(String queue) {
-			this.queue = queue;
+			// checked when set, so that a bad value fails binding and names the property
+			this.queue = QueueNames.validate(queue);
 		}
 
 		public int getMaxAttempts() {
@@ -410,6 +412,7 @@ public class JobQueueProperties {
 		}
 
 		public void setMaxAttempts(int maxAttempts) {
+			Assert.isTrue(maxAttempts >= 1, () -> "maxAttempts must be at least 1; got " + maxAttempts);
 			this.maxAttempts = maxAttempts;
 		}
 
@@ -418,6 +421,7 @@ public class JobQueueProperties {
 		}
 
 		public void setTimeout(Duration timeout) {
+			Assert.isTrue(!timeout.isNegative(), () -> "timeout must not be negative (0 for no limit); got " + timeout);
 			this.timeout = timeout;
 		}
 
@@ -590,6 +594,7 @@ public class JobQueueProperties {
 		}
 
 		public void setMaxPayloadSize(DataSize maxPayloadSize) {
+			Assert.isTrue(maxPayloadSize.toBytes() > 0, () -> "maxPayloadSize must be positive; got " + maxPayloadSize);
 			this.maxPayloadSize = maxPayloadSize;
 		}
 
@@ -598,6 +603,8 @@ public class JobQueueProperties {
 		}
 
 		public void setResendWindow(Duration resendWindow) {
+			// its lower bound, the Redis command timeout, is checked with the dispatcher
+			Assert.isTrue(resendWindow.toMillis() > 0, () -> "resendWindow must be at least 1 ms; got " + resendWindow);
 			this.resendWindow = resendWindow;
 		}
 

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Objects;
 
 import org.apache.commons.logging.LogFactory;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -48,6 +49,13 @@ class JobQueuePropertiesValidationTests {
 			redq.queues.mail.concurrency      | 0    | concurrency must be at least 1
 			redq.queues.mail.lease-time       | 1ms  | leaseTime must be at least 30ms
 			redq.key-prefix                   | a{b} | Invalid key prefix 'a{b}'
+			redq.job.max-attempts             | 0    | maxAttempts must be at least 1; got 0
+			redq.job.timeout                  | -1s  | timeout must not be negative (0 for no limit); got PT-1S
+			redq.job.queue                    | a{b} | Invalid queue name 'a{b}'
+			redq.job.backoff.max-delay        | -1s  | Backoff max delay must not be negative
+			redq.job.backoff.jitter           | -1s  | Backoff jitter must not be negative
+			redq.dispatcher.resend-window     | 0s   | resendWindow must be at least 1 ms; got PT0S
+			redq.dispatcher.max-payload-size  | 0B   | maxPayloadSize must be positive; got 0B
 			""")
 	void badValueFailsStartupWithAReportNamingTheProperty(String property, String value, String reason) {
 		this.runner.withPropertyValues(property + "=" + value).run((context) -> {
@@ -60,6 +68,20 @@ class JobQueuePropertiesValidationTests {
 				.contains(reason);
 			assertThat(analysis.getAction()).contains("Update your application's configuration");
 		});
+	}
+
+	@Test
+	void aResendWindowNoLongerThanTheRedisCommandTimeoutFailsStartupWithAReportNamingTheProperty() {
+		this.runner.withPropertyValues("redq.dispatcher.resend-window=5s", "spring.data.redis.timeout=5s")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription())
+					.contains("Invalid value '5000ms' for configuration property 'redq.dispatcher.resend-window'")
+					.contains("must be longer than the Redis command timeout (spring.data.redis.timeout, 5000 ms)")
+					.contains("Raise redq.dispatcher.resend-window or lower spring.data.redis.timeout");
+				assertThat(analysis.getAction()).contains("Review the value of the property");
+			});
 	}
 
 	/** What Spring Boot reports under "APPLICATION FAILED TO START". */

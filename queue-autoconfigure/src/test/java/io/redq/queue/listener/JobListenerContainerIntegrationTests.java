@@ -31,6 +31,8 @@ import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -218,7 +220,9 @@ class JobListenerContainerIntegrationTests {
 				.hSet(keys.jobs().getBytes(StandardCharsets.UTF_8), "binary".getBytes(StandardCharsets.UTF_8),
 						new byte[] { (byte) 0xFF, (byte) 0xFE, 0x00, 0x7B }));
 			template.opsForList().rightPushAll(keys.ready(), "garbage", "stranger", "nameless", "binary");
-			String unreadable = dispatcher(context).dispatch("greet", "not a greeting").id();
+			// as JSON, which the dispatcher leaves to the worker to read
+			JsonNode notAGreeting = JsonMapper.shared().valueToTree("not a greeting");
+			String unreadable = dispatcher(context).dispatch("greet", notAGreeting).id();
 			template.opsForZSet().add(keys.wake(), "w", 0);
 			await().atMost(DEADLINE).until(() -> stats(context, "it").dead() == 5);
 			assertThat(error(context, "it", "binary")).asString().startsWith("Malformed job");

@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 
 import io.redq.queue.config.JobListenerContainerFactory;
@@ -21,6 +22,8 @@ import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobLimits;
 import io.redq.queue.core.RateLimit;
 import io.redq.queue.listener.JobErrorHandler;
+import io.redq.queue.listener.JobHandler;
+import io.redq.queue.listener.adapter.MethodDeadJobCallback;
 import io.redq.queue.listener.adapter.MethodJobHandler;
 import io.redq.queue.recurring.RecurringJobDefinition;
 import io.redq.queue.recurring.RecurringJobScheduler;
@@ -54,6 +57,10 @@ import org.springframework.util.StringUtils;
  * A {@link Recurring} schedule on such a method is registered with the
  * {@link RecurringJobScheduler} bean; without one, the job runs only when dispatched.
  *
+ * <p>
+ * {@link DeadJobHandler} methods are registered with the registry once every job is
+ * known, before the containers are created.
+ *
  * @author Redq team
  * @since 0.1.0
  */
@@ -67,6 +74,9 @@ public class QueuedJobAnnotationBeanPostProcessor
 	private @Nullable ConfigurableListableBeanFactory beanFactory;
 
 	private @Nullable JobListenerRegistry registry;
+
+	/** The dead-job handler methods found, registered once every job is known. */
+	private final List<Runnable> deadJobHandlers = new CopyOnWriteArrayList<>();
 
 	@Override
 	public void setBeanFactory(BeanFactory beanFactory) throws BeansException {
@@ -85,6 +95,11 @@ public class QueuedJobAnnotationBeanPostProcessor
 		if (this.nonAnnotatedClasses.contains(targetClass)) {
 			return bean;
 		}
+		Map<Method, DeadJobHandler> deadJobMethods = MethodIntrospector.selectMethods(targetClass,
+				(MethodIntrospector.MetadataLookup<DeadJobHandler>) (method) -> AnnotatedElementUtils
+					.findMergedAnnotation(method, DeadJobHandler.class));
+		deadJobMethods.forEach((method, annotation) -> this.deadJobHandlers.add(() -> registerDeadJobHandler(bean,
+				beanName, AopUtils.selectInvocableMethod(method, bean.getClass()), annotation)));
 		Map<Method, QueuedJob> methods = MethodIntrospector.selectMethods(targetClass,
 				(MethodIntrospector.MetadataLookup<QueuedJob>) (method) -> {
 					QueuedJob annotation = AnnotatedElementUtils.findMergedAnnotation(method, QueuedJob.class);
@@ -95,7 +110,9 @@ public class QueuedJobAnnotationBeanPostProcessor
 					return annotation;
 				});
 		if (methods.isEmpty()) {
-			this.nonAnnotatedClasses.add(targetClass);
+			if (deadJobMethods.isEmpty()) {
+				this.nonAnnotatedClasses.add(targetClass);
+			}
 			return bean;
 		}
 		JsonMapper jsonMapper = this.beanFactory.getBeanProvider(JsonMapper.class).getIfAvailable(JsonMapper::shared);
@@ -126,6 +143,8 @@ public class QueuedJobAnnotationBeanPostProcessor
 		this.beanFactory.getBeanProvider(JobListenerConfigurer.class)
 			.orderedStream()
 			.forEach((configurer) -> configurer.configureJobListeners(registry));
+		this.deadJobHandlers.forEach(Runnable::run);
+		this.deadJobHandlers.clear();
 		if (!this.beanFactory.containsBean(JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)) {
 			Assert.state(!registry.hasHandlers(),
 					() -> "Could not create job listener containers: no "
@@ -136,6 +155,22 @@ public class QueuedJobAnnotationBeanPostProcessor
 		}
 		registry.createContainers(this.beanFactory.getBean(JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME,
 				JobListenerContainerFactory.class));
+	}
+
+	private void registerDeadJobHandler(Object bean, String beanName, Method method, DeadJobHandler annotation) {
+		try {
+			String jobName = resolve(annotation.value(), Function.identity(), null);
+			Assert.state(jobName != null, "it names no job");
+			JobHandler handler = registry().getHandler(jobName);
+			Assert.state(handler != null, () -> "this application has no @QueuedJob method for job '" + jobName
+					+ "': a dead-job handler runs where the job runs");
+			registry().registerDeadJobCallback(jobName,
+					new MethodDeadJobCallback(handler.getDefinition(), bean, method));
+		}
+		catch (RuntimeException ex) {
+			throw new BeanInitializationException("Could not register @DeadJobHandler method " + method.getName()
+					+ " of bean '" + beanName + "': " + ex.getMessage(), ex);
+		}
 	}
 
 	private JobListenerRegistry registry() {

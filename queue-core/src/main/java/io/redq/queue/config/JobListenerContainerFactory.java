@@ -1,7 +1,9 @@
 package io.redq.queue.config;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import io.micrometer.observation.ObservationRegistry;
@@ -10,12 +12,15 @@ import io.redq.queue.listener.ContainerProperties;
 import io.redq.queue.listener.DefaultJobErrorHandler;
 import io.redq.queue.listener.JobErrorHandler;
 import io.redq.queue.listener.JobHandler;
+import io.redq.queue.listener.JobInterceptor;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.support.micrometer.DefaultJobProcessObservationConvention;
 import io.redq.queue.support.micrometer.JobProcessObservationConvention;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 
 /**
  * Creates the {@link JobListenerContainer} of each queue, with the shared settings or a
@@ -43,6 +48,8 @@ public class JobListenerContainerFactory {
 	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
 
 	private @Nullable JobProcessObservationConvention observationConvention;
+
+	private List<JobInterceptor> interceptors = List.of();
 
 	/**
 	 * Create an instance.
@@ -128,6 +135,22 @@ public class JobListenerContainerFactory {
 	}
 
 	/**
+	 * Set the interceptors of every job's attempts, sorted by
+	 * {@link org.springframework.core.Ordered} or
+	 * {@link org.springframework.core.annotation.Order @Order} (the first one outermost);
+	 * interceptors without an order keep the given order, after the ordered ones.
+	 * <p>
+	 * Default none.
+	 * @param interceptors the interceptors
+	 * @see JobListenerContainer#setInterceptors
+	 */
+	public void setInterceptors(List<JobInterceptor> interceptors) {
+		List<JobInterceptor> sorted = new ArrayList<>(interceptors);
+		AnnotationAwareOrderComparator.sort(sorted);
+		this.interceptors = List.copyOf(sorted);
+	}
+
+	/**
 	 * Create the container of a queue.
 	 * @param queue the queue
 	 * @param handlers the handlers of the jobs on that queue
@@ -144,6 +167,7 @@ public class JobListenerContainerFactory {
 		container.setObservationEnabled(this.observationEnabled);
 		container.setObservationRegistry(this.observationRegistry);
 		container.setObservationConvention(this.observationConvention);
+		container.setInterceptors(this.interceptors);
 		return container;
 	}
 

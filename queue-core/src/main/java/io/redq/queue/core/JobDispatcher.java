@@ -2,7 +2,9 @@ package io.redq.queue.core;
 
 import java.time.Instant;
 import java.util.Collection;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -109,7 +111,8 @@ public interface JobDispatcher {
 	 * Set a timer: run the job with {@code key} as payload at {@code at}, e.g.
 	 * {@code schedule("close-auction", 42, endsAt)}. The timer is keyed by job and key:
 	 * scheduling the same key again moves the pending timer instead of adding a second
-	 * one (while the timer runs, the new one is dropped).
+	 * one (while the timer runs, the new one is dropped). The timer is a dispatch of
+	 * {@link #timerRequest}.
 	 * @param jobName the job name
 	 * @param key the business key, also the payload
 	 * @param at when the timer fires (millisecond resolution, Redis clock)
@@ -119,6 +122,39 @@ public interface JobDispatcher {
 	 * {@linkplain DispatchResult.Outcome#DROPPED dropped} because it runs
 	 */
 	DispatchResult schedule(String jobName, Object key, Instant at);
+
+	/**
+	 * Set many timers of one job, as {@link #schedule} does for each. The Redis
+	 * dispatcher sends them as {@link #dispatchAll} does, in one script call per queue
+	 * and 1,000 timers (20,000 timers from one thread in 20 calls); the default calls
+	 * {@link #schedule} for each. Each timer is a dispatch of {@link #timerRequest}.
+	 * @param jobName the job name
+	 * @param timers when each timer fires, by business key (each key is also its timer's
+	 * payload); iterated once, in the map's order
+	 * @return each timer's id and outcome, in the map's order
+	 */
+	default List<DispatchResult> scheduleAll(String jobName, Map<?, Instant> timers) {
+		List<DispatchResult> results = new ArrayList<>(timers.size());
+		timers.forEach((key, at) -> results.add(schedule(jobName, key, at)));
+		return results;
+	}
+
+	/**
+	 * Return the dispatch that a timer is: the job with {@code key} as its payload, at
+	 * {@code at}, under the id {@code <jobName>:<key>} with
+	 * {@link DuplicatePolicy#REPLACE}, which moves a pending timer of the same key.
+	 * @param jobName the job name
+	 * @param key the business key, also the payload
+	 * @param at when the timer fires
+	 * @return the request
+	 * @throws IllegalArgumentException when {@code <jobName>:<key>} is not a valid job id
+	 */
+	static JobRequest timerRequest(String jobName, Object key, Instant at) {
+		return JobRequest.of(jobName, key)
+			.id(QueueNames.validateId(jobName + ":" + key), DuplicatePolicy.REPLACE)
+			.at(at)
+			.build();
+	}
 
 	/**
 	 * Move a pending timer to a new instant in one step: it is never absent or doubled

@@ -56,6 +56,8 @@ final class JobExecution implements JobContext {
 
 	private volatile @Nullable JobHandler handler;
 
+	private volatile @Nullable Object payload;
+
 	private volatile @Nullable Gates gates;
 
 	private volatile int maxAttempts;
@@ -131,6 +133,17 @@ final class JobExecution implements JobContext {
 		JobDefinition definition = handler.getDefinition();
 		this.maxAttempts = (envelope.maxAttempts() != null) ? envelope.maxAttempts() : definition.maxAttempts();
 		this.timeout = (envelope.timeout() != null) ? Duration.ofMillis(envelope.timeout()) : definition.timeout();
+	}
+
+	/**
+	 * Record the payload as the handler takes it, for a dead-job callback.
+	 */
+	void payload(@Nullable Object payload) {
+		this.payload = payload;
+	}
+
+	@Nullable Object payload() {
+		return this.payload;
 	}
 
 	void begin(@Nullable Gates gates) {

@@ -96,6 +96,7 @@ final class JobFetcher {
 	 */
 	private void fetch(Semaphore permits) {
 		int failures = 0;
+		boolean consuming = false;
 		while (this.container.isCurrentRun(permits)) {
 			try {
 				int capacity = acquirePermits(permits);
@@ -118,6 +119,10 @@ final class JobFetcher {
 				catch (RuntimeException ex) {
 					permits.release(capacity);
 					throw ex;
+				}
+				if (!consuming) {
+					consuming = true;
+					this.container.consuming(permits);
 				}
 				// each reserved job keeps its permit until it finishes
 				permits.release(capacity - reservation.jobs().size());

@@ -1,7 +1,9 @@
 package io.redq.queue.listener;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
@@ -14,6 +16,10 @@ import io.micrometer.observation.ObservationRegistry;
 import io.redq.queue.support.JobQueueLifecycle;
 import io.redq.queue.core.DataModelMismatchException;
 import io.redq.queue.core.JobMetrics;
+import io.redq.queue.event.ContainerConsumingEvent;
+import io.redq.queue.event.ContainerStartedEvent;
+import io.redq.queue.event.ContainerStoppedEvent;
+import io.redq.queue.event.JobDeadEvent;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.support.micrometer.DefaultJobProcessObservationConvention;
 import io.redq.queue.support.micrometer.JobObservation;
@@ -23,6 +29,8 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.context.ApplicationEvent;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.core.task.VirtualThreadTaskExecutor;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
@@ -42,10 +50,10 @@ import org.springframework.util.Assert;
  * <p>
  * The container keeps the lifecycle and wires its parts, each in a class of its own:
  * {@code JobFetcher} reserves, {@code JobPrefetch} sizes the reservations ahead,
- * {@code JobWorkerPool} runs the handlers, {@code JobLeaseKeeper} renews leases and holds
- * gates, {@code JobOutcomes} settles each attempt, {@code JobAcknowledger} acknowledges
- * in batches and {@code JobMigrator} moves due and expired jobs. They all log under this
- * class's name.
+ * {@code JobWorkerPool} runs the handlers through the {@link JobInterceptor}s,
+ * {@code JobLeaseKeeper} renews leases and holds gates, {@code JobOutcomes} settles each
+ * attempt, {@code JobAcknowledger} acknowledges in batches and {@code JobMigrator} moves
+ * due and expired jobs. They all log under this class's name.
  *
  * <p>
  * Containers are not beans: the {@code JobListenerRegistry} creates, starts and stops
@@ -81,6 +89,17 @@ public class JobListenerContainer implements JobQueueLifecycle {
 	private final JobMigrator migrator;
 
 	private final JobFetcher fetcher;
+
+	private List<JobInterceptor> interceptors = List.of();
+
+	private boolean observationEnabled;
+
+	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+
+	private @Nullable JobProcessObservationConvention observationConvention;
+
+	private ApplicationEventPublisher eventPublisher = (event) -> {
+	};
 
 	private volatile boolean running;
 
@@ -178,14 +197,52 @@ public class JobListenerContainer implements JobQueueLifecycle {
 	}
 
 	/**
-	 * Set whether each handler call is observed with the {@link ObservationRegistry}, as
-	 * {@link JobObservation#PROCESS}, in the trace whose context the job's headers carry.
+	 * Set the interceptors of every attempt, in the order they run (the first one
+	 * outermost); they apply from the next start.
+	 * <p>
+	 * Default none.
+	 * @param interceptors the interceptors
+	 */
+	public void setInterceptors(List<JobInterceptor> interceptors) {
+		Assert.noNullElements(interceptors, "interceptors must not contain null");
+		this.interceptors = List.copyOf(interceptors);
+	}
+
+	/**
+	 * Set what is called when a job of a given name dies, by job name.
+	 * <p>
+	 * Default none.
+	 * @param deadJobCallbacks the callbacks, by job name
+	 */
+	public void setDeadJobCallbacks(Map<String, DeadJobCallback> deadJobCallbacks) {
+		this.outcomes.setDeadJobCallbacks(deadJobCallbacks);
+	}
+
+	/**
+	 * Set the publisher of the container's events: {@link ContainerStartedEvent},
+	 * {@link ContainerConsumingEvent}, {@link ContainerStoppedEvent} and
+	 * {@link JobDeadEvent}.
+	 * <p>
+	 * Default none: no events.
+	 * @param eventPublisher the publisher
+	 */
+	public void setApplicationEventPublisher(ApplicationEventPublisher eventPublisher) {
+		Assert.notNull(eventPublisher, "eventPublisher must not be null");
+		this.eventPublisher = eventPublisher;
+		this.outcomes.setEventPublisher(this, eventPublisher);
+	}
+
+	/**
+	 * Set whether each attempt is observed with the {@link ObservationRegistry}, as
+	 * {@link JobObservation#PROCESS}, in the trace whose context the job's headers carry:
+	 * the observation is the first interceptor, around the others. Applies from the next
+	 * start.
 	 * <p>
 	 * Default {@code false}.
 	 * @param observationEnabled whether to observe processing
 	 */
 	public void setObservationEnabled(boolean observationEnabled) {
-		this.workerPool.setObservationEnabled(observationEnabled);
+		this.observationEnabled = observationEnabled;
 	}
 
 	/**
@@ -195,7 +252,7 @@ public class JobListenerContainer implements JobQueueLifecycle {
 	 * @param observationRegistry the registry
 	 */
 	public void setObservationRegistry(ObservationRegistry observationRegistry) {
-		this.workerPool.setObservationRegistry(observationRegistry);
+		this.observationRegistry = observationRegistry;
 	}
 
 	/**
@@ -205,7 +262,19 @@ public class JobListenerContainer implements JobQueueLifecycle {
 	 * @param observationConvention the convention, or {@code null} for the default
 	 */
 	public void setObservationConvention(@Nullable JobProcessObservationConvention observationConvention) {
-		this.workerPool.setObservationConvention(observationConvention);
+		this.observationConvention = observationConvention;
+	}
+
+	/**
+	 * Return the interceptor chain of a run: the observation first, when enabled.
+	 */
+	private JobInterceptors interceptorChain() {
+		List<JobInterceptor> chain = new ArrayList<>(this.interceptors.size() + 1);
+		if (this.observationEnabled) {
+			chain.add(new ObservationJobInterceptor(this.observationRegistry, this.observationConvention));
+		}
+		chain.addAll(this.interceptors);
+		return chain.isEmpty() ? JobInterceptors.NONE : new JobInterceptors(chain);
 	}
 
 	@Override
@@ -233,6 +302,9 @@ public class JobListenerContainer implements JobQueueLifecycle {
 				return;
 			}
 			checkDataModel();
+			JobInterceptors interceptors = interceptorChain();
+			this.workerPool.setInterceptors(interceptors);
+			this.outcomes.setInterceptors(interceptors);
 			String prefix = "redq-" + this.queue + "-";
 			Semaphore permits = new Semaphore(capacity());
 			this.permits = permits;
@@ -250,9 +322,29 @@ public class JobListenerContainer implements JobQueueLifecycle {
 			scheduler.scheduleWithFixedDelay(() -> this.prefetch.trim(this.workerPool), horizon, horizon,
 					TimeUnit.MILLISECONDS);
 			this.migrator.start(scheduler);
+			// before the fetcher starts, so that it comes before the consuming event
+			publish(new ContainerStartedEvent(this, this.queue));
 			this.fetcher.start(permits, threadFactory(prefix + "fetcher-"));
 			logger.info("Started job listener container for queue '" + this.queue + "' with jobs "
 					+ this.handlers.keySet());
+		}
+	}
+
+	/**
+	 * Called by the fetcher when Redis answered the first reservation of a run.
+	 */
+	void consuming(Semaphore permits) {
+		if (isCurrentRun(permits)) {
+			publish(new ContainerConsumingEvent(this, this.queue));
+		}
+	}
+
+	private void publish(ApplicationEvent event) {
+		try {
+			this.eventPublisher.publishEvent(event);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not publish " + event, ex);
 		}
 	}
 
@@ -329,6 +421,7 @@ public class JobListenerContainer implements JobQueueLifecycle {
 			this.workerPool.stop();
 			logger.info("Stopped job listener container for queue '" + this.queue + "'");
 		}
+		publish(new ContainerStoppedEvent(this, this.queue));
 	}
 
 	private int capacity() {

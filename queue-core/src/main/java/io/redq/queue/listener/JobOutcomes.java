@@ -1,19 +1,24 @@
 package io.redq.queue.listener;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeoutException;
 
 import io.redq.queue.core.JobMetrics;
+import io.redq.queue.event.JobDeadEvent;
 import io.redq.queue.redis.ListenerOperations;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.context.ApplicationEventPublisher;
+
 /**
  * Settles the attempts of a container's jobs: a completed job is acknowledged, a failed
  * or timed-out one is retried or dies as its {@link JobErrorHandler} decides (and a dead
  * one goes to the handler's recoverer), an unreadable one dies; each outcome is reported
- * to the metrics.
+ * to the metrics and to the interceptors; a death is also published as a
+ * {@link JobDeadEvent}.
  *
  * @author Redq team
  * @since 0.1.0
@@ -40,6 +45,15 @@ final class JobOutcomes {
 
 	private JobErrorHandler errorHandler = FALLBACK_ERROR_HANDLER;
 
+	private volatile JobInterceptors interceptors = JobInterceptors.NONE;
+
+	private Map<String, DeadJobCallback> deadJobCallbacks = Map.of();
+
+	private Object eventSource = this;
+
+	private ApplicationEventPublisher eventPublisher = (event) -> {
+	};
+
 	JobOutcomes(String queue, ListenerOperations operations, JobAcknowledger acknowledger) {
 		this.queue = queue;
 		this.operations = operations;
@@ -54,10 +68,24 @@ final class JobOutcomes {
 		this.errorHandler = errorHandler;
 	}
 
+	void setInterceptors(JobInterceptors interceptors) {
+		this.interceptors = interceptors;
+	}
+
+	void setDeadJobCallbacks(Map<String, DeadJobCallback> deadJobCallbacks) {
+		this.deadJobCallbacks = Map.copyOf(deadJobCallbacks);
+	}
+
+	void setEventPublisher(Object eventSource, ApplicationEventPublisher eventPublisher) {
+		this.eventSource = eventSource;
+		this.eventPublisher = eventPublisher;
+	}
+
 	void completed(JobExecution execution) {
 		if (execution.settle()) {
 			this.acknowledger.add(execution.job().lease());
 			report(execution, JobMetrics.Outcome.COMPLETED, null);
+			this.interceptors.afterSuccess(execution);
 		}
 	}
 
@@ -133,8 +161,30 @@ final class JobOutcomes {
 	private void settleFailure(JobExecution execution, @Nullable JobHandler handler, Throwable ex, String error,
 			@Nullable String stackTrace, @Nullable Duration retryDelay) {
 		report(execution, (retryDelay != null) ? JobMetrics.Outcome.RETRIED : JobMetrics.Outcome.DEAD, ex);
-		if (recordFailure(execution, error, stackTrace, retryDelay) && retryDelay == null && handler != null) {
-			recover(execution, handler, ex);
+		if (!recordFailure(execution, error, stackTrace, retryDelay)) {
+			return;
+		}
+		// a job buried before it was read has no handler: it never met the interceptors
+		if (handler != null) {
+			this.interceptors.afterFailure(execution, ex, retryDelay);
+		}
+		if (retryDelay == null) {
+			if (handler != null) {
+				recover(execution, handler, ex);
+				deadJobCallback(execution, handler, ex);
+				this.interceptors.afterDeath(execution, ex);
+			}
+			publishDeath(execution, handler, ex);
+		}
+	}
+
+	private void publishDeath(JobExecution execution, @Nullable JobHandler handler, Throwable ex) {
+		try {
+			this.eventPublisher.publishEvent(new JobDeadEvent(this.eventSource, this.queue, execution.getId(),
+					(handler != null) ? handler.getDefinition().name() : null, execution.getAttempt(), ex));
+		}
+		catch (RuntimeException publishFailure) {
+			logger.warn("Could not publish the death of job " + execution.getId(), publishFailure);
 		}
 	}
 
@@ -144,6 +194,21 @@ final class JobOutcomes {
 		}
 		catch (RuntimeException recoveryFailure) {
 			logger.error("Could not recover dead job " + execution.getId() + "; it stays dead", recoveryFailure);
+		}
+	}
+
+	private void deadJobCallback(JobExecution execution, JobHandler handler, Throwable ex) {
+		DeadJobCallback callback = this.deadJobCallbacks.get(handler.getDefinition().name());
+		if (callback == null) {
+			return;
+		}
+		try {
+			callback.jobDied(execution.payload(), execution, ex);
+		}
+		catch (Exception callbackFailure) {
+			logger.error(
+					"Dead-job handler " + callback + " of job " + execution.getId() + " failed; the job stays dead",
+					callbackFailure);
 		}
 	}
 

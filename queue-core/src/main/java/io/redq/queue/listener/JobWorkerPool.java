@@ -16,17 +16,11 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
-import io.micrometer.observation.ObservationRegistry;
 import io.redq.queue.redis.Gates;
 import io.redq.queue.redis.JobEnvelope;
 import io.redq.queue.redis.Lease;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.ReservedJob;
-import io.redq.queue.support.micrometer.DefaultJobProcessObservationConvention;
-import io.redq.queue.support.micrometer.JobObservation;
-import io.redq.queue.support.micrometer.JobProcessObservationConvention;
-import io.redq.queue.support.micrometer.JobProcessReceiverContext;
-import io.redq.queue.support.micrometer.ObservedJob;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -64,11 +58,7 @@ final class JobWorkerPool {
 	/** The reserved jobs, waiting or running, by lease token. */
 	private final Map<String, JobExecution> inFlight = new ConcurrentHashMap<>();
 
-	private boolean observationEnabled;
-
-	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
-
-	private @Nullable JobProcessObservationConvention observationConvention;
+	private volatile JobInterceptors interceptors = JobInterceptors.NONE;
 
 	private @Nullable ThreadPoolExecutor workers;
 
@@ -86,16 +76,8 @@ final class JobWorkerPool {
 		this.prefetch = prefetch;
 	}
 
-	void setObservationEnabled(boolean observationEnabled) {
-		this.observationEnabled = observationEnabled;
-	}
-
-	void setObservationRegistry(ObservationRegistry observationRegistry) {
-		this.observationRegistry = observationRegistry;
-	}
-
-	void setObservationConvention(@Nullable JobProcessObservationConvention observationConvention) {
-		this.observationConvention = observationConvention;
+	void setInterceptors(JobInterceptors interceptors) {
+		this.interceptors = interceptors;
 	}
 
 	/**
@@ -265,6 +247,7 @@ final class JobWorkerPool {
 			// set before anything can fail, so that a failure is retried as defined
 			execution.resolve(envelope, handler);
 			Object payload = handler.readPayload(envelope.payload());
+			execution.payload(payload);
 			Gates gates = this.leaseKeeper.gates(handler, payload);
 			if (!start(execution, gates)) {
 				return;
@@ -276,7 +259,7 @@ final class JobWorkerPool {
 						timeout.toMillis(), TimeUnit.MILLISECONDS));
 			}
 			try {
-				handle(handler, payload, execution);
+				this.interceptors.run(handler, payload, execution);
 			}
 			finally {
 				if (gates != null) {
@@ -318,20 +301,6 @@ final class JobWorkerPool {
 			}
 			return false;
 		}
-	}
-
-	private void handle(JobHandler handler, @Nullable Object payload, JobExecution execution) throws Exception {
-		if (!this.observationEnabled) {
-			handler.handle(payload, execution);
-			return;
-		}
-		JobObservation.PROCESS
-			.observation(this.observationConvention, DefaultJobProcessObservationConvention.INSTANCE,
-					() -> new JobProcessReceiverContext(execution.getHeaders(),
-							new ObservedJob(this.queue, execution.getJobName(), execution.getId()),
-							execution.getAttempt()),
-					this.observationRegistry)
-			.observeChecked(() -> handler.handle(payload, execution));
 	}
 
 	/**

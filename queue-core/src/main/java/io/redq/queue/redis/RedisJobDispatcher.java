@@ -14,8 +14,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 
-import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import io.redq.queue.core.DispatchInterceptor;
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchTimeoutException;
 import io.redq.queue.core.Due;
@@ -28,20 +28,20 @@ import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.JobStatus;
+import io.redq.queue.core.OutgoingJob;
 import io.redq.queue.core.QueueNames;
 import io.redq.queue.core.Timer;
 import io.redq.queue.support.JobQueueLifecycle;
 import io.redq.queue.support.micrometer.DefaultJobDispatchObservationConvention;
 import io.redq.queue.support.micrometer.JobDispatchObservationConvention;
-import io.redq.queue.support.micrometer.JobDispatchSenderContext;
 import io.redq.queue.support.micrometer.JobObservation;
-import io.redq.queue.support.micrometer.ObservedJob;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.ResolvableType;
+import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 import org.springframework.util.Assert;
 
 /**
@@ -88,6 +88,11 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
 
 	private @Nullable JobDispatchObservationConvention observationConvention;
+
+	private List<DispatchInterceptor> interceptors = List.of();
+
+	/** The observation, when enabled, then the interceptors. */
+	private volatile DispatchInterceptors interceptorChain = DispatchInterceptors.NONE;
 
 	private final AsyncDispatchSender asyncSender = new AsyncDispatchSender(this::send);
 
@@ -185,6 +190,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 */
 	public void setObservationEnabled(boolean observationEnabled) {
 		this.observationEnabled = observationEnabled;
+		buildInterceptorChain();
 	}
 
 	/**
@@ -195,6 +201,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 */
 	public void setObservationRegistry(ObservationRegistry observationRegistry) {
 		this.observationRegistry = observationRegistry;
+		buildInterceptorChain();
 	}
 
 	/**
@@ -205,6 +212,34 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 */
 	public void setObservationConvention(@Nullable JobDispatchObservationConvention observationConvention) {
 		this.observationConvention = observationConvention;
+		buildInterceptorChain();
+	}
+
+	/**
+	 * Set the interceptors of every dispatched job, sorted by
+	 * {@link org.springframework.core.Ordered} or
+	 * {@link org.springframework.core.annotation.Order @Order}; interceptors without an
+	 * order keep the given order, after the ordered ones. The dispatch observation, when
+	 * enabled, comes first.
+	 * <p>
+	 * Default none.
+	 * @param interceptors the interceptors
+	 */
+	public void setInterceptors(List<DispatchInterceptor> interceptors) {
+		Assert.noNullElements(interceptors, "interceptors must not contain null");
+		List<DispatchInterceptor> sorted = new ArrayList<>(interceptors);
+		AnnotationAwareOrderComparator.sort(sorted);
+		this.interceptors = List.copyOf(sorted);
+		buildInterceptorChain();
+	}
+
+	private void buildInterceptorChain() {
+		List<DispatchInterceptor> chain = new ArrayList<>(this.interceptors.size() + 1);
+		if (this.observationEnabled) {
+			chain.add(new ObservationDispatchInterceptor(this.observationRegistry, this.observationConvention));
+		}
+		chain.addAll(this.interceptors);
+		this.interceptorChain = chain.isEmpty() ? DispatchInterceptors.NONE : new DispatchInterceptors(chain);
 	}
 
 	@Override
@@ -278,8 +313,8 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	}
 
 	/**
-	 * Report jobs that are in Redis to the metrics, and end their observations. A failure
-	 * to report is logged, not thrown: the jobs are dispatched, and a caller told
+	 * Report jobs that are in Redis to the metrics and the interceptors they passed. A
+	 * failure to report is logged, not thrown: the jobs are dispatched, and a caller told
 	 * otherwise would dispatch them again.
 	 * @param jobs the jobs
 	 */
@@ -287,9 +322,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 		try {
 			for (PreparedJob job : jobs) {
 				this.metrics.dispatched(job.queue(), job.jobName());
-				if (job.observation() != null) {
-					job.observation().stop();
-				}
+				job.dispatched();
 			}
 		}
 		catch (RuntimeException ex) {
@@ -302,23 +335,23 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 		String queue = (request.getQueue() != null) ? request.getQueue() : definition.queue();
 		String id = (request.getId() != null) ? request.getId() : JobIds.next();
 		Map<String, String> headers = request.getHeaders();
-		Observation observation = null;
-		if (this.observationEnabled) {
-			// one observation per job, as each job has its own name and queue; a tracer
-			// adds the trace context to the headers as it starts
-			headers = new LinkedHashMap<>(headers);
-			observation = startObservation(headers, queue, definition.name(), id);
+		DispatchInterceptors interceptors = this.interceptorChain;
+		DispatchInterceptors.Interception interception = null;
+		if (!interceptors.isEmpty()) {
+			interception = interceptors
+				.before(new OutgoingJob(definition.name(), queue, id, request.getPayload(), headers));
+			headers = interception.job().getHeaders();
 		}
 		try {
 			String body = body(request, definition, headers);
 			EnqueueCommand command = (request.getId() != null) ? new EnqueueCommand(id, request.getDue(),
 					request.getDuplicatePolicy(), request.getUniqueness(), body)
 					: EnqueueCommand.withGeneratedId(id, request.getDue(), body);
-			return new PreparedJob(queue, definition.name(), id, command, observation);
+			return new PreparedJob(queue, definition.name(), id, command, interception);
 		}
 		catch (RuntimeException ex) {
-			if (observation != null) {
-				observation.error(ex).stop();
+			if (interception != null) {
+				interception.failed(ex);
 			}
 			throw ex;
 		}
@@ -344,13 +377,6 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 						: EnqueueCommand.withGeneratedId(JobIds.next(), request.getDue(), body));
 	}
 
-	private Observation startObservation(Map<String, String> headers, String queue, String jobName, String id) {
-		return JobObservation.DISPATCH.start(this.observationConvention,
-				DefaultJobDispatchObservationConvention.INSTANCE,
-				() -> new JobDispatchSenderContext(headers, new ObservedJob(queue, jobName, id)),
-				this.observationRegistry);
-	}
-
 	@Override
 	public boolean cancel(String queue, String id) {
 		return this.operations.cancel(QueueNames.validate(queue), id);
@@ -358,7 +384,14 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	@Override
 	public DispatchResult schedule(String jobName, Object key, Instant at) {
-		return dispatch(JobRequest.of(jobName, key).id(timerId(jobName, key), DuplicatePolicy.REPLACE).at(at).build());
+		return dispatch(JobDispatcher.timerRequest(jobName, key, at));
+	}
+
+	@Override
+	public List<DispatchResult> scheduleAll(String jobName, Map<?, Instant> timers) {
+		List<JobRequest> requests = new ArrayList<>(timers.size());
+		timers.forEach((key, at) -> requests.add(JobDispatcher.timerRequest(jobName, key, at)));
+		return dispatchAll(requests);
 	}
 
 	@Override
@@ -421,6 +454,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	}
 
 	private String body(JobRequest request, JobDefinition definition, Map<String, String> headers) {
+		PayloadTypeCheck.check(definition, request.getPayload());
 		int maxAttempts = (request.getMaxAttempts() != null) ? request.getMaxAttempts() : definition.maxAttempts();
 		int priority = (request.getPriority() != null) ? request.getPriority() : definition.priority();
 		String body = JobEnvelope

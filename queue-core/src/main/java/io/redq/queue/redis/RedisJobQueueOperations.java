@@ -21,9 +21,16 @@ import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueSnapshot;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.core.ReplicationTimeoutException;
+import io.redq.queue.event.QueuePausedEvent;
+import io.redq.queue.event.QueueResumedEvent;
 import io.redq.queue.script.QueueScripts;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.context.ApplicationEvent;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -44,10 +51,12 @@ import org.springframework.util.Assert;
  * @since 0.1.0
  * @see QueueScripts
  */
-public class RedisJobQueueOperations implements JobQueueOperations {
+public class RedisJobQueueOperations implements JobQueueOperations, ApplicationEventPublisherAware {
 
 	/** The default key prefix. */
 	public static final String DEFAULT_KEY_PREFIX = "redq";
+
+	private static final Log logger = LogFactory.getLog(RedisJobQueueOperations.class);
 
 	private static final int SCAN_BATCH_SIZE = 1000;
 
@@ -60,6 +69,8 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 	private final EnqueueOperations enqueueOperations;
 
 	private final ListenerOperations listenerOperations;
+
+	private @Nullable ApplicationEventPublisher eventPublisher;
 
 	/**
 	 * Create an instance.
@@ -207,9 +218,22 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 		return removed != null && removed == 1L;
 	}
 
+	/**
+	 * Set the publisher of a {@link QueuePausedEvent} or {@link QueueResumedEvent} after
+	 * each {@link #pause} or {@link #resume}.
+	 * <p>
+	 * Default none: no events.
+	 * @param eventPublisher the publisher
+	 */
+	@Override
+	public void setApplicationEventPublisher(ApplicationEventPublisher eventPublisher) {
+		this.eventPublisher = eventPublisher;
+	}
+
 	@Override
 	public void pause(String queue) {
 		this.redis.opsForValue().set(this.store.keys(queue).paused(), "1");
+		publish(new QueuePausedEvent(this, queue));
 	}
 
 	@Override
@@ -217,6 +241,21 @@ public class RedisJobQueueOperations implements JobQueueOperations {
 		QueueKeys keys = this.store.keys(queue);
 		this.redis.delete(keys.paused());
 		this.redis.opsForZSet().add(keys.wake(), "w", 0);
+		publish(new QueueResumedEvent(this, queue));
+	}
+
+	/**
+	 * Publish an event of a change made: a listener that fails does not undo it.
+	 */
+	private void publish(ApplicationEvent event) {
+		if (this.eventPublisher != null) {
+			try {
+				this.eventPublisher.publishEvent(event);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not publish " + event, ex);
+			}
+		}
 	}
 
 	@Override

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -161,7 +162,14 @@ public class TransactionAwareJobDispatcher implements JobDispatcher {
 			return this.target.schedule(jobName, key, at);
 		}
 		// the timer id that JobDispatcher#schedule documents
-		return dispatch(JobRequest.of(jobName, key).id(timerId(jobName, key), DuplicatePolicy.REPLACE).at(at).build());
+		return dispatch(JobDispatcher.timerRequest(jobName, key, at));
+	}
+
+	@Override
+	public List<DispatchResult> scheduleAll(String jobName, Map<?, Instant> timers) {
+		List<JobRequest> requests = new ArrayList<>(timers.size());
+		timers.forEach((key, at) -> requests.add(JobDispatcher.timerRequest(jobName, key, at)));
+		return dispatchAll(requests);
 	}
 
 	@Override

@@ -3,6 +3,7 @@ package io.redq.queue.aot;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.redq.queue.annotation.DeadJobHandler;
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.listener.JobContext;
 import io.redq.queue.redis.JobEnvelope;
@@ -61,6 +62,14 @@ class RedqRuntimeHintsTests {
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(InvoiceJobs.class, "notAJob")).rejects(hints);
 	}
 
+	@Test
+	void deadJobHandlerMethodsAreInvokable() {
+		RuntimeHints hints = new RuntimeHints();
+		new ReflectiveRuntimeHintsRegistrar().registerRuntimeHints(hints, InvoiceJobs.class);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(InvoiceJobs.class, "invoiceNotSent"))
+			.accepts(hints);
+	}
+
 	static class InvoiceJobs {
 
 		@QueuedJob(name = "send-invoice")
@@ -68,6 +77,10 @@ class RedqRuntimeHintsTests {
 		}
 
 		void notAJob(Invoice invoice) {
+		}
+
+		@DeadJobHandler("send-invoice")
+		void invoiceNotSent(Invoice invoice, Throwable error) {
 		}
 
 	}

@@ -234,7 +234,7 @@ class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegra
 			.withMessageContaining("No job named 'no-such-job'");
 		assertThatExceptionOfType(RuntimeException.class)
 			.isThrownBy(() -> this.transaction
-				.executeWithoutResult((status) -> this.dispatcher.dispatch("send-invoice", new Unwritable())))
+				.executeWithoutResult((status) -> this.dispatcher.dispatch("audit", new Unwritable())))
 			.withStackTraceContaining("cannot be written");
 		this.target.setMaxPayloadSize(100);
 		assertThatIllegalArgumentException()

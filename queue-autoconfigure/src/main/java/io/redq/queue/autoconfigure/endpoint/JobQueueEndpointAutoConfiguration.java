@@ -10,11 +10,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 
 /**
  * Auto-configuration of the {@link JobQueueEndpoint} ({@code redq} actuator endpoint),
  * when Spring Boot Actuator is on the class path and the endpoint is accessible and
- * exposed.
+ * exposed; with the {@link JobQueueEndpointRuntimeHints} of its types for native images.
  *
  * @author Redq team
  * @since 0.1.0
@@ -23,6 +24,7 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnClass(Endpoint.class)
 @ConditionalOnBean(JobQueueInspector.class)
 @ConditionalOnAvailableEndpoint(JobQueueEndpoint.class)
+@ImportRuntimeHints(JobQueueEndpointRuntimeHints.class)
 public final class JobQueueEndpointAutoConfiguration {
 
 	@Bean

@@ -1,0 +1,29 @@
+package io.redq.queue.autoconfigure.endpoint;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+
+/**
+ * The {@link RuntimeHints} that the {@link JobQueueEndpoint} needs in a native image: the
+ * descriptors its operations return, and what they hold, bound to JSON. Spring Boot finds
+ * an operation's declared return type by itself, not the descriptors behind the
+ * {@code OperationResponseBody} that the page of dead or completed jobs returns, so all
+ * are listed here.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+class JobQueueEndpointRuntimeHints implements RuntimeHintsRegistrar {
+
+	@Override
+	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+		new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
+				JobQueueEndpoint.QueuesDescriptor.class, JobQueueEndpoint.QueueDescriptor.class,
+				JobQueueEndpoint.CompletedJobsDescriptor.class, JobQueueEndpoint.DeadJobsDescriptor.class,
+				JobQueueEndpoint.DeadJobDescriptor.class, JobQueueEndpoint.ChangeDescriptor.class);
+	}
+
+}
