@@ -256,6 +256,12 @@ public class TransactionAwareJobDispatcher implements JobDispatcher {
 		if (request.getMaxAttempts() != null) {
 			builder.maxAttempts(request.getMaxAttempts());
 		}
+		if (request.getPriority() != null) {
+			builder.priority(request.getPriority());
+		}
+		if (request.getGroup() != null) {
+			builder.group(request.getGroup());
+		}
 		request.getHeaders().forEach(builder::header);
 		return builder.id(id, DuplicatePolicy.KEEP).unique(request.getUniqueness()).build();
 	}

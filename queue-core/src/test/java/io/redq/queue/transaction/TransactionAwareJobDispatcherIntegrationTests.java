@@ -93,6 +93,14 @@ class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegra
 	}
 
 	@Test
+	void aJobSentAfterTheCommitKeepsItsPriorityAndGroup() {
+		DispatchResult result = this.transaction.execute((status) -> this.dispatcher
+			.dispatch(JobRequest.of("send-invoice", "order-1").priority(8).group("acme").build()));
+		assertThat(result.outcome()).isEqualTo(Outcome.DEFERRED);
+		assertThat(this.template.opsForHash().get(this.keys.levels(), result.id())).isEqualTo("8 acme");
+	}
+
+	@Test
 	void rollbackDropsTheJobs() {
 		AtomicReference<CompletableFuture<DispatchResult>> future = new AtomicReference<>();
 		this.transaction.executeWithoutResult((status) -> {
