@@ -9,6 +9,7 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import io.redq.queue.core.DeadJob;
+import io.redq.queue.core.JobPriority;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.inspect.JobQueueInspector.SearchBy;
 import io.redq.queue.redis.QueueKeys;
@@ -39,6 +40,14 @@ class JobReader {
 	private static final TypeReference<Map<String, Object>> ENVELOPE = new TypeReference<>() {
 	};
 
+	/**
+	 * The lowest score in queued of a job below the default level: a level's band is
+	 * {@code (HIGHEST - level) * 2^44} (see {@code BAND} in common.lua), so the bands of
+	 * the default level and those above lie below this. ZCOUNT's upper bound is
+	 * inclusive, hence one less.
+	 */
+	private static final double BELOW_DEFAULT_LEVEL = (JobPriority.HIGHEST - JobPriority.DEFAULT + 1) * 0x1p44 - 1;
+
 	private final RedisJobQueueOperations operations;
 
 	private final StringRedisTemplate redis;
@@ -63,9 +72,10 @@ class JobReader {
 		long end = (long) offset + count - 1;
 		return switch (state) {
 			case READY -> {
-				List<String> ids = this.redis.opsForList().range(keys.ready(), offset, end);
-				yield new JobPage(state, size(this.redis.opsForList().size(keys.ready())), offset,
-						views(queue, state, scored(ids, null), false));
+				List<String> ids = readyIds(keys, offset, end);
+				long total = size(this.redis.opsForZSet().zCard(keys.queued()))
+						+ size(this.redis.opsForList().size(keys.ready()));
+				yield new JobPage(state, total, offset, views(queue, state, scored(ids, null), false));
 			}
 			case DELAYED, RESERVED -> {
 				String set = (state == JobStatus.State.DELAYED) ? keys.delayed() : keys.reserved();
@@ -79,6 +89,28 @@ class JobReader {
 			}
 			case NONE -> throw new IllegalArgumentException("No page of jobs is in state NONE");
 		};
+	}
+
+	/**
+	 * Return the ids of the ready jobs at positions {@code from} to {@code to} of the
+	 * listing by level: the members of queued down to the default level (its groups),
+	 * then the ready list (the default level without a group), then the lower levels.
+	 */
+	private List<String> readyIds(QueueKeys keys, long from, long to) {
+		long above = size(this.redis.opsForZSet().count(keys.queued(), Double.NEGATIVE_INFINITY, BELOW_DEFAULT_LEVEL));
+		long ready = size(this.redis.opsForList().size(keys.ready()));
+		List<String> ids = new ArrayList<>();
+		if (from < above) {
+			ids.addAll(this.redis.opsForZSet().range(keys.queued(), from, Math.min(to, above - 1)));
+		}
+		if (to >= above && from < above + ready) {
+			ids.addAll(this.redis.opsForList().range(keys.ready(), Math.max(0, from - above), to - above));
+		}
+		if (to >= above + ready) {
+			ids.addAll(this.redis.opsForZSet()
+				.range(keys.queued(), above + Math.max(0, from - above - ready), to - ready));
+		}
+		return ids;
 	}
 
 	@Nullable JobView job(String queue, String id) {

@@ -151,6 +151,24 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void pagesReadyJobsOfEveryLevelAndGroupHighestLevelFirst() {
+		this.dispatcher.dispatch(JobRequest.of("work", "plain").id("p1").build());
+		this.dispatcher.dispatch(JobRequest.of("work", "low").id("l1").priority(1).build());
+		this.dispatcher.dispatch(JobRequest.of("work", "urgent").id("u1").priority(9).build());
+		this.dispatcher.dispatch(JobRequest.of("work", "tenant").id("g1").group("acme").build());
+		this.dispatcher.dispatch(JobRequest.of("work", "plain").id("p2").build());
+
+		JobPage all = this.inspector.jobs(QUEUE, JobStatus.State.READY, 0, 10);
+		assertThat(all.total()).isEqualTo(5);
+		assertThat(all.jobs()).extracting(JobView::id).containsExactly("u1", "g1", "p1", "p2", "l1");
+		// pages that span two places
+		assertThat(this.inspector.jobs(QUEUE, JobStatus.State.READY, 1, 2).jobs()).extracting(JobView::id)
+			.containsExactly("g1", "p1");
+		assertThat(this.inspector.jobs(QUEUE, JobStatus.State.READY, 3, 10).jobs()).extracting(JobView::id)
+			.containsExactly("p2", "l1");
+	}
+
+	@Test
 	void showsTheStackTraceOfAFailureWithOneJobOnlyWhileItsErrorIsTheLast() {
 		this.dispatcher.dispatch(JobRequest.of("work", "x").id("t1").build());
 		String trace = "java.lang.IllegalStateException: boom\n\tat shop.Orders.place(Orders.java:42)";
