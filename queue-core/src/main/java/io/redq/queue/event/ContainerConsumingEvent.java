@@ -19,9 +19,4 @@ public class ContainerConsumingEvent extends JobQueueEvent {
 		super(source, queue);
 	}
 
-	@Override
-	public String toString() {
-		return "ContainerConsumingEvent[queue=" + getQueue() + "]";
-	}
-
 }

@@ -19,9 +19,4 @@ public class ContainerStartedEvent extends JobQueueEvent {
 		super(source, queue);
 	}
 
-	@Override
-	public String toString() {
-		return "ContainerStartedEvent[queue=" + getQueue() + "]";
-	}
-
 }

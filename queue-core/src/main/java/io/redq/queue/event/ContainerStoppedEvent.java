@@ -19,9 +19,4 @@ public class ContainerStoppedEvent extends JobQueueEvent {
 		super(source, queue);
 	}
 
-	@Override
-	public String toString() {
-		return "ContainerStoppedEvent[queue=" + getQueue() + "]";
-	}
-
 }

@@ -31,4 +31,9 @@ public abstract class JobQueueEvent extends ApplicationEvent {
 		return this.queue;
 	}
 
+	@Override
+	public String toString() {
+		return getClass().getSimpleName() + "[queue=" + this.queue + "]";
+	}
+
 }

@@ -19,9 +19,4 @@ public class QueuePausedEvent extends JobQueueEvent {
 		super(source, queue);
 	}
 
-	@Override
-	public String toString() {
-		return "QueuePausedEvent[queue=" + getQueue() + "]";
-	}
-
 }

@@ -19,9 +19,4 @@ public class QueueResumedEvent extends JobQueueEvent {
 		super(source, queue);
 	}
 
-	@Override
-	public String toString() {
-		return "QueueResumedEvent[queue=" + getQueue() + "]";
-	}
-
 }
