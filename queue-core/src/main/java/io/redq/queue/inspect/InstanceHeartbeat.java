@@ -57,6 +57,8 @@ public class InstanceHeartbeat implements JobQueueLifecycle {
 
 	private @Nullable ScheduledExecutorService scheduler;
 
+	private @Nullable Future<?> beats;
+
 	private @Nullable Instant startedAt;
 
 	private volatile boolean failing;
@@ -108,7 +110,8 @@ public class InstanceHeartbeat implements JobQueueLifecycle {
 				thread.setDaemon(true);
 				return thread;
 			});
-			scheduler.scheduleWithFixedDelay(this::beat, 0, this.interval.toMillis(), TimeUnit.MILLISECONDS);
+			this.beats = scheduler.scheduleWithFixedDelay(this::beat, 0, this.interval.toMillis(),
+					TimeUnit.MILLISECONDS);
 			this.scheduler = scheduler;
 		}
 	}
@@ -121,6 +124,12 @@ public class InstanceHeartbeat implements JobQueueLifecycle {
 				return;
 			}
 			this.scheduler = null;
+			// no heartbeat after the removal: one that fell due meanwhile would list the
+			// instance again
+			Future<?> beats = this.beats;
+			if (beats != null) {
+				beats.cancel(false);
+			}
 			// after a heartbeat under way; a Redis that does not answer does not hold the
 			// shutdown up: the instance then expires by itself
 			Future<?> removal = scheduler.submit(() -> this.registry.remove(this.id));
