@@ -100,8 +100,8 @@ final class JobAcknowledger {
 	private void ack(List<Lease> batch) {
 		try {
 			for (String id : this.operations.ack(this.queue, batch)) {
-				logger.warn("Late acknowledgement of job " + id + " refused: its lease expired and the job started "
-						+ "again elsewhere");
+				logger.warn("Late acknowledgement of job " + id + " refused: its lease expired and another worker "
+						+ "has taken the job since");
 			}
 		}
 		catch (ReplicationTimeoutException ex) {

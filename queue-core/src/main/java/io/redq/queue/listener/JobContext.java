@@ -68,7 +68,7 @@ public interface JobContext {
 	/**
 	 * Return whether this worker lost the job's lease: it expired (the process stalled)
 	 * or the job timed out, and the job may run elsewhere. A handler that sees this
-	 * should stop: its result is refused if another run of the job started meanwhile.
+	 * should stop: its result is refused if another worker reserved the job meanwhile.
 	 * @return whether the lease was lost
 	 */
 	boolean isLeaseLost();

@@ -240,7 +240,7 @@ final class JobLeaseKeeper {
 
 	/**
 	 * Tell a job that it lost its lease. A run that started goes on: when it completes,
-	 * its acknowledgement is accepted unless another run of the job started meanwhile.
+	 * its acknowledgement is accepted unless another worker reserved the job meanwhile.
 	 */
 	private void leaseLost(JobExecution execution) {
 		execution.loseLease();
@@ -251,7 +251,7 @@ final class JobLeaseKeeper {
 				return;
 			}
 			logger.warn("Job " + execution.getId() + " lost its lease (this worker stalled past it); its result is "
-					+ "accepted only if no other run of it started meanwhile");
+					+ "accepted only if no other worker reserved the job meanwhile");
 		}
 		else if (execution.settle()) {
 			this.outcomes.report(execution, JobMetrics.Outcome.LEASE_LOST, null);

@@ -137,12 +137,12 @@ public final class ListenerOperations {
 
 	/**
 	 * Acknowledge completed jobs: they are gone from Redis. A run whose lease ended (its
-	 * worker stalled past it) is accepted as long as no run of its job started since: the
-	 * job is taken out of the ready list, the delayed, reserved or dead set where it
-	 * waits. Each {@value QueueStore#MAX_BATCH_SIZE} are acknowledged in one script call.
+	 * worker stalled past it) is accepted as long as no worker reserved its job since:
+	 * the job is taken out of the ready list, the delayed or dead set where it waits.
+	 * Each {@value QueueStore#MAX_BATCH_SIZE} are acknowledged in one script call.
 	 * @param queue the queue
 	 * @param leases the leases of the completed jobs
-	 * @return the ids refused because their job started again since
+	 * @return the ids refused because another worker reserved their job since
 	 * @throws ReplicationTimeoutException when fewer replicas than required (see
 	 * {@link RedisJobQueueOperations#setReplicasToWaitFor(int, Duration)}) confirmed
 	 * acknowledgements within the timeout: it names their jobs, which are acknowledged on

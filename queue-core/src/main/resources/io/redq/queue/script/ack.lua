@@ -2,7 +2,7 @@
 -- A run whose lease is no longer held by that token (its worker stalled past it) is still accepted while no worker
 -- reserved its job since (runs holds its token; a worker starts what it reserves within about 100 ms): the job waits
 -- to run again (ready, delayed) or died of the expiry, and is taken out of there to complete, so that a finished run
--- is not thrown away. A job that started again elsewhere refuses it; a job that is gone already (a client re-sent
+-- is not thrown away. A job that another worker reserved since refuses it; a job that is gone already (a client re-sent
 -- an acknowledgement that Redis had run) is neither. Returns the refused ids.
 -- Variadic commands keep the cost per batch rather than per job; the caller sends at most 1,000 pairs, which they
 -- take (Lua's unpack stops at about 8,000 values). With 0 ids to keep, the completed set is left to the migrator,

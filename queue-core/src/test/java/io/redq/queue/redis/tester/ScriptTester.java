@@ -587,7 +587,7 @@ final class ScriptTester {
 			}
 			check(accepted == (!exists || holds || late), Invariant.FINISHED_RUN_LOST,
 					() -> "the ack of " + run + " was " + (accepted ? "accepted" : "refused") + "; it held its lease: "
-							+ holds + ", no run started since: " + late);
+							+ holds + ", no worker reserved it since: " + late);
 			String resent = "";
 			if (enabled(Fault.ACK_RESENT, 0.3)) {
 				resent = " (reply lost: " + refused + "; re-sent)";
