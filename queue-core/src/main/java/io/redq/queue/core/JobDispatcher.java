@@ -157,6 +157,18 @@ public interface JobDispatcher {
 	}
 
 	/**
+	 * Return the dispatches that timers of one job are (see {@link #timerRequest}).
+	 * @param jobName the job name
+	 * @param timers when each timer fires, by business key; iterated once
+	 * @return the requests, in the map's order
+	 */
+	static List<JobRequest> timerRequests(String jobName, Map<?, Instant> timers) {
+		List<JobRequest> requests = new ArrayList<>(timers.size());
+		timers.forEach((key, at) -> requests.add(timerRequest(jobName, key, at)));
+		return requests;
+	}
+
+	/**
 	 * Move a pending timer to a new instant in one step: it is never absent or doubled
 	 * meanwhile.
 	 * @param jobName the job name

@@ -332,7 +332,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	private PreparedJob prepare(JobRequest request) {
 		JobDefinition definition = resolve(request);
-		String queue = (request.getQueue() != null) ? request.getQueue() : definition.queue();
+		String queue = queue(request, definition);
 		String id = (request.getId() != null) ? request.getId() : JobIds.next();
 		Map<String, String> headers = request.getHeaders();
 		DispatchInterceptors interceptors = this.interceptorChain;
@@ -343,10 +343,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 			headers = interception.job().getHeaders();
 		}
 		try {
-			String body = body(request, definition, headers);
-			EnqueueCommand command = (request.getId() != null) ? new EnqueueCommand(id, request.getDue(),
-					request.getDuplicatePolicy(), request.getUniqueness(), body)
-					: EnqueueCommand.withGeneratedId(id, request.getDue(), body);
+			EnqueueCommand command = command(request, id, body(request, definition, headers));
 			return new PreparedJob(queue, definition.name(), id, command, interception);
 		}
 		catch (RuntimeException ex) {
@@ -368,13 +365,20 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 */
 	public PreparedCommand prepareCommand(JobRequest request) {
 		JobDefinition definition = resolve(request);
-		String body = body(request, definition, request.getHeaders());
-		String queue = (request.getQueue() != null) ? request.getQueue() : definition.queue();
-		return new PreparedCommand(queue,
-				(request.getId() != null)
-						? new EnqueueCommand(request.getId(), request.getDue(), request.getDuplicatePolicy(),
-								request.getUniqueness(), body)
-						: EnqueueCommand.withGeneratedId(JobIds.next(), request.getDue(), body));
+		String id = (request.getId() != null) ? request.getId() : JobIds.next();
+		return new PreparedCommand(queue(request, definition),
+				command(request, id, body(request, definition, request.getHeaders())));
+	}
+
+	private static String queue(JobRequest request, JobDefinition definition) {
+		return (request.getQueue() != null) ? request.getQueue() : definition.queue();
+	}
+
+	/** The enqueue command of a request: its own id, or a generated one. */
+	private static EnqueueCommand command(JobRequest request, String id, String body) {
+		return (request.getId() != null)
+				? new EnqueueCommand(id, request.getDue(), request.getDuplicatePolicy(), request.getUniqueness(), body)
+				: EnqueueCommand.withGeneratedId(id, request.getDue(), body);
 	}
 
 	@Override
@@ -389,9 +393,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	@Override
 	public List<DispatchResult> scheduleAll(String jobName, Map<?, Instant> timers) {
-		List<JobRequest> requests = new ArrayList<>(timers.size());
-		timers.forEach((key, at) -> requests.add(JobDispatcher.timerRequest(jobName, key, at)));
-		return dispatchAll(requests);
+		return dispatchAll(JobDispatcher.timerRequests(jobName, timers));
 	}
 
 	@Override

@@ -167,9 +167,7 @@ public class TransactionAwareJobDispatcher implements JobDispatcher {
 
 	@Override
 	public List<DispatchResult> scheduleAll(String jobName, Map<?, Instant> timers) {
-		List<JobRequest> requests = new ArrayList<>(timers.size());
-		timers.forEach((key, at) -> requests.add(JobDispatcher.timerRequest(jobName, key, at)));
-		return dispatchAll(requests);
+		return dispatchAll(JobDispatcher.timerRequests(jobName, timers));
 	}
 
 	@Override
