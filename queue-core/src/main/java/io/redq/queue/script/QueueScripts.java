@@ -17,9 +17,9 @@ import org.springframework.util.Assert;
  * <p>
  * The scripts live next to this class ({@code io/redq/queue/script/*.lua});
  * {@code common.lua} is prepended to each so that they share the key layout and helper
- * functions. Spring Data Redis runs them with {@code EVALSHA} and falls back to
- * {@code EVAL} when Redis lost its script cache (restart, failover,
- * {@code SCRIPT FLUSH}).
+ * functions, each script only the helpers it calls (see {@link #of(String, Class)}).
+ * Spring Data Redis runs them with {@code EVALSHA} and falls back to {@code EVAL} when
+ * Redis lost its script cache (restart, failover, {@code SCRIPT FLUSH}).
  *
  * <p>
  * The components are the one list of these scripts: {@link #DEFINITIONS} is derived from
@@ -66,6 +66,8 @@ public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> reserve,
 	/** The flag in {@code common.lua} that a script that only reads sets. */
 	private static final String WRITES = "local READ_ONLY = false";
 
+	private static final CommonLua COMMON = new CommonLua(read("common"));
+
 	/**
 	 * Load every script from the class path.
 	 * @return the scripts
@@ -84,17 +86,31 @@ public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> reserve,
 	}
 
 	/**
-	 * Load one script, with the shared {@code common.lua} prepended, told that it only
-	 * reads when its first line begins with {@code -- Read-only:}.
+	 * Load one script, with the part of the shared {@code common.lua} it uses prepended.
 	 * @param <T> the result type
 	 * @param name the script name, e.g. {@code enqueue}
 	 * @param resultType the result type: {@code List} for arrays, {@code Long} for
 	 * integers
 	 * @return the script
+	 * @see #of(String, Class)
 	 */
 	public static <T> RedisScript<T> load(String name, Class<T> resultType) {
-		String script = read(name);
-		String common = read("common");
+		return of(read(name), resultType);
+	}
+
+	/**
+	 * Create a script from its own text, with the part of the shared {@code common.lua}
+	 * it uses prepended: the key layout, the data-model check and the helper functions it
+	 * calls. A script whose first line begins with {@code -- Read-only:} is told that it
+	 * only reads.
+	 * @param <T> the result type
+	 * @param script the script's text, as in its {@code .lua} file
+	 * @param resultType the result type: {@code List} for arrays, {@code Long} for
+	 * integers
+	 * @return the script
+	 */
+	public static <T> RedisScript<T> of(String script, Class<T> resultType) {
+		String common = COMMON.prefixFor(script);
 		if (script.startsWith(READ_ONLY_MARK)) {
 			Assert.state(common.contains(WRITES), "common.lua declares no READ_ONLY flag");
 			common = common.replace(WRITES, "local READ_ONLY = true");
