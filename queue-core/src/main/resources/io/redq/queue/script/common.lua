@@ -18,6 +18,11 @@ local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequ
 -- data. The one place the number is kept: Java learns it from the model script.
 local MODEL = 4
 
+-- The queue's data model and the value of the last key, read in one call since each costs a call of its own: a call
+-- made on a lane (see remembered) finds its lane's latest reply there; for any other script the last key holds what
+-- it reads anyway, or is no string, which MGET reads as nil. Nothing writes either key before the script reads them.
+local stored_model, last_key_value = unpack(redis.call('MGET', model, KEYS[#KEYS]))
+
 -- The Redis clock in milliseconds: every time a script records or compares comes from here, never from a client.
 local function now_millis()
 	local time = redis.call('TIME')
@@ -40,7 +45,7 @@ end
 -- its first two ARGV are its sequence number and the re-send window in ms. The lane's key holds '<sequence>:<reply>'
 -- of its latest call. Returns the reply remembered for this call, or nil for a call not seen before.
 local function remembered()
-	local last = redis.call('GET', KEYS[#KEYS])
+	local last = last_key_value
 	if last then
 		local colon = string.find(last, ':', 1, true)
 		if string.sub(last, 1, colon - 1) == ARGV[1] then
@@ -472,9 +477,9 @@ end
 -- forever.
 local READ_ONLY = false
 
--- Every script first checks the queue's data model (one GET): it upgrades an older one and refuses a newer one, whose
--- data it would misread.
-local found_model = tonumber(redis.call('GET', model))
+-- Every script first checks the queue's data model: it upgrades an older one and refuses a newer one, whose data it
+-- would misread.
+local found_model = tonumber(stored_model)
 if found_model ~= MODEL then
 	if found_model and found_model > MODEL then
 		return redis.error_reply('Redq data model ' .. found_model .. ' in Redis for queue \'' ..
