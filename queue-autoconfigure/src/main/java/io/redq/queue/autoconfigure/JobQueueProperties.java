@@ -216,6 +216,12 @@ public class JobQueueProperties {
 		private @Nullable Integer maxRunning;
 
 		/**
+		 * How many jobs of one group run at once across all application instances;
+		 * further jobs of that group wait while other groups' jobs run. 0 for no limit.
+		 */
+		private @Nullable Integer groupMaxRunning;
+
+		/**
 		 * Create settings that leave every value to "redq.listener".
 		 */
 		public Listener() {
@@ -236,6 +242,7 @@ public class JobQueueProperties {
 			listener.shutdownTimeout = defaults.getShutdownTimeout();
 			listener.autoStartup = defaults.isAutoStartup();
 			listener.maxRunning = defaults.getMaxRunning();
+			listener.groupMaxRunning = defaults.getGroupMaxRunning();
 			return listener;
 		}
 
@@ -254,6 +261,7 @@ public class JobQueueProperties {
 			map.from(this.shutdownTimeout).to(container::setShutdownTimeout);
 			map.from(this.autoStartup).to(container::setAutoStartup);
 			map.from(this.maxRunning).to(container::setMaxRunning);
+			map.from(this.groupMaxRunning).to(container::setGroupMaxRunning);
 		}
 
 		public @Nullable Integer getConcurrency() {
@@ -371,6 +379,19 @@ public class JobQueueProperties {
 				new ContainerProperties().setMaxRunning(maxRunning);
 			}
 			this.maxRunning = maxRunning;
+		}
+
+		public @Nullable Integer getGroupMaxRunning() {
+			return this.groupMaxRunning;
+		}
+
+		public void setGroupMaxRunning(@Nullable Integer groupMaxRunning) {
+			if (groupMaxRunning != null) {
+				// the container's rule, so that a bad value fails binding and names the
+				// property
+				new ContainerProperties().setGroupMaxRunning(groupMaxRunning);
+			}
+			this.groupMaxRunning = groupMaxRunning;
 		}
 
 	}

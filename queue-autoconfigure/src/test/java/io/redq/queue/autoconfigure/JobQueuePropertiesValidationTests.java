@@ -44,6 +44,7 @@ class JobQueuePropertiesValidationTests {
 			redq.listener.poll-timeout        | 0s   | pollTimeout must be positive
 			redq.listener.max-stalls          | -1   | maxStalls must not be negative
 			redq.listener.max-running         | -1   | maxRunning must not be negative
+			redq.queues.mail.group-max-running | -1  | groupMaxRunning must not be negative
 			redq.job.backoff.multiplier       | 0.5  | Backoff multiplier must be at least 1.0
 			redq.job.backoff.delay            | -1s  | Backoff delay must not be negative
 			redq.queues.mail.concurrency      | 0    | concurrency must be at least 1

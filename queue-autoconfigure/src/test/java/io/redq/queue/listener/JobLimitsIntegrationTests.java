@@ -13,6 +13,7 @@ import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.autoconfigure.JobQueueContextRunner;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.ScriptExecutions;
@@ -42,7 +43,8 @@ class JobLimitsIntegrationTests {
 
 	JobLimitsIntegrationTests(RedisServer redis) {
 		this.runner = JobQueueContextRunner.on(redis)
-			.withPropertyValues("redq.listener.concurrency=8", "redq.queues.capped.max-running=3")
+			.withPropertyValues("redq.listener.concurrency=8", "redq.queues.capped.max-running=3",
+					"redq.queues.tenants.group-max-running=2")
 			.withUserConfiguration(LimitedJobs.class);
 	}
 
@@ -99,6 +101,24 @@ class JobLimitsIntegrationTests {
 	}
 
 	@Test
+	void groupRunningLimitHoldsAcrossInstancesWhileOtherGroupsAndUngroupedJobsRun() {
+		this.runner.run((first) -> this.runner.run((second) -> {
+			for (int i = 0; i < 30; i++) {
+				for (String group : List.of("acme", "globex")) {
+					dispatcher((i % 2 == 0) ? first : second)
+						.dispatch(JobRequest.of("tenant-work", group + "-" + i).group(group).build());
+				}
+				dispatcher((i % 2 == 0) ? first : second).dispatch("tenant-work", "none-" + i);
+			}
+			await().atMost(DEADLINE).until(() -> LimitedJobs.completed.size() == 90);
+			assertThat(LimitedJobs.maxRunningByGroup).containsEntry("acme", 2).containsEntry("globex", 2);
+			assertThat(LimitedJobs.maxRunningByGroup.get("none")).as("jobs in no group are not limited")
+				.isGreaterThan(2);
+			assertThat(LimitedJobs.attempts.values()).as("waiting is not a failed attempt").containsOnly(1);
+		}));
+	}
+
+	@Test
 	void rateLimitHoldsWithinEverySlidingWindow() {
 		this.runner.run((first) -> this.runner.run((second) -> {
 			for (int i = 0; i < 25; i++) {
@@ -150,6 +170,10 @@ class JobLimitsIntegrationTests {
 
 		static final Map<String, Integer> maxRunningByJob = new ConcurrentHashMap<>();
 
+		static final Map<String, AtomicInteger> runningByGroup = new ConcurrentHashMap<>();
+
+		static final Map<String, Integer> maxRunningByGroup = new ConcurrentHashMap<>();
+
 		static final Map<String, ConcurrentLinkedQueue<Instant>> starts = new ConcurrentHashMap<>();
 
 		static final AtomicInteger overlaps = new AtomicInteger();
@@ -164,6 +188,8 @@ class JobLimitsIntegrationTests {
 			runningByKey.clear();
 			runningByJob.clear();
 			maxRunningByJob.clear();
+			runningByGroup.clear();
+			maxRunningByGroup.clear();
 			starts.clear();
 			overlaps.set(0);
 			running.set(0);
@@ -191,6 +217,16 @@ class JobLimitsIntegrationTests {
 		@QueuedJob(name = "capped-work", queue = "capped")
 		void cappedWork(int request, JobContext context) throws InterruptedException {
 			runLimited(context);
+		}
+
+		@QueuedJob(name = "tenant-work", queue = "tenants")
+		void tenantWork(String task, JobContext context) throws InterruptedException {
+			String group = task.substring(0, task.indexOf('-'));
+			AtomicInteger count = runningByGroup.computeIfAbsent(group, (key) -> new AtomicInteger());
+			maxRunningByGroup.merge(group, count.incrementAndGet(), Math::max);
+			Thread.sleep(30);
+			count.decrementAndGet();
+			finish(context);
 		}
 
 		@QueuedJob(name = "send-sms", queue = "sms", rateLimit = "10/500ms")

@@ -57,6 +57,8 @@ public class ContainerProperties {
 
 	private int maxRunning;
 
+	private int groupMaxRunning;
+
 	private int maxStalls = ListenerOperations.DEFAULT_MAX_STALLS;
 
 	/**
@@ -79,6 +81,7 @@ public class ContainerProperties {
 		this.autoStartup = other.autoStartup;
 		this.virtualThreads = other.virtualThreads;
 		this.maxRunning = other.maxRunning;
+		this.groupMaxRunning = other.groupMaxRunning;
 		this.maxStalls = other.maxStalls;
 	}
 
@@ -272,6 +275,27 @@ public class ContainerProperties {
 	public void setMaxRunning(int maxRunning) {
 		Assert.isTrue(maxRunning >= 0, "maxRunning must not be negative");
 		this.maxRunning = maxRunning;
+	}
+
+	/**
+	 * Return how many jobs of one group run at once across all application instances.
+	 * @return the limit, 0 for none
+	 */
+	public int getGroupMaxRunning() {
+		return this.groupMaxRunning;
+	}
+
+	/**
+	 * Set how many jobs of one group (see {@code JobRequest.group}) run at once across
+	 * all application instances; further jobs of that group wait while other groups' jobs
+	 * run. Jobs in no group are not limited by it.
+	 * <p>
+	 * Default 0: no limit.
+	 * @param groupMaxRunning the limit, 0 for none
+	 */
+	public void setGroupMaxRunning(int groupMaxRunning) {
+		Assert.isTrue(groupMaxRunning >= 0, "groupMaxRunning must not be negative");
+		this.groupMaxRunning = groupMaxRunning;
 	}
 
 	/**

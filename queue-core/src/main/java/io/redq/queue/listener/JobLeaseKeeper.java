@@ -75,6 +75,8 @@ final class JobLeaseKeeper {
 
 	private final int maxRunning;
 
+	private final int groupMaxRunning;
+
 	private final Map<String, Expression> exclusiveKeys = new HashMap<>();
 
 	private final JobOutcomes outcomes;
@@ -89,6 +91,7 @@ final class JobLeaseKeeper {
 		this.leaseTime = properties.getLeaseTime();
 		this.waitingLeaseTime = properties.getWaitingLeaseTime();
 		this.maxRunning = properties.getMaxRunning();
+		this.groupMaxRunning = properties.getGroupMaxRunning();
 		this.outcomes = outcomes;
 		for (JobHandler handler : handlers) {
 			String exclusiveKey = handler.getDefinition().limits().exclusiveKey();
@@ -265,9 +268,10 @@ final class JobLeaseKeeper {
 	 * limits.
 	 * @throws JobRejectedException when its exclusive key cannot be evaluated
 	 */
-	@Nullable Gates gates(JobHandler handler, @Nullable Object payload) {
+	@Nullable Gates gates(JobHandler handler, @Nullable Object payload, @Nullable String group) {
 		JobLimits limits = handler.getDefinition().limits();
-		if (!limits.isLimited() && this.maxRunning == 0) {
+		int groupMaxRunning = (group != null) ? this.groupMaxRunning : 0;
+		if (!limits.isLimited() && this.maxRunning == 0 && groupMaxRunning == 0) {
 			return null;
 		}
 		String key = null;
@@ -286,7 +290,8 @@ final class JobLeaseKeeper {
 						+ handler.getDefinition().name() + "' is null for this payload");
 			}
 		}
-		return new Gates(key, handler.getDefinition().name(), limits.maxRunning(), this.maxRunning, limits.rateLimit());
+		return new Gates(key, handler.getDefinition().name(), limits.maxRunning(), this.maxRunning, limits.rateLimit(),
+				group, groupMaxRunning);
 	}
 
 	/**

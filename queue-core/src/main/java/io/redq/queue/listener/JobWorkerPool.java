@@ -248,7 +248,7 @@ final class JobWorkerPool {
 			execution.resolve(envelope, handler);
 			Object payload = handler.readPayload(envelope.payload());
 			execution.payload(payload);
-			Gates gates = this.leaseKeeper.gates(handler, payload);
+			Gates gates = this.leaseKeeper.gates(handler, payload, envelope.group());
 			if (!start(execution, gates)) {
 				return;
 			}

@@ -340,7 +340,8 @@ public final class ListenerOperations {
 			.execute(this.scripts.admit(), gateKeys(queue, gates), lease.id(), lease.token(), millis(leaseTime),
 					(gates.exclusiveKey() != null) ? "1" : "0", Integer.toString(gates.jobMaxRunning()),
 					Integer.toString(gates.queueMaxRunning()), (rate != null) ? Integer.toString(rate.permits()) : "0",
-					(rate != null) ? millis(rate.window()) : "0", millis(recheckDelay));
+					(rate != null) ? millis(rate.window()) : "0", millis(recheckDelay),
+					Integer.toString((gates.group() != null) ? gates.groupMaxRunning() : 0));
 		return (result != null) ? result : -1;
 	}
 

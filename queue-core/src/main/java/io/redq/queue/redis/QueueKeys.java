@@ -325,13 +325,15 @@ public final class QueueKeys {
 	 * Return the keys of the gates a job passes (see {@code admit.lua}), after
 	 * {@link #all()}.
 	 * @param gates the job's gates
-	 * @return the exclusive lock, job running set, queue running set and job rate window,
-	 * then the waiting lists of the lock and the two running sets, then the places the
-	 * rate limit gave
+	 * @return the group running set and its waiting list, the exclusive lock, job running
+	 * set, queue running set and job rate window, then the waiting lists of the lock and
+	 * the two running sets, then the places the rate limit gave
 	 */
 	public List<String> gates(Gates gates) {
 		String exclusive = (gates.exclusiveKey() != null) ? gates.exclusiveKey() : "";
-		return List.of(key("exclusive:" + exclusive), key("running:" + gates.job()), key("running"),
+		String group = (gates.group() != null) ? gates.group() : "";
+		return List.of(key("group-running:" + group), key("waiting:group-running:" + group),
+				key("exclusive:" + exclusive), key("running:" + gates.job()), key("running"),
 				key("rate:" + gates.job()), key("waiting:exclusive:" + exclusive),
 				key("waiting:running:" + gates.job()), key("waiting:running"), key("places:" + gates.job()));
 	}

@@ -1,8 +1,9 @@
 -- Admits a reserved job past its gates before it runs, or defers it: back to delayed with its attempt given back,
--- so waiting is not a failure. Gate keys (the last eight KEYS): the exclusive lock of its key, the running set of its
--- job, the running set of its queue, the rate window of its job, the waiting lists of the first three, then the
--- places the rate limit of its job gave. ARGV: id, lease token, lease ms, exclusive (1/0), job max running (0: none),
--- queue max running (0: none), rate permits (0: none), rate window ms, recheck ms.
+-- so waiting is not a failure. Gate keys (the last ten KEYS): the running set of its group and its waiting list, the
+-- exclusive lock of its key, the running set of its job, the running set of its queue, the rate window of its job,
+-- the waiting lists of the lock and the two running sets, then the places the rate limit of its job gave. ARGV: id,
+-- lease token, lease ms, exclusive (1/0), job max running (0: none), queue max running (0: none), rate permits (0:
+-- none), rate window ms, recheck ms, group max running (0: none, or the job is in no group).
 -- A job deferred by a taken exclusive key or a full running set joins that gate's waiting list (id -> its deferred due
 -- time), and the run that leaves the gate wakes the first one still delayed as deferred (hold.lua), dropping stale
 -- entries, such as those of jobs admitted after a recheck; the recheck delay is only the fallback for a holder that
@@ -14,6 +15,7 @@
 -- defer delay in ms.
 -- A run holds the gates as '<id>:<token>', so that an earlier run of the same job (handed back while its handler
 -- still ran) neither lets this one past its exclusive key nor frees the gates this one holds.
+local group_running, group_waiting = KEYS[#KEYS - 9], KEYS[#KEYS - 8]
 local exclusive, job_running, queue_running, rate = KEYS[#KEYS - 7], KEYS[#KEYS - 6], KEYS[#KEYS - 5], KEYS[#KEYS - 4]
 local exclusive_waiting, job_waiting, queue_waiting, places = KEYS[#KEYS - 3], KEYS[#KEYS - 2], KEYS[#KEYS - 1],
 	KEYS[#KEYS]
@@ -33,6 +35,7 @@ local lease = tonumber(ARGV[3])
 local job_max, queue_max = tonumber(ARGV[5]), tonumber(ARGV[6])
 local permits, window = tonumber(ARGV[7]), tonumber(ARGV[8])
 local recheck = tonumber(ARGV[9])
+local group_max = tonumber(ARGV[10])
 
 local owner = ARGV[4] == '1' and redis.call('GET', exclusive)
 
@@ -41,6 +44,7 @@ local owner = ARGV[4] == '1' and redis.call('GET', exclusive)
 if owner == holder
 		or (job_max > 0 and redis.call('ZSCORE', job_running, holder))
 		or (queue_max > 0 and redis.call('ZSCORE', queue_running, holder))
+		or (group_max > 0 and redis.call('ZSCORE', group_running, holder))
 		or (permits > 0 and redis.call('ZSCORE', rate, holder)) then
 	return 0
 end
@@ -61,6 +65,8 @@ if wait == 0 and full(job_running, job_max) then
 	wait, waiting = recheck, job_waiting
 elseif wait == 0 and full(queue_running, queue_max) then
 	wait, waiting = recheck, queue_waiting
+elseif wait == 0 and full(group_running, group_max) then
+	wait, waiting = recheck, group_waiting
 end
 
 -- How long a job that comes back after its place keeps it: it then needs room among the starts only, ahead of the
@@ -138,6 +144,10 @@ end
 if queue_max > 0 then
 	redis.call('ZADD', queue_running, now + lease, holder)
 	expire_after(queue_running, lease)
+end
+if group_max > 0 then
+	redis.call('ZADD', group_running, now + lease, holder)
+	expire_after(group_running, lease)
 end
 if permits > 0 then
 	redis.call('ZADD', rate, now, holder)

@@ -383,10 +383,22 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void aGroupsRunningLimitDefersItsNextJobUntilARunLeavesWhileAnotherGroupsJobIsAdmitted() {
+		Gates acme = new Gates(null, "test", 0, 0, null, "acme", 1);
+		ReservedJob first = enqueueAndAdmit("a1", acme);
+		assertThat(enqueueAndDefer("a2", acme)).as("the group's one place is taken").isEqualTo(RECHECK.toMillis());
+		enqueueAndAdmit("g1", new Gates(null, "test", 0, 0, null, "globex", 1));
+		this.listener.leaveGates(QUEUE, first.lease(), acme);
+		assertThat(this.operations.stats(QUEUE)).as("the group's waiting job is ready once a run of it left")
+			.isEqualTo(new QueueStats(1, 0, 2, 0));
+		assertThat(admit(reserveOne(), acme)).isZero();
+	}
+
+	@Test
 	void runningSetsExpireWithTheLongestLeaseTheyCountSoThatACrashedHoldersEntryGoes() {
 		Gates gates = new Gates(null, "test", 1, 1, null);
 		ReservedJob job = enqueueAndAdmit("running", gates);
-		List<String> runningSets = this.keys.gates(gates).subList(1, 3);
+		List<String> runningSets = this.keys.gates(gates).subList(3, 5);
 		for (String running : runningSets) {
 			assertThat(this.template.getExpire(running, TimeUnit.MILLISECONDS)).isBetween(1L,
 					Duration.ofMinutes(1).toMillis());
@@ -601,7 +613,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		ReservedJob third = reserveOne();
 		assertThat(admit(third, gates)).isZero();
 		this.listener.leaveGates(QUEUE, second.lease(), gates);
-		assertThat(this.template.opsForValue().get(this.keys.gates(gates).get(0)))
+		assertThat(this.template.opsForValue().get(this.keys.gates(gates).get(2)))
 			.as("a run that never passed the gates does not free the key another run holds")
 			.isEqualTo("a:" + third.token());
 	}
@@ -682,7 +694,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		// change nothing
 		Gates gates = new Gates("account-1", "send-sms", 1, 1, new RateLimit(1, Duration.ofSeconds(10)));
 		ReservedJob job = enqueueAndAdmit("a", gates);
-		String rate = this.keys.gates(gates).get(3);
+		String rate = this.keys.gates(gates).get(5);
 		assertThat(admit(job, gates)).as("the re-send").isZero();
 		assertThat(this.template.opsForZSet().zCard(rate)).as("one start in the window").isEqualTo(1);
 		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.RESERVED);

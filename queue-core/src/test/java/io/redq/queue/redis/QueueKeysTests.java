@@ -28,7 +28,8 @@ class QueueKeysTests {
 	@Test
 	void gateKeysShareTheQueueHashTag() {
 		Gates gates = new Gates("order-17", "send", 2, 10, RateLimit.parse("5/1s"));
-		assertThat(this.keys.gates(gates)).containsExactly("redq:{mail}:exclusive:order-17", "redq:{mail}:running:send",
+		assertThat(this.keys.gates(gates)).containsExactly("redq:{mail}:group-running:",
+				"redq:{mail}:waiting:group-running:", "redq:{mail}:exclusive:order-17", "redq:{mail}:running:send",
 				"redq:{mail}:running", "redq:{mail}:rate:send", "redq:{mail}:waiting:exclusive:order-17",
 				"redq:{mail}:waiting:running:send", "redq:{mail}:waiting:running", "redq:{mail}:places:send");
 	}

@@ -157,10 +157,10 @@ final class ScriptTester {
 		this.keys = operations.getStore().keys(QUEUE);
 		// the gate keys of the two exclusive keys differ only in the lock
 		List<String> gateKeys = this.keys.gates(gatesWithKey("x0"));
-		List<String> exclusiveKeys = List.of(gateKeys.get(0), this.keys.gates(gatesWithKey("x1")).get(0));
+		List<String> exclusiveKeys = List.of(gateKeys.get(2), this.keys.gates(gatesWithKey("x1")).get(2));
 		this.snapshotKeys = List.of(this.keys.ready(), this.keys.delayed(), this.keys.reserved(), this.keys.dead(),
 				this.keys.jobs(), this.keys.attempts(), this.keys.leases(), this.keys.successors(), this.keys.errors(),
-				exclusiveKeys.get(0), exclusiveKeys.get(1), gateKeys.get(1), gateKeys.get(2), gateKeys.get(3),
+				exclusiveKeys.get(0), exclusiveKeys.get(1), gateKeys.get(3), gateKeys.get(4), gateKeys.get(5),
 				this.keys.stale(), this.keys.queued(), this.keys.levels(), this.keys.fair());
 		for (int i = 0; i < settings.producers(); i++) {
 			this.producerCalls.add(new ResendProtection());
