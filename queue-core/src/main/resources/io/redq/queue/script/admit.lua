@@ -10,7 +10,7 @@
 -- never leaves. A job deferred by the rate limit is given a place (id -> time): the time the window has room for it
 -- after the jobs already given places, so that deferred jobs come back one by one at the limit's pace, not all at
 -- once when the oldest start leaves the window (see below).
--- An admitted run starts: its lease becomes the full lease, and it is recorded in runs (see extend.lua, 's').
+-- An admitted run starts: its lease becomes the full lease.
 -- Returns 0 when admitted, -1 when the lease is no longer held by that token and the job is not delayed, else the
 -- defer delay in ms.
 -- A run holds the gates as '<id>:<token>', so that an earlier run of the same job (handed back while its handler
@@ -132,7 +132,6 @@ if wait > 0 then
 	return wait
 end
 redis.call('ZADD', reserved, 'XX', 'GT', now + lease, id)
-redis.call('HSET', runs, id, token)
 if ARGV[4] == '1' then
 	redis.call('SET', exclusive, holder, 'PX', lease)
 end

@@ -3,8 +3,10 @@
 -- started: the ids whose current run was confirmed started by a lease renewal (extend.lua); stalls: id -> how many
 -- times its lease expired before its run was confirmed (migrate.lua); stale: id -> how many of the ready list's entries
 -- of that id stand for nothing any more, and '' (no id is empty) -> their total (see unready); runs: id -> the lease
--- token of its latest run whose start reached Redis, kept after its lease ended, so that ack.lua accepts that run when
--- it finishes late while no run of the job started since; stats: the statistics series (see count_finished); traces:
+-- token of its latest run, recorded when that run's lease ended without its result (see end_lease) and deleted when
+-- another run of the job is reserved, so that ack.lua accepts that run when it finishes late while no worker reserved
+-- its job since (a run's own lease says so while it holds it, and keeping the hot runs hash empty spares every
+-- reservation a search of it); stats: the statistics series (see count_finished); traces:
 -- id -> the stack trace of the failure fail.lua recorded last (bounded by the client), shown while errors holds it;
 -- queued, levels and fair: the ready jobs of priority levels other than the default, or in groups (see "Priorities
 -- and groups" below).
@@ -307,8 +309,12 @@ end
 -- only the attempts used by jobs that are not running (waiting for a retry, handed back, dead). While jobs succeed at
 -- their first attempt that hash stays empty, so that reserving and acknowledging them do not search it.
 -- Ends a job's lease and keeps the attempts it has used, less the ones given back, for its next run; returns them.
+-- The run is recorded in runs, so that its result is accepted should it come late (see ack.lua).
 local function end_lease(id, lease, given_back)
 	redis.call('HDEL', leases, id)
+	if lease ~= '' then
+		redis.call('HSET', runs, id, lease)
+	end
 	redis.call('SREM', started, id)
 	local used = (tonumber(string.match(lease, ':(%d+)$')) or 0) - given_back
 	if used > 0 then
@@ -465,8 +471,10 @@ local function upgrade_model(found)
 	-- confirmed and no stall yet: nothing to convert.
 	-- Model 4 adds the stale hash: a queue of model 3 has none, which model 4 reads as every entry of the ready list
 	-- standing for its job, as model 3 kept it. It also adds the runs hash: a queue of model 3 has none, which model 4
-	-- reads as no run started yet, so that a run from before the upgrade that finishes after its lease ended is refused,
-	-- as model 3 refused it. It also adds queued, levels and fair (priorities): a queue of model 3 has none, which
+	-- reads as no lease ended without its result yet; a run from before the upgrade whose lease ends afterwards is
+	-- recorded then, like any other. (Model 4 as first released recorded every run at its reservation instead: each
+	-- release's scripts read the other's runs alike, a token there standing for a run no worker reserved the job since.)
+	-- It also adds queued, levels and fair (priorities): a queue of model 3 has none, which
 	-- model 4 reads as every job at the default level.
 	redis.call('SET', model, MODEL)
 end

@@ -1,5 +1,5 @@
 -- Extends leases. ARGV: the lease in ms of runs, the lease in ms of jobs reserved ahead that wait for a worker, then
--- triples of id, lease token and what holds it: 's' a run about to start (recorded in runs, see ack.lua), '1' a run
+-- triples of id, lease token and what holds it: 's' a run about to start (given the full lease), '1' a run
 -- whose start its worker has seen recorded, '0' a job waiting for a worker. A lease is never shortened (GT).
 -- A run counts as started, so that its lease expiring uses an attempt (migrate.lua), only once a call after its start
 -- says so ('1'): its worker sends that only for a run whose start call it saw succeed. A start whose reply was lost
@@ -16,8 +16,6 @@ for i = 3, #ARGV, 3 do
 		redis.call('ZADD', reserved, 'XX', 'GT', (holds == '0') and waiting_expiry or running_expiry, id)
 		if holds == '1' then
 			confirmed[#confirmed + 1] = id
-		elseif holds == 's' then
-			redis.call('HSET', runs, id, ARGV[i + 1])
 		end
 	else
 		lost[#lost + 1] = ARGV[i + 1]

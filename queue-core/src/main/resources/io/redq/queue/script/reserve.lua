@@ -1,9 +1,9 @@
 -- Reserves up to ARGV[1] ready jobs (none while the queue is paused) for ARGV[2] ms: each gets a fresh lease token,
 -- '<sequence>:<attempt>', with one more attempt than it has used. ARGV[3]: the dead max age in ms (for the next due
 -- time). ARGV[4]: the dead max size.
--- A reserved job counts as started in runs (see ack.lua): a container reserves only what its workers start within
--- about 100 ms, and starts them on this lease without another call, so that a late acknowledgement of an earlier run
--- is refused from the moment another worker may run the job.
+-- A reserved job's earlier run is taken out of runs (see ack.lua): a container reserves only what its workers start
+-- within about 100 ms, and starts them on this lease without another call, so that a late acknowledgement of an
+-- earlier run is refused from the moment another worker may run the job.
 -- An id whose envelope is missing from the jobs hash (deleted outside Redq) has nothing to run: it is recorded dead
 -- with the reason, so that an operator finds it, and returned for the caller to log.
 -- Returns {now, next due (-1 for none), the number M of ids without data, then per job: id, envelope, attempt, token,
@@ -207,6 +207,7 @@ if #ids > 0 then
 	-- as a string, so that Redis does not format the number once per job
 	local expiry = millis(now + tonumber(ARGV[2]))
 	local sequence_number = redis.call('INCRBY', sequence, #ids) - #ids
+	redis.call('HDEL', runs, unpack(ids))
 	local envelopes = redis.call('HMGET', jobs, unpack(ids))
 	local counts = redis.call('HMGET', attempts, unpack(ids))
 	local lease_args, reserved_args, retried = {}, {}, {}
@@ -232,7 +233,6 @@ if #ids > 0 then
 	end
 	if #lease_args > 0 then
 		redis.call('HSET', leases, unpack(lease_args))
-		redis.call('HSET', runs, unpack(lease_args))
 		redis.call('ZADD', reserved, unpack(reserved_args))
 	end
 	-- a running job's attempts are in its lease

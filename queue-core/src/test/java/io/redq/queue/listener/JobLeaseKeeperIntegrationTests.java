@@ -67,7 +67,7 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.leaseKeeper.start(fresh)).isTrue();
 		assertThat(fresh.isStarted()).isTrue();
 		assertThat(ScriptExecutions.count(this.redis)).as("no call").isEqualTo(scripts);
-		assertThat(this.template.opsForHash().get(this.keys.runs(), "j0")).as("started when reserved")
+		assertThat(this.template.opsForHash().get(this.keys.leases(), "j0")).as("started on its reservation's lease")
 			.isEqualTo(fresh.job().token());
 		// less than two thirds of the full lease left
 		JobExecution waited = reserve(1, 1, LEASE_TIME.dividedBy(2), this.leaseKeeper).get(0);
