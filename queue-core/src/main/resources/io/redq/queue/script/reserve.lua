@@ -20,6 +20,10 @@
 -- Within a level, jobs are taken in slot order, which takes the groups that have jobs in turn (see Priorities and
 -- groups in common.lua); at the default level the ready list takes its turn as one more group.
 local MAX_SKIPPED = 1000
+-- The value of the leases hash's field '' (no id is empty), written with each batch of leases: Redis keeps a hash of
+-- at most 128 fields of at most 64 bytes as a listpack, which every lookup searches entry by entry, and leases holds
+-- about what a container reserves ahead and runs, right in that range; a longer value keeps it a hash table.
+local KEEP_HASH_TABLE = 'a value longer than 64 bytes, so that Redis keeps this hash a hash table (see reserve.lua)'
 local now = now_millis()
 local result = {now, 0, 0}
 local missing = {}
@@ -232,7 +236,7 @@ if #ids > 0 then
 		end
 	end
 	if #lease_args > 0 then
-		redis.call('HSET', leases, unpack(lease_args))
+		redis.call('HSET', leases, '', KEEP_HASH_TABLE, unpack(lease_args))
 		redis.call('ZADD', reserved, unpack(reserved_args))
 	end
 	-- a running job's attempts are in its lease

@@ -1,5 +1,6 @@
 package io.redq.queue.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -26,6 +27,10 @@ import io.redq.queue.core.RateLimit;
 import io.redq.queue.core.Uniqueness;
 import io.redq.queue.test.ScriptExecutions;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.ValueEncoding;
+import org.springframework.data.redis.connection.ValueEncoding.RedisValueEncoding;
+import org.springframework.data.redis.core.RedisCallback;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -54,9 +59,12 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 			.isEqualTo(reservation.redisTime() + 30_000.0);
 		assertThat(this.listener.ack(QUEUE, List.of(reservation.jobs().get(0).lease()))).isEmpty();
 		assertThat(this.template.keys("redq:*"))
-			.as("besides the dispatch, remembered for the re-send window, and the statistics")
+			.as("besides the dispatch, remembered for the re-send window, the statistics and the leases hash")
 			.filteredOn((key) -> !key.contains(":sent:"))
-			.containsOnly(this.keys.sequence(), this.keys.wake(), this.keys.model(), this.keys.stats());
+			.containsOnly(this.keys.sequence(), this.keys.wake(), this.keys.model(), this.keys.stats(),
+					this.keys.leases());
+		assertThat(this.template.opsForHash().keys(this.keys.leases())).as("only the field that keeps a hash table")
+			.containsExactly("");
 	}
 
 	@Test
@@ -82,6 +90,14 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 			.containsEntry("hmget", 2L)
 			.containsEntry("hset", 1L)
 			.containsEntry("hdel", 1L);
+	}
+
+	@Test
+	void theLeasesHashIsAHashTableEvenWithFewLeasesSoThatLookupsDoNotSearchIt() {
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
+		reserveOne();
+		assertThat(this.template.execute((RedisCallback<ValueEncoding>) (connection) -> connection.keyCommands()
+			.encodingOf(this.keys.leases().getBytes(StandardCharsets.UTF_8)))).isEqualTo(RedisValueEncoding.HASHTABLE);
 	}
 
 	@Test
@@ -116,7 +132,9 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(second.token()).endsWith(":2");
 		assertThat(this.template.hasKey(this.keys.attempts())).isFalse();
 		this.listener.ack(QUEUE, List.of(second.lease()));
-		assertThat(this.template.keys("*")).doesNotContain(this.keys.leases(), this.keys.attempts(), this.keys.jobs());
+		assertThat(this.template.keys("*")).doesNotContain(this.keys.attempts(), this.keys.jobs());
+		assertThat(this.template.opsForHash().keys(this.keys.leases())).as("only the field that keeps a hash table")
+			.containsExactly("");
 	}
 
 	@Test

@@ -759,7 +759,10 @@ final class ScriptTester {
 					() -> id + " has data but is in none of ready, delayed, reserved and dead"));
 		snapshot.attempts.forEach((id, used) -> check(Integer.parseInt(used) <= maxAttempts(snapshot.jobs.get(id)),
 				Invariant.ATTEMPTS, () -> id + " used " + used + " attempts of " + maxAttempts(snapshot.jobs.get(id))));
-		snapshot.leases.forEach((id, token) -> {
+		// the field '' is no lease: it keeps the hash a hash table (see reserve.lua)
+		snapshot.leases.entrySet().stream().filter((lease) -> !lease.getKey().isEmpty()).forEach((lease) -> {
+			String id = lease.getKey();
+			String token = lease.getValue();
 			int attempt = Integer.parseInt(token.substring(token.indexOf(':') + 1));
 			check(attempt <= maxAttempts(snapshot.jobs.get(id)), Invariant.ATTEMPTS,
 					() -> id + " runs attempt " + attempt + " of " + maxAttempts(snapshot.jobs.get(id)));
