@@ -98,6 +98,7 @@ class JobQueuePropertiesTests {
 		assertThat(queue.getShutdownTimeout()).isNull();
 		assertThat(queue.getAutoStartup()).isNull();
 		assertThat(queue.getPrefetch()).isNull();
+		assertThat(queue.getGroupMaxRunning()).isNull();
 		assertThat(queue.getMaxRunning()).isNull();
 		assertThat(this.properties.getQueues()).isEmpty();
 	}
