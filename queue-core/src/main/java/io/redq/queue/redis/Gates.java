@@ -4,6 +4,8 @@ import io.redq.queue.core.JobLimits;
 import io.redq.queue.core.RateLimit;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.util.Assert;
+
 /**
  * The gates one job passes before it runs: see {@link JobLimits}.
  *
@@ -20,6 +22,10 @@ import org.jspecify.annotations.Nullable;
  */
 public record Gates(@Nullable String exclusiveKey, String job, int jobMaxRunning, int queueMaxRunning,
 		@Nullable RateLimit rateLimit, @Nullable String group, int groupMaxRunning) {
+
+	public Gates {
+		Assert.isTrue(group != null || groupMaxRunning == 0, "A group running limit needs a group");
+	}
 
 	/**
 	 * Create the gates of a job in no group.

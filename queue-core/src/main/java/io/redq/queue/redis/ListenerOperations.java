@@ -341,7 +341,7 @@ public final class ListenerOperations {
 					(gates.exclusiveKey() != null) ? "1" : "0", Integer.toString(gates.jobMaxRunning()),
 					Integer.toString(gates.queueMaxRunning()), (rate != null) ? Integer.toString(rate.permits()) : "0",
 					(rate != null) ? millis(rate.window()) : "0", millis(recheckDelay),
-					Integer.toString((gates.group() != null) ? gates.groupMaxRunning() : 0));
+					Integer.toString(gates.groupMaxRunning()));
 		return (result != null) ? result : -1;
 	}
 

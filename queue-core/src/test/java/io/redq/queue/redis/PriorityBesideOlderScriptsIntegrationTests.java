@@ -28,7 +28,8 @@ import static org.awaitility.Awaitility.await;
  * Tests of priority levels beside an instance whose scripts keep data model 4 as it was
  * before levels (a copy of them in {@code before-levels}): the older scripts see only the
  * ready list, and whatever either instance does, no job is lost, run twice or run past
- * its attempts (see "Priorities" in {@code common.lua}).
+ * its attempts (see "Priorities" in {@code common.lua}); and a run that finishes after
+ * its lease is accepted or refused alike whichever release recorded it in runs.
  *
  * @author Redq team
  */
@@ -92,6 +93,42 @@ class PriorityBesideOlderScriptsIntegrationTests extends AbstractQueueIntegratio
 		assertThat(this.listener.reserve(QUEUE, 10, LEASE).jobs()).isEmpty();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
 		assertThat(this.template.hasKey(this.keys.stale())).isFalse();
+	}
+
+	@Test
+	void aRunThatFinishesAfterItsLeaseIsJudgedAlikeByEitherReleaseOfTheRunsHash() {
+		// the older scripts record every run in runs when they reserve it, today's when
+		// its
+		// lease ends without its result: a token there means no worker reserved the job
+		// since, for both
+		ListenerOperations olderListener = olderScripts().getListenerOperations();
+		Lease byOlder = reserveAndLetExpire(olderListener, this.listener, "a");
+		assertThat(this.listener.ack(QUEUE, List.of(byOlder))).as("late, reserved by the older scripts").isEmpty();
+		Lease byNewer = reserveAndLetExpire(this.listener, this.listener, "b");
+		assertThat(olderListener.ack(QUEUE, List.of(byNewer))).as("late, acknowledged by the older scripts").isEmpty();
+		Lease overtaken = reserveAndLetExpire(this.listener, this.listener, "c");
+		ReservedJob again = olderListener.reserve(QUEUE, 1, LEASE).jobs().get(0);
+		assertThat(this.listener.ack(QUEUE, List.of(overtaken))).as("reserved again since").containsExactly("c");
+		assertThat(this.listener.ack(QUEUE, List.of(again.lease()))).isEmpty();
+		// an expiry the older migrator recovers records nothing: the late run is refused
+		// and its job runs again, as before either release
+		Lease unrecorded = reserveAndLetExpire(this.listener, olderListener, "d");
+		assertThat(this.listener.ack(QUEUE, List.of(unrecorded))).containsExactly("d");
+		Map<String, List<Integer>> runs = new TreeMap<>();
+		run(this.listener, 10, runs);
+		assertThat(runs).containsOnlyKeys("d");
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+	}
+
+	/**
+	 * Reserve a job with a short lease that then expires unconfirmed and is recovered.
+	 */
+	private Lease reserveAndLetExpire(ListenerOperations reserving, ListenerOperations migrating, String id) {
+		enqueue(this.operations, id, JobPriority.DEFAULT, Due.NOW);
+		Lease lease = reserving.reserve(QUEUE, 1, Duration.ofMillis(50)).jobs().get(0).lease();
+		assertThat(lease.id()).isEqualTo(id);
+		await().atMost(Duration.ofSeconds(10)).until(() -> migrating.migrate(QUEUE).expiredLeases() == 1);
+		return lease;
 	}
 
 	private static void run(ListenerOperations listener, int count, Map<String, List<Integer>> runs) {
