@@ -7,13 +7,17 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.lettuce.core.RedisNoScriptException;
 import io.redq.queue.core.RateLimit;
 import io.redq.queue.core.ReplicationTimeoutException;
 import io.redq.queue.script.QueueScripts;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisPipelineException;
+import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.Assert;
 
@@ -122,9 +126,69 @@ public final class ListenerOperations {
 	 * @return the reservation
 	 */
 	public Reservation reserve(String queue, int max, Duration lease) {
-		List<?> result = this.store.runForList(this.scripts.reserve(), queue,
-				List.of(Integer.toString(Math.min(max, QueueStore.MAX_BATCH_SIZE)), millis(lease),
-						millis(this.deadLetterTimeToLive), Integer.toString(this.deadLetterMaxSize)));
+		return reservation(this.store.runForList(this.scripts.reserve(), queue, reserveArgs(max, lease)));
+	}
+
+	/**
+	 * Wait until a listener is woken for the queue or the timeout passes, then reserve
+	 * jobs as {@link #reserve} does, in one round trip: the reservation is sent right
+	 * behind the wait on the same connection, and Redis runs it the moment the wait ends,
+	 * so that a job dispatched to an idle queue is reserved without waiting for this JVM.
+	 * Runs on a connection of its own, since the wait holds its connection. With Lettuce,
+	 * the wait ends a second (at most half the time) before the command timeout
+	 * ({@code spring.data.redis.timeout}), so that a long timeout does not make every
+	 * idle wait fail.
+	 * @param connection a connection used for nothing else meanwhile (see
+	 * {@link #openWakeUpConnection()})
+	 * @param queue the queue
+	 * @param max the most jobs to reserve
+	 * @param lease how long the lease lasts unless extended
+	 * @param timeout how long to wait at most
+	 * @return the reservation, made when the wait ended
+	 */
+	public Reservation reserveOnWakeUp(RedisConnection connection, String queue, int max, Duration lease,
+			Duration timeout) {
+		QueueKeys keys = this.store.keys(queue);
+		List<String> args = reserveArgs(max, lease);
+		byte[][] keysAndArgs = new byte[keys.all().size() + args.size()][];
+		int i = 0;
+		for (String value : keys.all()) {
+			keysAndArgs[i++] = value.getBytes(StandardCharsets.UTF_8);
+		}
+		for (String value : args) {
+			keysAndArgs[i++] = value.getBytes(StandardCharsets.UTF_8);
+		}
+		long millis = Math.max(1, Math.min(timeout.toMillis(), this.longestBlockingWait.toMillis()));
+		List<Object> results;
+		connection.openPipeline();
+		try {
+			connection.zSetCommands()
+				.bZPopMin(keys.wake().getBytes(StandardCharsets.UTF_8), millis, TimeUnit.MILLISECONDS);
+			connection.scriptingCommands()
+				.evalSha(this.scripts.reserve().getSha1(), ReturnType.MULTI, keys.all().size(), keysAndArgs);
+			results = connection.closePipeline();
+		}
+		catch (RedisPipelineException ex) {
+			Throwable failure = firstFailure(ex);
+			if (NestedExceptionUtils.getMostSpecificCause(failure) instanceof RedisNoScriptException) {
+				// Redis lost its scripts (restarted or flushed): reserve loads the script
+				return reserve(queue, max, lease);
+			}
+			throw AsyncScripts.translated(failure);
+		}
+		List<Object> decoded = new ArrayList<>();
+		for (Object value : (List<?>) results.get(1)) {
+			decoded.add((value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : value);
+		}
+		return reservation(decoded);
+	}
+
+	private List<String> reserveArgs(int max, Duration lease) {
+		return List.of(Integer.toString(Math.min(max, QueueStore.MAX_BATCH_SIZE)), millis(lease),
+				millis(this.deadLetterTimeToLive), Integer.toString(this.deadLetterMaxSize));
+	}
+
+	private static Reservation reservation(List<?> result) {
 		int jobsEnd = result.size() - (int) QueueStore.number(result, 2);
 		List<ReservedJob> jobs = new ArrayList<>((jobsEnd - 3) / 4);
 		for (int i = 3; i < jobsEnd; i += 4) {
@@ -133,6 +197,15 @@ public final class ListenerOperations {
 		}
 		return new Reservation(QueueStore.number(result, 0), QueueStore.number(result, 1), jobs,
 				strings(result.subList(jobsEnd, result.size())));
+	}
+
+	private static Throwable firstFailure(RedisPipelineException ex) {
+		for (Object result : ex.getPipelineResult()) {
+			if (result instanceof Throwable failure) {
+				return failure;
+			}
+		}
+		return ex;
 	}
 
 	/**
@@ -378,30 +451,12 @@ public final class ListenerOperations {
 	}
 
 	/**
-	 * Open a connection for {@link #awaitWakeUp}: a blocking command holds its
+	 * Open a connection for {@link #reserveOnWakeUp}: a blocking command holds its
 	 * connection, so the wait needs one of its own. The caller closes it.
 	 * @return a new connection
 	 */
 	public RedisConnection openWakeUpConnection() {
 		return this.store.getTemplate().getRequiredConnectionFactory().getConnection();
-	}
-
-	/**
-	 * Block until a listener is woken for the queue, or the timeout passes. Runs on a
-	 * connection of its own, since a blocking command holds its connection. With Lettuce,
-	 * the wait ends a second (at most half the time) before the command timeout
-	 * ({@code spring.data.redis.timeout}), so that a long timeout does not make every
-	 * idle wait fail.
-	 * @param connection a connection used for nothing else meanwhile (see
-	 * {@link #openWakeUpConnection()})
-	 * @param queue the queue
-	 * @param timeout how long to wait at most
-	 * @return whether a wake-up arrived
-	 */
-	public boolean awaitWakeUp(RedisConnection connection, String queue, Duration timeout) {
-		byte[] key = this.store.keys(queue).wake().getBytes(StandardCharsets.UTF_8);
-		long millis = Math.max(1, Math.min(timeout.toMillis(), this.longestBlockingWait.toMillis()));
-		return connection.zSetCommands().bZPopMin(key, millis, TimeUnit.MILLISECONDS) != null;
 	}
 
 	private static Duration longestBlockingWait(RedisConnectionFactory connectionFactory) {

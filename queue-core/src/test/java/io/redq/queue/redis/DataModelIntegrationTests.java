@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -206,6 +207,12 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThatExceptionOfType(DataModelMismatchException.class)
 			.isThrownBy(() -> this.listener.reserve(QUEUE, 10, LONG_LEASE))
 			.withMessage(MISMATCH);
+		try (RedisConnection connection = this.listener.openWakeUpConnection()) {
+			assertThatExceptionOfType(DataModelMismatchException.class)
+				.isThrownBy(
+						() -> this.listener.reserveOnWakeUp(connection, QUEUE, 10, LONG_LEASE, Duration.ofMillis(1)))
+				.withMessage(MISMATCH);
+		}
 		assertThatExceptionOfType(DataModelMismatchException.class).isThrownBy(() -> enqueue(this.operations, "late"))
 			.withMessage(MISMATCH);
 		assertThatExceptionOfType(DataModelMismatchException.class)

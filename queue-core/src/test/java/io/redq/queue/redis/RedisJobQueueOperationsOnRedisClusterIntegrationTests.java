@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.redq.queue.config.JobCatalog;
 import io.redq.queue.core.Due;
@@ -23,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -88,6 +91,24 @@ class RedisJobQueueOperationsOnRedisClusterIntegrationTests {
 			assertThat(template.keys("test:{" + queue + "}:*")).as("besides the replies kept for re-sent calls")
 				.filteredOn((key) -> !keys.isSent(key))
 				.containsExactlyInAnyOrder(keys.sequence(), keys.model());
+		}
+	}
+
+	@Test
+	void anIdleContainerReservesOnTheNodeThatServesItsQueueAsTheWakeUpComes() throws Exception {
+		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
+				"test");
+		ListenerOperations listener = operations.getListenerOperations();
+		for (String queue : List.of("w0", "w1", "w2", "w3")) {
+			assertThat(listener.reserve(queue, 1, Duration.ofMinutes(1)).jobs()).isEmpty();
+			try (RedisConnection connection = listener.openWakeUpConnection()) {
+				CompletableFuture<Reservation> waiting = CompletableFuture.supplyAsync(() -> listener
+					.reserveOnWakeUp(connection, queue, 1, Duration.ofMinutes(1), Duration.ofSeconds(30)));
+				operations.getEnqueueOperations()
+					.enqueue(queue, List.of(new EnqueueCommand("a", Due.NOW, DuplicatePolicy.KEEP,
+							"\"job\":\"ship\",\"maxAttempts\":1,\"timeout\":0,\"payload\":1}")));
+				assertThat(waiting.get(30, TimeUnit.SECONDS).jobs()).extracting(ReservedJob::id).containsExactly("a");
+			}
 		}
 	}
 
