@@ -32,9 +32,14 @@ local function now_millis()
 end
 
 -- Epoch milliseconds as digits: Lua writes numbers of 15 digits and more (due times after the year 5138, scores of queued) in
--- exponent form when concatenating.
+-- exponent form when concatenating. The latest is kept, since a script often writes one time for many jobs, and
+-- formatting is sprintf.
+local formatted_value, formatted
 local function millis(value)
-	return string.format('%d', value)
+	if value ~= formatted_value then
+		formatted_value, formatted = value, string.format('%d', value)
+	end
+	return formatted
 end
 
 -- Wakes one idle listener (blocked in BZPOPMIN on the wake key). A single member, so signalling is idempotent.
@@ -286,17 +291,23 @@ local function schedule(id, due)
 	end
 end
 
--- Removes every trace of the given jobs (one or more ids; at most a few thousand, the limit of unpack).
+-- Deletes fields of a hash (HDEL) or members of a set (SREM) that is often missing: Redis converts every argument of a
+-- call even for a missing key, which costs more than asking whether the key exists.
+local function remove_present(command, key, ...)
+	if redis.call('EXISTS', key) == 1 then
+		redis.call(command, key, ...)
+	end
+end
+
+-- Removes every trace of the given jobs (one or more ids; at most a few thousand, the limit of unpack). Only jobs that
+-- failed, stalled, waited, run long or have a level or group leave more than their envelope and lease.
 local function forget(...)
 	redis.call('HDEL', jobs, ...)
-	redis.call('HDEL', attempts, ...)
 	redis.call('HDEL', leases, ...)
-	redis.call('HDEL', errors, ...)
-	redis.call('SREM', started, ...)
-	redis.call('HDEL', stalls, ...)
-	redis.call('HDEL', runs, ...)
-	redis.call('HDEL', traces, ...)
-	redis.call('HDEL', levels, ...)
+	for _, hash in ipairs({attempts, errors, stalls, runs, traces, levels}) do
+		remove_present('HDEL', hash, ...)
+	end
+	remove_present('SREM', started, ...)
 end
 
 -- Removes the given jobs from one of the sorted sets (reserved, delayed, dead) and every trace of them.

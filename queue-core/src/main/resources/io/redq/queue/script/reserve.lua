@@ -211,9 +211,10 @@ if #ids > 0 then
 	-- as a string, so that Redis does not format the number once per job
 	local expiry = millis(now + tonumber(ARGV[2]))
 	local sequence_number = redis.call('INCRBY', sequence, #ids) - #ids
-	redis.call('HDEL', runs, unpack(ids))
+	remove_present('HDEL', runs, unpack(ids))
 	local envelopes = redis.call('HMGET', jobs, unpack(ids))
-	local counts = redis.call('HMGET', attempts, unpack(ids))
+	-- only jobs that ran before and are not running have attempts there: mostly none
+	local counts = (redis.call('EXISTS', attempts) == 1) and redis.call('HMGET', attempts, unpack(ids)) or {}
 	local lease_args, reserved_args, retried = {}, {}, {}
 	for i, id in ipairs(ids) do
 		if envelopes[i] then
