@@ -52,6 +52,17 @@ class ReserveOnWakeUpIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void closingTheConnectionEndsTheWait() {
+		RedisConnection connection = this.listener.openWakeUpConnection();
+		CompletableFuture<Reservation> waiting = CompletableFuture
+			.supplyAsync(() -> this.listener.reserveOnWakeUp(connection, QUEUE, 10, LEASE, Duration.ofSeconds(30)));
+		await().atMost(Duration.ofSeconds(10)).until(() -> blockedClients() == 1);
+		// as a container's stop does
+		connection.close();
+		assertThat(waiting).failsWithin(Duration.ofSeconds(10));
+	}
+
+	@Test
 	void aWaitThatEndsWithoutAWakeUpReservesWhatIsReady() {
 		enqueue("a");
 		this.template.delete(this.keys.wake());
