@@ -100,6 +100,11 @@ local BAND = 17592186044416
 -- The level a dispatch body asks for: its first field '"priority":<level>' when it has one, else the default level;
 -- and its group: the field '"group":"<name>"' right after (or first), or nil.
 local function place_of_body(body)
+	-- most bodies start with neither field ('"job":...'): their second byte says so, cheaper than a match
+	local second = string.byte(body, 2)
+	if second ~= 112 and second ~= 103 then
+		return DEFAULT_LEVEL, nil
+	end
 	local level = tonumber(string.match(body, '^"priority":(%d+),')) or DEFAULT_LEVEL
 	local group = string.match(body, '^"priority":%d+,"group":"([^"]+)",') or string.match(body, '^"group":"([^"]+)",')
 	return level, group
@@ -345,7 +350,8 @@ end
 
 -- A job's envelope: the Redis-clock times prepended to the body (the envelope JSON without its opening brace).
 local function envelope(now, due, body)
-	return '{"createdAt":' .. millis(now) .. ',"availableAt":' .. millis(math.max(due, now)) .. ',' .. body
+	local created = millis(now)
+	return '{"createdAt":' .. created .. ',"availableAt":' .. ((due > now) and millis(due) or created) .. ',' .. body
 end
 
 -- The time a job became or becomes ready (epoch ms), as envelope() wrote it at the start of its envelope: read there,

@@ -72,7 +72,11 @@ end
 for i = 0, count - 1 do
 	local base = 4 + i * 5
 	local id, mode, value, policy, body = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4]
-	local pending, while_running = string.sub(policy, 1, 1), string.sub(policy, 2, 2)
+	-- a call of a C function costs more than Lua's own operations: most policies are one character
+	local pending, while_running = policy, ''
+	if #policy > 1 then
+		pending, while_running = string.sub(policy, 1, 1), string.sub(policy, 2, 2)
+	end
 	local due = now + value
 	if mode == 'a' then
 		due = value
@@ -153,8 +157,11 @@ for i = 0, count - 1 do
 	elseif status == 1 or status == 2 then
 		create(id, now, due, body)
 	end
-	result[i + 1] = math.abs(status)
-	codes[i + 1] = digits[result[i + 1]]
+	if status < 0 then
+		status = -status
+	end
+	result[i + 1] = status
+	codes[i + 1] = digits[status]
 end
 flush()
 if woke then

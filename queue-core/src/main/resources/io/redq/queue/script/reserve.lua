@@ -219,8 +219,9 @@ if #ids > 0 then
 	for i, id in ipairs(ids) do
 		if envelopes[i] then
 			sequence_number = sequence_number + 1
-			local attempt = (tonumber(counts[i]) or 0) + 1
+			local attempt = 1
 			if counts[i] then
+				attempt = (tonumber(counts[i]) or 0) + 1
 				retried[#retried + 1] = id
 			end
 			local token = string.format('%d:%d', sequence_number, attempt)
