@@ -16,6 +16,8 @@ shift
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${REPLAY_DIR:-$(mktemp -d)}
 mkdir -p "$dir"
+# the servers this script starts end with it, whatever stops it
+trap 'kill $(jobs -p) 2>/dev/null || true; [[ -n ${record:-} ]] && redis-cli -p "$record" shutdown nosave >/dev/null 2>&1; true' EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 await_ping() { for _ in $(seq 1 300); do redis-cli -p "$1" ping >/dev/null 2>&1 && return; sleep 0.1; done; echo "redis on $1 did not start" >&2; exit 1; }
 
