@@ -24,7 +24,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -73,8 +72,7 @@ class ScriptTesterIntegrationTests {
 	@Test
 	void theTesterFindsAReSentAdmitThatDefersItselfInTheAdmitScriptBeforeItsFix() {
 		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("admit")
-				? RedisScript.of(read(QueueScripts.class, "common.lua") + "\n" + admitBeforeResendFix(), Long.class)
-				: definition.load());
+				? QueueScripts.of(admitBeforeResendFix(), Long.class) : definition.load());
 		Set<Fault> faults = EnumSet.of(Fault.ADMIT_RESENT);
 		// a run depends on timing (leases of a few ms): a later seed finds it when one
 		// does not
@@ -89,8 +87,7 @@ class ScriptTesterIntegrationTests {
 	@Test
 	void theTesterFindsAReSentEnqueueThatRunsAJobAgainInTheEnqueueScriptBeforeItsFix() {
 		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("enqueue")
-				? RedisScript.of(read(QueueScripts.class, "common.lua") + "\n" + enqueueBeforeResendFix(), List.class)
-				: definition.load());
+				? QueueScripts.of(enqueueBeforeResendFix(), List.class) : definition.load());
 		Violation violation = run(scripts, SHORT.withFaults(EnumSet.of(Fault.ENQUEUE_RESENT_LATER)), 1);
 		assertThat(violation).isNotNull();
 		// a generated id, never looked up, is stored again where it already is; another
@@ -102,9 +99,7 @@ class ScriptTesterIntegrationTests {
 	void theTesterFindsReSentOperatorCallsThatActAgainInTheScriptsBeforeTheirFix() {
 		Set<String> operatorScripts = Set.of("cancel", "reschedule", "revive");
 		QueueScripts scripts = QueueScripts.from((definition) -> operatorScripts.contains(definition.name())
-				? RedisScript.of(read(QueueScripts.class, "common.lua") + "\n" + withoutResendCheck(definition.name()),
-						Long.class)
-				: definition.load());
+				? QueueScripts.of(withoutResendCheck(definition.name()), Long.class) : definition.load());
 		Violation violation = null;
 		for (long seed = 1; violation == null && seed <= SHORT_SEEDS; seed++) {
 			violation = run(scripts, SHORT.withFaults(EnumSet.of(Fault.OPERATOR_RESENT_LATER)), seed);
@@ -118,9 +113,8 @@ class ScriptTesterIntegrationTests {
 
 	@Test
 	void theTesterFindsAReSentPurgeThatDeletesJobsDispatchedSinceInThePurgeScriptWithoutItsResendCheck() {
-		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("purge") ? RedisScript
-			.of(read(QueueScripts.class, "common.lua") + "\n" + withoutResendCheck("purge"), Long.class)
-				: definition.load());
+		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("purge")
+				? QueueScripts.of(withoutResendCheck("purge"), Long.class) : definition.load());
 		Violation violation = null;
 		for (long seed = 1; violation == null && seed <= SHORT_SEEDS; seed++) {
 			violation = run(scripts, SHORT.withFaults(EnumSet.of(Fault.OPERATOR_RESENT_LATER)), seed);
@@ -133,8 +127,7 @@ class ScriptTesterIntegrationTests {
 	@Test
 	void theTesterFindsStatisticsThatCountAFailedAttemptWhoseLeaseIsGone() {
 		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("fail")
-				? RedisScript.of(read(QueueScripts.class, "common.lua") + "\n" + failCountingLostLeases(), Long.class)
-				: definition.load());
+				? QueueScripts.of(failCountingLostLeases(), Long.class) : definition.load());
 		Violation violation = null;
 		for (long seed = 1; violation == null && seed <= SHORT_SEEDS; seed++) {
 			violation = run(scripts, SHORT.withFaults(EnumSet.of(Fault.FAIL_RESENT)), seed);
@@ -146,8 +139,7 @@ class ScriptTesterIntegrationTests {
 	@Test
 	void theTesterFindsAReserveThatTakesStaleEntriesOfTheReadyListForJobs() {
 		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("reserve")
-				? RedisScript.of(read(QueueScripts.class, "common.lua") + "\n" + reserveWithoutSkipping(), List.class)
-				: definition.load());
+				? QueueScripts.of(reserveWithoutSkipping(), List.class) : definition.load());
 		Violation violation = run(scripts, SHORT.withFaults(EnumSet.noneOf(Fault.class)), 1);
 		assertThat(violation).isNotNull();
 		// a cancelled, replaced or rescheduled job's entry is reserved: a job without
