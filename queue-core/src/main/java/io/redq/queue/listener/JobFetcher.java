@@ -98,8 +98,8 @@ final class JobFetcher {
 	private void fetch(Semaphore permits) {
 		int failures = 0;
 		boolean consuming = false;
-		// the latest reservation when it found nothing: the next one waits for a wake-up
-		Reserved idle = null;
+		// the latest reservation found nothing: the next one waits for a wake-up
+		boolean idle = false;
 		while (this.container.isCurrentRun(permits)) {
 			try {
 				int capacity = acquirePermits(permits);
@@ -110,21 +110,24 @@ final class JobFetcher {
 					permits.release(capacity);
 					break;
 				}
-				// every job is reserved with the full lease, which its run starts on
-				// without another call: the container reserves only what its workers
-				// start within about 100 ms (see JobPrefetch)
-				long sentNanos = System.nanoTime();
+				// the lease starts after this in Redis: counted from here, it never ends
+				// later here (one reserved behind a wait for a wake-up ends earlier here,
+				// by the wait). Every job is reserved with the full lease, which its run
+				// starts on without another call while two thirds of it are left here:
+				// the container reserves only what its workers start within about 100
+				// ms (see JobPrefetch), and waits at most the poll timeout (5 s against
+				// 30 s by default).
+				long reservedNanos = System.nanoTime();
 				Reservation reservation;
 				try {
-					reservation = (idle != null) ? this.operations.reserveOnWakeUp(wakeUpConnection(), this.queue,
-							capacity, this.leaseTime, this.pollTimeout)
+					reservation = idle ? this.operations.reserveOnWakeUp(wakeUpConnection(), this.queue, capacity,
+							this.leaseTime, this.pollTimeout)
 							: this.operations.reserve(this.queue, capacity, this.leaseTime);
 				}
 				catch (RuntimeException ex) {
 					permits.release(capacity);
 					throw ex;
 				}
-				Reserved reserved = new Reserved(reservedNanos(sentNanos, idle, reservation), reservation.redisTime());
 				if (!consuming) {
 					consuming = true;
 					this.container.consuming(permits);
@@ -137,9 +140,9 @@ final class JobFetcher {
 							+ "' had no data in Redis (deleted outside Redq?); recorded dead with that reason");
 				}
 				for (ReservedJob job : reservation.jobs()) {
-					this.workerPool.submit(job, permits, reserved.nanos() + this.leaseTime.toNanos());
+					this.workerPool.submit(job, permits, reservedNanos + this.leaseTime.toNanos());
 				}
-				idle = reservation.jobs().isEmpty() ? reserved : null;
+				idle = reservation.jobs().isEmpty();
 				failures = 0;
 				this.failureLog.succeeded();
 			}
@@ -148,7 +151,7 @@ final class JobFetcher {
 					break;
 				}
 				closeWakeUpConnection();
-				idle = null;
+				idle = false;
 				failures++;
 				// at most a second: workers resume within about a second of Redis
 				// answering again
@@ -157,31 +160,6 @@ final class JobFetcher {
 				sleep(pause);
 			}
 		}
-	}
-
-	/**
-	 * Return a time by this JVM's clock no later than the reservation ran in Redis, from
-	 * which its leases are counted, so that a lease never ends later here than in Redis.
-	 * A reservation runs after it was sent; one sent behind a wait for a wake-up runs
-	 * when the wait ends, which the Redis clock dates: that many milliseconds after the
-	 * reservation before (less one, as the clock reads whole milliseconds).
-	 * @param sentNanos when the reservation was sent
-	 * @param idle the reservation before, when the reservation waited for a wake-up
-	 * @param reservation the reservation
-	 */
-	static long reservedNanos(long sentNanos, @Nullable Reserved idle, Reservation reservation) {
-		if (idle == null) {
-			return sentNanos;
-		}
-		long waitedMillis = reservation.redisTime() - idle.redisTime() - 1;
-		return Math.max(sentNanos, idle.nanos() + TimeUnit.MILLISECONDS.toNanos(waitedMillis));
-	}
-
-	/**
-	 * When a reservation ran: no later than {@code nanos} by this JVM's clock, at
-	 * {@code redisTime} by the Redis clock.
-	 */
-	record Reserved(long nanos, long redisTime) {
 	}
 
 	/**

@@ -57,6 +57,8 @@ public final class ListenerOperations {
 
 	private final Duration longestBlockingWait;
 
+	private final boolean pipelinedWakeUp;
+
 	private int deadLetterMaxSize = DEFAULT_DEAD_LETTER_MAX_SIZE;
 
 	private Duration deadLetterTimeToLive = DEFAULT_DEAD_LETTER_TIME_TO_LIVE;
@@ -70,7 +72,9 @@ public final class ListenerOperations {
 	public ListenerOperations(QueueStore store) {
 		this.store = store;
 		this.scripts = store.getScripts();
-		this.longestBlockingWait = longestBlockingWait(store.getTemplate().getRequiredConnectionFactory());
+		RedisConnectionFactory connectionFactory = store.getTemplate().getRequiredConnectionFactory();
+		this.longestBlockingWait = longestBlockingWait(connectionFactory);
+		this.pipelinedWakeUp = connectionFactory instanceof LettuceConnectionFactory;
 	}
 
 	/**
@@ -131,11 +135,13 @@ public final class ListenerOperations {
 
 	/**
 	 * Wait until a listener is woken for the queue or the timeout passes, then reserve
-	 * jobs as {@link #reserve} does, in one round trip: the reservation is sent right
-	 * behind the wait on the same connection, and Redis runs it the moment the wait ends,
-	 * so that a job dispatched to an idle queue is reserved without waiting for this JVM.
-	 * Runs on a connection of its own, since the wait holds its connection. With Lettuce,
-	 * the wait ends a second (at most half the time) before the command timeout
+	 * jobs as {@link #reserve} does. With Lettuce, in one round trip: the reservation is
+	 * sent right behind the wait on the same connection, and Redis runs it the moment the
+	 * wait ends, so that a job dispatched to an idle queue is reserved without waiting
+	 * for this JVM (Jedis reads a pipeline's replies with its socket timeout, which would
+	 * end the wait: with it, the reservation is sent after the wait). Runs on a
+	 * connection of its own, since the wait holds its connection. With Lettuce, the wait
+	 * ends a second (at most half the time) before the command timeout
 	 * ({@code spring.data.redis.timeout}), so that a long timeout does not make every
 	 * idle wait fail.
 	 * @param connection a connection used for nothing else meanwhile (see
@@ -148,6 +154,14 @@ public final class ListenerOperations {
 	 */
 	public Reservation reserveOnWakeUp(RedisConnection connection, String queue, int max, Duration lease,
 			Duration timeout) {
+		// a connection closed by a container's stop would open another for the pipeline
+		Assert.state(!connection.isClosed(), "The wake-up connection is closed");
+		byte[] wake = this.store.keys(queue).wake().getBytes(StandardCharsets.UTF_8);
+		long millis = Math.max(1, Math.min(timeout.toMillis(), this.longestBlockingWait.toMillis()));
+		if (!this.pipelinedWakeUp) {
+			connection.zSetCommands().bZPopMin(wake, millis, TimeUnit.MILLISECONDS);
+			return reserve(queue, max, lease);
+		}
 		QueueKeys keys = this.store.keys(queue);
 		List<String> args = reserveArgs(max, lease);
 		byte[][] keysAndArgs = new byte[keys.all().size() + args.size()][];
@@ -158,12 +172,10 @@ public final class ListenerOperations {
 		for (String value : args) {
 			keysAndArgs[i++] = value.getBytes(StandardCharsets.UTF_8);
 		}
-		long millis = Math.max(1, Math.min(timeout.toMillis(), this.longestBlockingWait.toMillis()));
 		List<Object> results;
 		connection.openPipeline();
 		try {
-			connection.zSetCommands()
-				.bZPopMin(keys.wake().getBytes(StandardCharsets.UTF_8), millis, TimeUnit.MILLISECONDS);
+			connection.zSetCommands().bZPopMin(wake, millis, TimeUnit.MILLISECONDS);
 			connection.scriptingCommands()
 				.evalSha(this.scripts.reserve().getSha1(), ReturnType.MULTI, keys.all().size(), keysAndArgs);
 			results = connection.closePipeline();

@@ -8,13 +8,18 @@ import java.util.concurrent.CompletableFuture;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.Uniqueness;
+import io.redq.queue.script.QueueScripts;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisClientConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -63,6 +68,18 @@ class ReserveOnWakeUpIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void aClosedConnectionIsRefusedWithoutOpeningAnother() {
+		RedisConnection connection = this.listener.openWakeUpConnection();
+		// as a container's stop does just before the wait
+		connection.close();
+		long clients = clients("connected_clients");
+		assertThatIllegalStateException()
+			.isThrownBy(() -> this.listener.reserveOnWakeUp(connection, QUEUE, 10, LEASE, Duration.ofSeconds(1)))
+			.withMessage("The wake-up connection is closed");
+		assertThat(clients("connected_clients")).isEqualTo(clients);
+	}
+
+	@Test
 	void aWaitThatEndsWithoutAWakeUpReservesWhatIsReady() {
 		enqueue("a");
 		this.template.delete(this.keys.wake());
@@ -90,15 +107,47 @@ class ReserveOnWakeUpIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.template.opsForHash().hasKey(this.keys.leases(), "a")).isTrue();
 	}
 
+	@Test
+	void withJedisTheWaitOutlastsTheSocketTimeout() {
+		JedisClientConfiguration client = JedisClientConfiguration.builder()
+			.readTimeout(Duration.ofMillis(300))
+			.build();
+		JedisConnectionFactory connectionFactory = new JedisConnectionFactory(
+				new RedisStandaloneConfiguration(this.redis.host(), this.redis.port()), client);
+		connectionFactory.afterPropertiesSet();
+		try {
+			ListenerOperations listener = new RedisJobQueueOperations(connectionFactory, QueueScripts.load(),
+					RedisJobQueueOperations.DEFAULT_KEY_PREFIX)
+				.getListenerOperations();
+			try (RedisConnection connection = listener.openWakeUpConnection()) {
+				long start = System.nanoTime();
+				assertThat(listener.reserveOnWakeUp(connection, QUEUE, 10, LEASE, Duration.ofMillis(900)).jobs())
+					.isEmpty();
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(Duration.ofMillis(800));
+				enqueue("a");
+				assertThat(listener.reserveOnWakeUp(connection, QUEUE, 10, LEASE, Duration.ofSeconds(5)).jobs())
+					.extracting(ReservedJob::id)
+					.containsExactly("a");
+			}
+		}
+		finally {
+			connectionFactory.destroy();
+		}
+	}
+
 	private void enqueue(String id) {
 		this.enqueuer.enqueue(QUEUE, List.of(new EnqueueCommand(id, Due.NOW, DuplicatePolicy.KEEP,
 				Uniqueness.UNTIL_COMPLETED, "\"job\":\"test\",\"maxAttempts\":2,\"timeout\":0,\"payload\":\"x\"}")));
 	}
 
 	private long blockedClients() {
+		return clients("blocked_clients");
+	}
+
+	private long clients(String field) {
 		Properties clients = this.template
 			.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("clients"));
-		return Long.parseLong(clients.getProperty("blocked_clients"));
+		return Long.parseLong(clients.getProperty(field));
 	}
 
 }
