@@ -79,7 +79,7 @@ final class AsyncScripts {
 		return (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
 	}
 
-	private static List<?> decoded(List<Object> values) {
+	static List<?> decoded(List<Object> values) {
 		List<Object> decoded = new ArrayList<>(values.size());
 		for (Object value : values) {
 			decoded.add(decoded(value));
@@ -98,7 +98,7 @@ final class AsyncScripts {
 		return value;
 	}
 
-	private static byte[][] bytes(List<String> values) {
+	static byte[][] bytes(List<String> values) {
 		byte[][] bytes = new byte[values.size()][];
 		for (int i = 0; i < bytes.length; i++) {
 			bytes[i] = values.get(i).getBytes(StandardCharsets.UTF_8);

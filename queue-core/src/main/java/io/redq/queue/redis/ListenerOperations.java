@@ -162,22 +162,16 @@ public final class ListenerOperations {
 			connection.zSetCommands().bZPopMin(wake, millis, TimeUnit.MILLISECONDS);
 			return reserve(queue, max, lease);
 		}
-		QueueKeys keys = this.store.keys(queue);
-		List<String> args = reserveArgs(max, lease);
-		byte[][] keysAndArgs = new byte[keys.all().size() + args.size()][];
-		int i = 0;
-		for (String value : keys.all()) {
-			keysAndArgs[i++] = value.getBytes(StandardCharsets.UTF_8);
-		}
-		for (String value : args) {
-			keysAndArgs[i++] = value.getBytes(StandardCharsets.UTF_8);
-		}
+		List<String> keys = this.store.keys(queue).all();
+		List<String> keysAndArgs = new ArrayList<>(keys);
+		keysAndArgs.addAll(reserveArgs(max, lease));
 		List<Object> results;
 		connection.openPipeline();
 		try {
 			connection.zSetCommands().bZPopMin(wake, millis, TimeUnit.MILLISECONDS);
 			connection.scriptingCommands()
-				.evalSha(this.scripts.reserve().getSha1(), ReturnType.MULTI, keys.all().size(), keysAndArgs);
+				.evalSha(this.scripts.reserve().getSha1(), ReturnType.MULTI, keys.size(),
+						AsyncScripts.bytes(keysAndArgs));
 			results = connection.closePipeline();
 		}
 		catch (RedisPipelineException ex) {
@@ -188,11 +182,9 @@ public final class ListenerOperations {
 			}
 			throw AsyncScripts.translated(failure);
 		}
-		List<Object> decoded = new ArrayList<>();
-		for (Object value : (List<?>) results.get(1)) {
-			decoded.add((value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : value);
-		}
-		return reservation(decoded);
+		@SuppressWarnings("unchecked")
+		List<Object> reply = (List<Object>) results.get(1);
+		return reservation(AsyncScripts.decoded(reply));
 	}
 
 	private List<String> reserveArgs(int max, Duration lease) {
