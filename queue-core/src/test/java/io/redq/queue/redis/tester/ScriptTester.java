@@ -84,13 +84,23 @@ final class ScriptTester {
 			local function range(key)
 				return redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
 			end
+			-- the running sets of the groups, as one
+			local function group_running()
+				local all = {}
+				for i = 19, #KEYS do
+					for _, value in ipairs(range(KEYS[i])) do
+						all[#all + 1] = value
+					end
+				end
+				return all
+			end
 			return {tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000),
 				redis.call('LRANGE', KEYS[1], 0, -1), range(KEYS[2]), range(KEYS[3]), range(KEYS[4]),
 				redis.call('HGETALL', KEYS[5]), redis.call('HGETALL', KEYS[6]), redis.call('HGETALL', KEYS[7]),
 				redis.call('HGETALL', KEYS[8]), redis.call('HGETALL', KEYS[9]),
 				{redis.call('GET', KEYS[10]) or '', redis.call('GET', KEYS[11]) or ''},
 				range(KEYS[12]), range(KEYS[13]), range(KEYS[14]), redis.call('HGETALL', KEYS[15]), range(KEYS[16]),
-				redis.call('HGETALL', KEYS[17]), redis.call('HGETALL', KEYS[18])}
+				redis.call('HGETALL', KEYS[17]), redis.call('HGETALL', KEYS[18]), group_running()}
 			""", List.class);
 
 	private final Settings settings;
@@ -161,7 +171,9 @@ final class ScriptTester {
 		this.snapshotKeys = List.of(this.keys.ready(), this.keys.delayed(), this.keys.reserved(), this.keys.dead(),
 				this.keys.jobs(), this.keys.attempts(), this.keys.leases(), this.keys.successors(), this.keys.errors(),
 				exclusiveKeys.get(0), exclusiveKeys.get(1), gateKeys.get(3), gateKeys.get(4), gateKeys.get(5),
-				this.keys.stale(), this.keys.queued(), this.keys.levels(), this.keys.fair());
+				this.keys.stale(), this.keys.queued(), this.keys.levels(), this.keys.fair(),
+				this.keys.gates(gatesOfGroup("t0")).get(0), this.keys.gates(gatesOfGroup("t1")).get(0),
+				this.keys.gates(gatesOfGroup("t2")).get(0));
 		for (int i = 0; i < settings.producers(); i++) {
 			this.producerCalls.add(new ResendProtection());
 		}
@@ -507,7 +519,7 @@ final class ScriptTester {
 
 	private void startHeld(Worker worker, Held held) {
 		ReservedJob job = held.job;
-		Gates gates = held.dispatch.gated ? gates(job.id()) : null;
+		Gates gates = held.dispatch.gated ? gates(job) : null;
 		if (gates != null) {
 			long admitted = this.listeners.admit(QUEUE, job.lease(), gates, LONG_LEASE, RECHECK);
 			String resent = "";
@@ -935,7 +947,7 @@ final class ScriptTester {
 			check(holder.isEmpty() || this.holding.contains(holder), Invariant.GATES,
 					() -> "an exclusive key is held by " + holder + ", not a started run");
 		}
-		for (Map<String, Long> running : List.of(snapshot.jobRunning, snapshot.queueRunning)) {
+		for (Map<String, Long> running : List.of(snapshot.jobRunning, snapshot.queueRunning, snapshot.groupRunning)) {
 			running.forEach((holder, expiry) -> check(expiry <= snapshot.now || this.holding.contains(holder),
 					Invariant.GATES, () -> "a running limit counts " + holder + ", not a started run"));
 		}
@@ -964,7 +976,7 @@ final class ScriptTester {
 				scores(values.get(4)), hash(values.get(5)), hash(values.get(6)), hash(values.get(7)),
 				hash(values.get(8)), hash(values.get(9)), (List<String>) values.get(10), scores(values.get(11)),
 				scores(values.get(12)), scores(values.get(13)), hash(values.get(14)), queued, hash(values.get(16)),
-				hash(values.get(17)));
+				hash(values.get(17)), scores(values.get(18)));
 	}
 
 	private long snapshotTime() {
@@ -1008,8 +1020,19 @@ final class ScriptTester {
 		return matcher.find() ? Integer.parseInt(matcher.group(1)) : 0;
 	}
 
-	private static Gates gates(String id) {
-		return gatesWithKey("x" + Math.floorMod(id.hashCode(), 2));
+	/**
+	 * Return the gates of a gated job: one of two exclusive keys, the job and queue
+	 * running limits, the rate limit, and a running limit of one for its group.
+	 */
+	private static Gates gates(ReservedJob job) {
+		Matcher place = PRIORITY.matcher(job.envelope());
+		String group = place.find() ? place.group(2) : null;
+		return new Gates("x" + Math.floorMod(job.id().hashCode(), 2), "limited", 2, 3, RATE, group,
+				(group != null) ? 1 : 0);
+	}
+
+	private static Gates gatesOfGroup(String group) {
+		return new Gates("x0", "limited", 2, 3, RATE, group, 1);
 	}
 
 	private static Gates gatesWithKey(String exclusiveKey) {
@@ -1221,7 +1244,8 @@ final class ScriptTester {
 			Map<String, Long> dead, Map<String, String> jobs, Map<String, String> attempts, Map<String, String> leases,
 			Map<String, String> successors, Map<String, String> errors, List<String> exclusive,
 			Map<String, Long> jobRunning, Map<String, Long> queueRunning, Map<String, Long> rate,
-			Map<String, String> stale, Map<String, Long> queued, Map<String, String> levels, Map<String, String> fair) {
+			Map<String, String> stale, Map<String, Long> queued, Map<String, String> levels, Map<String, String> fair,
+			Map<String, Long> groupRunning) {
 
 		String stateOf(String id) {
 			if (this.delayed.containsKey(id)) {
