@@ -56,4 +56,16 @@ public record EnqueueCommand(String id, boolean generatedId, Due due, DuplicateP
 		return new EnqueueCommand(id, true, due, DuplicatePolicy.KEEP, Uniqueness.UNTIL_COMPLETED, body);
 	}
 
+	/**
+	 * Whether this job is ready at once under a generated id, at the default level and in
+	 * no group: what a single dispatch most often makes, which {@code push.lua} enqueues
+	 * for less than {@code enqueue.lua}.
+	 * @return whether {@code push.lua} takes this job
+	 */
+	boolean pushable() {
+		// a body names a level or a group first (see JobEnvelope), and the job's name
+		// otherwise
+		return this.generatedId && !this.due.absolute() && this.due.millis() <= 0 && this.body.startsWith("\"job\":");
+	}
+
 }

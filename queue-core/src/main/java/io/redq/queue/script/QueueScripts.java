@@ -28,6 +28,8 @@ import org.springframework.util.Assert;
  *
  * @param enqueue enqueues a batch of jobs, now or delayed, with optional deduplication by
  * id
+ * @param push enqueues one job ready at once under a generated id, at the default level
+ * and in no group (a single dispatch), cheaper than {@code enqueue}
  * @param reserve reserves a batch of ready jobs under a lease
  * @param ack acknowledges completed jobs, checking their lease tokens
  * @param fail records a failed attempt: retry later or dead
@@ -49,11 +51,11 @@ import org.springframework.util.Assert;
  * @since 0.1.0
  */
 @SuppressWarnings("rawtypes")
-public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> reserve, RedisScript<List> ack,
-		RedisScript<Long> fail, RedisScript<List> extend, RedisScript<Long> release, RedisScript<List> migrate,
-		RedisScript<Long> cancel, RedisScript<List> stats, RedisScript<Long> admit, RedisScript<Long> hold,
-		RedisScript<Long> reschedule, RedisScript<List> status, RedisScript<List> dead, RedisScript<Long> revive,
-		RedisScript<Long> model, RedisScript<Long> purge) {
+public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> push, RedisScript<List> reserve,
+		RedisScript<List> ack, RedisScript<Long> fail, RedisScript<List> extend, RedisScript<Long> release,
+		RedisScript<List> migrate, RedisScript<Long> cancel, RedisScript<List> stats, RedisScript<Long> admit,
+		RedisScript<Long> hold, RedisScript<Long> reschedule, RedisScript<List> status, RedisScript<List> dead,
+		RedisScript<Long> revive, RedisScript<Long> model, RedisScript<Long> purge) {
 
 	/**
 	 * The definition of each script, in the order of the components.

@@ -21,23 +21,6 @@ if replied then
 end
 local now = now_millis()
 local count = tonumber(ARGV[3])
--- One job under a generated id, due now, at the default level and in no group (what a web request's single dispatch
--- makes) is stored and pushed as the loop below would, without its bookkeeping for batches and duplicates.
-if count == 1 and ARGV[7] == 'n' then
-	local id, body = ARGV[4], ARGV[8]
-	local due = tonumber(ARGV[6])
-	if ARGV[5] == 'd' then
-		due = now + due
-	end
-	local level, group = place_of_body(body)
-	if due <= now and level == DEFAULT_LEVEL and not group then
-		redis.call('HSET', jobs, id, envelope(now, due, body))
-		redis.call('RPUSH', ready, id)
-		signal()
-		remember('1')
-		return {1}
-	end
-end
 local result = {}
 -- the reply remembered for a re-send, one digit per job: Lua formats a number with sprintf, a string it only copies
 local codes, digits = {}, {[0] = '0', '1', '2', '3', '4'}

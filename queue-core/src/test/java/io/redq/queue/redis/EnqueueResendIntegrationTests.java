@@ -57,6 +57,21 @@ class EnqueueResendIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void aSingleDispatchReSentAfterItsJobRanAndWasAckedPushesNothingAndGetsTheSameReply() {
+		// one job ready at once under a generated id: push.lua takes it
+		List<EnqueueCommand> single = List.of(EnqueueCommand.withGeneratedId(JobIds.next(), Due.NOW, body(1)));
+		ResendProtection.Call call = begin();
+		List<DispatchResult> first = this.enqueuer.enqueue(QUEUE, call, single);
+		assertThat(first).extracting(DispatchResult::outcome).containsExactly(Outcome.CREATED);
+		List<ReservedJob> ran = this.listener.reserve(QUEUE, 10, LEASE).jobs();
+		assertThat(ran).extracting(ReservedJob::id).containsExactly(single.get(0).id());
+		assertThat(this.listener.ack(QUEUE, List.of(ran.get(0).lease()))).isEmpty();
+		assertThat(this.enqueuer.enqueue(QUEUE, call, single)).isEqualTo(first);
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		assertThat(this.template.hasKey(this.keys.jobs())).isFalse();
+	}
+
+	@Test
 	void aDispatchReSentWhileItsJobRunsQueuesNoSuccessor() {
 		EnqueueCommand command = new EnqueueCommand("a", Due.NOW, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED,
 				body(1));
