@@ -11,6 +11,7 @@ import io.redq.queue.redis.EnqueueOperations;
 import io.redq.queue.redis.RedisJobQueueOperations;
 
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * {@code enqueue}: dispatch throughput with no listener running: single {@code dispatch}
@@ -22,7 +23,10 @@ import org.springframework.context.ConfigurableApplicationContext;
  * {@link EnqueueOperations}, one job of a ready-made envelope per call ({@code bare}):
  * what a single dispatch would reach if the dispatcher's own work (the job's definition,
  * its JSON, metrics) cost nothing, on this machine and client in the same minute.
- * {@code singleToBare} is the ratio of the two.
+ * {@code singleToBare} is the ratio of the two. And they push one id per synchronous
+ * {@code LPUSH} through the application's template ({@code javaLpush}): what one command
+ * per call reaches through this client, the fair measure of a single dispatch
+ * ({@code singleToJavaLpush}) beside {@code redis-benchmark}'s LPUSH.
  *
  * @author Redq team
  * @since 0.1.0
@@ -34,6 +38,8 @@ class EnqueueScenario implements Scenario {
 	 */
 	private static final String BARE_BODY = "\"job\":\"" + BenchmarkConfiguration.JOB + "\",\"maxAttempts\":"
 			+ JobDefaults.DEFAULT_MAX_ATTEMPTS + ",\"timeout\":0,\"payload\":\"0\"}";
+
+	private static final String JAVA_LPUSH_KEY = "redq-benchmark:lpush";
 
 	@Override
 	public void run(Harness harness, Result result) throws Exception {
@@ -60,6 +66,12 @@ class EnqueueScenario implements Scenario {
 			bare.end(result, "bare", jobs);
 			harness.clearQueue();
 			result.put("singleToBare", throughput(result, "single") / throughput(result, "bare"));
+			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+			Phase javaLpush = Phase.start(harness, result, jobs + " LPUSH calls through the application's template");
+			lpushFromJava(harness, redis, jobs);
+			javaLpush.end(result, "javaLpush", jobs);
+			redis.delete(JAVA_LPUSH_KEY);
+			result.put("singleToJavaLpush", throughput(result, "single") / throughput(result, "javaLpush"));
 			Phase async = Phase.start(harness, result, jobs + " asynchronous single dispatches");
 			harness.dispatchSinglesAsync(dispatcher, jobs);
 			async.end(result, "async", jobs);
@@ -70,6 +82,21 @@ class EnqueueScenario implements Scenario {
 			batch.end(result, "batch", jobs);
 			harness.clearQueue();
 		}
+	}
+
+	/**
+	 * The same threads pushing one id per synchronous {@code LPUSH} through the
+	 * application's {@link StringRedisTemplate}: what one command per call reaches on
+	 * this machine and client, where {@code redis-benchmark}'s LPUSH has 50 connections
+	 * of a C client.
+	 */
+	private static void lpushFromJava(Harness harness, StringRedisTemplate redis, int jobs) throws Exception {
+		int threads = harness.options().threads();
+		Harness.parallel(threads, (thread) -> {
+			for (int i = thread; i < jobs; i += threads) {
+				redis.opsForList().leftPush(JAVA_LPUSH_KEY, JobIds.next());
+			}
+		});
 	}
 
 	private static double throughput(Result result, String prefix) {
