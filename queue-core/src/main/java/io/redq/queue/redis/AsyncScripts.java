@@ -16,8 +16,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceExceptionConvert
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * Runs a script that returns a list on a Lettuce connection without blocking, so that a
- * caller can stop waiting for a reply while the command stays in flight: as the
+ * Runs a script that returns a list or a number on a Lettuce connection without blocking,
+ * so that a caller can stop waiting for a reply while the command stays in flight: as the
  * template's script executor does ({@code EVALSHA}, then {@code EVAL} when Redis does not
  * know the script), with the same results (strings and numbers) and errors.
  *
@@ -38,23 +38,42 @@ final class AsyncScripts {
 	 * @param args its arguments
 	 * @return its reply, or the error translated as the template would
 	 */
+	@SuppressWarnings("unchecked")
 	static CompletableFuture<List<?>> run(RedisClusterAsyncCommands<byte[], byte[]> commands, RedisScript<?> script,
 			List<String> keys, List<String> args) {
+		return send(commands, script, ScriptOutputType.MULTI, keys, args)
+			.thenApply((result) -> decoded((List<Object>) result));
+	}
+
+	/**
+	 * Run a script that returns a number.
+	 * @param commands the connection
+	 * @param script the script
+	 * @param keys its keys
+	 * @param args its arguments
+	 * @return its reply, or the error translated as the template would
+	 */
+	static CompletableFuture<Long> runForLong(RedisClusterAsyncCommands<byte[], byte[]> commands,
+			RedisScript<Long> script, List<String> keys, List<String> args) {
+		return send(commands, script, ScriptOutputType.INTEGER, keys, args).thenApply(Long.class::cast);
+	}
+
+	private static CompletableFuture<Object> send(RedisClusterAsyncCommands<byte[], byte[]> commands,
+			RedisScript<?> script, ScriptOutputType type, List<String> keys, List<String> args) {
 		byte[][] keyBytes = bytes(keys);
 		byte[][] argBytes = bytes(args);
-		CompletionStage<List<Object>> reply = commands
-			.<List<Object>>evalsha(script.getSha1(), ScriptOutputType.MULTI, keyBytes, argBytes)
+		CompletionStage<Object> reply = commands.evalsha(script.getSha1(), type, keyBytes, argBytes)
 			.handle((result, ex) -> (ex != null && cause(ex) instanceof RedisNoScriptException)
-					? commands.<List<Object>>eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8),
-							ScriptOutputType.MULTI, keyBytes, argBytes)
-					: (ex != null) ? CompletableFuture.<List<Object>>failedFuture(cause(ex))
+					? commands.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8), type, keyBytes,
+							argBytes)
+					: (ex != null) ? CompletableFuture.failedFuture(cause(ex))
 							: CompletableFuture.completedFuture(result))
 			.thenCompose((stage) -> stage);
 		return reply.toCompletableFuture().handle((result, ex) -> {
 			if (ex != null) {
 				throw translated(cause(ex));
 			}
-			return decoded(result);
+			return result;
 		});
 	}
 

@@ -4,9 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchResult.Outcome;
@@ -98,27 +95,14 @@ public final class EnqueueOperations {
 
 	private List<?> await(CompletableFuture<List<?>> reply, String queue, List<EnqueueCommand> batch,
 			@Nullable Duration timeout) {
-		int jobs = batch.size();
 		try {
 			// a ReplicationTimeoutException says more than a timeout while replicas lag
-			return (timeout != null)
-					? reply.get(timeout.plus(this.store.getReplicaWait().longestWait()).toNanos(), TimeUnit.NANOSECONDS)
-					: reply.get();
+			return QueueStore.await(reply,
+					(timeout != null) ? timeout.plus(this.store.getReplicaWait().longestWait()) : null,
+					() -> new DispatchTimeoutException(queue, batch.size(), timeout), "take " + written(queue, batch));
 		}
-		catch (TimeoutException ex) {
-			throw new DispatchTimeoutException(queue, jobs, timeout);
-		}
-		catch (ExecutionException ex) {
-			if (ex.getCause() instanceof ReplicationTimeoutException replication) {
-				throw replication.forJobs(ids(batch));
-			}
-			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : new IllegalStateException(
-					"Dispatch of " + jobs + " job(s) of queue '" + queue + "' failed", ex.getCause());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while waiting for Redis to take " + jobs + " job(s) of queue '"
-					+ queue + "'; they may still be enqueued", ex);
+		catch (ReplicationTimeoutException ex) {
+			throw ex.forJobs(ids(batch));
 		}
 	}
 

@@ -1,10 +1,15 @@
 package io.redq.queue.redis;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -15,6 +20,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -242,13 +248,70 @@ public final class QueueStore {
 		if (this.replicaWait.isEnabled()) {
 			return this.replicaWait.writeAsync(script, keys, args, (wrote) -> true, written);
 		}
+		return runAsync((commands) -> AsyncScripts.run(commands, script, keys, args),
+				() -> runForListOnReplicas(script, keys, args, written));
+	}
+
+	/**
+	 * Run a script that changes a queue and returns a number as a new call of the
+	 * {@link ResendProtection}, waiting at most the given time for its reply.
+	 * <p>
+	 * A call that times out is not cancelled: Lettuce holds it until it has its reply or
+	 * its own command timeout, and may re-send it meanwhile after a reconnect, so its
+	 * lane stays taken until then.
+	 * @param script the script
+	 * @param queue the queue
+	 * @param args the arguments, which follow the call's own
+	 * @param timeout the longest wait, or {@code null} for Lettuce's command timeout
+	 * @param what what the call does, for the message of the exception: e.g.
+	 * {@code "cancel job 'a' of queue 'mail'"}
+	 * @return the number, or {@code null} when the script returned none
+	 * @throws QueryTimeoutException when Redis did not answer within the timeout
+	 */
+	public @Nullable Long runOnce(RedisScript<Long> script, String queue, List<String> args, @Nullable Duration timeout,
+			String what) {
+		ResendProtection.Call call = this.resendProtection.begin(keys(queue));
+		CompletableFuture<Long> reply;
+		try {
+			List<String> keys = keysOf(queue, call);
+			List<String> allArgs = argsOf(call, args);
+			reply = runAsync((commands) -> AsyncScripts.runForLong(commands, script, keys, allArgs),
+					() -> this.redis.execute(script, keys, allArgs.toArray()));
+		}
+		catch (RuntimeException ex) {
+			this.resendProtection.end(call);
+			throw ex;
+		}
+		// the lane is free once the call can no longer be re-sent
+		reply.whenComplete((result, ex) -> this.resendProtection.end(call));
+		return await(reply, timeout, () -> new QueryTimeoutException("Redis did not answer within " + timeout.toMillis()
+				+ " ms (redq.dispatcher.timeout) when asked to " + what
+				+ ": it is down, unreachable or overloaded. The call is not cancelled: Redis may still run it before "
+				+ "the Redis command timeout (spring.data.redis.timeout), and the same call sent again changes nothing "
+				+ "more. Check that Redis is up and reachable, then ask again."), what);
+	}
+
+	/**
+	 * Send a script on a connection without blocking when it is Lettuce's, else run it
+	 * before returning.
+	 */
+	private <T> CompletableFuture<T> runAsync(
+			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> lettuce,
+			Supplier<@Nullable T> blocking) {
 		RedisConnection connection = this.redis.getRequiredConnectionFactory().getConnection();
-		CompletableFuture<List<?>> reply;
+		CompletableFuture<T> reply;
 		try {
 			if (!(connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> commands)) {
-				return CompletableFuture.completedFuture(runForListOnReplicas(script, keys, args, written));
+				try {
+					return CompletableFuture.completedFuture(blocking.get());
+				}
+				finally {
+					connection.close();
+				}
 			}
-			reply = AsyncScripts.run((RedisClusterAsyncCommands<byte[], byte[]>) commands, script, keys, args);
+			@SuppressWarnings("unchecked")
+			RedisClusterAsyncCommands<byte[], byte[]> bytes = (RedisClusterAsyncCommands<byte[], byte[]>) commands;
+			reply = lettuce.apply(bytes);
 		}
 		catch (RuntimeException ex) {
 			connection.close();
@@ -257,6 +320,34 @@ public final class QueueStore {
 		// a connection of its own (without a shared one) stays open while the call is in
 		// flight: closing it would fail a call that Redis may still run
 		return reply.whenComplete((result, ex) -> connection.close());
+	}
+
+	/**
+	 * Wait for a call's reply.
+	 * @param <T> the result type
+	 * @param reply the reply
+	 * @param timeout the longest wait, or {@code null} for Lettuce's command timeout
+	 * @param timedOut the exception to throw when the timeout passes
+	 * @param what what the call does, for the messages of other failures
+	 * @return the reply
+	 */
+	static <T> T await(CompletableFuture<T> reply, @Nullable Duration timeout, Supplier<RuntimeException> timedOut,
+			String what) {
+		try {
+			return (timeout != null) ? reply.get(timeout.toNanos(), TimeUnit.NANOSECONDS) : reply.get();
+		}
+		catch (TimeoutException ex) {
+			throw timedOut.get();
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
+					: new IllegalStateException("Redis failed to " + what, ex.getCause());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for Redis to " + what
+					+ "; the call is not cancelled and may still change the queue", ex);
+		}
 	}
 
 	/**

@@ -25,7 +25,6 @@ import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobIds;
 import io.redq.queue.core.JobMetrics;
-import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.OutgoingJob;
@@ -69,7 +68,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	private static final Log logger = LogFactory.getLog(RedisJobDispatcher.class);
 
-	private final JobQueueOperations operations;
+	private final RedisJobQueueOperations operations;
 
 	private final EnqueueOperations enqueueOperations;
 
@@ -132,6 +131,10 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 * {@link DispatchTimeoutException}; its call is not cancelled, and its jobs may still
 	 * be enqueued if Redis takes it before the Redis command timeout. The wait for
 	 * replicas, when configured, comes on top.
+	 * <p>
+	 * {@link #cancel}, {@link #cancelTimer} and {@link #reschedule} wait as long at most,
+	 * then throw a {@link org.springframework.dao.QueryTimeoutException}; their call is
+	 * not cancelled either.
 	 * <p>
 	 * Default {@link #DEFAULT_TIMEOUT}.
 	 * @param timeout the timeout
@@ -383,7 +386,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	@Override
 	public boolean cancel(String queue, String id) {
-		return this.operations.cancel(QueueNames.validate(queue), id);
+		return this.operations.cancel(QueueNames.validate(queue), id, this.timeout);
 	}
 
 	@Override
@@ -398,12 +401,12 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	@Override
 	public boolean reschedule(String jobName, Object key, Instant at) {
-		return this.operations.reschedule(find(jobName).queue(), timerId(jobName, key), Due.at(at));
+		return this.operations.reschedule(find(jobName).queue(), timerId(jobName, key), Due.at(at), this.timeout);
 	}
 
 	@Override
 	public boolean cancelTimer(String jobName, Object key) {
-		return this.operations.cancel(find(jobName).queue(), timerId(jobName, key));
+		return this.operations.cancel(find(jobName).queue(), timerId(jobName, key), this.timeout);
 	}
 
 	@Override

@@ -34,6 +34,7 @@ import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.ScanOptions;
@@ -198,23 +199,55 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public boolean reschedule(String queue, String id, Due due) {
-		return moveTo(queue, id, due) != 0;
+		return reschedule(queue, id, due, null);
+	}
+
+	/**
+	 * Move a pending job to a new due time as {@link #reschedule(String, String, Due)}
+	 * does, waiting at most the given time for Redis to answer.
+	 * @param queue the queue
+	 * @param id the job id
+	 * @param due the new due time
+	 * @param timeout the longest wait, or {@code null} for the Redis command timeout
+	 * @return {@code false} when no job with that id is pending
+	 * @throws QueryTimeoutException when Redis did not answer within the timeout; the
+	 * call is not cancelled
+	 */
+	public boolean reschedule(String queue, String id, Due due, @Nullable Duration timeout) {
+		return moveTo(queue, id, due, timeout) != 0;
 	}
 
 	@Override
 	public boolean trigger(String queue, String id) {
-		return moveTo(queue, id, Due.NOW) == 1;
+		return moveTo(queue, id, Due.NOW, null) == 1;
 	}
 
-	private long moveTo(String queue, String id, Due due) {
+	private long moveTo(String queue, String id, Due due, @Nullable Duration timeout) {
 		Long result = this.store.runOnce(this.scripts.reschedule(), queue,
-				List.of(id, due.absolute() ? "a" : "d", Long.toString(due.millis())));
+				List.of(id, due.absolute() ? "a" : "d", Long.toString(due.millis())), timeout,
+				"move job '" + id + "' of queue '" + queue + "' to a new due time");
 		return (result != null) ? result : 0;
 	}
 
 	@Override
 	public boolean cancel(String queue, String id) {
-		Long removed = this.store.runOnce(this.scripts.cancel(), queue, List.of(id));
+		return cancel(queue, id, null);
+	}
+
+	/**
+	 * Cancel a pending job as {@link #cancel(String, String)} does, waiting at most the
+	 * given time for Redis to answer.
+	 * @param queue the queue
+	 * @param id the job id
+	 * @param timeout the longest wait, or {@code null} for the Redis command timeout
+	 * @return whether a pending job, or a dispatch queued behind the running one, was
+	 * removed
+	 * @throws QueryTimeoutException when Redis did not answer within the timeout; the
+	 * call is not cancelled
+	 */
+	public boolean cancel(String queue, String id, @Nullable Duration timeout) {
+		Long removed = this.store.runOnce(this.scripts.cancel(), queue, List.of(id), timeout,
+				"cancel job '" + id + "' of queue '" + queue + "'");
 		return removed != null && removed == 1L;
 	}
 

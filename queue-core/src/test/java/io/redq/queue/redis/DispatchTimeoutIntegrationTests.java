@@ -1,6 +1,7 @@
 package io.redq.queue.redis;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,10 +28,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests that a dispatch fails after the dispatcher's own timeout while Redis is down or
- * frozen, instead of blocking for Lettuce's command timeout (one minute), and that a call
- * that timed out runs at most once when Redis is back, against a real Redis process of
- * the test's own.
+ * Tests that a dispatch, and a cancel or reschedule of a timer, fails after the
+ * dispatcher's own timeout while Redis is down or frozen, instead of blocking for
+ * Lettuce's command timeout (one minute), and that a call that timed out runs at most
+ * once when Redis is back, against a real Redis process of the test's own.
  *
  * @author Redq team
  */
@@ -116,6 +118,32 @@ class DispatchTimeoutIntegrationTests {
 		assertThat(this.dispatcher.dispatch(JobRequest.of("send-mail", "a").id("a").build()).outcome())
 			.isEqualTo(Outcome.KEPT);
 		assertThat(this.redis.command("LRANGE", "redq:{mail}:ready", "0", "-1")).endsWith("a").containsOnlyOnce("a");
+	}
+
+	@Test
+	void cancellingAndReschedulingTimersOfAFrozenRedisFailWithinTheTimeoutAndEachRunsOnceWhenRedisIsBack() {
+		Instant inAnHour = Instant.now().plus(Duration.ofHours(1));
+		this.dispatcher.schedule("send-mail", "42", inAnHour);
+		this.dispatcher.schedule("send-mail", "43", inAnHour);
+		Instant later = inAnHour.plus(Duration.ofHours(1));
+		this.redis.pause();
+		long start = System.nanoTime();
+		assertThatExceptionOfType(QueryTimeoutException.class)
+			.isThrownBy(() -> this.dispatcher.cancelTimer("send-mail", "42"))
+			.withMessageStartingWith("Redis did not answer within 500 ms (redq.dispatcher.timeout) when asked to "
+					+ "cancel job 'send-mail:42' of queue 'mail': it is down, unreachable or overloaded.");
+		assertThatExceptionOfType(QueryTimeoutException.class)
+			.isThrownBy(() -> this.dispatcher.reschedule("send-mail", "43", later))
+			.withMessageStartingWith("Redis did not answer within 500 ms (redq.dispatcher.timeout) when asked to "
+					+ "move job 'send-mail:43' of queue 'mail' to a new due time");
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(FAST);
+		this.redis.resume();
+		await().atMost(FAST).until(() -> "0".equals(this.redis.command("HEXISTS", "redq:{mail}:jobs", "send-mail:42")));
+		await().atMost(FAST)
+			.until(() -> String.valueOf(later.toEpochMilli())
+				.equals(this.redis.command("ZSCORE", "redq:{mail}:delayed", "send-mail:43")));
+		assertThat(this.dispatcher.cancelTimer("send-mail", "42")).isFalse();
+		assertThat(this.dispatcher.findTimer("send-mail", "43")).isPresent();
 	}
 
 }
