@@ -66,12 +66,12 @@ import static org.awaitility.Awaitility.await;
 @ExtendWith(OutputCaptureExtension.class)
 class JobQueueAutoConfigurationIntegrationTests {
 
-	private static final List<String> SCRIPT_BEAN_NAMES = List.of("jobQueueEnqueueScript", "jobQueueReserveScript",
-			"jobQueueAckScript", "jobQueueFailScript", "jobQueueExtendScript", "jobQueueReleaseScript",
-			"jobQueueMigrateScript", "jobQueueCancelScript", "jobQueueStatsScript", "jobQueueAdmitScript",
-			"jobQueueHoldScript", "jobQueueRescheduleScript", "jobQueueStatusScript", "jobQueueDeadScript",
-			"jobQueueReviveScript", "jobQueueModelScript", "jobQueuePurgeScript", "jobQueueRecurringTickScript",
-			"jobQueueRecurringPauseScript");
+	private static final List<String> SCRIPT_BEAN_NAMES = List.of("jobQueueEnqueueScript", "jobQueuePushScript",
+			"jobQueueReserveScript", "jobQueueAckScript", "jobQueueFailScript", "jobQueueExtendScript",
+			"jobQueueReleaseScript", "jobQueueMigrateScript", "jobQueueCancelScript", "jobQueueStatsScript",
+			"jobQueueAdmitScript", "jobQueueHoldScript", "jobQueueRescheduleScript", "jobQueueStatusScript",
+			"jobQueueDeadScript", "jobQueueReviveScript", "jobQueueModelScript", "jobQueuePurgeScript",
+			"jobQueueRecurringTickScript", "jobQueueRecurringPauseScript");
 
 	private final ApplicationContextRunner runner;
 

@@ -24,8 +24,8 @@ class ScriptDefinitionTests {
 	@Test
 	void queueScriptsAreDefinedByTheirComponents() {
 		assertThat(QueueScripts.DEFINITIONS).extracting(ScriptDefinition::name)
-			.containsExactly("enqueue", "reserve", "ack", "fail", "extend", "release", "migrate", "cancel", "stats",
-					"admit", "hold", "reschedule", "status", "dead", "revive", "model", "purge");
+			.containsExactly("enqueue", "push", "reserve", "ack", "fail", "extend", "release", "migrate", "cancel",
+					"stats", "admit", "hold", "reschedule", "status", "dead", "revive", "model", "purge");
 		assertThat(QueueScripts.DEFINITIONS).filteredOn((definition) -> definition.resultType() == Long.class)
 			.extracting(ScriptDefinition::name)
 			.containsExactly("fail", "release", "cancel", "admit", "hold", "reschedule", "revive", "model", "purge");
