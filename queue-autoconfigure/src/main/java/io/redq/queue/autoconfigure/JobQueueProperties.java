@@ -599,7 +599,8 @@ public class JobQueueProperties {
 		 * down instead of blocking for the Redis command timeout. A dispatch that times
 		 * out throws a DispatchTimeoutException (dispatchAsync completes exceptionally
 		 * with it); its call is not cancelled and may still enqueue its jobs if Redis
-		 * takes it before the Redis command timeout.
+		 * takes it before the Redis command timeout. The dispatcher's cancel, cancelTimer
+		 * and reschedule wait as long at most, then throw a QueryTimeoutException.
 		 */
 		private Duration timeout = Duration.ofSeconds(5);
 

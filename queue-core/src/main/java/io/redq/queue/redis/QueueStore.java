@@ -285,10 +285,10 @@ public final class QueueStore {
 		// the lane is free once the call can no longer be re-sent
 		reply.whenComplete((result, ex) -> this.resendProtection.end(call));
 		return await(reply, timeout, () -> new QueryTimeoutException("Redis did not answer within " + timeout.toMillis()
-				+ " ms (redq.dispatcher.timeout) when asked to " + what
-				+ ": it is down, unreachable or overloaded. The call is not cancelled: Redis may still run it before "
-				+ "the Redis command timeout (spring.data.redis.timeout), and the same call sent again changes nothing "
-				+ "more. Check that Redis is up and reachable, then ask again."), what);
+				+ " ms when asked to " + what
+				+ ": it is down, unreachable or overloaded. The call is not cancelled: Redis may still run it, once, "
+				+ "before the Redis command timeout (spring.data.redis.timeout). Check that Redis is up and reachable; "
+				+ "asking again is harmless."), what);
 	}
 
 	/**
@@ -299,18 +299,16 @@ public final class QueueStore {
 			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> lettuce,
 			Supplier<@Nullable T> blocking) {
 		RedisConnection connection = this.redis.getRequiredConnectionFactory().getConnection();
+		if (!(connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> commands)) {
+			// given back before the template takes one: a pool of one must not wait for
+			// itself
+			connection.close();
+			return CompletableFuture.completedFuture(blocking.get());
+		}
+		@SuppressWarnings("unchecked")
+		RedisClusterAsyncCommands<byte[], byte[]> bytes = (RedisClusterAsyncCommands<byte[], byte[]>) commands;
 		CompletableFuture<T> reply;
 		try {
-			if (!(connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> commands)) {
-				try {
-					return CompletableFuture.completedFuture(blocking.get());
-				}
-				finally {
-					connection.close();
-				}
-			}
-			@SuppressWarnings("unchecked")
-			RedisClusterAsyncCommands<byte[], byte[]> bytes = (RedisClusterAsyncCommands<byte[], byte[]>) commands;
 			reply = lettuce.apply(bytes);
 		}
 		catch (RuntimeException ex) {
