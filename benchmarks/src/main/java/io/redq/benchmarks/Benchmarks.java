@@ -128,7 +128,7 @@ public final class Benchmarks {
 	 * @return 8 hex digits
 	 */
 	private static String scriptsSha1() throws NoSuchAlgorithmException {
-		String scripts = Stream.of("enqueue", "reserve", "ack", "migrate")
+		String scripts = Stream.of("enqueue", "push", "reserve", "ack", "migrate")
 			.map((name) -> QueueScripts.load(name, List.class).getScriptAsString())
 			.collect(Collectors.joining());
 		byte[] digest = MessageDigest.getInstance("SHA-1").digest(scripts.getBytes(StandardCharsets.UTF_8));

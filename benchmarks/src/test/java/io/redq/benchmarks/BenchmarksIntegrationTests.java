@@ -35,11 +35,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 class BenchmarksIntegrationTests {
 
 	static Stream<Arguments> scenarios() {
-		return Stream.of(
-				Arguments.of("enqueue", List.of("--jobs=200"),
-						List.of("singleJobsPerSecond", "bareJobsPerSecond", "singleToBare", "asyncJobsPerSecond",
-								"batchJobsPerSecond", "singleRoundTripsPerJob", "bareScriptCallsPerJob",
-								"asyncRoundTripsPerJob", "batchRoundTripsPerJob", "batchCommandsPerJob")),
+		return Stream.of(Arguments.of("enqueue", List.of("--jobs=200"),
+				List.of("singleJobsPerSecond", "bareJobsPerSecond", "singleToBare", "javaLpushJobsPerSecond",
+						"asyncJobsPerSecond", "batchJobsPerSecond", "singleRoundTripsPerJob", "bareScriptCallsPerJob",
+						"asyncRoundTripsPerJob", "batchRoundTripsPerJob", "batchCommandsPerJob")),
 				Arguments.of("transactions", List.of("--jobs=200"),
 						List.of("plainJobsPerSecond", "afterCommitJobsPerSecond", "outboxJobsPerSecond",
 								"outboxCommitJobsPerSecond")),

@@ -213,7 +213,9 @@ class JobQueueAutoConfigurationIntegrationTests {
 				assertThat(context).hasNotFailed();
 				assertThat(context.getBean("jobQueueEnqueueScript")).isSameAs(UserEnqueueScriptConfiguration.SCRIPT);
 				assertThat(context.getBeansOfType(RedisScript.class)).containsOnlyKeys(SCRIPT_BEAN_NAMES);
-				context.getBean(JobDispatcher.class).dispatch("remote-job", "payload");
+				// under an id of its own: a job under a generated id goes to the push
+				// script
+				context.getBean(JobDispatcher.class).dispatch(JobRequest.of("remote-job", "payload").id("r").build());
 				assertThat(redis.command("GET", "custom-enqueue")).isEqualTo("called");
 				assertThat(redis.command("LLEN", "redq:{other}:ready")).isEqualTo("0");
 			});
