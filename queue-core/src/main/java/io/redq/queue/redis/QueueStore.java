@@ -106,41 +106,6 @@ public final class QueueStore {
 	}
 
 	/**
-	 * Run a script that changes a queue as a new call of the {@link ResendProtection}.
-	 * @param <T> the result type
-	 * @param script the script
-	 * @param queue the queue
-	 * @param args the arguments, which follow the call's own
-	 * @return the result
-	 */
-	public <T> @Nullable T runOnce(RedisScript<T> script, String queue, List<String> args) {
-		return runOnce(script, queue, List.of(), args);
-	}
-
-	/**
-	 * Run a script that changes a queue as a new call of the {@link ResendProtection},
-	 * with keys besides the queue's.
-	 * @param <T> the result type
-	 * @param script the script
-	 * @param queue the queue
-	 * @param extraKeys the keys that follow the queue's, before the call's own
-	 * @param args the arguments, which follow the call's own
-	 * @return the result
-	 */
-	public <T> @Nullable T runOnce(RedisScript<T> script, String queue, List<String> extraKeys, List<String> args) {
-		ResendProtection.Call call = this.resendProtection.begin(keys(queue));
-		try {
-			List<String> keys = new ArrayList<>(keys(queue).all());
-			keys.addAll(extraKeys);
-			keys.add(call.key());
-			return this.redis.execute(script, keys, argsOf(call, args).toArray());
-		}
-		finally {
-			this.resendProtection.end(call);
-		}
-	}
-
-	/**
 	 * Run a script that changes a queue as the given call: when Redis still remembers
 	 * that call, nothing changes and its reply is returned again. A second run of one
 	 * call is what Lettuce sends when it re-sends the first.
@@ -255,25 +220,46 @@ public final class QueueStore {
 	/**
 	 * Run a script that changes a queue and returns a number as a new call of the
 	 * {@link ResendProtection}, waiting at most the given time for its reply.
+	 * @param script the script
+	 * @param queue the queue
+	 * @param args the arguments, which follow the call's own
+	 * @param timeout the longest wait, or {@code null} for Lettuce's command timeout
+	 * @param what what the call does, for the messages of its failures: e.g.
+	 * {@code "cancel job 'a' of queue 'mail'"}
+	 * @return the number, or {@code null} when the script returned none
+	 * @throws QueryTimeoutException when Redis did not answer within the timeout
+	 * @see #runOnce(RedisScript, String, List, List, Duration, String)
+	 */
+	public @Nullable Long runOnce(RedisScript<Long> script, String queue, List<String> args, @Nullable Duration timeout,
+			String what) {
+		return runOnce(script, queue, List.of(), args, timeout, what);
+	}
+
+	/**
+	 * Run a script that changes a queue and returns a number as a new call of the
+	 * {@link ResendProtection}, with keys besides the queue's, waiting at most the given
+	 * time for its reply.
 	 * <p>
 	 * A call that times out is not cancelled: Lettuce holds it until it has its reply or
 	 * its own command timeout, and may re-send it meanwhile after a reconnect, so its
 	 * lane stays taken until then.
 	 * @param script the script
 	 * @param queue the queue
+	 * @param extraKeys the keys that follow the queue's, before the call's own
 	 * @param args the arguments, which follow the call's own
 	 * @param timeout the longest wait, or {@code null} for Lettuce's command timeout
-	 * @param what what the call does, for the message of the exception: e.g.
-	 * {@code "cancel job 'a' of queue 'mail'"}
+	 * @param what what the call does, for the messages of its failures
 	 * @return the number, or {@code null} when the script returned none
 	 * @throws QueryTimeoutException when Redis did not answer within the timeout
 	 */
-	public @Nullable Long runOnce(RedisScript<Long> script, String queue, List<String> args, @Nullable Duration timeout,
-			String what) {
+	public @Nullable Long runOnce(RedisScript<Long> script, String queue, List<String> extraKeys, List<String> args,
+			@Nullable Duration timeout, String what) {
 		ResendProtection.Call call = this.resendProtection.begin(keys(queue));
 		CompletableFuture<Long> reply;
 		try {
-			List<String> keys = keysOf(queue, call);
+			List<String> keys = new ArrayList<>(keys(queue).all());
+			keys.addAll(extraKeys);
+			keys.add(call.key());
 			List<String> allArgs = argsOf(call, args);
 			reply = runAsync((commands) -> AsyncScripts.runForLong(commands, script, keys, allArgs),
 					() -> this.redis.execute(script, keys, allArgs.toArray()));

@@ -366,7 +366,8 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 			args.add(action);
 			args.add(cutoff);
 			args.addAll(ids);
-			Long done = this.store.runOnce(this.scripts.revive(), queue, args);
+			Long done = this.store.runOnce(this.scripts.revive(), queue, args, null,
+					action + " dead jobs of queue '" + queue + "'");
 			total += (done != null) ? done : 0;
 			if (!ids.isEmpty() || done == null || done == 0) {
 				return total;
@@ -407,7 +408,8 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 		});
 		List<String> purged = new ArrayList<>(gates);
 		purged.addAll(recurring);
-		this.store.runOnce(this.scripts.purge(), queue, purged, List.of(Integer.toString(recurring.size())));
+		this.store.runOnce(this.scripts.purge(), queue, purged, List.of(Integer.toString(recurring.size())), null,
+				"purge queue '" + queue + "'");
 	}
 
 	private static Cursor<byte[]> scan(RedisConnection connection, QueueKeys keys, ScanOptions options) {
