@@ -1,7 +1,9 @@
 // BullMQ's counterpart of Redq's e2e scenario: 2 producers adding batches of 1,000 no-op jobs while a worker of
 // concurrency 8 runs them, completed jobs removed; jobs/s from the first add to the last completion, after a warm-up
-// round of 50,000. Usage: node e2e.mjs <redis port> [jobs]
+// round of 50,000; also the CPU time per job of Redis (INFO cpu) and of this process, as the harness reports its
+// cpuMicrosPerJob. Usage: node e2e.mjs <redis port> [jobs]
 import { Queue, Worker } from 'bullmq';
+import IORedis from 'ioredis';
 const port = Number(process.argv[2]); const N = Number(process.argv[3] || 100000);
 const connection = { host: '127.0.0.1', port };
 async function round(n, name) {
@@ -24,7 +26,17 @@ async function round(n, name) {
   await worker.close(); await queue.obliterate({ force: true }); await queue.close();
   return n / secs;
 }
+const admin = new IORedis(connection);
+async function redisCpuSeconds() {
+  const info = await admin.info('cpu');
+  const field = (name) => Number(info.match(new RegExp(`${name}:([0-9.]+)`))[1]);
+  return field('used_cpu_user') + field('used_cpu_sys');
+}
 await round(Math.min(N, 50000), 'warm');
+const redisBefore = await redisCpuSeconds(); const nodeBefore = process.cpuUsage();
 const rate = await round(N, 'bench');
-console.log(`RESULT bullmq e2e jobsPerSecond=${rate.toFixed(1)}`);
+const redisMicros = ((await redisCpuSeconds()) - redisBefore) * 1e6 / N;
+const nodeUsage = process.cpuUsage(nodeBefore); const nodeMicros = (nodeUsage.user + nodeUsage.system) / N;
+console.log(`RESULT bullmq e2e jobsPerSecond=${rate.toFixed(1)} redisCpuMicrosPerJob=${redisMicros.toFixed(2)} `
+  + `nodeCpuMicrosPerJob=${nodeMicros.toFixed(2)}`);
 process.exit(0);

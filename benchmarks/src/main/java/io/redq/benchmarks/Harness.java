@@ -11,6 +11,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
 import java.util.function.IntFunction;
 
@@ -273,12 +274,21 @@ final class Harness {
 	}
 
 	static void parallel(int threads, IntConsumer task) throws Exception {
-		ExecutorService executor = Executors.newFixedThreadPool(threads);
+		AtomicInteger count = new AtomicInteger();
+		ExecutorService executor = Executors.newFixedThreadPool(threads,
+				(runnable) -> new Thread(runnable, "bench-caller-" + count.incrementAndGet()));
 		try {
 			List<Future<?>> futures = new ArrayList<>();
 			for (int i = 0; i < threads; i++) {
 				int thread = i;
-				futures.add(executor.submit(() -> task.accept(thread)));
+				futures.add(executor.submit(() -> {
+					try {
+						task.accept(thread);
+					}
+					finally {
+						ThreadCpu.ending();
+					}
+				}));
 			}
 			for (Future<?> future : futures) {
 				future.get();

@@ -118,7 +118,7 @@ public final class Result {
 		return sorted[Math.max(0, rank - 1)];
 	}
 
-	private static double round(double value) {
+	static double round(double value) {
 		if (Math.abs(value) >= 100) {
 			return Math.round(value * 10) / 10.0;
 		}
