@@ -58,8 +58,8 @@ public record EnqueueCommand(String id, boolean generatedId, Due due, DuplicateP
 
 	/**
 	 * Whether this job is ready at once under a generated id, at the default level and in
-	 * no group: what a single dispatch most often makes, which {@code push.lua} enqueues
-	 * for less than {@code enqueue.lua}.
+	 * no group: what a dispatch most often makes. {@code push.lua} enqueues a batch of
+	 * such jobs for less than {@code enqueue.lua}.
 	 * @return whether {@code push.lua} takes this job
 	 */
 	boolean pushable() {

@@ -57,18 +57,25 @@ class EnqueueResendIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
-	void aSingleDispatchReSentAfterItsJobRanAndWasAckedPushesNothingAndGetsTheSameReply() {
-		// one job ready at once under a generated id: push.lua takes it
-		List<EnqueueCommand> single = List.of(EnqueueCommand.withGeneratedId(JobIds.next(), Due.NOW, body(1)));
-		ResendProtection.Call call = begin();
-		List<DispatchResult> first = this.enqueuer.enqueue(QUEUE, call, single);
-		assertThat(first).extracting(DispatchResult::outcome).containsExactly(Outcome.CREATED);
-		List<ReservedJob> ran = this.listener.reserve(QUEUE, 10, LEASE).jobs();
-		assertThat(ran).extracting(ReservedJob::id).containsExactly(single.get(0).id());
-		assertThat(this.listener.ack(QUEUE, List.of(ran.get(0).lease()))).isEmpty();
-		assertThat(this.enqueuer.enqueue(QUEUE, call, single)).isEqualTo(first);
-		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
-		assertThat(this.template.hasKey(this.keys.jobs())).isFalse();
+	void aPushedBatchReSentAfterItsJobsRanAndWereAckedPushesNothingAndGetsTheSameReply() {
+		// jobs ready at once under generated ids: push.lua takes them, alone or in a
+		// batch
+		for (int size : new int[] { 1, 3 }) {
+			List<EnqueueCommand> batch = new ArrayList<>();
+			for (int i = 0; i < size; i++) {
+				batch.add(EnqueueCommand.withGeneratedId(JobIds.next(), Due.NOW, body(i)));
+			}
+			ResendProtection.Call call = begin();
+			List<DispatchResult> first = this.enqueuer.enqueue(QUEUE, call, batch);
+			assertThat(first).extracting(DispatchResult::outcome).containsOnly(Outcome.CREATED).hasSize(size);
+			List<ReservedJob> ran = this.listener.reserve(QUEUE, 10, LEASE).jobs();
+			assertThat(ran).extracting(ReservedJob::id)
+				.containsExactlyElementsOf(batch.stream().map(EnqueueCommand::id).toList());
+			assertThat(this.listener.ack(QUEUE, ran.stream().map(ReservedJob::lease).toList())).isEmpty();
+			assertThat(this.enqueuer.enqueue(QUEUE, call, batch)).isEqualTo(first);
+			assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+			assertThat(this.template.hasKey(this.keys.jobs())).isFalse();
+		}
 	}
 
 	@Test

@@ -2,6 +2,7 @@ package io.redq.queue.redis;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 import io.redq.queue.core.DispatchResult;
@@ -18,11 +19,13 @@ import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
- * Tests that a single job ready at once under a generated id, at the default level and in
- * no group, is enqueued by {@code push.lua} as {@code enqueue.lua} would enqueue it, and
- * that every other job is left to {@code enqueue.lua}, against a real Redis.
+ * Tests that jobs ready at once under generated ids, at the default level and in no
+ * group, are enqueued by {@code push.lua} as {@code enqueue.lua} would enqueue them,
+ * alone or in batches, and that a batch with any other job is left to
+ * {@code enqueue.lua}, against a real Redis.
  *
  * @author Redq team
  */
@@ -48,10 +51,28 @@ class PushIntegrationTests extends AbstractQueueIntegrationTests {
 		String batched = JobIds.next();
 		this.enqueuer.enqueue(QUEUE, List.of(EnqueueCommand.withGeneratedId(batched, Due.NOW, body(1)),
 				EnqueueCommand.withGeneratedId(JobIds.next(), Due.after(Duration.ofHours(1)), body(2))));
-		assertThat(loaded(this.scripts.enqueue())).isTrue();
+		assertThat(loaded(this.scripts.enqueue())).as("a batch with a delayed job").isTrue();
 		assertThat(withoutTimes(envelope(pushed))).isEqualTo(withoutTimes(envelope(batched)));
 		assertThat(envelope(pushed)).matches("\\{\"createdAt\":(\\d+),\"availableAt\":\\1,\"job\":.*");
 		assertThat(this.template.opsForList().range(this.keys.ready(), 0, -1)).containsExactly(pushed, batched);
+	}
+
+	@Test
+	void aBatchOfJobsReadyAtOnceUnderGeneratedIdsIsPushedInOrderAsEnqueueStoresThem() {
+		List<EnqueueCommand> batch = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			batch.add(EnqueueCommand.withGeneratedId(JobIds.next(), Due.NOW, body(i)));
+		}
+		assertThat(this.enqueuer.enqueue(QUEUE, batch)).extracting(DispatchResult::id, DispatchResult::outcome)
+			.containsExactlyElementsOf(batch.stream().map((job) -> tuple(job.id(), Outcome.CREATED)).toList());
+		assertThat(loaded(this.scripts.push())).isTrue();
+		assertThat(loaded(this.scripts.enqueue())).isFalse();
+		String enqueued = JobIds.next();
+		enqueueAlone(EnqueueCommand.withGeneratedId(enqueued, Due.after(Duration.ofMillis(1)), body(0)));
+		assertThat(this.template.opsForList().range(this.keys.ready(), 0, -1))
+			.containsExactlyElementsOf(batch.stream().map(EnqueueCommand::id).toList());
+		assertThat(withoutTimes(envelope(batch.get(0).id()))).isEqualTo(withoutTimes(envelope(enqueued)));
+		assertThat(envelope(batch.get(2).id())).endsWith("\"payload\":2}");
 	}
 
 	@Test
