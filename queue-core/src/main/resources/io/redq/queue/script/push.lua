@@ -7,24 +7,34 @@
 -- such jobs. The caller sends at most 1,000 jobs, which the variadic calls take (Lua's unpack stops at about 8,000
 -- values).
 local count = (#ARGV - 2) / 2
-local result = {}
-for i = 1, count do
-	result[i] = 1
+-- 1 (created) per job, remembered as one digit per job as enqueue.lua remembers its reply
+local result, reply = {1}, '1'
+if count > 1 then
+	for i = 2, count do
+		result[i] = 1
+	end
+	reply = string.rep('1', count)
 end
 if remembered() then
 	return result
 end
 local now = now_millis()
-local stored, ids = {}, {}
-for i = 3, #ARGV, 2 do
-	local id = ARGV[i]
-	stored[#stored + 1] = id
-	stored[#stored + 1] = envelope(now, now, ARGV[i + 1])
-	ids[#ids + 1] = id
+if count == 1 then
+	-- the single dispatch a web request makes, without the tables a batch needs: they would cost it more than its
+	-- commands' own work does
+	redis.call('HSET', jobs, ARGV[3], envelope(now, now, ARGV[4]))
+	redis.call('RPUSH', ready, ARGV[3])
+else
+	local stored, ids = {}, {}
+	for i = 1, count do
+		local id = ARGV[2 * i + 1]
+		stored[2 * i - 1] = id
+		stored[2 * i] = envelope(now, now, ARGV[2 * i + 2])
+		ids[i] = id
+	end
+	redis.call('HSET', jobs, unpack(stored))
+	redis.call('RPUSH', ready, unpack(ids))
 end
-redis.call('HSET', jobs, unpack(stored))
-redis.call('RPUSH', ready, unpack(ids))
 signal()
--- one digit per job, as enqueue.lua remembers its reply
-remember(string.rep('1', count))
+remember(reply)
 return result
