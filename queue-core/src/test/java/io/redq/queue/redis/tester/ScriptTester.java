@@ -16,6 +16,7 @@ import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
@@ -289,20 +290,27 @@ final class ScriptTester {
 			default -> new EnqueueCommand(id, due, DuplicatePolicy.REPLACE, Uniqueness.UNTIL_STARTED, body);
 		};
 		ResendProtection calls = this.producerCalls.get(producer);
-		Dispatch dispatch = new Dispatch(number, command, maxAttempts, gated, calls, calls.begin(this.keys));
-		this.dispatches.put(number, dispatch);
-		List<Dispatch> before = storedAt(id);
-		Outcome result = enqueue(dispatch);
-		settle(before, State.REPLACED);
-		boolean stored = result != Outcome.KEPT && result != Outcome.DROPPED;
-		dispatch.state = stored ? State.LIVE : State.DROPPED;
-		if (result == Outcome.QUEUED) {
-			String successor = this.redis.<String, String>opsForHash().get(this.keys.successors(), id);
-			dispatch.notBefore = Long.parseLong(successor.substring(0, successor.indexOf(':', 1)));
+		ResendProtection.Call call = calls.begin(this.keys);
+		List<EnqueueCommand> sent = new ArrayList<>(List.of(command));
+		// a third of the jobs push.lua takes go with others in one call, as dispatchAll
+		// sends them
+		boolean pushed = kind == 0 && due == Due.NOW && level == JobPriority.DEFAULT && group >= 3;
+		int companions = (pushed && this.random.nextInt(3) == 0) ? 1 + this.random.nextInt(2) : 0;
+		for (int i = 1; i <= companions; i++) {
+			sent.add(EnqueueCommand.withGeneratedId("g" + (number + i), Due.NOW,
+					"\"job\":\"plain\",\"maxAttempts\":" + maxAttempts + ",\"payload\":\"d" + (number + i) + "\"}"));
 		}
-		else if (stored) {
-			Double scheduled = this.redis.opsForZSet().score(this.keys.delayed(), id);
-			dispatch.notBefore = (scheduled != null) ? scheduled.longValue() : 0;
+		List<Dispatch> batch = new ArrayList<>();
+		for (int i = 0; i < sent.size(); i++) {
+			Dispatch dispatch = new Dispatch(number + i, sent.get(i), maxAttempts, gated && i == 0, calls, call, sent);
+			this.dispatches.put(dispatch.number, dispatch);
+			batch.add(dispatch);
+		}
+		Dispatch dispatch = batch.get(0);
+		List<List<Dispatch>> before = batch.stream().map((sending) -> storedAt(sending.command.id())).toList();
+		List<Outcome> results = enqueue(dispatch);
+		for (int i = 0; i < batch.size(); i++) {
+			stored(batch.get(i), before.get(i), results.get(i));
 		}
 		String lost = "";
 		if (enabled(Fault.ENQUEUE_RESENT_AT_ONCE, 0.2)) {
@@ -315,16 +323,39 @@ final class ScriptTester {
 		if (!this.lostEnqueueReplies.contains(dispatch)) {
 			dispatch.calls.end(dispatch.call);
 		}
-		trace("producer " + producer + " enqueues d" + number + " as " + id + " (" + kindName(kind) + ", max "
-				+ maxAttempts + ", " + due + (gated ? ", gated" : "") + "): " + result + lost);
+		trace("producer " + producer + " enqueues d" + number + " as " + command.id() + " (" + kindName(kind) + ", max "
+				+ maxAttempts + ", " + due + (gated ? ", gated" : "") + ")"
+				+ ((companions > 0) ? " with " + batch.subList(1, batch.size()) + " in one call" : "") + ": " + results
+				+ lost);
 		return true;
+	}
+
+	/**
+	 * Record what the first enqueue of a dispatch did.
+	 */
+	private void stored(Dispatch dispatch, List<Dispatch> before, Outcome result) {
+		settle(before, State.REPLACED);
+		boolean stored = result != Outcome.KEPT && result != Outcome.DROPPED;
+		dispatch.state = stored ? State.LIVE : State.DROPPED;
+		String id = dispatch.command.id();
+		if (result == Outcome.QUEUED) {
+			String successor = this.redis.<String, String>opsForHash().get(this.keys.successors(), id);
+			dispatch.notBefore = Long.parseLong(successor.substring(0, successor.indexOf(':', 1)));
+		}
+		else if (stored) {
+			Double scheduled = this.redis.opsForZSet().score(this.keys.delayed(), id);
+			dispatch.notBefore = (scheduled != null) ? scheduled.longValue() : 0;
+		}
 	}
 
 	/**
 	 * Enqueue as its dispatch: a second call is what Lettuce sends when it re-sends it.
 	 */
-	private Outcome enqueue(Dispatch dispatch) {
-		return this.producers.enqueue(QUEUE, dispatch.call, List.of(dispatch.command)).get(0).outcome();
+	private List<Outcome> enqueue(Dispatch dispatch) {
+		return this.producers.enqueue(QUEUE, dispatch.call, dispatch.sent)
+			.stream()
+			.map(DispatchResult::outcome)
+			.toList();
 	}
 
 	private static String kindName(int kind) {
@@ -1167,6 +1198,9 @@ final class ScriptTester {
 
 		final ResendProtection.Call call;
 
+		/** The jobs of its call: itself, and the others sent with it. */
+		final List<EnqueueCommand> sent;
+
 		final int maxAttempts;
 
 		final boolean gated;
@@ -1182,13 +1216,14 @@ final class ScriptTester {
 		int acceptedFailures;
 
 		Dispatch(int number, EnqueueCommand command, int maxAttempts, boolean gated, ResendProtection calls,
-				ResendProtection.Call call) {
+				ResendProtection.Call call, List<EnqueueCommand> sent) {
 			this.number = number;
 			this.command = command;
 			this.maxAttempts = maxAttempts;
 			this.gated = gated;
 			this.calls = calls;
 			this.call = call;
+			this.sent = sent;
 		}
 
 		@Override
