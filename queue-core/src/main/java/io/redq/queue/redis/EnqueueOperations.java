@@ -174,6 +174,10 @@ public final class EnqueueOperations {
 	}
 
 	private static boolean pushes(List<EnqueueCommand> batch) {
+		if (batch.isEmpty()) {
+			// push.lua takes at least one job
+			return false;
+		}
 		for (EnqueueCommand command : batch) {
 			if (!command.pushable()) {
 				return false;

@@ -28,8 +28,8 @@ import org.springframework.util.Assert;
  *
  * @param enqueue enqueues a batch of jobs, now or delayed, with optional deduplication by
  * id
- * @param push enqueues one job ready at once under a generated id, at the default level
- * and in no group (a single dispatch), cheaper than {@code enqueue}
+ * @param push enqueues jobs ready at once under generated ids, at the default level and
+ * in no group (a single dispatch, most batches), cheaper than {@code enqueue}
  * @param reserve reserves a batch of ready jobs under a lease
  * @param ack acknowledges completed jobs, checking their lease tokens
  * @param fail records a failed attempt: retry later or dead

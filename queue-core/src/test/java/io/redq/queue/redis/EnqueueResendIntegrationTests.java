@@ -17,6 +17,7 @@ import io.redq.queue.core.Uniqueness;
 import io.redq.queue.script.QueueScripts;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -66,8 +67,13 @@ class EnqueueResendIntegrationTests extends AbstractQueueIntegrationTests {
 				batch.add(EnqueueCommand.withGeneratedId(JobIds.next(), Due.NOW, body(i)));
 			}
 			ResendProtection.Call call = begin();
+			this.redis.command("SCRIPT", "FLUSH");
 			List<DispatchResult> first = this.enqueuer.enqueue(QUEUE, call, batch);
 			assertThat(first).extracting(DispatchResult::outcome).containsOnly(Outcome.CREATED).hasSize(size);
+			assertThat(
+					this.template.execute((RedisCallback<List<Boolean>>) (connection) -> connection.scriptingCommands()
+						.scriptExists(this.operations.getStore().getScripts().push().getSha1())))
+				.containsExactly(true);
 			List<ReservedJob> ran = this.listener.reserve(QUEUE, 10, LEASE).jobs();
 			assertThat(ran).extracting(ReservedJob::id)
 				.containsExactlyElementsOf(batch.stream().map(EnqueueCommand::id).toList());

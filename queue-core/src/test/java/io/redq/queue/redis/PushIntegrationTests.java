@@ -76,6 +76,14 @@ class PushIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void anEmptyCallIsLeftToTheEnqueueScriptAndStoresNothing() {
+		assertThat(this.enqueuer.enqueueOnce(QUEUE, ResendProtection.newId(), List.of(), Duration.ofMinutes(1)))
+			.isEmpty();
+		assertThat(loaded(this.scripts.push())).isFalse();
+		assertThat(this.template.hasKey(this.keys.jobs())).isFalse();
+	}
+
+	@Test
 	void everyOtherSingleJobIsEnqueuedByTheEnqueueScript() {
 		String body = body(1);
 		enqueueAlone(EnqueueCommand.withGeneratedId(JobIds.next(), Due.after(Duration.ofMillis(1)), body));

@@ -309,12 +309,13 @@ final class ScriptTester {
 		Dispatch dispatch = batch.get(0);
 		List<List<Dispatch>> before = batch.stream().map((sending) -> storedAt(sending.command.id())).toList();
 		List<Outcome> results = enqueue(dispatch);
+		dispatch.replied = results;
 		for (int i = 0; i < batch.size(); i++) {
 			stored(batch.get(i), before.get(i), results.get(i));
 		}
 		String lost = "";
 		if (enabled(Fault.ENQUEUE_RESENT_AT_ONCE, 0.2)) {
-			lost = ", reply lost, re-sent at once: " + enqueue(dispatch);
+			lost = ", reply lost, re-sent at once: " + resend(dispatch);
 		}
 		else if (enabled(Fault.ENQUEUE_RESENT_LATER, 0.3)) {
 			this.lostEnqueueReplies.add(dispatch);
@@ -351,6 +352,17 @@ final class ScriptTester {
 	/**
 	 * Enqueue as its dispatch: a second call is what Lettuce sends when it re-sends it.
 	 */
+	/**
+	 * Send the call of a dispatch again, as Lettuce does after a lost reply: it gets the
+	 * reply of its first run.
+	 */
+	private List<Outcome> resend(Dispatch dispatch) {
+		List<Outcome> reply = enqueue(dispatch);
+		check(reply.equals(dispatch.replied), Invariant.RUN_AGAIN_BY_RESEND,
+				() -> "the enqueue of d" + dispatch.number + " re-sent got " + reply + ", first " + dispatch.replied);
+		return reply;
+	}
+
 	private List<Outcome> enqueue(Dispatch dispatch) {
 		return this.producers.enqueue(QUEUE, dispatch.call, dispatch.sent)
 			.stream()
@@ -468,8 +480,7 @@ final class ScriptTester {
 			return false;
 		}
 		Dispatch dispatch = this.lostEnqueueReplies.remove(this.random.nextInt(this.lostEnqueueReplies.size()));
-		trace("Lettuce re-sends the enqueue of d" + dispatch.number + " (" + dispatch.state + "): "
-				+ enqueue(dispatch));
+		trace("Lettuce re-sends the enqueue of d" + dispatch.number + " (" + dispatch.state + "): " + resend(dispatch));
 		dispatch.calls.end(dispatch.call);
 		return true;
 	}
@@ -1200,6 +1211,9 @@ final class ScriptTester {
 
 		/** The jobs of its call: itself, and the others sent with it. */
 		final List<EnqueueCommand> sent;
+
+		/** The reply to its call, for the first job of the call. */
+		@Nullable List<Outcome> replied;
 
 		final int maxAttempts;
 
