@@ -102,10 +102,9 @@ public final class JobQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	JobQueueInspector jobQueueInspector(RedisJobQueueOperations operations, JobCatalog catalog,
-			JobQueueProperties properties, ObjectProvider<JsonMapper> jsonMapper,
-			ObjectProvider<RecurringJobs> recurringJobs, ObjectProvider<InstanceRegistry> instances) {
-		JobQueueInspector inspector = new JobQueueInspector(operations, catalog, properties.getKeyPrefix(),
-				jsonMapper.getIfAvailable(JsonMapper::shared));
+			JobQueueProperties properties, ObjectProvider<RecurringJobs> recurringJobs,
+			ObjectProvider<InstanceRegistry> instances) {
+		JobQueueInspector inspector = new JobQueueInspector(operations, catalog, properties.getKeyPrefix());
 		recurringJobs.ifUnique(inspector::setRecurringJobs);
 		instances.ifUnique(inspector::setInstances);
 		return inspector;
@@ -113,10 +112,8 @@ public final class JobQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	InstanceRegistry jobQueueInstanceRegistry(RedisJobQueueOperations operations, JobQueueProperties properties,
-			ObjectProvider<JsonMapper> jsonMapper) {
-		return new InstanceRegistry(operations.getStore().getTemplate(), properties.getKeyPrefix(),
-				jsonMapper.getIfAvailable(JsonMapper::shared));
+	InstanceRegistry jobQueueInstanceRegistry(RedisJobQueueOperations operations, JobQueueProperties properties) {
+		return new InstanceRegistry(operations.getStore().getTemplate(), properties.getKeyPrefix());
 	}
 
 	/**

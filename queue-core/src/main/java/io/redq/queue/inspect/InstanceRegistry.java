@@ -13,8 +13,8 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 
 import io.redq.queue.core.QueueNames;
+import io.redq.queue.redis.WireFormat;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -27,13 +27,15 @@ import org.springframework.util.Assert;
  * time, so that a dead instance disappears by itself, and an index of the instances by
  * latest heartbeat lets them be listed without scanning the key space.
  * <p>
- * Keys: {@code <prefix>:{instances}:index} (sorted set, instance id by the time it
- * expires) and {@code <prefix>:{instances}:instance:<id>} (the time of the latest
- * heartbeat and the description, JSON, with a time to live); one hash tag, so one slot of
- * a Redis Cluster. Costs: a heartbeat is one script call that also forgets the index's
- * expired instances and keeps at most {@value #MAX_INSTANCES}; a listing is a
- * {@code ZRANGE} of the index and one {@code MGET}, at most once a second however many
- * callers ask. Memory: a few hundred bytes per live instance.
+ * Keys: {@code <prefix>:registry:{instances}:index} (sorted set, instance id by the time
+ * it expires) and {@code <prefix>:registry:{instances}:instance:<id>} (the time of the
+ * latest heartbeat and the description, JSON, with a time to live); one hash tag, so one
+ * slot of a Redis Cluster. A queue's keys start with <code>&lt;prefix&gt;:{</code>, these
+ * never do, so that no queue name, {@code instances} included, shares a key with them.
+ * Costs: a heartbeat is one script call that also forgets the index's expired instances
+ * and keeps at most {@value #MAX_INSTANCES}; a listing is a {@code ZRANGE} of the index
+ * and one {@code MGET}, at most once a second however many callers ask. Memory: a few
+ * hundred bytes per live instance.
  *
  * @author Redq team
  * @since 0.1.0
@@ -49,8 +51,6 @@ public class InstanceRegistry {
 
 	private final StringRedisTemplate redis;
 
-	private final JsonMapper jsonMapper;
-
 	private final String index;
 
 	private final String instancePrefix;
@@ -63,12 +63,10 @@ public class InstanceRegistry {
 	 * Create an instance.
 	 * @param redis the template on the queues' Redis
 	 * @param keyPrefix the key prefix of the queues
-	 * @param jsonMapper the mapper that writes and reads the descriptions
 	 */
-	public InstanceRegistry(StringRedisTemplate redis, String keyPrefix, JsonMapper jsonMapper) {
+	public InstanceRegistry(StringRedisTemplate redis, String keyPrefix) {
 		this.redis = redis;
-		this.jsonMapper = jsonMapper;
-		String base = QueueNames.validateKeyPrefix(keyPrefix) + ":{instances}:";
+		String base = QueueNames.validateKeyPrefix(keyPrefix) + ":registry:{instances}:";
 		this.index = base + "index";
 		this.instancePrefix = base + "instance:";
 	}
@@ -83,7 +81,7 @@ public class InstanceRegistry {
 	public void heartbeat(InstanceView instance, Duration timeToLive) {
 		Assert.isTrue(timeToLive.toMillis() > 0, "The time to live of an instance must be positive");
 		this.redis.execute(HEARTBEAT, List.of(this.index, key(instance.id())), instance.id(),
-				this.jsonMapper.writeValueAsString(instance), Long.toString(timeToLive.toMillis()),
+				WireFormat.jsonMapper().writeValueAsString(instance), Long.toString(timeToLive.toMillis()),
 				Integer.toString(MAX_INSTANCES));
 	}
 
@@ -144,7 +142,7 @@ public class InstanceRegistry {
 		int space = stored.indexOf(' ');
 		try {
 			Instant heartbeatAt = Instant.ofEpochMilli(Long.parseLong(stored.substring(0, space)));
-			InstanceView instance = this.jsonMapper.readValue(stored.substring(space + 1), InstanceView.class);
+			InstanceView instance = WireFormat.jsonMapper().readValue(stored.substring(space + 1), InstanceView.class);
 			return new InstanceView(instance.id(), instance.application(), instance.host(), instance.pid(),
 					instance.startedAt(), heartbeatAt,
 					(instance.queues() != null) ? List.copyOf(instance.queues()) : List.of());

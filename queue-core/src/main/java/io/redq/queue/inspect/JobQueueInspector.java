@@ -15,7 +15,6 @@ import io.redq.queue.recurring.RecurringJobInfo;
 import io.redq.queue.recurring.RecurringJobs;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.QueryTimeoutException;
@@ -78,15 +77,13 @@ public class JobQueueInspector {
 	 * @param operations the queue operations
 	 * @param jobs the jobs of this application
 	 * @param keyPrefix the key prefix of the queues, as given to the operations
-	 * @param jsonMapper the mapper that reads job envelopes
 	 */
-	public JobQueueInspector(RedisJobQueueOperations operations, JobDefinitions jobs, String keyPrefix,
-			JsonMapper jsonMapper) {
+	public JobQueueInspector(RedisJobQueueOperations operations, JobDefinitions jobs, String keyPrefix) {
 		this.operations = operations;
 		this.discovery = new QueueDiscovery(jobs, QueueNames.validateKeyPrefix(keyPrefix),
 				operations.getStore().getTemplate());
 		this.snapshots = new QueueSnapshots(operations);
-		this.reader = new JobReader(operations, jsonMapper, this::queueNames);
+		this.reader = new JobReader(operations, this::queueNames);
 	}
 
 	/**

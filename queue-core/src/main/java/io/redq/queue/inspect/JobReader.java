@@ -14,10 +14,10 @@ import io.redq.queue.core.JobStatus;
 import io.redq.queue.inspect.JobQueueInspector.SearchBy;
 import io.redq.queue.redis.QueueKeys;
 import io.redq.queue.redis.RedisJobQueueOperations;
+import io.redq.queue.redis.WireFormat;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.type.TypeReference;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.ScanOptions;
@@ -52,15 +52,11 @@ class JobReader {
 
 	private final StringRedisTemplate redis;
 
-	private final JsonMapper jsonMapper;
-
 	private final Supplier<? extends Iterable<String>> queueNames;
 
-	JobReader(RedisJobQueueOperations operations, JsonMapper jsonMapper,
-			Supplier<? extends Iterable<String>> queueNames) {
+	JobReader(RedisJobQueueOperations operations, Supplier<? extends Iterable<String>> queueNames) {
 		this.operations = operations;
 		this.redis = operations.getStore().getTemplate();
-		this.jsonMapper = jsonMapper;
 		this.queueNames = queueNames;
 	}
 
@@ -222,7 +218,7 @@ class JobReader {
 
 	private @Nullable Map<String, Object> parse(String envelope) {
 		try {
-			return this.jsonMapper.readValue(envelope, ENVELOPE);
+			return WireFormat.jsonMapper().readValue(envelope, ENVELOPE);
 		}
 		catch (JacksonException ex) {
 			return null;

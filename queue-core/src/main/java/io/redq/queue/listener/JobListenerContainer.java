@@ -134,8 +134,8 @@ public class JobListenerContainer implements JobQueueLifecycle {
 		this.leaseKeeper = new JobLeaseKeeper(queue, operations, this.properties, this.handlers.values(),
 				this.outcomes);
 		this.prefetch = new JobPrefetch(queue, this::isRunning, this.properties);
-		this.workerPool = new JobWorkerPool(queue, this::isRunning, operations, jsonMapper, this.handlers,
-				this.leaseKeeper, this.outcomes, this.prefetch);
+		this.workerPool = new JobWorkerPool(queue, this::isRunning, operations, this.handlers, this.leaseKeeper,
+				this.outcomes, this.prefetch);
 		this.migrator = new JobMigrator(queue, this::isRunning, operations, this.properties);
 		this.fetcher = new JobFetcher(this, operations, this.properties, this.prefetch, this.workerPool, this.migrator);
 	}

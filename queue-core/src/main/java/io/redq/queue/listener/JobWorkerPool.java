@@ -25,7 +25,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The worker threads of a container and the reserved jobs it holds: a reserved job waits
@@ -45,8 +44,6 @@ final class JobWorkerPool {
 
 	private final ListenerOperations operations;
 
-	private final JsonMapper jsonMapper;
-
 	private final Map<String, JobHandler> handlers;
 
 	private final JobLeaseKeeper leaseKeeper;
@@ -64,12 +61,11 @@ final class JobWorkerPool {
 
 	private @Nullable ScheduledExecutorService scheduler;
 
-	JobWorkerPool(String queue, BooleanSupplier running, ListenerOperations operations, JsonMapper jsonMapper,
+	JobWorkerPool(String queue, BooleanSupplier running, ListenerOperations operations,
 			Map<String, JobHandler> handlers, JobLeaseKeeper leaseKeeper, JobOutcomes outcomes, JobPrefetch prefetch) {
 		this.queue = queue;
 		this.running = running;
 		this.operations = operations;
-		this.jsonMapper = jsonMapper;
 		this.handlers = handlers;
 		this.leaseKeeper = leaseKeeper;
 		this.outcomes = outcomes;
@@ -221,7 +217,7 @@ final class JobWorkerPool {
 			}
 			JobEnvelope envelope;
 			try {
-				envelope = this.jsonMapper.readValue(execution.job().envelope(), JobEnvelope.class);
+				envelope = JobEnvelope.read(execution.job().envelope());
 			}
 			catch (JacksonException ex) {
 				this.outcomes.bury(execution,

@@ -15,7 +15,7 @@ import io.redq.queue.core.Uniqueness;
  * @param policy what to do when a job with this id is already pending
  * @param uniqueness what to do when the job with this id is running
  * @param body the envelope JSON without its opening brace (see
- * {@link JobEnvelope#body(tools.jackson.databind.json.JsonMapper)})
+ * {@link JobEnvelope#body()})
  * @author Redq team
  * @since 0.1.0
  */

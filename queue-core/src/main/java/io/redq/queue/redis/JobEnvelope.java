@@ -5,14 +5,16 @@ import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.redq.queue.core.JobPriority;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A job as stored in Redis: plain JSON so that programs in any language can read and
- * write it. The job type is resolved from {@code job}, a registered name, never from a
+ * write it, in Redq's own format ({@link WireFormat}): the payload is the application's
+ * value as its mapper converts it, the rest does not depend on the application's Jackson
+ * settings. The job type is resolved from {@code job}, a registered name, never from a
  * class name. The id is the field of the job in the queue's {@code jobs} hash and the
  * queue is named by the key, so neither is repeated here; unknown properties are ignored.
  *
@@ -37,6 +39,8 @@ import tools.jackson.databind.json.JsonMapper;
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 @JsonIgnoreProperties(ignoreUnknown = true)
+@JsonPropertyOrder({ "createdAt", "availableAt", "priority", "group", "job", "maxAttempts", "timeout", "headers",
+		"payload" })
 public record JobEnvelope(@Nullable Long createdAt, @Nullable Long availableAt, @Nullable Integer priority,
 		@Nullable String group, String job, @Nullable Integer maxAttempts, @Nullable Long timeout,
 		@Nullable Map<String, String> headers, @Nullable JsonNode payload) {
@@ -77,12 +81,23 @@ public record JobEnvelope(@Nullable Long createdAt, @Nullable Long availableAt, 
 
 	/**
 	 * Write this envelope as the enqueue scripts take it: JSON without its opening brace,
-	 * since the script prepends the Redis-clock times to the object.
-	 * @param jsonMapper the mapper to write with
+	 * since the script prepends the Redis-clock times to the object. It is written in
+	 * Redq's own format ({@link WireFormat}), whatever the application's Jackson
+	 * settings.
 	 * @return the body of an {@link EnqueueCommand}
 	 */
-	public String body(JsonMapper jsonMapper) {
-		return jsonMapper.writeValueAsString(this).substring(1);
+	public String body() {
+		return WireFormat.jsonMapper().writeValueAsString(this).substring(1);
+	}
+
+	/**
+	 * Read an envelope as Redis stores it.
+	 * @param json the stored JSON
+	 * @return the envelope
+	 * @throws tools.jackson.core.JacksonException when the JSON is not an envelope
+	 */
+	public static JobEnvelope read(String json) {
+		return WireFormat.jsonMapper().readValue(json, JobEnvelope.class);
 	}
 
 }

@@ -77,7 +77,7 @@ public final class RecurringOperations {
 		String body = JobEnvelope
 			.of(job.name(), job.priority(), null, job.maxAttempts(), job.timeout(), headers,
 					this.jsonMapper.valueToTree(Instant.ofEpochMilli(tick)))
-			.body(this.jsonMapper);
+			.body();
 		long before = System.currentTimeMillis();
 		List<?> result = template().execute(this.scripts.tick(), keys.all(), Long.toString(tick), catchUp ? "c" : "t",
 				id, body);

@@ -465,7 +465,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 		String body = JobEnvelope
 			.of(definition.name(), priority, request.getGroup(), maxAttempts, definition.timeout(), headers,
 					this.jsonMapper.valueToTree(request.getPayload()))
-			.body(this.jsonMapper);
+			.body();
 		// with the opening brace the body leaves out
 		long size = body.getBytes(StandardCharsets.UTF_8).length + 1;
 		if (size > this.maxPayloadSize) {

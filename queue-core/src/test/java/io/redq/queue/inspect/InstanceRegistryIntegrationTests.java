@@ -7,12 +7,14 @@ import java.util.List;
 import io.lettuce.core.cluster.SlotHash;
 import io.redq.queue.config.JobCatalog;
 import io.redq.queue.config.JobListenerRegistry;
+import io.redq.queue.core.Due;
+import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.inspect.InstanceView.ConsumedQueue;
 import io.redq.queue.redis.AbstractQueueIntegrationTests;
+import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -26,14 +28,13 @@ class InstanceRegistryIntegrationTests extends AbstractQueueIntegrationTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(10);
 
-	private static final String INDEX = "redq:{instances}:index";
+	private static final String INDEX = "redq:registry:{instances}:index";
 
 	private InstanceRegistry registry;
 
 	@BeforeEach
 	void setUp() {
-		this.registry = new InstanceRegistry(this.template, RedisJobQueueOperations.DEFAULT_KEY_PREFIX,
-				JsonMapper.shared());
+		this.registry = new InstanceRegistry(this.template, RedisJobQueueOperations.DEFAULT_KEY_PREFIX);
 	}
 
 	@Test
@@ -44,7 +45,7 @@ class InstanceRegistryIntegrationTests extends AbstractQueueIntegrationTests {
 				Duration.ofMillis(200));
 		// the dead one's key expires by itself: it is no longer listed, and the next
 		// heartbeat of another instance takes it out of the index
-		await().atMost(DEADLINE).until(() -> !this.template.hasKey("redq:{instances}:instance:dead"));
+		await().atMost(DEADLINE).until(() -> !this.template.hasKey("redq:registry:{instances}:instance:dead"));
 		await().atMost(DEADLINE).until(() -> this.registry.instances().size() == 1);
 		InstanceView listed = this.registry.instances().get(0);
 		assertThat(listed.id()).isEqualTo("a");
@@ -64,7 +65,19 @@ class InstanceRegistryIntegrationTests extends AbstractQueueIntegrationTests {
 			this.registry.heartbeat(instance("i" + i, Instant.now()), Duration.ofMinutes(1));
 		}
 		assertThat(this.template.opsForZSet().size(INDEX)).isEqualTo(InstanceRegistry.MAX_INSTANCES);
-		assertThat(SlotHash.getSlot("redq:{instances}:instance:i1")).isEqualTo(SlotHash.getSlot(INDEX));
+		assertThat(SlotHash.getSlot("redq:registry:{instances}:instance:i1")).isEqualTo(SlotHash.getSlot(INDEX));
+	}
+
+	@Test
+	void aQueueOfAnyNameSharesNoKeyWithTheRegistry() {
+		this.registry.heartbeat(instance("a", Instant.now(), new ConsumedQueue("instances", 1, 0, true)),
+				Duration.ofMinutes(1));
+		this.operations.getEnqueueOperations()
+			.enqueue("instances",
+					List.of(new EnqueueCommand("job-1", Due.NOW, DuplicatePolicy.KEEP, "\"job\":\"x\"}")));
+		this.operations.purge("instances");
+		assertThat(this.registry.instances()).extracting(InstanceView::id).containsExactly("a");
+		assertThat(this.template.hasKey(INDEX)).isTrue();
 	}
 
 	@Test
@@ -89,7 +102,7 @@ class InstanceRegistryIntegrationTests extends AbstractQueueIntegrationTests {
 	@Test
 	void theInspectorListsTheQueuesTheInstancesConsumeWithoutScanning() {
 		JobQueueInspector inspector = new JobQueueInspector(this.operations, new JobCatalog(),
-				RedisJobQueueOperations.DEFAULT_KEY_PREFIX, JsonMapper.shared());
+				RedisJobQueueOperations.DEFAULT_KEY_PREFIX);
 		inspector.setDiscoveryInterval(Duration.ofSeconds(-1));
 		inspector.setInstances(this.registry);
 		this.registry.heartbeat(instance("a", Instant.now(), new ConsumedQueue("mail", 1, 0, true)),

@@ -24,7 +24,6 @@ import io.redq.queue.script.QueueScripts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -87,8 +86,8 @@ class JobWorkerPoolIntegrationTests extends AbstractQueueIntegrationTests {
 					}
 				});
 		JobLeaseKeeper leaseKeeper = new JobLeaseKeeper(QUEUE, listener, properties, List.of(handler), outcomes);
-		JobWorkerPool workerPool = new JobWorkerPool(QUEUE, () -> true, listener, JsonMapper.shared(),
-				Map.of("test", handler), leaseKeeper, outcomes, new JobPrefetch(QUEUE, () -> true, properties));
+		JobWorkerPool workerPool = new JobWorkerPool(QUEUE, () -> true, listener, Map.of("test", handler), leaseKeeper,
+				outcomes, new JobPrefetch(QUEUE, () -> true, properties));
 		workerPool.start(1, new CustomizableThreadFactory("test-worker-"), this.scheduler);
 		return workerPool;
 	}

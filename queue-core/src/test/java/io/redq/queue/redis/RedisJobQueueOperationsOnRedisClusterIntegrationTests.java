@@ -22,7 +22,6 @@ import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -126,10 +125,9 @@ class RedisJobQueueOperationsOnRedisClusterIntegrationTests {
 				.enqueue(queue, List.of(new EnqueueCommand("a", Due.NOW, DuplicatePolicy.KEEP,
 						"\"job\":\"ship\",\"maxAttempts\":1,\"timeout\":0,\"payload\":1}")));
 		}
-		JobQueueInspector inspector = new JobQueueInspector(operations, new JobCatalog(), "test", JsonMapper.shared());
+		JobQueueInspector inspector = new JobQueueInspector(operations, new JobCatalog(), "test");
 		inspector.setDiscoveryInterval(Duration.ZERO);
-		InstanceRegistry instances = new InstanceRegistry(new StringRedisTemplate(this.connectionFactory), "test",
-				JsonMapper.shared());
+		InstanceRegistry instances = new InstanceRegistry(new StringRedisTemplate(this.connectionFactory), "test");
 		inspector.setInstances(instances);
 		instances.heartbeat(new InstanceView("a", "app", "host", 1, Instant.now(), Instant.now(),
 				List.of(new InstanceView.ConsumedQueue("consumed", 1, 0, true))), Duration.ofMinutes(1));
