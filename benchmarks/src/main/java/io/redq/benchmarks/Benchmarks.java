@@ -27,7 +27,7 @@ import io.redq.queue.test.RedisServer;
  *
  * <p>
  * Without {@code --redis}, a {@code redis-server} is started on a free loopback port and
- * stopped at the end (or {@code REDIS_URL} is used). Other {@code --name=value}
+ * stopped at the end (or {@code REDQ_TEST_REDIS_URL} is used). Other {@code --name=value}
  * arguments, such as {@code --redq.listener.concurrency=16}, go to the Spring
  * application.
  *

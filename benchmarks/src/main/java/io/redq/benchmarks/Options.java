@@ -25,7 +25,7 @@ record Options(String scenario, @Nullable String redisUrl, Map<String, String> v
 
 	static final String USAGE = """
 			java -jar benchmarks.jar --scenario=NAME [options] [--redq.listener.concurrency=16 ...]
-			  --redis=redis://host:port  Redis to use (default: REDIS_URL, else a redis-server on a free port)
+			  --redis=redis://host:port  Redis to use (default: REDQ_TEST_REDIS_URL, else a redis-server on a free port)
 			  --jobs=N                   jobs measured (default per scenario)
 			  --warmup=N                 jobs per warm-up round (default jobs/2, at most 100,000);
 			                             rounds repeat until the JIT compiler is quiet, at most 10

@@ -8,7 +8,7 @@ import org.springframework.context.annotation.Bean;
 /**
  * Test configuration that connects the application to a real Redis from
  * {@code queue-test}: the one {@link RedisServerInitializer#sharedServer()} starts once
- * per JVM ({@code REDIS_URL}, else a {@code redis-server} on a free port), as
+ * per JVM ({@code REDQ_TEST_REDIS_URL}, else a {@code redis-server} on a free port), as
  * {@link RedisServerConnectionDetails}. Import it into a {@code @SpringBootTest}:
  * <pre class="code">
  * &#64;SpringBootTest

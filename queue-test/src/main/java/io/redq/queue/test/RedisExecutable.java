@@ -4,11 +4,20 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
@@ -18,9 +27,11 @@ import org.jspecify.annotations.Nullable;
  * In this order: the one the environment variable {@value #ENVIRONMENT_VARIABLE} names (a
  * path, or {@value #EMBEDDED} for the shipped one), else {@code redis-server} on the
  * {@code PATH}, else the Redis 6.2 that the {@code com.github.codemonstur:embedded-redis}
- * artifact ships for Linux and macOS (amd64 and arm64), copied out of the jar once into
- * the temporary directory. The shipped server is the oldest Redis that Redq supports, so
- * that a build without a system {@code redis-server} still tests against a real one.
+ * artifact ships for Linux and macOS (amd64 and arm64), copied out of the jar once into a
+ * directory of this user's under the temporary directory, {@code redq-<user>}, that only
+ * this user can read or write, and run only when its SHA-256 digest is the shipped
+ * content's. The shipped server is the oldest Redis that Redq supports, so that a build
+ * without a system {@code redis-server} still tests against a real one.
  *
  * @param configured the value of {@value #ENVIRONMENT_VARIABLE}, if any
  * @param path the {@code PATH} to search
@@ -35,6 +46,8 @@ record RedisExecutable(@Nullable String configured, @Nullable String path, boole
 
 	/** Value of {@value #ENVIRONMENT_VARIABLE} that selects the shipped server. */
 	static final String EMBEDDED = "embedded";
+
+	private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
 
 	/** Where the shipped server comes from, for log and error messages. */
 	static final String EMBEDDED_ARTIFACT = "com.github.codemonstur:embedded-redis";
@@ -104,6 +117,16 @@ record RedisExecutable(@Nullable String configured, @Nullable String path, boole
 	}
 
 	private static @Nullable Path shipped() {
+		return shipped(Path.of(System.getProperty("java.io.tmpdir")));
+	}
+
+	/**
+	 * Copy the shipped server out of the jar into a directory of this user's under the
+	 * given one, unless a copy of the same content is there already.
+	 * @param temporaryDirectory the directory to make this user's directory in
+	 * @return the executable, or {@code null} when none is shipped for this platform
+	 */
+	static @Nullable Path shipped(Path temporaryDirectory) {
 		String resource = shippedResource();
 		if (resource == null) {
 			return null;
@@ -114,7 +137,7 @@ record RedisExecutable(@Nullable String configured, @Nullable String path, boole
 			if (in == null) {
 				return null;
 			}
-			return copyOut(resource, in);
+			return copyOut(resource, in.readAllBytes(), ownDirectory(temporaryDirectory));
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot copy " + resource + " out of " + EMBEDDED_ARTIFACT, ex);
@@ -122,21 +145,21 @@ record RedisExecutable(@Nullable String configured, @Nullable String path, boole
 	}
 
 	/**
-	 * Copy the binary into the temporary directory once per content: a concurrent build
-	 * may be copying the same file, so each copy goes to a file of its own and is renamed
-	 * into place atomically.
+	 * Copy the binary into the directory once per content. A copy found there runs only
+	 * when its SHA-256 digest is the shipped content's, never by its name or size alone.
+	 * A concurrent build may be copying the same file, so each copy goes to a file of its
+	 * own and is renamed into place atomically.
 	 */
-	private static Path copyOut(String resource, InputStream in) throws IOException {
-		byte[] content = in.readAllBytes();
-		Path target = Path.of(System.getProperty("java.io.tmpdir"),
-				"redq-embedded-" + resource + "-" + Integer.toHexString(Arrays.hashCode(content)));
-		if (Files.isExecutable(target) && Files.size(target) == content.length) {
+	private static Path copyOut(String resource, byte[] content, Path directory) throws IOException {
+		Path target = directory.resolve("redq-embedded-" + resource);
+		if (Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS) && Files.isExecutable(target)
+				&& Arrays.equals(sha256(Files.readAllBytes(target)), sha256(content))) {
 			return target;
 		}
-		Path copy = Files.createTempFile(target.getParent(), "redq-embedded-", ".tmp");
+		Path copy = Files.createTempFile(directory, "redq-embedded-", ".tmp");
 		try {
 			Files.write(copy, content);
-			if (!copy.toFile().setExecutable(true)) {
+			if (!copy.toFile().setExecutable(true, true)) {
 				throw new IOException("Cannot make " + copy + " executable");
 			}
 			Files.move(copy, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -145,6 +168,46 @@ record RedisExecutable(@Nullable String configured, @Nullable String path, boole
 			Files.deleteIfExists(copy);
 		}
 		return target;
+	}
+
+	/**
+	 * Return this user's directory under the given one, {@code redq-<user>}, made with
+	 * owner-only permissions: in a directory that others can write, such as {@code /tmp},
+	 * a file under a predictable name could be another user's program. An existing one
+	 * that is a link or another user's is refused; one of this user's is made owner-only.
+	 */
+	static Path ownDirectory(Path parent) throws IOException {
+		String user = System.getProperty("user.name");
+		Path directory = parent.resolve("redq-" + user.replaceAll("[^A-Za-z0-9._-]", "_"));
+		if (!FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+			return Files.createDirectories(directory);
+		}
+		try {
+			Files.createDirectory(directory, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+		}
+		catch (FileAlreadyExistsException ex) {
+			// made by an earlier build: checked below
+		}
+		PosixFileAttributes attributes = Files.readAttributes(directory, PosixFileAttributes.class,
+				LinkOption.NOFOLLOW_LINKS);
+		if (!attributes.isDirectory() || !attributes.owner().getName().equals(user)) {
+			throw new IllegalStateException(directory + " must be a directory of user " + user + ", but it is "
+					+ (attributes.isDirectory() ? "owned by " + attributes.owner().getName() : "not a directory")
+					+ ": remove it, or set " + ENVIRONMENT_VARIABLE + " to a redis-server executable");
+		}
+		if (!attributes.permissions().equals(OWNER_ONLY)) {
+			Files.setPosixFilePermissions(directory, OWNER_ONLY);
+		}
+		return directory;
+	}
+
+	private static byte[] sha256(byte[] content) {
+		try {
+			return MessageDigest.getInstance("SHA-256").digest(content);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("Every Java platform has SHA-256", ex);
+		}
 	}
 
 	private static @Nullable String shippedResource() {

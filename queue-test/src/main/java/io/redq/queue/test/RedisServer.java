@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
@@ -16,18 +17,20 @@ import org.jspecify.annotations.Nullable;
 /**
  * A real, running Redis server for tests.
  * <p>
- * {@link #start()} resolves one in this order: the {@code REDIS_URL} environment variable
- * (used as-is and never stopped), else a {@code redis-server} process started on a free
- * port of {@code 127.0.0.1}, else a {@code redis:7} container when Testcontainers is on
- * the classpath and a Docker engine is available; it logs which server and version it
- * uses. The process runs the executable that {@code REDQ_REDIS_SERVER} names (a path, or
- * {@code embedded}), else {@code redis-server} on the {@code PATH}, else the Redis 6.2
- * that {@code com.github.codemonstur:embedded-redis} ships for Linux and macOS, so that
- * Java and Maven are all a build needs. {@link #local()} always starts a
- * {@code redis-server} process, with arguments and a data directory of the caller's
- * choice, which a test can then {@link #kill()}, {@link #shutdown()}, {@link #pause()},
- * {@link #resume()} and {@link #restart()} on the same port with the same data.
- * {@link #close()} stops whatever this object started.
+ * {@link #start()} resolves one in this order: the {@value #URL_VARIABLE} environment
+ * variable (used as-is and never stopped, and emptied by {@link WithRedis} before each
+ * test, so name a Redis you can throw away), else a {@code redis-server} process started
+ * on a free port of {@code 127.0.0.1}, else a {@code redis:7} container when
+ * Testcontainers is on the classpath and a Docker engine is available; it logs which
+ * server and version it uses. The process runs the executable that
+ * {@code REDQ_REDIS_SERVER} names (a path, or {@code embedded}), else
+ * {@code redis-server} on the {@code PATH}, else the Redis 6.2 that
+ * {@code com.github.codemonstur:embedded-redis} ships for Linux and macOS, so that Java
+ * and Maven are all a build needs. {@link #local()} always starts a {@code redis-server}
+ * process, with arguments and a data directory of the caller's choice, which a test can
+ * then {@link #kill()}, {@link #shutdown()}, {@link #pause()}, {@link #resume()} and
+ * {@link #restart()} on the same port with the same data. {@link #close()} stops whatever
+ * this object started.
  *
  * @author Redq team
  * @since 0.1.0
@@ -39,11 +42,18 @@ public final class RedisServer implements AutoCloseable {
 	/** Tells a developer how to get a Redis when none could be found. */
 	static final String HOW_TO = "No Redis server available for tests: " + RedisExecutable.EMBEDDED_ARTIFACT
 			+ " ships none for this platform, so install redis-server (e.g. apt-get install -y redis-server), "
-			+ "or set REDIS_URL=redis://host:port, or run a Docker engine for Testcontainers";
+			+ "or set " + RedisServer.URL_VARIABLE + "=redis://host:port, or run a Docker engine for Testcontainers";
 
 	/** Tells a developer how to get a {@code redis-server} binary. */
 	static final String HOW_TO_INSTALL = "No redis-server on the PATH, and " + RedisExecutable.EMBEDDED_ARTIFACT
 			+ " ships none for this platform: install it (e.g. apt-get install -y redis-server)";
+
+	/**
+	 * The environment variable that names a Redis for tests, {@code redis://host:port}.
+	 * Its name is Redq's own, not {@value #URL_VARIABLE}, which a developer's shell may
+	 * set for an application's Redis: the tests empty the Redis it names.
+	 */
+	public static final String URL_VARIABLE = "REDQ_TEST_REDIS_URL";
 
 	private static final System.Logger logger = System.getLogger(RedisServer.class.getName());
 
@@ -82,14 +92,27 @@ public final class RedisServer implements AutoCloseable {
 	}
 
 	/**
-	 * Get a running Redis: {@code REDIS_URL}, else a local {@code redis-server}, else a
-	 * Testcontainers container.
+	 * Get a running Redis: {@value #URL_VARIABLE}, else a local {@code redis-server},
+	 * else a Testcontainers container.
 	 * @return the server, to be closed by the caller
 	 * @throws IllegalStateException when none is available (the message says how to get
 	 * one) or when a found one fails to start
 	 */
 	public static RedisServer start() {
-		return start(System.getenv("REDIS_URL"), RedisExecutable.fromEnvironment(), true);
+		return start(url(System.getenv()), RedisExecutable.fromEnvironment(), true);
+	}
+
+	/**
+	 * Return the URL of the Redis an environment names for tests: {@value #URL_VARIABLE}
+	 * only, never {@code REDIS_URL}.
+	 */
+	static @Nullable String url(Map<String, String> environment) {
+		String url = environment.get(URL_VARIABLE);
+		if (url == null && environment.containsKey("REDIS_URL")) {
+			logger.log(System.Logger.Level.INFO, "REDIS_URL is set, but tests use the Redis of " + URL_VARIABLE
+					+ " only, which they empty: set it to a Redis you can throw away to use one");
+		}
+		return url;
 	}
 
 	/**
@@ -102,7 +125,7 @@ public final class RedisServer implements AutoCloseable {
 		Path binary;
 		if (redisUrl != null && !redisUrl.isBlank()) {
 			server = at(redisUrl.trim());
-			origin = "REDIS_URL";
+			origin = URL_VARIABLE;
 		}
 		else if ((binary = executable.find()) != null) {
 			server = local().executable(binary).start();
@@ -126,14 +149,14 @@ public final class RedisServer implements AutoCloseable {
 			return server.version();
 		}
 		catch (RuntimeException ex) {
-			// REDIS_URL may name a server that is not up yet: the tests will say so.
+			// the variable may name a server that is not up yet: the tests will say so.
 			return "(version unknown: " + ex.getMessage() + ")";
 		}
 	}
 
 	/**
-	 * Use a server that runs already, as {@code REDIS_URL} names one; {@link #close()}
-	 * leaves it running.
+	 * Use a server that runs already, as {@value #URL_VARIABLE} names one;
+	 * {@link #close()} leaves it running.
 	 * @param url {@code redis://host:port}, without credentials or TLS
 	 * @return the server
 	 */
@@ -143,7 +166,7 @@ public final class RedisServer implements AutoCloseable {
 		// or TLS fails here rather than with a confusing error later.
 		if (!"redis".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null || uri.getUserInfo() != null) {
 			throw new IllegalStateException(
-					"REDIS_URL must look like redis://host:port (no credentials, no TLS), but was: " + url);
+					URL_VARIABLE + " must look like redis://host:port (no credentials, no TLS), but was: " + url);
 		}
 		String host = uri.getHost();
 		if (host.startsWith("[") && host.endsWith("]")) {
@@ -154,7 +177,7 @@ public final class RedisServer implements AutoCloseable {
 
 	/**
 	 * Prepare a {@code redis-server} process of the caller's own, whatever
-	 * {@code REDIS_URL} says.
+	 * {@value #URL_VARIABLE} says.
 	 * @return a builder; {@link Builder#start()} starts the server
 	 */
 	public static Builder local() {
@@ -260,8 +283,8 @@ public final class RedisServer implements AutoCloseable {
 
 	/**
 	 * Whether this object started a {@code redis-server} process.
-	 * @return {@code true} for a local process, {@code false} for {@code REDIS_URL} or a
-	 * container
+	 * @return {@code true} for a local process, {@code false} for {@value #URL_VARIABLE}
+	 * or a container
 	 */
 	public boolean isLocalProcess() {
 		return this.process != null;
@@ -333,7 +356,7 @@ public final class RedisServer implements AutoCloseable {
 
 	/**
 	 * Stop what this object started: the process (and its temporary directory) or the
-	 * container. Idempotent; does nothing for a {@code REDIS_URL} server.
+	 * container. Idempotent; does nothing for a {@value #URL_VARIABLE} server.
 	 */
 	@Override
 	public void close() {

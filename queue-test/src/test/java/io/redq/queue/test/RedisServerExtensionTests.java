@@ -31,7 +31,7 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 class RedisServerExtensionTests {
 
 	/** Why a test that needs a process of its own is skipped. */
-	static final String USES_REDIS_URL = "REDIS_URL is set: the server of @WithRedis is not a process of this JVM";
+	static final String USES_REDIS_URL = "REDQ_TEST_REDIS_URL is set: the server of @WithRedis is not a process of this JVM";
 
 	private static RedisServer classServer;
 
@@ -192,7 +192,10 @@ class RedisServerExtensionTests {
 		return listener;
 	}
 
-	/** Looks for Redis where there is none: no REDIS_URL, no redis-server, no Docker. */
+	/**
+	 * Looks for Redis where there is none: no REDQ_TEST_REDIS_URL, no redis-server, no
+	 * Docker.
+	 */
 	static RedisServer startWithoutRedis() {
 		return RedisServer.start(null, new RedisExecutable(null, "/nonexistent", false), false);
 	}

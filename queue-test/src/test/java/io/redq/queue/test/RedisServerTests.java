@@ -2,11 +2,17 @@ package io.redq.queue.test;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
+import java.util.Map;
+import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -14,6 +20,8 @@ import org.opentest4j.TestAbortedException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIOException;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Tests for {@link RedisServer}.
@@ -36,6 +44,20 @@ class RedisServerTests {
 		assertThat(Files.exists(directory)).isFalse();
 		// Idempotent.
 		server.close();
+	}
+
+	@Test
+	void aLocalServerListensOnLoopbackOnly() throws IOException {
+		Optional<InetAddress> external = PostgresServerTests.externalAddress();
+		assumeTrue(external.isPresent(), "this machine has no address but loopback");
+		try (RedisServer server = RedisServer.local().start()) {
+			assertThat(server.command("PING")).isEqualTo("PONG");
+			assertThatIOException().isThrownBy(() -> {
+				try (Socket socket = new Socket()) {
+					socket.connect(new InetSocketAddress(external.get(), server.port()), 5000);
+				}
+			});
+		}
 	}
 
 	@Test
@@ -63,6 +85,14 @@ class RedisServerTests {
 	}
 
 	@Test
+	void anApplicationsRedisUrlIsNeverUsedForTests() {
+		assertThat(RedisServer.url(Map.of("REDIS_URL", "redis://127.0.0.1:6379"))).isNull();
+		assertThat(RedisServer
+			.url(Map.of("REDIS_URL", "redis://127.0.0.1:6379", "REDQ_TEST_REDIS_URL", "redis://127.0.0.1:6380")))
+			.isEqualTo("redis://127.0.0.1:6380");
+	}
+
+	@Test
 	void redisUrlWithoutPortDefaultsTo6379() {
 		RedisServer external = RedisServer.start("redis://example.invalid", null, false);
 		assertThat(external.port()).isEqualTo(6379);
@@ -73,7 +103,7 @@ class RedisServerTests {
 	void redisUrlWithCredentialsIsRejected() {
 		assertThatExceptionOfType(IllegalStateException.class)
 			.isThrownBy(() -> RedisServer.start("redis://user:secret@127.0.0.1:6380", null, false))
-			.withMessageContaining("REDIS_URL");
+			.withMessageContaining("REDQ_TEST_REDIS_URL");
 	}
 
 	@Test
@@ -81,7 +111,7 @@ class RedisServerTests {
 		assertThatExceptionOfType(RedisServer.UnavailableException.class)
 			.isThrownBy(() -> RedisServer.start(null, onlyOnPath(emptyDirectory), false))
 			.withMessageContaining("apt-get install -y redis-server")
-			.withMessageContaining("REDIS_URL=redis://host:port")
+			.withMessageContaining("REDQ_TEST_REDIS_URL=redis://host:port")
 			.withMessageContaining("Docker engine for Testcontainers");
 	}
 
@@ -216,6 +246,59 @@ class RedisServerTests {
 			assertThat(server.version()).startsWith("6.2.");
 			assertThat(server.command("INFO", "server")).contains("executable:" + System.getProperty("java.io.tmpdir"));
 		}
+	}
+
+	@Test
+	void theShippedServerIsCopiedIntoADirectoryOnlyItsUserCanReadOrWrite(@TempDir Path temporary) throws IOException {
+		Path shipped = RedisExecutable.shipped(temporary);
+		assertThat(shipped).isNotNull();
+		Path directory = shipped.getParent();
+		assertThat(directory).isEqualTo(temporary.resolve("redq-" + System.getProperty("user.name")));
+		assertThat(Files.getPosixFilePermissions(directory)).isEqualTo(PosixFilePermissions.fromString("rwx------"));
+		assertThat(Files.getOwner(directory).getName()).isEqualTo(System.getProperty("user.name"));
+	}
+
+	@Test
+	void aCopyOfTheSameSizeButAnotherContentIsReplacedNotRun(@TempDir Path temporary) throws IOException {
+		Path shipped = RedisExecutable.shipped(temporary);
+		byte[] content = Files.readAllBytes(shipped);
+		byte[] forged = content.clone();
+		forged[forged.length / 2] ^= 1;
+		Files.write(shipped, forged);
+		assertThat(RedisExecutable.shipped(temporary)).isEqualTo(shipped);
+		assertThat(Files.readAllBytes(shipped)).isEqualTo(content);
+	}
+
+	@Test
+	void aDirectoryThatIsALinkOrAnotherUsersIsRefused(@TempDir Path temporary) throws IOException {
+		Path elsewhere = Files.createDirectory(temporary.resolve("elsewhere"));
+		Files.createSymbolicLink(temporary.resolve("redq-" + System.getProperty("user.name")), elsewhere);
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> RedisExecutable.shipped(temporary))
+			.withMessageContaining("must be a directory of user " + System.getProperty("user.name"))
+			.withMessageContaining("not a directory");
+	}
+
+	@Test
+	void anotherUsersDirectoryIsRefused(@TempDir Path temporary) throws IOException {
+		Path directory = Files.createDirectory(temporary.resolve("redq-" + System.getProperty("user.name")));
+		UserPrincipal nobody;
+		try {
+			nobody = directory.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody");
+			Files.setOwner(directory, nobody);
+		}
+		catch (IOException ex) {
+			throw new TestAbortedException("Cannot give a directory to user nobody here: " + ex);
+		}
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> RedisExecutable.shipped(temporary))
+			.withMessageContaining("but it is owned by nobody: remove it");
+	}
+
+	@Test
+	void aDirectoryThatOthersCouldWriteIsMadeOwnerOnly(@TempDir Path temporary) throws IOException {
+		Path directory = Files.createDirectory(temporary.resolve("redq-" + System.getProperty("user.name")));
+		Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxrwxrwx"));
+		assertThat(RedisExecutable.shipped(temporary)).startsWith(directory);
+		assertThat(Files.getPosixFilePermissions(directory)).isEqualTo(PosixFilePermissions.fromString("rwx------"));
 	}
 
 	@Test

@@ -34,7 +34,7 @@ class JobQueueHealthIndicatorIntegrationTests {
 
 	@BeforeEach
 	void startRedis() {
-		// a server of its own, also under REDIS_URL: the test stops it
+		// a server of its own, also under REDQ_TEST_REDIS_URL: the test stops it
 		this.redis = RedisServer.local().start();
 		this.runner = JobQueueContextRunner.on(this.redis)
 			.withConfiguration(AutoConfigurations.of(JobQueueHealthContributorAutoConfiguration.class))
