@@ -47,6 +47,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
 import org.springframework.boot.thread.Threading;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -253,6 +254,11 @@ public final class JobQueueAutoConfiguration {
 	@Bean
 	static RedisEvictionPolicyCheck jobQueueRedisEvictionPolicyCheck(RedisConnectionFactory connectionFactory) {
 		return new RedisEvictionPolicyCheck(connectionFactory);
+	}
+
+	@Bean
+	static UnknownPropertiesCheck jobQueueUnknownPropertiesCheck(ApplicationContext context) {
+		return new UnknownPropertiesCheck(context);
 	}
 
 	@Configuration(proxyBeanMethods = false)

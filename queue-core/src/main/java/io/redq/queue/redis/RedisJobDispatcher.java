@@ -437,7 +437,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 		if (definition == null) {
 			throw new IllegalArgumentException("No job named '" + jobName + "' is known to this application. "
 					+ "Declare a @QueuedJob(name = \"" + jobName + "\") method, or, for a job handled by another "
-					+ "application, set redq.jobs." + jobName + ".queue. Known jobs: " + knownJobs());
+					+ "application, set redq.remote-jobs." + jobName + ".queue. Known jobs: " + knownJobs());
 		}
 		return definition;
 	}

@@ -224,7 +224,7 @@ class RedisJobDispatcherIntegrationTests extends AbstractQueueIntegrationTests {
 	void badRequestsAreRejectedWithWhatToDo() {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.dispatcher.dispatch("nope", "x"))
 			.withMessage("No job named 'nope' is known to this application. Declare a @QueuedJob(name = \"nope\") "
-					+ "method, or, for a job handled by another application, set redq.jobs.nope.queue. Known jobs: "
+					+ "method, or, for a job handled by another application, set redq.remote-jobs.nope.queue. Known jobs: "
 					+ "[close-auction, ping, pong, remote, send-invoice]");
 		assertThatIllegalArgumentException().isThrownBy(() -> JobRequest.of("ping", "x").queue("a{b}"))
 			.withMessageContaining("Invalid queue name 'a{b}'");
