@@ -13,6 +13,7 @@ import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobIds;
 import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.core.Timer;
 import io.redq.queue.listener.JobContext;
@@ -24,9 +25,9 @@ import org.springframework.beans.factory.BeanFactory;
 
 /**
  * Makes tests of an application's jobs short and deterministic, on the application's own
- * Redis and beans: wait until queues are drained, run one job's handler on the calling
- * thread, and make a delayed job or a timer due now instead of waiting for it.
- * <pre class="code">
+ * Redis and beans: wait until queues are drained or one job has completed, run one job's
+ * handler on the calling thread, and make a delayed job or a timer due now instead of
+ * waiting for it. <pre class="code">
  * JobTester jobs = JobTester.of(context);
  * dispatcher.dispatch("send-invoice", invoice);
  * jobs.awaitDrained(Duration.ofSeconds(10));
@@ -104,13 +105,53 @@ public final class JobTester {
 			if (System.nanoTime() - end > 0) {
 				throw new AssertionError("Queues not drained within " + deadline + ": " + pending);
 			}
-			try {
-				Thread.sleep(20);
+			pause("queues to drain");
+		}
+	}
+
+	private static void pause(String waitingFor) {
+		try {
+			Thread.sleep(20);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for " + waitingFor, ex);
+		}
+	}
+
+	/**
+	 * Wait until one job dispatched before the call has completed, whatever else its
+	 * queue holds: for a flow that also sets a long timer, which
+	 * {@link #awaitDrained(Duration)} would wait for. A job no longer in its queue counts
+	 * as completed, since a completed job leaves nothing behind unless
+	 * {@code redq.completed.max-size} keeps its id; so does one that was cancelled. Wait
+	 * for the future of {@code dispatchAsync} before, so that the job is in Redis.
+	 * <pre class="code">
+	 * String id = dispatcher.dispatch("send-invoice", invoice).id();
+	 * jobs.awaitCompleted("mail", id, Duration.ofSeconds(10));
+	 * </pre>
+	 * @param queue the job's queue
+	 * @param id the job's id
+	 * @param deadline the longest wait
+	 * @throws AssertionError when the job died, or is still pending at the deadline, with
+	 * its state
+	 */
+	public void awaitCompleted(String queue, String id, Duration deadline) {
+		long end = System.nanoTime() + deadline.toNanos();
+		while (true) {
+			JobStatus status = this.operations.status(queue, id);
+			if (status.state() == JobStatus.State.COMPLETED || status.state() == JobStatus.State.NONE) {
+				return;
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException("Interrupted while waiting for queues to drain", ex);
+			if (status.state() == JobStatus.State.DEAD) {
+				throw new AssertionError("Job '" + id + "' of queue '" + queue + "' died at " + status.at()
+						+ " instead of completing: its last error is in the queue's dead jobs");
 			}
+			if (System.nanoTime() - end > 0) {
+				throw new AssertionError("Job '" + id + "' of queue '" + queue + "' not completed within " + deadline
+						+ ": " + status.state());
+			}
+			pause("a job to complete");
 		}
 	}
 

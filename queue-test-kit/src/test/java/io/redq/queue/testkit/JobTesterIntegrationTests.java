@@ -69,6 +69,29 @@ class JobTesterIntegrationTests {
 	}
 
 	@Test
+	void awaitCompletedWaitsForOneJobWhileATimerStaysSet() {
+		this.runner.run((context) -> {
+			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+			dispatcher.schedule("close-auction", 7L, Instant.now().plus(Duration.ofMinutes(30)));
+			String id = dispatcher.dispatch("greet", new Greeting("Ada")).id();
+			JobTester.of(context).awaitCompleted("greetings", id, DEADLINE);
+			assertThat(context.getBean(GreetingJobs.class).greeted).singleElement()
+				.satisfies((greeted) -> assertThat(greeted.context().getId()).isEqualTo(id));
+		});
+	}
+
+	@Test
+	void awaitCompletedFailsForAJobThatDies() {
+		this.runner.withPropertyValues("redq.job.max-attempts=1").run((context) -> {
+			String id = context.getBean(JobDispatcher.class).dispatch("greet", new Greeting("")).id();
+			assertThatExceptionOfType(AssertionError.class)
+				.isThrownBy(() -> JobTester.of(context).awaitCompleted("greetings", id, DEADLINE))
+				.withMessageContaining("died at")
+				.withMessageContaining("instead of completing");
+		});
+	}
+
+	@Test
 	void makeDueRunsADelayedJobNow() {
 		this.runner.run((context) -> {
 			String id = context.getBean(JobDispatcher.class)
