@@ -7,8 +7,8 @@ import io.redq.queue.test.RedisServer;
 import org.springframework.boot.SpringApplication;
 
 /**
- * Runs the {@link SampleApplication} on a Redis of its own: {@code REDQ_TEST_REDIS_URL}, else a
- * {@code redis-server} from the {@code PATH} on a free port. Start it with
+ * Runs the {@link SampleApplication} on a Redis of its own: {@code REDQ_TEST_REDIS_URL},
+ * else a {@code redis-server} from the {@code PATH} on a free port. Start it with
  * {@code mvn -pl sample-app -am spring-boot:test-run}; stop it with Ctrl-C.
  *
  * @author Redq team
