@@ -16,6 +16,7 @@ import io.redq.queue.core.QueueSnapshot;
 import io.redq.queue.inspect.InstanceView;
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.inspect.JobView;
+import io.redq.queue.redis.QueueStore;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
@@ -54,7 +55,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * this application knows (handles or dispatches) and those found in Redis under the key
  * prefix. Reading another queue finds nothing, and changing one is a bad request. While
  * Redis is unavailable, every operation fails with {@link RedisUnavailableException}, a
- * 503 over HTTP.
+ * 503 over HTTP: each read within the inspector's read timeout as a whole. The list of
+ * queues reads each queue's counts at most once a second however many callers ask.
  *
  * @author Redq team
  * @since 0.1.0
@@ -67,6 +69,9 @@ public class JobQueueEndpoint {
 
 	/** The most dead jobs a page holds. */
 	public static final int MAX_PAGE_SIZE = JobQueueInspector.MAX_PAGE_SIZE;
+
+	/** The most ids one retry or delete of dead jobs takes: one script call's batch. */
+	public static final int MAX_IDS = QueueStore.MAX_BATCH_SIZE;
 
 	private static final String DEAD = "dead";
 
@@ -93,10 +98,10 @@ public class JobQueueEndpoint {
 	 */
 	@ReadOperation
 	public QueuesDescriptor queues() {
-		return withRedis(() -> {
+		return read(() -> {
 			Map<String, QueueDescriptor> queues = new LinkedHashMap<>();
 			for (String queue : this.inspector.queueNames()) {
-				queues.put(queue, describe(queue));
+				queues.put(queue, describe(this.inspector.recentSnapshot(queue)));
 			}
 			return new QueuesDescriptor(queues, this.inspector.instances());
 		});
@@ -109,7 +114,7 @@ public class JobQueueEndpoint {
 	 */
 	@ReadOperation
 	public @Nullable QueueDescriptor queue(@Selector String queue) {
-		return withRedis(() -> this.inspector.exists(queue) ? describe(queue) : null);
+		return read(() -> this.inspector.exists(queue) ? describe(this.inspector.recentSnapshot(queue)) : null);
 	}
 
 	/**
@@ -163,7 +168,7 @@ public class JobQueueEndpoint {
 	@ReadOperation
 	public @Nullable OperationResponseBody jobs(@Selector String queue, @Selector String section,
 			@Nullable Integer offset, @Nullable Integer count) {
-		return withRedis(() -> {
+		return read(() -> {
 			if (!(DEAD.equals(section) || COMPLETED.equals(section)) || !this.inspector.exists(queue)) {
 				return null;
 			}
@@ -199,9 +204,7 @@ public class JobQueueEndpoint {
 		return withRedis(() -> {
 			requireKnown(queue);
 			requireSection(dead, DEAD);
-			if (ids == null || ids.length == 0) {
-				requireConfirmation(queue, confirm, "retry every dead job of");
-			}
+			requireIds(queue, ids, confirm, "retry every dead job of");
 			return new ChangeDescriptor("retry", this.operations.retryDead(queue, list(ids)));
 		});
 	}
@@ -221,9 +224,7 @@ public class JobQueueEndpoint {
 		return withRedis(() -> {
 			requireKnown(queue);
 			requireSection(dead, DEAD);
-			if (ids == null || ids.length == 0) {
-				requireConfirmation(queue, confirm, "delete every dead job of");
-			}
+			requireIds(queue, ids, confirm, "delete every dead job of");
 			return new ChangeDescriptor("delete", this.operations.deleteDead(queue, list(ids)));
 		});
 	}
@@ -238,7 +239,7 @@ public class JobQueueEndpoint {
 	 */
 	@ReadOperation
 	public @Nullable DeadJobDescriptor deadJob(@Selector String queue, @Selector String dead, @Selector String id) {
-		return withRedis(() -> {
+		return read(() -> {
 			if (!DEAD.equals(dead) || !this.inspector.exists(queue)) {
 				return null;
 			}
@@ -289,6 +290,12 @@ public class JobQueueEndpoint {
 		});
 	}
 
+	// a read answers within the inspector's read timeout as a whole, so that it fails
+	// fast while Redis is down
+	private <T> T read(Supplier<T> operation) {
+		return withRedis(() -> this.inspector.read(operation));
+	}
+
 	// Redis unreachable or too slow is not the caller's fault: a 503 that says so
 	private static <T> T withRedis(Supplier<T> operation) {
 		try {
@@ -317,6 +324,17 @@ public class JobQueueEndpoint {
 		}
 	}
 
+	// bounded: the ids go to Redis in one script call
+	private static void requireIds(String queue, String @Nullable [] ids, @Nullable String confirm, String action) {
+		if (ids == null || ids.length == 0) {
+			requireConfirmation(queue, confirm, action);
+		}
+		else if (ids.length > MAX_IDS) {
+			throw new InvalidEndpointRequestException("Too many ids: " + ids.length, ids.length + " ids given, at most "
+					+ MAX_IDS + " are taken at once: send the others in " + "further requests");
+		}
+	}
+
 	private static void requireConfirmation(String queue, @Nullable String confirm, String action) {
 		if (!queue.equals(confirm)) {
 			throw new InvalidEndpointRequestException("Unconfirmed request to " + action + " queue '" + queue + "'",
@@ -325,7 +343,10 @@ public class JobQueueEndpoint {
 	}
 
 	private QueueDescriptor describe(String queue) {
-		QueueSnapshot snapshot = this.inspector.snapshot(queue);
+		return describe(this.inspector.snapshot(queue));
+	}
+
+	private static QueueDescriptor describe(QueueSnapshot snapshot) {
 		return new QueueDescriptor(snapshot.stats().ready(), snapshot.stats().delayed(), snapshot.stats().reserved(),
 				snapshot.stats().dead(), snapshot.oldestReadyAge(), snapshot.paused(), snapshot.readyByPriority(),
 				snapshot.readyGroups());

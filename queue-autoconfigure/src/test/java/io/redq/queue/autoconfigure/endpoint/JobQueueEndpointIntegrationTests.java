@@ -16,6 +16,7 @@ import io.redq.queue.core.QueueStats;
 import io.redq.queue.inspect.InstanceHeartbeat;
 import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.test.RedisServerInitializer;
+import io.redq.queue.test.ScriptExecutions;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -58,15 +59,56 @@ class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 		this.dispatcher.dispatch(JobRequest.of("work", "tenant").group("acme").build());
 		this.dispatcher.dispatch(JobRequest.of("work", "later").delay(Duration.ofHours(1)).build());
 		this.operations.pause("reports");
-		get("").expectStatus().isOk().expectBody().json("""
-				{"queues": {
-					"ops": {"ready": 4, "delayed": 1, "reserved": 0, "dead": 0, "paused": false,
-						"readyByPriority": {"8": 1, "5": 3}, "readyGroups": 1},
-					"reports": {"ready": 0, "delayed": 0, "reserved": 0, "dead": 0, "paused": true}}}
-				""").jsonPath("$.queues.ops.oldestReadyAge").isNotEmpty();
-		get("/ops").expectStatus().isOk().expectBody().json("""
-				{"ready": 4, "delayed": 1, "paused": false}""");
+		// counts are shared by every caller and at most a second old: an earlier test's
+		// may still be served
+		await().atMost(DEADLINE).untilAsserted(() -> {
+			get("").expectStatus().isOk().expectBody().json("""
+					{"queues": {
+						"ops": {"ready": 4, "delayed": 1, "reserved": 0, "dead": 0, "paused": false,
+							"readyByPriority": {"8": 1, "5": 3}, "readyGroups": 1},
+						"reports": {"ready": 0, "delayed": 0, "reserved": 0, "dead": 0, "paused": true}}}
+					""").jsonPath("$.queues.ops.oldestReadyAge").isNotEmpty();
+			get("/ops").expectStatus().isOk().expectBody().json("""
+					{"ready": 4, "delayed": 1, "paused": false}""");
+		});
 		get("/unknown").expectStatus().isNotFound();
+	}
+
+	@Test // GH-35
+	void theListOfQueuesReadsEachQueuesCountsAtMostOncePerSecondHoweverOftenAsked() {
+		int queues = this.client.get()
+			.uri("")
+			.exchange()
+			.expectBody(Map.class)
+			.returnResult()
+			.getResponseBody()
+			.get("queues") instanceof Map<?, ?> map ? map.size() : 0;
+		assertThat(queues).isPositive();
+		long before = ScriptExecutions.count(RedisServerInitializer.sharedServer());
+		long start = System.nanoTime();
+		for (int i = 0; i < 30; i++) {
+			get("").expectStatus().isOk();
+		}
+		long seconds = Duration.ofNanos(System.nanoTime() - start).toSeconds();
+		// and this instance's heartbeat, every 10 seconds
+		assertThat(ScriptExecutions.count(RedisServerInitializer.sharedServer()) - before)
+			.isLessThanOrEqualTo(queues * (seconds + 1) + 1 + seconds / 10);
+	}
+
+	@Test // GH-35
+	void takesAtMostOneScriptCallsBatchOfIds() {
+		kill("d1");
+		StringBuilder ids = new StringBuilder("d1");
+		for (int i = 0; i < JobQueueEndpoint.MAX_IDS; i++) {
+			ids.append(",x").append(i);
+		}
+		post("/ops/dead", Map.of("ids", ids.toString())).expectStatus()
+			.isBadRequest()
+			.expectBody()
+			.jsonPath("$.message")
+			.value((String message) -> assertThat(message).contains("at most 1000 are taken at once"));
+		delete("/ops/dead?ids=" + ids).expectStatus().isBadRequest();
+		assertThat(this.operations.stats(QUEUE).dead()).isEqualTo(1);
 	}
 
 	@Test
