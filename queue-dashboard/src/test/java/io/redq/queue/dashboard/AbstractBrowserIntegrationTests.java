@@ -48,7 +48,7 @@ abstract class AbstractBrowserIntegrationTests {
 	static final Duration DEADLINE = Duration.ofSeconds(30);
 
 	@LocalServerPort
-	private int port;
+	int port;
 
 	WebDriver browser;
 
