@@ -222,6 +222,12 @@ class DashboardBrowserIntegrationTests extends AbstractBrowserIntegrationTests {
 							+ "() => done('blocked'));",
 					queue + "resume");
 			assertThat(fetched).isEqualTo("blocked");
+			// and one that does not ask first: it sends neither the header nor a body
+			Object sent = ((JavascriptExecutor) this.browser)
+				.executeAsyncScript("const done = arguments[arguments.length - 1];"
+						+ "fetch(arguments[0], {method: 'POST', mode: 'no-cors'}).then(() => done('sent'), "
+						+ "() => done('blocked'));", queue + "resume");
+			assertThat(sent).isEqualTo("sent");
 		}
 		finally {
 			site.stop(0);
