@@ -306,6 +306,7 @@ public class DashboardController {
 			// every dead job that matches, one bounded batch per request; the batches
 			// after the first pass the cutoff it answered, so that a job retried that
 			// dies again is not taken again
+			requireConfirmation(queue, confirm, action + " every matching dead job of");
 			cutoff = (diedBy != null) ? Instant.ofEpochMilli(diedBy) : this.inspector.latestDeath(queue);
 			if (cutoff == null) {
 				return new ChangeJson(action, 0, false, null);
