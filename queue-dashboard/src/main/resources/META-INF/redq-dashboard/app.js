@@ -95,8 +95,11 @@ async function get(path) {
 	return answer(response);
 }
 
+// every change carries a header that a form or a script of another site cannot send, and the browser adds the page's
+// Origin: the server refuses a change without them
 async function post(path, parameters) {
-	const headers = { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded' };
+	const headers = { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded',
+		'X-Redq-Dashboard': '1' };
 	if (session.csrf) {
 		headers[session.csrf.header] = session.csrf.token;
 	}
@@ -232,6 +235,7 @@ function actionButton(text, action, attributes) {
 			if (result !== undefined) {
 				status(result);
 			}
+			deadFilterValues.page = null;
 			await render();
 		}
 		catch (error) {
@@ -254,10 +258,17 @@ async function queueView(name, state, offset) {
 	remember([queue]);
 	const statistics = await get(api('queues', name, 'statistics'));
 	const filter = state === 'dead' ? deadFilter() : null;
-	const page = (state === 'dead' && (filter.job || filter.error))
-		? await get(api('queues', name, 'dead') + '?' + new URLSearchParams({ job: filter.job, error: filter.error,
-			limit: 100 }))
-		: await get(api('queues', name, 'jobs') + '?' + new URLSearchParams({ state, offset, count: 20 }));
+	let page;
+	if (state === 'dead' && (filter.job || filter.error)) {
+		// a filtered read goes through up to 10,000 dead jobs: made when the filter is applied or after a change, not
+		// by every poll
+		deadFilterValues.page = deadFilterValues.page || await get(api('queues', name, 'dead') + '?'
+			+ new URLSearchParams({ job: filter.job, error: filter.error, limit: 100 }));
+		page = deadFilterValues.page;
+	}
+	else {
+		page = await get(api('queues', name, 'jobs') + '?' + new URLSearchParams({ state, offset, count: 20 }));
+	}
 	const jobs = page.jobs;
 	const selectable = state === 'dead' && !session.readOnly;
 	const rows = jobs.map((job) => el('tr', { 'data-id': job.id },
@@ -322,7 +333,8 @@ function pager(name, state, offset, total) {
 	return bar;
 }
 
-let deadFilterValues = { job: '', error: '' };
+// the dead-job filter and the jobs it found
+let deadFilterValues = { job: '', error: '', page: null };
 
 function deadFilter() {
 	return {
@@ -334,12 +346,18 @@ function deadFilter() {
 			const error = el('input', { id: 'filter-error', placeholder: 'exception class', value: deadFilterValues.error,
 				'aria-label': 'exception class' });
 			const selected = () => [...document.querySelectorAll('input.select:checked')].map((box) => ['ids', box.value]);
+			// batch after batch, each passing the cutoff of the first: a job retried that dies again is not taken again
 			const bulk = (action) => async () => {
 				const confirm = document.getElementById('bulk-confirm').value;
 				let total = 0;
+				let diedBy = null;
 				for (;;) {
-					const result = await post(api('queues', name, 'dead', action),
-						{ job: deadFilterValues.job, error: deadFilterValues.error, confirm });
+					const parameters = { job: deadFilterValues.job, error: deadFilterValues.error, confirm };
+					if (diedBy !== null) {
+						parameters.diedBy = diedBy;
+					}
+					const result = await post(api('queues', name, 'dead', action), parameters);
+					diedBy = result.cutoff;
 					total += result.jobs;
 					status(action + ': ' + total + ' jobs so far');
 					if (!result.more || result.jobs === 0) {
@@ -350,7 +368,7 @@ function deadFilter() {
 			return el('div', {},
 				el('form', { class: 'bar', onsubmit: (event) => {
 					event.preventDefault();
-					deadFilterValues = { job: job.value.trim(), error: error.value.trim() };
+					deadFilterValues = { job: job.value.trim(), error: error.value.trim(), page: null };
 					render();
 				} }, job, error, el('button', { type: 'submit', id: 'filter-go' }, 'Filter')),
 				session.readOnly ? null : el('div', { class: 'bar' },
@@ -558,7 +576,7 @@ async function start() {
 	mode.textContent = session.readOnly ? 'read-only' : 'read-write';
 	mode.className = session.readOnly ? 'badge' : 'badge warn';
 	window.addEventListener('hashchange', () => {
-		deadFilterValues = { job: '', error: '' };
+		deadFilterValues = { job: '', error: '', page: null };
 		render();
 	});
 	await render();

@@ -53,6 +53,7 @@ public final class Benchmarks {
 
 	static {
 		SCENARIOS.put("transactions", new TransactionScenario());
+		SCENARIOS.put("search", new SearchScenario());
 	}
 
 	private Benchmarks() {

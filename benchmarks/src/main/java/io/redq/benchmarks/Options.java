@@ -41,10 +41,11 @@ record Options(String scenario, @Nullable String redisUrl, Map<String, String> v
 			  --queues=10                idle-cost: queues with a handler
 			  --duration=20s             idle-cost: measuring time; soak: total time
 			  --lpush-requests=200000    redis-benchmark LPUSH requests; 0 skips it
+			  --rounds=5                 search: rounds of every search and read
 			""";
 
 	private static final List<String> NAMES = List.of("scenario", "redis", "jobs", "warmup", "producers", "rate",
-			"levels", "groups", "threads", "spread", "lead", "gap", "queues", "duration", "lpush-requests");
+			"levels", "groups", "threads", "spread", "lead", "gap", "queues", "duration", "lpush-requests", "rounds");
 
 	static Options parse(String... args) {
 		Map<String, String> values = new LinkedHashMap<>();

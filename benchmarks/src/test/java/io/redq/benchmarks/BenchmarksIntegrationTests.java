@@ -65,7 +65,11 @@ class BenchmarksIntegrationTests {
 				Arguments.of("removal", List.of("--jobs=2000", "--lpush-requests=0"),
 						List.of("backlog2000CancelMicros", "backlog2000RescheduleMicros", "backlog2000ReplaceMicros")),
 				Arguments.of("resend-memory", List.of("--jobs=2000", "--lpush-requests=0"),
-						List.of("dispatchesPerSecond", "resendKeysMax", "resendBytesMax", "keyPerCallBytes")));
+						List.of("dispatchesPerSecond", "resendKeysMax", "resendBytesMax", "keyPerCallBytes")),
+				Arguments.of("search", List.of("--jobs=2000", "--rounds=1"),
+						List.of("searchIdMissingMaxMs", "searchIdPartMaxMs", "searchJobMaxMs", "searchErrorMaxMs",
+								"deadFilterMaxMs", "readyPageMaxMs", "queueListMaxMs", "pingMaxMs",
+								"hscanCallsPerSearch", "searchIdPartFound")));
 	}
 
 	@ParameterizedTest(name = "{0}")

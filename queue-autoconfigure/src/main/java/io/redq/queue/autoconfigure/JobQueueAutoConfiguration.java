@@ -106,6 +106,7 @@ public final class JobQueueAutoConfiguration {
 			JobQueueProperties properties, ObjectProvider<RecurringJobs> recurringJobs,
 			ObjectProvider<InstanceRegistry> instances) {
 		JobQueueInspector inspector = new JobQueueInspector(operations, catalog, properties.getKeyPrefix());
+		inspector.setReadTimeout(properties.getInspection().getTimeout());
 		recurringJobs.ifUnique(inspector::setRecurringJobs);
 		instances.ifUnique(inspector::setInstances);
 		return inspector;

@@ -62,6 +62,8 @@ public class JobQueueProperties {
 
 	private final Health health = new Health();
 
+	private final Inspection inspection = new Inspection();
+
 	private final Recurring recurring = new Recurring();
 
 	private final Lock lock = new Lock();
@@ -129,6 +131,10 @@ public class JobQueueProperties {
 
 	public Health getHealth() {
 		return this.health;
+	}
+
+	public Inspection getInspection() {
+		return this.inspection;
 	}
 
 	public Recurring getRecurring() {
@@ -843,6 +849,31 @@ public class JobQueueProperties {
 
 		public void setThresholdStatus(String thresholdStatus) {
 			this.thresholdStatus = thresholdStatus;
+		}
+
+	}
+
+	/**
+	 * Settings of the reads that show the queues: the dashboard, the "redq" actuator
+	 * endpoint and the "redq" health indicator.
+	 */
+	public static class Inspection {
+
+		/**
+		 * Longest wait for Redis to answer the reads of one request (a page of the
+		 * dashboard, an operation of the endpoint, a health check) as a whole, so that it
+		 * answers that Redis is unavailable (503, or the health status DOWN) while Redis
+		 * is down or stalled instead of waiting for the Redis command timeout.
+		 */
+		private Duration timeout = Duration.ofSeconds(5);
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			Assert.isTrue(timeout.toMillis() > 0, () -> "timeout must be at least 1 ms; got " + timeout);
+			this.timeout = timeout;
 		}
 
 	}

@@ -10,6 +10,7 @@ import java.util.Map;
 
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefaults;
+import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.listener.ContainerProperties;
 import io.redq.queue.lock.RedisLockService;
 import io.redq.queue.recurring.RecurringJobScheduler;
@@ -62,6 +63,11 @@ class JobQueuePropertiesTests {
 		assertThat(listener.getMaxRunning()).isEqualTo(container.getMaxRunning()).isZero();
 		// follows spring.threads.virtual.enabled, which is off by default
 		assertThat(container.isVirtualThreads()).isFalse();
+	}
+
+	@Test
+	void inspectionTimeoutIsTheInspectorsDefault() {
+		assertThat(this.properties.getInspection().getTimeout()).isEqualTo(JobQueueInspector.DEFAULT_READ_TIMEOUT);
 	}
 
 	@Test

@@ -5,6 +5,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SortedSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobQueueOperations;
@@ -18,6 +26,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.QueryTimeoutException;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+import org.springframework.util.Assert;
 
 /**
  * Answers "what is in my queues" for an application: the one list of its queues (those of
@@ -50,11 +60,22 @@ public class JobQueueInspector {
 	/** The most jobs a page holds. */
 	public static final int MAX_PAGE_SIZE = 100;
 
-	/** The most entries a search or a filtered read reads per queue. */
+	/** The most entries one search or filtered read of dead jobs reads. */
 	public static final int MAX_SEARCH_READS = 10_000;
+
+	/**
+	 * The most entries the searches and filtered reads of dead jobs of one instance read
+	 * per second, all together.
+	 */
+	public static final int MAX_SEARCH_READS_PER_SECOND = 50_000;
 
 	/** The most queues found in Redis that are listed. */
 	public static final int MAX_DISCOVERED_QUEUES = 1000;
+
+	/**
+	 * The longest a {@link #read(Supplier) request's reads} take unless told otherwise.
+	 */
+	public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(5);
 
 	/** How many hours of statistics a queue keeps unless told otherwise: a week. */
 	public static final int DEFAULT_STATISTICS_HOURS = 168;
@@ -71,6 +92,10 @@ public class JobQueueInspector {
 	private final JobReader reader;
 
 	private @Nullable RecurringJobs recurringJobs;
+
+	private Duration readTimeout = DEFAULT_READ_TIMEOUT;
+
+	private final ExecutorService readers = readers();
 
 	/**
 	 * Create an instance.
@@ -96,6 +121,57 @@ public class JobQueueInspector {
 	 */
 	public void setDiscoveryInterval(Duration discoveryInterval) {
 		this.discovery.setInterval(discoveryInterval);
+	}
+
+	/**
+	 * Set the longest the reads of one request may take as a whole (see
+	 * {@link #read(Supplier)}), so that a request answers within about this time while
+	 * Redis is down or stalled instead of waiting for the Redis command timeout.
+	 * <p>
+	 * Default 5 seconds.
+	 * @param readTimeout the timeout, positive
+	 */
+	public void setReadTimeout(Duration readTimeout) {
+		Assert.isTrue(readTimeout.toMillis() > 0, () -> "The read timeout must be at least 1 ms, not " + readTimeout);
+		this.readTimeout = readTimeout;
+	}
+
+	/**
+	 * Run the reads of one request (a page of the dashboard, an operation of the actuator
+	 * endpoint, a health check) within the {@link #setReadTimeout(Duration) read
+	 * timeout}, as a whole: they run on a thread of the inspector's, which is interrupted
+	 * when the timeout passes, and that stops the Redis command it waits for.
+	 * @param <T> the result type
+	 * @param reads the reads, through this inspector; they must change nothing, since
+	 * they may be stopped at any command
+	 * @return what the reads returned
+	 * @throws QueryTimeoutException when Redis did not answer them within the timeout
+	 */
+	public <T> T read(Supplier<T> reads) {
+		Future<T> result = this.readers.submit(reads::get);
+		try {
+			return result.get(this.readTimeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			result.cancel(true);
+			throw new QueryTimeoutException("Redis did not answer the reads of the queues within "
+					+ this.readTimeout.toMillis() + " ms: it is down, unreachable or overloaded. Check that Redis is "
+					+ "up and reachable; asking again is harmless.");
+		}
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			if (ex.getCause() instanceof Error error) {
+				throw error;
+			}
+			throw new IllegalStateException("Could not read the queues", ex.getCause());
+		}
+		catch (InterruptedException ex) {
+			result.cancel(true);
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while reading the queues", ex);
+		}
 	}
 
 	/**
@@ -290,8 +366,9 @@ public class JobQueueInspector {
 	}
 
 	/**
-	 * Search every queue for jobs, reading at most {@value #MAX_SEARCH_READS} entries per
-	 * queue.
+	 * Search every queue for jobs, reading at most {@value #MAX_SEARCH_READS} entries in
+	 * all: the exact id in each queue (one entry each), then ids or job names in the jobs
+	 * hashes, or errors in the errors hashes, queue by queue.
 	 * @param by what to match: the id (or timer key), the job name or the error
 	 * @param text the id or a part of it, the job name, or a part of the error such as an
 	 * exception class name
@@ -313,7 +390,36 @@ public class JobQueueInspector {
 	 * @return the dead jobs found
 	 */
 	public SearchResult deadJobs(String queue, @Nullable String job, @Nullable String error, int limit) {
-		return this.reader.deadJobs(queue, job, error, limit);
+		return this.reader.deadJobs(queue, job, error, limit, null);
+	}
+
+	/**
+	 * Read a queue's dead jobs that died at or before a cutoff as
+	 * {@link #deadJobs(String, String, String, int)} does: one more {@code ZCOUNT} skips
+	 * those that died later. A caller that goes through the matching dead jobs over
+	 * several calls, changing each batch, passes the time of its first call (see
+	 * {@link #latestDeath(String)}), so that jobs it retried that died again are not
+	 * taken again.
+	 * @param queue the queue
+	 * @param job the job name, or {@code null} for any
+	 * @param error a part of the error, or {@code null} for any
+	 * @param limit the most to return, 1 to {@value #MAX_PAGE_SIZE}
+	 * @param diedBy the cutoff (Redis clock)
+	 * @return the dead jobs found
+	 */
+	public SearchResult deadJobs(String queue, @Nullable String job, @Nullable String error, int limit,
+			Instant diedBy) {
+		return this.reader.deadJobs(queue, job, error, limit, diedBy);
+	}
+
+	/**
+	 * Return when the latest dead job of a queue died, as a cutoff of
+	 * {@link #deadJobs(String, String, String, int, Instant)}: one {@code ZREVRANGE}.
+	 * @param queue the queue
+	 * @return the time (Redis clock), or {@code null} when no job is dead
+	 */
+	public @Nullable Instant latestDeath(String queue) {
+		return this.reader.latestDeath(queue);
 	}
 
 	/**
@@ -333,6 +439,13 @@ public class JobQueueInspector {
 	 */
 	public Object envelope(String envelope) {
 		return this.reader.envelope(envelope);
+	}
+
+	// a thread per request in flight, since each waits for Redis; idle ones end
+	private static ExecutorService readers() {
+		CustomizableThreadFactory threads = new CustomizableThreadFactory("redq-inspect-");
+		threads.setDaemon(true);
+		return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), threads);
 	}
 
 	/**

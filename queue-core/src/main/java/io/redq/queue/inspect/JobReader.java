@@ -1,13 +1,21 @@
 package io.redq.queue.inspect;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.MapScanCursor;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.async.RedisHashAsyncCommands;
 import io.redq.queue.core.DeadJob;
 import io.redq.queue.core.JobPriority;
 import io.redq.queue.core.JobStatus;
@@ -19,8 +27,8 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.type.TypeReference;
 
-import org.springframework.data.redis.core.Cursor;
-import org.springframework.data.redis.core.ScanOptions;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
 import org.springframework.util.Assert;
@@ -36,6 +44,11 @@ import org.springframework.util.Assert;
 class JobReader {
 
 	private static final int READ_BATCH = 200;
+
+	private static final long SCAN_TIMEOUT_MILLIS = 10_000;
+
+	/** The field of the stale hash that holds the total of the stale entries. */
+	private static final String STALE_TOTAL = "";
 
 	private static final TypeReference<Map<String, Object>> ENVELOPE = new TypeReference<>() {
 	};
@@ -54,6 +67,9 @@ class JobReader {
 
 	private final Supplier<? extends Iterable<String>> queueNames;
 
+	private final ReadBudget budget = new ReadBudget(JobQueueInspector.MAX_SEARCH_READS,
+			JobQueueInspector.MAX_SEARCH_READS_PER_SECOND);
+
 	JobReader(RedisJobQueueOperations operations, Supplier<? extends Iterable<String>> queueNames) {
 		this.operations = operations;
 		this.redis = operations.getStore().getTemplate();
@@ -68,9 +84,11 @@ class JobReader {
 		long end = (long) offset + count - 1;
 		return switch (state) {
 			case READY -> {
-				List<String> ids = readyIds(keys, offset, end);
+				List<String> ids = liveIds(queue, keys, readyIds(keys, offset, end));
+				Object stale = this.redis.opsForHash().get(keys.stale(), STALE_TOTAL);
 				long total = size(this.redis.opsForZSet().zCard(keys.queued()))
-						+ size(this.redis.opsForList().size(keys.ready()));
+						+ size(this.redis.opsForList().size(keys.ready()))
+						- ((stale != null) ? Long.parseLong((String) stale) : 0);
 				yield new JobPage(state, total, offset, views(queue, state, scored(ids, null), false));
 			}
 			case DELAYED, RESERVED -> {
@@ -109,6 +127,30 @@ class JobReader {
 		return ids;
 	}
 
+	/**
+	 * Return the ids of the entries of the ready lines that stand for a ready job: an id
+	 * counted stale (see {@code unready} in common.lua) has entries left by the job's
+	 * earlier places in line, which stand for nothing; it is shown once, and only when
+	 * its job is ready. One {@code HMGET} of the stale counts, and a status call per such
+	 * id.
+	 */
+	private List<String> liveIds(String queue, QueueKeys keys, List<String> ids) {
+		if (ids.isEmpty()) {
+			return ids;
+		}
+		List<Object> staleCounts = this.redis.opsForHash().multiGet(keys.stale(), new ArrayList<>(ids));
+		List<String> live = new ArrayList<>(ids.size());
+		Set<String> shown = new HashSet<>();
+		for (int i = 0; i < ids.size(); i++) {
+			String id = ids.get(i);
+			if (staleCounts.get(i) == null
+					|| (shown.add(id) && this.operations.status(queue, id).state() == JobStatus.State.READY)) {
+				live.add(id);
+			}
+		}
+		return live;
+	}
+
 	@Nullable JobView job(String queue, String id) {
 		return job(queue, id, true);
 	}
@@ -126,77 +168,110 @@ class JobReader {
 		Assert.hasText(text, "Nothing to search for");
 		Assert.isTrue(limit >= 1 && limit <= JobQueueInspector.MAX_PAGE_SIZE,
 				() -> "limit must be between 1 and " + JobQueueInspector.MAX_PAGE_SIZE);
+		ReadBudget.Request reads = this.budget.request();
 		List<JobView> found = new ArrayList<>();
-		boolean complete = true;
 		for (String queue : this.queueNames.get()) {
 			if (by == SearchBy.ID) {
+				if (!reads.take(1)) {
+					return new SearchResult(found, false);
+				}
 				JobView exact = job(queue, text, false);
 				if (exact != null) {
 					found.add(exact);
 				}
 			}
-			complete &= scanHash(queue, by, text, limit, found);
+			if (!scanHash(queue, by, text, limit, found, reads)) {
+				return new SearchResult(found, false);
+			}
 			if (found.size() >= limit) {
 				return new SearchResult(found.subList(0, limit), false);
 			}
 		}
-		return new SearchResult(found, complete);
+		return new SearchResult(found, true);
 	}
 
-	// reads the jobs hash (ids, job names) or the errors hash of a queue, bounded
-	private boolean scanHash(String queue, SearchBy by, String text, int limit, List<JobView> found) {
+	/**
+	 * Read the jobs hash (ids, job names) or the errors hash of a queue for matches, one
+	 * {@code HSCAN} call of {@value #READ_BATCH} entries at a time while the reads allow:
+	 * each call is counted for the entries it reads, not for those it returns, since a
+	 * match by id returns only the ids that match.
+	 * @return whether the whole hash was read
+	 */
+	private boolean scanHash(String queue, SearchBy by, String text, int limit, List<JobView> found,
+			ReadBudget.Request reads) {
 		QueueKeys keys = this.operations.getStore().keys(queue);
-		String hash = (by == SearchBy.ERROR) ? keys.errors() : keys.jobs();
-		ScanOptions.ScanOptionsBuilder options = ScanOptions.scanOptions().count(READ_BATCH);
+		byte[] hash = ((by == SearchBy.ERROR) ? keys.errors() : keys.jobs()).getBytes(StandardCharsets.UTF_8);
+		ScanArgs args = ScanArgs.Builder.limit(READ_BATCH);
 		if (by == SearchBy.ID) {
-			options.match("*" + QueueDiscovery.escapeGlob(text) + "*");
+			args.match("*" + QueueDiscovery.escapeGlob(text) + "*");
 		}
 		Predicate<String> matches = switch (by) {
 			case ID -> (value) -> true;
 			case JOB -> (value) -> text.equals(jobName(parse(value)));
 			case ERROR -> (value) -> value.contains(text);
 		};
-		int read = 0;
 		List<String> ids = new ArrayList<>();
-		try (Cursor<Map.Entry<Object, Object>> cursor = this.redis.opsForHash().scan(hash, options.build())) {
-			while (cursor.hasNext()) {
-				if (++read > JobQueueInspector.MAX_SEARCH_READS) {
-					addFound(queue, ids, limit, found);
+		boolean whole = Boolean.TRUE.equals(this.redis.execute((RedisCallback<Boolean>) (connection) -> {
+			RedisHashAsyncCommands<byte[], byte[]> commands = hashCommands(connection);
+			ScanCursor cursor = ScanCursor.INITIAL;
+			do {
+				if (!reads.take(READ_BATCH)) {
 					return false;
 				}
-				Map.Entry<Object, Object> entry = cursor.next();
-				String id = (String) entry.getKey();
-				boolean seen = found.stream().anyMatch((job) -> job.queue().equals(queue) && job.id().equals(id));
-				if (!seen && matches.test((String) entry.getValue())) {
-					ids.add(id);
-					if (found.size() + ids.size() >= limit) {
-						break;
+				MapScanCursor<byte[], byte[]> batch = LettuceFutures.awaitOrCancel(commands.hscan(hash, cursor, args),
+						SCAN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+				for (Map.Entry<byte[], byte[]> entry : batch.getMap().entrySet()) {
+					String id = new String(entry.getKey(), StandardCharsets.UTF_8);
+					boolean seen = found.stream().anyMatch((job) -> job.queue().equals(queue) && job.id().equals(id));
+					if (!seen && !ids.contains(id)
+							&& matches.test(new String(entry.getValue(), StandardCharsets.UTF_8))) {
+						ids.add(id);
+						if (found.size() + ids.size() >= limit) {
+							return true;
+						}
 					}
 				}
+				cursor = batch;
 			}
-		}
-		addFound(queue, ids, limit, found);
-		return true;
-	}
-
-	private void addFound(String queue, List<String> ids, int limit, List<JobView> found) {
+			while (!cursor.isFinished());
+			return true;
+		}));
 		for (String id : ids) {
 			JobView job = job(queue, id, false);
 			if (job != null && found.size() < limit) {
 				found.add(job);
 			}
 		}
+		return whole;
 	}
 
-	SearchResult deadJobs(String queue, @Nullable String job, @Nullable String error, int limit) {
+	// HSCAN one call at a time, which the template's cursor does not do: it goes on by
+	// itself over calls that return nothing
+	@SuppressWarnings("unchecked")
+	private static RedisHashAsyncCommands<byte[], byte[]> hashCommands(RedisConnection connection) {
+		Object commands = connection.getNativeConnection();
+		if (commands instanceof RedisHashAsyncCommands<?, ?> hashCommands) {
+			return (RedisHashAsyncCommands<byte[], byte[]>) hashCommands;
+		}
+		throw new IllegalStateException("Searching the queues needs Lettuce, not " + commands.getClass());
+	}
+
+	SearchResult deadJobs(String queue, @Nullable String job, @Nullable String error, int limit,
+			@Nullable Instant diedBy) {
 		Assert.isTrue(limit >= 1 && limit <= JobQueueInspector.MAX_PAGE_SIZE,
 				() -> "limit must be between 1 and " + JobQueueInspector.MAX_PAGE_SIZE);
+		ReadBudget.Request reads = this.budget.request();
+		// the jobs that died after the cutoff come first, newest first: skipped at once
+		long skipped = (diedBy != null) ? size(this.redis.opsForZSet()
+			.count(this.operations.getStore().keys(queue).dead(), diedBy.toEpochMilli() + 1, Double.POSITIVE_INFINITY))
+				: 0;
 		List<JobView> found = new ArrayList<>();
-		for (int offset = 0; offset < JobQueueInspector.MAX_SEARCH_READS; offset += READ_BATCH) {
-			List<DeadJob> batch = this.operations.deadJobs(queue, offset, READ_BATCH);
+		for (long offset = skipped; reads.take(READ_BATCH); offset += READ_BATCH) {
+			List<DeadJob> batch = this.operations.deadJobs(queue, (int) offset, READ_BATCH);
 			for (DeadJob dead : batch) {
 				Object envelope = envelope(dead.envelope());
-				if ((job == null || job.equals(jobName(envelope))) && (error == null || dead.error().contains(error))) {
+				if ((diedBy == null || !dead.diedAt().isAfter(diedBy)) && (job == null || job.equals(jobName(envelope)))
+						&& (error == null || dead.error().contains(error))) {
 					found.add(new JobView(queue, dead.id(), JobStatus.State.DEAD, dead.diedAt(), jobName(envelope),
 							dead.attempts(), envelope, null, dead.error(), null));
 					if (found.size() == limit) {
@@ -209,6 +284,13 @@ class JobReader {
 			}
 		}
 		return new SearchResult(found, false);
+	}
+
+	@Nullable Instant latestDeath(String queue) {
+		Set<TypedTuple<String>> latest = this.redis.opsForZSet()
+			.reverseRangeWithScores(this.operations.getStore().keys(queue).dead(), 0, 0);
+		List<Scored> scored = tuples(latest);
+		return scored.isEmpty() ? null : scored.get(0).at();
 	}
 
 	Object envelope(String envelope) {

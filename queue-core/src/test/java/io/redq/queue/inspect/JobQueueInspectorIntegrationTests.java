@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import io.redq.queue.config.JobCatalog;
+import io.redq.queue.core.Due;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobRequest;
@@ -22,15 +23,18 @@ import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.test.ScriptExecutions;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
@@ -102,10 +106,14 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	private long scanCalls() {
+		return calls("scan");
+	}
+
+	private long calls(String command) {
 		Properties stats = this.template
 			.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("commandstats"));
-		String scan = stats.getProperty("cmdstat_scan", "calls=0,");
-		return Long.parseLong(scan.substring(scan.indexOf("calls=") + 6, scan.indexOf(',')));
+		String calls = stats.getProperty("cmdstat_" + command, "calls=0,");
+		return Long.parseLong(calls.substring(calls.indexOf("calls=") + 6, calls.indexOf(',')));
 	}
 
 	@Test
@@ -165,6 +173,24 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 			.containsExactly("g1", "p1");
 		assertThat(this.inspector.jobs(QUEUE, JobStatus.State.READY, 3, 10).jobs()).extracting(JobView::id)
 			.containsExactly("p2", "l1");
+	}
+
+	@Test // GH-36
+	void theReadyPageCountsAndListsOnlyTheEntriesThatStandForAReadyJob() {
+		for (String id : List.of("a", "b", "c")) {
+			this.dispatcher.dispatch(JobRequest.of("work", id).id(id).build());
+		}
+		// taken out of line: each leaves its entry in the ready list, counted stale
+		this.operations.reschedule(QUEUE, "b", Due.after(Duration.ofHours(1)));
+		this.operations.cancel(QUEUE, "c");
+		JobPage page = this.inspector.jobs(QUEUE, JobStatus.State.READY, 0, 10);
+		assertThat(page.total()).isEqualTo(1);
+		assertThat(page.jobs()).extracting(JobView::id).containsExactly("a");
+		// back in line, behind its stale entry: shown once
+		this.operations.trigger(QUEUE, "b");
+		page = this.inspector.jobs(QUEUE, JobStatus.State.READY, 0, 10);
+		assertThat(page.total()).isEqualTo(2).isEqualTo(this.operations.stats(QUEUE).ready());
+		assertThat(page.jobs()).extracting(JobView::id).containsExactly("a", "b");
 	}
 
 	@Test
@@ -228,6 +254,91 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 			.extracting(JobView::id, JobView::state)
 			.containsExactly(org.assertj.core.groups.Tuple.tuple("order-42", JobStatus.State.DEAD));
 		assertThat(this.inspector.search(SearchBy.ID, "order-", 1).jobs()).hasSize(1);
+	}
+
+	@Test // GH-35
+	void aSearchReadsAtMostItsBoundOfEntriesWhateverItFinds() {
+		fillJobAndErrorHashes(30_000);
+		for (SearchBy by : SearchBy.values()) {
+			long before = hscanCalls();
+			SearchResult result = this.inspector.search(by, "nothing-like-it", 10);
+			assertThat(result.jobs()).isEmpty();
+			assertThat(result.complete()).as("the jobs hash was not read to its end").isFalse();
+			// 200 entries a call
+			assertThat(hscanCalls() - before).as("HSCAN calls by " + by)
+				.isLessThanOrEqualTo(JobQueueInspector.MAX_SEARCH_READS / 200);
+		}
+	}
+
+	@Test // GH-35
+	void theSearchesOfAnInstanceReadAtMostTheirBoundPerSecondAllTogether() {
+		fillJobAndErrorHashes(30_000);
+		long before = hscanCalls();
+		long start = System.nanoTime();
+		for (int i = 0; i < 20; i++) {
+			this.inspector.search(SearchBy.JOB, "nothing-like-it", 10);
+		}
+		double seconds = (System.nanoTime() - start) / 1e9;
+		assertThat((hscanCalls() - before) * 200).as("entries read in %.2f s", seconds)
+			.isLessThanOrEqualTo((long) (JobQueueInspector.MAX_SEARCH_READS_PER_SECOND * (1 + seconds)));
+	}
+
+	// as many ids in the jobs and errors hashes, none of them in line
+	private void fillJobAndErrorHashes(int entries) {
+		String script = "for i = 1, tonumber(ARGV[1]) do "
+				+ "redis.call('HSET', KEYS[1], 'filler-' .. i, '{\"job\":\"work\"}') "
+				+ "redis.call('HSET', KEYS[2], 'filler-' .. i, 'java.io.IOException: x') end return 1";
+		this.template.execute(new DefaultRedisScript<>(script, Long.class),
+				List.of(this.keys.jobs(), this.keys.errors()), Integer.toString(entries));
+	}
+
+	private long hscanCalls() {
+		return calls("hscan");
+	}
+
+	@Test // GH-36
+	void readsTheDeadJobsThatDiedByACutoff() {
+		for (int i = 0; i < 3; i++) {
+			kill("j" + i);
+		}
+		Instant cutoff = this.inspector.latestDeath(QUEUE);
+		assertThat(cutoff).isNotNull();
+		this.operations.retryDead(QUEUE, List.of("j2"));
+		// the Redis clock passes the cutoff before it dies again
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(5))
+			.until(() -> this.operations.status(QUEUE, "j2").redisTime().isAfter(cutoff));
+		ReservedJob again = this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
+		this.listener.fail(QUEUE, again.lease(), "again", null);
+		assertThat(this.inspector.deadJobs(QUEUE, null, null, 10).jobs()).extracting(JobView::id)
+			.containsExactly("j2", "j1", "j0");
+		assertThat(this.inspector.deadJobs(QUEUE, null, null, 10, cutoff).jobs()).extracting(JobView::id)
+			.containsExactly("j1", "j0");
+	}
+
+	private void kill(String id) {
+		this.dispatcher.dispatch(JobRequest.of("work", "p").id(id).build());
+		ReservedJob job = this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
+		this.listener.fail(QUEUE, job.lease(), "java.io.IOException: " + id, null);
+	}
+
+	@Test // GH-35
+	void theReadsOfARequestAnswerWithinTheReadTimeoutWhileRedisIsStalled() {
+		this.inspector.setReadTimeout(Duration.ofSeconds(1));
+		assertThat(this.inspector.read(this.inspector::queues)).isNotEmpty();
+		this.redis.pause();
+		try {
+			long start = System.nanoTime();
+			assertThatExceptionOfType(QueryTimeoutException.class)
+				.isThrownBy(() -> this.inspector.read(this.inspector::queues))
+				.withMessageContaining("did not answer");
+			// Lettuce's command timeout is a minute
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+		}
+		finally {
+			this.redis.resume();
+		}
+		assertThat(this.inspector.read(this.inspector::queues)).isNotEmpty();
 	}
 
 	@Test

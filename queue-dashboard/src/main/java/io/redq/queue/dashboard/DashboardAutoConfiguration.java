@@ -4,6 +4,7 @@ import io.redq.queue.inspect.JobQueueInspector;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -12,10 +13,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.config.annotation.ResourceHandlerRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
@@ -36,6 +39,18 @@ public final class DashboardAutoConfiguration {
 
 	private static final Log logger = LogFactory.getLog(DashboardAutoConfiguration.class);
 
+	private static final String SECURITY_FILTER_CHAIN = "org.springframework.security.web.SecurityFilterChain";
+
+	/**
+	 * The values of {@code management.endpoints.access.max-permitted}, as Spring Boot
+	 * Actuator's {@code Access}, which the dashboard does not depend on.
+	 */
+	enum MaxPermitted {
+
+		NONE, READ_ONLY, UNRESTRICTED
+
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnWebApplication(type = Type.SERVLET)
 	@ConditionalOnClass(DispatcherServlet.class)
@@ -47,7 +62,40 @@ public final class DashboardAutoConfiguration {
 				RedisConnectionFactory connectionFactory, Environment environment) {
 			// the queues' key prefix: the log sits beside the queues
 			ActionLog actions = new ActionLog(connectionFactory, environment.getProperty("redq.key-prefix", "redq"));
-			return new DashboardController(inspector, actions, properties.isReadOnly());
+			return new DashboardController(inspector, actions, properties, changesPermitted(environment));
+		}
+
+		// Boot's cap on the access of every actuator endpoint, which the dashboard
+		// honours
+		// for its changes though it is none
+		private static boolean changesPermitted(Environment environment) {
+			return Binder.get(environment)
+				.bind("management.endpoints.access.max-permitted", MaxPermitted.class)
+				.orElse(MaxPermitted.UNRESTRICTED) == MaxPermitted.UNRESTRICTED;
+		}
+
+		@Bean
+		static SmartInitializingSingleton redqDashboardSecurityWarning(ListableBeanFactory beanFactory,
+				DashboardProperties properties, Environment environment) {
+			return () -> {
+				if (!isSecured(beanFactory)) {
+					logger.warn("The Redq dashboard is served at " + properties.getPath() + " on the application's "
+							+ "port (server.port, not management.server.port) without Spring Security: whoever reaches "
+							+ "that port sees the payloads, errors and stack traces of the jobs and the hosts and "
+							+ "process ids of the instances"
+							+ (!properties.isReadOnly() && changesPermitted(environment) ? ", and can change the queues"
+									: "")
+							+ ". Restrict the path to the people who operate the queues (see the dashboard's "
+							+ "documentation), or keep the port private.");
+				}
+			};
+		}
+
+		private static boolean isSecured(ListableBeanFactory beanFactory) {
+			ClassLoader classLoader = DashboardAutoConfiguration.class.getClassLoader();
+			return ClassUtils.isPresent(SECURITY_FILTER_CHAIN, classLoader)
+					&& beanFactory.getBeanNamesForType(ClassUtils.resolveClassName(SECURITY_FILTER_CHAIN, classLoader),
+							true, false).length > 0;
 		}
 
 		// sizes the hourly statistics of the application's queues, once all jobs are

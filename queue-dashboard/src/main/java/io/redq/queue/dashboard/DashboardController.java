@@ -2,7 +2,6 @@ package io.redq.queue.dashboard;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -36,6 +35,7 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.server.ServletServerHttpRequest;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.bind.MissingServletRequestParameterException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -46,13 +46,17 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
+import org.springframework.web.util.WebUtils;
 
 /**
  * The dashboard's page and the JSON it reads and posts, below
  * {@code redq.dashboard.path}: a thin adapter over the {@link JobQueueInspector}. Reads
- * are {@code GET}s; every change is a {@code POST} (refused while the dashboard is
- * read-only), so that no link or image can change anything, and so that Spring Security's
- * CSRF protection covers each of them.
+ * are {@code GET}s, each answered within the inspector's read timeout as a whole. Every
+ * change is a {@code POST} (refused while the dashboard is read-only), so that no link or
+ * image can change anything, and so that Spring Security's CSRF protection covers each of
+ * them; and, whatever the security setup, a change needs what a form or script of another
+ * site cannot send: the {@value #CHANGE_HEADER} header and an {@code Origin} header of
+ * this server.
  *
  * @author Redq team
  * @since 0.1.0
@@ -63,6 +67,14 @@ public class DashboardController {
 
 	/** The most dead jobs one bulk retry or delete changes; the page repeats it. */
 	public static final int BULK_BATCH_SIZE = 100;
+
+	/**
+	 * The header every change must carry: a form cannot send it, and a script of another
+	 * site can only after a CORS preflight, which the dashboard never allows.
+	 */
+	public static final String CHANGE_HEADER = "X-Redq-Dashboard";
+
+	private static final String HIDDEN = "******";
 
 	private static final String CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; "
 			+ "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -76,19 +88,29 @@ public class DashboardController {
 
 	private final ActionLog actions;
 
-	private final boolean readOnly;
+	private final DashboardProperties properties;
+
+	private final @Nullable String readOnlyBecause;
 
 	/**
 	 * Create an instance.
 	 * @param inspector the inspector the dashboard reads and changes the queues through
 	 * @param actions the log of the changes made through the dashboard
-	 * @param readOnly whether every change is refused
+	 * @param properties the dashboard's configuration
+	 * @param changesPermitted whether {@code management.endpoints.access.max-permitted}
+	 * allows changes: when not, the dashboard is read-only whatever its configuration
+	 * says
 	 */
-	public DashboardController(JobQueueInspector inspector, ActionLog actions, boolean readOnly) {
+	public DashboardController(JobQueueInspector inspector, ActionLog actions, DashboardProperties properties,
+			boolean changesPermitted) {
 		this.inspector = inspector;
 		this.operations = inspector.getOperations();
 		this.actions = actions;
-		this.readOnly = readOnly;
+		this.properties = properties;
+		this.readOnlyBecause = !changesPermitted
+				? "management.endpoints.access.max-permitted allows no changes through any endpoint, the dashboard's "
+						+ "included"
+				: properties.isReadOnly() ? "set redq.dashboard.read-only=false to allow changes" : null;
 	}
 
 	@GetMapping("")
@@ -112,7 +134,7 @@ public class DashboardController {
 	@GetMapping("/api/session")
 	Map<String, @Nullable Object> session(HttpServletRequest request) {
 		Map<String, @Nullable Object> session = new LinkedHashMap<>();
-		session.put("readOnly", this.readOnly);
+		session.put("readOnly", this.readOnlyBecause != null);
 		session.put("maxPageSize", JobQueueInspector.MAX_PAGE_SIZE);
 		session.put("csrf", SECURITY_PRESENT ? Csrf.of(request) : null);
 		return session;
@@ -120,44 +142,47 @@ public class DashboardController {
 
 	@GetMapping("/api/queues")
 	List<QueueJson> queues() {
-		return this.inspector.queues().stream().map(QueueJson::of).toList();
+		return this.inspector.read(() -> this.inspector.queues().stream().map(QueueJson::of).toList());
 	}
 
 	@GetMapping("/api/queues/{queue}")
 	QueueJson queue(@PathVariable String queue) {
-		return describe(requireQueue(queue));
+		return this.inspector.read(() -> describe(requireQueue(queue), this.inspector.recentSnapshot(queue)));
 	}
 
 	@GetMapping("/api/queues/{queue}/statistics")
 	StatisticsJson statistics(@PathVariable String queue) {
-		QueueStatistics statistics = this.inspector.statistics(requireQueue(queue));
+		QueueStatistics statistics = this.inspector.read(() -> this.inspector.statistics(requireQueue(queue)));
 		return new StatisticsJson(statistics.minutes().stream().map(BucketJson::of).toList(),
 				statistics.hours().stream().map(BucketJson::of).toList());
 	}
 
 	@GetMapping("/api/queues/{queue}/jobs")
 	PageJson jobs(@PathVariable String queue, @RequestParam String state, @RequestParam(defaultValue = "0") int offset,
-			@RequestParam(defaultValue = "20") int count) {
-		JobPage page = this.inspector.jobs(requireQueue(queue), state(state), offset, count);
-		return new PageJson(page.state().name(), page.total(), page.offset(),
-				page.jobs().stream().map(JobJson::of).toList());
+			@RequestParam(defaultValue = "20") int count, HttpServletRequest request) {
+		JobPage page = this.inspector.read(() -> this.inspector.jobs(requireQueue(queue), state(state), offset, count));
+		return new PageJson(page.state().name(), page.total(), page.offset(), jobs(page.jobs(), request));
 	}
 
 	@GetMapping("/api/queues/{queue}/job")
-	ResponseEntity<JobJson> job(@PathVariable String queue, @RequestParam String id) {
-		JobView job = this.inspector.job(requireQueue(queue), QueueNames.validateId(id));
-		return (job != null) ? ResponseEntity.ok(JobJson.of(job)) : ResponseEntity.notFound().build();
+	ResponseEntity<JobJson> job(@PathVariable String queue, @RequestParam String id, HttpServletRequest request) {
+		JobView job = this.inspector.read(() -> this.inspector.job(requireQueue(queue), QueueNames.validateId(id)));
+		return (job != null) ? ResponseEntity.ok(JobJson.of(job, showsPayloads(request)))
+				: ResponseEntity.notFound().build();
 	}
 
 	@GetMapping("/api/queues/{queue}/dead")
 	SearchJson deadJobs(@PathVariable String queue, @RequestParam(required = false) @Nullable String job,
-			@RequestParam(required = false) @Nullable String error, @RequestParam(defaultValue = "20") int limit) {
-		return SearchJson.of(this.inspector.deadJobs(requireQueue(queue), blankToNull(job), blankToNull(error), limit));
+			@RequestParam(required = false) @Nullable String error, @RequestParam(defaultValue = "20") int limit,
+			HttpServletRequest request) {
+		return found(this.inspector
+			.read(() -> this.inspector.deadJobs(requireQueue(queue), blankToNull(job), blankToNull(error), limit)),
+				request);
 	}
 
 	@GetMapping("/api/search")
-	SearchJson search(@RequestParam String by, @RequestParam String text,
-			@RequestParam(defaultValue = "20") int limit) {
+	SearchJson search(@RequestParam String by, @RequestParam String text, @RequestParam(defaultValue = "20") int limit,
+			HttpServletRequest request) {
 		SearchBy searchBy;
 		try {
 			searchBy = SearchBy.valueOf(by.toUpperCase(Locale.ROOT));
@@ -168,22 +193,22 @@ public class DashboardController {
 		if (searchBy == SearchBy.ID) {
 			QueueNames.validateId(text);
 		}
-		return SearchJson.of(this.inspector.search(searchBy, text, limit));
+		return found(this.inspector.read(() -> this.inspector.search(searchBy, text, limit)), request);
 	}
 
 	@GetMapping("/api/instances")
 	List<InstanceJson> instances() {
-		return this.inspector.instances().stream().map(InstanceJson::of).toList();
+		return this.inspector.read(() -> this.inspector.instances().stream().map(InstanceJson::of).toList());
 	}
 
 	@GetMapping("/api/recurring")
 	List<RecurringJson> recurringJobs() {
-		return this.inspector.recurringJobs().stream().map(RecurringJson::of).toList();
+		return this.inspector.read(() -> this.inspector.recurringJobs().stream().map(RecurringJson::of).toList());
 	}
 
 	@PostMapping("/api/recurring/{name}/{action}")
 	ChangeJson changeRecurringJob(@PathVariable String name, @PathVariable String action, HttpServletRequest request) {
-		requireWritable();
+		requireChangeAllowed(request);
 		RecurringJobs recurring = this.inspector.getRecurringJobs();
 		if (recurring == null || recurring.list().stream().noneMatch((job) -> job.name().equals(name))) {
 			throw new UnknownRecurringJobException(name);
@@ -196,7 +221,7 @@ public class DashboardController {
 				throw new IllegalArgumentException("Unknown action '" + action + "': use pause, resume or trigger");
 		};
 		log(request, action, "recurring job", name, changed ? 1 : 0);
-		return new ChangeJson(action, changed ? 1 : 0, false);
+		return new ChangeJson(action, changed ? 1 : 0, false, null);
 	}
 
 	@GetMapping("/api/actions")
@@ -204,12 +229,12 @@ public class DashboardController {
 		if (count < 1 || count > ActionLog.MAX_ENTRIES) {
 			throw new IllegalArgumentException("count must be between 1 and " + ActionLog.MAX_ENTRIES);
 		}
-		return this.actions.latest(count);
+		return this.inspector.read(() -> this.actions.latest(count));
 	}
 
 	@PostMapping("/api/queues/{queue}/{action:pause|resume}")
 	QueueJson pauseOrResume(@PathVariable String queue, @PathVariable String action, HttpServletRequest request) {
-		requireWritable();
+		requireChangeAllowed(request);
 		if (action.equals("pause")) {
 			this.operations.pause(requireQueue(queue));
 		}
@@ -223,7 +248,7 @@ public class DashboardController {
 	@PostMapping("/api/queues/{queue}/purge")
 	QueueJson purge(@PathVariable String queue, @RequestParam(required = false) @Nullable String confirm,
 			HttpServletRequest request) {
-		requireWritable();
+		requireChangeAllowed(request);
 		requireQueue(queue);
 		requireConfirmation(queue, confirm, "purge");
 		this.operations.purge(queue);
@@ -234,7 +259,7 @@ public class DashboardController {
 	@PostMapping("/api/queues/{queue}/job/{action}")
 	ChangeJson changeJob(@PathVariable String queue, @PathVariable String action, @RequestParam String id,
 			@RequestParam(required = false) @Nullable Long delaySeconds, HttpServletRequest request) {
-		requireWritable();
+		requireChangeAllowed(request);
 		requireQueue(queue);
 		QueueNames.validateId(id);
 		boolean changed = switch (action) {
@@ -251,7 +276,7 @@ public class DashboardController {
 					"Unknown action '" + action + "': use retry, delete, trigger, cancel or reschedule");
 		};
 		log(request, action, queue, id, changed ? 1 : 0);
-		return new ChangeJson(action, changed ? 1 : 0, false);
+		return new ChangeJson(action, changed ? 1 : 0, false, null);
 	}
 
 	@PostMapping("/api/queues/{queue}/dead/{action}")
@@ -259,14 +284,16 @@ public class DashboardController {
 			@RequestParam(required = false) @Nullable List<String> ids,
 			@RequestParam(required = false) @Nullable String job,
 			@RequestParam(required = false) @Nullable String error,
-			@RequestParam(required = false) @Nullable String confirm, HttpServletRequest request) {
-		requireWritable();
+			@RequestParam(required = false) @Nullable String confirm,
+			@RequestParam(required = false) @Nullable Long diedBy, HttpServletRequest request) {
+		requireChangeAllowed(request);
 		requireQueue(queue);
 		if (!action.equals("retry") && !action.equals("delete")) {
 			throw new IllegalArgumentException("Unknown action '" + action + "': use retry or delete");
 		}
 		List<String> chosen;
 		boolean more = false;
+		Instant cutoff = null;
 		if (ids != null && !ids.isEmpty()) {
 			if (ids.size() > BULK_BATCH_SIZE) {
 				throw new IllegalArgumentException(
@@ -276,21 +303,27 @@ public class DashboardController {
 			chosen = ids;
 		}
 		else {
-			// every dead job that matches, one bounded batch per request
+			// every dead job that matches, one bounded batch per request; the batches
+			// after the first pass the cutoff it answered, so that a job retried that
+			// dies again is not taken again
 			requireConfirmation(queue, confirm, action + " every matching dead job of");
+			cutoff = (diedBy != null) ? Instant.ofEpochMilli(diedBy) : this.inspector.latestDeath(queue);
+			if (cutoff == null) {
+				return new ChangeJson(action, 0, false, null);
+			}
 			SearchResult matching = this.inspector.deadJobs(queue, blankToNull(job), blankToNull(error),
-					BULK_BATCH_SIZE);
+					BULK_BATCH_SIZE, cutoff);
 			chosen = matching.jobs().stream().map(JobView::id).toList();
 			more = !matching.complete();
 		}
 		if (chosen.isEmpty()) {
-			return new ChangeJson(action, 0, false);
+			return new ChangeJson(action, 0, more, millis(cutoff));
 		}
 		long changed = changeDead(queue, action, chosen);
 		log(request, action, queue, (ids != null && !ids.isEmpty()) ? String.join(",", ids)
 				: "dead jobs matching job=" + ((job != null) ? job : "") + " error=" + ((error != null) ? error : ""),
 				changed);
-		return new ChangeJson(action, changed, more);
+		return new ChangeJson(action, changed, more, millis(cutoff));
 	}
 
 	private long changeDead(String queue, String action, List<String> ids) {
@@ -307,8 +340,8 @@ public class DashboardController {
 		return error(HttpStatus.NOT_FOUND, ex.getMessage());
 	}
 
-	@ExceptionHandler
-	ResponseEntity<Map<String, String>> readOnly(ReadOnlyException ex) {
+	@ExceptionHandler({ ReadOnlyException.class, CrossSiteRequestException.class })
+	ResponseEntity<Map<String, String>> forbidden(RuntimeException ex) {
 		return error(HttpStatus.FORBIDDEN, ex.getMessage());
 	}
 
@@ -341,10 +374,33 @@ public class DashboardController {
 		return queue;
 	}
 
-	private void requireWritable() {
-		if (this.readOnly) {
-			throw new ReadOnlyException();
+	private void requireChangeAllowed(HttpServletRequest request) {
+		if (this.readOnlyBecause != null) {
+			throw new ReadOnlyException(this.readOnlyBecause);
 		}
+		String origin = request.getHeader(HttpHeaders.ORIGIN);
+		if (request.getHeader(CHANGE_HEADER) == null || origin == null
+				|| !WebUtils.isSameOrigin(new ServletServerHttpRequest(request))) {
+			throw new CrossSiteRequestException(origin, request);
+		}
+	}
+
+	private boolean showsPayloads(HttpServletRequest request) {
+		return switch (this.properties.getShowPayloads()) {
+			case ALWAYS -> true;
+			case NEVER -> false;
+			case WHEN_AUTHORIZED -> request.getUserPrincipal() != null && (this.properties.getPayloadRoles().isEmpty()
+					|| this.properties.getPayloadRoles().stream().anyMatch(request::isUserInRole));
+		};
+	}
+
+	private List<JobJson> jobs(List<JobView> jobs, HttpServletRequest request) {
+		boolean payloads = showsPayloads(request);
+		return jobs.stream().map((job) -> JobJson.of(job, payloads)).toList();
+	}
+
+	private SearchJson found(SearchResult result, HttpServletRequest request) {
+		return new SearchJson(jobs(result.jobs(), request), result.complete());
 	}
 
 	private static void requireConfirmation(String queue, @Nullable String confirm, String action) {
@@ -355,7 +411,10 @@ public class DashboardController {
 	}
 
 	private QueueJson describe(String queue) {
-		QueueSnapshot snapshot = this.inspector.snapshot(queue);
+		return describe(queue, this.inspector.snapshot(queue));
+	}
+
+	private QueueJson describe(String queue, QueueSnapshot snapshot) {
 		return QueueJson.of(new InspectedQueue(queue, this.inspector.handledQueues().contains(queue),
 				this.inspector.knownQueues().contains(queue) && !this.inspector.handledQueues().contains(queue),
 				snapshot));
@@ -404,9 +463,28 @@ public class DashboardController {
 	record JobJson(String queue, String id, String state, @Nullable Long at, @Nullable String job, int attempts,
 			@Nullable Object envelope, @Nullable String lease, @Nullable String error, @Nullable String stackTrace) {
 
-		static JobJson of(JobView job) {
+		static JobJson of(JobView job, boolean withPayload) {
 			return new JobJson(job.queue(), job.id(), job.state().name(), millis(job.at()), job.job(), job.attempts(),
-					job.envelope(), job.lease(), job.error(), job.stackTrace());
+					withPayload ? job.envelope() : hidden(job.envelope()), job.lease(), job.error(), job.stackTrace());
+		}
+
+		// the envelope with its payload and header values hidden, as Boot hides the
+		// values
+		// of the env endpoint; an envelope that is not JSON is hidden whole
+		private static @Nullable Object hidden(@Nullable Object envelope) {
+			if (!(envelope instanceof Map<?, ?> map)) {
+				return (envelope != null) ? HIDDEN : null;
+			}
+			Map<Object, @Nullable Object> hidden = new LinkedHashMap<>(map);
+			if (hidden.containsKey("payload")) {
+				hidden.put("payload", HIDDEN);
+			}
+			if (map.get("headers") instanceof Map<?, ?> headers) {
+				Map<Object, String> hiddenHeaders = new LinkedHashMap<>();
+				headers.keySet().forEach((name) -> hiddenHeaders.put(name, HIDDEN));
+				hidden.put("headers", hiddenHeaders);
+			}
+			return hidden;
 		}
 
 	}
@@ -465,20 +543,14 @@ public class DashboardController {
 	 * Jobs found, and whether every candidate was looked at.
 	 */
 	record SearchJson(List<JobJson> jobs, boolean complete) {
-
-		static SearchJson of(SearchResult result) {
-			List<JobJson> jobs = new ArrayList<>();
-			result.jobs().forEach((job) -> jobs.add(JobJson.of(job)));
-			return new SearchJson(jobs, result.complete());
-		}
-
 	}
 
 	/**
 	 * What a change did: how many jobs it changed, and whether more match (a bulk change
-	 * goes on with another request).
+	 * goes on with another request, passing the cutoff, in epoch milliseconds, as
+	 * {@code diedBy}).
 	 */
-	record ChangeJson(String action, long jobs, boolean more) {
+	record ChangeJson(String action, long jobs, boolean more, @Nullable Long cutoff) {
 	}
 
 	/**
@@ -514,8 +586,20 @@ public class DashboardController {
 
 	static final class ReadOnlyException extends RuntimeException {
 
-		ReadOnlyException() {
-			super("The dashboard is read-only: set redq.dashboard.read-only=false to allow changes");
+		ReadOnlyException(String because) {
+			super("The dashboard is read-only: " + because);
+		}
+
+	}
+
+	static final class CrossSiteRequestException extends RuntimeException {
+
+		CrossSiteRequestException(@Nullable String origin, HttpServletRequest request) {
+			super("Refused a change that did not come from the dashboard's page (Origin: " + origin + "): a change "
+					+ "needs the header " + CHANGE_HEADER + " and the Origin of this server, " + request.getScheme()
+					+ "://" + request.getServerName() + ":" + request.getServerPort() + ", which a form or script of "
+					+ "another site cannot send. Behind a proxy that changes the host or the scheme, let the "
+					+ "application see the address the browser used (server.forward-headers-strategy)");
 		}
 
 	}

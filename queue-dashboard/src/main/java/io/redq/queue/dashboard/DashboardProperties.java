@@ -1,6 +1,8 @@
 package io.redq.queue.dashboard;
 
 import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.Set;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.Assert;
@@ -15,8 +17,9 @@ import org.springframework.util.Assert;
 public class DashboardProperties {
 
 	/**
-	 * Whether to serve the dashboard. Off by default: it shows job payloads and errors,
-	 * so turn it on deliberately and restrict its path (see the docs' security section).
+	 * Whether to serve the dashboard, on the application's port (server.port, not
+	 * management.server.port). Off by default: it shows job payloads and errors, so turn
+	 * it on deliberately and restrict its path (see the docs' security section).
 	 */
 	private boolean enabled;
 
@@ -27,7 +30,8 @@ public class DashboardProperties {
 
 	/**
 	 * Whether the dashboard only shows the queues. When false it also retries, deletes,
-	 * triggers, cancels and reschedules jobs, pauses and resumes queues and purges them.
+	 * triggers, cancels and reschedules jobs, pauses and resumes queues and purges them,
+	 * unless management.endpoints.access.max-permitted is read-only or none.
 	 */
 	private boolean readOnly = true;
 
@@ -37,6 +41,17 @@ public class DashboardProperties {
 	 * per hour.
 	 */
 	private Duration statisticsRetention = Duration.ofDays(7);
+
+	/**
+	 * When to show the payloads and headers of jobs; otherwise each is shown as "******".
+	 */
+	private Show showPayloads = Show.ALWAYS;
+
+	/**
+	 * Roles that see the payloads and headers of jobs when show-payloads is
+	 * when-authorized; when empty, every authenticated user does.
+	 */
+	private Set<String> payloadRoles = new LinkedHashSet<>();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -71,6 +86,39 @@ public class DashboardProperties {
 
 	public void setStatisticsRetention(Duration statisticsRetention) {
 		this.statisticsRetention = statisticsRetention;
+	}
+
+	public Show getShowPayloads() {
+		return this.showPayloads;
+	}
+
+	public void setShowPayloads(Show showPayloads) {
+		this.showPayloads = showPayloads;
+	}
+
+	public Set<String> getPayloadRoles() {
+		return this.payloadRoles;
+	}
+
+	public void setPayloadRoles(Set<String> payloadRoles) {
+		this.payloadRoles = payloadRoles;
+	}
+
+	/**
+	 * When the dashboard shows what jobs carry, as Spring Boot shows the values of the
+	 * {@code env} endpoint.
+	 */
+	public enum Show {
+
+		/** Never: each payload and header is shown as {@code ******}. */
+		NEVER,
+
+		/** To users with one of the payload roles (any authenticated user when none). */
+		WHEN_AUTHORIZED,
+
+		/** Always. */
+		ALWAYS
+
 	}
 
 }

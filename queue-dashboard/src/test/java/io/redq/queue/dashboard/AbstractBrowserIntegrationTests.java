@@ -48,7 +48,7 @@ abstract class AbstractBrowserIntegrationTests {
 	static final Duration DEADLINE = Duration.ofSeconds(30);
 
 	@LocalServerPort
-	private int port;
+	int port;
 
 	WebDriver browser;
 
@@ -89,11 +89,18 @@ abstract class AbstractBrowserIntegrationTests {
 	}
 
 	/**
-	 * Open a view of the dashboard.
+	 * Open a view of the dashboard, without a filter a test set before on it.
 	 * @param view the part after {@code #/}, e.g. {@code queue/ops/dead}
 	 */
 	void open(String view) {
-		this.browser.get("http://localhost:" + this.port + "/redq/#/" + view);
+		String url = "http://localhost:" + this.port + "/redq/#/" + view;
+		if (url.equals(this.browser.getCurrentUrl())) {
+			// the same address again would keep the page, and what it holds (a filter)
+			this.browser.navigate().refresh();
+		}
+		else {
+			this.browser.get(url);
+		}
 		await().atMost(DEADLINE).until(() -> text("#status").startsWith("Updated") || !find("#view h1").isEmpty());
 	}
 

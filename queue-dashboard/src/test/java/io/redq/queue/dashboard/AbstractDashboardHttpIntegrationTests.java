@@ -6,6 +6,7 @@ import org.junit.jupiter.api.BeforeEach;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.HttpHeaders;
 import org.springframework.test.web.servlet.client.RestTestClient;
 import org.springframework.test.web.servlet.client.RestTestClient.ResponseSpec;
 
@@ -35,8 +36,23 @@ abstract class AbstractDashboardHttpIntegrationTests {
 		return this.client.get().uri(path).exchange();
 	}
 
+	/**
+	 * Post a change as the dashboard's page does: with the dashboard's header and the
+	 * Origin of the page.
+	 * @param path the path below the dashboard's
+	 * @return the response
+	 */
 	ResponseSpec post(String path) {
-		return this.client.post().uri(path).exchange();
+		return this.client.post().uri(path).headers(this::fromThePage).exchange();
+	}
+
+	/**
+	 * Add the headers a change from the dashboard's page carries.
+	 * @param headers the headers of a request
+	 */
+	void fromThePage(HttpHeaders headers) {
+		headers.set(DashboardController.CHANGE_HEADER, "1");
+		headers.setOrigin("http://localhost:" + this.port);
 	}
 
 }

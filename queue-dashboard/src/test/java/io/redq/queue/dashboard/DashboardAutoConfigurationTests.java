@@ -2,23 +2,36 @@ package io.redq.queue.dashboard;
 
 import io.redq.queue.inspect.JobQueueInspector;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.security.web.DefaultSecurityFilterChain;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.util.matcher.AnyRequestMatcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.clearInvocations;
+import static org.mockito.Mockito.verifyNoInteractions;
 
 /**
  * When the dashboard is configured: off unless enabled, on Spring MVC only, and a WebFlux
- * application that enables it fails to start saying why. No Redis is touched.
+ * application that enables it fails to start saying why; a warning at startup when no
+ * Spring Security guards it, and no change while Boot's max-permitted access allows none.
+ * No Redis is touched.
  *
  * @author Redq team
  */
+@ExtendWith(OutputCaptureExtension.class)
 class DashboardAutoConfigurationTests {
 
 	private final WebApplicationContextRunner servlet = new WebApplicationContextRunner()
@@ -48,6 +61,55 @@ class DashboardAutoConfigurationTests {
 				.getFailure()
 				.rootCause()
 				.hasMessageContaining("redq.dashboard.path must start with '/'"));
+	}
+
+	@Test // GH-35
+	void warnsAtStartupWhenNoSpringSecurityGuardsIt(CapturedOutput output) {
+		this.servlet.withPropertyValues("redq.dashboard.enabled=true").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output)
+				.contains("The Redq dashboard is served at /redq on the application's port "
+						+ "(server.port, not management.server.port) without Spring Security")
+				.doesNotContain("and can change the queues");
+		});
+		this.servlet.withPropertyValues("redq.dashboard.enabled=true", "redq.dashboard.read-only=false")
+			.run((context) -> assertThat(output).contains("and can change the queues"));
+	}
+
+	@Test // GH-35
+	void doesNotWarnBehindSpringSecurity(CapturedOutput output) {
+		this.servlet.withPropertyValues("redq.dashboard.enabled=true")
+			.withBean(SecurityFilterChain.class, () -> new DefaultSecurityFilterChain(AnyRequestMatcher.INSTANCE))
+			.run((context) -> {
+				assertThat(context).hasSingleBean(DashboardController.class);
+				assertThat(output).doesNotContain("The Redq dashboard is served at");
+			});
+	}
+
+	@Test // GH-35
+	void isReadOnlyWhenTheActuatorsMaxPermittedAccessAllowsNoChanges() {
+		for (String access : new String[] { "read-only", "none" }) {
+			this.servlet
+				.withPropertyValues("redq.dashboard.enabled=true", "redq.dashboard.read-only=false",
+						"management.endpoints.access.max-permitted=" + access)
+				.run((context) -> {
+					DashboardController controller = context.getBean(DashboardController.class);
+					JobQueueInspector inspector = context.getBean(JobQueueInspector.class);
+					clearInvocations(inspector);
+					MockHttpServletRequest request = new MockHttpServletRequest("POST", "/redq/api/queues/ops/pause");
+					assertThat(controller.session(request)).containsEntry("readOnly", true);
+					assertThatExceptionOfType(DashboardController.ReadOnlyException.class)
+						.isThrownBy(() -> controller.pauseOrResume("ops", "pause", request))
+						.withMessageContaining("management.endpoints.access.max-permitted");
+					verifyNoInteractions(inspector);
+				});
+		}
+		this.servlet
+			.withPropertyValues("redq.dashboard.enabled=true", "redq.dashboard.read-only=false",
+					"management.endpoints.access.max-permitted=unrestricted")
+			.run((context) -> assertThat(
+					context.getBean(DashboardController.class).session(new MockHttpServletRequest()))
+				.containsEntry("readOnly", false));
 	}
 
 	@Test

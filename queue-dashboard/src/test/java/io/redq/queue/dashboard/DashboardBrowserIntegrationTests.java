@@ -1,17 +1,24 @@
 package io.redq.queue.dashboard;
 
 import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 
+import com.sun.net.httpserver.HttpServer;
 import io.redq.queue.config.JobListenerRegistry;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
+import io.redq.queue.core.JobStatus;
 import io.redq.queue.inspect.InstanceHeartbeat;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.Select;
 
@@ -151,6 +158,82 @@ class DashboardBrowserIntegrationTests extends AbstractBrowserIntegrationTests {
 		assertThat(text(queue)).doesNotContain("stopped");
 		assertThat(text(row + " td.heartbeat")).isNotEmpty();
 		screenshot("instances");
+	}
+
+	@Test // GH-35
+	void aFilteredDeadTabReadsItsJobsWhenFilteredNotAtEveryPoll() {
+		this.dispatcher.dispatch(JobRequest.of("work", "fail one").id("dead-1").build());
+		this.dispatcher.dispatch(JobRequest.of("work", "fail two").id("dead-2").build());
+		await().atMost(DEADLINE).until(() -> this.operations.stats(QUEUE).dead() == 2);
+		open("queue/ops/dead");
+		this.browser.findElement(By.id("filter-error")).sendKeys("fail one");
+		this.browser.findElement(By.id("filter-go")).click();
+		await().atMost(DEADLINE).until(() -> find("#jobs tr[data-id]").size() == 1);
+		script("document.activeElement.blur();");
+		// three polls later
+		for (int i = 0; i < 3; i++) {
+			String updated = text("#status");
+			await().atMost(DEADLINE).until(() -> !text("#status").equals(updated));
+		}
+		assertThat(text("#jobs tr[data-id]")).contains("dead-1");
+		assertThat(script("return performance.getEntriesByType('resource')"
+				+ ".filter((e) => e.name.includes('/api/queues/ops/dead?')).length;"))
+			.isEqualTo(1L);
+	}
+
+	@Test // GH-35
+	void aFormOrAScriptOfAnotherSiteChangesNothing() throws IOException {
+		this.operations.pause(QUEUE);
+		this.dispatcher.dispatch(JobRequest.of("work", "stays").id("stays").build());
+		String queue = "http://localhost:" + this.port + "/redq/api/queues/ops/";
+		// another origin: another port, and 127.0.0.1 where the dashboard is on localhost
+		HttpServer site = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+		site.createContext("/", (exchange) -> {
+			String form = switch (exchange.getRequestURI().getPath()) {
+				case "/resume" -> "<form method='post' action='" + queue + "resume'></form>";
+				case "/purge" -> "<form method='post' action='" + queue + "purge'>"
+						+ "<input type='hidden' name='confirm' value='ops'></form>";
+				default -> "";
+			};
+			byte[] page = ("<!DOCTYPE html><html><body>" + form
+					+ "<script>const f = document.forms[0]; if (f) { f.submit(); }</script></body></html>")
+				.getBytes(StandardCharsets.UTF_8);
+			exchange.getResponseHeaders().set("Content-Type", "text/html; charset=utf-8");
+			exchange.sendResponseHeaders(200, page.length);
+			try (OutputStream body = exchange.getResponseBody()) {
+				body.write(page);
+			}
+		});
+		site.start();
+		try {
+			String other = "http://127.0.0.1:" + site.getAddress().getPort();
+			for (String action : new String[] { "resume", "purge" }) {
+				this.browser.get(other + "/" + action);
+				await().atMost(DEADLINE)
+					.until(() -> this.browser.getCurrentUrl().startsWith(queue + action) && !text("body").isEmpty());
+				assertThat(text("body")).contains("Refused a change that did not come from the dashboard's page");
+			}
+			// a script with the header: the browser asks first (CORS), and the dashboard
+			// allows no other origin
+			this.browser.get(other + "/");
+			Object fetched = ((JavascriptExecutor) this.browser).executeAsyncScript(
+					"const done = arguments[arguments.length - 1];" + "fetch(arguments[0], {method: 'POST', "
+							+ "headers: {'X-Redq-Dashboard': '1'}}).then((r) => done('answered ' + r.status), "
+							+ "() => done('blocked'));",
+					queue + "resume");
+			assertThat(fetched).isEqualTo("blocked");
+			// and one that does not ask first: it sends neither the header nor a body
+			Object sent = ((JavascriptExecutor) this.browser)
+				.executeAsyncScript("const done = arguments[arguments.length - 1];"
+						+ "fetch(arguments[0], {method: 'POST', mode: 'no-cors'}).then(() => done('sent'), "
+						+ "() => done('blocked'));", queue + "resume");
+			assertThat(sent).isEqualTo("sent");
+		}
+		finally {
+			site.stop(0);
+		}
+		assertThat(this.operations.isPaused(QUEUE)).isTrue();
+		assertThat(this.operations.status(QUEUE, "stays").state()).isEqualTo(JobStatus.State.READY);
 	}
 
 	private void search(String by, String text) {

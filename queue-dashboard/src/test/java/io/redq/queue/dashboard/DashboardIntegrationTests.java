@@ -2,6 +2,8 @@ package io.redq.queue.dashboard;
 
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -13,6 +15,7 @@ import io.redq.queue.core.QueueStats;
 import io.redq.queue.inspect.InstanceHeartbeat;
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.redis.RedisJobQueueOperations;
+import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.test.RedisServerInitializer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -21,6 +24,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.ContextConfiguration;
@@ -183,6 +187,83 @@ class DashboardIntegrationTests extends AbstractDashboardHttpIntegrationTests {
 			.isNumber();
 	}
 
+	@Test // GH-36
+	void retryingEveryMatchingDeadJobTakesEachOnceAndEndsThoughTheyDieAgain() {
+		for (int i = 0; i < 250; i++) {
+			kill("d" + i, "java.io.IOException: disk");
+		}
+		List<String> retried = new ArrayList<>();
+		Long diedBy = null;
+		boolean more = true;
+		int requests = 0;
+		while (more && requests < 10) {
+			Map<?, ?> result = post("/api/queues/ops/dead/retry?error=IOException&confirm=ops"
+					+ ((diedBy != null) ? "&diedBy=" + diedBy : ""))
+				.expectStatus()
+				.isOk()
+				.expectBody(Map.class)
+				.returnResult()
+				.getResponseBody();
+			requests++;
+			diedBy = ((Number) result.get("cutoff")).longValue();
+			more = Boolean.TRUE.equals(result.get("more")) && ((Number) result.get("jobs")).longValue() > 0;
+			// each job retried fails at once and dies again, later than the cutoff
+			Instant cutoff = Instant.ofEpochMilli(diedBy);
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> this.operations.status(QUEUE, "d0").redisTime().isAfter(cutoff));
+			for (ReservedJob job : this.operations.getListenerOperations()
+				.reserve(QUEUE, 1000, Duration.ofMinutes(1))
+				.jobs()) {
+				retried.add(job.id());
+				this.operations.getListenerOperations().fail(QUEUE, job.lease(), "java.io.IOException: again", null);
+			}
+		}
+		assertThat(retried).as("each dead job retried once").doesNotHaveDuplicates().hasSize(250);
+		assertThat(requests).isEqualTo(3);
+		assertThat(this.operations.stats(QUEUE).dead()).isEqualTo(250);
+	}
+
+	@Test // GH-35
+	void refusesAChangeThatAFormOrAScriptOfAnotherSiteCanSend() {
+		this.operations.pause(QUEUE);
+		// a form of another site: form-encoded, no header of its own, the site's Origin
+		this.client.post()
+			.uri("/api/queues/ops/resume")
+			.contentType(MediaType.APPLICATION_FORM_URLENCODED)
+			.header(HttpHeaders.ORIGIN, "http://evil.example")
+			.exchange()
+			.expectStatus()
+			.isForbidden()
+			.expectBody()
+			.jsonPath("$.error")
+			.value((String error) -> assertThat(error).contains("Origin: http://evil.example")
+				.contains(DashboardController.CHANGE_HEADER)
+				.contains("server.forward-headers-strategy"));
+		// the header with another site's Origin, or none; the page's Origin without it
+		this.client.post()
+			.uri("/api/queues/ops/resume")
+			.header(DashboardController.CHANGE_HEADER, "1")
+			.header(HttpHeaders.ORIGIN, "http://evil.example")
+			.exchange()
+			.expectStatus()
+			.isForbidden();
+		this.client.post()
+			.uri("/api/queues/ops/resume")
+			.header(DashboardController.CHANGE_HEADER, "1")
+			.exchange()
+			.expectStatus()
+			.isForbidden();
+		this.client.post()
+			.uri("/api/queues/ops/resume")
+			.header(HttpHeaders.ORIGIN, "http://localhost:" + this.port)
+			.exchange()
+			.expectStatus()
+			.isForbidden();
+		assertThat(this.operations.isPaused(QUEUE)).isTrue();
+		post("/api/queues/ops/resume").expectStatus().isOk();
+		assertThat(this.operations.isPaused(QUEUE)).isFalse();
+	}
+
 	@Test
 	void listsPausesResumesAndTriggersRecurringJobs() {
 		get("/api/recurring").expectStatus().isOk().expectBody().json("""
@@ -213,6 +294,7 @@ class DashboardIntegrationTests extends AbstractDashboardHttpIntegrationTests {
 		get("/api/queues/ops/job?id=" + "x".repeat(201)).expectStatus().isBadRequest();
 		this.client.post()
 			.uri(URI.create("http://localhost:" + this.port + "/redq/api/queues/ops/job/cancel?id=t%01"))
+			.headers(this::fromThePage)
 			.exchange()
 			.expectStatus()
 			.isBadRequest();

@@ -1,7 +1,10 @@
 package io.redq.queue.dashboard;
 
+import java.time.Duration;
 import java.util.Map;
 
+import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.core.JobRequest;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.test.RedisServerInitializer;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,9 +41,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(classes = DashboardSecurityIntegrationTests.SecuredApplication.class,
 		webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "redq.dashboard.enabled=true", "redq.dashboard.read-only=false",
-				"redq.listener.auto-startup=false" })
+				"redq.listener.auto-startup=false", "redq.dashboard.show-payloads=when-authorized",
+				"redq.dashboard.payload-roles=PAYLOADS" })
 @ContextConfiguration(initializers = RedisServerInitializer.class)
 class DashboardSecurityIntegrationTests extends AbstractDashboardHttpIntegrationTests {
+
+	@Autowired
+	private JobDispatcher dispatcher;
 
 	@Test
 	void onlyUsersWithTheRoleReachTheDashboard() {
@@ -76,6 +83,7 @@ class DashboardSecurityIntegrationTests extends AbstractDashboardHttpIntegration
 		this.client.post()
 			.uri("/api/queues/ops/pause")
 			.headers((headers) -> headers.setBasicAuth("ops", "ops"))
+			.headers(this::fromThePage)
 			.header(HttpHeaders.COOKIE, cookie)
 			.exchange()
 			.expectStatus()
@@ -84,6 +92,7 @@ class DashboardSecurityIntegrationTests extends AbstractDashboardHttpIntegration
 		this.client.post()
 			.uri("/api/queues/ops/pause")
 			.headers((headers) -> headers.setBasicAuth("ops", "ops"))
+			.headers(this::fromThePage)
 			.header(HttpHeaders.COOKIE, cookie)
 			.header(csrf.get("header"), csrf.get("token"))
 			.exchange()
@@ -97,6 +106,41 @@ class DashboardSecurityIntegrationTests extends AbstractDashboardHttpIntegration
 			.expectBody()
 			.json("""
 					[{"action": "pause", "queue": "ops", "principal": "ops"}]""");
+	}
+
+	@Test // GH-35
+	void showsPayloadsAndHeadersOnlyToUsersWithAPayloadRole() {
+		this.dispatcher.dispatch(JobRequest.of("work", "card 4111")
+			.id("t1")
+			.header("customer", "alice")
+			.delay(Duration.ofHours(1))
+			.build());
+		this.client.get()
+			.uri("/api/queues/ops/job?id=t1")
+			.headers((headers) -> headers.setBasicAuth("ops", "ops"))
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody()
+			.json("""
+					{"id": "t1", "job": "work", "envelope": {"job": "work", "payload": "******",
+						"headers": {"customer": "******"}}}""");
+		this.client.get()
+			.uri("/api/queues/ops/jobs?state=delayed")
+			.headers((headers) -> headers.setBasicAuth("ops", "ops"))
+			.exchange()
+			.expectBody()
+			.jsonPath("$.jobs[0].envelope.payload")
+			.isEqualTo("******");
+		this.client.get()
+			.uri("/api/queues/ops/job?id=t1")
+			.headers((headers) -> headers.setBasicAuth("admin", "admin"))
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody()
+			.json("""
+					{"envelope": {"payload": "card 4111", "headers": {"customer": "alice"}}}""");
 	}
 
 	/**
@@ -122,6 +166,7 @@ class DashboardSecurityIntegrationTests extends AbstractDashboardHttpIntegration
 		@Bean
 		InMemoryUserDetailsManager users() {
 			return new InMemoryUserDetailsManager(User.withUsername("ops").password("{noop}ops").roles("REDQ").build(),
+					User.withUsername("admin").password("{noop}admin").roles("REDQ", "PAYLOADS").build(),
 					User.withUsername("guest").password("{noop}guest").roles("USER").build());
 		}
 

@@ -16,6 +16,7 @@ import io.redq.queue.core.QueueSnapshot;
 import io.redq.queue.inspect.InstanceView;
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.inspect.JobView;
+import io.redq.queue.redis.QueueStore;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
@@ -45,16 +46,20 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * {@code confirm={queue}} every one</li>
  * <li>{@code DELETE /{queue}/dead?ids=} or {@code ?confirm={queue}}: delete those dead
  * jobs, or every one</li>
- * <li>{@code GET}, {@code POST}, {@code DELETE /{queue}/dead/{id}}: show, retry, delete
- * one dead job</li>
- * <li>{@code POST}, {@code DELETE /{queue}/jobs/{id}}: trigger a delayed job or timer
- * now, cancel a pending job or timer</li>
+ * <li>{@code GET}, {@code DELETE /{queue}/dead/{id}}: show, delete one dead job</li>
+ * <li>{@code POST /{queue}/jobs} with {@code ids}: trigger those delayed jobs or timers
+ * now</li>
+ * <li>{@code DELETE /{queue}/jobs/{id}}: cancel a pending job or timer</li>
  * </ul>
- * The queues served are those of the {@link JobQueueInspector}: the queues of the jobs
- * this application knows (handles or dispatches) and those found in Redis under the key
- * prefix. Reading another queue finds nothing, and changing one is a bad request. While
- * Redis is unavailable, every operation fails with {@link RedisUnavailableException}, a
- * 503 over HTTP.
+ * Every {@code POST} takes a JSON body, or a JSON content type: Spring Boot refuses a
+ * form, so that no form of another site can change anything, whatever the security setup;
+ * a {@code DELETE} from another site needs a CORS preflight. The queues served are those
+ * of the {@link JobQueueInspector}: the queues of the jobs this application knows
+ * (handles or dispatches) and those found in Redis under the key prefix. Reading another
+ * queue finds nothing, and changing one is a bad request. While Redis is unavailable,
+ * every operation fails with {@link RedisUnavailableException}, a 503 over HTTP: each
+ * read within the inspector's read timeout as a whole. The list of queues reads each
+ * queue's counts at most once a second however many callers ask.
  *
  * @author Redq team
  * @since 0.1.0
@@ -67,6 +72,9 @@ public class JobQueueEndpoint {
 
 	/** The most dead jobs a page holds. */
 	public static final int MAX_PAGE_SIZE = JobQueueInspector.MAX_PAGE_SIZE;
+
+	/** The most ids one retry, delete or trigger takes: one script call's batch. */
+	public static final int MAX_IDS = QueueStore.MAX_BATCH_SIZE;
 
 	private static final String DEAD = "dead";
 
@@ -93,10 +101,10 @@ public class JobQueueEndpoint {
 	 */
 	@ReadOperation
 	public QueuesDescriptor queues() {
-		return withRedis(() -> {
+		return read(() -> {
 			Map<String, QueueDescriptor> queues = new LinkedHashMap<>();
 			for (String queue : this.inspector.queueNames()) {
-				queues.put(queue, describe(queue));
+				queues.put(queue, describe(this.inspector.recentSnapshot(queue)));
 			}
 			return new QueuesDescriptor(queues, this.inspector.instances());
 		});
@@ -109,7 +117,7 @@ public class JobQueueEndpoint {
 	 */
 	@ReadOperation
 	public @Nullable QueueDescriptor queue(@Selector String queue) {
-		return withRedis(() -> this.inspector.exists(queue) ? describe(queue) : null);
+		return read(() -> this.inspector.exists(queue) ? describe(this.inspector.recentSnapshot(queue)) : null);
 	}
 
 	/**
@@ -163,7 +171,7 @@ public class JobQueueEndpoint {
 	@ReadOperation
 	public @Nullable OperationResponseBody jobs(@Selector String queue, @Selector String section,
 			@Nullable Integer offset, @Nullable Integer count) {
-		return withRedis(() -> {
+		return read(() -> {
 			if (!(DEAD.equals(section) || COMPLETED.equals(section)) || !this.inspector.exists(queue)) {
 				return null;
 			}
@@ -185,24 +193,38 @@ public class JobQueueEndpoint {
 	}
 
 	/**
-	 * Retry dead jobs with fresh attempts: they become ready at once.
+	 * Retry dead jobs with fresh attempts ({@code dead}): they become ready at once; or
+	 * run delayed jobs or timers now ({@code jobs}). Its parameters come in a JSON body
+	 * (or the query string of a request with a JSON content type), so that a form of
+	 * another site, which cannot send JSON, cannot make the change: Spring Boot refuses
+	 * any other content type.
 	 * @param queue the queue
-	 * @param dead the literal {@code dead}
-	 * @param ids the ids of the jobs to retry; none to retry every dead job, which needs
-	 * {@code confirm}
+	 * @param section {@code dead} or {@code jobs}
+	 * @param ids the ids of the jobs, at most {@value #MAX_IDS}; for {@code dead}, none
+	 * to retry every dead job, which needs {@code confirm}
 	 * @param confirm the queue name again, when retrying every dead job
-	 * @return how many jobs were retried
+	 * @return how many jobs were retried or triggered: a job that was not dead, or not
+	 * delayed, is not counted
 	 */
 	@WriteOperation
-	public ChangeDescriptor retryDeadJobs(@Selector String queue, @Selector String dead, String @Nullable [] ids,
+	public ChangeDescriptor retryOrTrigger(@Selector String queue, @Selector String section, String @Nullable [] ids,
 			@Nullable String confirm) {
 		return withRedis(() -> {
 			requireKnown(queue);
-			requireSection(dead, DEAD);
-			if (ids == null || ids.length == 0) {
-				requireConfirmation(queue, confirm, "retry every dead job of");
+			requireSection(section, DEAD, JOBS);
+			if (DEAD.equals(section)) {
+				requireIds(queue, ids, confirm, "retry every dead job of");
+				return new ChangeDescriptor("retry", this.operations.retryDead(queue, list(ids)));
 			}
-			return new ChangeDescriptor("retry", this.operations.retryDead(queue, list(ids)));
+			if (ids == null || ids.length == 0) {
+				throw new InvalidEndpointRequestException("No ids", "Name the jobs to trigger in ids");
+			}
+			requireBatch(ids);
+			long triggered = 0;
+			for (String id : ids) {
+				triggered += this.operations.trigger(queue, id) ? 1 : 0;
+			}
+			return new ChangeDescriptor("trigger", triggered);
 		});
 	}
 
@@ -221,9 +243,7 @@ public class JobQueueEndpoint {
 		return withRedis(() -> {
 			requireKnown(queue);
 			requireSection(dead, DEAD);
-			if (ids == null || ids.length == 0) {
-				requireConfirmation(queue, confirm, "delete every dead job of");
-			}
+			requireIds(queue, ids, confirm, "delete every dead job of");
 			return new ChangeDescriptor("delete", this.operations.deleteDead(queue, list(ids)));
 		});
 	}
@@ -238,30 +258,13 @@ public class JobQueueEndpoint {
 	 */
 	@ReadOperation
 	public @Nullable DeadJobDescriptor deadJob(@Selector String queue, @Selector String dead, @Selector String id) {
-		return withRedis(() -> {
+		return read(() -> {
 			if (!DEAD.equals(dead) || !this.inspector.exists(queue)) {
 				return null;
 			}
 			JobView job = this.inspector.job(queue, id);
 			return (job != null && job.state() == JobStatus.State.DEAD) ? describe(job, true) : null;
 		});
-	}
-
-	/**
-	 * Retry one dead job ({@code dead}), or run a delayed job or timer now
-	 * ({@code jobs}).
-	 * @param queue the queue
-	 * @param section {@code dead} or {@code jobs}
-	 * @param id the job id
-	 * @return how many jobs were retried or triggered: 0 when the job was not dead or not
-	 * delayed
-	 */
-	@WriteOperation
-	public ChangeDescriptor retryOrTrigger(@Selector String queue, @Selector String section, @Selector String id) {
-		if (isDead(queue, section)) {
-			return retryDeadJobs(queue, section, new String[] { id }, null);
-		}
-		return withRedis(() -> new ChangeDescriptor("trigger", this.operations.trigger(queue, id) ? 1 : 0));
 	}
 
 	/**
@@ -287,6 +290,12 @@ public class JobQueueEndpoint {
 			requireSection(section, DEAD, JOBS);
 			return DEAD.equals(section);
 		});
+	}
+
+	// a read answers within the inspector's read timeout as a whole, so that it fails
+	// fast while Redis is down
+	private <T> T read(Supplier<T> operation) {
+		return withRedis(() -> this.inspector.read(operation));
 	}
 
 	// Redis unreachable or too slow is not the caller's fault: a 503 that says so
@@ -317,6 +326,23 @@ public class JobQueueEndpoint {
 		}
 	}
 
+	private static void requireIds(String queue, String @Nullable [] ids, @Nullable String confirm, String action) {
+		if (ids == null || ids.length == 0) {
+			requireConfirmation(queue, confirm, action);
+		}
+		else {
+			requireBatch(ids);
+		}
+	}
+
+	// bounded: the ids go to Redis in one script call
+	private static void requireBatch(String[] ids) {
+		if (ids.length > MAX_IDS) {
+			throw new InvalidEndpointRequestException("Too many ids: " + ids.length, ids.length + " ids given, at most "
+					+ MAX_IDS + " are taken at once: send the others in further requests");
+		}
+	}
+
 	private static void requireConfirmation(String queue, @Nullable String confirm, String action) {
 		if (!queue.equals(confirm)) {
 			throw new InvalidEndpointRequestException("Unconfirmed request to " + action + " queue '" + queue + "'",
@@ -325,7 +351,10 @@ public class JobQueueEndpoint {
 	}
 
 	private QueueDescriptor describe(String queue) {
-		QueueSnapshot snapshot = this.inspector.snapshot(queue);
+		return describe(this.inspector.snapshot(queue));
+	}
+
+	private static QueueDescriptor describe(QueueSnapshot snapshot) {
 		return new QueueDescriptor(snapshot.stats().ready(), snapshot.stats().delayed(), snapshot.stats().reserved(),
 				snapshot.stats().dead(), snapshot.oldestReadyAge(), snapshot.paused(), snapshot.readyByPriority(),
 				snapshot.readyGroups());

@@ -18,7 +18,8 @@ import org.springframework.boot.health.contributor.Status;
  * Health of the queues this application consumes: Redis answers the queue scripts, every
  * listener container that should run does, and, when thresholds are set, no queue's
  * backlog or oldest ready job exceeds them. Details give each queue's counts, oldest age
- * and state.
+ * and state. The queues are read within the inspector's read timeout: while Redis does
+ * not answer, the health is DOWN with the reason within about that time.
  *
  * @author Redq team
  * @since 0.1.0
@@ -55,7 +56,17 @@ public class JobQueueHealthIndicator extends AbstractHealthIndicator {
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
+		// within the read timeout, so that a probe sees DOWN while Redis is down rather
+		// than waiting for the Redis command timeout; the builder is filled here, not by
+		// reads that may still run after it
+		Checked checked = this.inspector.read(this::check);
+		checked.details().forEach(builder::withDetail);
+		builder.status(checked.status());
+	}
+
+	private Checked check() {
 		Status status = Status.UP;
+		Map<String, Object> queues = new LinkedHashMap<>();
 		for (JobListenerContainer container : this.registry.getListenerContainers()) {
 			String queue = container.getQueue();
 			QueueSnapshot snapshot = this.inspector.snapshot(queue);
@@ -75,14 +86,17 @@ public class JobQueueHealthIndicator extends AbstractHealthIndicator {
 				details.put("problem", "the backlog or the oldest ready job exceeds its threshold");
 				status = (status == Status.DOWN) ? status : this.thresholdStatus;
 			}
-			builder.withDetail(queue, details);
+			queues.put(queue, details);
 		}
-		builder.status(status);
+		return new Checked(status, queues);
 	}
 
 	private boolean exceeds(QueueSnapshot snapshot) {
 		return (this.maxBacklog != null && snapshot.stats().ready() + snapshot.stats().delayed() > this.maxBacklog)
 				|| (this.maxOldestAge != null && snapshot.oldestReadyAge().compareTo(this.maxOldestAge) > 0);
+	}
+
+	private record Checked(Status status, Map<String, Object> details) {
 	}
 
 }

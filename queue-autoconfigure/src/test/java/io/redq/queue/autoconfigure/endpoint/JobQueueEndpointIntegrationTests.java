@@ -16,6 +16,7 @@ import io.redq.queue.core.QueueStats;
 import io.redq.queue.inspect.InstanceHeartbeat;
 import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.test.RedisServerInitializer;
+import io.redq.queue.test.ScriptExecutions;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -27,6 +28,8 @@ import org.springframework.http.MediaType;
 import org.springframework.test.context.ContextConfiguration;
 import org.springframework.test.web.servlet.client.RestTestClient;
 import org.springframework.test.web.servlet.client.RestTestClient.ResponseSpec;
+import org.springframework.util.LinkedMultiValueMap;
+import org.springframework.util.MultiValueMap;
 
 import static io.redq.queue.autoconfigure.endpoint.EndpointTestApplication.QUEUE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -58,15 +61,89 @@ class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 		this.dispatcher.dispatch(JobRequest.of("work", "tenant").group("acme").build());
 		this.dispatcher.dispatch(JobRequest.of("work", "later").delay(Duration.ofHours(1)).build());
 		this.operations.pause("reports");
-		get("").expectStatus().isOk().expectBody().json("""
-				{"queues": {
-					"ops": {"ready": 4, "delayed": 1, "reserved": 0, "dead": 0, "paused": false,
-						"readyByPriority": {"8": 1, "5": 3}, "readyGroups": 1},
-					"reports": {"ready": 0, "delayed": 0, "reserved": 0, "dead": 0, "paused": true}}}
-				""").jsonPath("$.queues.ops.oldestReadyAge").isNotEmpty();
-		get("/ops").expectStatus().isOk().expectBody().json("""
-				{"ready": 4, "delayed": 1, "paused": false}""");
+		// counts are shared by every caller and at most a second old: an earlier test's
+		// may still be served
+		await().atMost(DEADLINE).untilAsserted(() -> {
+			get("").expectStatus().isOk().expectBody().json("""
+					{"queues": {
+						"ops": {"ready": 4, "delayed": 1, "reserved": 0, "dead": 0, "paused": false,
+							"readyByPriority": {"8": 1, "5": 3}, "readyGroups": 1},
+						"reports": {"ready": 0, "delayed": 0, "reserved": 0, "dead": 0, "paused": true}}}
+					""").jsonPath("$.queues.ops.oldestReadyAge").isNotEmpty();
+			get("/ops").expectStatus().isOk().expectBody().json("""
+					{"ready": 4, "delayed": 1, "paused": false}""");
+		});
 		get("/unknown").expectStatus().isNotFound();
+	}
+
+	@Test // GH-35
+	void theListOfQueuesReadsEachQueuesCountsAtMostOncePerSecondHoweverOftenAsked() {
+		int queues = this.client.get()
+			.uri("")
+			.exchange()
+			.expectBody(Map.class)
+			.returnResult()
+			.getResponseBody()
+			.get("queues") instanceof Map<?, ?> map ? map.size() : 0;
+		assertThat(queues).isPositive();
+		long before = ScriptExecutions.count(RedisServerInitializer.sharedServer());
+		long start = System.nanoTime();
+		for (int i = 0; i < 30; i++) {
+			get("").expectStatus().isOk();
+		}
+		long seconds = Duration.ofNanos(System.nanoTime() - start).toSeconds();
+		// and this instance's heartbeat, every 10 seconds
+		assertThat(ScriptExecutions.count(RedisServerInitializer.sharedServer()) - before)
+			.isLessThanOrEqualTo(queues * (seconds + 1) + 1 + seconds / 10);
+	}
+
+	@Test // GH-35
+	void noChangeAcceptsWhatAFormOfAnotherSiteCanSend() {
+		kill("d1");
+		String timer = this.dispatcher.schedule("work", "k1", Instant.now().plus(Duration.ofHours(1))).id();
+		for (String path : List.of("/ops", "/ops/dead", "/ops/jobs", "/ops/dead/d1", "/ops/jobs/" + timer)) {
+			MultiValueMap<String, String> form = new LinkedMultiValueMap<>();
+			form.add("paused", "true");
+			form.add("ids", "d1");
+			form.add("ids", timer);
+			// the three content types of a form
+			for (MediaType type : List.of(MediaType.APPLICATION_FORM_URLENCODED, MediaType.MULTIPART_FORM_DATA,
+					MediaType.TEXT_PLAIN)) {
+				this.client.post()
+					.uri(path)
+					.contentType(type)
+					.body(type.equals(MediaType.TEXT_PLAIN) ? "paused=true" : form)
+					.exchange()
+					.expectStatus()
+					.value((status) -> assertThat(status).as("POST %s as %s", path, type).isIn(405, 415));
+			}
+			// and none: what a script of another site sends without asking first
+			// (fetch(url, {method: 'POST', mode: 'no-cors', credentials: 'include'}))
+			this.client.post()
+				.uri(path)
+				.exchange()
+				.expectStatus()
+				.value((status) -> assertThat(status).as("POST %s without a body", path).isIn(405, 415));
+		}
+		assertThat(this.operations.isPaused(QUEUE)).isFalse();
+		assertThat(this.operations.status(QUEUE, timer).state()).isEqualTo(JobStatus.State.DELAYED);
+		assertThat(this.operations.status(QUEUE, "d1").state()).isEqualTo(JobStatus.State.DEAD);
+	}
+
+	@Test // GH-35
+	void takesAtMostOneScriptCallsBatchOfIds() {
+		kill("d1");
+		StringBuilder ids = new StringBuilder("d1");
+		for (int i = 0; i < JobQueueEndpoint.MAX_IDS; i++) {
+			ids.append(",x").append(i);
+		}
+		post("/ops/dead", Map.of("ids", ids.toString())).expectStatus()
+			.isBadRequest()
+			.expectBody()
+			.jsonPath("$.message")
+			.value((String message) -> assertThat(message).contains("at most 1000 are taken at once"));
+		delete("/ops/dead?ids=" + ids).expectStatus().isBadRequest();
+		assertThat(this.operations.stats(QUEUE).dead()).isEqualTo(1);
 	}
 
 	@Test
@@ -124,10 +201,10 @@ class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 		for (int i = 1; i <= 5; i++) {
 			kill("d" + i);
 		}
-		post("/ops/dead/d1", null).expectStatus().isOk().expectBody().json("""
+		post("/ops/dead", Map.of("ids", "d1")).expectStatus().isOk().expectBody().json("""
 				{"operation": "retry", "jobs": 1}""");
 		assertThat(this.operations.status(QUEUE, "d1").state()).isEqualTo(JobStatus.State.READY);
-		post("/ops/dead/d1", null).expectBody().json("""
+		post("/ops/dead", Map.of("ids", "d1")).expectBody().json("""
 				{"operation": "retry", "jobs": 0}""");
 		// ids in a JSON body are one string, separated by commas
 		post("/ops/dead", Map.of("ids", "d2,d3,unknown")).expectStatus().isOk().expectBody().json("""
@@ -210,16 +287,17 @@ class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 	}
 
 	@Test
-	void triggersAndCancelsATimerById() {
+	void triggersAndCancelsTimersById() {
 		String first = this.dispatcher.schedule("work", "k1", Instant.now().plus(Duration.ofHours(1))).id();
 		String second = this.dispatcher.schedule("work", "k2", Instant.now().plus(Duration.ofHours(1))).id();
-		post("/ops/jobs/" + first, null).expectStatus().isOk().expectBody().json("""
+		post("/ops/jobs", Map.of("ids", first)).expectStatus().isOk().expectBody().json("""
 				{"operation": "trigger", "jobs": 1}""");
 		assertThat(this.operations.status(QUEUE, first).state()).isEqualTo(JobStatus.State.READY);
 		assertThat(this.dispatcher.findTimer("work", "k1"))
 			.hasValueSatisfying((timer) -> assertThat(timer.remaining()).isEqualTo(Duration.ZERO));
-		post("/ops/jobs/" + first, null).expectBody().json("""
+		post("/ops/jobs", Map.of("ids", first)).expectBody().json("""
 				{"operation": "trigger", "jobs": 0}""");
+		post("/ops/jobs", null).expectStatus().isBadRequest();
 		delete("/ops/jobs/" + second).expectStatus().isOk().expectBody().json("""
 				{"operation": "cancel", "jobs": 1}""");
 		assertThat(this.dispatcher.findTimer("work", "k2")).isEmpty();
@@ -257,7 +335,6 @@ class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 		delete("/unknown?confirm=unknown").expectStatus().isBadRequest();
 		post("/unknown/dead", null).expectStatus().isBadRequest();
 		post("/ops/other", null).expectStatus().isBadRequest();
-		post("/ops/other/id", null).expectStatus().isBadRequest();
 		delete("/unknown/jobs/id").expectStatus().isBadRequest();
 	}
 

@@ -55,7 +55,7 @@ class JobQueueEndpointReadOnlyIntegrationTests extends EndpointHttpSupport {
 	@Test
 	void everyWriteOperationIsRefused() {
 		this.dispatcher.dispatch(JobRequest.of("work", "x").id("timer").delay(Duration.ofHours(1)).build());
-		for (String path : List.of("/ops", "/ops/dead", "/ops/dead/timer", "/ops/jobs/timer")) {
+		for (String path : List.of("/ops", "/ops/dead", "/ops/jobs", "/ops/dead/timer", "/ops/jobs/timer")) {
 			for (HttpMethod method : List.of(HttpMethod.POST, HttpMethod.DELETE)) {
 				this.client.method(method)
 					.uri(path + "?confirm=ops&ids=timer")

@@ -10,6 +10,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.servlet.client.RestTestClient;
@@ -58,7 +59,12 @@ class JobQueueEndpointRedisDownIntegrationTests {
 			.value((String message) -> org.assertj.core.api.Assertions.assertThat(message)
 				.startsWith("Redis is unavailable"));
 		this.client.get().uri("/ops/dead").exchange().expectStatus().isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
-		this.client.post().uri("/ops/dead/x").exchange().expectStatus().isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
+		this.client.post()
+			.uri("/ops/dead?ids=x")
+			.contentType(MediaType.APPLICATION_JSON)
+			.exchange()
+			.expectStatus()
+			.isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
 	}
 
 }

@@ -62,6 +62,29 @@ class JobQueueHealthIndicatorIntegrationTests {
 		});
 	}
 
+	@Test // GH-35
+	void healthIsDownWithinTheReadTimeoutWhileRedisIsStoppedOrStalled() {
+		this.runner.withPropertyValues("spring.data.redis.timeout=60s", "redq.inspection.timeout=2s").run((context) -> {
+			JobQueueHealthIndicator indicator = context.getBean(JobQueueHealthIndicator.class);
+			assertThat(indicator.health(true).getStatus()).isEqualTo(Status.UP);
+			this.redis.pause();
+			assertDownWithin(indicator, Duration.ofSeconds(10));
+			this.redis.resume();
+			await().atMost(Duration.ofSeconds(10)).until(() -> indicator.health(true).getStatus() == Status.UP);
+			this.redis.kill();
+			assertDownWithin(indicator, Duration.ofSeconds(10));
+		});
+	}
+
+	// Lettuce would wait its command timeout of a minute
+	private static void assertDownWithin(JobQueueHealthIndicator indicator, Duration bound) {
+		long start = System.nanoTime();
+		Health health = indicator.health(true);
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(bound);
+		assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+		assertThat(health.getDetails()).containsKey("error");
+	}
+
 	@Test
 	void exceededBacklogTurnsTheConfiguredStatus() {
 		this.runner.withPropertyValues("redq.health.max-backlog=2").run((context) -> {
