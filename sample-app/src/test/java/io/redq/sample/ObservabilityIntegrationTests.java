@@ -30,7 +30,7 @@ class ObservabilityIntegrationTests {
 
 	@Test
 	void prometheusListsRedqMeters(@Autowired ApplicationContext context) {
-		String reset = this.mail.requestPasswordReset("ada@example.com");
+		String reset = this.mail.requestPasswordReset("ada@observability.example");
 		JobTester.of(context).awaitCompleted("mail", reset, Duration.ofSeconds(30));
 		String metrics = http().get()
 			.uri("/actuator/prometheus")

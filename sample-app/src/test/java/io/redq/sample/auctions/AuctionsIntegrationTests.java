@@ -59,7 +59,7 @@ class AuctionsIntegrationTests {
 	void aBidInTheLastTenSecondsPushesTheEndBack() {
 		Auction auction = this.auctions.open("Signed vinyl", Duration.ofSeconds(5));
 		Instant beforeBid = Instant.now();
-		Auction bid = this.auctions.bid(auction.id(), "ada@example.com", new BigDecimal("50.00"));
+		Auction bid = this.auctions.bid(auction.id(), "ada@auctions.example", new BigDecimal("50.00"));
 		assertThat(bid.endsAt()).isAfterOrEqualTo(beforeBid.plus(AuctionService.ANTI_SNIPING))
 			.isAfter(auction.endsAt());
 		Timer timer = this.dispatcher.findTimer(AuctionService.CLOSE_AUCTION, auction.id()).orElseThrow();
@@ -69,17 +69,17 @@ class AuctionsIntegrationTests {
 	@Test
 	void anEarlyBidLeavesTheEnd() {
 		Auction auction = this.auctions.open("Old map", Duration.ofMinutes(5));
-		Auction bid = this.auctions.bid(auction.id(), "bob@example.com", new BigDecimal("20.00"));
+		Auction bid = this.auctions.bid(auction.id(), "bob@auctions.example", new BigDecimal("20.00"));
 		assertThat(bid.endsAt()).isEqualTo(auction.endsAt());
 		assertThatExceptionOfType(ConflictException.class)
-			.isThrownBy(() -> this.auctions.bid(auction.id(), "carol@example.com", new BigDecimal("20.00")))
+			.isThrownBy(() -> this.auctions.bid(auction.id(), "carol@auctions.example", new BigDecimal("20.00")))
 			.withMessage("A bid on auction " + auction.id() + " must be above 20.00");
 	}
 
 	@Test
 	void theEndClosesOnceAndNeverEarly() throws Exception {
 		Auction auction = this.auctions.open("Pocket watch", Duration.ofMinutes(5));
-		this.auctions.bid(auction.id(), "dan@example.com", new BigDecimal("75.00"));
+		this.auctions.bid(auction.id(), "dan@auctions.example", new BigDecimal("75.00"));
 		String timer = AuctionService.CLOSE_AUCTION + ":" + auction.id();
 
 		// fired early (the end moved after the timer was due): still open, and the timer
@@ -103,14 +103,14 @@ class AuctionsIntegrationTests {
 		Auction closed = this.auctions.find(auction.id());
 		assertThat(closed.status()).isEqualTo(Status.CLOSED);
 		assertThat(closed.closedAt()).isAfterOrEqualTo(closed.endsAt());
-		assertThat(mailsTo("dan@example.com")).containsExactly("You won Pocket watch for 75.00");
+		assertThat(mailsTo("dan@auctions.example")).containsExactly("You won Pocket watch for 75.00");
 
 		// the timer runs again, as after a worker died before its acknowledgement
 		this.jobs.run(AuctionService.CLOSE_AUCTION, auction.id());
 		assertThat(this.auctions.find(auction.id()).closedAt()).isEqualTo(closed.closedAt());
-		assertThat(mailsTo("dan@example.com")).hasSize(1);
+		assertThat(mailsTo("dan@auctions.example")).hasSize(1);
 		assertThatExceptionOfType(ConflictException.class)
-			.isThrownBy(() -> this.auctions.bid(auction.id(), "eve@example.com", new BigDecimal("80.00")))
+			.isThrownBy(() -> this.auctions.bid(auction.id(), "eve@auctions.example", new BigDecimal("80.00")))
 			.withMessage("Auction " + auction.id() + " has ended");
 	}
 

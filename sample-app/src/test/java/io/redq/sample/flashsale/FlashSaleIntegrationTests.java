@@ -55,7 +55,7 @@ class FlashSaleIntegrationTests {
 		try {
 			List<Future<?>> claims = new ArrayList<>();
 			for (int i = 0; i < BUYERS; i++) {
-				String buyer = "buyer-" + i + "@example.com";
+				String buyer = "buyer-" + i + "@flashsale.example";
 				claims.add(buyers.submit(() -> {
 					start.await();
 					// and twice each: a double click is one claim
@@ -89,7 +89,7 @@ class FlashSaleIntegrationTests {
 		http.post()
 			.uri("/flash-sales/{sku}/claims", "nothing-on-sale")
 			.contentType(MediaType.APPLICATION_JSON)
-			.body(Map.of("buyer", "ada@example.com"))
+			.body(Map.of("buyer", "ada@flashsale.example"))
 			.exchange()
 			.expectStatus()
 			.isNotFound()

@@ -41,9 +41,9 @@ class MailPriorityIntegrationTests {
 		this.operations.pause("mail");
 		try {
 			newsletters = this.mail.sendNewsletter("Spring deals",
-					IntStream.range(0, 20).mapToObj((i) -> "reader-" + i + "@example.com").toList());
+					IntStream.range(0, 20).mapToObj((i) -> "reader-" + i + "@mail.example").toList());
 			for (int i = 0; i < 3; i++) {
-				resets.add(this.mail.requestPasswordReset("user-" + i + "@example.com"));
+				resets.add(this.mail.requestPasswordReset("user-" + i + "@mail.example"));
 			}
 		}
 		finally {

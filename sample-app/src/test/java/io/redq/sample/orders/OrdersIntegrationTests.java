@@ -61,11 +61,11 @@ class OrdersIntegrationTests {
 	@Test
 	void placingAnOrderSendsTheInvoiceAfterTheCommitAndSetsThePaymentTimer() {
 		long product = TestProducts.add(this.jdbc, 10);
-		Order order = place("ada@example.com", product, 2);
+		Order order = place("ada@orders.example", product, 2);
 		assertThat(order.status()).isEqualTo(Status.UNPAID);
 		assertThat(TestProducts.stock(this.jdbc, product)).isEqualTo(8);
 		this.jobs.awaitDrained("mail", DEADLINE);
-		assertThat(mailsTo("ada@example.com")).contains("Invoice for order " + order.id() + ": 20.00");
+		assertThat(mailsTo("ada@orders.example")).contains("Invoice for order " + order.id() + ": 20.00");
 		Timer timer = this.dispatcher.findTimer(OrderJobs.CANCEL_UNPAID_ORDER, order.id()).orElseThrow();
 		assertThat(timer.dueAt())
 			.isEqualTo(order.placedAt().plus(OrderService.PAYMENT_WINDOW).truncatedTo(ChronoUnit.MILLIS));
@@ -78,7 +78,7 @@ class OrdersIntegrationTests {
 		this.http.post()
 			.uri("/orders")
 			.contentType(MediaType.APPLICATION_JSON)
-			.body(Map.of("email", "bob@example.com", "productId", product, "quantity", 3))
+			.body(Map.of("email", "bob@orders.example", "productId", product, "quantity", 3))
 			.exchange()
 			.expectStatus()
 			.isEqualTo(HttpStatus.CONFLICT)
@@ -90,12 +90,12 @@ class OrdersIntegrationTests {
 		// dropped with the rollback
 		assertThat(this.operations.stats("orders").delayed()).isEqualTo(timers);
 		this.jobs.awaitDrained("mail", DEADLINE);
-		assertThat(mailsTo("bob@example.com")).isEmpty();
+		assertThat(mailsTo("bob@orders.example")).isEmpty();
 	}
 
 	@Test
 	void payingCancelsTheTimerAndShips() {
-		Order order = place("carol@example.com", TestProducts.add(this.jdbc, 10), 1);
+		Order order = place("carol@orders.example", TestProducts.add(this.jdbc, 10), 1);
 		for (int i = 0; i < 2; i++) {
 			// paying twice changes nothing
 			this.http.put()
@@ -118,7 +118,7 @@ class OrdersIntegrationTests {
 	@Test
 	void anUnpaidOrderIsCancelledExactlyOnce() throws Exception {
 		long product = TestProducts.add(this.jdbc, 10);
-		Order order = place("dan@example.com", product, 3);
+		Order order = place("dan@orders.example", product, 3);
 		// instead of waiting 30 minutes
 		this.jobs.makeTimerDue(OrderJobs.CANCEL_UNPAID_ORDER, order.id());
 		this.jobs.awaitCompleted("orders", OrderJobs.CANCEL_UNPAID_ORDER + ":" + order.id(), DEADLINE);
@@ -140,7 +140,7 @@ class OrdersIntegrationTests {
 	@Test
 	void aPaidOrderIsNotCancelled() throws Exception {
 		long product = TestProducts.add(this.jdbc, 10);
-		Order order = place("eve@example.com", product, 1);
+		Order order = place("eve@orders.example", product, 1);
 		this.http.put().uri("/orders/{id}/payment", order.id()).exchange().expectStatus().isOk();
 		// a timer that fires as the payment commits
 		this.jobs.run(OrderJobs.CANCEL_UNPAID_ORDER, order.id());
@@ -154,7 +154,7 @@ class OrdersIntegrationTests {
 		this.http.post()
 			.uri("/orders")
 			.contentType(MediaType.APPLICATION_JSON)
-			.body(Map.of("email", "fay@example.com", "productId", product, "quantity", 0))
+			.body(Map.of("email", "fay@orders.example", "productId", product, "quantity", 0))
 			.exchange()
 			.expectStatus()
 			.isBadRequest()
@@ -164,7 +164,7 @@ class OrdersIntegrationTests {
 		this.http.post()
 			.uri("/orders")
 			.contentType(MediaType.APPLICATION_JSON)
-			.body(Map.of("email", "fay@example.com", "productId", -1, "quantity", 1))
+			.body(Map.of("email", "fay@orders.example", "productId", -1, "quantity", 1))
 			.exchange()
 			.expectStatus()
 			.isNotFound()
@@ -175,7 +175,7 @@ class OrdersIntegrationTests {
 		this.http.post()
 			.uri("/orders")
 			.contentType(MediaType.APPLICATION_FORM_URLENCODED)
-			.body("email=fay@example.com&productId=" + product + "&quantity=1")
+			.body("email=fay@orders.example&productId=" + product + "&quantity=1")
 			.exchange()
 			.expectStatus()
 			.isEqualTo(HttpStatus.UNSUPPORTED_MEDIA_TYPE);
