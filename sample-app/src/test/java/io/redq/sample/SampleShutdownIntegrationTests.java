@@ -26,8 +26,7 @@ class SampleShutdownIntegrationTests {
 		Path log = directory.resolve("sample.log");
 		Process sample = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
 				System.getProperty("java.class.path"), TestSampleApplication.class.getName(), "--server.port=0",
-				// keys of its own, in case REDQ_TEST_REDIS_URL names the Redis of the
-				// other tests
+				// keys of its own, should REDQ_TEST_REDIS_URL name the other tests' Redis
 				"--redq.key-prefix=redq-sample-shutdown", "--sample.load.rate=20")
 			.redirectErrorStream(true)
 			.redirectOutput(log.toFile())

@@ -103,8 +103,7 @@ public class AuctionService {
 			endsAt = now.plus(ANTI_SNIPING);
 		}
 		// The conditions again, in the update: a bid or the close that committed since
-		// the
-		// read above wins, and this bid is refused instead of overwriting it.
+		// the read above wins, and this bid is refused instead of overwriting it.
 		int placed = this.jdbc.sql("""
 				UPDATE auction SET highest_bid = :amount, highest_bidder = :bidder, ends_at = :endsAt
 				WHERE id = :id AND status = 'OPEN' AND ends_at > :now

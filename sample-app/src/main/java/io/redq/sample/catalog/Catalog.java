@@ -67,10 +67,8 @@ public class Catalog {
 			throw new NoSuchElementException("No product " + id);
 		}
 		// A burst of edits (a bulk price change, an import) reindexes once, a window
-		// after
-		// the first edit, and the run reads what the product holds by then. Sent after
-		// the
-		// commit, so that the run reads this edit.
+		// after the first edit, and the run reads what the product holds by then. Sent
+		// after the commit, so that the run reads this edit.
 		this.dispatcher.dispatch(JobRequest.of("reindex-product", id)
 			.debounce("reindex-product-" + id, this.properties.reindexWindow())
 			.build());

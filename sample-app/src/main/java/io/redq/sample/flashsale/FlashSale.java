@@ -127,8 +127,7 @@ public class FlashSale {
 	}
 
 	// Read, check, then write, in several statements: right only while nobody else does
-	// it
-	// for this item at the same time, which the lock makes sure of across every instance.
+	// it for this item at once, which the lock makes sure of across every instance.
 	private Outcome decide(String sku, String buyer) {
 		Outcome decided = this.jdbc.sql("SELECT outcome FROM flash_sale_claim WHERE sku = :sku AND buyer = :buyer")
 			.param("sku", sku)

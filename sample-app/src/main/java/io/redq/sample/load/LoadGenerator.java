@@ -143,8 +143,7 @@ public class LoadGenerator {
 			switch (kind) {
 				case ORDERS -> order(n);
 				case BIDS -> bid(n);
-				case IMAGES -> this.images
-					.upload("photo-" + n + ((n % 10 == 0) ? "-corrupt" : (n % 10 == 5) ? "-flaky" : "") + ".jpg");
+				case IMAGES -> image(n);
 				case REINDEX -> reindex(n);
 				case PASSWORD_RESETS -> this.mail.requestPasswordReset("user-" + n % 500 + "@example.com");
 				case NEWSLETTERS ->
@@ -186,10 +185,15 @@ public class LoadGenerator {
 		this.auctions.bid(auction.id(), "bidder-" + n % 20 + "@example.com", highest.add(BigDecimal.TEN));
 		if (late) {
 			// one late bid, which pushes the end back; the next bids go to a new auction,
-			// so that
-			// this one ends
+			// so that this one ends
 			this.auctionId = null;
 		}
+	}
+
+	private void image(long n) {
+		// one in ten ends dead, one in ten fails once
+		String kind = (n % 10 == 0) ? "-corrupt" : (n % 10 == 5) ? "-flaky" : "";
+		this.images.upload("photo-" + n + kind + ".jpg");
 	}
 
 	private void reindex(long n) {

@@ -3,6 +3,7 @@ package io.redq.sample.orders;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.NoSuchElementException;
 
 import io.redq.queue.core.JobDispatcher;
@@ -63,7 +64,8 @@ public class OrderService {
 				() -> "quantity must be between 1 and " + MAX_QUANTITY + ", but was " + quantity);
 		Product product = this.catalog.find(productId);
 		BigDecimal total = product.price().multiply(BigDecimal.valueOf(quantity));
-		Instant placedAt = Instant.now();
+		// to the microsecond, as the database keeps it
+		Instant placedAt = Instant.now().truncatedTo(ChronoUnit.MICROS);
 		KeyHolder key = new GeneratedKeyHolder();
 		this.jdbc.sql("""
 				INSERT INTO customer_order (email, product_id, quantity, total, status, placed_at)
@@ -76,14 +78,12 @@ public class OrderService {
 			.update(key, "id");
 		long id = key.getKeyAs(Long.class);
 		// Both are held until the commit and dropped on a rollback: no invoice for an
-		// order
-		// that was not saved, and no worker that looks for the order before it can read
-		// it.
+		// order that was not saved, and no worker looking for an order it cannot read
+		// yet.
 		this.dispatcher.dispatch(OrderJobs.SEND_INVOICE, new Invoice(id, email, total));
 		this.dispatcher.schedule(OrderJobs.CANCEL_UNPAID_ORDER, id, placedAt.plus(PAYMENT_WINDOW));
 		// Every order of this product writes its row: take the stock last, so that the
-		// row
-		// stays locked for the shortest time. Too few left rolls the order back, jobs
+		// row stays locked the shortest time. Too few left rolls the order back, its jobs
 		// too.
 		int taken = this.jdbc.sql("UPDATE product SET stock = stock - :quantity WHERE id = :id AND stock >= :quantity")
 			.param("quantity", quantity)

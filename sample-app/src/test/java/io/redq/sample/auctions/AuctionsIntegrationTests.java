@@ -83,8 +83,7 @@ class AuctionsIntegrationTests {
 		String timer = AuctionService.CLOSE_AUCTION + ":" + auction.id();
 
 		// fired early (the end moved after the timer was due): still open, and the timer
-		// is
-		// set again for the end
+		// is set again for the end
 		this.jobs.makeTimerDue(AuctionService.CLOSE_AUCTION, auction.id());
 		await().atMost(DEADLINE).untilAsserted(() -> {
 			JobStatus status = this.operations.status("auctions", timer);
