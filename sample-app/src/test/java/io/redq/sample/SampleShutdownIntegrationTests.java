@@ -32,7 +32,7 @@ class SampleShutdownIntegrationTests {
 			.redirectOutput(log.toFile())
 			.start();
 		try {
-			await().atMost(Duration.ofMinutes(2))
+			await().atMost(Duration.ofMinutes(3))
 				.until(() -> read(log).contains("Started SampleApplication") || !sample.isAlive());
 			assertThat(sample.isAlive()).as("the sample started: %s", read(log)).isTrue();
 			// SIGTERM: the JVM runs its shutdown hooks as for Ctrl-C's SIGINT

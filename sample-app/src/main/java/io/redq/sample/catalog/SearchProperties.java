@@ -8,8 +8,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 /**
  * Settings of the search index.
  *
- * @param reindexWindow how long edits of one product are collected before it is reindexed
- * once
+ * @param reindexWindow How long edits of one product are collected before it is reindexed
+ * once.
  * @author Redq team
  * @since 0.1.0
  */

@@ -12,9 +12,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 /**
  * Settings of the load generator.
  *
- * @param rate steps per second, from 0 (off) to {@value #MAX_RATE}; each step sets off
- * one to three jobs
- * @param mix weight of each kind of step, from 0 to 100; a kind left out weighs 1
+ * @param rate Steps per second, from 0 (off) to 500; each step sets off one to three
+ * jobs.
+ * @param mix Weight of each kind of step, from 0 to 100; a kind left out weighs 1.
  * @author Redq team
  * @since 0.1.0
  */

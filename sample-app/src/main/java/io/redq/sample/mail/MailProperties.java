@@ -6,8 +6,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 /**
  * Settings of the simulated mail server.
  *
- * @param failureRate share of sends that the simulated mail server refuses, from 0 to 1,
- * so that jobs are retried; 0 refuses none
+ * @param failureRate Share of sends that the simulated mail server refuses, from 0 to 1,
+ * so that jobs are retried; 0 refuses none.
  * @author Redq team
  * @since 0.1.0
  */
