@@ -25,6 +25,9 @@ CREATE TABLE customer_order (
 	placed_at TIMESTAMP(6) WITH TIME ZONE NOT NULL
 );
 
+-- the sales report reads the orders placed since the report before, not every order
+CREATE INDEX customer_order_placed_at ON customer_order (placed_at);
+
 -- the simulated mail server's outbox; the job id is the idempotency key: a job that runs
 -- twice sends its mail once
 CREATE TABLE sent_mail (
