@@ -73,6 +73,8 @@ public final class RedisServer implements AutoCloseable {
 
 	private final AtomicBoolean closed = new AtomicBoolean();
 
+	private volatile @Nullable Runnable beforeShutdownStop;
+
 	private RedisServer(String host, int port, @Nullable RedisProcess process, @Nullable Path ownDirectory,
 			@Nullable Runnable containerStop) {
 		this.host = host;
@@ -83,7 +85,7 @@ public final class RedisServer implements AutoCloseable {
 		this.admin = (process != null) ? process.admin() : new AdminConnection(host, port);
 		// A server that nobody closes must not outlive the test JVM.
 		if (process != null || containerStop != null) {
-			this.shutdownHook = new Thread(this::close, "redq-redis-stop-" + port);
+			this.shutdownHook = new Thread(this::stopOnShutdown, "redq-redis-stop-" + port);
 			Runtime.getRuntime().addShutdownHook(this.shutdownHook);
 		}
 		else {
@@ -352,6 +354,32 @@ public final class RedisServer implements AutoCloseable {
 	 */
 	public void resume() {
 		process().signal("CONT");
+	}
+
+	/**
+	 * Set a step for the JVM shutdown hook to run before it stops this server, such as
+	 * waiting until the application that uses the server has closed: the JVM runs its
+	 * shutdown hooks at once, so without it Ctrl-C stops Redis while the application is
+	 * still shutting down, and the application logs reconnect warnings. What the step
+	 * throws is logged, and the server is stopped anyway. {@link #close()} does not run
+	 * it.
+	 * @param step what the shutdown hook runs first
+	 */
+	public void stopOnShutdownAfter(Runnable step) {
+		this.beforeShutdownStop = step;
+	}
+
+	private void stopOnShutdown() {
+		Runnable step = this.beforeShutdownStop;
+		if (step != null) {
+			try {
+				step.run();
+			}
+			catch (RuntimeException ex) {
+				logger.log(System.Logger.Level.WARNING, "Stopping " + this + " without its step before", ex);
+			}
+		}
+		close();
 	}
 
 	/**

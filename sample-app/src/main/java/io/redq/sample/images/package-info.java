@@ -1,0 +1,9 @@
+/**
+ * Images: a thumbnail job that fails on some inputs. A flaky read is retried after a
+ * backoff and succeeds; a corrupt image fails every attempt, ends in the dead set, and
+ * its {@code @DeadJobHandler} marks the image as failed.
+ */
+@NullMarked
+package io.redq.sample.images;
+
+import org.jspecify.annotations.NullMarked;
