@@ -1,5 +1,6 @@
 package io.redq.queue.autoconfigure;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -34,6 +35,8 @@ class WireFormatIntegrationTests {
 	private static final String QUEUE = "wire";
 
 	private static final List<String> runs = new CopyOnWriteArrayList<>();
+
+	private static final List<BigDecimal> amounts = new CopyOnWriteArrayList<>();
 
 	private final ApplicationContextRunner runner;
 
@@ -84,6 +87,20 @@ class WireFormatIntegrationTests {
 		assertThat(runs).containsExactly("high 3", "low 3");
 	}
 
+	@Test
+	void decimalsArriveAsTheyWereDispatched() {
+		amounts.clear();
+		this.runner.run((context) -> {
+			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+			dispatcher.dispatch("priced", new Price(new BigDecimal("20.00")));
+			dispatcher.dispatch("priced", new Price(new BigDecimal("12345678901234567890.123456789")));
+			await().atMost(Duration.ofSeconds(20)).until(() -> amounts.size() == 2);
+		});
+		// neither the scale nor the digits beyond a double's go
+		assertThat(amounts).extracting(BigDecimal::toPlainString)
+			.containsExactlyInAnyOrder("20.00", "12345678901234567890.123456789");
+	}
+
 	private static String storedEnvelope(ApplicationContextRunner runner, RedisServer redis, String payload) {
 		String[] stored = new String[1];
 		runner.withPropertyValues("redq.listener.auto-startup=false", "redq.listener.concurrency=1").run((context) -> {
@@ -97,7 +114,15 @@ class WireFormatIntegrationTests {
 		return stored[0];
 	}
 
+	record Price(BigDecimal amount) {
+	}
+
 	static class Jobs {
+
+		@QueuedJob(name = "priced", queue = "priced")
+		void priced(Price price) {
+			amounts.add(price.amount());
+		}
 
 		@QueuedJob(name = "wired", queue = QUEUE, maxAttempts = 7)
 		void wired(String payload, JobContext context) {

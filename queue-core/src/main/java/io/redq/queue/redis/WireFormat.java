@@ -24,6 +24,9 @@ public final class WireFormat {
 		.enable(MapperFeature.SORT_CREATOR_PROPERTIES_FIRST)
 		// a field written by a newer version is skipped by an older one
 		.disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+		// a payload's decimals keep their digits and scale until the handler's type
+		// reads them
+		.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
 		.build();
 
 	private WireFormat() {
