@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchTimeoutException;
@@ -41,11 +42,15 @@ final class AfterCommitSender {
 	private static final Log logger = LogFactory.getLog(TransactionAwareJobDispatcher.class);
 
 	/** Tells the thread to stop once the steps before it are sent. */
-	private static final Step STOP = new Call("stop", () -> false, null);
+	private static final List<Step> STOP = List.of();
 
 	private final JobDispatcher target;
 
-	private final BlockingQueue<Step> pending = new LinkedBlockingQueue<>();
+	/** The steps of each committed transaction, whole, so that one is sent in one go. */
+	private final BlockingQueue<List<Step>> pending = new LinkedBlockingQueue<>();
+
+	/** The steps in {@link #pending}. */
+	private final AtomicInteger pendingSteps = new AtomicInteger();
 
 	private Duration closeTimeout = Duration.ofSeconds(10);
 
@@ -68,14 +73,17 @@ final class AfterCommitSender {
 	void submit(List<Step> steps) {
 		synchronized (this) {
 			if (!this.closed) {
-				if (this.pending.size() + steps.size() > MAX_PENDING) {
-					failed(steps, new IllegalStateException("Not sent: " + this.pending.size() + " dispatch(es) or "
+				int waiting = this.pendingSteps.get();
+				// a transaction larger than the limit goes when nothing waits
+				if (waiting > 0 && waiting + steps.size() > MAX_PENDING) {
+					failed(steps, new IllegalStateException("Not sent: " + waiting + " dispatch(es) or "
 							+ "timer call(s) of committed transactions still wait to be sent (Redis is down or too "
 							+ "slow), at most " + MAX_PENDING + " may"));
 					return;
 				}
 				startThread();
-				this.pending.addAll(steps);
+				this.pendingSteps.addAndGet(steps.size());
+				this.pending.add(steps);
 				return;
 			}
 		}
@@ -93,22 +101,20 @@ final class AfterCommitSender {
 	}
 
 	private void sendPending() {
-		List<Step> batch = new ArrayList<>();
+		List<List<Step>> batch = new ArrayList<>();
 		while (this.thread == Thread.currentThread()) {
 			try {
-				Step first = this.pending.take();
-				if (first == STOP) {
-					return;
-				}
-				batch.add(first);
+				batch.add(this.pending.take());
 			}
 			catch (InterruptedException ex) {
 				// only stopping ends the thread, once the steps before it are sent
 				continue;
 			}
-			this.pending.drainTo(batch, MAX_PENDING);
-			boolean stop = batch.remove(STOP);
-			send(batch);
+			this.pending.drainTo(batch);
+			boolean stop = batch.removeIf((transaction) -> transaction == STOP);
+			List<Step> steps = batch.stream().flatMap(List::stream).toList();
+			this.pendingSteps.addAndGet(-steps.size());
+			send(steps);
 			batch.clear();
 			if (stop) {
 				return;
@@ -206,13 +212,14 @@ final class AfterCommitSender {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		List<Step> unsent = new ArrayList<>();
+		List<List<Step>> left = new ArrayList<>();
 		synchronized (this) {
 			// a thread still waiting for Redis ends after that call
 			this.thread = null;
-			this.pending.drainTo(unsent);
+			this.pending.drainTo(left);
 		}
-		unsent.remove(STOP);
+		List<Step> unsent = left.stream().flatMap(List::stream).toList();
+		this.pendingSteps.addAndGet(-unsent.size());
 		if (!unsent.isEmpty()) {
 			failed(unsent, new IllegalStateException("Redis did not take this step within "
 					+ this.closeTimeout.toMillis() + " ms of the dispatcher closing; it was not sent"));
