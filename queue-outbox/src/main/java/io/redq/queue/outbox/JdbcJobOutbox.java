@@ -295,15 +295,16 @@ public class JdbcJobOutbox implements JobOutbox {
 	/**
 	 * Move a row aside with its reason, in a transaction of its own.
 	 * @param id the row's id
+	 * @param attempts how often the relay tried it
 	 * @param reason why the relay does not apply it
 	 */
-	void park(long id, String reason) {
+	void park(long id, int attempts, String reason) {
 		String shortened = (reason.length() > 1000) ? reason.substring(0, 997) + "..." : reason;
 		this.newTransaction.executeWithoutResult((status) -> {
 			this.jdbcTemplate.update("INSERT INTO " + PARKED_TABLE
 					+ " (id, queue, nonce, steps, job_count, created_at, "
-					+ "attempts, sent_at, parked_at, reason) SELECT id, queue, nonce, steps, job_count, created_at, "
-					+ "attempts, sent_at, ?, ? FROM " + TABLE + " WHERE id = ?", System.currentTimeMillis(), shortened,
+					+ "attempts, sent_at, parked_at, reason) SELECT id, queue, nonce, steps, job_count, created_at, ?, "
+					+ "sent_at, ?, ? FROM " + TABLE + " WHERE id = ?", attempts, System.currentTimeMillis(), shortened,
 					id);
 			this.jdbcTemplate.update("DELETE FROM " + TABLE + " WHERE id = ?", id);
 		});

@@ -19,6 +19,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.util.Assert;
@@ -224,14 +225,15 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 			steps = OutboxFormat.read(row.steps());
 		}
 		catch (IllegalArgumentException ex) {
-			park(row, "Unreadable: " + ex.getMessage());
+			park(row, row.attempts(), "Unreadable: " + ex.getMessage());
 			return true;
 		}
 		long lastResend = (row.sentAt() != null)
 				? row.sentAt() + this.resendWindow.toMillis() - RESEND_MARGIN.toMillis() : Long.MAX_VALUE;
 		if (now > lastResend) {
-			park(row, "First sent at " + Instant.ofEpochMilli(row.sentAt()) + ", longer ago than the re-send window ("
-					+ this.resendWindow + ") less " + RESEND_MARGIN + ": Redis may have applied it and forgotten its "
+			park(row, row.attempts(), "First sent at " + Instant.ofEpochMilli(row.sentAt())
+					+ ", longer ago than the re-send window (" + this.resendWindow + ") less " + RESEND_MARGIN
+					+ ": Redis may have applied it and forgotten its "
 					+ "nonce, so applying it again could apply it twice (a REPLACE job or a timer moved back, a "
 					+ "cancel repeated). Check its jobs and timers, then retry or delete it");
 			return true;
@@ -273,9 +275,10 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 	private boolean failed(Row row, RuntimeException ex, long now, long lastResend) {
 		int attempts = row.attempts() + 1;
 		Duration backoff = backoff(attempts);
-		String error = ex.getClass().getName() + ": " + ex.getMessage();
+		Throwable cause = NestedExceptionUtils.getMostSpecificCause(ex);
+		String error = (cause != ex) ? ex + "; caused by " + cause : ex.toString();
 		if (attempts >= this.maxAttempts || now + backoff.toMillis() > lastResend) {
-			park(row,
+			park(row, attempts,
 					"Failed " + attempts + " time(s), " + ((attempts >= this.maxAttempts)
 							? "the most allowed (redq.outbox.relay.max-attempts)" : "until the re-send window ran out")
 							+ "; last: " + error);
@@ -296,10 +299,10 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 				new SqlParameterValue(Types.BIGINT, row.sentAt()), row.id());
 	}
 
-	private void park(Row row, String reason) {
+	private void park(Row row, int attempts, String reason) {
 		logger.error("Outbox row " + row.id() + " of queue '" + row.queue() + "' moved aside to "
 				+ JdbcJobOutbox.PARKED_TABLE + "; the later rows of its queue go on. " + reason);
-		this.outbox.park(row.id(), reason);
+		this.outbox.park(row.id(), attempts, reason);
 	}
 
 	static Duration backoff(int attempts) {
