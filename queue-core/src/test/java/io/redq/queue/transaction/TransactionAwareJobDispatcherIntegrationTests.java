@@ -23,6 +23,7 @@ import io.redq.queue.test.ScriptExecutions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.core.RedisCallback;
@@ -375,6 +376,7 @@ class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegra
 	}
 
 	@Test // issue 35, item 7
+	@Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 	void waitingForAnAsyncDispatchInsideItsTransactionThrowsInsteadOfHanging() {
 		AtomicReference<CompletableFuture<DispatchResult>> future = new AtomicReference<>();
 		this.transaction.executeWithoutResult((status) -> {

@@ -1,5 +1,7 @@
 package io.redq.queue.outbox;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -547,14 +549,24 @@ abstract class AbstractOutboxIntegrationTests {
 	void relayGoesOnAfterAnError() {
 		run((outbox) -> {
 			AtomicBoolean fail = new AtomicBoolean();
+			// an Error that no Spring template wraps: thrown by the relay's first query
 			DataSource failingOnce = new DelegatingDataSource(outbox.context.getBean(DataSource.class)) {
 
 				@Override
 				public Connection getConnection() throws SQLException {
-					if (fail.getAndSet(false)) {
-						throw new AssertionError("simulated");
-					}
-					return super.getConnection();
+					Connection connection = super.getConnection();
+					return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(),
+							new Class<?>[] { Connection.class }, (proxy, method, args) -> {
+								if (method.getName().equals("prepareStatement") && fail.getAndSet(false)) {
+									throw new AssertionError("simulated");
+								}
+								try {
+									return method.invoke(connection, args);
+								}
+								catch (InvocationTargetException ex) {
+									throw ex.getCause();
+								}
+							});
 				}
 
 			};

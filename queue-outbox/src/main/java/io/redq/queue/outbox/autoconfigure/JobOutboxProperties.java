@@ -2,8 +2,6 @@ package io.redq.queue.outbox.autoconfigure;
 
 import java.time.Duration;
 
-import io.redq.queue.outbox.JdbcOutboxRelay;
-
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.jdbc.init.DatabaseInitializationProperties;
 
@@ -76,13 +74,13 @@ public class JobOutboxProperties {
 		 * 134 bytes per step of a row for that time. A row that keeps failing is retried
 		 * for this window less two minutes, then moved aside. At least 2 minutes.
 		 */
-		private Duration resendWindow = JdbcOutboxRelay.DEFAULT_RESEND_WINDOW;
+		private Duration resendWindow = Duration.ofHours(1);
 
 		/**
 		 * Attempts at a row before it is moved aside to the redq_outbox_parked table;
 		 * retries wait 1 second, doubling up to 1 minute.
 		 */
-		private int maxAttempts = JdbcOutboxRelay.DEFAULT_MAX_ATTEMPTS;
+		private int maxAttempts = 30;
 
 		public boolean isEnabled() {
 			return this.enabled;
@@ -130,6 +128,11 @@ public class JobOutboxProperties {
 	 * Creation of the outbox table, as spring.sql.init and Spring Batch do it.
 	 */
 	public static class Jdbc extends DatabaseInitializationProperties {
+
+		public Jdbc() {
+			// a script that fails stops the startup, rather than the relay's first pass
+			setContinueOnError(false);
+		}
 
 		@Override
 		public String getDefaultSchemaLocation() {
