@@ -60,10 +60,9 @@ import org.springframework.util.Assert;
  * back without waiting for Redis. What can be lost: the steps are held in memory, so a
  * process that dies between the commit and the send after it loses them, as does a send
  * that fails (Redis unreachable: the failure is logged with the job ids and fails the
- * futures; the commit stands), or a transaction that commits while
- * {@value AfterCommitSender#MAX_PENDING} steps still wait. With a {@link JobOutbox} set,
- * the steps are instead written to the outbox in the transaction itself, and nothing is
- * lost.
+ * futures; the commit stands), or a transaction that commits while 10,000 steps of
+ * earlier ones still wait. With a {@link JobOutbox} set, the steps are instead written to
+ * the outbox in the transaction itself, and nothing is lost.
  *
  * @author Redq team
  * @since 0.1.0

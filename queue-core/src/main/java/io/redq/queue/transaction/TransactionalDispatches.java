@@ -118,7 +118,8 @@ final class TransactionalDispatches implements TransactionSynchronization {
 	}
 
 	private boolean isCurrent() {
-		return TransactionSynchronizationManager.getResource(this.resourceKey) == this && this.phase != Phase.COMMITTED;
+		// bound until the transaction's afterCompletion
+		return TransactionSynchronizationManager.getResource(this.resourceKey) == this;
 	}
 
 	@Override
