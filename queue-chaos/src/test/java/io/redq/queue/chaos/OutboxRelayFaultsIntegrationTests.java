@@ -94,11 +94,14 @@ class OutboxRelayFaultsIntegrationTests extends ChaosSupport {
 			awaitEntries((entry) -> entry.is("DONE"), JOBS_PER_TRANSACTION, Duration.ofMinutes(2));
 			Signals.send(first.pid(), "KILL");
 			assertThat(first.onExit().join().exitValue()).isNotZero();
-			// its DELETE goes on, then its session finds the client gone and rolls back
-			execute(gate, "SELECT pg_advisory_unlock(" + DELETE_GATE + ")");
+			// its DELETE (a statement of its own) ends with its session, before the gate
+			// would let it commit
+			jdbc.queryForList("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'DELETE FROM "
+					+ JdbcJobOutbox.TABLE + "%' AND state <> 'idle'");
 			await().atMost(Duration.ofMinutes(1))
 				.until(() -> jdbc.queryForObject("SELECT COUNT(*) FROM pg_stat_activity WHERE query LIKE 'DELETE FROM "
 						+ JdbcJobOutbox.TABLE + "%' AND state <> 'idle'", Long.class) == 0);
+			execute(gate, "SELECT pg_advisory_unlock(" + DELETE_GATE + ")");
 			assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + JdbcJobOutbox.TABLE, Long.class))
 				.as("the killed relay's rows are still there")
 				.isEqualTo(TRANSACTIONS);

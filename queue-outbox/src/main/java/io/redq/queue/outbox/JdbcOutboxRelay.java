@@ -204,7 +204,7 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 						+ "outbox tables with the script that queue-outbox ships (redq.outbox.jdbc.initialize-schema)");
 			}
 			List<Row> claimed = this.jdbcTemplate.query(SELECT, (rs, rowNum) -> new Row(rs.getLong(1), rs.getString(2),
-					rs.getString(3), rs.getString(4), rs.getInt(5), (Long) rs.getObject(6, Long.class)), now, now,
+					rs.getString(3), rs.getString(4), rs.getInt(5), rs.getObject(6, Long.class)), now, now,
 					this.batchSize);
 			this.jdbcTemplate.batchUpdate(
 					"UPDATE " + JdbcJobOutbox.TABLE + " SET next_attempt_at = ?, sent_at = COALESCE(sent_at, ?) "
@@ -244,7 +244,7 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 			}
 		}
 		catch (RuntimeException ex) {
-			return failed(row, ex, now, Math.min(lastResend, now + this.resendWindow.toMillis()));
+			return failed(row, ex, Math.min(lastResend, now + this.resendWindow.toMillis()));
 		}
 		this.jdbcTemplate.update("DELETE FROM " + JdbcJobOutbox.TABLE + " WHERE id = ?", row.id());
 		return true;
@@ -272,7 +272,8 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 	 * Record a failed attempt: retry the row after a backoff, or move it aside.
 	 * @return whether the later rows of its queue may go on
 	 */
-	private boolean failed(Row row, RuntimeException ex, long now, long lastResend) {
+	private boolean failed(Row row, RuntimeException ex, long lastResend) {
+		long now = System.currentTimeMillis();
 		int attempts = row.attempts() + 1;
 		Duration backoff = backoff(attempts);
 		Throwable cause = NestedExceptionUtils.getMostSpecificCause(ex);
