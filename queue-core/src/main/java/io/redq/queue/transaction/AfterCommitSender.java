@@ -3,7 +3,10 @@ package io.redq.queue.transaction;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -52,6 +55,17 @@ final class AfterCommitSender {
 	/** The steps in {@link #pending}. */
 	private final AtomicInteger pendingSteps = new AtomicInteger();
 
+	/**
+	 * The transactions handed to the thread and not yet sent: while there are any, the
+	 * next ones queue behind them.
+	 */
+	private final AtomicInteger unsentTransactions = new AtomicInteger();
+
+	/**
+	 * The dispatches sent through the target's asynchronous path, until Redis answers.
+	 */
+	private final Set<CompletableFuture<DispatchResult>> inFlight = ConcurrentHashMap.newKeySet();
+
 	private Duration closeTimeout = Duration.ofSeconds(10);
 
 	private volatile boolean closed;
@@ -67,28 +81,67 @@ final class AfterCommitSender {
 	}
 
 	/**
-	 * Send the steps of a committed transaction after those handed over before.
+	 * Send the steps of a committed transaction after those handed over before. A
+	 * transaction of dispatches alone, when nothing waits, goes through the target's
+	 * {@link JobDispatcher#dispatchAsync asynchronous path} from the committing thread:
+	 * its jobs are checked, intercepted and written there, and sent in batches with the
+	 * other asynchronous dispatches. The other transactions queue for this sender's
+	 * thread, which runs each timer call once the dispatches before it are in Redis.
 	 * @param steps the steps, in order
 	 */
 	void submit(List<Step> steps) {
 		synchronized (this) {
-			if (!this.closed) {
-				int waiting = this.pendingSteps.get();
-				// a transaction larger than the limit goes when nothing waits
-				if (waiting > 0 && waiting + steps.size() > MAX_PENDING) {
-					failed(steps, new IllegalStateException("Not sent: " + waiting + " dispatch(es) or "
-							+ "timer call(s) of committed transactions still wait to be sent (Redis is down or too "
-							+ "slow), at most " + MAX_PENDING + " may"));
-					return;
-				}
-				startThread();
-				this.pendingSteps.addAndGet(steps.size());
-				this.pending.add(steps);
+			if (this.closed) {
+				// shutting down: sent by the committing thread, as nothing else will
+				send(steps);
+				return;
+			}
+			if (this.unsentTransactions.get() > 0 || this.inFlight.size() + steps.size() > MAX_PENDING
+					|| !steps.stream().allMatch(Dispatch.class::isInstance)) {
+				queue(steps);
 				return;
 			}
 		}
-		// shutting down: sent by the committing thread, as nothing else will
-		send(steps);
+		// outside the lock, so that committing threads write their jobs in parallel
+		steps.forEach((step) -> sendAsync((Dispatch) step));
+	}
+
+	private void queue(List<Step> steps) {
+		int waiting = this.pendingSteps.get();
+		// a transaction larger than the limit goes when nothing waits
+		if (waiting > 0 && waiting + steps.size() > MAX_PENDING) {
+			failed(steps,
+					new IllegalStateException("Not sent: " + waiting + " dispatch(es) or timer call(s) of "
+							+ "committed transactions still wait to be sent (Redis is down or too slow), at most "
+							+ MAX_PENDING + " may"));
+			return;
+		}
+		startThread();
+		this.pendingSteps.addAndGet(steps.size());
+		this.unsentTransactions.incrementAndGet();
+		this.pending.add(steps);
+	}
+
+	private void sendAsync(Dispatch dispatch) {
+		CompletableFuture<DispatchResult> result;
+		try {
+			result = this.target.dispatchAsync(dispatch.request());
+		}
+		catch (RuntimeException ex) {
+			failed(List.of(dispatch), ex);
+			return;
+		}
+		this.inFlight.add(result);
+		result.whenComplete((sent, ex) -> {
+			this.inFlight.remove(result);
+			if (ex != null) {
+				failed(List.of(dispatch),
+						(ex instanceof Exception exception) ? exception : new IllegalStateException(ex));
+			}
+			else {
+				dispatch.complete(sent);
+			}
+		});
 	}
 
 	private void startThread() {
@@ -115,6 +168,7 @@ final class AfterCommitSender {
 			List<Step> steps = batch.stream().flatMap(List::stream).toList();
 			this.pendingSteps.addAndGet(-steps.size());
 			send(steps);
+			this.unsentTransactions.addAndGet(-batch.size());
 			batch.clear();
 			if (stop) {
 				return;
@@ -159,6 +213,8 @@ final class AfterCommitSender {
 
 	private void call(Call call) {
 		try {
+			// after the dispatches sent asynchronously before it
+			CompletableFuture.allOf(this.inFlight.toArray(CompletableFuture[]::new)).exceptionally((ex) -> null).join();
 			boolean done = call.action().getAsBoolean();
 			if (logger.isDebugEnabled()) {
 				logger.debug("After commit: " + call.description() + ": " + done);
@@ -220,6 +276,7 @@ final class AfterCommitSender {
 		}
 		List<Step> unsent = left.stream().flatMap(List::stream).toList();
 		this.pendingSteps.addAndGet(-unsent.size());
+		this.unsentTransactions.addAndGet(-left.size());
 		if (!unsent.isEmpty()) {
 			failed(unsent, new IllegalStateException("Redis did not take this step within "
 					+ this.closeTimeout.toMillis() + " ms of the dispatcher closing; it was not sent"));

@@ -388,6 +388,27 @@ class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegra
 		assertThat(future.get().join().outcome()).isEqualTo(Outcome.CREATED);
 	}
 
+	@Test // issue 35, item 5
+	void transactionsCommittedByManyThreadsAreAllSent() {
+		int threads = 8;
+		int transactions = 100;
+		List<CompletableFuture<Void>> callers = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			callers.add(CompletableFuture.runAsync(() -> {
+				for (int i = 0; i < transactions; i++) {
+					this.transaction.executeWithoutResult((status) -> {
+						for (int j = 0; j < 10; j++) {
+							this.dispatcher.dispatch("send-invoice", "order");
+						}
+					});
+				}
+			}));
+		}
+		CompletableFuture.allOf(callers.toArray(CompletableFuture[]::new)).join();
+		await().untilAsserted(() -> assertThat(this.template.opsForList().size(this.keys.ready()))
+			.isEqualTo(threads * transactions * 10L));
+	}
+
 	/**
 	 * Wait until the steps of the transactions committed so far are sent: those of a
 	 * transaction committed after them are sent after them.

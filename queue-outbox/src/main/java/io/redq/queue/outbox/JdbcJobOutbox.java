@@ -12,6 +12,7 @@ import javax.sql.DataSource;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueNames;
+import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.PreparedCommand;
 import io.redq.queue.redis.QueueStore;
 import io.redq.queue.redis.RedisJobDispatcher;
@@ -66,8 +67,6 @@ public class JdbcJobOutbox implements JobOutbox {
 
 	private final TransactionTemplate newTransaction;
 
-	private final OutboxDatabase database;
-
 	private @Nullable Runnable commitListener;
 
 	/**
@@ -83,7 +82,8 @@ public class JdbcJobOutbox implements JobOutbox {
 		this.jdbcTemplate = new JdbcTemplate(dataSource);
 		this.newTransaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 		this.newTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
-		this.database = OutboxDatabase.of(dataSource);
+		// refused at startup rather than at the first relay pass
+		OutboxDatabase.of(dataSource);
 	}
 
 	/**
@@ -92,14 +92,6 @@ public class JdbcJobOutbox implements JobOutbox {
 	 */
 	public void setCommitListener(@Nullable Runnable commitListener) {
 		this.commitListener = commitListener;
-	}
-
-	/**
-	 * Return the database of the outbox table.
-	 * @return the database
-	 */
-	public OutboxDatabase getDatabase() {
-		return this.database;
 	}
 
 	DataSource getDataSource() {
@@ -200,7 +192,7 @@ public class JdbcJobOutbox implements JobOutbox {
 			int last = row.size() - 1;
 			if (step instanceof OutboxStep.Enqueue enqueue && last >= 0
 					&& row.get(last) instanceof OutboxStep.Enqueue previous) {
-				List<io.redq.queue.redis.EnqueueCommand> merged = new ArrayList<>(previous.commands());
+				List<EnqueueCommand> merged = new ArrayList<>(previous.commands());
 				merged.addAll(enqueue.commands());
 				row.set(last, new OutboxStep.Enqueue(merged));
 			}
@@ -229,22 +221,17 @@ public class JdbcJobOutbox implements JobOutbox {
 	 * @return the rows, jobs, the time of the oldest row and the parked rows
 	 */
 	public OutboxStatus status() {
-		List<Long> oldest = this.jdbcTemplate
-			.queryForList("SELECT created_at FROM " + TABLE + " ORDER BY id " + limit(), Long.class, 1);
+		List<Long> oldest = this.jdbcTemplate.queryForList("SELECT created_at FROM " + TABLE + " ORDER BY id LIMIT ?",
+				Long.class, 1);
 		long[] waiting = this.jdbcTemplate.queryForObject(
-				"SELECT COUNT(*), COALESCE(SUM(job_count), 0) FROM (SELECT " + "job_count FROM " + TABLE
-						+ " ORDER BY id " + limit() + ") w",
+				"SELECT COUNT(*), COALESCE(SUM(job_count), 0) FROM (SELECT job_count FROM " + TABLE
+						+ " ORDER BY id LIMIT ?) w",
 				(rs, rowNum) -> new long[] { rs.getLong(1), rs.getLong(2) }, COUNT_LIMIT);
 		Long parked = this.jdbcTemplate.queryForObject(
-				"SELECT COUNT(*) FROM (SELECT id FROM " + PARKED_TABLE + " ORDER BY id " + limit() + ") p", Long.class,
+				"SELECT COUNT(*) FROM (SELECT id FROM " + PARKED_TABLE + " ORDER BY id LIMIT ?) p", Long.class,
 				COUNT_LIMIT);
 		return new OutboxStatus(waiting[0], waiting[1], oldest.isEmpty() ? null : Instant.ofEpochMilli(oldest.get(0)),
 				(parked != null) ? parked : 0);
-	}
-
-	private static String limit() {
-		// the same clause on every supported database (see OutboxDatabase)
-		return "LIMIT ?";
 	}
 
 	/**
@@ -256,7 +243,7 @@ public class JdbcJobOutbox implements JobOutbox {
 		Assert.isTrue(limit > 0, "limit must be positive");
 		return this.jdbcTemplate.query(
 				"SELECT id, queue, job_count, created_at, parked_at, attempts, reason FROM " + PARKED_TABLE
-						+ " ORDER BY id " + limit(),
+						+ " ORDER BY id LIMIT ?",
 				(rs, rowNum) -> new ParkedRow(rs.getLong(1), rs.getString(2), rs.getInt(3),
 						Instant.ofEpochMilli(rs.getLong(4)), Instant.ofEpochMilli(rs.getLong(5)), rs.getInt(6),
 						rs.getString(7)),
