@@ -55,14 +55,16 @@ import org.springframework.util.Assert;
  * Redis at once.
  *
  * <p>
- * The steps of a committed transaction are sent by a thread of this dispatcher, in the
- * order the transactions committed, so that the committing thread gives its connection
- * back without waiting for Redis. What can be lost: the steps are held in memory, so a
- * process that dies between the commit and the send after it loses them, as does a send
- * that fails (Redis unreachable: the failure is logged with the job ids and fails the
- * futures; the commit stands), or a transaction that commits while 10,000 steps of
- * earlier ones still wait. With a {@link JobOutbox} set, the steps are instead written to
- * the outbox in the transaction itself, and nothing is lost.
+ * The steps of a committed transaction are sent without the committing thread waiting for
+ * Redis, in the order the transactions committed (dispatches alone through the target's
+ * {@link JobDispatcher#dispatchAsync asynchronous path}, timer calls by a thread of this
+ * dispatcher), so that the committing thread gives its connection back without waiting
+ * for Redis. What can be lost: the steps are held in memory, so a process that dies
+ * between the commit and the send after it loses them, as does a send that fails (Redis
+ * unreachable: the failure is logged with the job ids and fails the futures; the commit
+ * stands), or a transaction that commits while 10,000 steps of earlier ones still wait.
+ * With a {@link JobOutbox} set, the steps are instead written to the outbox in the
+ * transaction itself, and nothing is lost.
  *
  * @author Redq team
  * @since 0.1.0
