@@ -1,5 +1,7 @@
 package io.redq.benchmarks;
 
+import java.util.concurrent.TimeUnit;
+
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.outbox.JdbcJobOutbox;
 import io.redq.queue.transaction.TransactionAwareJobDispatcher;
@@ -38,6 +40,7 @@ class TransactionScenario implements Scenario {
 			harness.warmUp(result, () -> {
 				dispatch(harness, dispatcher, null, warmup);
 				dispatch(harness, dispatcher, transaction, warmup);
+				awaitInRedis(harness, 2 * warmup);
 				harness.clearQueue();
 			});
 			Phase plain = Phase.start(harness, result, jobs + " dispatches without a transaction");
@@ -46,6 +49,9 @@ class TransactionScenario implements Scenario {
 			harness.clearQueue();
 			Phase afterCommit = Phase.start(harness, result, jobs + " dispatches sent after their commit");
 			dispatch(harness, dispatcher, transaction, jobs);
+			// sent by the dispatcher's thread after each commit: done once all are in
+			// Redis
+			awaitInRedis(harness, jobs);
 			afterCommit.end(result, "afterCommit", jobs);
 			harness.clearQueue();
 		}
@@ -105,6 +111,13 @@ class TransactionScenario implements Scenario {
 				}
 			}
 		});
+	}
+
+	private static void awaitInRedis(Harness harness, int jobs) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+		while (harness.redis().hlen(Harness.queueKeys().jobs()) < jobs && System.nanoTime() < deadline) {
+			Thread.sleep(1);
+		}
 	}
 
 	private static void awaitRelayed(Harness harness, ConfigurableApplicationContext context, int jobs)

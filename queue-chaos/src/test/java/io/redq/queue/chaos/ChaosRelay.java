@@ -52,8 +52,8 @@ public final class ChaosRelay {
 				return List.of();
 			}
 
-		}, JsonMapper.shared()), dataSource, JsonMapper.shared());
-		JdbcOutboxRelay relay = new JdbcOutboxRelay(outbox, operations.getEnqueueOperations(), dataSource);
+		}, JsonMapper.shared()), dataSource);
+		JdbcOutboxRelay relay = new JdbcOutboxRelay(outbox, operations);
 		relay.setPollInterval(Duration.ofMillis(100));
 		relay.start();
 		System.out.println("RELAY READY");

@@ -1,14 +1,15 @@
 package io.redq.queue.transaction;
 
+import java.time.Instant;
 import java.util.List;
 
 import io.redq.queue.core.JobRequest;
 
 /**
- * Where the jobs dispatched inside a transaction are written, in that transaction,
- * instead of being sent after it commits: a table of the application's database that a
- * relay moves to Redis, such as the {@code queue-outbox} module's. Set one on a
- * {@link TransactionAwareJobDispatcher}.
+ * Where the jobs dispatched inside a transaction, and the timer calls made in it, are
+ * written, in that transaction, instead of being sent after it commits: a table of the
+ * application's database that a relay applies to Redis in order, such as the
+ * {@code queue-outbox} module's. Set one on a {@link TransactionAwareJobDispatcher}.
  *
  * @author Redq team
  * @since 0.1.0
@@ -26,20 +27,58 @@ public interface JobOutbox {
 	Entry prepare(JobRequest request);
 
 	/**
-	 * Store the jobs of a transaction, in the order they were dispatched, in that
-	 * transaction just before it commits. A failure rolls the transaction back.
-	 * @param entries the prepared jobs, at least one
+	 * Check and write a {@link io.redq.queue.core.JobDispatcher#cancel cancel}.
+	 * @param queue the queue
+	 * @param id the job id
+	 * @return the call as it will be stored
+	 * @throws IllegalArgumentException when the queue name or id is invalid
+	 */
+	Entry prepareCancel(String queue, String id);
+
+	/**
+	 * Check and write a {@link io.redq.queue.core.JobDispatcher#cancelTimer cancelTimer}.
+	 * @param jobName the job name
+	 * @param key the business key
+	 * @return the call as it will be stored
+	 * @throws IllegalArgumentException when no job has that name
+	 */
+	Entry prepareCancelTimer(String jobName, Object key);
+
+	/**
+	 * Check and write a {@link io.redq.queue.core.JobDispatcher#reschedule reschedule}.
+	 * @param jobName the job name
+	 * @param key the business key
+	 * @param at the new time the timer fires
+	 * @return the call as it will be stored
+	 * @throws IllegalArgumentException when no job has that name
+	 */
+	Entry prepareReschedule(String jobName, Object key, Instant at);
+
+	/**
+	 * Store the entries of a transaction, in the order they were made, in that
+	 * transaction. A failure rolls the transaction back.
+	 * @param entries the prepared entries, at least one
+	 * @throws IllegalStateException when the outbox cannot write in the transaction, e.g.
+	 * when the transaction runs on another database
 	 */
 	void write(List<Entry> entries);
 
 	/**
-	 * Called once a transaction that wrote jobs has committed, e.g. to wake a relay.
+	 * Store entries made after their transaction committed (from a
+	 * {@code TransactionSynchronization#afterCommit} callback), in a transaction of their
+	 * own, so that they are applied in order after the committed ones.
+	 * @param entries the prepared entries, at least one
+	 */
+	void writeAfterCommit(List<Entry> entries);
+
+	/**
+	 * Called once a transaction that wrote entries has committed, e.g. to wake a relay.
 	 */
 	default void committed() {
 	}
 
 	/**
-	 * A job prepared for the outbox, opaque to the dispatcher.
+	 * A job or timer call prepared for the outbox, opaque to the dispatcher.
 	 */
 	interface Entry {
 

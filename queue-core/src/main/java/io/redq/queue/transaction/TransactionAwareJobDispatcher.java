@@ -18,9 +18,11 @@ import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueNames;
 import io.redq.queue.core.Timer;
 import io.redq.queue.redis.RedisJobDispatcher;
+import io.redq.queue.support.JobQueueLifecycle;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.util.Assert;
 
 /**
  * {@link JobDispatcher} that makes dispatch follow the Spring-managed transaction of the
@@ -44,25 +46,34 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *
  * <p>
  * {@link #cancel}, {@link #schedule}, {@link #reschedule} and {@link #cancelTimer} follow
- * the transaction too, after its commit and in call order with its dispatches, so that a
- * timer set and then moved or cancelled in one transaction ends as written, and a
- * rollback changes nothing in Redis. As their effect is not known before the commit,
- * {@code cancel}, {@code reschedule} and {@code cancelTimer} then return {@code false}
- * (nothing was removed or moved yet). {@link #findTimer} reads Redis at once.
+ * the transaction too, in call order with its dispatches (with an outbox: written to it
+ * and applied by its relay in that order), so that a timer set and then moved or
+ * cancelled in one transaction ends as written, a call in a later transaction is applied
+ * after the earlier ones, and a rollback changes nothing in Redis. As their effect is not
+ * known before the commit, {@code cancel}, {@code reschedule} and {@code cancelTimer}
+ * then return {@code false} (nothing was removed or moved yet). {@link #findTimer} reads
+ * Redis at once.
  *
  * <p>
- * What can be lost: the jobs are held in memory, so a process that dies between the
- * commit and the send after it loses them, as does a send that fails (Redis unreachable:
- * the failure is logged with the job ids and fails the futures; the commit stands). With
- * a {@link JobOutbox} set, dispatches are instead written to the outbox in the
+ * The steps of a committed transaction are sent without the committing thread waiting for
+ * Redis, in the order the transactions committed (dispatches alone through the target's
+ * {@link JobDispatcher#dispatchAsync asynchronous path}, timer calls by a thread of this
+ * dispatcher), so that the committing thread gives its connection back without waiting
+ * for Redis. What can be lost: the steps are held in memory, so a process that dies
+ * between the commit and the send after it loses them, as does a send that fails (Redis
+ * unreachable: the failure is logged with the job ids and fails the futures; the commit
+ * stands), or a transaction that commits while 10,000 steps of earlier ones still wait.
+ * With a {@link JobOutbox} set, the steps are instead written to the outbox in the
  * transaction itself, and nothing is lost.
  *
  * @author Redq team
  * @since 0.1.0
  */
-public class TransactionAwareJobDispatcher implements JobDispatcher {
+public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	private final JobDispatcher target;
+
+	private final AfterCommitSender sender;
 
 	private @Nullable JobOutbox outbox;
 
@@ -72,6 +83,19 @@ public class TransactionAwareJobDispatcher implements JobDispatcher {
 	 */
 	public TransactionAwareJobDispatcher(JobDispatcher target) {
 		this.target = target;
+		this.sender = new AfterCommitSender(target);
+	}
+
+	/**
+	 * Set how long closing the dispatcher waits for Redis to take the steps of committed
+	 * transactions that still wait to be sent; those not sent by then fail.
+	 * <p>
+	 * Default 10 seconds.
+	 * @param closeTimeout the timeout
+	 */
+	public void setCloseTimeout(Duration closeTimeout) {
+		Assert.isTrue(closeTimeout.toMillis() > 0, "closeTimeout must be at least 1 ms");
+		this.sender.setCloseTimeout(closeTimeout);
 	}
 
 	/**
@@ -131,7 +155,9 @@ public class TransactionAwareJobDispatcher implements JobDispatcher {
 	 * Dispatch a job without waiting for Redis; inside a transaction, the returned future
 	 * completes once the job is in Redis after the commit (with an outbox: at the commit,
 	 * with {@link DispatchResult.Outcome#DEFERRED}), and is cancelled when the
-	 * transaction rolls back.
+	 * transaction rolls back. Its {@code get} and {@code join} throw an
+	 * {@link IllegalStateException} inside the transaction, where they would wait
+	 * forever.
 	 */
 	@Override
 	public CompletableFuture<DispatchResult> dispatchAsync(JobRequest request) {
@@ -139,7 +165,7 @@ public class TransactionAwareJobDispatcher implements JobDispatcher {
 		if (transaction == null || request.isOutsideTransaction()) {
 			return this.target.dispatchAsync(request);
 		}
-		CompletableFuture<DispatchResult> future = new CompletableFuture<>();
+		CompletableFuture<DispatchResult> future = transaction.newFuture();
 		transaction.add(defer(request, future));
 		return future;
 	}
@@ -151,8 +177,9 @@ public class TransactionAwareJobDispatcher implements JobDispatcher {
 			return this.target.cancel(queue, id);
 		}
 		QueueNames.validate(queue);
+		JobOutbox outbox = this.outbox;
 		transaction.add(new TransactionalDispatches.Call("cancel job '" + id + "' of queue '" + queue + "'",
-				() -> this.target.cancel(queue, id)));
+				() -> this.target.cancel(queue, id), (outbox != null) ? outbox.prepareCancel(queue, id) : null));
 		return false;
 	}
 
@@ -176,8 +203,10 @@ public class TransactionAwareJobDispatcher implements JobDispatcher {
 		if (transaction == null) {
 			return this.target.reschedule(jobName, key, at);
 		}
+		JobOutbox outbox = this.outbox;
 		transaction.add(new TransactionalDispatches.Call("reschedule timer '" + timerId(jobName, key) + "'",
-				() -> this.target.reschedule(jobName, key, at)));
+				() -> this.target.reschedule(jobName, key, at),
+				(outbox != null) ? outbox.prepareReschedule(jobName, key, at) : null));
 		return false;
 	}
 
@@ -187,14 +216,36 @@ public class TransactionAwareJobDispatcher implements JobDispatcher {
 		if (transaction == null) {
 			return this.target.cancelTimer(jobName, key);
 		}
+		JobOutbox outbox = this.outbox;
 		transaction.add(new TransactionalDispatches.Call("cancel timer '" + timerId(jobName, key) + "'",
-				() -> this.target.cancelTimer(jobName, key)));
+				() -> this.target.cancelTimer(jobName, key),
+				(outbox != null) ? outbox.prepareCancelTimer(jobName, key) : null));
 		return false;
 	}
 
 	@Override
 	public Optional<Timer> findTimer(String jobName, Object key) {
 		return this.target.findTimer(jobName, key);
+	}
+
+	@Override
+	public void start() {
+		this.sender.start();
+	}
+
+	/**
+	 * Send the steps of committed transactions that still wait, waiting at most the close
+	 * timeout for Redis to take them; those not sent by then fail. Transactions that
+	 * commit later send their steps on their own thread.
+	 */
+	@Override
+	public void stop() {
+		this.sender.stop();
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.sender.isRunning();
 	}
 
 	/**
@@ -222,9 +273,9 @@ public class TransactionAwareJobDispatcher implements JobDispatcher {
 		TransactionalDispatches transaction = (TransactionalDispatches) TransactionSynchronizationManager
 			.getResource(this);
 		if (transaction == null) {
-			transaction = new TransactionalDispatches(this, this.target, this.outbox);
+			transaction = new TransactionalDispatches(this, this.sender, this.outbox);
 			TransactionSynchronizationManager.bindResource(this, transaction);
-			TransactionSynchronizationManager.registerSynchronization(transaction);
+			transaction.register();
 		}
 		return transaction;
 	}

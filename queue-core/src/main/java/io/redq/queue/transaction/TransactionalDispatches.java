@@ -5,10 +5,12 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 
 import io.redq.queue.core.DispatchResult;
-import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -19,7 +21,15 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 
 /**
  * The dispatches and timer calls held for one transaction: written to the outbox before
- * it commits, sent after it commits, dropped when it or its savepoint rolls back.
+ * it commits, or handed to the {@link AfterCommitSender} once it has committed; dropped
+ * when it or its savepoint rolls back.
+ * <p>
+ * With an outbox, a step made after the outbox was written is never dropped: made before
+ * the transaction completes (by a synchronization's {@code beforeCommit} that runs after
+ * this one), it is written in the transaction at once; made after the commit (an
+ * {@code afterCommit} callback), it is written in a transaction of its own, after the
+ * committed ones; made while the transaction completes (a {@code beforeCompletion}
+ * callback, when it is not yet known whether it commits), it is refused.
  *
  * @author Redq team
  */
@@ -29,31 +39,87 @@ final class TransactionalDispatches implements TransactionSynchronization {
 
 	private final Object resourceKey;
 
-	private final JobDispatcher target;
+	private final AfterCommitSender sender;
 
 	private final @Nullable JobOutbox outbox;
 
 	private final List<Step> steps = new ArrayList<>();
 
-	/**
-	 * Whether the dispatches went to the outbox before the commit: not when there is
-	 * none, when the transaction was read-only, or when this synchronization was
-	 * registered too late for the commit's first phase (a dispatch from another
-	 * synchronization's {@code beforeCommit}); then they are sent after the commit.
-	 */
-	private boolean writtenToOutbox;
-
 	/** The number of steps held when each savepoint was set. */
 	private final Map<Object, Integer> savepoints = new IdentityHashMap<>();
 
-	TransactionalDispatches(Object resourceKey, JobDispatcher target, @Nullable JobOutbox outbox) {
+	/**
+	 * Whether the steps went to the outbox before the commit: not when there is none,
+	 * when the transaction was read-only, or when this synchronization was registered too
+	 * late for the commit's first phase (a dispatch from another synchronization's
+	 * {@code beforeCommit}); then they are sent after the commit.
+	 */
+	private boolean writtenToOutbox;
+
+	private Phase phase = Phase.OPEN;
+
+	TransactionalDispatches(Object resourceKey, AfterCommitSender sender, @Nullable JobOutbox outbox) {
 		this.resourceKey = resourceKey;
-		this.target = target;
+		this.sender = sender;
 		this.outbox = outbox;
 	}
 
+	/**
+	 * Register this and the synchronization that tells the phases of the commit.
+	 */
+	void register() {
+		TransactionSynchronizationManager.registerSynchronization(this);
+		TransactionSynchronizationManager.registerSynchronization(new PhaseTracker());
+	}
+
+	/**
+	 * Hold a step for the transaction, or write it to the outbox at once when the
+	 * transaction's steps are written already.
+	 * @param step the step
+	 * @throws IllegalStateException when the step can no longer be written
+	 */
 	void add(Step step) {
-		this.steps.add(step);
+		if (!this.writtenToOutbox || this.outbox == null) {
+			this.steps.add(step);
+			return;
+		}
+		JobOutbox.Entry entry = step.entry();
+		if (entry == null) {
+			throw new IllegalStateException("No outbox entry for " + step.description());
+		}
+		switch (this.phase) {
+			case OPEN -> {
+				// another synchronization's beforeCommit, after this one's: still in the
+				// transaction
+				this.outbox.write(List.of(entry));
+				this.steps.add(step);
+			}
+			case COMPLETING -> throw new IllegalStateException("Cannot " + step.description()
+					+ " while its transaction completes (from a TransactionSynchronization's beforeCompletion): it "
+					+ "is not known yet whether the transaction commits, and it can no longer be written to the "
+					+ "outbox in it. Dispatch from beforeCommit, afterCommit or afterCompletion instead, or mark the "
+					+ "request outsideTransaction()");
+			case COMMITTED -> {
+				// an afterCommit callback: written after the committed steps
+				this.outbox.writeAfterCommit(List.of(entry));
+				step.deferred();
+				this.outbox.committed();
+			}
+		}
+	}
+
+	/**
+	 * Return a future that completes once the transaction's step is done, and refuses to
+	 * be waited for inside the transaction, where it would wait forever.
+	 * @return the future
+	 */
+	CompletableFuture<DispatchResult> newFuture() {
+		return new TransactionBoundFuture(this);
+	}
+
+	private boolean isCurrent() {
+		// bound until the transaction's afterCompletion
+		return TransactionSynchronizationManager.getResource(this.resourceKey) == this;
 	}
 
 	@Override
@@ -89,13 +155,11 @@ final class TransactionalDispatches implements TransactionSynchronization {
 
 	@Override
 	public void beforeCommit(boolean readOnly) {
-		// a read-only transaction cannot write: its jobs are sent after the commit
+		// a read-only transaction cannot write: its steps are sent after the commit
 		if (this.outbox != null && !readOnly) {
-			List<JobOutbox.Entry> entries = new ArrayList<>();
+			List<JobOutbox.Entry> entries = new ArrayList<>(this.steps.size());
 			for (Step step : this.steps) {
-				if (step instanceof Dispatch dispatch) {
-					entries.add(dispatch.entry());
-				}
+				entries.add(step.entry());
 			}
 			if (!entries.isEmpty()) {
 				this.outbox.write(entries);
@@ -122,60 +186,60 @@ final class TransactionalDispatches implements TransactionSynchronization {
 	}
 
 	private void committed() {
-		List<Dispatch> batch = new ArrayList<>();
-		for (Step step : this.steps) {
-			if (step instanceof Dispatch dispatch) {
-				batch.add(dispatch);
-			}
-			else {
-				send(batch);
-				batch.clear();
-				call((Call) step);
-			}
+		if (this.steps.isEmpty()) {
+			return;
 		}
-		send(batch);
-		if (this.writtenToOutbox && this.outbox != null && this.steps.stream().anyMatch(Dispatch.class::isInstance)) {
+		if (this.writtenToOutbox && this.outbox != null) {
+			// stored in the transaction: the relay applies them
+			this.steps.forEach(Step::deferred);
 			this.outbox.committed();
-		}
-	}
-
-	private void send(List<Dispatch> batch) {
-		if (batch.isEmpty()) {
 			return;
 		}
-		if (this.writtenToOutbox) {
-			// stored in the transaction: the relay sends them
-			batch.forEach((dispatch) -> dispatch
-				.complete(new DispatchResult(dispatch.id(), DispatchResult.Outcome.DEFERRED)));
-			return;
-		}
-		try {
-			List<DispatchResult> results = this.target.dispatchAll(batch.stream().map(Dispatch::request).toList());
-			for (int i = 0; i < batch.size(); i++) {
-				batch.get(i).complete(results.get(i));
-			}
-		}
-		catch (RuntimeException ex) {
-			logger.error("Failed to send " + batch.size() + " job(s) dispatched in a transaction that committed; "
-					+ "they are lost: " + describe(batch), ex);
-			batch.forEach((dispatch) -> dispatch.fail(ex));
-		}
+		// sent by another thread, so that this one gives its connection back at once
+		this.sender.submit(List.copyOf(this.steps));
 	}
 
-	private void call(Call call) {
-		try {
-			boolean done = call.action().getAsBoolean();
-			if (logger.isDebugEnabled()) {
-				logger.debug("After commit: " + call.description() + ": " + done);
-			}
-		}
-		catch (RuntimeException ex) {
-			logger.error("Failed to " + call.description() + " after its transaction committed", ex);
-		}
-	}
-
-	private static String describe(List<? extends Step> steps) {
+	static String describe(List<? extends Step> steps) {
 		return steps.stream().map(Step::description).toList().toString();
+	}
+
+	/**
+	 * The phases of a commit after this synchronization's {@code beforeCommit}.
+	 */
+	private enum Phase {
+
+		/** Before the commit, or before this synchronization's {@code beforeCommit}. */
+		OPEN,
+
+		/** Between {@code beforeCompletion} and the commit: the outcome is not known. */
+		COMPLETING,
+
+		/** After the commit, in the {@code afterCommit} callbacks. */
+		COMMITTED
+
+	}
+
+	/**
+	 * Tells the phase of the commit first, before the other synchronizations' callbacks
+	 * of that phase run.
+	 */
+	private final class PhaseTracker implements TransactionSynchronization {
+
+		@Override
+		public int getOrder() {
+			return HIGHEST_PRECEDENCE;
+		}
+
+		@Override
+		public void beforeCompletion() {
+			TransactionalDispatches.this.phase = Phase.COMPLETING;
+		}
+
+		@Override
+		public void afterCommit() {
+			TransactionalDispatches.this.phase = Phase.COMMITTED;
+		}
+
 	}
 
 	/**
@@ -185,7 +249,19 @@ final class TransactionalDispatches implements TransactionSynchronization {
 
 		String description();
 
+		/**
+		 * Return the step as the outbox stores it.
+		 * @return the entry, or {@code null} without an outbox
+		 */
+		JobOutbox.@Nullable Entry entry();
+
 		default void rolledBack() {
+		}
+
+		/**
+		 * Record that the outbox holds the step: the relay applies it.
+		 */
+		default void deferred() {
 		}
 
 	}
@@ -203,7 +279,7 @@ final class TransactionalDispatches implements TransactionSynchronization {
 
 		@Override
 		public String description() {
-			return "job " + this.id;
+			return "dispatch job " + this.id;
 		}
 
 		@Override
@@ -211,6 +287,11 @@ final class TransactionalDispatches implements TransactionSynchronization {
 			if (this.future != null) {
 				this.future.cancel(false);
 			}
+		}
+
+		@Override
+		public void deferred() {
+			complete(new DispatchResult(this.id, DispatchResult.Outcome.DEFERRED));
 		}
 
 		void complete(DispatchResult result) {
@@ -231,9 +312,52 @@ final class TransactionalDispatches implements TransactionSynchronization {
 	 * A held timer call.
 	 *
 	 * @param description what it does
-	 * @param action the call
+	 * @param action the call, after the commit
+	 * @param entry the call as the outbox stores it, or {@code null} without one
 	 */
-	record Call(String description, BooleanSupplier action) implements Step {
+	record Call(String description, BooleanSupplier action, JobOutbox.@Nullable Entry entry) implements Step {
+
+	}
+
+	/**
+	 * The future of a dispatch held for a transaction: waiting for it inside that
+	 * transaction would wait forever, since it completes after the commit, so it throws
+	 * instead.
+	 */
+	private static final class TransactionBoundFuture extends CompletableFuture<DispatchResult> {
+
+		private final TransactionalDispatches transaction;
+
+		TransactionBoundFuture(TransactionalDispatches transaction) {
+			this.transaction = transaction;
+		}
+
+		@Override
+		public DispatchResult get() throws InterruptedException, ExecutionException {
+			checkNotWaitingInside();
+			return super.get();
+		}
+
+		@Override
+		public DispatchResult get(long timeout, TimeUnit unit)
+				throws InterruptedException, ExecutionException, TimeoutException {
+			checkNotWaitingInside();
+			return super.get(timeout, unit);
+		}
+
+		@Override
+		public DispatchResult join() {
+			checkNotWaitingInside();
+			return super.join();
+		}
+
+		private void checkNotWaitingInside() {
+			if (!isDone() && this.transaction.isCurrent()) {
+				throw new IllegalStateException("This dispatch completes after its transaction commits: waiting for "
+						+ "it inside the transaction would wait forever. Wait after the transaction, or dispatch with "
+						+ "JobRequest...outsideTransaction() to send the job at once");
+			}
+		}
 
 	}
 

@@ -1,10 +1,12 @@
 package io.redq.queue.transaction;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.redq.queue.config.JobCatalog;
@@ -13,6 +15,7 @@ import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobRequest;
+import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.Timer;
 import io.redq.queue.redis.AbstractQueueIntegrationTests;
 import io.redq.queue.redis.RedisJobDispatcher;
@@ -20,20 +23,25 @@ import io.redq.queue.test.ScriptExecutions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabase;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for {@link TransactionAwareJobDispatcher} on a real Redis and a real transaction
@@ -72,6 +80,7 @@ class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegra
 
 	@AfterEach
 	void tearDown() {
+		this.dispatcher.stop();
 		this.target.stop();
 		this.database.shutdown();
 	}
@@ -88,7 +97,7 @@ class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegra
 		assertThat(result.outcome()).isEqualTo(Outcome.DEFERRED);
 		assertThat(result.id()).as("a generated id, known at once").hasSize(22);
 		assertThat(readyInside).as("nothing in Redis before the commit").isEmpty();
-		assertThat(ready()).containsExactly(result.id());
+		await().untilAsserted(() -> assertThat(ready()).containsExactly(result.id()));
 		assertThat(this.jdbc.queryForList("select id from orders", String.class)).containsExactly("order-1");
 	}
 
@@ -97,7 +106,8 @@ class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegra
 		DispatchResult result = this.transaction.execute((status) -> this.dispatcher
 			.dispatch(JobRequest.of("send-invoice", "order-1").priority(8).group("acme").build()));
 		assertThat(result.outcome()).isEqualTo(Outcome.DEFERRED);
-		assertThat(this.template.opsForHash().get(this.keys.levels(), result.id())).isEqualTo("8 acme");
+		await().untilAsserted(
+				() -> assertThat(this.template.opsForHash().get(this.keys.levels(), result.id())).isEqualTo("8 acme"));
 	}
 
 	@Test
@@ -110,8 +120,9 @@ class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegra
 			future.set(this.dispatcher.dispatchAsync("send-invoice", "order-1"));
 			status.setRollbackOnly();
 		});
+		awaitSent();
 		assertThat(ready()).isEmpty();
-		assertThat(this.operations.stats("audit").ready()).isZero();
+		assertThat(this.operations.stats("audit").ready()).isOne();
 		assertThat(future.get()).isCancelled();
 		assertThat(this.jdbc.queryForList("select id from orders", String.class)).isEmpty();
 	}
@@ -142,6 +153,7 @@ class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegra
 			nested.executeWithoutResult((inner) -> ids.add(this.dispatcher.dispatch("send-invoice", "kept").id()));
 			ids.add(this.dispatcher.dispatch("send-invoice", "after").id());
 		});
+		await().untilAsserted(() -> assertThat(ready()).hasSize(ids.size()));
 		assertThat(ready()).containsExactlyElementsOf(ids).doesNotContainAnyElementsOf(dropped);
 	}
 
@@ -161,6 +173,7 @@ class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegra
 					innermost.setRollbackOnly();
 				});
 			});
+			await().untilAsserted(() -> assertThat(ready()).hasSize(2));
 			readyAfterInner.addAll(ready());
 			this.dispatcher.dispatch("send-invoice", "outer-later");
 			status.setRollbackOnly();
@@ -181,6 +194,8 @@ class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegra
 			}
 			this.dispatcher.dispatch("audit", "done");
 		});
+		// read without a script, which would count
+		await().until(() -> this.template.opsForList().size(this.operations.getStore().keys("audit").ready()) == 1);
 		assertThat(ScriptExecutions.count(this.redis) - before).as("10 calls for the queue, 1 for 'audit'")
 			.isEqualTo(11);
 		assertThat(ids).doesNotHaveDuplicates();
@@ -198,6 +213,8 @@ class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegra
 			created.set(this.dispatcher.dispatchAsync(JobRequest.of("send-invoice", "new").id("invoice-2").build()));
 			assertThat(kept.get()).isNotDone();
 		});
+		assertThat(kept.get()).succeedsWithin(Duration.ofSeconds(30));
+		assertThat(created.get()).succeedsWithin(Duration.ofSeconds(30));
 		assertThat(kept.get()).isCompletedWithValue(new DispatchResult("invoice-1", Outcome.KEPT));
 		assertThat(created.get()).isCompletedWithValue(new DispatchResult("invoice-2", Outcome.CREATED));
 		assertThat(ready()).containsExactly("invoice-1", "invoice-2");
@@ -215,6 +232,7 @@ class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegra
 			this.dispatcher.schedule("close-auction", 43L, first);
 			this.dispatcher.cancelTimer("close-auction", 43L);
 		});
+		awaitSent();
 		assertThat(this.dispatcher.findTimer("close-auction", 42L)).map(Timer::dueAt)
 			.contains(Instant.ofEpochMilli(moved.toEpochMilli()));
 		assertThat(this.dispatcher.findTimer("close-auction", 43L)).isEmpty();
@@ -230,6 +248,7 @@ class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegra
 			this.dispatcher.cancel(QUEUE, pending);
 			status.setRollbackOnly();
 		});
+		awaitSent();
 		assertThat(this.dispatcher.findTimer("close-auction", 42L)).map(Timer::dueAt)
 			.contains(Instant.ofEpochMilli(at.toEpochMilli()));
 		assertThat(ready()).containsExactly(pending);
@@ -281,6 +300,123 @@ class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegra
 		DispatchResult result = this.dispatcher.dispatch("send-invoice", "order-1");
 		assertThat(result.outcome()).isEqualTo(Outcome.CREATED);
 		assertThat(ready()).containsExactly(result.id());
+	}
+
+	@Test // issue 35, item 2
+	void timerCallsInLaterTransactionsApplyAfterTheEarlierOnes() {
+		Instant first = Instant.now().plus(Duration.ofHours(1));
+		Instant moved = first.plus(Duration.ofHours(1));
+		for (long key = 0; key < 20; key++) {
+			long auction = key;
+			this.transaction
+				.executeWithoutResult((status) -> this.dispatcher.schedule("close-auction", auction, first));
+			this.transaction.executeWithoutResult((status) -> {
+				if (auction % 2 == 0) {
+					this.dispatcher.cancelTimer("close-auction", auction);
+				}
+				else {
+					this.dispatcher.reschedule("close-auction", auction, moved);
+				}
+			});
+		}
+		awaitSent();
+		for (long key = 0; key < 20; key++) {
+			if (key % 2 == 0) {
+				assertThat(this.dispatcher.findTimer("close-auction", key)).as("timer %d", key).isEmpty();
+			}
+			else {
+				assertThat(this.dispatcher.findTimer("close-auction", key)).as("timer %d", key)
+					.map(Timer::dueAt)
+					.contains(Instant.ofEpochMilli(moved.toEpochMilli()));
+			}
+		}
+	}
+
+	@Test // issue 35, item 1
+	void dispatchesFromTheCommitsCallbacksAreSent() {
+		List<String> ids = new ArrayList<>();
+		this.transaction.executeWithoutResult((status) -> {
+			ids.add(this.dispatcher.dispatch("send-invoice", "inside").id());
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+				@Override
+				public void beforeCommit(boolean readOnly) {
+					ids.add(TransactionAwareJobDispatcherIntegrationTests.this.dispatcher
+						.dispatch("send-invoice", "before-commit")
+						.id());
+				}
+
+				@Override
+				public void afterCommit() {
+					ids.add(TransactionAwareJobDispatcherIntegrationTests.this.dispatcher
+						.dispatch("send-invoice", "after-commit")
+						.id());
+				}
+
+			});
+		});
+		await().untilAsserted(() -> assertThat(ready()).containsExactlyElementsOf(ids));
+	}
+
+	@Test // issue 35, item 5
+	void commitReturnsWithoutWaitingForRedis() {
+		AtomicReference<CompletableFuture<DispatchResult>> future = new AtomicReference<>();
+		// Redis holds every command of every client for 3 seconds
+		this.template.execute((RedisCallback<Object>) (connection) -> connection.execute("CLIENT",
+				"PAUSE".getBytes(StandardCharsets.UTF_8), "3000".getBytes(StandardCharsets.UTF_8),
+				"ALL".getBytes(StandardCharsets.UTF_8)));
+		this.transaction.executeWithoutResult((status) -> {
+			this.jdbc.update("insert into orders values ('order-1')");
+			future.set(this.dispatcher.dispatchAsync("send-invoice", "order-1"));
+		});
+		assertThat(future.get()).as("the commit returned before Redis took the job").isNotDone();
+		assertThat(future.get()).succeedsWithin(Duration.ofSeconds(30))
+			.extracting(DispatchResult::outcome)
+			.isEqualTo(Outcome.CREATED);
+	}
+
+	@Test // issue 35, item 7
+	@Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+	void waitingForAnAsyncDispatchInsideItsTransactionThrowsInsteadOfHanging() {
+		AtomicReference<CompletableFuture<DispatchResult>> future = new AtomicReference<>();
+		this.transaction.executeWithoutResult((status) -> {
+			future.set(this.dispatcher.dispatchAsync("send-invoice", "order-1"));
+			assertThatIllegalStateException().isThrownBy(() -> future.get().join())
+				.withMessageContaining("inside the transaction would wait forever");
+			assertThatIllegalStateException().isThrownBy(() -> future.get().get(1, TimeUnit.SECONDS));
+		});
+		assertThat(future.get().join().outcome()).isEqualTo(Outcome.CREATED);
+	}
+
+	@Test // issue 35, item 5
+	void transactionsCommittedByManyThreadsAreAllSent() {
+		int threads = 8;
+		int transactions = 100;
+		List<CompletableFuture<Void>> callers = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			callers.add(CompletableFuture.runAsync(() -> {
+				for (int i = 0; i < transactions; i++) {
+					this.transaction.executeWithoutResult((status) -> {
+						for (int j = 0; j < 10; j++) {
+							this.dispatcher.dispatch("send-invoice", "order");
+						}
+					});
+				}
+			}));
+		}
+		CompletableFuture.allOf(callers.toArray(CompletableFuture[]::new)).join();
+		await().untilAsserted(() -> assertThat(this.template.opsForList().size(this.keys.ready()))
+			.isEqualTo(threads * transactions * 10L));
+	}
+
+	/**
+	 * Wait until the steps of the transactions committed so far are sent: those of a
+	 * transaction committed after them are sent after them.
+	 */
+	private void awaitSent() {
+		String marker = this.transaction
+			.execute((status) -> this.dispatcher.dispatch(JobRequest.of("audit", "marker").build()).id());
+		await().until(() -> this.operations.status("audit", marker).state() != JobStatus.State.NONE);
 	}
 
 	static class Unwritable {

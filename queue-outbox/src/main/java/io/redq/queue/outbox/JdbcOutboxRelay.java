@@ -1,43 +1,58 @@
 package io.redq.queue.outbox;
 
-import java.sql.Connection;
-import java.sql.DatabaseMetaData;
+import java.sql.Types;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
-import javax.sql.DataSource;
-
 import io.redq.queue.redis.EnqueueOperations;
+import io.redq.queue.redis.QueueStore;
 import io.redq.queue.redis.RedisJobDispatcher;
+import io.redq.queue.redis.RedisJobQueueOperations;
+import io.redq.queue.redis.ResendProtection;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.jdbc.support.JdbcUtils;
-import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.util.Assert;
 
 /**
- * Moves the committed rows of the outbox table to Redis and deletes them, a batch of rows
- * per pass in one database transaction of its own: the rows are locked with
- * {@code FOR UPDATE SKIP LOCKED}, so that relays of several instances each take other
- * rows, each row is sent in one script call under the row's nonce, and the rows are
- * deleted before the transaction commits.
+ * Applies the committed rows of the outbox table to Redis, row by row in the order of
+ * their ids within each queue, and deletes each row once applied. Each step of a row (a
+ * batch of jobs, a cancel, a reschedule) is one script call under a nonce of the row, so
+ * that a row applied again changes nothing within the {@linkplain #setResendWindow
+ * re-send window}.
  *
  * <p>
- * A relay that dies after sending and before its transaction commits leaves the rows in
- * the table, unlocked as soon as the database sees the transaction end; the next pass of
- * any relay sends them again under the same nonces, and Redis, which remembers each nonce
- * for the {@linkplain #setResendWindow re-send window}, changes nothing: no job is lost
- * and none runs twice. A row sent again after the window finds its jobs kept by their ids
- * while they are pending or running; only a job that already completed would run again.
+ * A pass first claims up to a batch of rows in a short transaction that holds the lock
+ * row of {@code redq_outbox_lock}: the rows in id order whose queue has no earlier row
+ * claimed or waiting for a retry. It marks them claimed for a minute and records when
+ * each was first sent. Relays of several instances thus work on different queues, and the
+ * rows of one queue are applied in order. Each row is then applied and deleted on its
+ * own: a row that fails is retried with a backoff (1 second, doubling, at most a minute)
+ * while the later rows of its queue wait and the other queues go on.
+ *
+ * <p>
+ * A row is moved aside, to {@value JdbcJobOutbox#PARKED_TABLE} with its reason, when it
+ * cannot be read (e.g. written by a newer version of Redq), when it failed
+ * {@linkplain #setMaxAttempts max attempts} times, or when it was first sent longer ago
+ * than the re-send window less two minutes: Redis may then have applied it and forgotten
+ * its nonce, and applying it again could apply it twice (a {@code REPLACE} job or a timer
+ * moved back, a cancel repeated). The later rows of its queue then go on.
+ *
+ * <p>
+ * A relay that dies after applying a row and before deleting it leaves the row claimed
+ * for at most a minute; the next pass of any relay applies it again under the same
+ * nonces, and Redis, which remembers each nonce for the re-send window, changes nothing:
+ * no job is lost and none runs twice.
  *
  * @author Redq team
  * @since 0.1.0
@@ -47,15 +62,35 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 	/** The default re-send window: one hour. */
 	public static final Duration DEFAULT_RESEND_WINDOW = Duration.ofHours(1);
 
+	/** The default number of attempts before a row is moved aside. */
+	public static final int DEFAULT_MAX_ATTEMPTS = 30;
+
+	/** How long a pass holds the rows it claimed. */
+	static final Duration CLAIM = Duration.ofMinutes(1);
+
+	private static final Duration FIRST_BACKOFF = Duration.ofSeconds(1);
+
+	private static final Duration MAX_BACKOFF = Duration.ofMinutes(1);
+
+	/**
+	 * How long before the end of the re-send window a row is last sent again: longer than
+	 * a send may take (the Redis command timeout, by default a minute).
+	 */
+	private static final Duration RESEND_MARGIN = RedisJobDispatcher.DEFAULT_RESEND_WINDOW;
+
 	private static final Log logger = LogFactory.getLog(JdbcOutboxRelay.class);
+
+	private static final String SELECT = "SELECT id, queue, nonce, steps, attempts, sent_at FROM " + JdbcJobOutbox.TABLE
+			+ " o WHERE next_attempt_at <= ? AND NOT EXISTS (SELECT 1 FROM " + JdbcJobOutbox.TABLE
+			+ " e WHERE e.queue = o.queue AND e.id < o.id AND e.next_attempt_at > ?) ORDER BY id LIMIT ?";
 
 	private final JdbcJobOutbox outbox;
 
 	private final EnqueueOperations enqueueOperations;
 
-	private final JdbcTemplate jdbcTemplate;
+	private final QueueStore store;
 
-	private final TransactionTemplate transactionTemplate;
+	private final JdbcTemplate jdbcTemplate;
 
 	private final Semaphore wakeUp = new Semaphore(0);
 
@@ -65,27 +100,25 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 
 	private Duration resendWindow = DEFAULT_RESEND_WINDOW;
 
-	private @Nullable String selectSql;
+	private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
 
 	private volatile @Nullable Thread thread;
 
 	/**
 	 * Create an instance.
 	 * @param outbox the outbox whose table is relayed
-	 * @param enqueueOperations the queues to send the jobs to, usually
-	 * {@code RedisJobQueueOperations#getEnqueueOperations()}
-	 * @param dataSource the database of the outbox table
+	 * @param operations the queues to apply the rows to
 	 */
-	public JdbcOutboxRelay(JdbcJobOutbox outbox, EnqueueOperations enqueueOperations, DataSource dataSource) {
+	public JdbcOutboxRelay(JdbcJobOutbox outbox, RedisJobQueueOperations operations) {
 		this.outbox = outbox;
-		this.enqueueOperations = enqueueOperations;
-		this.jdbcTemplate = new JdbcTemplate(dataSource);
-		this.transactionTemplate = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
-		this.transactionTemplate.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		this.enqueueOperations = operations.getEnqueueOperations();
+		this.store = operations.getStore();
+		this.jdbcTemplate = new JdbcTemplate(outbox.getDataSource());
 	}
 
 	/**
-	 * Set how many rows one pass takes; each row holds up to 1,000 jobs of one queue.
+	 * Set how many rows one pass takes; each row holds up to 1,000 jobs and timer calls
+	 * of one queue.
 	 * <p>
 	 * Default 10.
 	 * @param batchSize the rows per pass
@@ -96,8 +129,8 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 	}
 
 	/**
-	 * Set how long the relay waits between passes that found the table empty; a commit on
-	 * this instance wakes it at once.
+	 * Set how long the relay waits between passes that found fewer rows than a batch; a
+	 * commit on this instance wakes it at once.
 	 * <p>
 	 * Default 1 second.
 	 * @param pollInterval the interval
@@ -108,79 +141,178 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 	}
 
 	/**
-	 * Set how long Redis remembers each row sent, so that the row sent again by a relay
-	 * after one died before deleting it changes nothing. Redis holds about 134 bytes per
-	 * row for that time.
+	 * Set how long Redis remembers each step applied, so that a row applied again by a
+	 * relay after one died before deleting it changes nothing. Redis holds about 134
+	 * bytes per step for that time. A row that keeps failing is retried for this window
+	 * less two minutes, then moved aside.
 	 * <p>
 	 * Default {@link #DEFAULT_RESEND_WINDOW}.
-	 * @param resendWindow the window, longer than the Redis command timeout
+	 * @param resendWindow the window, at least two minutes
 	 */
 	public void setResendWindow(Duration resendWindow) {
-		Assert.isTrue(resendWindow.compareTo(RedisJobDispatcher.DEFAULT_RESEND_WINDOW) >= 0,
-				() -> "resendWindow must be at least " + RedisJobDispatcher.DEFAULT_RESEND_WINDOW + "; got "
-						+ resendWindow);
+		Assert.isTrue(resendWindow.compareTo(RESEND_MARGIN) >= 0,
+				() -> "resendWindow must be at least " + RESEND_MARGIN + "; got " + resendWindow);
 		this.resendWindow = resendWindow;
 	}
 
 	/**
+	 * Set how many times a row is tried before it is moved aside.
+	 * <p>
+	 * Default {@value #DEFAULT_MAX_ATTEMPTS}.
+	 * @param maxAttempts the attempts, at least 1
+	 */
+	public void setMaxAttempts(int maxAttempts) {
+		Assert.isTrue(maxAttempts > 0, "maxAttempts must be positive");
+		this.maxAttempts = maxAttempts;
+	}
+
+	/**
 	 * Make the relay pass at once instead of at its next poll, e.g. after a commit that
-	 * wrote jobs.
+	 * wrote rows.
 	 */
 	public void wakeUp() {
 		this.wakeUp.release();
 	}
 
 	/**
-	 * Relay one batch of rows: lock them, send each under its nonce, delete them, commit.
-	 * @return the rows relayed
+	 * Relay one batch of rows: claim them, then apply and delete each, in order per
+	 * queue.
+	 * @return the rows claimed
 	 */
 	public int relay() {
-		String select = selectSql();
-		Integer relayed = this.transactionTemplate.execute((status) -> {
-			List<Row> rows = this.jdbcTemplate.query(select,
-					(rs, rowNum) -> new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4)),
-					this.batchSize);
-			for (Row row : rows) {
-				this.enqueueOperations.enqueueOnce(row.queue(), row.nonce(), this.outbox.commands(row.jobs()),
-						this.resendWindow);
+		long now = System.currentTimeMillis();
+		List<Row> rows = claim(now);
+		Set<String> waiting = new HashSet<>();
+		for (Row row : rows) {
+			if (waiting.contains(row.queue())) {
+				// an earlier row of its queue failed in this pass: this one waits for it
+				release(row);
 			}
-			this.jdbcTemplate.batchUpdate("DELETE FROM " + JdbcJobOutbox.TABLE + " WHERE id = ?",
-					rows.stream().map((row) -> new Object[] { row.id() }).toList());
-			return rows.size();
+			else if (!apply(row, now)) {
+				waiting.add(row.queue());
+			}
+		}
+		return rows.size();
+	}
+
+	private List<Row> claim(long now) {
+		List<Row> rows = this.outbox.newTransaction().execute((status) -> {
+			if (this.jdbcTemplate
+				.queryForList("SELECT name FROM redq_outbox_lock WHERE name = 'relay' FOR UPDATE", String.class)
+				.isEmpty()) {
+				throw new IllegalStateException("The outbox's lock row is missing from redq_outbox_lock: create the "
+						+ "outbox tables with the script that queue-outbox ships (redq.outbox.jdbc.initialize-schema)");
+			}
+			List<Row> claimed = this.jdbcTemplate.query(SELECT, (rs, rowNum) -> new Row(rs.getLong(1), rs.getString(2),
+					rs.getString(3), rs.getString(4), rs.getInt(5), rs.getObject(6, Long.class)), now, now,
+					this.batchSize);
+			this.jdbcTemplate.batchUpdate(
+					"UPDATE " + JdbcJobOutbox.TABLE + " SET next_attempt_at = ?, sent_at = COALESCE(sent_at, ?) "
+							+ "WHERE id = ?",
+					claimed.stream().map((row) -> new Object[] { now + CLAIM.toMillis(), now, row.id() }).toList());
+			return claimed;
 		});
-		return (relayed != null) ? relayed : 0;
-	}
-
-	private String selectSql() {
-		String sql = this.selectSql;
-		if (sql == null) {
-			sql = "SELECT id, nonce, queue, jobs FROM " + JdbcJobOutbox.TABLE + " ORDER BY id "
-					+ limitAndLock(databaseName());
-			this.selectSql = sql;
-		}
-		return sql;
-	}
-
-	private String databaseName() {
-		try {
-			return JdbcUtils.extractDatabaseMetaData(this.jdbcTemplate.getDataSource(),
-					DatabaseMetaData::getDatabaseProductName);
-		}
-		catch (Exception ex) {
-			throw new IllegalStateException("Could not read which database holds the outbox table", ex);
-		}
+		return (rows != null) ? rows : List.of();
 	}
 
 	/**
-	 * The clause that takes the first rows that no other relay holds.
+	 * Apply a row and delete it, or record its failure.
+	 * @return whether the later rows of its queue may go on
 	 */
-	static String limitAndLock(String databaseName) {
-		String name = databaseName.toLowerCase(Locale.ROOT);
-		if (name.contains("oracle") || name.contains("sql server")) {
-			return "FETCH FIRST ? ROWS ONLY FOR UPDATE SKIP LOCKED";
+	private boolean apply(Row row, long now) {
+		List<OutboxStep> steps;
+		try {
+			steps = OutboxFormat.read(row.steps());
 		}
-		// PostgreSQL, MySQL 8, MariaDB 10.6 and H2 2.x
-		return "LIMIT ? FOR UPDATE SKIP LOCKED";
+		catch (IllegalArgumentException ex) {
+			park(row, row.attempts(), "Unreadable: " + ex.getMessage());
+			return true;
+		}
+		long lastResend = (row.sentAt() != null)
+				? row.sentAt() + this.resendWindow.toMillis() - RESEND_MARGIN.toMillis() : Long.MAX_VALUE;
+		if (now > lastResend) {
+			park(row, row.attempts(), "First sent at " + Instant.ofEpochMilli(row.sentAt())
+					+ ", longer ago than the re-send window (" + this.resendWindow + ") less " + RESEND_MARGIN
+					+ ": Redis may have applied it and forgotten its "
+					+ "nonce, so applying it again could apply it twice (a REPLACE job or a timer moved back, a "
+					+ "cancel repeated). Check its jobs and timers, then retry or delete it");
+			return true;
+		}
+		try {
+			for (int i = 0; i < steps.size(); i++) {
+				apply(row.queue(), row.nonce() + "." + i, steps.get(i));
+			}
+		}
+		catch (RuntimeException ex) {
+			return failed(row, ex, Math.min(lastResend, now + this.resendWindow.toMillis()));
+		}
+		this.jdbcTemplate.update("DELETE FROM " + JdbcJobOutbox.TABLE + " WHERE id = ?", row.id());
+		return true;
+	}
+
+	private void apply(String queue, String callId, OutboxStep step) {
+		if (step instanceof OutboxStep.Enqueue enqueue) {
+			this.enqueueOperations.enqueueOnce(queue, callId, enqueue.commands(), this.resendWindow);
+		}
+		else if (step instanceof OutboxStep.Cancel cancel) {
+			this.store.runOnce(this.store.getScripts().cancel(), queue, call(queue, callId), List.of(cancel.id()));
+		}
+		else {
+			OutboxStep.Reschedule reschedule = (OutboxStep.Reschedule) step;
+			this.store.runOnce(this.store.getScripts().reschedule(), queue, call(queue, callId),
+					List.of(reschedule.id(), "a", Long.toString(reschedule.at())));
+		}
+	}
+
+	private ResendProtection.Call call(String queue, String callId) {
+		return ResendProtection.once(this.store.keys(queue), callId, this.resendWindow);
+	}
+
+	/**
+	 * Record a failed attempt: retry the row after a backoff, or move it aside.
+	 * @return whether the later rows of its queue may go on
+	 */
+	private boolean failed(Row row, RuntimeException ex, long lastResend) {
+		long now = System.currentTimeMillis();
+		int attempts = row.attempts() + 1;
+		Duration backoff = backoff(attempts);
+		Throwable cause = NestedExceptionUtils.getMostSpecificCause(ex);
+		String error = (cause != ex) ? ex + "; caused by " + cause : ex.toString();
+		if (attempts >= this.maxAttempts || now + backoff.toMillis() > lastResend) {
+			park(row, attempts,
+					"Failed " + attempts + " time(s), " + ((attempts >= this.maxAttempts)
+							? "the most allowed (redq.outbox.relay.max-attempts)" : "until the re-send window ran out")
+							+ "; last: " + error);
+			return true;
+		}
+		logger.warn("Outbox row " + row.id() + " of queue '" + row.queue() + "' failed (attempt " + attempts + " of "
+				+ this.maxAttempts + "); it and the later rows of its queue are tried again in " + backoff
+				+ ", the other queues go on", ex);
+		this.jdbcTemplate.update(
+				"UPDATE " + JdbcJobOutbox.TABLE + " SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ?",
+				attempts, now + backoff.toMillis(), shorten(error), row.id());
+		return false;
+	}
+
+	/** Give a claimed row back unsent: it waits for an earlier row of its queue. */
+	private void release(Row row) {
+		this.jdbcTemplate.update("UPDATE " + JdbcJobOutbox.TABLE + " SET next_attempt_at = 0, sent_at = ? WHERE id = ?",
+				new SqlParameterValue(Types.BIGINT, row.sentAt()), row.id());
+	}
+
+	private void park(Row row, int attempts, String reason) {
+		logger.error("Outbox row " + row.id() + " of queue '" + row.queue() + "' moved aside to "
+				+ JdbcJobOutbox.PARKED_TABLE + "; the later rows of its queue go on. " + reason);
+		this.outbox.park(row.id(), attempts, reason);
+	}
+
+	static Duration backoff(int attempts) {
+		Duration backoff = FIRST_BACKOFF.multipliedBy(1L << Math.min(attempts - 1, 16));
+		return (backoff.compareTo(MAX_BACKOFF) < 0) ? backoff : MAX_BACKOFF;
+	}
+
+	private static String shorten(String text) {
+		return (text.length() > 1000) ? text.substring(0, 997) + "..." : text;
 	}
 
 	@Override
@@ -216,19 +348,25 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 	}
 
 	private void run() {
+		int failedPasses = 0;
 		while (this.thread == Thread.currentThread()) {
-			boolean idle;
+			Duration wait;
 			try {
-				idle = relay() < this.batchSize;
+				wait = (relay() < this.batchSize) ? this.pollInterval : Duration.ZERO;
+				failedPasses = 0;
 			}
-			catch (RuntimeException ex) {
-				logger.warn("Outbox relay pass failed; its rows stay in " + JdbcJobOutbox.TABLE
-						+ " and a later pass sends them", ex);
-				idle = true;
+			catch (Throwable ex) {
+				// an Error too: the relay must not end, silently or not, while its
+				// application runs
+				failedPasses++;
+				Duration backoff = backoff(failedPasses);
+				wait = (backoff.compareTo(this.pollInterval) > 0) ? backoff : this.pollInterval;
+				logger.error("Outbox relay pass failed; its rows stay in " + JdbcJobOutbox.TABLE
+						+ " and the next pass, in " + wait + ", takes them", ex);
 			}
-			if (idle) {
+			if (!wait.isZero()) {
 				try {
-					this.wakeUp.tryAcquire(this.pollInterval.toMillis(), TimeUnit.MILLISECONDS);
+					this.wakeUp.tryAcquire(wait.toMillis(), TimeUnit.MILLISECONDS);
 					this.wakeUp.drainPermits();
 				}
 				catch (InterruptedException ex) {
@@ -239,7 +377,7 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 		}
 	}
 
-	private record Row(long id, String nonce, String queue, String jobs) {
+	private record Row(long id, String queue, String nonce, String steps, int attempts, @Nullable Long sentAt) {
 
 	}
 

@@ -1,14 +1,23 @@
 package io.redq.queue.outbox;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+
+import javax.sql.DataSource;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -17,18 +26,22 @@ import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
+import io.redq.queue.core.Timer;
 import io.redq.queue.outbox.autoconfigure.JobOutboxAutoConfiguration;
 import io.redq.queue.outbox.autoconfigure.OutboxHealthIndicator;
 import io.redq.queue.redis.EnqueueOperations;
+import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
 import io.redq.queue.transaction.TransactionAwareJobDispatcher;
 import org.junit.jupiter.api.BeforeEach;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.health.actuate.endpoint.SimpleStatusAggregator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
@@ -37,12 +50,20 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabase;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -78,7 +99,8 @@ abstract class AbstractOutboxIntegrationTests {
 			.withPropertyValues(this.redis.springProperties())
 			.withPropertyValues(databaseProperties())
 			.withPropertyValues("redq.jobs.send-invoice.queue=mail", "redq.jobs.audit.queue=audit",
-					"redq.outbox.relay.enabled=false", "redq.recurring.enabled=false");
+					"redq.jobs.close-auction.queue=auctions", "redq.outbox.relay.enabled=false",
+					"redq.recurring.enabled=false");
 	}
 
 	private void run(Consumer<Outbox> test, String... properties) {
@@ -86,6 +108,7 @@ abstract class AbstractOutboxIntegrationTests {
 			assertThat(context).hasNotFailed();
 			Outbox outbox = new Outbox(context);
 			outbox.jdbc.update("DELETE FROM " + JdbcJobOutbox.TABLE);
+			outbox.jdbc.update("DELETE FROM " + JdbcJobOutbox.PARKED_TABLE);
 			test.accept(outbox);
 		});
 	}
@@ -235,10 +258,11 @@ abstract class AbstractOutboxIntegrationTests {
 			assertThat(id).isNotNull();
 			outbox.transaction.executeWithoutResult((status) -> outbox.dispatcher
 				.dispatch(JobRequest.of("send-invoice", "order-2").id("invoice-2").build()));
-			// a relay sends the row and dies before deleting it
+			// a relay applies the row and dies before deleting it
 			String nonce = outbox.jdbc.queryForObject("SELECT nonce FROM " + JdbcJobOutbox.TABLE, String.class);
-			String jobs = outbox.jdbc.queryForObject("SELECT jobs FROM " + JdbcJobOutbox.TABLE, String.class);
-			outbox.enqueueOperations.enqueueOnce("mail", nonce, outbox.outbox.commands(jobs),
+			String steps = outbox.jdbc.queryForObject("SELECT steps FROM " + JdbcJobOutbox.TABLE, String.class);
+			outbox.enqueueOperations.enqueueOnce("mail", nonce + ".0",
+					((OutboxStep.Enqueue) OutboxFormat.read(steps).get(0)).commands(),
 					JdbcOutboxRelay.DEFAULT_RESEND_WINDOW);
 			// the job runs and completes: gone from Redis
 			assertThat(outbox.operations.cancel("mail", "invoice-2")).isTrue();
@@ -279,7 +303,7 @@ abstract class AbstractOutboxIntegrationTests {
 			String id = outbox.transaction
 				.execute((status) -> outbox.dispatcher.dispatch("send-invoice", "order-1").id());
 			assertThat(outbox.rows()).isZero();
-			assertThat(outbox.ready("mail")).containsExactly(id);
+			await().untilAsserted(() -> assertThat(outbox.ready("mail")).containsExactly(id));
 		});
 	}
 
@@ -298,7 +322,11 @@ abstract class AbstractOutboxIntegrationTests {
 						.isPositive());
 			OutboxHealthIndicator health = outbox.context.getBean(OutboxHealthIndicator.class);
 			assertThat(health.health(true).getDetails()).containsEntry("backlog", 2L);
-			await().untilAsserted(() -> assertThat(health.health(true).getStatus()).isEqualTo(Status.DOWN));
+			await().untilAsserted(
+					() -> assertThat(health.health(true).getStatus()).isEqualTo(OutboxHealthIndicator.LAGGING));
+			assertThat(new SimpleStatusAggregator().getAggregateStatus(Status.UP, health.health(true).getStatus()))
+				.as("a lagging outbox does not take the application's health down")
+				.isEqualTo(Status.UP);
 			outbox.relay().relay();
 			assertThat(registry.get("redq.outbox.backlog").gauge().value()).isZero();
 			assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
@@ -323,8 +351,239 @@ abstract class AbstractOutboxIntegrationTests {
 					context.getBean(PlatformTransactionManager.class));
 			String id = transaction
 				.execute((status) -> context.getBean(JobDispatcher.class).dispatch("send-invoice", "order-1").id());
-			assertThat(context.getBean(StringRedisTemplate.class).opsForList().range("redq:{mail}:ready", 0, -1))
-				.containsExactly(id);
+			await().untilAsserted(() -> assertThat(
+					context.getBean(StringRedisTemplate.class).opsForList().range("redq:{mail}:ready", 0, -1))
+				.containsExactly(id));
+		});
+	}
+
+	@Test // issue 35, item 1
+	void dispatchesMadeAfterTheRowsWereWrittenAreWrittenTooOrRefused() {
+		run((outbox) -> {
+			List<DispatchResult> results = new ArrayList<>();
+			List<Exception> refused = new ArrayList<>();
+			outbox.transaction.executeWithoutResult((status) -> {
+				results.add(outbox.dispatcher.dispatch("send-invoice", "inside"));
+				TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+					@Override
+					public void beforeCommit(boolean readOnly) {
+						results.add(outbox.dispatcher.dispatch("send-invoice", "before-commit"));
+					}
+
+					@Override
+					public void beforeCompletion() {
+						try {
+							outbox.dispatcher.dispatch("send-invoice", "before-completion");
+						}
+						catch (IllegalStateException ex) {
+							refused.add(ex);
+						}
+					}
+
+					@Override
+					public void afterCommit() {
+						for (int i = 0; i < 200; i++) {
+							results.add(outbox.dispatcher.dispatch("send-invoice", "after-commit-" + i));
+						}
+					}
+
+				});
+			});
+			assertThat(refused).singleElement()
+				.extracting(Exception::getMessage, InstanceOfAssertFactories.STRING)
+				.contains("while its transaction completes");
+			assertThat(results).hasSize(202)
+				.allSatisfy((result) -> assertThat(result.outcome()).isEqualTo(Outcome.DEFERRED));
+			outbox.relayAll();
+			assertThat(outbox.ready("mail")).as("every job answered with an id is in Redis, in order")
+				.containsExactlyElementsOf(results.stream().map(DispatchResult::id).toList());
+		});
+	}
+
+	@Test // issue 35, item 2
+	void timerCallsApplyInOrderWithTheDispatchesTheyFollow() {
+		run((outbox) -> {
+			Instant at = Instant.now().plus(Duration.ofHours(1));
+			Instant moved = at.plus(Duration.ofHours(1));
+			outbox.transaction.executeWithoutResult((status) -> {
+				outbox.dispatcher.schedule("close-auction", 1L, at);
+				outbox.dispatcher.cancelTimer("close-auction", 1L);
+				outbox.dispatcher.schedule("close-auction", 2L, at);
+				outbox.dispatcher.reschedule("close-auction", 2L, moved);
+				outbox.dispatcher.schedule("close-auction", 3L, at);
+				outbox.dispatcher.schedule("close-auction", 4L, at);
+			});
+			outbox.transaction.executeWithoutResult((status) -> {
+				outbox.dispatcher.cancelTimer("close-auction", 3L);
+				outbox.dispatcher.reschedule("close-auction", 4L, moved);
+			});
+			String cancelled = outbox.transaction
+				.execute((status) -> outbox.dispatcher.dispatch("send-invoice", "order-1").id());
+			outbox.transaction.executeWithoutResult((status) -> outbox.dispatcher.cancel("mail", cancelled));
+			assertThat(outbox.ready("mail")).as("nothing applied before the relay").isEmpty();
+			outbox.relayAll();
+			assertThat(outbox.dispatcher.findTimer("close-auction", 1L)).as("scheduled and cancelled").isEmpty();
+			assertThat(outbox.dispatcher.findTimer("close-auction", 2L)).map(Timer::dueAt)
+				.as("scheduled and moved")
+				.contains(Instant.ofEpochMilli(moved.toEpochMilli()));
+			assertThat(outbox.dispatcher.findTimer("close-auction", 3L)).as("cancelled in a later transaction")
+				.isEmpty();
+			assertThat(outbox.dispatcher.findTimer("close-auction", 4L)).map(Timer::dueAt)
+				.as("moved in a later transaction")
+				.contains(Instant.ofEpochMilli(moved.toEpochMilli()));
+			assertThat(outbox.ready("mail")).as("cancelled in a later transaction").isEmpty();
+		});
+	}
+
+	@Test // issue 35, item 3
+	void failingRowWaitsWithBackoffWhileOtherQueuesFlowThenIsMovedAside() {
+		run((outbox) -> {
+			String poisonJobs = outbox.operations.getStore().keys("poison").jobs();
+			outbox.redis.opsForValue().set(poisonJobs, "not a hash");
+			String first = outbox.commit(JobRequest.of("send-invoice", "first").build());
+			String poisoned = outbox.commit(JobRequest.of("audit", "poisoned").queue("poison").build());
+			String other = outbox.commit(JobRequest.of("audit", "other").build());
+			String behind = outbox.commit(JobRequest.of("audit", "behind").queue("poison").build());
+			String last = outbox.commit(JobRequest.of("send-invoice", "last").build());
+			JdbcOutboxRelay relay = outbox.relay();
+			relay.setMaxAttempts(2);
+			assertThat(relay.relay()).isEqualTo(5);
+			assertThat(outbox.ready("mail")).containsExactly(first, last);
+			assertThat(outbox.ready("audit")).containsExactly(other);
+			assertThat(
+					outbox.jdbc.queryForList("SELECT queue FROM " + JdbcJobOutbox.TABLE + " ORDER BY id", String.class))
+				.as("the rows ahead of the failed one are deleted; the one behind it waits")
+				.containsExactly("poison", "poison");
+			assertThat(outbox.jdbc
+				.queryForObject("SELECT last_error FROM " + JdbcJobOutbox.TABLE + " WHERE attempts = 1", String.class))
+				.contains("WRONGTYPE");
+			relay.relay();
+			assertThat(outbox.ready("poison")).as("the row behind the failed one waits for it").isEmpty();
+			await().until(() -> {
+				relay.relay();
+				return outbox.status().parked() == 1;
+			});
+			assertThat(outbox.outbox.parkedRows(10)).singleElement().satisfies((row) -> {
+				assertThat(row.queue()).isEqualTo("poison");
+				assertThat(row.attempts()).isEqualTo(2);
+				assertThat(row.reason()).contains("Failed 2 time(s)").contains("WRONGTYPE");
+			});
+			assertThat(outbox.context.getBean(OutboxHealthIndicator.class).health(true).getStatus())
+				.isEqualTo(OutboxHealthIndicator.PARKED);
+			outbox.redis.delete(poisonJobs);
+			await().untilAsserted(() -> {
+				relay.relay();
+				assertThat(outbox.ready("poison")).containsExactly(behind);
+			});
+			assertThat(outbox.outbox.retryParked(outbox.outbox.parkedRows(1).get(0).id())).isTrue();
+			outbox.relayAll();
+			assertThat(outbox.ready("poison")).containsExactly(behind, poisoned);
+			assertThat(outbox.status()).isEqualTo(new OutboxStatus(0, 0, null, 0));
+		});
+	}
+
+	@Test // issue 35, item 6
+	void rowsAreWrittenInRedqsOwnFormatWhateverTheApplicationsJsonSettings() {
+		run((outbox) -> {
+			String id = outbox.commit(JobRequest.of("send-invoice", "order-1").build());
+			String steps = outbox.jdbc.queryForObject("SELECT steps FROM " + JdbcJobOutbox.TABLE, String.class);
+			assertThat(steps).startsWith("{\"v\":1,\"steps\":[{\"op\":\"enqueue\",\"jobs\":[{\"id\":\"" + id + "\"")
+				.contains("\"delay\":0,\"ifPending\":\"keep\",\"unique\":\"until-completed\",\"body\":");
+			outbox.relayAll();
+			assertThat(outbox.ready("mail")).containsExactly(id);
+		}, "spring.jackson.property-naming-strategy=SNAKE_CASE");
+	}
+
+	@Test // issue 35, item 6
+	void rowOfAnotherFormatVersionIsMovedAsideAndItsQueueGoesOn() {
+		run((outbox) -> {
+			outbox.jdbc.update("INSERT INTO " + JdbcJobOutbox.TABLE + " (queue, nonce, steps, job_count, created_at) "
+					+ "VALUES ('mail', 'n1', '{\"v\":2,\"steps\":[]}', 1, 0)");
+			String id = outbox.commit(JobRequest.of("send-invoice", "order-1").build());
+			outbox.relayAll();
+			assertThat(outbox.ready("mail")).containsExactly(id);
+			assertThat(outbox.outbox.parkedRows(10)).singleElement()
+				.extracting(JdbcJobOutbox.ParkedRow::reason, InstanceOfAssertFactories.STRING)
+				.contains("format version 2");
+		});
+	}
+
+	@Test // issue 35, item 7
+	void rowFirstSentLongerAgoThanTheResendWindowIsMovedAsideRatherThanAppliedAgain() {
+		run((outbox) -> {
+			Instant at = Instant.now().plus(Duration.ofHours(1));
+			outbox.transaction.executeWithoutResult((status) -> outbox.dispatcher.schedule("close-auction", 7L, at));
+			// a relay applied it two hours ago and its delete never committed
+			outbox.jdbc.update("UPDATE " + JdbcJobOutbox.TABLE + " SET sent_at = ?",
+					System.currentTimeMillis() - Duration.ofHours(2).toMillis());
+			outbox.relayAll();
+			assertThat(outbox.dispatcher.findTimer("close-auction", 7L)).as("not applied again").isEmpty();
+			assertThat(outbox.outbox.parkedRows(10)).singleElement()
+				.extracting(JdbcJobOutbox.ParkedRow::reason, InstanceOfAssertFactories.STRING)
+				.contains("re-send window");
+		});
+	}
+
+	@Test // issue 35, item 7
+	void outboxOnAnotherDataSourceThanTheTransactionsIsRefused() {
+		run((outbox) -> {
+			EmbeddedDatabase other = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
+				.generateUniqueName(true)
+				.build();
+			try {
+				TransactionTemplate elsewhere = new TransactionTemplate(new DataSourceTransactionManager(other));
+				assertThatIllegalStateException()
+					.isThrownBy(() -> elsewhere
+						.executeWithoutResult((status) -> outbox.dispatcher.dispatch("send-invoice", "order-1")))
+					.withMessageContaining("not in the transaction");
+				assertThat(outbox.rows()).as("nothing committed on its own").isZero();
+			}
+			finally {
+				other.shutdown();
+			}
+		});
+	}
+
+	@Test // issue 35, item 7
+	void relayGoesOnAfterAnError() {
+		run((outbox) -> {
+			AtomicBoolean fail = new AtomicBoolean();
+			// an Error that no Spring template wraps: thrown by the relay's first query
+			DataSource failingOnce = new DelegatingDataSource(outbox.context.getBean(DataSource.class)) {
+
+				@Override
+				public Connection getConnection() throws SQLException {
+					Connection connection = super.getConnection();
+					return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(),
+							new Class<?>[] { Connection.class }, (proxy, method, args) -> {
+								if (method.getName().equals("prepareStatement") && fail.getAndSet(false)) {
+									throw new AssertionError("simulated");
+								}
+								try {
+									return method.invoke(connection, args);
+								}
+								catch (InvocationTargetException ex) {
+									throw ex.getCause();
+								}
+							});
+				}
+
+			};
+			JdbcOutboxRelay relay = new JdbcOutboxRelay(
+					new JdbcJobOutbox(outbox.context.getBean(RedisJobDispatcher.class), failingOnce),
+					outbox.operations);
+			relay.setPollInterval(Duration.ofMillis(10));
+			fail.set(true);
+			relay.start();
+			try {
+				String id = outbox.commit(JobRequest.of("send-invoice", "order-1").build());
+				await().untilAsserted(() -> assertThat(outbox.ready("mail")).containsExactly(id));
+				assertThat(fail).isFalse();
+			}
+			finally {
+				relay.stop();
+			}
 		});
 	}
 
@@ -366,15 +625,28 @@ abstract class AbstractOutboxIntegrationTests {
 			this.outbox = context.getBean(JdbcJobOutbox.class);
 			this.operations = context.getBean(RedisJobQueueOperations.class);
 			this.enqueueOperations = this.operations.getEnqueueOperations();
-			this.jdbc = new JdbcTemplate(context.getBean(javax.sql.DataSource.class));
+			this.jdbc = new JdbcTemplate(context.getBean(DataSource.class));
 			this.transactionManager = context.getBean(PlatformTransactionManager.class);
 			this.transaction = new TransactionTemplate(this.transactionManager);
 			this.redis = context.getBean(StringRedisTemplate.class);
 		}
 
 		JdbcOutboxRelay relay() {
-			return new JdbcOutboxRelay(this.outbox, this.enqueueOperations,
-					this.context.getBean(javax.sql.DataSource.class));
+			return new JdbcOutboxRelay(this.outbox, this.operations);
+		}
+
+		/**
+		 * Relay until a pass finds no row to take.
+		 */
+		void relayAll() {
+			JdbcOutboxRelay relay = relay();
+			while (relay.relay() > 0) {
+				// each pass takes the next rows
+			}
+		}
+
+		String commit(JobRequest request) {
+			return this.transaction.execute((status) -> this.dispatcher.dispatch(request).id());
 		}
 
 		long rows() {

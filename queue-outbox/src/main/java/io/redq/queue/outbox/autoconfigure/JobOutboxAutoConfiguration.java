@@ -9,9 +9,7 @@ import io.redq.queue.outbox.JdbcOutboxRelay;
 import io.redq.queue.outbox.OutboxMeterBinder;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
-import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -29,10 +27,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * Auto-configuration of the transactional outbox on the application's single
  * {@link DataSource}: a {@link JdbcJobOutbox} that the transaction-aware
- * {@code JobDispatcher} writes the jobs of each transaction to, a {@link JdbcOutboxRelay}
- * that moves them to Redis, the outbox table's creation
+ * {@code JobDispatcher} writes the jobs and timer calls of each transaction to, a
+ * {@link JdbcOutboxRelay} that applies them to Redis, the outbox tables' creation
  * ({@code redq.outbox.jdbc.initialize-schema}, by default for embedded databases only),
- * its meters and its health.
+ * their meters and their health. A database the outbox does not support (see
+ * {@link io.redq.queue.outbox.OutboxDatabase}) fails the startup with a message that
+ * names the supported ones.
  *
  * @author Redq team
  * @since 0.1.0
@@ -48,21 +48,21 @@ public final class JobOutboxAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	JdbcJobOutbox jobOutbox(RedisJobDispatcher dispatcher, DataSource dataSource,
-			ObjectProvider<JsonMapper> jsonMapper) {
-		return new JdbcJobOutbox(dispatcher, dataSource, jsonMapper.getIfAvailable(JsonMapper::shared));
+	JdbcJobOutbox jobOutbox(RedisJobDispatcher dispatcher, DataSource dataSource) {
+		return new JdbcJobOutbox(dispatcher, dataSource);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(name = "redq.outbox.relay.enabled", matchIfMissing = true)
-	JdbcOutboxRelay jobOutboxRelay(JdbcJobOutbox outbox, RedisJobQueueOperations operations, DataSource dataSource,
+	JdbcOutboxRelay jobOutboxRelay(JdbcJobOutbox outbox, RedisJobQueueOperations operations,
 			JobOutboxProperties properties) {
-		JdbcOutboxRelay relay = new JdbcOutboxRelay(outbox, operations.getEnqueueOperations(), dataSource);
+		JdbcOutboxRelay relay = new JdbcOutboxRelay(outbox, operations);
 		JobOutboxProperties.Relay settings = properties.getRelay();
 		relay.setBatchSize(settings.getBatchSize());
 		relay.setPollInterval(settings.getPollInterval());
 		relay.setResendWindow(settings.getResendWindow());
+		relay.setMaxAttempts(settings.getMaxAttempts());
 		outbox.setCommitListener(relay::wakeUp);
 		return relay;
 	}

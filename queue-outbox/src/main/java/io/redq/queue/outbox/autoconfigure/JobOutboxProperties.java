@@ -2,8 +2,6 @@ package io.redq.queue.outbox.autoconfigure;
 
 import java.time.Duration;
 
-import io.redq.queue.outbox.JdbcOutboxRelay;
-
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.jdbc.init.DatabaseInitializationProperties;
 
@@ -59,22 +57,30 @@ public class JobOutboxProperties {
 		private boolean enabled = true;
 
 		/**
-		 * Rows taken per pass; each row holds up to 1,000 jobs of one queue.
+		 * Rows taken per pass; each row holds up to 1,000 jobs and timer calls of one
+		 * queue.
 		 */
 		private int batchSize = 10;
 
 		/**
-		 * Wait between passes that found the table empty; a commit on this instance wakes
-		 * the relay at once.
+		 * Wait after a pass that found fewer rows than a batch; a commit on this instance
+		 * wakes the relay at once.
 		 */
 		private Duration pollInterval = Duration.ofSeconds(1);
 
 		/**
-		 * How long Redis remembers each row sent, so that a row sent again by a relay
-		 * after another died before deleting it changes nothing. Redis holds about 134
-		 * bytes per row for that time.
+		 * How long Redis remembers each row applied, so that a row applied again by a
+		 * relay after another died before deleting it changes nothing. Redis holds about
+		 * 134 bytes per step of a row for that time. A row that keeps failing is retried
+		 * for this window less two minutes, then moved aside. At least 2 minutes.
 		 */
-		private Duration resendWindow = JdbcOutboxRelay.DEFAULT_RESEND_WINDOW;
+		private Duration resendWindow = Duration.ofHours(1);
+
+		/**
+		 * Attempts at a row before it is moved aside to the redq_outbox_parked table;
+		 * retries wait 1 second, doubling up to 1 minute.
+		 */
+		private int maxAttempts = 30;
 
 		public boolean isEnabled() {
 			return this.enabled;
@@ -108,12 +114,25 @@ public class JobOutboxProperties {
 			this.resendWindow = resendWindow;
 		}
 
+		public int getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(int maxAttempts) {
+			this.maxAttempts = maxAttempts;
+		}
+
 	}
 
 	/**
 	 * Creation of the outbox table, as spring.sql.init and Spring Batch do it.
 	 */
 	public static class Jdbc extends DatabaseInitializationProperties {
+
+		public Jdbc() {
+			// a script that fails stops the startup, rather than the relay's first pass
+			setContinueOnError(false);
+		}
 
 		@Override
 		public String getDefaultSchemaLocation() {
@@ -128,7 +147,7 @@ public class JobOutboxProperties {
 	public static class Health {
 
 		/**
-		 * Longest wait of the oldest outbox row before the outbox is reported down.
+		 * Longest wait of the oldest outbox row before the outbox's health is LAGGING.
 		 */
 		private Duration maxLag = Duration.ofMinutes(1);
 

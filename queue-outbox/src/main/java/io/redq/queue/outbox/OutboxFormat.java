@@ -1,0 +1,164 @@
+package io.redq.queue.outbox;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import io.redq.queue.core.Due;
+import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.Uniqueness;
+import io.redq.queue.redis.EnqueueCommand;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The wire format of an outbox row's {@code steps} column, Redq's own: JSON written and
+ * read by a mapper of Redq's with fixed settings, never the application's, field by
+ * field, so that a change of {@code spring.jackson.*} or of an internal class between
+ * deploys leaves waiting rows readable. Version {@value #VERSION}:
+ *
+ * <pre class="code">
+ * {"v":1,"steps":[
+ *   {"op":"enqueue","jobs":[{"id":"a1","delay":0,"ifPending":"keep","unique":"until-completed","body":"..."}]},
+ *   {"op":"cancel","id":"a1"},
+ *   {"op":"reschedule","id":"close-auction:42","at":1767225600000}]}
+ * </pre>
+ *
+ * A job's due time is {@code delay} (ms after the relay's send) or {@code at} (epoch ms);
+ * {@code body} is the job's envelope as the enqueue script takes it, opaque here. A row
+ * of another version is refused with a reason, so that the relay moves it aside rather
+ * than guess.
+ *
+ * @author Redq team
+ */
+final class OutboxFormat {
+
+	/** The version that this class writes and reads. */
+	static final int VERSION = 1;
+
+	/** Redq's own mapper: the application's settings never reach the rows. */
+	private static final JsonMapper MAPPER = JsonMapper.builder().build();
+
+	private OutboxFormat() {
+	}
+
+	/**
+	 * Write the steps of a row.
+	 * @param steps the steps, in order
+	 * @return the JSON
+	 */
+	static String write(List<OutboxStep> steps) {
+		ObjectNode row = MAPPER.createObjectNode();
+		row.put("v", VERSION);
+		ArrayNode array = row.putArray("steps");
+		for (OutboxStep step : steps) {
+			ObjectNode node = array.addObject();
+			if (step instanceof OutboxStep.Enqueue enqueue) {
+				node.put("op", "enqueue");
+				ArrayNode jobs = node.putArray("jobs");
+				enqueue.commands().forEach((job) -> write(job, jobs.addObject()));
+			}
+			else if (step instanceof OutboxStep.Cancel cancel) {
+				node.put("op", "cancel").put("id", cancel.id());
+			}
+			else {
+				OutboxStep.Reschedule reschedule = (OutboxStep.Reschedule) step;
+				node.put("op", "reschedule").put("id", reschedule.id()).put("at", reschedule.at());
+			}
+		}
+		return MAPPER.writeValueAsString(row);
+	}
+
+	private static void write(EnqueueCommand job, ObjectNode node) {
+		node.put("id", job.id());
+		node.put(job.due().absolute() ? "at" : "delay", job.due().millis());
+		// a generated id was free: a row sent again after Redis forgot it keeps the job
+		DuplicatePolicy policy = job.generatedId() ? DuplicatePolicy.KEEP : job.policy();
+		node.put("ifPending", policy.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+		node.put("unique", job.uniqueness().name().toLowerCase(Locale.ROOT).replace('_', '-'));
+		node.put("body", job.body());
+	}
+
+	/**
+	 * Read the steps of a row.
+	 * @param json the {@code steps} column
+	 * @return the steps, in order
+	 * @throws IllegalArgumentException when the row is not of this version or not
+	 * readable, with the reason
+	 */
+	static List<OutboxStep> read(String json) {
+		JsonNode row;
+		try {
+			row = MAPPER.readTree(json);
+		}
+		catch (JacksonException ex) {
+			throw new IllegalArgumentException("The row is not JSON: " + ex.getOriginalMessage(), ex);
+		}
+		JsonNode version = row.path("v");
+		if (!version.isIntegralNumber() || version.asInt() != VERSION) {
+			throw new IllegalArgumentException("The row is of format version " + version
+					+ ", which this version of Redq does not read (it reads version " + VERSION
+					+ "): it was written by another version of the application. Relay it from an instance that reads "
+					+ "it, or move it back once one runs");
+		}
+		List<OutboxStep> steps = new ArrayList<>();
+		for (JsonNode step : required(row, "steps")) {
+			String op = text(step, "op");
+			steps.add(switch (op) {
+				case "enqueue" -> {
+					List<EnqueueCommand> jobs = new ArrayList<>();
+					required(step, "jobs").forEach((job) -> jobs.add(job(job)));
+					yield new OutboxStep.Enqueue(jobs);
+				}
+				case "cancel" -> new OutboxStep.Cancel(text(step, "id"));
+				case "reschedule" -> new OutboxStep.Reschedule(text(step, "id"), number(step, "at"));
+				default ->
+					throw new IllegalArgumentException("Unknown step '" + op + "' in a row of version " + VERSION);
+			});
+		}
+		return steps;
+	}
+
+	private static EnqueueCommand job(JsonNode job) {
+		Due due = job.has("at") ? new Due(true, number(job, "at")) : new Due(false, number(job, "delay"));
+		return new EnqueueCommand(text(job, "id"), due, named(DuplicatePolicy.class, text(job, "ifPending")),
+				named(Uniqueness.class, text(job, "unique")), text(job, "body"));
+	}
+
+	private static JsonNode required(JsonNode node, String field) {
+		JsonNode value = node.path(field);
+		if (!value.isArray()) {
+			throw new IllegalArgumentException("Field '" + field + "' is missing or not an array in " + node);
+		}
+		return value;
+	}
+
+	private static String text(JsonNode node, String field) {
+		JsonNode value = node.path(field);
+		if (!value.isString()) {
+			throw new IllegalArgumentException("Field '" + field + "' is missing or not a string in " + node);
+		}
+		return value.stringValue();
+	}
+
+	private static long number(JsonNode node, String field) {
+		JsonNode value = node.path(field);
+		if (!value.isIntegralNumber()) {
+			throw new IllegalArgumentException("Field '" + field + "' is missing or not a number in " + node);
+		}
+		return value.asLong();
+	}
+
+	private static <E extends Enum<E>> E named(Class<E> type, String name) {
+		try {
+			return Enum.valueOf(type, name.toUpperCase(Locale.ROOT).replace('-', '_'));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("Unknown " + type.getSimpleName() + " '" + name + "'", ex);
+		}
+	}
+
+}
