@@ -166,6 +166,8 @@ class DashboardBrowserIntegrationTests extends AbstractBrowserIntegrationTests {
 		this.dispatcher.dispatch(JobRequest.of("work", "fail two").id("dead-2").build());
 		await().atMost(DEADLINE).until(() -> this.operations.stats(QUEUE).dead() == 2);
 		open("queue/ops/dead");
+		// the view before it may still be drawn
+		await().atMost(DEADLINE).until(() -> !find("#filter-error").isEmpty());
 		this.browser.findElement(By.id("filter-error")).sendKeys("fail one");
 		this.browser.findElement(By.id("filter-go")).click();
 		await().atMost(DEADLINE).until(() -> find("#jobs tr[data-id]").size() == 1);
