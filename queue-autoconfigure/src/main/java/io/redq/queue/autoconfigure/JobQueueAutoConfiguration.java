@@ -63,8 +63,9 @@ import org.springframework.util.Assert;
 
 /**
  * Auto-configuration for Redq: the queue scripts, operations, dispatcher, listener
- * container factory, the {@code @QueuedJob} annotation processing and the recurring job
- * scheduler, on the application's {@link RedisConnectionFactory}.
+ * container factory and the {@code @QueuedJob} annotation processing, on the
+ * application's {@link RedisConnectionFactory}; the recurring job scheduler comes with
+ * {@link RecurringJobsAutoConfiguration}.
  *
  * <p>
  * Each Lua script is a {@link RedisScript} bean named {@code jobQueue<Name>Script}, e.g.
@@ -260,27 +261,6 @@ public final class JobQueueAutoConfiguration {
 	@Bean
 	static UnknownPropertiesCheck jobQueueUnknownPropertiesCheck(ApplicationContext context) {
 		return new UnknownPropertiesCheck(context);
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnBooleanProperty(name = "redq.recurring.enabled", matchIfMissing = true)
-	@Import(ScriptBeanRegistrar.RecurringScriptBeans.class)
-	static class RecurringJobsConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		RecurringJobScheduler recurringJobScheduler(RedisJobQueueOperations operations, JobDispatcher dispatcher,
-				ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<JobMetrics> metrics,
-				JobQueueProperties properties, BeanFactory beanFactory) {
-			RecurringJobScheduler scheduler = new RecurringJobScheduler(operations,
-					RecurringScripts.from(ScriptBeanRegistrar.scriptBeans(beanFactory)), dispatcher,
-					jsonMapper.getIfAvailable(JsonMapper::shared));
-			scheduler.setMetrics(metrics.getIfAvailable(() -> JobMetrics.NONE));
-			scheduler.setDefaultZone(properties.getRecurring().getZone());
-			scheduler.setMaxLateness(properties.getRecurring().getMaxLateness());
-			return scheduler;
-		}
-
 	}
 
 	/**

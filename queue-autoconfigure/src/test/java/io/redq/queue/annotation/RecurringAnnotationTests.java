@@ -191,7 +191,7 @@ class RecurringAnnotationTests {
 		RecurringJobScheduler recurringJobScheduler(RedisJobQueueOperations operations, JobCatalog catalog,
 				Environment environment) {
 			RecurringJobScheduler scheduler = new RecurringJobScheduler(operations, RecurringScripts.load(),
-					new RedisJobDispatcher(operations, catalog, JsonMapper.shared()), JsonMapper.shared());
+					new RedisJobDispatcher(operations, catalog, JsonMapper.shared()));
 			scheduler.setDefaultZone(ZoneId.of(environment.getProperty("test.zone", "UTC")));
 			scheduler.setAutoStartup(false);
 			return scheduler;

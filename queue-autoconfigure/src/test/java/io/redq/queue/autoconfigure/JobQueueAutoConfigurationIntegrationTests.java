@@ -166,7 +166,9 @@ class JobQueueAutoConfigurationIntegrationTests {
 		this.runner.withUserConfiguration(UserDispatcherConfiguration.class).run((context) -> {
 			assertThat(context).hasSingleBean(JobDispatcher.class)
 				.doesNotHaveBean(RedisJobDispatcher.class)
-				.doesNotHaveBean("jobDispatcher");
+				.doesNotHaveBean("jobDispatcher")
+				// ticks become jobs through the RedisJobDispatcher
+				.doesNotHaveBean(RecurringJobScheduler.class);
 			assertThat(context.getBean(JobDispatcher.class)).isSameAs(context.getBean("customDispatcher"));
 		});
 	}

@@ -42,7 +42,7 @@ public final class JobQueueContextRunner {
 	private static ApplicationContextRunner on(String... springProperties) {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					JobQueueAutoConfiguration.class))
+					JobQueueAutoConfiguration.class, RecurringJobsAutoConfiguration.class))
 			.withPropertyValues(springProperties);
 	}
 

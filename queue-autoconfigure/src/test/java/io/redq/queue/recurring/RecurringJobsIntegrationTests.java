@@ -8,12 +8,15 @@ import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.annotation.Recurring;
 import io.redq.queue.autoconfigure.JobQueueContextRunner;
+import io.redq.queue.core.DispatchInterceptor;
 import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.core.OutgoingJob;
 import io.redq.queue.listener.JobContext;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
@@ -74,6 +77,31 @@ class RecurringJobsIntegrationTests {
 					.containsOnly("tick");
 			}
 		})));
+	}
+
+	@Test
+	void eachTickMeetsTheDispatchInterceptorsAsADispatchDoes() {
+		Queue<String> intercepted = new ConcurrentLinkedQueue<>();
+		DispatchInterceptor interceptor = new DispatchInterceptor() {
+
+			@Override
+			public void beforeDispatch(OutgoingJob job) {
+				intercepted.add("before " + job.getId() + " " + job.getHeaders().get(RecurringJobs.RUN_HEADER));
+			}
+
+			@Override
+			public void afterDispatch(OutgoingJob job) {
+				intercepted.add("after " + job.getId());
+			}
+
+		};
+		this.runner.withUserConfiguration(FrequentJobs.class)
+			.withBean(DispatchInterceptor.class, () -> interceptor)
+			.run((context) -> {
+				await().atMost(DEADLINE).until(() -> this.runs.of("every-200ms").size() >= 3);
+				assertThat(this.runs.of("every-200ms")).allSatisfy((run) -> assertThat(intercepted)
+					.contains("before " + run.id() + " " + run.kind(), "after " + run.id()));
+			});
 	}
 
 	@Test

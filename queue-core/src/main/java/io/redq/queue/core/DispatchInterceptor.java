@@ -11,8 +11,9 @@ package io.redq.queue.core;
  * {@link org.springframework.core.annotation.Order @Order}); when dispatches are
  * observed, the observation comes first, so that the trace context is current in the
  * others. A job dispatched inside a transaction meets the interceptors when it is sent,
- * after the commit; jobs written to a transactional outbox ({@code JobOutbox}) do not
- * meet them, as its relay sends the stored jobs as they are.
+ * after the commit; a job written to a transactional outbox ({@code JobOutbox}) meets
+ * {@code beforeDispatch} at the dispatch and {@code afterDispatch} once its transaction
+ * commits; a recurring tick meets them as it is enqueued.
  *
  * <pre class="code">
  * &#64;Bean

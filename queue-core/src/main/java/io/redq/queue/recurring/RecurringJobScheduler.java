@@ -13,19 +13,19 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import io.redq.queue.core.JobDefinition;
-import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueNames;
+import io.redq.queue.redis.PreparedJob;
 import io.redq.queue.redis.RecurringOperations;
 import io.redq.queue.redis.RecurringOperations.Keys;
 import io.redq.queue.redis.RecurringOperations.Tick;
+import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.script.RecurringScripts;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
@@ -73,7 +73,7 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 
 	private final RecurringOperations redis;
 
-	private final JobDispatcher dispatcher;
+	private final RedisJobDispatcher dispatcher;
 
 	private final Map<String, Entry> entries = new ConcurrentHashMap<>();
 
@@ -95,12 +95,12 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 	 * Create an instance.
 	 * @param operations the queues the ticks are enqueued in
 	 * @param scripts the recurring job scripts
-	 * @param dispatcher the dispatcher that enqueues triggered runs
-	 * @param jsonMapper the mapper that writes job envelopes
+	 * @param dispatcher the dispatcher that prepares the ticks as it prepares dispatches,
+	 * interceptors included, and enqueues triggered runs at once
 	 */
-	public RecurringJobScheduler(RedisJobQueueOperations operations, RecurringScripts scripts, JobDispatcher dispatcher,
-			JsonMapper jsonMapper) {
-		this.redis = new RecurringOperations(operations.getStore(), scripts, jsonMapper);
+	public RecurringJobScheduler(RedisJobQueueOperations operations, RecurringScripts scripts,
+			RedisJobDispatcher dispatcher) {
+		this.redis = new RecurringOperations(operations.getStore(), scripts);
 		this.dispatcher = dispatcher;
 	}
 
@@ -355,8 +355,11 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 
 	private Tick submit(Entry entry, long tick, boolean catchUp) {
 		JobDefinition job = entry.definition.job();
-		Tick result = this.redis.tick(job, entry.keys, tick, catchUp, tickId(job.name(), tick),
-				Map.of(RUN_HEADER, catchUp ? "catch-up" : "tick"));
+		PreparedJob run = this.dispatcher.prepare(JobRequest.of(job.name(), Instant.ofEpochMilli(tick))
+			.id(tickId(job.name(), tick))
+			.header(RUN_HEADER, catchUp ? "catch-up" : "tick")
+			.build());
+		Tick result = this.redis.tick(run, entry.keys, tick, catchUp);
 		if (result.enqueued()) {
 			this.metrics.dispatched(job.queue(), job.name());
 			if (catchUp) {

@@ -2,7 +2,7 @@ package io.redq.queue.redis;
 
 /**
  * A job checked and written as the enqueue script takes it, to be sent later: see
- * {@link RedisJobDispatcher#prepareCommand(io.redq.queue.core.JobRequest)}.
+ * {@link RedisJobDispatcher#check(io.redq.queue.core.JobRequest)}.
  *
  * @param queue the job's queue
  * @param command the script arguments of the job

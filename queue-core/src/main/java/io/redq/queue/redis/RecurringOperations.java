@@ -8,7 +8,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.script.RecurringScripts;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -30,8 +29,6 @@ public final class RecurringOperations {
 
 	private final RecurringScripts scripts;
 
-	private final JsonMapper jsonMapper;
-
 	/** Redis clock minus this JVM's clock, in milliseconds. */
 	private volatile long clockOffset;
 
@@ -41,12 +38,10 @@ public final class RecurringOperations {
 	 * Create an instance.
 	 * @param store the queues the ticks are enqueued in
 	 * @param scripts the recurring job scripts
-	 * @param jsonMapper the mapper that writes job envelopes
 	 */
-	public RecurringOperations(QueueStore store, RecurringScripts scripts, JsonMapper jsonMapper) {
+	public RecurringOperations(QueueStore store, RecurringScripts scripts) {
 		this.store = store;
 		this.scripts = scripts;
-		this.jsonMapper = jsonMapper;
 	}
 
 	/**
@@ -64,27 +59,43 @@ public final class RecurringOperations {
 
 	/**
 	 * Enqueue a tick of a job unless it was enqueued already (by any instance) or is not
-	 * due yet on the Redis clock, or the job is paused.
-	 * @param job the job
+	 * due yet on the Redis clock, or the job is paused, and tell the dispatch
+	 * interceptors the tick met how it ended: dispatched when Redis has the tick's job
+	 * (enqueued by this instance or by another), failed when it is not due yet, paused,
+	 * or missed.
+	 * @param job the tick's run, prepared as a dispatch under the tick's job id
 	 * @param keys the job's keys
 	 * @param tick the tick, in epoch milliseconds
 	 * @param catchUp whether this is the one run for missed ticks, which is due at once
-	 * @param id the job id of the tick's run
-	 * @param headers the headers of the run
 	 * @return what happened, with the Redis time
 	 */
-	public Tick tick(JobDefinition job, Keys keys, long tick, boolean catchUp, String id, Map<String, String> headers) {
-		String body = JobEnvelope
-			.of(job.name(), job.priority(), null, job.maxAttempts(), job.timeout(), headers,
-					this.jsonMapper.valueToTree(Instant.ofEpochMilli(tick)))
-			.body();
+	public Tick tick(PreparedJob job, Keys keys, long tick, boolean catchUp) {
 		long before = System.currentTimeMillis();
-		List<?> result = template().execute(this.scripts.tick(), keys.all(), Long.toString(tick), catchUp ? "c" : "t",
-				id, body);
+		List<?> result;
+		try {
+			result = template().execute(this.scripts.tick(), keys.all(), Long.toString(tick), catchUp ? "c" : "t",
+					job.id(), job.command().body());
+		}
+		catch (RuntimeException ex) {
+			job.failed(ex);
+			throw ex;
+		}
 		long now = ((Number) result.get(1)).longValue();
 		adjustClock(now, before, System.currentTimeMillis());
-		// the codes of recurring-tick.lua: 0 not due yet, 1 enqueued, else nothing to do
+		// the codes of recurring-tick.lua: 0 not due yet, 1 enqueued, 2 handled already,
+		// 3 paused, 4 nothing recorded before
 		int status = ((Number) result.get(0)).intValue();
+		if (status == 1 || status == 2) {
+			job.dispatched();
+		}
+		else {
+			job.failed(new IllegalStateException("Tick " + Instant.ofEpochMilli(tick) + " of recurring job '"
+					+ job.jobName() + "' not enqueued: " + switch (status) {
+						case 0 -> "not due yet on the Redis clock; it is tried again at its time";
+						case 3 -> "the job is paused";
+						default -> "the first start records the latest tick instead of catching up";
+					}));
+		}
 		return new Tick(status == 1, status == 0, now);
 	}
 

@@ -72,11 +72,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	private final EnqueueOperations enqueueOperations;
 
-	private final JobDefinitions definitions;
-
-	private final JsonMapper jsonMapper;
-
-	private long maxPayloadSize = DEFAULT_MAX_PAYLOAD_SIZE;
+	private final JobPreparer preparer;
 
 	private Duration timeout = DEFAULT_TIMEOUT;
 
@@ -89,9 +85,6 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	private @Nullable JobDispatchObservationConvention observationConvention;
 
 	private List<DispatchInterceptor> interceptors = List.of();
-
-	/** The observation, when enabled, then the interceptors. */
-	private volatile DispatchInterceptors interceptorChain = DispatchInterceptors.NONE;
 
 	private final AsyncDispatchSender asyncSender = new AsyncDispatchSender(this::send);
 
@@ -107,8 +100,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 		this.operations = operations;
 		this.enqueueOperations = operations.getEnqueueOperations();
 		this.resendProtection = operations.getStore().getResendProtection();
-		this.definitions = definitions;
-		this.jsonMapper = jsonMapper;
+		this.preparer = new JobPreparer(definitions, jsonMapper);
 	}
 
 	/**
@@ -119,8 +111,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 * @param maxPayloadSize the limit in bytes
 	 */
 	public void setMaxPayloadSize(long maxPayloadSize) {
-		Assert.isTrue(maxPayloadSize > 0, "maxPayloadSize must be positive");
-		this.maxPayloadSize = maxPayloadSize;
+		this.preparer.setMaxPayloadSize(maxPayloadSize);
 	}
 
 	/**
@@ -242,7 +233,8 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 			chain.add(new ObservationDispatchInterceptor(this.observationRegistry, this.observationConvention));
 		}
 		chain.addAll(this.interceptors);
-		this.interceptorChain = chain.isEmpty() ? DispatchInterceptors.NONE : new DispatchInterceptors(chain);
+		// the observation, when enabled, then the interceptors
+		this.preparer.setInterceptors(chain.isEmpty() ? DispatchInterceptors.NONE : new DispatchInterceptors(chain));
 	}
 
 	@Override
@@ -333,55 +325,32 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 		}
 	}
 
-	private PreparedJob prepare(JobRequest request) {
-		JobDefinition definition = resolve(request);
-		String queue = queue(request, definition);
-		String id = (request.getId() != null) ? request.getId() : JobIds.next();
-		Map<String, String> headers = request.getHeaders();
-		DispatchInterceptors interceptors = this.interceptorChain;
-		DispatchInterceptors.Interception interception = null;
-		if (!interceptors.isEmpty()) {
-			interception = interceptors
-				.before(new OutgoingJob(definition.name(), queue, id, request.getPayload(), headers));
-			headers = interception.job().getHeaders();
-		}
-		try {
-			EnqueueCommand command = command(request, id, body(request, definition, headers));
-			return new PreparedJob(queue, definition.name(), id, command, interception);
-		}
-		catch (RuntimeException ex) {
-			if (interception != null) {
-				interception.failed(ex);
-			}
-			throw ex;
-		}
+	/**
+	 * Check a request, pass it through the dispatch interceptors and write its job as the
+	 * enqueue script takes it, without sending it: for a job that is stored now and sent
+	 * later, such as one written to a transactional outbox, or stored by a script of its
+	 * own, such as a recurring tick. The caller tells the interceptors how it ended
+	 * through the returned job.
+	 * @param request the job and its options
+	 * @return the job
+	 * @throws IllegalArgumentException when the request is invalid, as for
+	 * {@link #dispatch(JobRequest)}
+	 * @throws io.redq.queue.core.DispatchVetoedException when an interceptor vetoes it
+	 */
+	public PreparedJob prepare(JobRequest request) {
+		return this.preparer.prepare(request);
 	}
 
 	/**
-	 * Check a request and write its job as the enqueue script takes it, without sending
-	 * or observing it: for a job that is stored now and sent later, such as one
-	 * dispatched into a transactional outbox.
+	 * Check a request as a dispatch would, without the interceptors: for a check alone,
+	 * or for the queue and id of a timer.
 	 * @param request the job and its options
 	 * @return the job's queue and enqueue command
 	 * @throws IllegalArgumentException when the request is invalid, as for
 	 * {@link #dispatch(JobRequest)}
 	 */
-	public PreparedCommand prepareCommand(JobRequest request) {
-		JobDefinition definition = resolve(request);
-		String id = (request.getId() != null) ? request.getId() : JobIds.next();
-		return new PreparedCommand(queue(request, definition),
-				command(request, id, body(request, definition, request.getHeaders())));
-	}
-
-	private static String queue(JobRequest request, JobDefinition definition) {
-		return (request.getQueue() != null) ? request.getQueue() : definition.queue();
-	}
-
-	/** The enqueue command of a request: its own id, or a generated one. */
-	private static EnqueueCommand command(JobRequest request, String id, String body) {
-		return (request.getId() != null)
-				? new EnqueueCommand(id, request.getDue(), request.getDuplicatePolicy(), request.getUniqueness(), body)
-				: EnqueueCommand.withGeneratedId(id, request.getDue(), body);
+	public PreparedCommand check(JobRequest request) {
+		return this.preparer.check(request);
 	}
 
 	@Override
@@ -425,59 +394,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	}
 
 	private JobDefinition find(String jobName) {
-		return resolve(JobRequest.of(jobName, null).build());
-	}
-
-	private JobDefinition resolve(JobRequest request) {
-		String jobName = request.getJobName();
-		if (jobName == null) {
-			return resolveByType(request.getPayload());
-		}
-		JobDefinition definition = this.definitions.find(jobName);
-		if (definition == null) {
-			throw new IllegalArgumentException("No job named '" + jobName + "' is known to this application. "
-					+ "Declare a @QueuedJob(name = \"" + jobName + "\") method, or, for a job handled by another "
-					+ "application, set redq.remote-jobs." + jobName + ".queue. Known jobs: " + knownJobs());
-		}
-		return definition;
-	}
-
-	private JobDefinition resolveByType(Object payload) {
-		List<JobDefinition> candidates = this.definitions.all()
-			.stream()
-			.filter((definition) -> definition.payloadType() != null
-					&& ResolvableType.forType(definition.payloadType()).isInstance(payload))
-			.toList();
-		if (candidates.size() != 1) {
-			throw new IllegalArgumentException(((candidates.isEmpty()) ? "No job"
-					: "More than one job ("
-							+ candidates.stream().map(JobDefinition::name).collect(Collectors.joining(", ")) + ")")
-					+ " takes a payload of type " + payload.getClass().getName()
-					+ "; dispatch by job name instead. Known jobs: " + knownJobs());
-		}
-		return candidates.get(0);
-	}
-
-	private String body(JobRequest request, JobDefinition definition, Map<String, String> headers) {
-		PayloadTypeCheck.check(definition, request.getPayload());
-		int maxAttempts = (request.getMaxAttempts() != null) ? request.getMaxAttempts() : definition.maxAttempts();
-		int priority = (request.getPriority() != null) ? request.getPriority() : definition.priority();
-		String body = JobEnvelope
-			.of(definition.name(), priority, request.getGroup(), maxAttempts, definition.timeout(), headers,
-					this.jsonMapper.valueToTree(request.getPayload()))
-			.body();
-		// with the opening brace the body leaves out
-		long size = body.getBytes(StandardCharsets.UTF_8).length + 1;
-		if (size > this.maxPayloadSize) {
-			throw new IllegalArgumentException("Job '" + definition.name() + "' is " + size
-					+ " bytes as JSON, more than the limit of " + this.maxPayloadSize + " bytes "
-					+ "(redq.dispatcher.max-payload-size). Store large data elsewhere and pass a reference to it");
-		}
-		return body;
-	}
-
-	private String knownJobs() {
-		return this.definitions.all().stream().map(JobDefinition::name).sorted().toList().toString();
+		return this.preparer.find(jobName);
 	}
 
 }

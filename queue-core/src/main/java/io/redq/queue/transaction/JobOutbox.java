@@ -78,9 +78,26 @@ public interface JobOutbox {
 	}
 
 	/**
-	 * A job or timer call prepared for the outbox, opaque to the dispatcher.
+	 * A job or timer call prepared for the outbox, opaque to the dispatcher, which tells
+	 * it once whether it was stored: for the dispatch interceptors a job met when it was
+	 * prepared.
 	 */
 	interface Entry {
+
+		/**
+		 * Called once the transaction that wrote this entry has committed: the relay
+		 * applies it.
+		 */
+		default void stored() {
+		}
+
+		/**
+		 * Called when this entry is not stored: its transaction or savepoint rolled back,
+		 * or it could not be written.
+		 * @param reason why
+		 */
+		default void discarded(Exception reason) {
+		}
 
 	}
 

@@ -260,7 +260,7 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 		}
 		if (this.target instanceof RedisJobDispatcher redis) {
 			// checked now, so that bad input fails the caller inside its transaction
-			redis.prepareCommand(withId);
+			redis.check(withId);
 		}
 		return new TransactionalDispatches.Dispatch(withId, withId.getId(), null, future);
 	}

@@ -87,24 +87,31 @@ final class TransactionalDispatches implements TransactionSynchronization {
 		if (entry == null) {
 			throw new IllegalStateException("No outbox entry for " + step.description());
 		}
-		switch (this.phase) {
-			case OPEN -> {
-				// another synchronization's beforeCommit, after this one's: still in the
-				// transaction
-				this.outbox.write(List.of(entry));
-				this.steps.add(step);
+		try {
+			switch (this.phase) {
+				case OPEN -> {
+					// another synchronization's beforeCommit, after this one's: still in
+					// the
+					// transaction
+					this.outbox.write(List.of(entry));
+					this.steps.add(step);
+				}
+				case COMPLETING -> throw new IllegalStateException("Cannot " + step.description()
+						+ " while its transaction completes (from a TransactionSynchronization's beforeCompletion): "
+						+ "it is not known yet whether the transaction commits, and it can no longer be written to "
+						+ "the outbox in it. Dispatch from beforeCommit, afterCommit or afterCompletion instead, or "
+						+ "mark the request outsideTransaction()");
+				case COMMITTED -> {
+					// an afterCommit callback: written after the committed steps
+					this.outbox.writeAfterCommit(List.of(entry));
+					step.deferred();
+					this.outbox.committed();
+				}
 			}
-			case COMPLETING -> throw new IllegalStateException("Cannot " + step.description()
-					+ " while its transaction completes (from a TransactionSynchronization's beforeCompletion): it "
-					+ "is not known yet whether the transaction commits, and it can no longer be written to the "
-					+ "outbox in it. Dispatch from beforeCommit, afterCommit or afterCompletion instead, or mark the "
-					+ "request outsideTransaction()");
-			case COMMITTED -> {
-				// an afterCommit callback: written after the committed steps
-				this.outbox.writeAfterCommit(List.of(entry));
-				step.deferred();
-				this.outbox.committed();
-			}
+		}
+		catch (RuntimeException ex) {
+			entry.discarded(ex);
+			throw ex;
 		}
 	}
 
@@ -255,13 +262,25 @@ final class TransactionalDispatches implements TransactionSynchronization {
 		 */
 		JobOutbox.@Nullable Entry entry();
 
+		/**
+		 * Record that the transaction, or the savepoint before the step, rolled back.
+		 */
 		default void rolledBack() {
+			JobOutbox.Entry entry = entry();
+			if (entry != null) {
+				entry.discarded(new IllegalStateException(
+						"Not stored: the transaction of " + description() + ", or its savepoint, rolled back"));
+			}
 		}
 
 		/**
 		 * Record that the outbox holds the step: the relay applies it.
 		 */
 		default void deferred() {
+			JobOutbox.Entry entry = entry();
+			if (entry != null) {
+				entry.stored();
+			}
 		}
 
 	}
@@ -284,6 +303,7 @@ final class TransactionalDispatches implements TransactionSynchronization {
 
 		@Override
 		public void rolledBack() {
+			Step.super.rolledBack();
 			if (this.future != null) {
 				this.future.cancel(false);
 			}
@@ -291,6 +311,7 @@ final class TransactionalDispatches implements TransactionSynchronization {
 
 		@Override
 		public void deferred() {
+			Step.super.deferred();
 			complete(new DispatchResult(this.id, DispatchResult.Outcome.DEFERRED));
 		}
 

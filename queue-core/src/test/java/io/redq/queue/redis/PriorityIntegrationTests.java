@@ -7,12 +7,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.redq.queue.config.JobCatalog;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobLimits;
 import io.redq.queue.core.JobPriority;
+import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueSnapshot;
 import io.redq.queue.core.RateLimit;
 import io.redq.queue.script.RecurringScripts;
@@ -236,10 +238,13 @@ class PriorityIntegrationTests extends AbstractQueueIntegrationTests {
 	void aRecurringJobsTickIsReadyAtItsJobsLevel() {
 		JobDefinition job = new JobDefinition("report", QUEUE, 1, Duration.ZERO, JobBackoff.DEFAULT, null,
 				JobLimits.NONE, 8);
-		RecurringOperations recurring = new RecurringOperations(this.operations.getStore(), RecurringScripts.load(),
-				JsonMapper.shared());
+		RecurringOperations recurring = new RecurringOperations(this.operations.getStore(), RecurringScripts.load());
+		JobCatalog catalog = new JobCatalog();
+		catalog.register(job);
+		RedisJobDispatcher dispatcher = new RedisJobDispatcher(this.operations, catalog, JsonMapper.shared());
 		enqueue("normal", JobPriority.DEFAULT);
-		assertThat(recurring.tick(job, recurring.keys(job), 1, false, "tick", Map.of()).enqueued()).isTrue();
+		PreparedJob tick = dispatcher.prepare(JobRequest.of("report", null).id("tick").build());
+		assertThat(recurring.tick(tick, recurring.keys(job), 1, false).enqueued()).isTrue();
 		assertThat(reserveOneByOne(2)).containsExactly("tick", "normal");
 	}
 

@@ -14,6 +14,7 @@ import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueNames;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.PreparedCommand;
+import io.redq.queue.redis.PreparedJob;
 import io.redq.queue.redis.QueueStore;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.ResendProtection;
@@ -104,30 +105,30 @@ public class JdbcJobOutbox implements JobOutbox {
 
 	@Override
 	public Entry prepare(JobRequest request) {
-		PreparedCommand prepared = this.dispatcher.prepareCommand(request);
-		return new OutboxEntry(prepared.queue(), new OutboxStep.Enqueue(List.of(prepared.command())));
+		PreparedJob job = this.dispatcher.prepare(request);
+		return new OutboxEntry(job.queue(), new OutboxStep.Enqueue(List.of(job.command())), job);
 	}
 
 	@Override
 	public Entry prepareCancel(String queue, String id) {
-		return new OutboxEntry(QueueNames.validate(queue), new OutboxStep.Cancel(QueueNames.validateId(id)));
+		return new OutboxEntry(QueueNames.validate(queue), new OutboxStep.Cancel(QueueNames.validateId(id)), null);
 	}
 
 	@Override
 	public Entry prepareCancelTimer(String jobName, Object key) {
 		PreparedCommand timer = timer(jobName, key, Instant.EPOCH);
-		return new OutboxEntry(timer.queue(), new OutboxStep.Cancel(timer.command().id()));
+		return new OutboxEntry(timer.queue(), new OutboxStep.Cancel(timer.command().id()), null);
 	}
 
 	@Override
 	public Entry prepareReschedule(String jobName, Object key, Instant at) {
 		PreparedCommand timer = timer(jobName, key, at);
-		return new OutboxEntry(timer.queue(), new OutboxStep.Reschedule(timer.command().id(), at.toEpochMilli()));
+		return new OutboxEntry(timer.queue(), new OutboxStep.Reschedule(timer.command().id(), at.toEpochMilli()), null);
 	}
 
 	/** The timer's queue and id, checked as a schedule of it would be. */
 	private PreparedCommand timer(String jobName, Object key, Instant at) {
-		return this.dispatcher.prepareCommand(JobDispatcher.timerRequest(jobName, key, at));
+		return this.dispatcher.check(JobDispatcher.timerRequest(jobName, key, at));
 	}
 
 	/**
@@ -313,7 +314,26 @@ public class JdbcJobOutbox implements JobOutbox {
 
 	}
 
-	private record OutboxEntry(String queue, OutboxStep step) implements Entry {
+	/**
+	 * A step of a transaction as the outbox stores it, and the job it dispatches, which
+	 * met the dispatch interceptors when it was prepared: they learn whether it was
+	 * stored.
+	 */
+	private record OutboxEntry(String queue, OutboxStep step, @Nullable PreparedJob job) implements Entry {
+
+		@Override
+		public void stored() {
+			if (this.job != null) {
+				this.job.dispatched();
+			}
+		}
+
+		@Override
+		public void discarded(Exception reason) {
+			if (this.job != null) {
+				this.job.failed(reason);
+			}
+		}
 
 	}
 

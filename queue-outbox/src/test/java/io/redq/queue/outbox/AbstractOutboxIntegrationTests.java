@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,10 +23,12 @@ import javax.sql.DataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
+import io.redq.queue.core.DispatchInterceptor;
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
+import io.redq.queue.core.OutgoingJob;
 import io.redq.queue.core.Timer;
 import io.redq.queue.outbox.autoconfigure.JobOutboxAutoConfiguration;
 import io.redq.queue.outbox.autoconfigure.OutboxHealthIndicator;
@@ -354,6 +357,48 @@ abstract class AbstractOutboxIntegrationTests {
 			await().untilAsserted(() -> assertThat(
 					context.getBean(StringRedisTemplate.class).opsForList().range("redq:{mail}:ready", 0, -1))
 				.containsExactly(id));
+		});
+	}
+
+	@Test
+	void jobsWrittenToTheOutboxMeetTheDispatchInterceptorsAsTheyAreStoredOrNot() {
+		List<String> calls = new CopyOnWriteArrayList<>();
+		DispatchInterceptor interceptor = new DispatchInterceptor() {
+
+			@Override
+			public void beforeDispatch(OutgoingJob job) {
+				calls.add("before " + job.getPayload());
+				job.getHeaders().put("tenant", "acme");
+			}
+
+			@Override
+			public void afterDispatch(OutgoingJob job) {
+				calls.add("after " + job.getPayload());
+			}
+
+			@Override
+			public void afterFailure(OutgoingJob job, Throwable exception) {
+				calls.add("failed " + job.getPayload());
+			}
+
+		};
+		runner().withBean(DispatchInterceptor.class, () -> interceptor).run((context) -> {
+			Outbox outbox = new Outbox(context);
+			outbox.jdbc.update("DELETE FROM " + JdbcJobOutbox.TABLE);
+			String id = outbox.transaction.execute((status) -> {
+				String committed = outbox.dispatcher.dispatch("send-invoice", "order-1").id();
+				assertThat(calls).as("in the transaction, at the dispatch").containsExactly("before order-1");
+				return committed;
+			});
+			outbox.transaction.executeWithoutResult((status) -> {
+				outbox.dispatcher.dispatch("send-invoice", "order-2");
+				status.setRollbackOnly();
+			});
+			assertThat(calls).containsExactly("before order-1", "after order-1", "before order-2", "failed order-2");
+			outbox.relayAll();
+			// the headers the interceptor added at the dispatch travel with the row
+			assertThat(outbox.redis.opsForHash().get("redq:{mail}:jobs", id)).asString()
+				.contains("\"headers\":{\"tenant\":\"acme\"}");
 		});
 	}
 
