@@ -143,26 +143,27 @@ function remember(queues) {
 	}
 }
 
-function polyline(points, value, width, height, max, kind) {
-	const step = width / Math.max(1, HISTORY_POINTS - 1);
-	const offset = HISTORY_POINTS - points.length;
-	const coordinates = points.map((point, i) =>
-		((offset + i) * step).toFixed(1) + ',' + (height - 2 - (value(point) / max) * (height - 4)).toFixed(1));
-	return svg('polyline', { class: kind, points: coordinates.join(' ') });
+// a line through values at evenly spaced places across the width, right-aligned when there are fewer values than
+// places, the highest value `top` below the top
+function line(values, width, height, top, max, kind, places = values.length) {
+	const step = width / Math.max(1, places - 1);
+	const offset = places - values.length;
+	const points = values.map((value, i) =>
+		((offset + i) * step).toFixed(1) + ',' + (height - 2 - (value / max) * (height - top)).toFixed(1));
+	return svg('polyline', { class: kind, points: points.join(' ') });
 }
 
-function chart(name, width, height, small) {
+// the counts this page has seen, one place per poll
+function chart(name, width, height) {
 	const points = history.get(name) || [];
 	const max = Math.max(1, ...points.map((point) => Math.max(point.backlog, point.dead)));
-	const chart = svg('svg', { class: small ? 'spark' : 'chart', viewBox: '0 0 ' + width + ' ' + height,
+	const chart = svg('svg', { class: 'chart', viewBox: '0 0 ' + width + ' ' + height,
 		preserveAspectRatio: 'none', role: 'img', 'data-queue': name });
 	chart.append(svg('title', {}, 'Jobs waiting or running, and dead jobs, over the last minutes'));
-	if (!small) {
-		chart.append(svg('line', { class: 'axis', x1: 0, y1: height - 1, x2: width, y2: height - 1 }));
-		chart.append(svg('text', { x: 2, y: 10 }, String(max)));
-	}
-	chart.append(polyline(points, (point) => point.backlog, width, height, max, 'backlog'));
-	chart.append(polyline(points, (point) => point.dead, width, height, max, 'dead'));
+	chart.append(svg('line', { class: 'axis', x1: 0, y1: height - 1, x2: width, y2: height - 1 }));
+	chart.append(svg('text', { x: 2, y: 10 }, String(max)));
+	chart.append(line(points.map((point) => point.backlog), width, height, 4, max, 'backlog', HISTORY_POINTS),
+		line(points.map((point) => point.dead), width, height, 4, max, 'dead', HISTORY_POINTS));
 	return chart;
 }
 
@@ -171,8 +172,33 @@ function legend() {
 		el('span', { class: 'dead' }, '— dead'), el('span', { class: 'muted' }, 'as this page saw them'));
 }
 
+// a queue's last hour in the list of queues, per minute, as every instance counted it in Redis: drawn from the first
+// load of the page
+function lastHourChart(queue) {
+	const hour = queue.lastHour;
+	const total = (kind) => hour[kind].reduce((sum, count) => sum + count, 0);
+	const max = Math.max(1, ...hour.completed, ...hour.failed);
+	const chart = svg('svg', { class: 'spark', viewBox: '0 0 150 30', preserveAspectRatio: 'none', role: 'img',
+		'data-queue': queue.name, 'data-completed': total('completed'), 'data-failed': total('failed') });
+	chart.append(svg('title', {}, 'Last hour, per minute: ' + total('completed') + ' completed, ' + total('failed')
+		+ ' failed attempts, ' + total('dead') + ' dead'));
+	chart.append(line(hour.completed, 150, 30, 4, max, 'completed'), line(hour.failed, 150, 30, 4, max, 'failed'));
+	return chart;
+}
+
+// paused, not consumed (no live instance runs a listener container on it), both, or running
+function queueState(queue) {
+	const unconsumed = queue.consumers === 0 ? el('span', { class: 'badge warn not-consumed',
+		title: 'No live instance consumes this queue: its jobs wait until one starts a listener container on it' },
+	'not consumed') : null;
+	if (queue.paused) {
+		return [el('span', { class: 'badge paused' }, 'paused'), unconsumed ? ' ' : null, unconsumed];
+	}
+	return unconsumed || 'running';
+}
+
 // the counts Redq keeps in Redis: completed, failed and dead per minute or per hour
-function statisticsChart(id, title, buckets, label) {
+function statisticsChart(id, title, buckets) {
 	const width = 600;
 	const height = 120;
 	const max = Math.max(1, ...buckets.map((bucket) => Math.max(bucket.completed, bucket.failed, bucket.dead)));
@@ -181,11 +207,8 @@ function statisticsChart(id, title, buckets, label) {
 	chart.append(svg('title', {}, title));
 	chart.append(svg('line', { class: 'axis', x1: 0, y1: height - 1, x2: width, y2: height - 1 }));
 	chart.append(svg('text', { x: 2, y: 10 }, String(max)));
-	const step = width / Math.max(1, buckets.length - 1);
 	for (const kind of ['completed', 'failed', 'dead']) {
-		const points = buckets.map((bucket, i) =>
-			(i * step).toFixed(1) + ',' + (height - 2 - (bucket[kind] / max) * (height - 14)).toFixed(1));
-		chart.append(svg('polyline', { class: kind, points: points.join(' ') }));
+		chart.append(line(buckets.map((bucket) => bucket[kind]), width, height, 14, max, kind));
 	}
 	const total = (kind) => buckets.reduce((sum, bucket) => sum + bucket[kind], 0);
 	return el('figure', {},
@@ -208,10 +231,10 @@ async function overview() {
 		el('td', { class: 'num reserved' }, queue.reserved),
 		el('td', { class: 'num dead' }, queue.dead > 0 ? link(queue.dead, 'queue', queue.name, 'dead') : '0'),
 		el('td', { class: 'num age' }, age(queue.oldestReadyAgeMillis)),
-		el('td', { class: 'state' }, queue.paused ? el('span', { class: 'badge paused' }, 'paused') : 'running'),
+		el('td', { class: 'state' }, queueState(queue)),
 		el('td', { class: 'hide-narrow kind' }, queue.handled ? 'handled here'
 			: queue.dispatched ? 'dispatched here' : el('span', { class: 'badge warn' }, 'only in Redis')),
-		el('td', { class: 'hide-narrow' }, chart(queue.name, 150, 30, true))));
+		el('td', { class: 'hide-narrow' }, lastHourChart(queue))));
 	show(el('h1', {}, 'Queues'),
 		queues.length === 0 ? message('No queue yet: no job of this application and none in Redis.') : null,
 		el('div', { class: 'table' }, el('table', { id: 'queues' },
@@ -219,9 +242,11 @@ async function overview() {
 				el('th', { class: 'num' }, 'delayed'), el('th', { class: 'num' }, 'running'),
 				el('th', { class: 'num' }, 'dead'), el('th', { class: 'num' }, 'oldest ready'),
 				el('th', {}, 'state'), el('th', { class: 'hide-narrow' }, 'known as'),
-				el('th', { class: 'hide-narrow' }, 'last minutes'))),
+				el('th', { class: 'hide-narrow' }, 'last hour'))),
 			el('tbody', {}, rows))),
-		legend());
+		el('div', { class: 'legend' }, el('span', { class: 'completed' }, '— completed'),
+			el('span', { class: 'failed' }, '— failed attempts'),
+			el('span', { class: 'muted' }, 'per minute over the last hour, as every instance counted them')));
 }
 
 function actionButton(text, action, attributes) {
@@ -289,14 +314,15 @@ async function queueView(name, state, offset) {
 	const atHeading = { ready: 'ready since', delayed: 'due', reserved: 'lease until', dead: 'died',
 		completed: 'completed' }[state];
 	show(el('h1', {}, 'Queue ', el('span', { id: 'queue-name' }, name), ' ',
-		queue.paused ? el('span', { class: 'badge paused', id: 'queue-paused' }, 'paused') : null),
+		queue.paused ? el('span', { class: 'badge paused', id: 'queue-paused' }, 'paused') : null, ' ',
+		queue.consumers === 0 ? el('span', { class: 'badge warn', id: 'queue-not-consumed' }, 'not consumed') : null),
 	el('div', { class: 'bar' },
 		el('span', {}, 'ready ', el('b', { id: 'queue-ready' }, queue.ready)),
 		el('span', {}, 'delayed ', el('b', {}, queue.delayed)),
 		el('span', {}, 'running ', el('b', { id: 'queue-reserved' }, queue.reserved)),
 		el('span', {}, 'dead ', el('b', { id: 'queue-dead' }, queue.dead)),
 		el('span', {}, 'oldest ready ', el('b', {}, age(queue.oldestReadyAgeMillis)))),
-	chart(name, 400, 100, false), legend(),
+	chart(name, 400, 100), legend(),
 	statistics ? [statisticsChart('per-minute', 'Per minute, last hour', statistics.minutes),
 		statisticsChart('per-hour', 'Per hour, last ' + statistics.hours.length + ' hours', statistics.hours)] : null,
 	session.readOnly ? null : el('div', { class: 'bar' },
@@ -519,7 +545,8 @@ async function searchView() {
 // ---- routing and polling ----
 
 async function render() {
-	const parts = location.hash.replace(/^#\/?/, '').split('/').filter((part) => part !== '')
+	const hash = location.hash;
+	const parts = hash.replace(/^#\/?/, '').split('/').filter((part) => part !== '')
 		.map(decodeURIComponent);
 	try {
 		if (parts[0] === 'queue' && parts[1]) {
@@ -548,6 +575,10 @@ async function render() {
 	}
 	catch (error) {
 		status(error.message, true);
+	}
+	finally {
+		// which address the view shows now: a render that began before the address changed marks the one it drew
+		document.getElementById('view').dataset.hash = hash;
 	}
 }
 

@@ -25,7 +25,9 @@ class PageExamplesTests {
 	@ParameterizedTest
 	@CsvSource({ "testing.md, testing/InvoiceJobsIntegrationTests.java",
 			"testing.md, testing/CheckoutIntegrationTests.java", "hooks.md, hooks/TenantPropagation.java",
-			"hooks.md, hooks/JobAlerts.java" })
+			"hooks.md, hooks/JobAlerts.java", "migrating.md, migrating/PodcastJobs.java",
+			"migrating.md, migrating/OrderTimeouts.java", "migrating.md, migrating/AuctionTimers.java",
+			"migrating.md, migrating/NewsletterJobs.java" })
 	void pageQuotesTheTaggedPartOfTheExample(String page, String example) throws IOException {
 		String source = Files.readString(Path.of("src/test/java/io/redq/docs", example), StandardCharsets.UTF_8);
 		String quoted = source.substring(source.indexOf(TAG) + TAG.length(), source.indexOf(END));

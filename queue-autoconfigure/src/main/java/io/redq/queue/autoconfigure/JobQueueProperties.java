@@ -155,9 +155,9 @@ public class JobQueueProperties {
 
 	/**
 	 * Settings of the listener containers, one per queue with handlers: under
-	 * "redq.listener" for every queue, under "redq.queues.<queue>" for one queue, where a
-	 * value left out is the "redq.listener" one. Jobs run on virtual threads when Spring
-	 * Boot's "spring.threads.virtual.enabled" is set (Java 21+).
+	 * "redq.listener" for every queue, under {@code redq.queues.<queue>} for one queue,
+	 * where a value left out is the "redq.listener" one. Jobs run on virtual threads when
+	 * Spring Boot's "spring.threads.virtual.enabled" is set (Java 21+).
 	 */
 	public static class Listener {
 

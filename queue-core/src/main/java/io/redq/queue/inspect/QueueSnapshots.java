@@ -4,11 +4,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.stream.IntStream;
 
 import io.redq.queue.core.QueueSnapshot;
 import io.redq.queue.redis.QueueStore;
@@ -33,6 +35,12 @@ class QueueSnapshots {
 
 	private static final String STATISTICS_HOURS_FIELD = "hours";
 
+	private static final int MINUTES = 60;
+
+	private static final List<Object> MINUTE_FIELDS = IntStream.range(0, MINUTES)
+		.mapToObj((slot) -> (Object) ("m" + slot))
+		.toList();
+
 	private final RedisJobQueueOperations operations;
 
 	private final QueueStore store;
@@ -42,6 +50,8 @@ class QueueSnapshots {
 	private final Map<String, Recent<QueueSnapshot>> snapshots = new ConcurrentHashMap<>();
 
 	private final Map<String, Recent<QueueStatistics>> statistics = new ConcurrentHashMap<>();
+
+	private final Map<String, Recent<List<QueueStatistics.Bucket>>> minutes = new ConcurrentHashMap<>();
 
 	private int statisticsHours = JobQueueInspector.DEFAULT_STATISTICS_HOURS;
 
@@ -63,6 +73,10 @@ class QueueSnapshots {
 
 	QueueStatistics statistics(String queue) {
 		return recent(this.statistics, queue, this::readStatistics).get();
+	}
+
+	List<QueueStatistics.Bucket> minutes(String queue) {
+		return recent(this.minutes, queue, this::readMinutes).get();
 	}
 
 	void setStatisticsRetention(Duration retention) {
@@ -88,12 +102,28 @@ class QueueSnapshots {
 
 	private QueueStatistics readStatistics(String queue) {
 		Map<Object, Object> fields = this.redis.opsForHash().entries(this.store.keys(queue).stats());
-		Long now = this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
-		long minute = ((now != null) ? now : System.currentTimeMillis()) / 60_000;
+		long minute = redisMinute();
 		Object stored = fields.get(STATISTICS_HOURS_FIELD);
 		int hours = (stored != null) ? Integer.parseInt((String) stored) : JobQueueInspector.DEFAULT_STATISTICS_HOURS;
-		return new QueueStatistics(buckets(fields, "m", minute, 60, 60_000),
+		return new QueueStatistics(buckets(fields, "m", minute, MINUTES, 60_000),
 				buckets(fields, "h", minute / 60, hours, 3_600_000));
+	}
+
+	// the minutes alone: 60 fields, however many hours the retention keeps
+	private List<QueueStatistics.Bucket> readMinutes(String queue) {
+		List<Object> values = this.redis.opsForHash().multiGet(this.store.keys(queue).stats(), MINUTE_FIELDS);
+		Map<Object, Object> fields = new HashMap<>();
+		for (int slot = 0; slot < MINUTES; slot++) {
+			if (values.get(slot) != null) {
+				fields.put(MINUTE_FIELDS.get(slot), values.get(slot));
+			}
+		}
+		return buckets(fields, "m", redisMinute(), MINUTES, 60_000);
+	}
+
+	private long redisMinute() {
+		Long now = this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+		return ((now != null) ? now : System.currentTimeMillis()) / 60_000;
 	}
 
 	// a bucket counts only when it holds the index asked for: else it is from an older

@@ -2,6 +2,7 @@ package io.redq.queue.dashboard;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -142,7 +143,14 @@ public class DashboardController {
 
 	@GetMapping("/api/queues")
 	List<QueueJson> queues() {
-		return this.inspector.read(() -> this.inspector.queues().stream().map(QueueJson::of).toList());
+		return this.inspector.read(() -> {
+			Map<String, Integer> consumers = consumers();
+			return this.inspector.queues()
+				.stream()
+				.map((queue) -> QueueJson.of(queue, consumers.getOrDefault(queue.name(), 0),
+						LastHourJson.of(this.inspector.minutes(queue.name()))))
+				.toList();
+		});
 	}
 
 	@GetMapping("/api/queues/{queue}")
@@ -417,7 +425,21 @@ public class DashboardController {
 	private QueueJson describe(String queue, QueueSnapshot snapshot) {
 		return QueueJson.of(new InspectedQueue(queue, this.inspector.handledQueues().contains(queue),
 				this.inspector.knownQueues().contains(queue) && !this.inspector.handledQueues().contains(queue),
-				snapshot));
+				snapshot), consumers().getOrDefault(queue, 0), null);
+	}
+
+	// per queue, the live instances whose listener container of it runs, from the
+	// registry the instances write their heartbeats to (read at most once a second)
+	private Map<String, Integer> consumers() {
+		Map<String, Integer> consumers = new HashMap<>();
+		for (InstanceView instance : this.inspector.instances()) {
+			for (InstanceView.ConsumedQueue queue : instance.queues()) {
+				if (queue.running()) {
+					consumers.merge(queue.queue(), 1, Integer::sum);
+				}
+			}
+		}
+		return consumers;
 	}
 
 	private static JobStatus.State state(String state) {
@@ -443,16 +465,36 @@ public class DashboardController {
 	}
 
 	/**
-	 * A queue as the page shows it.
+	 * A queue as the page shows it: its counts, how many live instances consume it (run a
+	 * listener container on it), and in the list of queues its last hour.
 	 */
 	record QueueJson(String name, boolean handled, boolean dispatched, boolean discovered, long ready, long delayed,
-			long reserved, long dead, long oldestReadyAgeMillis, boolean paused) {
+			long reserved, long dead, long oldestReadyAgeMillis, boolean paused, int consumers,
+			@Nullable LastHourJson lastHour) {
 
-		static QueueJson of(InspectedQueue queue) {
+		static QueueJson of(InspectedQueue queue, int consumers, @Nullable LastHourJson lastHour) {
 			QueueSnapshot snapshot = queue.snapshot();
 			return new QueueJson(queue.name(), queue.handled(), queue.dispatched(), queue.discovered(),
 					snapshot.stats().ready(), snapshot.stats().delayed(), snapshot.stats().reserved(),
-					snapshot.stats().dead(), snapshot.oldestReadyAge().toMillis(), snapshot.paused());
+					snapshot.stats().dead(), snapshot.oldestReadyAge().toMillis(), snapshot.paused(), consumers,
+					lastHour);
+		}
+
+	}
+
+	/**
+	 * A queue's counts per minute over the last hour, oldest first, as every instance
+	 * counted them in Redis: the list of queues draws them.
+	 *
+	 * @param from the start of the first minute, in epoch milliseconds
+	 */
+	record LastHourJson(long from, long[] completed, long[] failed, long[] dead) {
+
+		static LastHourJson of(List<QueueStatistics.Bucket> minutes) {
+			return new LastHourJson(minutes.get(0).start().toEpochMilli(),
+					minutes.stream().mapToLong(QueueStatistics.Bucket::completed).toArray(),
+					minutes.stream().mapToLong(QueueStatistics.Bucket::failed).toArray(),
+					minutes.stream().mapToLong(QueueStatistics.Bucket::dead).toArray());
 		}
 
 	}

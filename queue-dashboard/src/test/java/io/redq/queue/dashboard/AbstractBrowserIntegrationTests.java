@@ -89,7 +89,8 @@ abstract class AbstractBrowserIntegrationTests {
 	}
 
 	/**
-	 * Open a view of the dashboard, without a filter a test set before on it.
+	 * Open a view of the dashboard, without a filter a test set before on it, and wait
+	 * until the page has drawn it.
 	 * @param view the part after {@code #/}, e.g. {@code queue/ops/dead}
 	 */
 	void open(String view) {
@@ -101,7 +102,10 @@ abstract class AbstractBrowserIntegrationTests {
 		else {
 			this.browser.get(url);
 		}
-		await().atMost(DEADLINE).until(() -> text("#status").startsWith("Updated") || !find("#view h1").isEmpty());
+		// another view of the same page only changes the address's fragment: the view
+		// drawn before stays until the page has drawn the new one, which it marks
+		String hash = (String) script("return location.hash;");
+		await().atMost(DEADLINE).until(() -> hash.equals(attribute("#view", "data-hash")));
 	}
 
 	/**

@@ -97,6 +97,36 @@ class DashboardIntegrationTests extends AbstractDashboardHttpIntegrationTests {
 		});
 	}
 
+	@Test // GH-40
+	@SuppressWarnings("unchecked")
+	void listsEachQueuesLastHourAsCountedInRedisAndHowManyLiveInstancesConsumeIt() {
+		// two jobs of a queue that no instance consumes, completed by hand
+		this.dispatcher.dispatch("report", "q1");
+		this.dispatcher.dispatch("report", "q2");
+		var listener = this.operations.getListenerOperations();
+		listener.ack("reports",
+				listener.reserve("reports", 2, Duration.ofMinutes(1)).jobs().stream().map(ReservedJob::lease).toList());
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			List<Map<String, Object>> queues = get("/api/queues").expectStatus()
+				.isOk()
+				.expectBody(List.class)
+				.returnResult()
+				.getResponseBody();
+			assertThat(queues).filteredOn((queue) -> "reports".equals(queue.get("name")))
+				.singleElement()
+				.satisfies((queue) -> {
+					assertThat(queue.get("consumers")).isEqualTo(0);
+					Map<String, Object> lastHour = (Map<String, Object>) queue.get("lastHour");
+					List<Integer> completed = (List<Integer>) lastHour.get("completed");
+					assertThat(completed).hasSize(60);
+					assertThat(completed.stream().mapToInt(Integer::intValue).sum()).isEqualTo(2);
+					assertThat((List<Integer>) lastHour.get("failed")).hasSize(60).containsOnly(0);
+				});
+		});
+		get("/api/queues/reports").expectStatus().isOk().expectBody().json("""
+				{"name": "reports", "consumers": 0, "lastHour": null}""");
+	}
+
 	@Test
 	@SuppressWarnings("unchecked")
 	void listsTheInstancesWithTheQueuesTheyConsume() {
