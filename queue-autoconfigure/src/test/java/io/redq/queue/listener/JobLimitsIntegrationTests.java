@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.redq.queue.annotation.QueuedJob;
@@ -87,6 +89,32 @@ class JobLimitsIntegrationTests {
 	}
 
 	@Test
+	void jobsParkedBehindAHolderCostNoAdmissionWhileTheyWaitAndRunOneByOneOnceItLeaves(RedisServer redis) {
+		this.runner.run((context) -> {
+			int waiting = 200;
+			dispatcher(context).dispatch("hold-line", 0);
+			await().atMost(DEADLINE).until(() -> LimitedJobs.running.get() == 1);
+			for (int i = 1; i <= waiting; i++) {
+				dispatcher(context).dispatch("hold-line", i);
+			}
+			await().atMost(DEADLINE).until(() -> stats(context, "lines").equals(new QueueStats(0, waiting, 1, 0)));
+			// each admission reads its running set's entries once (ZREMRANGEBYSCORE); a
+			// job that came back every second to be admitted again would add 200 a second
+			long admissionsBefore = admissions(redis);
+			await().during(Duration.ofSeconds(3))
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> stats(context, "lines").equals(new QueueStats(0, waiting, 1, 0)));
+			assertThat(admissions(redis) - admissionsBefore).as("admissions while %d jobs waited", waiting)
+				.isLessThan(10);
+			LimitedJobs.holding.countDown();
+			await().atMost(DEADLINE).until(() -> LimitedJobs.completed.size() == waiting + 1);
+			assertThat(LimitedJobs.maxRunning.get()).isOne();
+			assertThat(LimitedJobs.attempts.values()).as("waiting is not a failed attempt").containsOnly(1);
+			assertThat(stats(context, "lines")).isEqualTo(new QueueStats(0, 0, 0, 0));
+		});
+	}
+
+	@Test
 	void runningLimitsHoldAcrossInstances() {
 		this.runner.run((first) -> this.runner.run((second) -> {
 			for (int i = 0; i < 40; i++) {
@@ -147,6 +175,14 @@ class JobLimitsIntegrationTests {
 	}
 
 	/**
+	 * Return the {@code ZREMRANGEBYSCORE}s Redis ran: one per admission past a running
+	 * limit, and one per instance heartbeat.
+	 */
+	private static long admissions(RedisServer redis) {
+		return ScriptExecutions.calls(redis, "zremrangebyscore");
+	}
+
+	/**
 	 * Return the {@code GET}s Redis ran but the data model check each script starts with.
 	 */
 	private static long keyReads(RedisServer redis) {
@@ -182,7 +218,10 @@ class JobLimitsIntegrationTests {
 
 		static final AtomicInteger maxRunning = new AtomicInteger();
 
+		static CountDownLatch holding = new CountDownLatch(1);
+
 		static void reset() {
+			holding = new CountDownLatch(1);
 			completed.clear();
 			attempts.clear();
 			runningByKey.clear();
@@ -206,6 +245,14 @@ class JobLimitsIntegrationTests {
 			Thread.sleep(20);
 			running.decrementAndGet();
 			sameKey.decrementAndGet();
+			finish(context);
+		}
+
+		@QueuedJob(name = "hold-line", queue = "lines", maxRunning = "1")
+		void holdLine(int number, JobContext context) throws InterruptedException {
+			maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+			holding.await(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+			running.decrementAndGet();
 			finish(context);
 		}
 

@@ -22,7 +22,10 @@ public record JobStatus(State state, @Nullable Instant at, Instant redisTime) {
 	 */
 	public enum State {
 
-		/** Waiting for its due time. */
+		/**
+		 * Waiting for its due time, or, without one, parked until a job that holds its
+		 * exclusive key or a place under its running limit leaves.
+		 */
 		DELAYED,
 
 		/** Waiting for a worker. */

@@ -380,8 +380,8 @@ class JobReader {
 		if (tuples != null) {
 			for (TypedTuple<String> tuple : tuples) {
 				Double score = tuple.getScore();
-				scored.add(
-						new Scored(tuple.getValue(), (score != null) ? Instant.ofEpochMilli(score.longValue()) : null));
+				scored.add(new Scored(tuple.getValue(),
+						(score != null && !score.isInfinite()) ? Instant.ofEpochMilli(score.longValue()) : null));
 			}
 		}
 		return scored;

@@ -48,13 +48,6 @@ import org.springframework.expression.spel.support.SimpleEvaluationContext;
  */
 final class JobLeaseKeeper {
 
-	/**
-	 * How long a job waits when its exclusive key is taken or a running limit is reached,
-	 * unless the run that holds the gate wakes it earlier by leaving: the fallback for a
-	 * holder that never leaves (its gate expires with its lease).
-	 */
-	private static final Duration RECHECK_DELAY = Duration.ofSeconds(1);
-
 	private static final SpelExpressionParser EXPRESSION_PARSER = new SpelExpressionParser();
 
 	private static final EvaluationContext EXCLUSIVE_KEY_CONTEXT = SimpleEvaluationContext.forReadOnlyDataBinding()
@@ -301,17 +294,22 @@ final class JobLeaseKeeper {
 	 */
 	boolean admit(JobExecution execution, Gates gates) {
 		long startNanos = System.nanoTime();
-		long wait = this.operations.admit(this.queue, execution.job().lease(), gates, this.leaseTime, RECHECK_DELAY);
+		long wait = this.operations.admit(this.queue, execution.job().lease(), gates, this.leaseTime);
 		if (wait == 0) {
 			started(execution, startNanos);
 			return true;
 		}
 		execution.settle();
-		if (wait < 0) {
+		if (wait == ListenerOperations.PARKED) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("Job " + execution.getId() + " waits in line for its limits " + gates);
+			}
+		}
+		else if (wait < 0) {
 			logger.warn("Job " + execution.getId() + " lost its lease before it started");
 		}
 		else if (logger.isDebugEnabled()) {
-			logger.debug("Job " + execution.getId() + " waits " + wait + "ms for its limits " + gates);
+			logger.debug("Job " + execution.getId() + " waits " + wait + "ms for its rate limit " + gates);
 		}
 		return false;
 	}

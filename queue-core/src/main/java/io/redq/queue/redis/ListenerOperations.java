@@ -51,6 +51,12 @@ public final class ListenerOperations {
 	 */
 	public static final int DEFAULT_MAX_STALLS = 1;
 
+	/**
+	 * What {@link #admit} returns for a job parked behind a gate: it waits, at no cost,
+	 * until a place is freed for it.
+	 */
+	public static final long PARKED = -2;
+
 	private final QueueStore store;
 
 	private final QueueScripts scripts;
@@ -398,27 +404,24 @@ public final class ListenerOperations {
 
 	/**
 	 * Let a reserved job pass its gates, or defer it: back to delayed with its attempt
-	 * given back. A job deferred by a taken key or a full running set waits in that
-	 * gate's line, and the run that leaves the gate wakes the first in line. A job
-	 * deferred by the rate limit is given the next place the window has room for, behind
-	 * the jobs deferred before it.
+	 * given back. A job stopped by a taken key or a full running set is parked in that
+	 * gate's line, at no cost, until a run leaves the gate or a holder's lease expires,
+	 * which wakes the first in line. A job deferred by the rate limit is given the next
+	 * place the window has room for, behind the jobs deferred before it.
 	 * @param queue the queue
 	 * @param lease the job's lease
 	 * @param gates the job's gates
 	 * @param leaseTime how long the gates are held unless renewed
-	 * @param recheckDelay how long a job waits when its key is taken or a running limit
-	 * is reached, unless it is woken earlier
-	 * @return 0 when admitted, -1 when the lease is no longer held by that token, else
-	 * the wait in ms
+	 * @return 0 when admitted, -1 when the lease is no longer held by that token,
+	 * {@link #PARKED} when parked, else the wait in ms
 	 */
-	public long admit(String queue, Lease lease, Gates gates, Duration leaseTime, Duration recheckDelay) {
+	public long admit(String queue, Lease lease, Gates gates, Duration leaseTime) {
 		RateLimit rate = gates.rateLimit();
 		Long result = this.store.getTemplate()
 			.execute(this.scripts.admit(), gateKeys(queue, gates), lease.id(), lease.token(), millis(leaseTime),
 					(gates.exclusiveKey() != null) ? "1" : "0", Integer.toString(gates.jobMaxRunning()),
 					Integer.toString(gates.queueMaxRunning()), (rate != null) ? Integer.toString(rate.permits()) : "0",
-					(rate != null) ? millis(rate.window()) : "0", millis(recheckDelay),
-					Integer.toString(gates.groupMaxRunning()));
+					(rate != null) ? millis(rate.window()) : "0", Integer.toString(gates.groupMaxRunning()));
 		return (result != null) ? result : -1;
 	}
 
@@ -437,7 +440,7 @@ public final class ListenerOperations {
 
 	/**
 	 * Leave the gates a finished job held, so that the next job may pass, and wake the
-	 * first job waiting for each gate it freed.
+	 * first job parked in the line of each gate it freed.
 	 * @param queue the queue
 	 * @param lease the lease of the run that passed the gates
 	 * @param gates the job's gates

@@ -63,6 +63,14 @@ public final class QueueKeys {
 
 	private final String fair;
 
+	private final String lines;
+
+	private final String parked;
+
+	private final String holding;
+
+	private final String held;
+
 	private final List<String> all;
 
 	private QueueKeys(String prefix, String queue) {
@@ -90,10 +98,14 @@ public final class QueueKeys {
 		this.queued = key("queued");
 		this.levels = key("levels");
 		this.fair = key("fair");
+		this.lines = key("lines");
+		this.parked = key("parked");
+		this.holding = key("holding");
+		this.held = key("held");
 		this.all = List.of(this.ready, this.delayed, this.reserved, this.dead, this.jobs, this.attempts, this.leases,
 				this.errors, this.wake, this.sequence, this.successors, this.paused, this.completed, this.model,
 				this.started, this.stalls, this.stale, this.runs, this.stats, this.traces, this.queued, this.levels,
-				this.fair);
+				this.fair, this.lines, this.parked, this.holding, this.held);
 	}
 
 	/**
@@ -312,6 +324,41 @@ public final class QueueKeys {
 	}
 
 	/**
+	 * Return the sorted set of the lines of the jobs parked behind a gate: every gate's
+	 * line, in arrival order (see Gates in {@code common.lua}).
+	 * @return the key
+	 */
+	public String lines() {
+		return this.lines;
+	}
+
+	/**
+	 * Return the hash of id to the entry of a parked job (or one woken and not admitted
+	 * yet) in {@link #lines()}.
+	 * @return the key
+	 */
+	public String parked() {
+		return this.parked;
+	}
+
+	/**
+	 * Return the sorted set of the runs that hold gates, by when their hold ends unless
+	 * renewed.
+	 * @return the key
+	 */
+	public String holding() {
+		return this.holding;
+	}
+
+	/**
+	 * Return the hash of each run in {@link #holding()} to the gates it holds.
+	 * @return the key
+	 */
+	public String held() {
+		return this.held;
+	}
+
+	/**
 	 * Return the key of a recurring job's state: its latest tick and whether it is
 	 * paused.
 	 * @param job the job name
@@ -325,17 +372,14 @@ public final class QueueKeys {
 	 * Return the keys of the gates a job passes (see {@code admit.lua}), after
 	 * {@link #all()}.
 	 * @param gates the job's gates
-	 * @return the group running set and its waiting list, the exclusive lock, job running
-	 * set, queue running set and job rate window, then the waiting lists of the lock and
-	 * the two running sets, then the places the rate limit gave
+	 * @return the group running set, the exclusive lock, the job running set, the queue
+	 * running set, the job rate window and the places the rate limit gave
 	 */
 	public List<String> gates(Gates gates) {
 		String exclusive = (gates.exclusiveKey() != null) ? gates.exclusiveKey() : "";
 		String group = (gates.group() != null) ? gates.group() : "";
-		return List.of(key("group-running:" + group), key("waiting:group-running:" + group),
-				key("exclusive:" + exclusive), key("running:" + gates.job()), key("running"),
-				key("rate:" + gates.job()), key("waiting:exclusive:" + exclusive),
-				key("waiting:running:" + gates.job()), key("waiting:running"), key("places:" + gates.job()));
+		return List.of(key("group-running:" + group), key("exclusive:" + exclusive), key("running:" + gates.job()),
+				key("running"), key("rate:" + gates.job()), key("places:" + gates.job()));
 	}
 
 	/**

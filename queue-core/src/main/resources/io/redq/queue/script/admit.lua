@@ -1,32 +1,31 @@
--- Admits a reserved job past its gates before it runs, or defers it: back to delayed with its attempt given back,
--- so waiting is not a failure. Gate keys (the last ten KEYS): the running set of its group and its waiting list, the
--- exclusive lock of its key, the running set of its job, the running set of its queue, the rate window of its job,
--- the waiting lists of the lock and the two running sets, then the places the rate limit of its job gave. ARGV: id,
--- lease token, lease ms, exclusive (1/0), job max running (0: none), queue max running (0: none), rate permits (0:
--- none), rate window ms, recheck ms, group max running (0: none, or the job is in no group).
--- A job deferred by a taken exclusive key or a full running set joins that gate's waiting list (id -> its deferred due
--- time), and the run that leaves the gate wakes the first one still delayed as deferred (hold.lua), dropping stale
--- entries, such as those of jobs admitted after a recheck; the recheck delay is only the fallback for a holder that
--- never leaves. A job deferred by the rate limit is given a place (id -> time): the time the window has room for it
--- after the jobs already given places, so that deferred jobs come back one by one at the limit's pace, not all at
--- once when the oldest start leaves the window (see below).
--- An admitted run starts: its lease becomes the full lease.
--- Returns 0 when admitted, -1 when the lease is no longer held by that token and the job is not delayed, else the
--- defer delay in ms.
+-- Admits a reserved job past its gates before it runs, or stops it: back to delayed with its attempt given back, so
+-- that waiting is not a failure. Gate keys (the last six KEYS): the running set of its group, the exclusive lock of its
+-- key, the running set of its job, the running set of its queue, the rate window of its job and the places the rate
+-- limit of its job gave. ARGV: id, lease token, lease ms, exclusive (1/0), job max running (0: none), queue max running
+-- (0: none), rate permits (0: none), rate window ms, group max running (0: none, or the job is in no group).
+-- A job stopped by a taken exclusive key or a full running set is parked in that gate's line (see Gates in
+-- common.lua): it costs nothing until a run leaves the gate (hold.lua) or a holder's lease expires (migrate.lua). A
+-- job deferred by the rate limit is given a place (id -> time): the time the window has room for it after the jobs
+-- already given places, so that deferred jobs come back one by one at the limit's pace, not all at once when the
+-- oldest start leaves the window (see below).
+-- An admitted run starts: its lease becomes the full lease, and it is recorded holding its gates (holding, held).
+-- Returns 0 when admitted, -1 when the lease is no longer held by that token and the job is not delayed, -2 when
+-- parked, else the defer delay in ms.
 -- A run holds the gates as '<id>:<token>', so that an earlier run of the same job (handed back while its handler
 -- still ran) neither lets this one past its exclusive key nor frees the gates this one holds.
-local group_running, group_waiting = KEYS[#KEYS - 9], KEYS[#KEYS - 8]
-local exclusive, job_running, queue_running, rate = KEYS[#KEYS - 7], KEYS[#KEYS - 6], KEYS[#KEYS - 5], KEYS[#KEYS - 4]
-local exclusive_waiting, job_waiting, queue_waiting, places = KEYS[#KEYS - 3], KEYS[#KEYS - 2], KEYS[#KEYS - 1],
-	KEYS[#KEYS]
+local group_running, exclusive, job_running, queue_running = KEYS[#KEYS - 5], KEYS[#KEYS - 4], KEYS[#KEYS - 3],
+	KEYS[#KEYS - 2]
+local rate, places = KEYS[#KEYS - 1], KEYS[#KEYS]
 local id, token = ARGV[1], ARGV[2]
 local holder = id .. ':' .. token
 if redis.call('HGET', leases, id) ~= token then
 	-- a call re-sent after it deferred the job finds the job delayed: it answers the deferral again, so that its worker
 	-- does not take it for a lost lease
-	local due = tonumber(redis.call('ZSCORE', delayed, id))
-	if due then
-		return math.max(1, due - now_millis())
+	local due = redis.call('ZSCORE', delayed, id)
+	if due == 'inf' then
+		return -2
+	elseif due then
+		return math.max(1, tonumber(due) - now_millis())
 	end
 	return -1
 end
@@ -34,8 +33,7 @@ local now = now_millis()
 local lease = tonumber(ARGV[3])
 local job_max, queue_max = tonumber(ARGV[5]), tonumber(ARGV[6])
 local permits, window = tonumber(ARGV[7]), tonumber(ARGV[8])
-local recheck = tonumber(ARGV[9])
-local group_max = tonumber(ARGV[10])
+local group_max = tonumber(ARGV[9])
 
 local owner = ARGV[4] == '1' and redis.call('GET', exclusive)
 
@@ -57,16 +55,33 @@ local function full(running, max)
 	return redis.call('ZCARD', running) >= max and not redis.call('ZSCORE', running, holder)
 end
 
-local wait, waiting = 0, nil
+local gate
 if owner and owner ~= holder then
-	wait, waiting = recheck, exclusive_waiting
+	gate = exclusive
+elseif full(job_running, job_max) then
+	gate = job_running
+elseif full(queue_running, queue_max) then
+	gate = queue_running
+elseif full(group_running, group_max) then
+	gate = group_running
 end
-if wait == 0 and full(job_running, job_max) then
-	wait, waiting = recheck, job_waiting
-elseif wait == 0 and full(queue_running, queue_max) then
-	wait, waiting = recheck, queue_waiting
-elseif wait == 0 and full(group_running, group_max) then
-	wait, waiting = recheck, group_waiting
+if gate then
+	-- a woken job that finds its gate taken again takes back its place in line; one stopped by another gate passes
+	-- the place it was woken for to the next in its old line
+	local entry = redis.call('HGET', parked, id)
+	if not entry or string.sub(entry, 1, #gate + 1) ~= gate .. '\0' then
+		if entry then
+			redis.call('ZREM', lines, entry)
+			wake_line(string.match(entry, '^([^%z]*)%z'), 1)
+		end
+		entry = gate .. '\0' .. string.format('%016d', redis.call('INCR', sequence)) .. '\0' .. id
+		redis.call('HSET', parked, id, entry)
+	end
+	redis.call('ZADD', lines, 0, entry)
+	redis.call('ZREM', reserved, id)
+	end_lease(id, token, 1)
+	redis.call('ZADD', delayed, PARKED, id)
+	return -2
 end
 
 -- How long a job that comes back after its place keeps it: it then needs room among the starts only, ahead of the
@@ -118,17 +133,11 @@ local function rate_wait()
 	return place - now
 end
 
-if wait == 0 and permits > 0 then
-	wait = rate_wait()
-end
+local wait = (permits > 0) and rate_wait() or 0
 if wait > 0 then
 	redis.call('ZREM', reserved, id)
 	end_lease(id, token, 1)
 	schedule(id, now + wait)
-	if waiting then
-		redis.call('ZADD', waiting, now + wait, id)
-		redis.call('PEXPIRE', waiting, math.max(lease, recheck) * 2)
-	end
 	return wait
 end
 redis.call('ZADD', reserved, 'XX', 'GT', now + lease, id)
@@ -151,5 +160,28 @@ end
 if permits > 0 then
 	redis.call('ZADD', rate, now, holder)
 	redis.call('PEXPIRE', rate, window)
+end
+local gates = {}
+for _, gate in ipairs({{ARGV[4] == '1', exclusive}, {job_max > 0, job_running}, {queue_max > 0, queue_running},
+		{group_max > 0, group_running}}) do
+	if gate[1] then
+		gates[#gates + 1] = gate[2]
+	end
+end
+if #gates > 0 then
+	redis.call('ZADD', holding, now + lease, holder)
+	redis.call('HSET', held, holder, table.concat(gates, '\0'))
+end
+-- a woken job admitted where its running set has room left wakes the next in its line, so that places freed without
+-- a run leaving (a raised limit, a holder's expired lease) fill one admission after another
+local entry = redis.call('EXISTS', parked) == 1 and redis.call('HGET', parked, id)
+if entry then
+	redis.call('HDEL', parked, id)
+	local gate = string.match(entry, '^([^%z]*)%z')
+	for _, running in ipairs({{job_running, job_max}, {queue_running, queue_max}, {group_running, group_max}}) do
+		if gate == running[1] and redis.call('ZCARD', gate) < running[2] then
+			wake_line(gate, 1)
+		end
+	end
 end
 return 0

@@ -9,16 +9,18 @@
 -- reservation a search of it); stats: the statistics series (see count_finished); traces:
 -- id -> the stack trace of the failure fail.lua recorded last (bounded by the client), shown while errors holds it;
 -- queued, levels and fair: the ready jobs of priority levels other than the default, or in groups (see "Priorities
--- and groups" below).
+-- and groups" below); lines, parked, holding and held: the jobs waiting for a gate and the runs holding gates (see
+-- "Gates" below).
 local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused, completed,
-	model, started, stalls, stale, runs, stats, traces, queued, levels, fair =
+	model, started, stalls, stale, runs, stats, traces, queued, levels, fair, lines, parked, holding, held =
 	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
-	KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19], KEYS[20], KEYS[21], KEYS[22], KEYS[23]
+	KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19], KEYS[20], KEYS[21], KEYS[22], KEYS[23],
+	KEYS[24], KEYS[25], KEYS[26], KEYS[27]
 
 -- The data model these scripts read and write: the queue's keys and what their values mean. Bump it with every change
 -- to either, and add the step up from the model before to upgrade_model, so that no script misreads another model's
 -- data. The one place the number is kept: Java learns it from the model script.
-local MODEL = 4
+local MODEL = 5
 
 -- The queue's data model and the value of the last key, read in one call since each costs a call of its own: a call
 -- made on a lane (see remembered) finds its lane's latest reply there; for any other script the last key holds what
@@ -304,9 +306,79 @@ local function remove_present(command, key, ...)
 	end
 end
 
+-- Gates. A job stopped by a taken exclusive key or a full running set (admit.lua) is parked: it stays in the delayed
+-- set at PARKED, a score no due time reaches, so that the migrator never moves it and no call reads it again, and it
+-- waits in its gate's line until a run leaves the gate (hold.lua) or a holder's lease expires (migrate.lua), which
+-- wake as many of the line's first jobs as places they freed. The lines of every gate of a queue are one sorted set,
+-- all scores 0, of '<gate>\0<arrival>\0<id>' (gate: the key of the running set or exclusive key it waits for; arrival:
+-- 16 digits of the sequence), so that a gate's line is a range found in O(log n) and every key stays in KEYS; parked
+-- keeps id -> its entry there while it has one, and after it was woken until it is admitted, so that a woken job that
+-- finds the place taken again (a job admitted between its waking and its admission) takes its old place in line, and
+-- a cancelled one leaves its line. holding keeps '<id>:<token>' of each run that holds gates -> when its hold ends
+-- unless renewed, and held the gates it holds, '\0'-separated, so that the migrator wakes the lines of a holder that
+-- never left. A job stopped by the rate limit is not parked: it comes back at its place in time (admit.lua).
+local PARKED = '+inf'
+
+-- Wakes up to n of a gate's first parked jobs, in line order, at the head of their levels' lines. An entry whose job is
+-- no longer parked (replaced meanwhile) is dropped; at most 100 entries are read per call.
+local function wake_line(gate, n)
+	local low, high = '(' .. gate .. '\0', '(' .. gate .. '\1'
+	local woken = {}
+	local entries = redis.call('ZRANGEBYLEX', lines, low, high, 'LIMIT', 0, n)
+	local read = #entries
+	while #entries > 0 do
+		redis.call('ZREM', lines, unpack(entries))
+		for _, entry in ipairs(entries) do
+			local id = string.match(entry, '%z([^%z]*)$')
+			if redis.call('ZSCORE', delayed, id) == 'inf' then
+				woken[#woken + 1] = id
+			elseif redis.call('HGET', parked, id) == entry then
+				redis.call('HDEL', parked, id)
+			end
+		end
+		if #woken >= n or read >= 100 then
+			break
+		end
+		entries = redis.call('ZRANGEBYLEX', lines, low, high, 'LIMIT', 0, math.min(n - #woken, 100 - read))
+		read = read + #entries
+	end
+	if #woken > 0 then
+		redis.call('ZREM', delayed, unpack(woken))
+		-- pushed to the heads in reverse, so that the first in line comes first
+		local reversed = {}
+		for i = #woken, 1, -1 do
+			reversed[#reversed + 1] = woken[i]
+		end
+		make_ready(reversed, true)
+		signal()
+	end
+	return #woken
+end
+
+-- Takes jobs out of their gates' lines: cancelled, rescheduled, replaced or finished. A job woken for a place that
+-- leaves before its admission passes the place to the next in its line.
+local function leave_lines(...)
+	if redis.call('EXISTS', parked) == 0 then
+		return
+	end
+	local found = false
+	for _, entry in ipairs(redis.call('HMGET', parked, ...)) do
+		if entry then
+			found = true
+			if redis.call('ZREM', lines, entry) == 0 then
+				wake_line(string.match(entry, '^([^%z]*)%z'), 1)
+			end
+		end
+	end
+	if found then
+		redis.call('HDEL', parked, ...)
+	end
+end
+
 -- Removes every trace of the given jobs (one or more ids; at most a few thousand, the limit of unpack). Only jobs that
 -- failed, stalled, waited, run long or have a level or group leave more than their envelope and lease.
 local function forget(...)
+	leave_lines(...)
 	redis.call('HDEL', jobs, ...)
 	redis.call('HDEL', leases, ...)
 	for _, hash in ipairs({attempts, errors, stalls, runs, traces, levels}) do
@@ -448,13 +520,13 @@ local function bury(id, now, max_size, max_age)
 	trim_dead(now, max_size, max_age, 100)
 end
 
--- The earliest time at which the migrator has work: the first delayed job, the first lease to expire or the first
--- dead job to pass the dead max age; -1 for none.
+-- The earliest time at which the migrator has work: the first delayed job that is not parked, the first lease or
+-- gate hold to expire or the first dead job to pass the dead max age; -1 for none.
 local function next_due(dead_max_age)
 	local due = -1
-	for _, set in ipairs({delayed, reserved, dead}) do
+	for _, set in ipairs({delayed, reserved, holding, dead}) do
 		local head = redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')
-		if head[2] then
+		if head[2] and head[2] ~= 'inf' then
 			local at = tonumber(head[2])
 			if set == dead then
 				at = at + dead_max_age
@@ -493,6 +565,10 @@ local function upgrade_model(found)
 	-- release's scripts read the other's runs alike, a token there standing for a run no worker reserved the job since.)
 	-- It also adds queued, levels and fair (priorities): a queue of model 3 has none, which
 	-- model 4 reads as every job at the default level.
+	-- Model 5 parks the jobs a gate stopped (see Gates) where model 4 deferred them by a recheck delay and listed them
+	-- in a waiting set per gate: those jobs come back at their due times and are parked then, and the waiting sets
+	-- expire. Model 5 has no lines, parked, holding or held yet, which it reads as no job parked and no gate held:
+	-- the runs that model-4 scripts admitted leave their gates by their leases.
 	redis.call('SET', model, MODEL)
 end
 

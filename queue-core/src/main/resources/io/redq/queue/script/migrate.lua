@@ -1,5 +1,5 @@
 -- Moves due delayed jobs to ready, and jobs whose lease expired back to ready (or to dead once they used their
--- attempts), and deletes dead jobs past the dead max age or beyond the dead max size, at most ARGV[1] of each, and
+-- attempts), wakes the jobs parked behind gates held past their leases (see Gates in common.lua), and deletes dead jobs past the dead max age or beyond the dead max size, at most ARGV[1] of each, and
 -- trims the completed ids to their max size. ARGV: limit, dead max size, dead max age ms, completed max size, max
 -- stalls (how many times a job's lease may expire before a renewal confirmed its run started, without using an
 -- attempt; see extend.lua).
@@ -48,6 +48,18 @@ end
 if #back > 0 then
 	make_ready(back, true)
 	signal()
+end
+-- the gates of runs that held them past their leases (their workers died or stalled, or left without a reply) are
+-- free: the first job parked in each of their lines is woken
+local holders = redis.call('ZRANGEBYSCORE', holding, '-inf', now, 'LIMIT', 0, limit)
+if #holders > 0 then
+	for _, gates in ipairs(redis.call('HMGET', held, unpack(holders))) do
+		for gate in string.gmatch(gates or '', '[^%z]+') do
+			wake_line(gate, 1)
+		end
+	end
+	redis.call('ZREM', holding, unpack(holders))
+	redis.call('HDEL', held, unpack(holders))
 end
 -- dead jobs are trimmed here too, so that they go on a queue where nothing dies any more, and a lowered max size
 -- applies without waiting for a death

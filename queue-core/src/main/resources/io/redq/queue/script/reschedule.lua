@@ -2,6 +2,7 @@
 -- but has not started counts as pending. A call that is harmless when re-sent (see remembered in common.lua): a
 -- re-sent one moves no job dispatched meanwhile. ARGV: the call's sequence number and re-send window (ms), id, due
 -- mode ('d' delay in ms or 'a' epoch ms), due value.
+-- A parked job (see Gates in common.lua) counts as pending too.
 -- Returns 1 when moved, 2 when the job is ready and the new due time has come (it keeps its place in line), 0 when the
 -- job is not pending (running, finished, dead or unknown).
 local replied = remembered()
@@ -14,7 +15,12 @@ local due = tonumber(ARGV[5])
 if ARGV[4] == 'd' then
 	due = now + due
 end
-if not redis.call('ZSCORE', delayed, id) then
+local scheduled = redis.call('ZSCORE', delayed, id)
+if scheduled == 'inf' then
+	-- a parked job leaves its gate's line: at its new due time it comes to the gate again, and lines up anew if the gate
+	-- is still held
+	leave_lines(id)
+elseif not scheduled then
 	if not is_ready(id) then
 		return tonumber(remember('0'))
 	end

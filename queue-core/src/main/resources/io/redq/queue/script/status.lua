@@ -1,12 +1,15 @@
 -- Read-only: writes nothing, not even the queue's model key (see READ_ONLY in common.lua).
--- Tells where a job is. ARGV: id. Returns {now, state, time}: state 'delayed' (time = due), 'ready', 'reserved'
+-- Tells where a job is. ARGV: id. Returns {now, state, time}: state 'delayed' (time = due, -1 for a job parked behind
+-- a gate: see Gates in common.lua), 'ready', 'reserved'
 -- (time = lease expiry), 'dead' (time = death), 'completed' (time = completion; only while the id is among the kept
 -- completed ids) or 'none' (finished or unknown); time is -1 where it has none.
 local id = ARGV[1]
 local now = now_millis()
 for _, state in ipairs({{'delayed', delayed}, {'reserved', reserved}, {'dead', dead}}) do
 	local score = redis.call('ZSCORE', state[2], id)
-	if score then
+	if score == 'inf' then
+		return {now, state[1], -1}
+	elseif score then
 		return {now, state[1], tonumber(score)}
 	end
 end

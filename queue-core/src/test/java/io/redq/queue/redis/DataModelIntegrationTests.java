@@ -132,6 +132,38 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void aQueueOfModelFourWithAJobWaitingForAGateIsTakenOverAndTheJobIsParkedThenWokenByTheHolder() {
+		// as an instance on model 4 left the queue: a run holds an exclusive key, and a
+		// job
+		// stopped by it was deferred by the recheck delay and listed in the key's waiting
+		// set
+		Gates gates = new Gates("k", "send", 0, 0, null);
+		List<String> gateKeys = this.keys.gates(gates);
+		this.template.opsForHash().put(this.keys.jobs(), "waiter", envelope(3));
+		this.template.opsForZSet().add(this.keys.delayed(), "waiter", 1);
+		String waiting = "redq:{" + QUEUE + "}:waiting:exclusive:k";
+		this.template.opsForZSet().add(waiting, "waiter", 1);
+		this.template.expire(waiting, Duration.ofMinutes(2));
+		this.template.opsForHash().put(this.keys.jobs(), "holder", envelope(3));
+		this.template.opsForZSet().add(this.keys.reserved(), "holder", Long.MAX_VALUE / 2);
+		this.template.opsForHash().put(this.keys.leases(), "holder", "7:1");
+		this.template.opsForValue().set(gateKeys.get(1), "holder:7:1", Duration.ofMinutes(1));
+		this.template.opsForValue().set(this.keys.model(), "4");
+		assertThat(this.listener.migrate(QUEUE).dueJobs()).as("deferred by a recheck: due").isOne();
+		assertThat(this.template.opsForValue().get(this.keys.model())).isEqualTo(Long.toString(MODEL));
+		ReservedJob waiter = this.listener.reserve(QUEUE, 1, LONG_LEASE).jobs().get(0);
+		assertThat(this.listener.admit(QUEUE, waiter.lease(), gates, LONG_LEASE))
+			.as("the key a model-4 run holds stops it: parked")
+			.isEqualTo(ListenerOperations.PARKED);
+		this.listener.leaveGates(QUEUE, new Lease("holder", "7:1"), gates);
+		assertThat(this.operations.stats(QUEUE)).as("the model-4 run left its key: the waiter is woken")
+			.isEqualTo(new QueueStats(1, 0, 1, 0));
+		assertThat(this.listener.admit(QUEUE, this.listener.reserve(QUEUE, 1, LONG_LEASE).jobs().get(0).lease(), gates,
+				LONG_LEASE))
+			.isZero();
+	}
+
+	@Test
 	void runsOfAQueueOfModelThreeAreTakenOverWithoutLossDoubleRunsOrAttemptsBeyondTheLimitAndOnlyModelFourCounts() {
 		// as an instance on model 3 left the queue, which had neither the runs nor the
 		// stats hash: three confirmed runs, one in its lease, one whose worker stalled

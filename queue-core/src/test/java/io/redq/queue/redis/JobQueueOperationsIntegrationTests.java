@@ -44,8 +44,6 @@ import static org.awaitility.Awaitility.await;
  */
 class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 
-	private static final Duration RECHECK = Duration.ofSeconds(1);
-
 	@Test
 	void enqueuedJobIsReservedWithLeaseAndAckedLeavesNothingBehind() {
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "one");
@@ -398,17 +396,119 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		enqueueAndAdmit("holder", gates);
 		enqueue("deferred", Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob deferred = reserveOne();
-		long wait = admit(deferred, gates);
-		assertThat(wait).isPositive();
-		assertThat(admit(deferred, gates)).as("not a lost lease").isBetween(1L, wait);
+		assertThat(admit(deferred, gates)).isEqualTo(ListenerOperations.PARKED);
+		assertThat(admit(deferred, gates)).as("not a lost lease").isEqualTo(ListenerOperations.PARKED);
+		assertThat(this.template.opsForZSet().zCard(this.keys.lines())).as("in line once").isOne();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 1, 0));
+	}
+
+	@Test
+	void parkedJobsAreWokenInLineOrderAsManyAsPlacesWereFreed() {
+		Gates gates = new Gates(null, "test", 2, 0, null);
+		ReservedJob first = enqueueAndAdmit("h1", gates);
+		ReservedJob second = enqueueAndAdmit("h2", gates);
+		for (String id : List.of("w1", "w2", "w3", "w4")) {
+			assertThat(enqueueAndDefer(id, gates)).isEqualTo(ListenerOperations.PARKED);
+		}
+		Migration migration = this.listener.migrate(QUEUE);
+		assertThat(migration.dueJobs()).as("a parked job is not due").isZero();
+		assertThat(migration.nextDue()).as("the holders' leases, not a parked job")
+			.isBetween(migration.redisTime(), migration.redisTime() + 60_000);
+		this.listener.leaveGates(QUEUE, first.lease(), gates);
+		this.listener.leaveGates(QUEUE, first.lease(), gates);
+		assertThat(this.operations.stats(QUEUE)).as("one place freed, one woken, once")
+			.isEqualTo(new QueueStats(1, 3, 2, 0));
+		ReservedJob woken = reserveOne();
+		assertThat(woken.id()).isEqualTo("w1");
+		assertThat(admit(woken, gates)).isZero();
+		this.listener.leaveGates(QUEUE, second.lease(), gates);
+		this.listener.leaveGates(QUEUE, woken.lease(), gates);
+		assertThat(this.operations.stats(QUEUE)).as("two places freed, two woken")
+			.isEqualTo(new QueueStats(2, 1, 3, 0));
+		// each wake puts its job at the head of the ready line
+		assertThat(List.of(reserveOne().id(), reserveOne().id())).containsExactly("w3", "w2");
+		assertThat(this.operations.status(QUEUE, "w4").at()).as("still parked").isNull();
+	}
+
+	@Test
+	void placesFreedWithoutARunLeavingFillOneAdmissionAfterAnother() {
+		Gates one = new Gates(null, "test", 1, 0, null);
+		ReservedJob holder = enqueueAndAdmit("holder", one);
+		for (String id : List.of("w1", "w2", "w3", "w4")) {
+			enqueueAndDefer(id, one);
+		}
+		// the limit is raised to 3 while they wait
+		Gates three = new Gates(null, "test", 3, 0, null);
+		this.listener.leaveGates(QUEUE, holder.lease(), three);
+		assertThat(admit(reserveOne(), three)).isZero();
+		assertThat(this.operations.stats(QUEUE)).as("admitted with room left: the next one is woken")
+			.isEqualTo(new QueueStats(1, 2, 2, 0));
+		assertThat(admit(reserveOne(), three)).isZero();
+		assertThat(admit(reserveOne(), three)).isZero();
+		assertThat(this.operations.stats(QUEUE)).as("the last place taken: no more woken")
+			.isEqualTo(new QueueStats(0, 1, 4, 0));
+	}
+
+	@Test
+	void aWokenJobThatFindsItsPlaceTakenAgainKeepsItsPlaceInLine() {
+		Gates gates = new Gates("k", "test", 0, 0, null);
+		ReservedJob holder = enqueueAndAdmit("holder", gates);
+		enqueueAndDefer("w1", gates);
+		enqueueAndDefer("w2", gates);
+		this.listener.leaveGates(QUEUE, holder.lease(), gates);
+		ReservedJob woken = reserveOne();
+		// another job takes the key between the waking and the admission
+		ReservedJob other = enqueueAndAdmit("other", gates);
+		assertThat(admit(woken, gates)).isEqualTo(ListenerOperations.PARKED);
+		this.listener.leaveGates(QUEUE, other.lease(), gates);
+		assertThat(reserveOne().id()).isEqualTo("w1");
+	}
+
+	@Test
+	void aHolderWhoseLeaseExpiresWakesTheFirstInLineThroughTheMigrator() {
+		Gates gates = new Gates("k", "test", 1, 0, null);
+		enqueue("holder", Due.NOW, DuplicatePolicy.KEEP, "x");
+		ReservedJob holder = reserveOne();
+		// its worker dies: nothing renews or leaves its gates
+		assertThat(this.listener.admit(QUEUE, holder.lease(), gates, Duration.ofMillis(200))).isZero();
+		assertThat(enqueueAndDefer("w1", gates)).isEqualTo(ListenerOperations.PARKED);
+		assertThat(enqueueAndDefer("w2", gates)).isEqualTo(ListenerOperations.PARKED);
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			this.listener.migrate(QUEUE);
+			assertThat(this.operations.status(QUEUE, "w1").state()).isEqualTo(JobStatus.State.READY);
+		});
+		assertThat(this.operations.status(QUEUE, "w2")).extracting(JobStatus::state, JobStatus::at)
+			.as("still parked, at no time")
+			.containsExactly(JobStatus.State.DELAYED, null);
+		assertThat(admit(reserveOne(), gates)).isZero();
+	}
+
+	@Test
+	void aParkedJobCancelledOrRescheduledLeavesItsLine() {
+		Gates gates = new Gates("k", "test", 0, 0, null);
+		ReservedJob holder = enqueueAndAdmit("holder", gates);
+		enqueueAndDefer("cancelled", gates);
+		enqueueAndDefer("rescheduled", gates);
+		enqueueAndDefer("next", gates);
+		assertThat(this.operations.cancel(QUEUE, "cancelled")).isTrue();
+		Instant later = Instant.now().plusSeconds(3600);
+		assertThat(this.operations.reschedule(QUEUE, "rescheduled", Due.at(later))).isTrue();
+		assertThat(this.template.opsForZSet().zCard(this.keys.lines())).isOne();
+		this.listener.leaveGates(QUEUE, holder.lease(), gates);
+		ReservedJob next = reserveOne();
+		assertThat(next.id()).isEqualTo("next");
+		assertThat(admit(next, gates)).isZero();
+		assertThat(this.operations.status(QUEUE, "rescheduled").at()).isEqualTo(later.truncatedTo(ChronoUnit.MILLIS));
+		assertThat(this.template.keys("redq:{" + QUEUE + "}:*")).as("nothing left of the lines")
+			.doesNotContain(this.keys.lines(), this.keys.parked());
 	}
 
 	@Test
 	void aGroupsRunningLimitDefersItsNextJobUntilARunLeavesWhileAnotherGroupsJobIsAdmitted() {
 		Gates acme = new Gates(null, "test", 0, 0, null, "acme", 1);
 		ReservedJob first = enqueueAndAdmit("a1", acme);
-		assertThat(enqueueAndDefer("a2", acme)).as("the group's one place is taken").isEqualTo(RECHECK.toMillis());
+		assertThat(enqueueAndDefer("a2", acme)).as("the group's one place is taken")
+			.isEqualTo(ListenerOperations.PARKED);
 		enqueueAndAdmit("g1", new Gates(null, "test", 0, 0, null, "globex", 1));
 		this.listener.leaveGates(QUEUE, first.lease(), acme);
 		assertThat(this.operations.stats(QUEUE)).as("the group's waiting job is ready once a run of it left")
@@ -420,7 +520,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	void runningSetsExpireWithTheLongestLeaseTheyCountSoThatACrashedHoldersEntryGoes() {
 		Gates gates = new Gates(null, "test", 1, 1, null);
 		ReservedJob job = enqueueAndAdmit("running", gates);
-		List<String> runningSets = this.keys.gates(gates).subList(3, 5);
+		List<String> runningSets = this.keys.gates(gates).subList(2, 4);
 		for (String running : runningSets) {
 			assertThat(this.template.getExpire(running, TimeUnit.MILLISECONDS)).isBetween(1L,
 					Duration.ofMinutes(1).toMillis());
@@ -628,14 +728,14 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		this.listener.release(QUEUE, List.of(first.lease()), false);
 		ReservedJob second = reserveOne();
 		assertThat(admit(second, gates)).as("the second run waits for the first one's exclusive key and running place")
-			.isEqualTo(RECHECK.toMillis());
+			.isEqualTo(ListenerOperations.PARKED);
 		this.listener.leaveGates(QUEUE, first.lease(), gates);
 		assertThat(this.operations.stats(QUEUE)).as("the first run left: the waiting job is ready at once")
 			.isEqualTo(new QueueStats(1, 0, 0, 0));
 		ReservedJob third = reserveOne();
 		assertThat(admit(third, gates)).isZero();
 		this.listener.leaveGates(QUEUE, second.lease(), gates);
-		assertThat(this.template.opsForValue().get(this.keys.gates(gates).get(2)))
+		assertThat(this.template.opsForValue().get(this.keys.gates(gates).get(1)))
 			.as("a run that never passed the gates does not free the key another run holds")
 			.isEqualTo("a:" + third.token());
 	}
@@ -645,7 +745,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		Gates gates = new Gates("auction-42", "close-auction", 0, 0, null);
 		ReservedJob holder = enqueueAndAdmit("holder", gates);
 		enqueue("timer", Due.NOW, DuplicatePolicy.KEEP, "y");
-		assertThat(admit(reserveOne(), gates)).isEqualTo(RECHECK.toMillis());
+		assertThat(admit(reserveOne(), gates)).isEqualTo(ListenerOperations.PARKED);
 		Instant later = Instant.now().plusSeconds(3600);
 		assertThat(this.operations.reschedule(QUEUE, "timer", Due.at(later))).isTrue();
 		this.listener.leaveGates(QUEUE, holder.lease(), gates);
@@ -716,7 +816,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		// change nothing
 		Gates gates = new Gates("account-1", "send-sms", 1, 1, new RateLimit(1, Duration.ofSeconds(10)));
 		ReservedJob job = enqueueAndAdmit("a", gates);
-		String rate = this.keys.gates(gates).get(5);
+		String rate = this.keys.gates(gates).get(4);
 		assertThat(admit(job, gates)).as("the re-send").isZero();
 		assertThat(this.template.opsForZSet().zCard(rate)).as("one start in the window").isEqualTo(1);
 		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.RESERVED);
@@ -905,7 +1005,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	void purgeDeletesTheGatesAndRecurringStateOfTheQueueButKeepsItsPauses() {
 		Gates gates = new Gates("account-1", "ship", 1, 1, new RateLimit(5, Duration.ofMinutes(1)));
 		enqueueAndAdmit("a", gates);
-		assertThat(enqueueAndDefer("b", gates)).as("waits for the exclusive key").isPositive();
+		assertThat(enqueueAndDefer("b", gates)).as("waits for the exclusive key").isEqualTo(ListenerOperations.PARKED);
 		this.template.opsForHash().put(this.keys.recurring("nightly"), "last", "1");
 		this.template.opsForHash().put(this.keys.recurring("weekly"), "last", "1");
 		this.template.opsForHash().put(this.keys.recurring("weekly"), "paused", "1");
@@ -1109,7 +1209,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	private long admit(ReservedJob job, Gates gates) {
-		return this.listener.admit(QUEUE, job.lease(), gates, Duration.ofMinutes(1), RECHECK);
+		return this.listener.admit(QUEUE, job.lease(), gates, Duration.ofMinutes(1));
 	}
 
 	/**

@@ -157,36 +157,34 @@ class PriorityIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
-	void aDeferredJobComesBackAtItsLevel() {
-		Gates gates = new Gates("key", "test", 0, 0, null);
-		enqueue("holder", 9);
-		ReservedJob holder = reserveOne();
-		assertThat(this.listener.admit(QUEUE, holder.lease(), gates, LEASE, Duration.ofMinutes(1))).isZero();
-		enqueue("waiter", 8);
-		ReservedJob waiter = reserveOne();
-		assertThat(this.listener.admit(QUEUE, waiter.lease(), gates, LEASE, Duration.ofMinutes(1))).isPositive();
-		enqueue("normal", JobPriority.DEFAULT);
-		// the holder leaves its key: the waiter is woken at the head of its level
-		this.listener.leaveGates(QUEUE, holder.lease(), gates);
-		assertThat(reserveOneByOne(2)).containsExactly("waiter", "normal");
-	}
-
-	@Test
-	void aJobDeferredByARunningOrRateLimitComesBackAtItsLevel() {
-		Duration recheck = Duration.ofMillis(50);
-		for (Gates gates : List.of(new Gates(null, "test", 1, 0, null),
-				new Gates(null, "test", 0, 0, new RateLimit(1, Duration.ofMillis(100))))) {
+	void aParkedJobIsWokenAtItsLevel() {
+		for (Gates gates : List.of(new Gates("key", "test", 0, 0, null), new Gates(null, "test", 1, 0, null))) {
 			enqueue("holder", 9);
 			ReservedJob holder = reserveOne();
-			assertThat(this.listener.admit(QUEUE, holder.lease(), gates, LEASE, recheck)).isZero();
+			assertThat(this.listener.admit(QUEUE, holder.lease(), gates, LEASE)).isZero();
 			enqueue("waiter", 8);
 			ReservedJob waiter = reserveOne();
-			assertThat(this.listener.admit(QUEUE, waiter.lease(), gates, LEASE, recheck)).isPositive();
+			assertThat(this.listener.admit(QUEUE, waiter.lease(), gates, LEASE)).isEqualTo(ListenerOperations.PARKED);
 			enqueue("normal", JobPriority.DEFAULT);
-			await().atMost(Duration.ofSeconds(10)).until(() -> this.listener.migrate(QUEUE).dueJobs() == 1);
+			// the holder leaves its gate: the waiter is woken at the head of its level
+			this.listener.leaveGates(QUEUE, holder.lease(), gates);
 			assertThat(reserveOneByOne(2)).containsExactly("waiter", "normal");
 			this.operations.purge(QUEUE);
 		}
+	}
+
+	@Test
+	void aJobDeferredByARateLimitComesBackAtItsLevel() {
+		Gates gates = new Gates(null, "test", 0, 0, new RateLimit(1, Duration.ofMillis(100)));
+		enqueue("holder", 9);
+		ReservedJob holder = reserveOne();
+		assertThat(this.listener.admit(QUEUE, holder.lease(), gates, LEASE)).isZero();
+		enqueue("waiter", 8);
+		ReservedJob waiter = reserveOne();
+		assertThat(this.listener.admit(QUEUE, waiter.lease(), gates, LEASE)).isPositive();
+		enqueue("normal", JobPriority.DEFAULT);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.listener.migrate(QUEUE).dueJobs() == 1);
+		assertThat(reserveOneByOne(2)).containsExactly("waiter", "normal");
 	}
 
 	@Test

@@ -22,16 +22,16 @@ class QueueKeysTests {
 				"redq:{mail}:errors", "redq:{mail}:wake", "redq:{mail}:sequence", "redq:{mail}:successors",
 				"redq:{mail}:paused", "redq:{mail}:completed", "redq:{mail}:model", "redq:{mail}:started",
 				"redq:{mail}:stalls", "redq:{mail}:stale", "redq:{mail}:runs", "redq:{mail}:stats",
-				"redq:{mail}:traces", "redq:{mail}:queued", "redq:{mail}:levels", "redq:{mail}:fair");
+				"redq:{mail}:traces", "redq:{mail}:queued", "redq:{mail}:levels", "redq:{mail}:fair",
+				"redq:{mail}:lines", "redq:{mail}:parked", "redq:{mail}:holding", "redq:{mail}:held");
 	}
 
 	@Test
 	void gateKeysShareTheQueueHashTag() {
 		Gates gates = new Gates("order-17", "send", 2, 10, RateLimit.parse("5/1s"));
 		assertThat(this.keys.gates(gates)).containsExactly("redq:{mail}:group-running:",
-				"redq:{mail}:waiting:group-running:", "redq:{mail}:exclusive:order-17", "redq:{mail}:running:send",
-				"redq:{mail}:running", "redq:{mail}:rate:send", "redq:{mail}:waiting:exclusive:order-17",
-				"redq:{mail}:waiting:running:send", "redq:{mail}:waiting:running", "redq:{mail}:places:send");
+				"redq:{mail}:exclusive:order-17", "redq:{mail}:running:send", "redq:{mail}:running",
+				"redq:{mail}:rate:send", "redq:{mail}:places:send");
 	}
 
 	@Test

@@ -61,8 +61,6 @@ final class ScriptTester {
 
 	private static final Duration LONG_LEASE = Duration.ofSeconds(60);
 
-	private static final Duration RECHECK = Duration.ofMillis(20);
-
 	private static final RateLimit RATE = new RateLimit(1, Duration.ofMillis(20));
 
 	private static final Pattern DISPATCH = Pattern.compile("\"payload\":\"d(\\d+)\"");
@@ -168,10 +166,10 @@ final class ScriptTester {
 		this.keys = operations.getStore().keys(QUEUE);
 		// the gate keys of the two exclusive keys differ only in the lock
 		List<String> gateKeys = this.keys.gates(gatesWithKey("x0"));
-		List<String> exclusiveKeys = List.of(gateKeys.get(2), this.keys.gates(gatesWithKey("x1")).get(2));
+		List<String> exclusiveKeys = List.of(gateKeys.get(1), this.keys.gates(gatesWithKey("x1")).get(1));
 		this.snapshotKeys = List.of(this.keys.ready(), this.keys.delayed(), this.keys.reserved(), this.keys.dead(),
 				this.keys.jobs(), this.keys.attempts(), this.keys.leases(), this.keys.successors(), this.keys.errors(),
-				exclusiveKeys.get(0), exclusiveKeys.get(1), gateKeys.get(3), gateKeys.get(4), gateKeys.get(5),
+				exclusiveKeys.get(0), exclusiveKeys.get(1), gateKeys.get(2), gateKeys.get(3), gateKeys.get(4),
 				this.keys.stale(), this.keys.queued(), this.keys.levels(), this.keys.fair(),
 				this.keys.gates(gatesOfGroup("t0")).get(0), this.keys.gates(gatesOfGroup("t1")).get(0),
 				this.keys.gates(gatesOfGroup("t2")).get(0));
@@ -563,11 +561,11 @@ final class ScriptTester {
 		ReservedJob job = held.job;
 		Gates gates = held.dispatch.gated ? gates(job) : null;
 		if (gates != null) {
-			long admitted = this.listeners.admit(QUEUE, job.lease(), gates, LONG_LEASE, RECHECK);
+			long admitted = this.listeners.admit(QUEUE, job.lease(), gates, LONG_LEASE);
 			String resent = "";
 			if (enabled(Fault.ADMIT_RESENT, 0.3)) {
 				long first = admitted;
-				admitted = this.listeners.admit(QUEUE, job.lease(), gates, LONG_LEASE, RECHECK);
+				admitted = this.listeners.admit(QUEUE, job.lease(), gates, LONG_LEASE);
 				resent = " (reply lost: " + first + "; re-sent)";
 			}
 			trace(worker + " admits " + job.id() + "@" + job.attempt() + " " + job.token() + resent + ": " + admitted);
@@ -1030,7 +1028,9 @@ final class ScriptTester {
 		List<String> flat = (List<String>) value;
 		Map<String, Long> scores = new HashMap<>();
 		for (int i = 0; i < flat.size(); i += 2) {
-			scores.put(flat.get(i), (long) Double.parseDouble(flat.get(i + 1)));
+			// a parked job's score is +inf
+			String score = flat.get(i + 1);
+			scores.put(flat.get(i), score.equals("inf") ? Long.MAX_VALUE : (long) Double.parseDouble(score));
 		}
 		return scores;
 	}
