@@ -117,6 +117,8 @@ for i = 0, count - 1 do
 		else
 			if scheduled then
 				redis.call('ZREM', delayed, id)
+				-- a parked job leaves its gate's line (see Gates in common.lua)
+				leave_lines(id)
 			else
 				unready(id)
 			end

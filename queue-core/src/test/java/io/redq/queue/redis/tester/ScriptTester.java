@@ -86,12 +86,26 @@ final class ScriptTester {
 			-- the running sets of the groups, as one
 			local function group_running()
 				local all = {}
-				for i = 19, #KEYS do
+				for i = 23, #KEYS do
 					for _, value in ipairs(range(KEYS[i])) do
 						all[#all + 1] = value
 					end
 				end
 				return all
+			end
+			-- whether each gate that has a line is held: its key taken, or a place in its
+			-- running set under an unexpired lease
+			local function gates_held()
+				local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+				local held = {}
+				for _, entry in ipairs(redis.call('ZRANGE', KEYS[19], 0, -1)) do
+					local gate = string.match(entry, '^([^%z]*)%z')
+					local type = redis.call('TYPE', gate)['ok']
+					held[#held + 1] = gate
+					held[#held + 1] = ((type == 'string')
+						or (type == 'zset' and redis.call('ZCOUNT', gate, '(' .. now, '+inf') > 0)) and '1' or '0'
+				end
+				return held
 			end
 			return {tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000),
 				redis.call('LRANGE', KEYS[1], 0, -1), range(KEYS[2]), range(KEYS[3]), range(KEYS[4]),
@@ -99,7 +113,9 @@ final class ScriptTester {
 				redis.call('HGETALL', KEYS[8]), redis.call('HGETALL', KEYS[9]),
 				{redis.call('GET', KEYS[10]) or '', redis.call('GET', KEYS[11]) or ''},
 				range(KEYS[12]), range(KEYS[13]), range(KEYS[14]), redis.call('HGETALL', KEYS[15]), range(KEYS[16]),
-				redis.call('HGETALL', KEYS[17]), redis.call('HGETALL', KEYS[18]), group_running()}
+				redis.call('HGETALL', KEYS[17]), redis.call('HGETALL', KEYS[18]), group_running(),
+				redis.call('ZRANGE', KEYS[19], 0, -1), redis.call('HGETALL', KEYS[20]), range(KEYS[21]),
+				redis.call('HGETALL', KEYS[22]), gates_held()}
 			""", List.class);
 
 	private final Settings settings;
@@ -170,9 +186,9 @@ final class ScriptTester {
 		this.snapshotKeys = List.of(this.keys.ready(), this.keys.delayed(), this.keys.reserved(), this.keys.dead(),
 				this.keys.jobs(), this.keys.attempts(), this.keys.leases(), this.keys.successors(), this.keys.errors(),
 				exclusiveKeys.get(0), exclusiveKeys.get(1), gateKeys.get(2), gateKeys.get(3), gateKeys.get(4),
-				this.keys.stale(), this.keys.queued(), this.keys.levels(), this.keys.fair(),
-				this.keys.gates(gatesOfGroup("t0")).get(0), this.keys.gates(gatesOfGroup("t1")).get(0),
-				this.keys.gates(gatesOfGroup("t2")).get(0));
+				this.keys.stale(), this.keys.queued(), this.keys.levels(), this.keys.fair(), this.keys.lines(),
+				this.keys.parked(), this.keys.holding(), this.keys.held(), this.keys.gates(gatesOfGroup("t0")).get(0),
+				this.keys.gates(gatesOfGroup("t1")).get(0), this.keys.gates(gatesOfGroup("t2")).get(0));
 		for (int i = 0; i < settings.producers(); i++) {
 			this.producerCalls.add(new ResendProtection());
 		}
@@ -821,6 +837,7 @@ final class ScriptTester {
 		});
 		checkDispatches(snapshot);
 		checkGates(snapshot);
+		checkParked(snapshot);
 		checkLevels(snapshot);
 		checkStatistics();
 	}
@@ -996,6 +1013,48 @@ final class ScriptTester {
 					() -> "the rate window counts a start of " + holder + ", which never started"));
 	}
 
+	/**
+	 * Check that every parked job waits in exactly one line, and that nothing else does;
+	 * and that its gate is held, or a place it frees is being handed on: a holder held it
+	 * past its lease (the migrator wakes its lines), or a job of that line was woken and
+	 * is not admitted yet.
+	 */
+	private void checkParked(Snapshot snapshot) {
+		Map<String, Integer> linesOf = new HashMap<>();
+		Set<String> handedOn = new HashSet<>();
+		for (String entry : snapshot.lines) {
+			String id = entry.substring(entry.lastIndexOf('\0') + 1);
+			linesOf.merge(id, 1, Integer::sum);
+			check(Long.valueOf(Long.MAX_VALUE).equals(snapshot.delayed.get(id))
+					&& entry.equals(snapshot.parked.get(id)), Invariant.PARKED,
+					() -> "the line entry of " + id + " stands for no parked job: " + entry + " ("
+							+ snapshot.stateOf(id) + ")");
+		}
+		snapshot.parked.forEach((id, entry) -> {
+			if (!linesOf.containsKey(id)) {
+				handedOn.add(gateOf(entry));
+			}
+		});
+		snapshot.held.forEach((holder, gates) -> {
+			if (snapshot.holding.getOrDefault(holder, Long.MAX_VALUE) <= snapshot.now) {
+				handedOn.addAll(List.of(gates.split("\0")));
+			}
+		});
+		snapshot.delayed.forEach((id, due) -> {
+			if (due == Long.MAX_VALUE) {
+				check(linesOf.getOrDefault(id, 0) == 1, Invariant.PARKED,
+						() -> id + " is parked in " + linesOf.getOrDefault(id, 0) + " lines");
+				String gate = gateOf(snapshot.parked.get(id));
+				check("1".equals(snapshot.gatesHeld.get(gate)) || handedOn.contains(gate), Invariant.PARKED,
+						() -> id + " is parked behind " + gate + ", which nothing holds or hands on");
+			}
+		});
+	}
+
+	private static String gateOf(String entry) {
+		return entry.substring(0, entry.indexOf('\0'));
+	}
+
 	private void check(boolean condition, Invariant invariant, Supplier<String> detail) {
 		if (!condition) {
 			throw new ViolationException(invariant, detail.get());
@@ -1016,7 +1075,8 @@ final class ScriptTester {
 				scores(values.get(4)), hash(values.get(5)), hash(values.get(6)), hash(values.get(7)),
 				hash(values.get(8)), hash(values.get(9)), (List<String>) values.get(10), scores(values.get(11)),
 				scores(values.get(12)), scores(values.get(13)), hash(values.get(14)), queued, hash(values.get(16)),
-				hash(values.get(17)), scores(values.get(18)));
+				hash(values.get(17)), scores(values.get(18)), (List<String>) values.get(19), hash(values.get(20)),
+				scores(values.get(21)), hash(values.get(22)), hash(values.get(23)));
 	}
 
 	private long snapshotTime() {
@@ -1129,6 +1189,8 @@ final class ScriptTester {
 		RUN_AGAIN_BY_RESEND("no job run again by a re-send"),
 
 		GATES("gates held only by started runs"),
+
+		PARKED("every parked job is in exactly one line, of a gate that is held, or woken within the step that frees it"),
 
 		LEVEL("a job kept at its priority level and in its group"),
 
@@ -1294,7 +1356,8 @@ final class ScriptTester {
 			Map<String, String> successors, Map<String, String> errors, List<String> exclusive,
 			Map<String, Long> jobRunning, Map<String, Long> queueRunning, Map<String, Long> rate,
 			Map<String, String> stale, Map<String, Long> queued, Map<String, String> levels, Map<String, String> fair,
-			Map<String, Long> groupRunning) {
+			Map<String, Long> groupRunning, List<String> lines, Map<String, String> parked, Map<String, Long> holding,
+			Map<String, String> held, Map<String, String> gatesHeld) {
 
 		String stateOf(String id) {
 			if (this.delayed.containsKey(id)) {

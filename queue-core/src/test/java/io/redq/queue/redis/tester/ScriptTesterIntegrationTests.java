@@ -126,6 +126,15 @@ class ScriptTesterIntegrationTests {
 	}
 
 	@Test
+	void theTesterFindsAParkedJobLeftBehindAGateThatARunLeftWithoutWakingIt() {
+		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("hold")
+				? QueueScripts.of(holdWithoutWaking(), Long.class) : definition.load());
+		Violation violation = firstViolation(scripts, SHORT.withFaults(EnumSet.noneOf(Fault.class)));
+		assertThat(violation).isNotNull();
+		assertThat(violation.invariant()).isEqualTo(Invariant.PARKED);
+	}
+
+	@Test
 	void theTesterFindsStatisticsThatCountAFailedAttemptWhoseLeaseIsGone() {
 		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("fail")
 				? QueueScripts.of(failCountingLostLeases(), Long.class) : definition.load());
@@ -209,6 +218,16 @@ class ScriptTesterIntegrationTests {
 		String withoutCheck = admit.replaceFirst("(?s)\n-- A run found holding a gate.*?\nend\n", "\n");
 		assertThat(withoutCheck).as("the re-send check of admit.lua").isNotEqualTo(admit);
 		return withoutCheck;
+	}
+
+	/**
+	 * The hold script leaving gates without waking their lines.
+	 */
+	private static String holdWithoutWaking() {
+		String hold = read(QueueScripts.class, "hold.lua");
+		String withoutWaking = hold.replaceAll("\n\t*wake_line\\([^)]*\\)", "");
+		assertThat(withoutWaking).as("the wakes of hold.lua").isNotEqualTo(hold);
+		return withoutWaking;
 	}
 
 	/**
