@@ -70,6 +70,11 @@ function time(millis) {
 	return (millis === null || millis === undefined) ? '' : new Date(millis).toLocaleString();
 }
 
+// a delayed job without a due time is parked in line behind its limits until a place is freed for it
+function when(job) {
+	return (job.state === 'DELAYED' && (job.at === null || job.at === undefined)) ? 'in line for its limits' : time(job.at);
+}
+
 function age(millis) {
 	if (!millis) {
 		return '0 s';
@@ -301,7 +306,7 @@ async function queueView(name, state, offset) {
 			'aria-label': 'select' })) : null,
 		el('td', { class: 'id' }, link(job.id, 'job', name, job.id)),
 		el('td', {}, job.job || ''),
-		el('td', {}, time(job.at)),
+		el('td', {}, when(job)),
 		el('td', { class: 'num' }, job.attempts),
 		el('td', { class: 'hide-narrow' }, firstLine(job.error))));
 	const tabs = el('div', { class: 'tabs' }, STATES.map((each) => {
@@ -422,7 +427,7 @@ async function jobView(name, id) {
 	const payload = (envelope && typeof envelope === 'object') ? envelope.payload : undefined;
 	const fields = [['queue', link(name, 'queue', name, job.state.toLowerCase())], ['state', job.state],
 		['job', job.job || ''], [{ DELAYED: 'due', RESERVED: 'lease until', DEAD: 'died', COMPLETED: 'completed',
-			READY: 'ready since' }[job.state], time(job.at)], ['attempts', job.attempts +
+			READY: 'ready since' }[job.state], when(job)], ['attempts', job.attempts +
 			((envelope && envelope.maxAttempts) ? ' of ' + envelope.maxAttempts : '')],
 		['lease', job.lease || ''], ['created', envelope && envelope.createdAt ? time(envelope.createdAt) : '']];
 	const actions = el('div', { class: 'bar' });

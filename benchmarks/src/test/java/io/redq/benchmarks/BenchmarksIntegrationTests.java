@@ -62,6 +62,8 @@ class BenchmarksIntegrationTests {
 				Arguments.of("idle-cost", List.of("--queues=2", "--duration=1s"),
 						List.of("commandsPerSecond", "roundTripsPerSecond", "commandCallsPerSecond")),
 				Arguments.of("soak", List.of("--jobs=100", "--duration=500ms"), List.of("jobsPerSecond", "minutes")),
+				Arguments.of("waiting", List.of("--jobs=200", "--duration=500ms", "--drain=500ms"),
+						List.of("waitingRedisCpuPercent", "waitingScriptCallsPerSecond", "drainJobsPerSecond")),
 				Arguments.of("removal", List.of("--jobs=2000", "--lpush-requests=0"),
 						List.of("backlog2000CancelMicros", "backlog2000RescheduleMicros", "backlog2000ReplaceMicros")),
 				Arguments.of("resend-memory", List.of("--jobs=2000", "--lpush-requests=0"),

@@ -336,7 +336,9 @@ class JobReader {
 			Object envelope = (stored != null) ? envelope(stored) : null;
 			String lease = (String) leases.get(i);
 			Instant at = ids.get(i).at();
-			if (at == null && envelope instanceof Map<?, ?> map && map.get("availableAt") instanceof Number number) {
+			// a delayed job without a due time is parked behind its limits: it has none
+			if (at == null && state != JobStatus.State.DELAYED && envelope instanceof Map<?, ?> map
+					&& map.get("availableAt") instanceof Number number) {
 				at = Instant.ofEpochMilli(number.longValue());
 			}
 			String error = (String) errors.get(i);

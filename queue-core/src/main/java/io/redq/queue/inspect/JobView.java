@@ -13,7 +13,9 @@ import org.jspecify.annotations.Nullable;
  * @param id the job id
  * @param state where the job is
  * @param at its due time (delayed), lease expiry (reserved), time of death (dead) or
- * completion (completed); when it became ready (ready); {@code null} when unknown
+ * completion (completed); when it became ready (ready); {@code null} when unknown, and
+ * for a delayed job parked in line behind its limits (an exclusive key or a running
+ * limit)
  * @param job the job name, or {@code null} when the envelope cannot be read
  * @param attempts how many attempts it has used
  * @param envelope the stored envelope as a JSON object, or as text when it is not valid
