@@ -7,8 +7,9 @@ package io.redq.queue.redis;
  * @param dueJobs how many due delayed jobs were made ready
  * @param expiredLeases how many jobs whose lease expired were recovered (to ready or
  * dead)
- * @param nextDue when the next delayed job is due, the next lease expires or the next
- * dead job passes its age limit (epoch ms, Redis clock), or -1
+ * @param nextDue when the next delayed job is due (a job parked behind a limit is due at
+ * no time), the next lease or hold of a limit expires or the next dead job passes its age
+ * limit (epoch ms, Redis clock), or -1
  * @param trimmedDeadJobs how many dead jobs past the age limit or beyond the size limit
  * were deleted
  * @author Redq team
