@@ -50,8 +50,9 @@ if #back > 0 then
 	signal()
 end
 -- the gates of runs that held them past their leases (their workers died or stalled, or left without a reply) are
--- free: the first job parked in each of their lines is woken
-local holders = redis.call('ZRANGEBYSCORE', holding, '-inf', now, 'LIMIT', 0, limit)
+-- free: the first job parked in each of their lines is woken, for at most 100 holders a pass (each wakes up to four
+-- lines)
+local holders = redis.call('ZRANGEBYSCORE', holding, '-inf', now, 'LIMIT', 0, math.min(limit, 100))
 if #holders > 0 then
 	for _, gates in ipairs(redis.call('HMGET', held, unpack(holders))) do
 		for gate in string.gmatch(gates or '', '[^%z]+') do
