@@ -522,8 +522,13 @@ end
 -- 'hours' says (168 when absent), each field '<m|h><slot>' holding '<bucket index> <completed> <failed> <dead>'. A
 -- bucket left from an older round of its ring is started again, so the hash never grows past its rings. An HMGET, an
 -- HGET and an HSET per call, whatever the number of jobs.
-local function count_finished(kind, n, now)
-	local minute = math.floor(now / 60000)
+-- A death counts the attempt the job died on as failed too, whatever ended it (its handler failed, its lease expired,
+-- its worker shut down, its data was missing), so that every job counts either completed or dead, and each dead one a
+-- failed attempt.
+-- Adds counts to the buckets of the time at (epoch ms); a bucket that its ring started again since that time holds
+-- other times' counts, and is started again when restart is set (the time is now) or else left alone.
+local function add_counts(at, completed, failed, dead, restart)
+	local minute = math.floor(at / 60000)
 	local hour = math.floor(minute / 60)
 	local minute_field = 'm' .. (minute % 60)
 	local read = redis.call('HMGET', stats, 'hours', minute_field)
@@ -532,19 +537,29 @@ local function count_finished(kind, n, now)
 	local written = {}
 	for _, bucket in ipairs(buckets) do
 		local index, c, f, d = string.match(bucket[3] or '', '^(%d+) (%d+) (%d+) (%d+)$')
-		if tonumber(index) ~= bucket[2] then
-			c, f, d = 0, 0, 0
+		local current = tonumber(index) == bucket[2]
+		if current or restart then
+			if not current then
+				c, f, d = 0, 0, 0
+			end
+			written[#written + 1] = bucket[1]
+			-- never below 0: a death that scripts before deaths counted their failed attempt counted alone
+			written[#written + 1] = bucket[2] .. ' ' .. (tonumber(c) + completed) .. ' '
+				.. math.max(0, tonumber(f) + failed) .. ' ' .. math.max(0, tonumber(d) + dead)
 		end
-		c, f, d = tonumber(c), tonumber(f), tonumber(d)
-		if kind == 'c' then
-			c = c + n
-		elseif kind == 'f' then
-			f = f + n
-		else
-			d = d + n
-		end
-		written[#written + 1] = bucket[1]
-		written[#written + 1] = bucket[2] .. ' ' .. c .. ' ' .. f .. ' ' .. d
 	end
-	redis.call('HSET', stats, unpack(written))
+	if #written > 0 then
+		redis.call('HSET', stats, unpack(written))
+	end
+end
+
+-- Counts jobs that completed, attempts that failed and jobs that died now.
+local function count_finished(completed, failed, dead, now)
+	add_counts(now, completed, failed, dead, true)
+end
+
+-- Takes back the death of a job that died at the given time, and the failed attempt it counted, when a run of it
+-- completes after all (accepted late, see ack.lua): from the buckets of that time, while they still hold it.
+local function uncount_death(died_at)
+	add_counts(died_at, 0, -1, -1, false)
 end

@@ -249,8 +249,10 @@ if #ids > 0 then
 		redis.call('HSET', errors, id,
 			'Missing job data: the id was ready, but the jobs hash held no envelope for it (deleted outside Redq?)')
 		bury(id, now, tonumber(ARGV[4]), tonumber(ARGV[3]))
-		count_finished('d', 1, now)
 		result[#result + 1] = id
+	end
+	if #missing > 0 then
+		count_finished(0, #missing, #missing, now)
 	end
 	result[3] = #missing
 end

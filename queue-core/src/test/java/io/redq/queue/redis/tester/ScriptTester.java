@@ -79,6 +79,12 @@ final class ScriptTester {
 
 	private static final int TRACE_LENGTH = 40;
 
+	private static final int COMPLETED = 0;
+
+	private static final int FAILED = 1;
+
+	private static final int DIED = 2;
+
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> SNAPSHOT = RedisScript.of("""
 			local time = redis.call('TIME')
@@ -148,12 +154,6 @@ final class ScriptTester {
 	private final Map<String, String> lastStarts = new HashMap<>();
 
 	private final Deque<String> trace = new ArrayDeque<>();
-
-	/**
-	 * What the statistics series must count since the queue began or was purged: jobs
-	 * completed, attempts failed, jobs dead.
-	 */
-	private final long[] finished = new long[3];
 
 	private int step;
 
@@ -470,7 +470,8 @@ final class ScriptTester {
 				purged.add(dispatch.number);
 			}
 		}
-		Arrays.fill(this.finished, 0);
+		// the statistics go with the queue
+		this.dispatches.values().forEach((each) -> Arrays.fill(each.counted, 0));
 		trace("an operator purges the queue: " + purged.stream().sorted().map((number) -> "d" + number).toList());
 		return true;
 	}
@@ -637,7 +638,13 @@ final class ScriptTester {
 			List<String> refused = this.listeners.ack(QUEUE, List.of(lease));
 			boolean accepted = !refused.contains(lease.id());
 			if (accepted && exists) {
-				this.finished[0]++;
+				run.dispatch.counted[COMPLETED]++;
+				if (run.dispatch.state == State.DEAD) {
+					// the run it died of completed: its death and last failed attempt are
+					// taken back
+					run.dispatch.counted[FAILED]--;
+					run.dispatch.counted[DIED]--;
+				}
 			}
 			check(accepted == (!exists || holds || late), Invariant.FINISHED_RUN_LOST,
 					() -> "the ack of " + run + " was " + (accepted ? "accepted" : "refused") + "; it held its lease: "
@@ -665,10 +672,10 @@ final class ScriptTester {
 			}
 			if (failed) {
 				run.dispatch.acceptedFailures++;
-				this.finished[1]++;
+				run.dispatch.counted[FAILED]++;
 				if (dies) {
 					run.dispatch.state = State.DEAD;
-					this.finished[2]++;
+					run.dispatch.counted[DIED]++;
 				}
 				else if (due != null) {
 					run.dispatch.notBefore = due.longValue();
@@ -891,7 +898,9 @@ final class ScriptTester {
 
 	/**
 	 * Check that the statistics series (their hour ring, summed over its buckets) count
-	 * each completed job, failed attempt and death once.
+	 * each job's outcomes as they were: its completion, its failed attempts (the last of
+	 * a dead job among them, whatever ended it) and its death, a death taken back when
+	 * the run it died of completes late.
 	 */
 	private void checkStatistics() {
 		long[] counted = new long[3];
@@ -903,9 +912,14 @@ final class ScriptTester {
 				}
 			}
 		});
-		check(Arrays.equals(counted, this.finished), Invariant.STATISTICS,
-				() -> "the series count " + Arrays.toString(counted) + " completed, failed and dead; "
-						+ Arrays.toString(this.finished) + " were");
+		long[] outcomes = new long[3];
+		for (Dispatch dispatch : this.dispatches.values()) {
+			for (int i = 0; i < outcomes.length; i++) {
+				outcomes[i] += dispatch.counted[i];
+			}
+		}
+		check(Arrays.equals(counted, outcomes), Invariant.STATISTICS, () -> "the series count "
+				+ Arrays.toString(counted) + " completed, failed and dead; " + Arrays.toString(outcomes) + " were");
 	}
 
 	/**
@@ -948,8 +962,7 @@ final class ScriptTester {
 			check(where.size() == 1, Invariant.RUN_AGAIN_BY_RESEND, () -> "d" + number + " is stored twice: " + where);
 			String place = where.get(0);
 			if (dispatch.state == State.LIVE && place.endsWith(" dead")) {
-				dispatch.state = State.DEAD;
-				this.finished[2]++;
+				died(dispatch);
 				checkStartedBeforeDeath(dispatch, snapshot.errors.get(dispatch.command.id()));
 			}
 			check(dispatch.state == State.LIVE || (dispatch.state == State.DEAD && place.endsWith(" dead")),
@@ -963,11 +976,21 @@ final class ScriptTester {
 				// dispatch takes over its id
 				check(snapshot.jobs.containsKey(id), Invariant.FINISHED_RUN_LOST,
 						() -> "d" + dispatch.number + " (" + id + ") vanished without completing or dying");
-				dispatch.state = State.DEAD;
-				this.finished[2]++;
+				died(dispatch);
 				checkStartedBeforeDeath(dispatch, "none: dropped at its death for the dispatch behind it");
 			}
 		}
+	}
+
+	/**
+	 * Record the death of a job that no failure reported: its lease expired on its last
+	 * attempt, its worker shut down on it, or it was dropped for the dispatch behind it.
+	 * Its last attempt counts as failed.
+	 */
+	private static void died(Dispatch dispatch) {
+		dispatch.state = State.DEAD;
+		dispatch.counted[FAILED]++;
+		dispatch.counted[DIED]++;
 	}
 
 	/**
@@ -1132,7 +1155,7 @@ final class ScriptTester {
 
 		LEVEL("a job kept at its priority level and in its group"),
 
-		STATISTICS("the statistics count each completion, failure and death once");
+		STATISTICS("the statistics count each job's outcomes as they were");
 
 		private final String description;
 
@@ -1228,6 +1251,12 @@ final class ScriptTester {
 		int reservations;
 
 		int acceptedFailures;
+
+		/**
+		 * What the statistics must count of this job since the queue began or was purged,
+		 * at {@code COMPLETED}, {@code FAILED} and {@code DIED}.
+		 */
+		final long[] counted = new long[3];
 
 		Dispatch(int number, EnqueueCommand command, int maxAttempts, boolean gated, ResendProtection calls,
 				ResendProtection.Call call, List<EnqueueCommand> sent) {
