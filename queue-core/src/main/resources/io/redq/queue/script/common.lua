@@ -177,9 +177,28 @@ local function queue_at(id, level, at_head, group)
 	end
 	if redis.call('ZADD', queued, millis((HIGHEST - level) * BAND + slot), id) == 0
 			and redis.call('HEXISTS', stale, id) == 1 then
-		-- the member left by a job that a script from before levels took out of line, counted stale, is replaced
+		-- the member left by a job that a script from before levels took out of line (rescheduled), counted stale
+		-- and still counted in its group, which is the job's (levels keeps it), is replaced
+		unstale(id, 1)
+		if group then
+			leave_group(level, group, 1)
+		end
+	end
+end
+
+-- Before a new job is stored at an id that has none: a job that a script from before levels cancelled or replaced
+-- left its member of queued, counted stale and counted in its group, and its place in levels (those scripts know
+-- neither). The member goes, out of its group, and the place with it, so that the new job inherits neither. Called
+-- while stale counts exist only.
+local function forget_left_member(id)
+	if redis.call('ZREM', queued, id) == 1 then
+		local level, group = place_of(redis.call('HGET', levels, id))
+		if group then
+			leave_group(level, group, 1)
+		end
 		unstale(id, 1)
 	end
+	redis.call('HDEL', levels, id)
 end
 
 -- Queues jobs at the end of their lines, in order, each {id, level, group}: the state of each line is read and
