@@ -85,8 +85,9 @@ end
 -- job lives (ready, delayed, reserved or dead), so that a job that comes back (due, retried, expired, released,
 -- woken, revived) is ready at its level and in its group again; a queue without such jobs has no levels hash, which
 -- each call that makes jobs ready checks once. The fair hash keeps per level L the last slot of jobs without a group
--- ('n<L>'), the round ('r<L>': a job handed back goes there, at the head), the reservation share's current weight
--- ('w<L>', see reserve.lua), per group G with ready jobs at L its last slot and how many ready jobs it has
+-- ('n<L>'), the round ('r<L>': a job handed back goes there, at the head), the level's pass in the reservations
+-- ('p<L>', see reserve.lua; scripts before stride scheduling kept a weight 'w<L>' instead, which each release leaves
+-- to the other, so that a mixed pair shares levels as either would, give or take a few reservations), per group G with ready jobs at L its last slot and how many ready jobs it has
 -- ('g<L>:<G>' -> '<slot> <count>', deleted with its last ready job, so that a group without jobs leaves nothing), and
 -- how many groups have ready jobs at L ('c<L>'). At the default level, the ready list takes turns with the groups as
 -- one more group (see reserve.lua).

@@ -155,6 +155,12 @@ final class ScriptTester {
 
 	private final Deque<String> trace = new ArrayDeque<>();
 
+	/** The priority levels that have ready jobs, as the latest check found them. */
+	private Set<Integer> levelsWithJobs = Set.of();
+
+	/** The wait of each priority level with ready jobs since it was last reserved. */
+	private final Map<Integer, LevelWait> waits = new HashMap<>();
+
 	private int step;
 
 	ScriptTester(RedisJobQueueOperations operations, Settings settings, long seed) {
@@ -546,6 +552,7 @@ final class ScriptTester {
 			}
 		}
 		trace(worker + " reserves " + max + " for " + lease.toMillis() + " ms: " + ids + (lost ? ", reply lost" : ""));
+		checkShares(reservation);
 		if (shortAndStartAtOnce && !worker.held.isEmpty() && !reservation.jobs().isEmpty()) {
 			startHeld(worker, worker.held.remove(worker.held.size() - 1));
 		}
@@ -804,11 +811,18 @@ final class ScriptTester {
 	private void checkState() {
 		Snapshot snapshot = snapshot();
 		Map<String, Integer> places = new HashMap<>();
+		Set<Integer> levels = new HashSet<>();
 		checkReadyList(snapshot).forEach((id, live) -> {
 			if (live > 0) {
 				places.merge(id, live, Integer::sum);
+				// a live entry of the ready list is a job of the default level
+				if (!snapshot.queued.containsKey(id)) {
+					levels.add(JobPriority.DEFAULT);
+				}
 			}
 		});
+		snapshot.queued.values().forEach((score) -> levels.add((int) (JobPriority.HIGHEST - score / BAND)));
+		this.levelsWithJobs = levels;
 		for (Map<String, Long> set : List.of(snapshot.delayed, snapshot.reserved, snapshot.dead)) {
 			set.keySet().forEach((id) -> places.merge(id, 1, Integer::sum));
 		}
@@ -878,6 +892,47 @@ final class ScriptTester {
 		});
 		perLevel.forEach((field, count) -> check(snapshot.fair.containsKey(field), Invariant.LEVEL,
 				() -> field + " does not count its " + count + " groups"));
+	}
+
+	/**
+	 * Check the starvation bound of the priority levels (see "The ordering and starvation
+	 * rule" in the priorities page) after a reservation: while a level L has ready jobs,
+	 * the reservations of other levels before its next are at most A / 2^L + b, A the sum
+	 * of the weights 2^j of the higher levels j and b the number of lower levels that had
+	 * ready jobs meanwhile, however levels come and go.
+	 */
+	private void checkShares(Reservation reservation) {
+		Set<Integer> served = new HashSet<>();
+		reservation.jobs().forEach((job) -> served.add(levelOf(job.envelope())));
+		int count = reservation.jobs().size() + reservation.missing().size();
+		this.waits.keySet().retainAll(this.levelsWithJobs);
+		for (int level : this.levelsWithJobs) {
+			LevelWait wait = this.waits.computeIfAbsent(level, (key) -> new LevelWait());
+			wait.levels.addAll(this.levelsWithJobs);
+			if (served.contains(level)) {
+				// the reservations after its own in the same call are not counted: they
+				// may only be fewer than its next wait
+				wait.others = 0;
+				wait.levels.clear();
+				wait.levels.addAll(this.levelsWithJobs);
+			}
+			else {
+				wait.others += count;
+				long higher = wait.levels.stream()
+					.filter((other) -> other > level)
+					.mapToLong((other) -> 1L << other)
+					.sum();
+				long lower = wait.levels.stream().filter((other) -> other < level).count();
+				long bound = (higher >> level) + lower;
+				check(wait.others <= bound, Invariant.SHARES, () -> "level " + level + " waited for " + wait.others
+						+ " reservations of others, at most " + bound + " with levels " + wait.levels + " having jobs");
+			}
+		}
+	}
+
+	private static int levelOf(String envelope) {
+		String place = place(envelope);
+		return (place != null) ? Integer.parseInt(place.split(" ")[0]) : JobPriority.DEFAULT;
 	}
 
 	/**
@@ -1155,6 +1210,8 @@ final class ScriptTester {
 
 		LEVEL("a job kept at its priority level and in its group"),
 
+		SHARES("a priority level with jobs reserved within its starvation bound"),
+
 		STATISTICS("the statistics count each job's outcomes as they were");
 
 		private final String description;
@@ -1296,6 +1353,19 @@ final class ScriptTester {
 		public String toString() {
 			return this.job.id() + "=d" + this.dispatch.number + "@" + this.job.attempt();
 		}
+
+	}
+
+	/**
+	 * The wait of a priority level with ready jobs since it was last reserved.
+	 */
+	private static final class LevelWait {
+
+		/** The reservations of other levels since. */
+		long others;
+
+		/** The levels that had ready jobs since. */
+		final Set<Integer> levels = new HashSet<>();
 
 	}
 
