@@ -131,6 +131,16 @@ public final class ResendProtection {
 	public record Call(int lane, String key, long sequence, Duration window) {
 
 		/**
+		 * Refuse a window below 1 ms before anything is sent: Redis cannot keep a reply
+		 * for less ({@code SET PX} of 0 fails), and the script would fail only after
+		 * writing the call's jobs.
+		 */
+		public Call {
+			Assert.isTrue(window.toMillis() > 0, () -> "The re-send window must be at least 1 ms, the shortest time "
+					+ "Redis keeps a call's reply for; got " + window);
+		}
+
+		/**
 		 * Return the arguments that identify the call: its sequence number and the window
 		 * in ms.
 		 * @return the arguments

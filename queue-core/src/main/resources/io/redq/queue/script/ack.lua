@@ -23,10 +23,16 @@ for i, id in ipairs(ids) do
 		done[#done + 1] = id
 	elseif redis.call('HEXISTS', jobs, id) == 1 then
 		if redis.call('HGET', runs, id) == token then
-			-- finished late: out of the set it waits in (forget ends another worker's lease), or out of line
-			if redis.call('ZREM', reserved, id) == 0 and redis.call('ZREM', delayed, id) == 0
-					and redis.call('ZREM', dead, id) == 0 then
-				unready(id)
+			-- finished late: out of the set it waits in (forget ends another worker's lease), or out of line; a job
+			-- that died of this run's lease completes instead, and its death is taken back
+			if redis.call('ZREM', reserved, id) == 0 and redis.call('ZREM', delayed, id) == 0 then
+				local died = redis.call('ZSCORE', dead, id)
+				if died then
+					redis.call('ZREM', dead, id)
+					uncount_death(tonumber(died))
+				else
+					unready(id)
+				end
 			end
 			done[#done + 1] = id
 		else
@@ -37,7 +43,7 @@ end
 if #done > 0 then
 	drop(reserved, unpack(done))
 	local now = now_millis()
-	count_finished('c', #done, now)
+	count_finished(#done, 0, 0, now)
 	if keep > 0 then
 		local entries = {}
 		for _, id in ipairs(done) do

@@ -87,8 +87,9 @@ end
 -- job lives (ready, delayed, reserved or dead), so that a job that comes back (due, retried, expired, released,
 -- woken, revived) is ready at its level and in its group again; a queue without such jobs has no levels hash, which
 -- each call that makes jobs ready checks once. The fair hash keeps per level L the last slot of jobs without a group
--- ('n<L>'), the round ('r<L>': a job handed back goes there, at the head), the reservation share's current weight
--- ('w<L>', see reserve.lua), per group G with ready jobs at L its last slot and how many ready jobs it has
+-- ('n<L>'), the round ('r<L>': a job handed back goes there, at the head), the level's pass in the reservations
+-- ('p<L>', see reserve.lua; scripts before stride scheduling kept a weight 'w<L>' instead, which each release leaves
+-- to the other, so that a mixed pair shares levels as either would, give or take a few reservations), per group G with ready jobs at L its last slot and how many ready jobs it has
 -- ('g<L>:<G>' -> '<slot> <count>', deleted with its last ready job, so that a group without jobs leaves nothing), and
 -- how many groups have ready jobs at L ('c<L>'). At the default level, the ready list takes turns with the groups as
 -- one more group (see reserve.lua).
@@ -179,9 +180,28 @@ local function queue_at(id, level, at_head, group)
 	end
 	if redis.call('ZADD', queued, millis((HIGHEST - level) * BAND + slot), id) == 0
 			and redis.call('HEXISTS', stale, id) == 1 then
-		-- the member left by a job that a script from before levels took out of line, counted stale, is replaced
+		-- the member left by a job that a script from before levels took out of line (rescheduled), counted stale
+		-- and still counted in its group, which is the job's (levels keeps it), is replaced
+		unstale(id, 1)
+		if group then
+			leave_group(level, group, 1)
+		end
+	end
+end
+
+-- Before a new job is stored at an id that has none: a job that a script from before levels cancelled or replaced
+-- left its member of queued, counted stale and counted in its group, and its place in levels (those scripts know
+-- neither). The member goes, out of its group, and the place with it, so that the new job inherits neither. Called
+-- while stale counts exist only.
+local function forget_left_member(id)
+	if redis.call('ZREM', queued, id) == 1 then
+		local level, group = place_of(redis.call('HGET', levels, id))
+		if group then
+			leave_group(level, group, 1)
+		end
 		unstale(id, 1)
 	end
+	redis.call('HDEL', levels, id)
 end
 
 -- Queues jobs at the end of their lines, in order, each {id, level, group}: the state of each line is read and
@@ -598,8 +618,13 @@ end
 -- 'hours' says (168 when absent), each field '<m|h><slot>' holding '<bucket index> <completed> <failed> <dead>'. A
 -- bucket left from an older round of its ring is started again, so the hash never grows past its rings. An HMGET, an
 -- HGET and an HSET per call, whatever the number of jobs.
-local function count_finished(kind, n, now)
-	local minute = math.floor(now / 60000)
+-- A death counts the attempt the job died on as failed too, whatever ended it (its handler failed, its lease expired,
+-- its worker shut down, its data was missing), so that every job counts either completed or dead, and each dead one a
+-- failed attempt.
+-- Adds counts to the buckets of the time at (epoch ms); a bucket that its ring started again since that time holds
+-- other times' counts, and is started again when restart is set (the time is now) or else left alone.
+local function add_counts(at, completed, failed, dead, restart)
+	local minute = math.floor(at / 60000)
 	local hour = math.floor(minute / 60)
 	local minute_field = 'm' .. (minute % 60)
 	local read = redis.call('HMGET', stats, 'hours', minute_field)
@@ -608,19 +633,29 @@ local function count_finished(kind, n, now)
 	local written = {}
 	for _, bucket in ipairs(buckets) do
 		local index, c, f, d = string.match(bucket[3] or '', '^(%d+) (%d+) (%d+) (%d+)$')
-		if tonumber(index) ~= bucket[2] then
-			c, f, d = 0, 0, 0
+		local current = tonumber(index) == bucket[2]
+		if current or restart then
+			if not current then
+				c, f, d = 0, 0, 0
+			end
+			written[#written + 1] = bucket[1]
+			-- never below 0: a death that scripts before deaths counted their failed attempt counted alone
+			written[#written + 1] = bucket[2] .. ' ' .. (tonumber(c) + completed) .. ' '
+				.. math.max(0, tonumber(f) + failed) .. ' ' .. math.max(0, tonumber(d) + dead)
 		end
-		c, f, d = tonumber(c), tonumber(f), tonumber(d)
-		if kind == 'c' then
-			c = c + n
-		elseif kind == 'f' then
-			f = f + n
-		else
-			d = d + n
-		end
-		written[#written + 1] = bucket[1]
-		written[#written + 1] = bucket[2] .. ' ' .. c .. ' ' .. f .. ' ' .. d
 	end
-	redis.call('HSET', stats, unpack(written))
+	if #written > 0 then
+		redis.call('HSET', stats, unpack(written))
+	end
+end
+
+-- Counts jobs that completed, attempts that failed and jobs that died now.
+local function count_finished(completed, failed, dead, now)
+	add_counts(now, completed, failed, dead, true)
+end
+
+-- Takes back the death of a job that died at the given time, and the failed attempt it counted, when a run of it
+-- completes after all (accepted late, see ack.lua): from the buckets of that time, while they still hold it.
+local function uncount_death(died_at)
+	add_counts(died_at, 0, -1, -1, false)
 end

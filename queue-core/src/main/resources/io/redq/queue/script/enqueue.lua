@@ -21,6 +21,8 @@ if replied then
 end
 local now = now_millis()
 local count = tonumber(ARGV[3])
+-- members left by scripts from before levels come with stale counts (see forget_left_member): once per call
+local left_members = redis.call('EXISTS', stale) == 1
 local result = {}
 -- the reply remembered for a re-send, one digit per job: Lua formats a number with sprintf, a string it only copies
 local codes, digits = {}, {[0] = '0', '1', '2', '3', '4'}
@@ -127,6 +129,9 @@ for i = 0, count - 1 do
 			redis.call('HDEL', levels, id)
 			status = 2
 		end
+	end
+	if status == 1 and pending ~= 'n' and left_members then
+		forget_left_member(id)
 	end
 	if (status == 1 or status == 2) and due <= now then
 		batch_jobs[#batch_jobs + 1] = id

@@ -16,10 +16,10 @@ if ARGV[7] and ARGV[7] ~= '' then
 else
 	redis.call('HDEL', traces, id)
 end
-count_finished('f', 1, now)
+-- a death counts its attempt as failed too (see count_finished)
+count_finished(0, 1, (delay < 0) and 1 or 0, now)
 if delay < 0 then
 	bury(id, now, tonumber(ARGV[5]), tonumber(ARGV[6]))
-	count_finished('d', 1, now)
 elseif delay == 0 then
 	make_ready({id}, false)
 	signal()

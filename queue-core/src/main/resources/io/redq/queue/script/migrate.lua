@@ -39,7 +39,7 @@ for _, id in ipairs(expired) do
 		end
 		if used >= max_attempts_of(redis.call('HGET', jobs, id)) then
 			bury(id, now, tonumber(ARGV[2]), tonumber(ARGV[3]))
-			count_finished('d', 1, now)
+			count_finished(0, 1, 1, now)
 		else
 			back[#back + 1] = id
 		end

@@ -28,6 +28,9 @@ if redis.call('HEXISTS', jobs, id) == 1 then
 	-- only if the state was deleted while the tick's job was still there
 	return {2, now}
 end
+if redis.call('EXISTS', stale) == 1 then
+	forget_left_member(id)
+end
 create(id, now, now, ARGV[4])
 signal()
 return {1, now}

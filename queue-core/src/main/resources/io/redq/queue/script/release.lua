@@ -15,7 +15,7 @@ for i = 3, #ARGV, 3 do
 			now = now or now_millis()
 			redis.call('HSET', errors, id, 'Interrupted on attempt ' .. attempt .. ', its last: its worker shut down')
 			bury(id, now, tonumber(ARGV[1]), tonumber(ARGV[2]))
-			count_finished('d', 1, now)
+			count_finished(0, 1, 1, now)
 		else
 			released[#released + 1] = id
 		end

@@ -12,11 +12,12 @@
 -- MAX_SKIPPED per call, so that a call may hand out fewer jobs than asked; a queue that has none pays one EXISTS per
 -- batch.
 -- Levels (see Priorities in common.lua): a queue whose queued set is empty pays one EXISTS per call for them and
--- takes its jobs from the ready list as before. Otherwise each job of the call goes to a level that has jobs by smooth
--- weighted round-robin, level L weighing 2^L: while levels have jobs, each gets its weight's share of reservations
--- (levels 9 and 5: 16 of every 17 go to 9), so that a higher level is served first and faster, and a lower one is
--- never starved: among any 2^(HIGHEST + 1) - 1 consecutive reservations while it has jobs, a level gets at least one.
--- The weights' state is kept in fair ('w<L>') across calls, so that the shares hold between calls of one job each.
+-- takes its jobs from the ready list as before. Otherwise each job of the call goes to a level that has jobs by
+-- stride scheduling (see pop_levels), level L weighing 2^L: while a set of levels has jobs, each gets its weight's
+-- share of every W reservations (W the sum of their weights; levels 9 and 5: 16 of every 17 go to 9), so that a higher
+-- level is served first and faster, and a level with jobs is reserved within floor(W / 2^L) + b reservations, b the
+-- number of lower levels with jobs, however levels come and go (W and b counting every level that had jobs meanwhile).
+-- The passes are kept in fair across calls, so that the shares hold between calls of one job each.
 -- Within a level, jobs are taken in slot order, which takes the groups that have jobs in turn (see Priorities and
 -- groups in common.lua); at the default level the ready list takes its turn as one more group.
 local MAX_SKIPPED = 1000
@@ -158,34 +159,74 @@ local function pop_default(wanted, ids)
 	return pop_band(DEFAULT_LEVEL, take.q, ids) + pop_ready(take.l, ids)
 end
 
--- Pops up to wanted jobs across the levels that have jobs, in the shares of their weights, highest level first, into
--- ids.
+-- The pass a level advances by per reservation (stride scheduling): the inverse of its weight 2^L, scaled so that
+-- every stride, and half of it, is a whole number (level 9: 2, level 0: 1024).
+local function stride(level)
+	return 2 ^ (HIGHEST + 1 - level)
+end
+
+-- Pops up to wanted jobs across the levels that have jobs, into ids, by stride scheduling: each reservation goes to
+-- the level with jobs whose pass is the lowest (the higher level on a tie), and advances that level's pass by its
+-- stride. Each level's pass is kept in fair ('p<L>') relative to the pass of the latest reservation, the queue's
+-- virtual time, which every level with jobs has reached or passed. A level that has no jobs keeps its pass, but at
+-- least half its stride ahead, where it starts when it has jobs again: a level gets no more than its share by coming
+-- and going, and no less, and while it has jobs, its pass is at most one stride ahead. So a level L with jobs waits
+-- for at most A / 2^L reservations of higher levels (A the sum of their weights, counting every level that had jobs
+-- meanwhile) and one of each lower level, whatever comes and goes (see "The ordering and starvation rule" in the
+-- priorities page).
 local function pop_levels(wanted, ids)
-	local keys, has, weight, current, fields = {}, {}, {}, {}, {}
+	local has, pass, fields = {}, {}, {}
 	for level = HIGHEST, LOWEST, -1 do
-		keys[#keys + 1] = level
 		has[level] = redis.call('ZCOUNT', queued, band(level))
-		weight[level] = 2 ^ level
-		fields[#fields + 1] = 'w' .. level
+		fields[#fields + 1] = 'p' .. level
 	end
 	has[DEFAULT_LEVEL] = has[DEFAULT_LEVEL] + redis.call('LLEN', ready)
 	local kept = redis.call('HMGET', fair, unpack(fields))
-	for i, level in ipairs(keys) do
-		-- a level without jobs starts from 0 when it has some again
-		current[level] = (has[level] > 0) and (tonumber(kept[i]) or 0) or 0
+	local take = {}
+	for level = HIGHEST, LOWEST, -1 do
+		pass[level] = tonumber(kept[HIGHEST + 1 - level]) or stride(level) / 2
+		take[level] = 0
 	end
-	local take = share(keys, weight, has, current, wanted)
-	local skipped, state = 0, {}
-	for _, level in ipairs(keys) do
+	for _ = 1, wanted do
+		local best
+		for level = HIGHEST, LOWEST, -1 do
+			if has[level] > take[level] and (not best or pass[level] < pass[best]) then
+				best = level
+			end
+		end
+		if not best then
+			break
+		end
+		pass[best] = pass[best] + stride(best)
+		take[best] = take[best] + 1
+	end
+	-- the virtual time: the pass of the latest reservation
+	local skipped, virtual_time = 0, 0
+	for level = HIGHEST, LOWEST, -1 do
 		if take[level] > 0 then
+			local before = #ids
 			if level == DEFAULT_LEVEL then
 				skipped = skipped + pop_default(take[level], ids)
 			else
 				skipped = skipped + pop_band(level, take[level], ids)
 			end
+			-- the reservations that stale entries left out (the level ran out of jobs) are given back
+			local got = #ids - before
+			pass[level] = pass[level] - (take[level] - got) * stride(level)
+			if got > 0 then
+				virtual_time = math.max(virtual_time, pass[level] - stride(level))
+			end
 		end
-		state[#state + 1] = 'w' .. level
-		state[#state + 1] = current[level]
+	end
+	local state = {}
+	for level = HIGHEST, LOWEST, -1 do
+		local relative = pass[level] - virtual_time
+		state[#state + 1] = 'p' .. level
+		if has[level] > take[level] then
+			state[#state + 1] = math.max(relative, 0)
+		else
+			state[#state + 1] = math.max(relative, stride(level) / 2)
+		end
 	end
 	redis.call('HSET', fair, unpack(state))
 	return skipped
@@ -249,8 +290,10 @@ if #ids > 0 then
 		redis.call('HSET', errors, id,
 			'Missing job data: the id was ready, but the jobs hash held no envelope for it (deleted outside Redq?)')
 		bury(id, now, tonumber(ARGV[4]), tonumber(ARGV[3]))
-		count_finished('d', 1, now)
 		result[#result + 1] = id
+	end
+	if #missing > 0 then
+		count_finished(0, #missing, #missing, now)
 	end
 	result[3] = #missing
 end

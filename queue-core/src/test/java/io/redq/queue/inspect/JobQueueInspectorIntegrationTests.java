@@ -385,6 +385,50 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(minutes.stream().mapToLong(QueueStatistics.Bucket::dead).sum()).isEqualTo(1);
 	}
 
+	@Test // GH-36
+	void aDeathOfAnyCauseCountsItsLastAttemptAsFailedAndARunThatCompletesLateTakesItsDeathBack() {
+		// a lease that expires on the job's last attempt, after its run started
+		this.dispatcher.dispatch(JobRequest.of("work", "p").id("expired").build());
+		ReservedJob expired = this.listener.reserve(QUEUE, 1, Duration.ofMillis(50)).jobs().get(0);
+		// a renewal confirms the run started: its lease's expiry uses its attempt
+		assertThat(this.listener.extend(QUEUE, List.of(expired.lease()), List.of(), Duration.ofMillis(50),
+				Duration.ofMillis(50)))
+			.isEmpty();
+		Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> this.listener.migrate(QUEUE).expiredLeases() == 1);
+		assertThat(counts()).as("completed, failed, dead").containsExactly(0L, 1L, 1L);
+		// a shutdown that interrupts the last attempt
+		this.dispatcher.dispatch(JobRequest.of("work", "p").id("interrupted").build());
+		ReservedJob interrupted = this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
+		assertThat(this.listener.release(QUEUE, List.of(interrupted.lease()), false)).isZero();
+		// an id whose data was deleted outside Redq
+		this.dispatcher.dispatch(JobRequest.of("work", "p").id("missing").build());
+		this.template.opsForHash().delete(this.keys.jobs(), "missing");
+		assertThat(this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).missing()).containsExactly("missing");
+		assertThat(this.inspector.deadJobs(QUEUE, null, null, 10).jobs()).hasSize(3);
+		assertThat(counts()).containsExactly(0L, 3L, 3L);
+		// the run whose lease expired completes after all: the job completed, not died
+		assertThat(this.listener.ack(QUEUE, List.of(expired.lease()))).isEmpty();
+		assertThat(this.operations.status(QUEUE, "expired").state()).isEqualTo(JobStatus.State.NONE);
+		assertThat(counts()).containsExactly(1L, 2L, 2L);
+	}
+
+	/**
+	 * Return the completed jobs, failed attempts and dead jobs the hour ring counts, read
+	 * from Redis (the inspector's statistics are read at most once a second).
+	 */
+	private List<Long> counts() {
+		long[] counts = new long[3];
+		this.template.<String, String>opsForHash().entries(this.keys.stats()).forEach((field, value) -> {
+			if (field.startsWith("h")) {
+				String[] bucket = value.split(" ");
+				for (int i = 0; i < counts.length; i++) {
+					counts[i] += Long.parseLong(bucket[i + 1]);
+				}
+			}
+		});
+		return List.of(counts[0], counts[1], counts[2]);
+	}
+
 	@Test
 	void aBucketLeftFromAnOlderRoundOfItsRingStartsAgainAndTheRetentionSizesTheHourRing() {
 		this.inspector.setStatisticsRetention(Duration.ofHours(24));

@@ -21,6 +21,7 @@ import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.tuple;
 
 /**
@@ -112,6 +113,21 @@ class EnqueueResendIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(next.key()).as("the same lane").isEqualTo(call.key());
 		assertThat(this.enqueuer.enqueue(QUEUE, next, List.of(command))).extracting(DispatchResult::outcome)
 			.containsExactly(Outcome.KEPT);
+	}
+
+	@Test
+	void aCallUnderItsOwnIdWithAWindowBelowOneMillisecondIsRefusedBeforeAnythingIsSent() {
+		List<EnqueueCommand> batch = List.of(new EnqueueCommand("a", Due.NOW, DuplicatePolicy.KEEP, body(1)));
+		for (Duration window : List.of(Duration.ZERO, Duration.ofNanos(999_999), Duration.ofMillis(-1))) {
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> this.enqueuer.enqueueOnce(QUEUE, ResendProtection.newId(), batch, window))
+				.withMessageContaining("re-send window must be at least 1 ms")
+				.withMessageContaining(window.toString());
+		}
+		assertThat(this.template.hasKey(this.keys.jobs())).as("no job written").isFalse();
+		assertThat(this.enqueuer.enqueueOnce(QUEUE, ResendProtection.newId(), batch, Duration.ofMillis(1)))
+			.extracting(DispatchResult::outcome)
+			.containsExactly(Outcome.CREATED);
 	}
 
 	@Test

@@ -95,6 +95,38 @@ class PriorityBesideOlderScriptsIntegrationTests extends AbstractQueueIntegratio
 		assertThat(this.template.hasKey(this.keys.stale())).isFalse();
 	}
 
+	@Test // GH-36
+	void aGroupedJobTakenOutOfLineByOlderScriptsLeavesNoGroupLineBehindWhenItsIdIsDispatchedOrReadyAgain() {
+		RedisJobQueueOperations older = olderScripts();
+		// cancelled there, then dispatched here under the same id: at the default level
+		// without a group, in another group, in the same group
+		Map<String, String> again = Map.of("plain", GroupsIntegrationTests.body(JobPriority.DEFAULT, null), "moved",
+				GroupsIntegrationTests.body(7, "other"), "same", GroupsIntegrationTests.body(JobPriority.DEFAULT, "t"));
+		again.keySet().forEach((id) -> enqueueBody(id, GroupsIntegrationTests.body(JobPriority.DEFAULT, "t")));
+		again.forEach((id, body) -> {
+			assertThat(older.cancel(QUEUE, id)).isTrue();
+			enqueueBody(id, body);
+		});
+		// rescheduled there, and ready again here
+		enqueueBody("rescheduled", GroupsIntegrationTests.body(3, "t"));
+		assertThat(older.reschedule(QUEUE, "rescheduled", Due.after(Duration.ofMillis(20)))).isTrue();
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.listener.migrate(QUEUE).dueJobs() == 1);
+		assertThat(this.operations.snapshot(QUEUE).readyGroups()).as("t at 5 and 3, other at 7").isEqualTo(3);
+		Map<String, List<Integer>> runs = new TreeMap<>();
+		run(this.listener, 10, runs);
+		assertThat(runs).containsOnlyKeys("plain", "moved", "same", "rescheduled");
+		assertThat(this.operations.snapshot(QUEUE).readyGroups()).isZero();
+		assertThat(this.template.opsForHash().keys(this.keys.fair())).as("no group line left")
+			.noneMatch((field) -> field.toString().startsWith("g") || field.toString().startsWith("c"));
+		assertThat(this.template.hasKey(this.keys.levels())).as("no place kept for a job that is gone").isFalse();
+		assertThat(this.template.hasKey(this.keys.stale())).isFalse();
+	}
+
+	private void enqueueBody(String id, String body) {
+		this.operations.getEnqueueOperations()
+			.enqueue(QUEUE, List.of(new EnqueueCommand(id, Due.NOW, DuplicatePolicy.KEEP, body)));
+	}
+
 	@Test
 	void aRunThatFinishesAfterItsLeaseIsJudgedAlikeByEitherReleaseOfTheRunsHash() {
 		// the older scripts record every run in runs when they reserve it, today's when

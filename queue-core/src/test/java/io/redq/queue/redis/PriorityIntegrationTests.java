@@ -99,6 +99,40 @@ class PriorityIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(order).contains("low");
 	}
 
+	@Test // GH-36
+	void aLowLevelWaitsAtMostTheBoundWhileAMiddleLevelsJobsComeAndGo() {
+		List<EnqueueCommand> backlog = new ArrayList<>();
+		for (int i = 0; i < 1700; i++) {
+			backlog.add(new EnqueueCommand("high-" + i, Due.NOW, DuplicatePolicy.KEEP, body(9)));
+		}
+		for (int i = 0; i < 4; i++) {
+			backlog.add(new EnqueueCommand("low-" + i, Due.NOW, DuplicatePolicy.KEEP, body(0)));
+		}
+		this.enqueuer.enqueue(QUEUE, backlog);
+		// a job of level 5 now and then, each reserved before the next comes
+		boolean middleReady = false;
+		int middle = 0;
+		int others = 0;
+		int longest = 0;
+		for (int i = 0; i < 1700; i++) {
+			if (i % 17 == 0 && !middleReady) {
+				enqueue("middle-" + middle++, JobPriority.DEFAULT);
+				middleReady = true;
+			}
+			String id = reserveOne().id();
+			if (id.startsWith("low-")) {
+				longest = Math.max(longest, others);
+				others = 0;
+			}
+			else {
+				middleReady &= !id.startsWith("middle-");
+				others++;
+			}
+		}
+		// levels 9, 5 and 0 weigh 512, 32 and 1: at most 544 others before each low job
+		assertThat(longest).isPositive().isLessThanOrEqualTo(544);
+	}
+
 	@Test
 	void aQueueAtTheDefaultLevelOnlyTouchesNoKeyOfTheLevels() {
 		for (int i = 0; i < 5; i++) {

@@ -77,6 +77,12 @@ final class ScriptTester {
 
 	private static final int TRACE_LENGTH = 40;
 
+	private static final int COMPLETED = 0;
+
+	private static final int FAILED = 1;
+
+	private static final int DIED = 2;
+
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> SNAPSHOT = RedisScript.of("""
 			local time = redis.call('TIME')
@@ -163,11 +169,11 @@ final class ScriptTester {
 
 	private final Deque<String> trace = new ArrayDeque<>();
 
-	/**
-	 * What the statistics series must count since the queue began or was purged: jobs
-	 * completed, attempts failed, jobs dead.
-	 */
-	private final long[] finished = new long[3];
+	/** The priority levels that have ready jobs, as the latest check found them. */
+	private Set<Integer> levelsWithJobs = Set.of();
+
+	/** The wait of each priority level with ready jobs since it was last reserved. */
+	private final Map<Integer, LevelWait> waits = new HashMap<>();
 
 	private int step;
 
@@ -484,7 +490,8 @@ final class ScriptTester {
 				purged.add(dispatch.number);
 			}
 		}
-		Arrays.fill(this.finished, 0);
+		// the statistics go with the queue
+		this.dispatches.values().forEach((each) -> Arrays.fill(each.counted, 0));
 		trace("an operator purges the queue: " + purged.stream().sorted().map((number) -> "d" + number).toList());
 		return true;
 	}
@@ -559,6 +566,7 @@ final class ScriptTester {
 			}
 		}
 		trace(worker + " reserves " + max + " for " + lease.toMillis() + " ms: " + ids + (lost ? ", reply lost" : ""));
+		checkShares(reservation);
 		if (shortAndStartAtOnce && !worker.held.isEmpty() && !reservation.jobs().isEmpty()) {
 			startHeld(worker, worker.held.remove(worker.held.size() - 1));
 		}
@@ -651,7 +659,13 @@ final class ScriptTester {
 			List<String> refused = this.listeners.ack(QUEUE, List.of(lease));
 			boolean accepted = !refused.contains(lease.id());
 			if (accepted && exists) {
-				this.finished[0]++;
+				run.dispatch.counted[COMPLETED]++;
+				if (run.dispatch.state == State.DEAD) {
+					// the run it died of completed: its death and last failed attempt are
+					// taken back
+					run.dispatch.counted[FAILED]--;
+					run.dispatch.counted[DIED]--;
+				}
 			}
 			check(accepted == (!exists || holds || late), Invariant.FINISHED_RUN_LOST,
 					() -> "the ack of " + run + " was " + (accepted ? "accepted" : "refused") + "; it held its lease: "
@@ -679,10 +693,10 @@ final class ScriptTester {
 			}
 			if (failed) {
 				run.dispatch.acceptedFailures++;
-				this.finished[1]++;
+				run.dispatch.counted[FAILED]++;
 				if (dies) {
 					run.dispatch.state = State.DEAD;
-					this.finished[2]++;
+					run.dispatch.counted[DIED]++;
 				}
 				else if (due != null) {
 					run.dispatch.notBefore = due.longValue();
@@ -811,11 +825,18 @@ final class ScriptTester {
 	private void checkState() {
 		Snapshot snapshot = snapshot();
 		Map<String, Integer> places = new HashMap<>();
+		Set<Integer> levels = new HashSet<>();
 		checkReadyList(snapshot).forEach((id, live) -> {
 			if (live > 0) {
 				places.merge(id, live, Integer::sum);
+				// a live entry of the ready list is a job of the default level
+				if (!snapshot.queued.containsKey(id)) {
+					levels.add(JobPriority.DEFAULT);
+				}
 			}
 		});
+		snapshot.queued.values().forEach((score) -> levels.add((int) (JobPriority.HIGHEST - score / BAND)));
+		this.levelsWithJobs = levels;
 		for (Map<String, Long> set : List.of(snapshot.delayed, snapshot.reserved, snapshot.dead)) {
 			set.keySet().forEach((id) -> places.merge(id, 1, Integer::sum));
 		}
@@ -889,6 +910,47 @@ final class ScriptTester {
 	}
 
 	/**
+	 * Check the starvation bound of the priority levels (see "The ordering and starvation
+	 * rule" in the priorities page) after a reservation: while a level L has ready jobs,
+	 * the reservations of other levels before its next are at most A / 2^L + b, A the sum
+	 * of the weights 2^j of the higher levels j and b the number of lower levels that had
+	 * ready jobs meanwhile, however levels come and go.
+	 */
+	private void checkShares(Reservation reservation) {
+		Set<Integer> served = new HashSet<>();
+		reservation.jobs().forEach((job) -> served.add(levelOf(job.envelope())));
+		int count = reservation.jobs().size() + reservation.missing().size();
+		this.waits.keySet().retainAll(this.levelsWithJobs);
+		for (int level : this.levelsWithJobs) {
+			LevelWait wait = this.waits.computeIfAbsent(level, (key) -> new LevelWait());
+			wait.levels.addAll(this.levelsWithJobs);
+			if (served.contains(level)) {
+				// the reservations after its own in the same call are not counted: they
+				// may only be fewer than its next wait
+				wait.others = 0;
+				wait.levels.clear();
+				wait.levels.addAll(this.levelsWithJobs);
+			}
+			else {
+				wait.others += count;
+				long higher = wait.levels.stream()
+					.filter((other) -> other > level)
+					.mapToLong((other) -> 1L << other)
+					.sum();
+				long lower = wait.levels.stream().filter((other) -> other < level).count();
+				long bound = (higher >> level) + lower;
+				check(wait.others <= bound, Invariant.SHARES, () -> "level " + level + " waited for " + wait.others
+						+ " reservations of others, at most " + bound + " with levels " + wait.levels + " having jobs");
+			}
+		}
+	}
+
+	private static int levelOf(String envelope) {
+		String place = place(envelope);
+		return (place != null) ? Integer.parseInt(place.split(" ")[0]) : JobPriority.DEFAULT;
+	}
+
+	/**
 	 * Return the level and group of an envelope as the levels hash keeps them, or
 	 * {@code null} for the default level without a group.
 	 */
@@ -906,7 +968,9 @@ final class ScriptTester {
 
 	/**
 	 * Check that the statistics series (their hour ring, summed over its buckets) count
-	 * each completed job, failed attempt and death once.
+	 * each job's outcomes as they were: its completion, its failed attempts (the last of
+	 * a dead job among them, whatever ended it) and its death, a death taken back when
+	 * the run it died of completes late.
 	 */
 	private void checkStatistics() {
 		long[] counted = new long[3];
@@ -918,9 +982,14 @@ final class ScriptTester {
 				}
 			}
 		});
-		check(Arrays.equals(counted, this.finished), Invariant.STATISTICS,
-				() -> "the series count " + Arrays.toString(counted) + " completed, failed and dead; "
-						+ Arrays.toString(this.finished) + " were");
+		long[] outcomes = new long[3];
+		for (Dispatch dispatch : this.dispatches.values()) {
+			for (int i = 0; i < outcomes.length; i++) {
+				outcomes[i] += dispatch.counted[i];
+			}
+		}
+		check(Arrays.equals(counted, outcomes), Invariant.STATISTICS, () -> "the series count "
+				+ Arrays.toString(counted) + " completed, failed and dead; " + Arrays.toString(outcomes) + " were");
 	}
 
 	/**
@@ -963,8 +1032,7 @@ final class ScriptTester {
 			check(where.size() == 1, Invariant.RUN_AGAIN_BY_RESEND, () -> "d" + number + " is stored twice: " + where);
 			String place = where.get(0);
 			if (dispatch.state == State.LIVE && place.endsWith(" dead")) {
-				dispatch.state = State.DEAD;
-				this.finished[2]++;
+				died(dispatch);
 				checkStartedBeforeDeath(dispatch, snapshot.errors.get(dispatch.command.id()));
 			}
 			check(dispatch.state == State.LIVE || (dispatch.state == State.DEAD && place.endsWith(" dead")),
@@ -978,11 +1046,21 @@ final class ScriptTester {
 				// dispatch takes over its id
 				check(snapshot.jobs.containsKey(id), Invariant.FINISHED_RUN_LOST,
 						() -> "d" + dispatch.number + " (" + id + ") vanished without completing or dying");
-				dispatch.state = State.DEAD;
-				this.finished[2]++;
+				died(dispatch);
 				checkStartedBeforeDeath(dispatch, "none: dropped at its death for the dispatch behind it");
 			}
 		}
+	}
+
+	/**
+	 * Record the death of a job that no failure reported: its lease expired on its last
+	 * attempt, its worker shut down on it, or it was dropped for the dispatch behind it.
+	 * Its last attempt counts as failed.
+	 */
+	private static void died(Dispatch dispatch) {
+		dispatch.state = State.DEAD;
+		dispatch.counted[FAILED]++;
+		dispatch.counted[DIED]++;
 	}
 
 	/**
@@ -1194,7 +1272,9 @@ final class ScriptTester {
 
 		LEVEL("a job kept at its priority level and in its group"),
 
-		STATISTICS("the statistics count each completion, failure and death once");
+		SHARES("a priority level with jobs reserved within its starvation bound"),
+
+		STATISTICS("the statistics count each job's outcomes as they were");
 
 		private final String description;
 
@@ -1291,6 +1371,12 @@ final class ScriptTester {
 
 		int acceptedFailures;
 
+		/**
+		 * What the statistics must count of this job since the queue began or was purged,
+		 * at {@code COMPLETED}, {@code FAILED} and {@code DIED}.
+		 */
+		final long[] counted = new long[3];
+
 		Dispatch(int number, EnqueueCommand command, int maxAttempts, boolean gated, ResendProtection calls,
 				ResendProtection.Call call, List<EnqueueCommand> sent) {
 			this.number = number;
@@ -1329,6 +1415,19 @@ final class ScriptTester {
 		public String toString() {
 			return this.job.id() + "=d" + this.dispatch.number + "@" + this.job.attempt();
 		}
+
+	}
+
+	/**
+	 * The wait of a priority level with ready jobs since it was last reserved.
+	 */
+	private static final class LevelWait {
+
+		/** The reservations of other levels since. */
+		long others;
+
+		/** The levels that had ready jobs since. */
+		final Set<Integer> levels = new HashSet<>();
 
 	}
 

@@ -270,7 +270,7 @@ class ScriptTesterIntegrationTests {
 	private static String failCountingLostLeases() {
 		String fail = read(QueueScripts.class, "fail.lua");
 		String counting = fail.replace("if lease ~= ARGV[2] then\n",
-				"if lease ~= ARGV[2] then\n\tcount_finished('f', 1, now_millis())\n");
+				"if lease ~= ARGV[2] then\n\tcount_finished(0, 1, 0, now_millis())\n");
 		assertThat(counting).as("the lease check of fail.lua").isNotEqualTo(fail);
 		return counting;
 	}
