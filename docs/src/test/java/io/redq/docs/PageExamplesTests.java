@@ -42,10 +42,9 @@ class PageExamplesTests {
 	 * taken from it: a page's count may only go down.
 	 */
 	private static final Map<String, Integer> NOT_YET_COMPILED = Map.ofEntries(Map.entry("actuator.md", 1),
-			Map.entry("dashboard.md", 1), Map.entry("getting-started.md", 16), Map.entry("hooks.md", 1),
-			Map.entry("index.md", 1), Map.entry("locks.md", 2), Map.entry("priorities.md", 2),
-			Map.entry("recurring.md", 2), Map.entry("testing.md", 1), Map.entry("tracing.md", 1),
-			Map.entry("transactions.md", 1));
+			Map.entry("dashboard.md", 1), Map.entry("hooks.md", 1), Map.entry("index.md", 1), Map.entry("locks.md", 2),
+			Map.entry("priorities.md", 2), Map.entry("recurring.md", 2), Map.entry("testing.md", 1),
+			Map.entry("tracing.md", 1), Map.entry("transactions.md", 1));
 
 	static Stream<Path> pages() throws IOException {
 		return Files.list(Path.of("src/docs")).filter((page) -> page.toString().endsWith(".md")).sorted();
