@@ -512,6 +512,39 @@ async function logView() {
 				el('td', { class: 'num' }, action.jobs)))))));
 }
 
+// the outbox rows that the relay moved aside (only with queue-outbox), a page of 20 after a row id
+async function parkedView(afterId) {
+	afterId = Math.max(0, parseInt(afterId || '0', 10) || 0);
+	const page = await get('api/outbox/parked?' + new URLSearchParams({ afterId, limit: 20 }));
+	if (page === null) {
+		show(el('h1', {}, 'Parked outbox rows'), message('This application has no outbox.', true));
+		return;
+	}
+	const change = (id, action, done) => () => post('api/outbox/parked/' + encodeURIComponent(id) + '/' + action)
+		.then(() => done + ' row ' + id);
+	show(el('h1', {}, 'Parked outbox rows'),
+		el('p', { class: 'muted' }, 'Rows of the transactional outbox that the relay could not apply to Redis and moved '
+			+ 'aside. Re-send puts a row back behind the rows of its queue that wait; re-send one that outlived the '
+			+ 're-send window only when its jobs show it was not applied. Discard drops its jobs and timer calls.'),
+		page.rows.length === 0 && afterId === 0 ? message('No parked row: the relay applied every row.') : null,
+		el('div', { class: 'table' }, el('table', { id: 'parked' },
+			el('thead', {}, el('tr', {}, el('th', { class: 'num' }, 'row'), el('th', {}, 'queue'), el('th', {}, 'jobs'),
+				el('th', {}, 'parked'), el('th', { class: 'num' }, 'attempts'), el('th', {}, 'reason'),
+				el('th', {}, ''))),
+			el('tbody', {}, page.rows.map((row) => el('tr', { 'data-id': row.id },
+				el('td', { class: 'num id' }, row.id),
+				el('td', {}, link(row.queue, 'queue', row.queue, 'ready')),
+				el('td', { class: 'jobs' }, (row.jobNames.length > 0 ? row.jobNames.join(', ') : 'timer calls')
+					+ ' (' + row.jobCount + ')'),
+				el('td', {}, time(row.parkedAt)),
+				el('td', { class: 'num' }, row.attempts),
+				el('td', { class: 'reason' }, row.reason),
+				el('td', {}, actionButton('Re-send', change(row.id, 'resend', 'Re-sent'), { class: 'resend' }), ' ',
+					actionButton('Discard', change(row.id, 'discard', 'Discarded'), { class: 'danger discard' }))))))),
+		el('div', { class: 'bar' }, afterId > 0 ? link('first page', 'parked') : null,
+			page.next !== null ? link('next', 'parked', String(page.next)) : null));
+}
+
 let searchState = { by: 'id', text: '', result: null };
 
 async function searchView() {
@@ -569,6 +602,9 @@ async function render() {
 		else if (parts[0] === 'recurring') {
 			await recurringView();
 		}
+		else if (parts[0] === 'parked') {
+			await parkedView(parts[1]);
+		}
 		else if (parts[0] === 'search') {
 			await searchView();
 			return;
@@ -611,6 +647,8 @@ async function start() {
 	const mode = document.getElementById('mode');
 	mode.textContent = session.readOnly ? 'read-only' : 'read-write';
 	mode.className = session.readOnly ? 'badge' : 'badge warn';
+	// the outbox's view is there when the application has an outbox
+	document.getElementById('nav-parked').hidden = await get('api/outbox').catch(() => null) === null;
 	window.addEventListener('hashchange', () => {
 		deadFilterValues = { job: '', error: '', page: null };
 		render();

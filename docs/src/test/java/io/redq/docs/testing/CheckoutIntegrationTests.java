@@ -1,10 +1,13 @@
 package io.redq.docs.testing;
 
+// tag::class[]
 import java.time.Duration;
 import java.time.Instant;
+// end::class[]
 
 import io.redq.docs.testing.InvoiceJobs.Checkout;
 import io.redq.docs.testing.InvoiceJobs.Invoice;
+// tag::class[]
 import io.redq.queue.testkit.CapturingJobDispatcher;
 import io.redq.queue.testkit.RedisServerTestConfiguration;
 import org.junit.jupiter.api.BeforeEach;
@@ -15,6 +18,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Import;
 
 import static org.assertj.core.api.Assertions.assertThat;
+// end::class[]
 
 /**
  * The "Testing your jobs" example that captures dispatched jobs; the page quotes it.

@@ -1,10 +1,13 @@
 package io.redq.docs.testing;
 
+// tag::class[]
 import java.time.Duration;
 import java.time.Instant;
+// end::class[]
 
 import io.redq.docs.testing.InvoiceJobs.Handlers;
 import io.redq.docs.testing.InvoiceJobs.Invoice;
+// tag::class[]
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.listener.JobContext;
 import io.redq.queue.testkit.JobTester;
@@ -18,6 +21,7 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Import;
 
 import static org.assertj.core.api.Assertions.assertThat;
+// end::class[]
 
 /**
  * The "Testing your jobs" example that runs jobs on a real Redis; the page quotes it.

@@ -1,6 +1,7 @@
 package io.redq.queue.dashboard;
 
 import io.redq.queue.inspect.JobQueueInspector;
+import io.redq.queue.outbox.JdbcJobOutbox;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -26,13 +27,15 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 /**
  * Auto-configuration of the Redq dashboard, when {@code redq.dashboard.enabled=true}: its
  * page and assets under {@code redq.dashboard.path} and the JSON they read, in a Spring
- * MVC application. A reactive (WebFlux) application fails to start instead, since the
- * dashboard does not support it.
+ * MVC application, with the outbox's parked rows when the application has a
+ * {@code queue-outbox} outbox. A reactive (WebFlux) application fails to start instead,
+ * since the dashboard does not support it.
  *
  * @author Redq team
  * @since 0.1.0
  */
-@AutoConfiguration(afterName = "io.redq.queue.autoconfigure.JobQueueAutoConfiguration")
+@AutoConfiguration(afterName = { "io.redq.queue.autoconfigure.JobQueueAutoConfiguration",
+		"io.redq.queue.outbox.autoconfigure.JobOutboxAutoConfiguration" })
 @ConditionalOnBooleanProperty("redq.dashboard.enabled")
 @EnableConfigurationProperties(DashboardProperties.class)
 public final class DashboardAutoConfiguration {
@@ -126,6 +129,20 @@ public final class DashboardAutoConfiguration {
 				}
 
 			};
+		}
+
+		// the outbox's parked rows, when the application has an outbox of queue-outbox
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnClass(name = "io.redq.queue.outbox.JdbcJobOutbox")
+		@ConditionalOnBean(type = "io.redq.queue.outbox.JdbcJobOutbox")
+		static class OutboxDashboardConfiguration {
+
+			@Bean
+			ParkedRowsController redqDashboardParkedRowsController(JdbcJobOutbox outbox,
+					DashboardController dashboard) {
+				return new ParkedRowsController(outbox, dashboard);
+			}
+
 		}
 
 	}

@@ -366,11 +366,11 @@ public class DashboardController {
 						+ ex.getMessage());
 	}
 
-	private static ResponseEntity<Map<String, String>> error(HttpStatus status, @Nullable String message) {
+	static ResponseEntity<Map<String, String>> error(HttpStatus status, @Nullable String message) {
 		return ResponseEntity.status(status).body(Map.of("error", (message != null) ? message : status.name()));
 	}
 
-	private void log(HttpServletRequest request, String action, String queue, String target, long jobs) {
+	void log(HttpServletRequest request, String action, String queue, String target, long jobs) {
 		this.actions.record((request.getUserPrincipal() != null) ? request.getUserPrincipal().getName() : null, action,
 				queue, target, jobs);
 	}
@@ -382,7 +382,7 @@ public class DashboardController {
 		return queue;
 	}
 
-	private void requireChangeAllowed(HttpServletRequest request) {
+	void requireChangeAllowed(HttpServletRequest request) {
 		if (this.readOnlyBecause != null) {
 			throw new ReadOnlyException(this.readOnlyBecause);
 		}

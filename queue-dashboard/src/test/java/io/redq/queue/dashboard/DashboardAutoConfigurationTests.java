@@ -1,10 +1,12 @@
 package io.redq.queue.dashboard;
 
 import io.redq.queue.inspect.JobQueueInspector;
+import io.redq.queue.outbox.JdbcJobOutbox;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -110,6 +112,38 @@ class DashboardAutoConfigurationTests {
 			.run((context) -> assertThat(
 					context.getBean(DashboardController.class).session(new MockHttpServletRequest()))
 				.containsEntry("readOnly", false));
+	}
+
+	@Test // issue 35, item 3
+	void servesTheOutboxsParkedRowsOnlyWhenTheApplicationHasAnOutbox() {
+		this.servlet.withPropertyValues("redq.dashboard.enabled=true")
+			.run((context) -> assertThat(context).hasSingleBean(DashboardController.class)
+				.doesNotHaveBean(ParkedRowsController.class));
+		this.servlet.withPropertyValues("redq.dashboard.enabled=true")
+			.withClassLoader(new FilteredClassLoader(JdbcJobOutbox.class))
+			.run((context) -> assertThat(context).hasSingleBean(DashboardController.class)
+				.doesNotHaveBean(ParkedRowsController.class));
+		this.servlet.withPropertyValues("redq.dashboard.enabled=true")
+			.withBean(JdbcJobOutbox.class, () -> mock(JdbcJobOutbox.class))
+			.run((context) -> assertThat(context).hasSingleBean(ParkedRowsController.class));
+	}
+
+	@Test // issue 35, items 3 and 9
+	void refusesChangesOfParkedRowsWhenTheActuatorsMaxPermittedAccessAllowsNoChanges() {
+		this.servlet
+			.withPropertyValues("redq.dashboard.enabled=true", "redq.dashboard.read-only=false",
+					"management.endpoints.access.max-permitted=read-only")
+			.withBean(JdbcJobOutbox.class, () -> mock(JdbcJobOutbox.class))
+			.run((context) -> {
+				ParkedRowsController controller = context.getBean(ParkedRowsController.class);
+				for (String action : new String[] { "resend", "discard" }) {
+					assertThatExceptionOfType(DashboardController.ReadOnlyException.class)
+						.isThrownBy(() -> controller.change(1, action,
+								new MockHttpServletRequest("POST", "/redq/api/outbox/parked/1/" + action)))
+						.withMessageContaining("management.endpoints.access.max-permitted");
+				}
+				verifyNoInteractions(context.getBean(JdbcJobOutbox.class));
+			});
 	}
 
 	@Test

@@ -44,7 +44,7 @@ import org.springframework.util.Assert;
  * and {@link io.redq.queue.core.DuplicatePolicy#KEEP}: a row sent again after Redis
  * forgot its nonce finds the job still pending and keeps it. A row that the relay could
  * not apply is moved to {@value #PARKED_TABLE} with its reason, where
- * {@link #parkedRows(int)} lists it for an operator.
+ * {@link #parkedRows(long, int)} lists it for an operator.
  *
  * @author Redq team
  * @since 0.1.0
@@ -59,6 +59,9 @@ public class JdbcJobOutbox implements JobOutbox {
 
 	/** The most rows that {@link #status()} counts in each table. */
 	public static final int COUNT_LIMIT = 10_000;
+
+	/** The most rows that one call of {@link #parkedRows(long, int)} returns. */
+	public static final int MAX_PARKED_PAGE = 100;
 
 	private final RedisJobDispatcher dispatcher;
 
@@ -236,19 +239,23 @@ public class JdbcJobOutbox implements JobOutbox {
 	}
 
 	/**
-	 * Return the rows that the relay moved aside, oldest first.
-	 * @param limit the most rows to return
+	 * Return a page of the rows that the relay moved aside, oldest first: those after a
+	 * row id, so that a page costs the same however many rows are parked.
+	 * @param afterId the id of the last row of the page before, {@code 0} for the first
+	 * page
+	 * @param limit the most rows to return, at most {@value #MAX_PARKED_PAGE}
 	 * @return the rows, with the reason of each
 	 */
-	public List<ParkedRow> parkedRows(int limit) {
-		Assert.isTrue(limit > 0, "limit must be positive");
+	public List<ParkedRow> parkedRows(long afterId, int limit) {
+		Assert.isTrue(limit > 0 && limit <= MAX_PARKED_PAGE,
+				() -> "limit must be between 1 and " + MAX_PARKED_PAGE + ", was " + limit);
 		return this.jdbcTemplate.query(
-				"SELECT id, queue, job_count, created_at, parked_at, attempts, reason FROM " + PARKED_TABLE
-						+ " ORDER BY id LIMIT ?",
-				(rs, rowNum) -> new ParkedRow(rs.getLong(1), rs.getString(2), rs.getInt(3),
-						Instant.ofEpochMilli(rs.getLong(4)), Instant.ofEpochMilli(rs.getLong(5)), rs.getInt(6),
-						rs.getString(7)),
-				limit);
+				"SELECT id, queue, job_count, created_at, parked_at, attempts, reason, steps FROM " + PARKED_TABLE
+						+ " WHERE id > ? ORDER BY id LIMIT ?",
+				(rs, rowNum) -> new ParkedRow(rs.getLong(1), rs.getString(2), OutboxFormat.jobNames(rs.getString(8)),
+						rs.getInt(3), Instant.ofEpochMilli(rs.getLong(4)), Instant.ofEpochMilli(rs.getLong(5)),
+						rs.getInt(6), rs.getString(7)),
+				afterId, limit);
 	}
 
 	/**
@@ -303,14 +310,16 @@ public class JdbcJobOutbox implements JobOutbox {
 	 *
 	 * @param id the row's id
 	 * @param queue its queue
-	 * @param jobCount the jobs it holds
+	 * @param jobNames the names of the jobs it dispatches, each once, in order; empty
+	 * when it only calls timers or is of a format this version does not read
+	 * @param jobCount the jobs it dispatches
 	 * @param createdAt when it was written
 	 * @param parkedAt when it was moved aside
 	 * @param attempts how often the relay tried it
 	 * @param reason why it was moved aside
 	 */
-	public record ParkedRow(long id, String queue, int jobCount, Instant createdAt, Instant parkedAt, int attempts,
-			String reason) {
+	public record ParkedRow(long id, String queue, List<String> jobNames, int jobCount, Instant createdAt,
+			Instant parkedAt, int attempts, String reason) {
 
 	}
 

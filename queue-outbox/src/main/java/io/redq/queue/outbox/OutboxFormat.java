@@ -1,13 +1,16 @@
 package io.redq.queue.outbox;
 
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.Uniqueness;
 import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.redis.JobEnvelope;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -120,6 +123,30 @@ final class OutboxFormat {
 			});
 		}
 		return steps;
+	}
+
+	/**
+	 * Return the names of the jobs that a row dispatches, for an operator to tell rows
+	 * apart: each name once, in order.
+	 * @param json the {@code steps} column
+	 * @return the names, empty when the row only calls timers or is not readable by this
+	 * version (its reason says why)
+	 */
+	static List<String> jobNames(String json) {
+		Set<String> names = new LinkedHashSet<>();
+		try {
+			for (OutboxStep step : read(json)) {
+				if (step instanceof OutboxStep.Enqueue enqueue) {
+					// a body is the envelope without its opening brace, see
+					// JobEnvelope#body
+					enqueue.commands().forEach((job) -> names.add(JobEnvelope.read("{" + job.body()).job()));
+				}
+			}
+		}
+		catch (IllegalArgumentException | JacksonException ex) {
+			return List.of();
+		}
+		return List.copyOf(names);
 	}
 
 	private static EnqueueCommand job(JsonNode job) {

@@ -66,6 +66,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
@@ -509,8 +510,9 @@ abstract class AbstractOutboxIntegrationTests {
 				relay.relay();
 				return outbox.status().parked() == 1;
 			});
-			assertThat(outbox.outbox.parkedRows(10)).singleElement().satisfies((row) -> {
+			assertThat(outbox.outbox.parkedRows(0, 10)).singleElement().satisfies((row) -> {
 				assertThat(row.queue()).isEqualTo("poison");
+				assertThat(row.jobNames()).containsExactly("audit");
 				assertThat(row.attempts()).isEqualTo(2);
 				assertThat(row.reason()).contains("Failed 2 time(s)").contains("WRONGTYPE");
 			});
@@ -521,7 +523,7 @@ abstract class AbstractOutboxIntegrationTests {
 				relay.relay();
 				assertThat(outbox.ready("poison")).containsExactly(behind);
 			});
-			assertThat(outbox.outbox.retryParked(outbox.outbox.parkedRows(1).get(0).id())).isTrue();
+			assertThat(outbox.outbox.retryParked(outbox.outbox.parkedRows(0, 1).get(0).id())).isTrue();
 			outbox.relayAll();
 			assertThat(outbox.ready("poison")).containsExactly(behind, poisoned);
 			assertThat(outbox.status()).isEqualTo(new OutboxStatus(0, 0, null, 0));
@@ -548,9 +550,29 @@ abstract class AbstractOutboxIntegrationTests {
 			String id = outbox.commit(JobRequest.of("send-invoice", "order-1").build());
 			outbox.relayAll();
 			assertThat(outbox.ready("mail")).containsExactly(id);
-			assertThat(outbox.outbox.parkedRows(10)).singleElement()
+			assertThat(outbox.outbox.parkedRows(0, 10)).singleElement()
 				.extracting(JdbcJobOutbox.ParkedRow::reason, InstanceOfAssertFactories.STRING)
 				.contains("format version 2");
+		});
+	}
+
+	@Test // issue 35, item 3
+	void parkedRowsAreReadInPagesAfterAnId() {
+		run((outbox) -> {
+			for (int i = 0; i < 3; i++) {
+				outbox.jdbc.update("INSERT INTO " + JdbcJobOutbox.TABLE + " (queue, nonce, steps, job_count, "
+						+ "created_at) VALUES ('mail', ?, '{\"v\":2,\"steps\":[]}', 1, 0)", "n" + i);
+			}
+			outbox.relayAll();
+			List<JdbcJobOutbox.ParkedRow> first = outbox.outbox.parkedRows(0, 2);
+			assertThat(first).hasSize(2).allSatisfy((row) -> assertThat(row.jobNames()).isEmpty());
+			List<JdbcJobOutbox.ParkedRow> second = outbox.outbox.parkedRows(first.get(1).id(), 2);
+			assertThat(second).singleElement()
+				.extracting(JdbcJobOutbox.ParkedRow::id)
+				.isNotIn(first.get(0).id(), first.get(1).id());
+			assertThat(outbox.outbox.parkedRows(second.get(0).id(), 2)).isEmpty();
+			assertThatIllegalArgumentException().isThrownBy(() -> outbox.outbox.parkedRows(0, 101))
+				.withMessageContaining("between 1 and 100");
 		});
 	}
 
@@ -564,7 +586,7 @@ abstract class AbstractOutboxIntegrationTests {
 					System.currentTimeMillis() - Duration.ofHours(2).toMillis());
 			outbox.relayAll();
 			assertThat(outbox.dispatcher.findTimer("close-auction", 7L)).as("not applied again").isEmpty();
-			assertThat(outbox.outbox.parkedRows(10)).singleElement()
+			assertThat(outbox.outbox.parkedRows(0, 10)).singleElement()
 				.extracting(JdbcJobOutbox.ParkedRow::reason, InstanceOfAssertFactories.STRING)
 				.contains("re-send window");
 		});
