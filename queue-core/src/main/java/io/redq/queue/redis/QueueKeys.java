@@ -63,6 +63,10 @@ public final class QueueKeys {
 
 	private final String fair;
 
+	private final String batchLinks;
+
+	private final String handover;
+
 	private final List<String> all;
 
 	private QueueKeys(String prefix, String queue) {
@@ -90,10 +94,12 @@ public final class QueueKeys {
 		this.queued = key("queued");
 		this.levels = key("levels");
 		this.fair = key("fair");
+		this.batchLinks = key("batch-links");
+		this.handover = key("handover");
 		this.all = List.of(this.ready, this.delayed, this.reserved, this.dead, this.jobs, this.attempts, this.leases,
 				this.errors, this.wake, this.sequence, this.successors, this.paused, this.completed, this.model,
 				this.started, this.stalls, this.stale, this.runs, this.stats, this.traces, this.queued, this.levels,
-				this.fair);
+				this.fair, this.batchLinks, this.handover);
 	}
 
 	/**
@@ -309,6 +315,24 @@ public final class QueueKeys {
 	 */
 	public String fair() {
 		return this.fair;
+	}
+
+	/**
+	 * Return the hash of the id of each batch member that has not finished yet to its
+	 * batch's id.
+	 * @return the key
+	 */
+	public String batchLinks() {
+		return this.batchLinks;
+	}
+
+	/**
+	 * Return the sorted set of the finished batch members to hand over to their batches,
+	 * each {@code <batch id>\n<id>\n<outcome>}, by the time they finished.
+	 * @return the key
+	 */
+	public String handover() {
+		return this.handover;
 	}
 
 	/**

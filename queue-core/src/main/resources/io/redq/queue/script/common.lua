@@ -9,11 +9,13 @@
 -- reservation a search of it); stats: the statistics series (see count_finished); traces:
 -- id -> the stack trace of the failure fail.lua recorded last (bounded by the client), shown while errors holds it;
 -- queued, levels and fair: the ready jobs of priority levels other than the default, or in groups (see "Priorities
--- and groups" below).
+-- and groups" below); batch_links and handover: the links of batch members to their batches and the completions to hand
+-- over to them (see batch_member_done).
 local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused, completed,
-	model, started, stalls, stale, runs, stats, traces, queued, levels, fair =
+	model, started, stalls, stale, runs, stats, traces, queued, levels, fair, batch_links, handover =
 	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
-	KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19], KEYS[20], KEYS[21], KEYS[22], KEYS[23]
+	KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19], KEYS[20], KEYS[21], KEYS[22], KEYS[23],
+	KEYS[24], KEYS[25]
 
 -- The data model these scripts read and write: the queue's keys and what their values mean. Bump it with every change
 -- to either, and add the step up from the model before to upgrade_model, so that no script misreads another model's
@@ -436,8 +438,33 @@ local function trim_dead(now, max_size, max_age, limit)
 	return #victims
 end
 
+-- Batches (see batch.lua): a member of a batch is linked to it in batch_links (id -> batch id) from its enqueue
+-- until it first finishes. Its finish ('s' acknowledged, 'd' dead, 'c' cancelled) ends the link and records a
+-- hand-over in this queue's slot, '<batch id>\n<id>\n<outcome>' in the handover set by time, which the migrator
+-- applies to the batch's own slot and then removes. A job without a link (no member, or finished before: run again,
+-- revived, acknowledged late) hands nothing over; a queue without batches pays one EXISTS per call.
+local function batch_member_done(ids, outcome)
+	if redis.call('EXISTS', batch_links) == 0 then
+		return
+	end
+	local links = redis.call('HMGET', batch_links, unpack(ids))
+	local now, linked, entries = now_millis(), {}, {}
+	for i, id in ipairs(ids) do
+		if links[i] then
+			linked[#linked + 1] = id
+			entries[#entries + 1] = now
+			entries[#entries + 1] = links[i] .. '\n' .. id .. '\n' .. outcome
+		end
+	end
+	if #linked > 0 then
+		redis.call('HDEL', batch_links, unpack(linked))
+		redis.call('ZADD', handover, unpack(entries))
+	end
+end
+
 -- Moves a job to the dead set and trims the dead set by age and size, at most 100 jobs per call.
 local function bury(id, now, max_size, max_age)
+	batch_member_done({id}, 'd')
 	if redis.call('HEXISTS', successors, id) == 1 then
 		-- the job's successor takes over its id: the dead job is dropped
 		drop(reserved, id)
@@ -448,11 +475,11 @@ local function bury(id, now, max_size, max_age)
 	trim_dead(now, max_size, max_age, 100)
 end
 
--- The earliest time at which the migrator has work: the first delayed job, the first lease to expire or the first
--- dead job to pass the dead max age; -1 for none.
+-- The earliest time at which the migrator has work: the first delayed job, the first lease to expire, the first
+-- dead job to pass the dead max age or the first hand-over to a batch; -1 for none.
 local function next_due(dead_max_age)
 	local due = -1
-	for _, set in ipairs({delayed, reserved, dead}) do
+	for _, set in ipairs({delayed, reserved, dead, handover}) do
 		local head = redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')
 		if head[2] then
 			local at = tonumber(head[2])
