@@ -54,6 +54,7 @@ public final class Benchmarks {
 	static {
 		SCENARIOS.put("transactions", new TransactionScenario());
 		SCENARIOS.put("search", new SearchScenario());
+		SCENARIOS.put("batch", new BatchScenario());
 	}
 
 	private Benchmarks() {

@@ -29,22 +29,25 @@ public record BatchStatus(String id, State state, BatchDeathPolicy deathPolicy, 
 		/** Members have not finished yet. */
 		RUNNING,
 
-		/** Every member succeeded: both callbacks were enqueued. */
+		/**
+		 * Every member succeeded: both callbacks are due, enqueued by the migrator pass
+		 * that found the batch ended.
+		 */
 		SUCCEEDED,
 
 		/**
 		 * A member died (the first one, under {@link BatchDeathPolicy#FAIL_FAST}): the
-		 * on-complete callback was enqueued.
+		 * on-complete callback is due.
 		 */
 		FAILED,
 
 		/**
-		 * It was cancelled, or members of it were: the on-complete callback was enqueued.
+		 * It was cancelled, or members of it were: the on-complete callback is due.
 		 */
 		CANCELLED;
 
 		/**
-		 * Whether the batch has ended, and its callbacks were decided.
+		 * Whether the batch has ended: its callbacks were decided.
 		 * @return whether it has ended
 		 */
 		public boolean isEnded() {

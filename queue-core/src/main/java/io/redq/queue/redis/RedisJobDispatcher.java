@@ -335,11 +335,19 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 			callbacks.values().forEach((job) -> job.failed(ex));
 			throw ex;
 		}
-		List<DispatchResult> results;
 		try {
 			this.batchOperations.create(batchId, request.getDeathPolicy(), this.batchLinger,
 					prepared.stream().map(PreparedJob::queue).distinct().toList(), callbacks,
 					prepared.stream().map(PreparedJob::id).toList());
+		}
+		catch (RuntimeException ex) {
+			prepared.forEach((job) -> job.failed(ex));
+			callbacks.values().forEach((job) -> job.failed(ex));
+			throw ex;
+		}
+		List<DispatchResult> results;
+		try {
+			// sendAll tells the members' interceptors
 			results = sendAll(prepared, batchId);
 			this.batchOperations.seal(batchId);
 		}

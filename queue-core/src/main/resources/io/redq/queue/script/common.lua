@@ -475,11 +475,13 @@ local function bury(id, now, max_size, max_age)
 	trim_dead(now, max_size, max_age, 100)
 end
 
--- The earliest time at which the migrator has work: the first delayed job, the first lease to expire, the first
--- dead job to pass the dead max age or the first hand-over to a batch; -1 for none.
+-- The earliest time at which the migrator has work: the first delayed job, the first lease to expire or the first
+-- dead job to pass the dead max age; -1 for none. With none, hand-overs to batches waiting are due now; otherwise the
+-- migrator's next pass, at the latest after its poll timeout, hands them over, so that a busy queue's reservations pay
+-- nothing for them.
 local function next_due(dead_max_age)
 	local due = -1
-	for _, set in ipairs({delayed, reserved, dead, handover}) do
+	for _, set in ipairs({delayed, reserved, dead}) do
 		local head = redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')
 		if head[2] then
 			local at = tonumber(head[2])
@@ -490,6 +492,9 @@ local function next_due(dead_max_age)
 				due = at
 			end
 		end
+	end
+	if due < 0 and redis.call('EXISTS', handover) == 1 then
+		due = 0
 	end
 	return due
 end
