@@ -55,6 +55,7 @@ public final class Benchmarks {
 		SCENARIOS.put("transactions", new TransactionScenario());
 		SCENARIOS.put("search", new SearchScenario());
 		SCENARIOS.put("waiting", new WaitingScenario());
+		SCENARIOS.put("batch", new BatchScenario());
 	}
 
 	private Benchmarks() {

@@ -202,6 +202,7 @@ public final class JobQueueAutoConfiguration {
 		dispatcher.setMaxPayloadSize(properties.getDispatcher().getMaxPayloadSize().toBytes());
 		dispatcher.setResendWindow(resendWindow(properties.getDispatcher().getResendWindow(), connectionFactory));
 		dispatcher.setTimeout(properties.getDispatcher().getTimeout());
+		dispatcher.setBatchLinger(properties.getBatches().getLinger());
 		dispatcher.setMetrics(metrics.getIfAvailable(() -> JobMetrics.NONE));
 		dispatcher.setObservationEnabled(properties.isObservationEnabled());
 		observationRegistry.ifUnique(dispatcher::setObservationRegistry);

@@ -60,6 +60,8 @@ public class JobQueueProperties {
 
 	private final Completed completed = new Completed();
 
+	private final Batches batches = new Batches();
+
 	private final Health health = new Health();
 
 	private final Inspection inspection = new Inspection();
@@ -127,6 +129,10 @@ public class JobQueueProperties {
 
 	public Completed getCompleted() {
 		return this.completed;
+	}
+
+	public Batches getBatches() {
+		return this.batches;
 	}
 
 	public Health getHealth() {
@@ -705,6 +711,27 @@ public class JobQueueProperties {
 
 		public void setMaxSize(int maxSize) {
 			this.maxSize = maxSize;
+		}
+
+	}
+
+	/**
+	 * Settings of batches.
+	 */
+	public static class Batches {
+
+		/**
+		 * How long a batch's state (counts, dead members) is kept after it ended, for
+		 * reads.
+		 */
+		private Duration linger = Duration.ofDays(1);
+
+		public Duration getLinger() {
+			return this.linger;
+		}
+
+		public void setLinger(Duration linger) {
+			this.linger = linger;
 		}
 
 	}

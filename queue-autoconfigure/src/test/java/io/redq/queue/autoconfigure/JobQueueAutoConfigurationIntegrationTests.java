@@ -389,6 +389,15 @@ class JobQueueAutoConfigurationIntegrationTests {
 	}
 
 	@Test
+	void batchesLingerPropertySetsHowLongAnEndedBatchIsKept() {
+		this.runner.run((context) -> assertThat(context.getBean(RedisJobDispatcher.class))
+			.hasFieldOrPropertyWithValue("batchLinger", RedisJobDispatcher.DEFAULT_BATCH_LINGER));
+		this.runner.withPropertyValues("redq.batches.linger=2h")
+			.run((context) -> assertThat(context.getBean(RedisJobDispatcher.class))
+				.hasFieldOrPropertyWithValue("batchLinger", Duration.ofHours(2)));
+	}
+
+	@Test
 	void aResendWindowNoLongerThanTheRedisCommandTimeoutIsRefusedWithWhatToDo() {
 		this.runner.withPropertyValues("redq.dispatcher.resend-window=5s", "spring.data.redis.timeout=5s")
 			.run((context) -> assertThat(context).getFailure()

@@ -97,6 +97,60 @@ public interface JobDispatcher {
 	CompletableFuture<DispatchResult> dispatchAsync(JobRequest request);
 
 	/**
+	 * Dispatch jobs as one batch, whose callbacks are enqueued once when it ends (see
+	 * {@link BatchRequest}). Every member and callback is checked before any is sent; the
+	 * members are sent as {@link #dispatchAll} sends jobs. A dispatch that throws after
+	 * some members were enqueued leaves those to run, and the batch, never opened, to
+	 * expire with no callback.
+	 * @param request the batch
+	 * @return the batch id and each member's id
+	 * @throws IllegalArgumentException when a member or callback is invalid, as for
+	 * {@link #dispatch(JobRequest)}
+	 * @throws UnsupportedOperationException when this dispatcher keeps no batches
+	 */
+	default BatchResult dispatchBatch(BatchRequest request) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " does not dispatch batches");
+	}
+
+	/**
+	 * Return a batch: its state and counts. A batch is kept until its linger has passed
+	 * after it ended.
+	 * @param batchId the batch id
+	 * @return the batch, or empty when none is kept under that id
+	 * @throws UnsupportedOperationException when this dispatcher keeps no batches
+	 */
+	default Optional<BatchStatus> findBatch(String batchId) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " does not keep batches");
+	}
+
+	/**
+	 * Return a page of a batch's dead members, in the order they died. Each is found in
+	 * its queue's dead jobs while they keep it.
+	 * @param batchId the batch id
+	 * @param offset how many to skip
+	 * @param count how many to return, at most 1,000
+	 * @return the members, empty when none or no batch is kept under that id
+	 * @throws UnsupportedOperationException when this dispatcher keeps no batches
+	 */
+	default List<BatchMember> deadBatchMembers(String batchId, int offset, int count) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " does not keep batches");
+	}
+
+	/**
+	 * Cancel a running batch: its pending (ready or delayed) members are cancelled in
+	 * their queues, those running finish. The batch then ends as
+	 * {@linkplain BatchStatus.State#CANCELLED cancelled} (or failed, when a member died)
+	 * once every member finished, and its on-complete callback runs; its on-success
+	 * callback never does.
+	 * @param batchId the batch id
+	 * @return whether a running batch was cancelled
+	 * @throws UnsupportedOperationException when this dispatcher keeps no batches
+	 */
+	default boolean cancelBatch(String batchId) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " does not keep batches");
+	}
+
+	/**
 	 * Cancel a pending (ready or delayed) job, or else the dispatch queued behind the
 	 * running job with that id (see {@link Uniqueness#UNTIL_STARTED}). A job that is
 	 * running or finished is not touched.

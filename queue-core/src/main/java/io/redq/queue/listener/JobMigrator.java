@@ -5,6 +5,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
+import io.redq.queue.redis.BatchOperations;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.Migration;
 import org.apache.commons.logging.Log;
@@ -12,10 +13,11 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Moves a queue's due delayed jobs and expired leases. Sleeps until the next of them is
- * due (or the poll timeout passes), and is woken earlier when a reservation learns of an
- * earlier due time. With nothing delayed, reserved or dead it sleeps until a reservation
- * reports a due time, so an idle queue costs only the fetcher's wait.
+ * Moves a queue's due delayed jobs and expired leases, and hands the completions of its
+ * batch members over to their batches. Sleeps until the next of them is due (or the poll
+ * timeout passes), and is woken earlier when a reservation learns of an earlier due time.
+ * With nothing delayed, reserved or dead it sleeps until a reservation reports a due
+ * time, so an idle queue costs only the fetcher's wait.
  *
  * @author Redq team
  * @since 0.1.0
@@ -94,8 +96,10 @@ final class JobMigrator {
 		long delay;
 		try {
 			Migration migration = this.operations.migrate(this.queue, this.maxStalls);
+			int handedOver = migration.handOvers() ? this.operations.handOver(this.queue) : 0;
 			this.failureLog.succeeded();
-			if (migration.isPartial(ListenerOperations.MIGRATION_BATCH_SIZE)) {
+			if (migration.isPartial(ListenerOperations.MIGRATION_BATCH_SIZE)
+					|| handedOver >= BatchOperations.HAND_OVER_BATCH_SIZE) {
 				delay = 0;
 			}
 			else if (migration.nextDue() >= 0) {

@@ -71,6 +71,24 @@ public final class EnqueueOperations {
 	 * steps before it are enqueued
 	 */
 	public List<DispatchResult> enqueue(String queue, List<EnqueueCommand> commands, @Nullable Duration timeout) {
+		return enqueue(queue, commands, timeout, null);
+	}
+
+	/**
+	 * Enqueue jobs as {@link #enqueue(String, List, Duration)} does, as members of a
+	 * batch when given one: each job created is linked to the batch in the same step, so
+	 * that its completion is handed over to the batch.
+	 * @param queue the queue
+	 * @param commands the jobs
+	 * @param timeout the longest wait for each step's reply, besides the wait for
+	 * replicas, or {@code null} for Lettuce's command timeout
+	 * @param batchId the batch of the jobs, or {@code null} for none
+	 * @return what happened to each job, in order
+	 * @throws DispatchTimeoutException when a step had no reply within the timeout; the
+	 * steps before it are enqueued
+	 */
+	public List<DispatchResult> enqueue(String queue, List<EnqueueCommand> commands, @Nullable Duration timeout,
+			@Nullable String batchId) {
 		List<DispatchResult> results = new ArrayList<>(commands.size());
 		ResendProtection resends = this.store.getResendProtection();
 		for (int from = 0; from < commands.size(); from += QueueStore.MAX_BATCH_SIZE) {
@@ -79,9 +97,14 @@ public final class EnqueueOperations {
 			ResendProtection.Call call = resends.begin(this.store.keys(queue));
 			CompletableFuture<List<?>> reply;
 			try {
-				boolean push = pushes(batch);
+				// push.lua links no batch
+				boolean push = batchId == null && pushes(batch);
+				List<String> args = args(batch, push);
+				if (batchId != null) {
+					args.add(batchId);
+				}
 				reply = this.store.runForListOnReplicasAsync(script(push), this.store.keysOf(queue, call),
-						QueueStore.argsOf(call, args(batch, push)), written(queue, batch));
+						QueueStore.argsOf(call, args), written(queue, batch));
 			}
 			catch (RuntimeException ex) {
 				resends.end(call);

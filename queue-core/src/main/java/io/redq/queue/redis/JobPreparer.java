@@ -1,15 +1,19 @@
 package io.redq.queue.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobIds;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.OutgoingJob;
+import io.redq.queue.core.Uniqueness;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.ResolvableType;
@@ -55,20 +59,42 @@ final class JobPreparer {
 	 * @throws io.redq.queue.core.DispatchVetoedException when an interceptor vetoes it
 	 */
 	PreparedJob prepare(JobRequest request) {
+		return prepare(request, null, Map.of());
+	}
+
+	/**
+	 * Check a request, pass it through the interceptors and write its job, under a given
+	 * id and with headers of Redq's own: for a batch's members and callbacks.
+	 * @param request the job and its options
+	 * @param id the job's id, or {@code null} for the request's
+	 * @param extraHeaders headers added to the request's
+	 * @return the job, which tells the interceptors how its dispatch ends
+	 * @throws IllegalArgumentException when the request is invalid
+	 * @throws io.redq.queue.core.DispatchVetoedException when an interceptor vetoes it
+	 */
+	PreparedJob prepare(JobRequest request, @Nullable String id, Map<String, String> extraHeaders) {
 		JobDefinition definition = resolve(request);
 		String queue = queue(request, definition);
-		String id = id(request);
 		Map<String, String> headers = request.getHeaders();
+		if (!extraHeaders.isEmpty()) {
+			headers = new LinkedHashMap<>(headers);
+			headers.putAll(extraHeaders);
+		}
+		String jobId = (id != null) ? id : id(request);
 		DispatchInterceptors interceptors = this.interceptors;
 		DispatchInterceptors.Interception interception = null;
 		if (!interceptors.isEmpty()) {
 			interception = interceptors
-				.before(new OutgoingJob(definition.name(), queue, id, request.getPayload(), headers));
+				.before(new OutgoingJob(definition.name(), queue, jobId, request.getPayload(), headers));
 			headers = interception.job().getHeaders();
 		}
 		try {
-			return new PreparedJob(queue, definition.name(), id,
-					command(request, id, body(request, definition, headers)), interception);
+			String body = body(request, definition, headers);
+			// a given id is the job's whatever the request says: created once, kept after
+			EnqueueCommand command = (id != null)
+					? new EnqueueCommand(id, request.getDue(), DuplicatePolicy.KEEP, Uniqueness.UNTIL_COMPLETED, body)
+					: command(request, jobId, body);
+			return new PreparedJob(queue, definition.name(), jobId, command, interception);
 		}
 		catch (RuntimeException ex) {
 			if (interception != null) {

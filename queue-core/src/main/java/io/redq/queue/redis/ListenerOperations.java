@@ -71,6 +71,8 @@ public final class ListenerOperations {
 
 	private int completedMaxSize;
 
+	private final BatchOperations batchOperations;
+
 	/**
 	 * Create an instance.
 	 * @param store the queues
@@ -78,6 +80,7 @@ public final class ListenerOperations {
 	public ListenerOperations(QueueStore store) {
 		this.store = store;
 		this.scripts = store.getScripts();
+		this.batchOperations = new BatchOperations(store);
 		RedisConnectionFactory connectionFactory = store.getTemplate().getRequiredConnectionFactory();
 		this.longestBlockingWait = longestBlockingWait(connectionFactory);
 		this.pipelinedWakeUp = connectionFactory instanceof LettuceConnectionFactory;
@@ -399,7 +402,20 @@ public final class ListenerOperations {
 						millis(this.deadLetterTimeToLive), Integer.toString(this.completedMaxSize),
 						Integer.toString(maxStalls)));
 		return new Migration(QueueStore.number(result, 0), (int) QueueStore.number(result, 1),
-				(int) QueueStore.number(result, 2), QueueStore.number(result, 3), (int) QueueStore.number(result, 4));
+				(int) QueueStore.number(result, 2), QueueStore.number(result, 3), (int) QueueStore.number(result, 4),
+				// scripts from before batches return five numbers
+				result.size() > 5 && QueueStore.number(result, 5) > 0);
+	}
+
+	/**
+	 * Hand the completions of a queue's batch members over to their batches, at most
+	 * {@value BatchOperations#HAND_OVER_BATCH_SIZE}, and enqueue the callbacks of the
+	 * batches that ended (see {@link BatchOperations#handOver(String)}).
+	 * @param queue the queue
+	 * @return how many completions were handed over
+	 */
+	public int handOver(String queue) {
+		return this.batchOperations.handOver(queue);
 	}
 
 	/**

@@ -12,10 +12,13 @@ package io.redq.queue.redis;
  * limit (epoch ms, Redis clock), or -1
  * @param trimmedDeadJobs how many dead jobs past the age limit or beyond the size limit
  * were deleted
+ * @param handOvers whether completions of batch members wait to be handed over to their
+ * batches (see {@link ListenerOperations#handOver(String)})
  * @author Redq team
  * @since 0.1.0
  */
-public record Migration(long redisTime, int dueJobs, int expiredLeases, long nextDue, int trimmedDeadJobs) {
+public record Migration(long redisTime, int dueJobs, int expiredLeases, long nextDue, int trimmedDeadJobs,
+		boolean handOvers) {
 
 	/**
 	 * Whether the pass hit its batch limit, so that another pass should follow at once.

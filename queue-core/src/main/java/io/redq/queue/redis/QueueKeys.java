@@ -71,6 +71,10 @@ public final class QueueKeys {
 
 	private final String held;
 
+	private final String batchLinks;
+
+	private final String handover;
+
 	private final List<String> all;
 
 	private QueueKeys(String prefix, String queue) {
@@ -102,10 +106,12 @@ public final class QueueKeys {
 		this.parked = key("parked");
 		this.holding = key("holding");
 		this.held = key("held");
+		this.batchLinks = key("batch-links");
+		this.handover = key("handover");
 		this.all = List.of(this.ready, this.delayed, this.reserved, this.dead, this.jobs, this.attempts, this.leases,
 				this.errors, this.wake, this.sequence, this.successors, this.paused, this.completed, this.model,
 				this.started, this.stalls, this.stale, this.runs, this.stats, this.traces, this.queued, this.levels,
-				this.fair, this.lines, this.parked, this.holding, this.held);
+				this.fair, this.lines, this.parked, this.holding, this.held, this.batchLinks, this.handover);
 	}
 
 	/**
@@ -356,6 +362,24 @@ public final class QueueKeys {
 	 */
 	public String held() {
 		return this.held;
+	}
+
+	/**
+	 * Return the hash of the id of each batch member that has not finished yet to its
+	 * batch's id.
+	 * @return the key
+	 */
+	public String batchLinks() {
+		return this.batchLinks;
+	}
+
+	/**
+	 * Return the sorted set of the finished batch members to hand over to their batches,
+	 * each {@code <batch id>\n<id>\n<outcome>}, by the time they finished.
+	 * @return the key
+	 */
+	public String handover() {
+		return this.handover;
 	}
 
 	/**

@@ -82,6 +82,15 @@ public final class QueueStore {
 	}
 
 	/**
+	 * Return the keys of a batch.
+	 * @param batchId the batch id
+	 * @return its keys
+	 */
+	public BatchKeys batchKeys(String batchId) {
+		return BatchKeys.of(this.keyPrefix, batchId);
+	}
+
+	/**
 	 * Return the template the calls run on.
 	 * @return the template
 	 */

@@ -15,6 +15,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 
 import io.micrometer.observation.ObservationRegistry;
+import io.redq.queue.core.BatchMember;
+import io.redq.queue.core.BatchRequest;
+import io.redq.queue.core.BatchResult;
+import io.redq.queue.core.BatchStatus;
 import io.redq.queue.core.DispatchInterceptor;
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchTimeoutException;
@@ -66,6 +70,11 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 */
 	public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
 
+	/**
+	 * The default time a batch's state is kept after it ended: one day.
+	 */
+	public static final Duration DEFAULT_BATCH_LINGER = Duration.ofDays(1);
+
 	private static final Log logger = LogFactory.getLog(RedisJobDispatcher.class);
 
 	private final RedisJobQueueOperations operations;
@@ -90,6 +99,10 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	private final ResendProtection resendProtection;
 
+	private final BatchOperations batchOperations;
+
+	private Duration batchLinger = DEFAULT_BATCH_LINGER;
+
 	/**
 	 * Create an instance.
 	 * @param operations the queues to enqueue in
@@ -101,6 +114,20 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 		this.enqueueOperations = operations.getEnqueueOperations();
 		this.resendProtection = operations.getStore().getResendProtection();
 		this.preparer = new JobPreparer(definitions, jsonMapper);
+		this.batchOperations = operations.getBatchOperations();
+	}
+
+	/**
+	 * Set how long a batch's state is kept after it ended, for reads: its counts and dead
+	 * members. Members still running after a batch failed fast change its counts until
+	 * then.
+	 * <p>
+	 * Default {@link #DEFAULT_BATCH_LINGER}.
+	 * @param batchLinger how long to keep an ended batch
+	 */
+	public void setBatchLinger(Duration batchLinger) {
+		Assert.isTrue(batchLinger.toMillis() > 0, () -> "batchLinger must be at least 1 ms; got " + batchLinger);
+		this.batchLinger = batchLinger;
 	}
 
 	/**
@@ -240,18 +267,36 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	@Override
 	public List<DispatchResult> dispatchAll(Collection<JobRequest> requests) {
 		List<PreparedJob> prepared = new ArrayList<>(requests.size());
-		Map<String, List<PreparedJob>> byQueue = new LinkedHashMap<>();
-		// by identity: two equal requests are two jobs
-		Map<PreparedJob, DispatchResult> results = new IdentityHashMap<>(requests.size());
 		try {
 			for (JobRequest request : requests) {
-				PreparedJob job = prepare(request);
-				byQueue.computeIfAbsent(job.queue(), (queue) -> new ArrayList<>()).add(job);
-				prepared.add(job);
+				prepared.add(prepare(request));
 			}
+		}
+		catch (RuntimeException ex) {
+			prepared.forEach((job) -> job.failed(ex));
+			throw ex;
+		}
+		return sendAll(prepared, null);
+	}
+
+	/**
+	 * Send prepared jobs, one script call per queue and 1,000 jobs, as members of a batch
+	 * when given one; tell the interceptors how each ended.
+	 * @param prepared the jobs
+	 * @param batchId the batch of the jobs, or {@code null} for none
+	 * @return what happened to each job, in order
+	 */
+	private List<DispatchResult> sendAll(List<PreparedJob> prepared, @Nullable String batchId) {
+		Map<String, List<PreparedJob>> byQueue = new LinkedHashMap<>();
+		for (PreparedJob job : prepared) {
+			byQueue.computeIfAbsent(job.queue(), (queue) -> new ArrayList<>()).add(job);
+		}
+		// by identity: two equal requests are two jobs
+		Map<PreparedJob, DispatchResult> results = new IdentityHashMap<>(prepared.size());
+		try {
 			for (Iterator<List<PreparedJob>> queues = byQueue.values().iterator(); queues.hasNext();) {
 				List<PreparedJob> jobs = queues.next();
-				List<DispatchResult> sent = send(jobs);
+				List<DispatchResult> sent = send(jobs, batchId);
 				// in Redis: not failed if a later queue's call fails
 				queues.remove();
 				for (int i = 0; i < jobs.size(); i++) {
@@ -264,6 +309,78 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 			throw ex;
 		}
 		return prepared.stream().map(results::get).toList();
+	}
+
+	/**
+	 * Dispatch a batch: its members and callbacks pass the same steps as any dispatch
+	 * ({@link #prepare}), all before any is sent. The batch is created in Redis with its
+	 * callbacks and pending members first, then the members are enqueued, each linked to
+	 * the batch in the step that enqueues it, then the batch is opened.
+	 */
+	@Override
+	public BatchResult dispatchBatch(BatchRequest request) {
+		String batchId = JobIds.next();
+		Map<String, String> member = Map.of(BatchRequest.BATCH_HEADER, batchId);
+		List<PreparedJob> prepared = new ArrayList<>(request.getMembers().size() + 2);
+		Map<String, PreparedJob> callbacks = new LinkedHashMap<>();
+		try {
+			for (JobRequest memberRequest : request.getMembers()) {
+				prepared.add(this.preparer.prepare(memberRequest, null, member));
+			}
+			prepareCallback(callbacks, BatchOperations.SUCCESS, request.getOnSuccess(), batchId);
+			prepareCallback(callbacks, BatchOperations.COMPLETE, request.getOnComplete(), batchId);
+		}
+		catch (RuntimeException ex) {
+			prepared.forEach((job) -> job.failed(ex));
+			callbacks.values().forEach((job) -> job.failed(ex));
+			throw ex;
+		}
+		try {
+			this.batchOperations.create(batchId, request.getDeathPolicy(), this.batchLinger,
+					prepared.stream().map(PreparedJob::queue).distinct().toList(), callbacks,
+					prepared.stream().map(PreparedJob::id).toList());
+		}
+		catch (RuntimeException ex) {
+			prepared.forEach((job) -> job.failed(ex));
+			callbacks.values().forEach((job) -> job.failed(ex));
+			throw ex;
+		}
+		List<DispatchResult> results;
+		try {
+			// sendAll tells the members' interceptors
+			results = sendAll(prepared, batchId);
+			this.batchOperations.seal(batchId);
+		}
+		catch (RuntimeException ex) {
+			callbacks.values().forEach((job) -> job.failed(ex));
+			throw ex;
+		}
+		// stored with the batch, which enqueues them when it ends
+		callbacks.values().forEach(PreparedJob::dispatched);
+		return new BatchResult(batchId, results);
+	}
+
+	private void prepareCallback(Map<String, PreparedJob> callbacks, String name, @Nullable JobRequest request,
+			String batchId) {
+		if (request != null) {
+			callbacks.put(name, this.preparer.prepare(request, batchId + ":" + name,
+					Map.of(BatchRequest.BATCH_HEADER, batchId, BatchRequest.CALLBACK_HEADER, name)));
+		}
+	}
+
+	@Override
+	public Optional<BatchStatus> findBatch(String batchId) {
+		return this.batchOperations.find(batchId);
+	}
+
+	@Override
+	public List<BatchMember> deadBatchMembers(String batchId, int offset, int count) {
+		return this.batchOperations.deadMembers(batchId, offset, count);
+	}
+
+	@Override
+	public boolean cancelBatch(String batchId) {
+		return this.batchOperations.cancel(batchId, this.timeout);
 	}
 
 	@Override
@@ -296,13 +413,18 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	}
 
 	/**
-	 * Enqueue prepared jobs of one queue, and report them once Redis has them.
+	 * Enqueue prepared jobs of one queue, as members of a batch when given one, and
+	 * report them once Redis has them.
 	 * @param jobs the jobs
 	 * @return what happened to each job, in order
 	 */
 	private List<DispatchResult> send(List<PreparedJob> jobs) {
+		return send(jobs, null);
+	}
+
+	private List<DispatchResult> send(List<PreparedJob> jobs, @Nullable String batchId) {
 		List<DispatchResult> results = this.enqueueOperations.enqueue(jobs.get(0).queue(),
-				jobs.stream().map(PreparedJob::command).toList(), this.timeout);
+				jobs.stream().map(PreparedJob::command).toList(), this.timeout, batchId);
 		dispatched(jobs);
 		return results;
 	}

@@ -71,6 +71,8 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	private final ListenerOperations listenerOperations;
 
+	private final BatchOperations batchOperations;
+
 	private @Nullable ApplicationEventPublisher eventPublisher;
 
 	/**
@@ -85,6 +87,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 		this.scripts = scripts;
 		this.enqueueOperations = new EnqueueOperations(this.store);
 		this.listenerOperations = new ListenerOperations(this.store);
+		this.batchOperations = new BatchOperations(this.store);
 	}
 
 	/**
@@ -162,6 +165,14 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	 */
 	public ListenerOperations getListenerOperations() {
 		return this.listenerOperations;
+	}
+
+	/**
+	 * Return the batch operations: creation, hand-over, reads and cancellation.
+	 * @return the batch operations
+	 */
+	public BatchOperations getBatchOperations() {
+		return this.batchOperations;
 	}
 
 	@Override

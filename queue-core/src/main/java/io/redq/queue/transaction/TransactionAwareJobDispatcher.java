@@ -10,6 +10,10 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
+import io.redq.queue.core.BatchMember;
+import io.redq.queue.core.BatchRequest;
+import io.redq.queue.core.BatchResult;
+import io.redq.queue.core.BatchStatus;
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobDispatcher;
@@ -168,6 +172,35 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 		CompletableFuture<DispatchResult> future = transaction.newFuture();
 		transaction.add(defer(request, future));
 		return future;
+	}
+
+	/**
+	 * Dispatch a batch at once: batches do not follow transactions yet, so a batch
+	 * dispatched inside one is refused rather than sent before the commit.
+	 * @throws IllegalStateException inside a transaction
+	 */
+	@Override
+	public BatchResult dispatchBatch(BatchRequest request) {
+		if (currentTransaction() != null) {
+			throw new IllegalStateException("Batches do not follow transactions yet: dispatch the batch after the "
+					+ "transaction commits (e.g. from an @TransactionalEventListener) or outside it");
+		}
+		return this.target.dispatchBatch(request);
+	}
+
+	@Override
+	public Optional<BatchStatus> findBatch(String batchId) {
+		return this.target.findBatch(batchId);
+	}
+
+	@Override
+	public List<BatchMember> deadBatchMembers(String batchId, int offset, int count) {
+		return this.target.deadBatchMembers(batchId, offset, count);
+	}
+
+	@Override
+	public boolean cancelBatch(String batchId) {
+		return this.target.cancelBatch(batchId);
 	}
 
 	@Override

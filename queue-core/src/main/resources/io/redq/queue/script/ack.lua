@@ -44,6 +44,7 @@ if #done > 0 then
 	drop(reserved, unpack(done))
 	local now = now_millis()
 	count_finished(#done, 0, 0, now)
+	batch_member_done(done, 's')
 	if keep > 0 then
 		local entries = {}
 		for _, id in ipairs(done) do

@@ -12,6 +12,7 @@ if not cancelled and is_ready(id) then
 	cancelled = true
 end
 if cancelled then
+	batch_member_done({id}, 'c')
 	forget(id)
 	-- a pending job with a successor ran before and waits for a retry: the id is cancelled as a whole
 	redis.call('HDEL', successors, id)

@@ -10,12 +10,14 @@
 -- id -> the stack trace of the failure fail.lua recorded last (bounded by the client), shown while errors holds it;
 -- queued, levels and fair: the ready jobs of priority levels other than the default, or in groups (see "Priorities
 -- and groups" below); lines, parked, holding and held: the jobs waiting for a gate and the runs holding gates (see
--- "Gates" below).
+-- "Gates" below); batch_links and handover: the links of batch members to their batches and the completions to hand
+-- over to them (see batch_member_done).
 local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused, completed,
-	model, started, stalls, stale, runs, stats, traces, queued, levels, fair, lines, parked, holding, held =
+	model, started, stalls, stale, runs, stats, traces, queued, levels, fair, lines, parked, holding, held, batch_links,
+	handover =
 	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
 	KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19], KEYS[20], KEYS[21], KEYS[22], KEYS[23],
-	KEYS[24], KEYS[25], KEYS[26], KEYS[27]
+	KEYS[24], KEYS[25], KEYS[26], KEYS[27], KEYS[28], KEYS[29]
 
 -- The data model these scripts read and write: the queue's keys and what their values mean. Bump it with every change
 -- to either, and add the step up from the model before to upgrade_model, so that no script misreads another model's
@@ -528,8 +530,33 @@ local function trim_dead(now, max_size, max_age, limit)
 	return #victims
 end
 
+-- Batches (see batch.lua): a member of a batch is linked to it in batch_links (id -> batch id) from its enqueue
+-- until it first finishes. Its finish ('s' acknowledged, 'd' dead, 'c' cancelled) ends the link and records a
+-- hand-over in this queue's slot, '<batch id>\n<id>\n<outcome>' in the handover set by time, which the migrator
+-- applies to the batch's own slot and then removes. A job without a link (no member, or finished before: run again,
+-- revived, acknowledged late) hands nothing over; a queue without batches pays one EXISTS per call.
+local function batch_member_done(ids, outcome)
+	if redis.call('EXISTS', batch_links) == 0 then
+		return
+	end
+	local links = redis.call('HMGET', batch_links, unpack(ids))
+	local now, linked, entries = now_millis(), {}, {}
+	for i, id in ipairs(ids) do
+		if links[i] then
+			linked[#linked + 1] = id
+			entries[#entries + 1] = now
+			entries[#entries + 1] = links[i] .. '\n' .. id .. '\n' .. outcome
+		end
+	end
+	if #linked > 0 then
+		redis.call('HDEL', batch_links, unpack(linked))
+		redis.call('ZADD', handover, unpack(entries))
+	end
+end
+
 -- Moves a job to the dead set and trims the dead set by age and size, at most 100 jobs per call.
 local function bury(id, now, max_size, max_age)
+	batch_member_done({id}, 'd')
 	if redis.call('HEXISTS', successors, id) == 1 then
 		-- the job's successor takes over its id: the dead job is dropped
 		drop(reserved, id)
@@ -541,7 +568,9 @@ local function bury(id, now, max_size, max_age)
 end
 
 -- The earliest time at which the migrator has work: the first delayed job that is not parked, the first lease or
--- gate hold to expire or the first dead job to pass the dead max age; -1 for none.
+-- gate hold to expire or the first dead job to pass the dead max age; -1 for none. With none, hand-overs to batches
+-- waiting are due now; otherwise the migrator's next pass, at the latest after its poll timeout, hands them over, so
+-- that a busy queue's reservations pay nothing for them.
 local function next_due(dead_max_age)
 	local due = -1
 	for _, set in ipairs({delayed, reserved, holding, dead}) do
@@ -555,6 +584,9 @@ local function next_due(dead_max_age)
 				due = at
 			end
 		end
+	end
+	if due < 0 and redis.call('EXISTS', handover) == 1 then
+		due = 0
 	end
 	return due
 end
@@ -588,7 +620,9 @@ local function upgrade_model(found)
 	-- Model 5 parks the jobs a gate stopped (see Gates) where model 4 deferred them by a recheck delay and listed them
 	-- in a waiting set per gate: those jobs come back at their due times and are parked then, and the waiting sets
 	-- expire. Model 5 has no lines, parked, holding or held yet, which it reads as no job parked and no gate held:
-	-- the runs that model-4 scripts admitted leave their gates by their leases.
+	-- the runs that model-4 scripts admitted leave their gates by their leases. It also adds batch_links and handover
+	-- (batches): a queue of model 4 has no batch members, and model-4 scripts, which would finish a member without
+	-- handing it over, refuse a queue of model 5.
 	redis.call('SET', model, MODEL)
 end
 

@@ -7,6 +7,7 @@
 -- successor instead of dropping it. The policy 'n' marks a generated id, which no other job holds: it is not looked up.
 -- Returns per job: 0 kept the pending job (or the successor already queued), 1 created, 2 replaced the pending job,
 -- 3 queued as successor, 4 dropped (the job runs and the dispatch was not queued).
+-- An ARGV after the jobs names the batch the jobs created are members of (see batch_member_done in common.lua).
 -- The caller sends at most 1,000 jobs, which the variadic calls take (Lua's unpack stops at about 8,000 values).
 
 -- Lettuce re-sends an unanswered command when it reconnects: the same dispatch again, which finds its reply
@@ -154,6 +155,19 @@ for i = 0, count - 1 do
 	codes[i + 1] = digits[status]
 end
 flush()
+local batch = ARGV[4 + count * 5]
+if batch then
+	local links = {}
+	for i = 1, count do
+		if result[i] == 1 then
+			links[#links + 1] = ARGV[4 + (i - 1) * 5]
+			links[#links + 1] = batch
+		end
+	end
+	if #links > 0 then
+		redis.call('HSET', batch_links, unpack(links))
+	end
+end
 if woke then
 	signal()
 end

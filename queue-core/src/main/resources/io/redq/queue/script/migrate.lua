@@ -3,7 +3,8 @@
 -- trims the completed ids to their max size. ARGV: limit, dead max size, dead max age ms, completed max size, max
 -- stalls (how many times a job's lease may expire before a renewal confirmed its run started, without using an
 -- attempt; see extend.lua).
--- Returns {now, due jobs moved, expired leases recovered, next due (-1 for none), dead jobs deleted}.
+-- Returns {now, due jobs moved, expired leases recovered, next due (-1 for none), dead jobs deleted, whether completions
+-- of batch members wait to be handed over (1) or not (0)}.
 local now = now_millis()
 local limit = tonumber(ARGV[1])
 local due = redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'LIMIT', 0, limit)
@@ -68,4 +69,4 @@ local trimmed = trim_dead(now, tonumber(ARGV[2]), tonumber(ARGV[3]), limit)
 -- ack trims the completed ids only while it keeps some (so that keeping none costs it nothing): ids kept under a
 -- larger max size, or before it became 0, go here
 redis.call('ZREMRANGEBYRANK', completed, 0, -tonumber(ARGV[4]) - 1)
-return {now, #due, #expired, next_due(tonumber(ARGV[3])), trimmed}
+return {now, #due, #expired, next_due(tonumber(ARGV[3])), trimmed, redis.call('EXISTS', handover)}

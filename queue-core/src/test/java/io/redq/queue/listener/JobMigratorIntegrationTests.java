@@ -4,16 +4,25 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 
+import io.redq.queue.config.JobCatalog;
+import io.redq.queue.core.BatchRequest;
+import io.redq.queue.core.BatchResult;
+import io.redq.queue.core.BatchStatus;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.redis.AbstractQueueIntegrationTests;
 import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.Reservation;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -41,6 +50,24 @@ class JobMigratorIntegrationTests extends AbstractQueueIntegrationTests {
 	@AfterEach
 	void tearDown() {
 		this.scheduler.shutdownNow();
+	}
+
+	@Test
+	void aBatchMembersCompletionReachesItsBatchAndItsCallbackThroughTheMigrator() {
+		JobCatalog catalog = new JobCatalog();
+		catalog.register(new JobDefinition("member", QUEUE, 1, Duration.ZERO, JobBackoff.DEFAULT, String.class));
+		catalog.register(new JobDefinition("done", "callbacks", 1, Duration.ZERO, JobBackoff.DEFAULT, String.class));
+		RedisJobDispatcher dispatcher = new RedisJobDispatcher(this.operations, catalog, JsonMapper.shared());
+		BatchResult batch = dispatcher.dispatchBatch(BatchRequest.of(List.of(JobRequest.of("member", "m").build()))
+			.onComplete(JobRequest.of("done", "d").build())
+			.build());
+		Reservation reservation = this.listener.reserve(QUEUE, 1, Duration.ofSeconds(30));
+		this.listener.ack(QUEUE, List.of(reservation.jobs().get(0).lease()));
+		this.migrator.start(this.scheduler);
+		await().atMost(DEADLINE).until(() -> this.operations.stats("callbacks").ready() == 1);
+		assertThat(dispatcher.findBatch(batch.batchId()).orElseThrow().state()).isEqualTo(BatchStatus.State.SUCCEEDED);
+		assertThat(this.template.hasKey(this.keys.handover())).as("applied, then removed").isFalse();
+		dispatcher.stop();
 	}
 
 	@Test

@@ -23,7 +23,8 @@ class QueueKeysTests {
 				"redq:{mail}:paused", "redq:{mail}:completed", "redq:{mail}:model", "redq:{mail}:started",
 				"redq:{mail}:stalls", "redq:{mail}:stale", "redq:{mail}:runs", "redq:{mail}:stats",
 				"redq:{mail}:traces", "redq:{mail}:queued", "redq:{mail}:levels", "redq:{mail}:fair",
-				"redq:{mail}:lines", "redq:{mail}:parked", "redq:{mail}:holding", "redq:{mail}:held");
+				"redq:{mail}:lines", "redq:{mail}:parked", "redq:{mail}:holding", "redq:{mail}:held",
+				"redq:{mail}:batch-links", "redq:{mail}:handover");
 	}
 
 	@Test

@@ -8,8 +8,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.redq.queue.config.JobCatalog;
+import io.redq.queue.core.BatchRequest;
+import io.redq.queue.core.BatchResult;
+import io.redq.queue.core.BatchStatus;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobRequest;
 import io.redq.queue.inspect.InstanceRegistry;
 import io.redq.queue.inspect.InstanceView;
 import io.redq.queue.inspect.JobQueueInspector;
@@ -22,6 +28,7 @@ import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -58,6 +65,37 @@ class RedisJobQueueOperationsOnRedisClusterIntegrationTests {
 	@AfterEach
 	void disconnect() {
 		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void aBatchWhoseMembersAndCallbackLiveOnOtherSlotsEndsOnce() {
+		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
+				"test");
+		ListenerOperations listener = operations.getListenerOperations();
+		JobCatalog catalog = new JobCatalog();
+		List<String> queues = List.of("q0", "q1", "q2", "q3", "q4", "q5");
+		for (String queue : queues) {
+			catalog.register(new JobDefinition("job-" + queue, queue, 1, Duration.ZERO, JobBackoff.DEFAULT, null));
+		}
+		catalog.register(new JobDefinition("done", "callbacks", 1, Duration.ZERO, JobBackoff.DEFAULT, null));
+		RedisJobDispatcher dispatcher = new RedisJobDispatcher(operations, catalog, JsonMapper.shared());
+		BatchResult batch = dispatcher.dispatchBatch(
+				BatchRequest.of(queues.stream().map((queue) -> JobRequest.of("job-" + queue, queue).build()).toList())
+					.onSuccess(JobRequest.of("done", "all").build())
+					.build());
+		for (String queue : queues) {
+			ReservedJob job = listener.reserve(queue, 1, Duration.ofMinutes(1)).jobs().get(0);
+			assertThat(listener.ack(queue, List.of(job.lease()))).isEmpty();
+		}
+		// every migrator hands its queue's completion over, twice
+		for (int pass = 0; pass < 2; pass++) {
+			for (String queue : queues) {
+				listener.handOver(queue);
+			}
+		}
+		assertThat(dispatcher.findBatch(batch.batchId()).orElseThrow().state()).isEqualTo(BatchStatus.State.SUCCEEDED);
+		assertThat(operations.stats("callbacks").ready()).isEqualTo(1);
+		dispatcher.stop();
 	}
 
 	@Test

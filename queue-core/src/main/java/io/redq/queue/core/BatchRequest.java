@@ -1,0 +1,186 @@
+package io.redq.queue.core;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * Jobs to dispatch as one batch, of any job names and queues, with callbacks that are
+ * jobs themselves. Build one with {@link #of(Collection)}:
+ *
+ * <pre class="code">
+ * BatchResult batch = dispatcher.dispatchBatch(BatchRequest.of(mails)
+ *         .onSuccess(JobRequest.of("report-sent", campaignId).build())
+ *         .onComplete(JobRequest.of("close-campaign", campaignId).build())
+ *         .failFast()
+ *         .build());
+ * </pre>
+ *
+ * Each callback is enqueued at most once, when the batch ends (see
+ * {@link BatchDeathPolicy}), and runs at least once like every job. Members and callbacks
+ * carry the batch id in the header {@value #BATCH_HEADER}; a callback also carries
+ * {@value #CALLBACK_HEADER} ({@code success} or {@code complete}).
+ *
+ * @author Redq team
+ * @since 0.1.0
+ * @see JobDispatcher#dispatchBatch(BatchRequest)
+ */
+public final class BatchRequest {
+
+	/** The header that carries the batch id, on members and callbacks. */
+	public static final String BATCH_HEADER = "redq-batch";
+
+	/**
+	 * The header that says which callback a job is: {@code success} or {@code complete}.
+	 */
+	public static final String CALLBACK_HEADER = "redq-batch-callback";
+
+	private final List<JobRequest> members;
+
+	private final @Nullable JobRequest onSuccess;
+
+	private final @Nullable JobRequest onComplete;
+
+	private final BatchDeathPolicy deathPolicy;
+
+	private BatchRequest(Builder builder) {
+		this.members = List.copyOf(builder.members);
+		this.onSuccess = builder.onSuccess;
+		this.onComplete = builder.onComplete;
+		this.deathPolicy = builder.deathPolicy;
+	}
+
+	/**
+	 * Start a batch of the given members.
+	 * @param members the jobs, each without an id of its own: members get generated ids
+	 * @return a builder
+	 * @throws IllegalArgumentException when there is no member, or a member has an id
+	 */
+	public static Builder of(Collection<JobRequest> members) {
+		Assert.notNull(members, "members must not be null");
+		Assert.isTrue(!members.isEmpty(),
+				"A batch needs at least one member; to run a job after nothing, dispatch it directly");
+		for (JobRequest member : members) {
+			Assert.notNull(member, "members must not contain null");
+			checkNoId(member, "Batch member '" + member.getJobName() + "'");
+		}
+		return new Builder(members);
+	}
+
+	private static void checkNoId(JobRequest request, String what) {
+		Assert.isTrue(request.getId() == null,
+				() -> what + " has the id '" + request.getId()
+						+ "': batch members and callbacks get ids of their own, so that each belongs to one batch; "
+						+ "leave the id out and pass the business key in the payload");
+	}
+
+	/**
+	 * Return the members.
+	 * @return the members, in order
+	 */
+	public List<JobRequest> getMembers() {
+		return this.members;
+	}
+
+	/**
+	 * Return the job that runs when every member succeeded.
+	 * @return the job, or {@code null} for none
+	 */
+	public @Nullable JobRequest getOnSuccess() {
+		return this.onSuccess;
+	}
+
+	/**
+	 * Return the job that runs when the batch ends, whatever its outcome.
+	 * @return the job, or {@code null} for none
+	 */
+	public @Nullable JobRequest getOnComplete() {
+		return this.onComplete;
+	}
+
+	/**
+	 * Return what the batch does when a member dies.
+	 * @return the policy
+	 */
+	public BatchDeathPolicy getDeathPolicy() {
+		return this.deathPolicy;
+	}
+
+	/**
+	 * Builds a {@link BatchRequest}.
+	 */
+	public static final class Builder {
+
+		private final List<JobRequest> members;
+
+		private @Nullable JobRequest onSuccess;
+
+		private @Nullable JobRequest onComplete;
+
+		private BatchDeathPolicy deathPolicy = BatchDeathPolicy.CARRY_ON;
+
+		private Builder(Collection<JobRequest> members) {
+			this.members = new ArrayList<>(members);
+		}
+
+		/**
+		 * Run a job once every member succeeded.
+		 * @param callback the job, without an id of its own
+		 * @return this builder
+		 */
+		public Builder onSuccess(JobRequest callback) {
+			this.onSuccess = callback(callback, "on-success");
+			return this;
+		}
+
+		/**
+		 * Run a job once the batch ends: every member succeeded or died, the first died
+		 * under {@link #failFast()}, or it was cancelled.
+		 * @param callback the job, without an id of its own
+		 * @return this builder
+		 */
+		public Builder onComplete(JobRequest callback) {
+			this.onComplete = callback(callback, "on-complete");
+			return this;
+		}
+
+		private static JobRequest callback(JobRequest callback, String what) {
+			Assert.notNull(callback, () -> "The " + what + " callback must be a JobRequest, not null");
+			checkNoId(callback, "The " + what + " callback '" + callback.getJobName() + "'");
+			return callback;
+		}
+
+		/**
+		 * End the batch at its first dead member ({@link BatchDeathPolicy#FAIL_FAST}).
+		 * @return this builder
+		 */
+		public Builder failFast() {
+			this.deathPolicy = BatchDeathPolicy.FAIL_FAST;
+			return this;
+		}
+
+		/**
+		 * Wait for every member whatever dies ({@link BatchDeathPolicy#CARRY_ON}, the
+		 * default).
+		 * @return this builder
+		 */
+		public Builder carryOn() {
+			this.deathPolicy = BatchDeathPolicy.CARRY_ON;
+			return this;
+		}
+
+		/**
+		 * Build the request.
+		 * @return the request
+		 */
+		public BatchRequest build() {
+			return new BatchRequest(this);
+		}
+
+	}
+
+}

@@ -1,0 +1,294 @@
+package io.redq.queue.redis;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import io.redq.queue.core.BatchDeathPolicy;
+import io.redq.queue.core.BatchMember;
+import io.redq.queue.core.BatchStatus;
+import io.redq.queue.core.Due;
+import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.Uniqueness;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.ScanOptions;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.Assert;
+
+/**
+ * Batches in Redis: their creation, the hand-over of their members' completions from the
+ * members' queues, the delivery of their callbacks, reads and cancellation.
+ * <p>
+ * A batch keeps its state under a hash tag of its own ({@link BatchKeys}, see
+ * {@code batch.lua}), since its members live in queues of any slot. A member's completion
+ * is recorded in its own queue's slot, in the same step as its acknowledgement or death
+ * ({@code batch_member_done} in {@code common.lua}); the migrator of that queue then
+ * applies it to the batch ({@link #handOver(String)}), a step that changes nothing when
+ * applied again, and removes it. The step that finds the batch ended decides its
+ * callbacks once; each is then enqueued in its queue under the id
+ * {@code <batch id>:<callback>} as a call that Redis remembers for the batch's linger, so
+ * that enqueueing it again (a mover that died before it recorded the delivery) changes
+ * nothing, even after the callback ran.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public final class BatchOperations {
+
+	/**
+	 * How many hand-overs a migrator pass applies at most.
+	 */
+	public static final int HAND_OVER_BATCH_SIZE = 1000;
+
+	/**
+	 * How long a batch whose creation did not finish is kept: its keys then expire.
+	 */
+	public static final Duration CREATION_WINDOW = Duration.ofHours(1);
+
+	/** The names of the callbacks, as {@code batch.lua} keeps them. */
+	static final String SUCCESS = "success";
+
+	static final String COMPLETE = "complete";
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> SCRIPT = script();
+
+	private final QueueStore store;
+
+	private final EnqueueOperations enqueueOperations;
+
+	/**
+	 * Create an instance.
+	 * @param store the queues
+	 */
+	public BatchOperations(QueueStore store) {
+		this.store = store;
+		this.enqueueOperations = new EnqueueOperations(store);
+	}
+
+	/**
+	 * Create a batch that is not open yet: its state, callbacks and pending members, at
+	 * most {@value QueueStore#MAX_BATCH_SIZE} members per call. Every member is added
+	 * before any is enqueued; {@link #seal(String)} opens the batch once they are. A
+	 * batch never sealed expires after {@link #CREATION_WINDOW}.
+	 * @param batchId the batch id
+	 * @param deathPolicy what the batch does when a member dies
+	 * @param linger how long the batch is kept once it ended
+	 * @param queues the members' queues
+	 * @param callbacks the callbacks by name ({@code success}, {@code complete})
+	 * @param memberIds the members' ids
+	 */
+	void create(String batchId, BatchDeathPolicy deathPolicy, Duration linger, Collection<String> queues,
+			Map<String, PreparedJob> callbacks, List<String> memberIds) {
+		List<String> head = List.of("create", millis(CREATION_WINDOW),
+				(deathPolicy == BatchDeathPolicy.FAIL_FAST) ? "f" : "c", millis(linger),
+				Integer.toString(memberIds.size()), String.join("\n", queues), callback(callbacks.get(SUCCESS)),
+				callback(callbacks.get(COMPLETE)));
+		for (int from = 0; from < memberIds.size(); from += QueueStore.MAX_BATCH_SIZE) {
+			List<String> args = new ArrayList<>(head);
+			args.addAll(memberIds.subList(from, Math.min(memberIds.size(), from + QueueStore.MAX_BATCH_SIZE)));
+			Assert.state(run(batchId, args).equals(List.of(1L)),
+					() -> "Batch " + batchId + " was opened while it was created");
+		}
+	}
+
+	/**
+	 * Open a batch whose members are all enqueued, and deliver its callbacks when its
+	 * members finished meanwhile.
+	 * @param batchId the batch id
+	 */
+	void seal(String batchId) {
+		deliver(batchId, run(batchId, List.of("seal")));
+	}
+
+	/**
+	 * Apply the hand-overs of a queue's members that finished to their batches, at most
+	 * {@value #HAND_OVER_BATCH_SIZE}, deliver the callbacks of the batches that ended,
+	 * then remove the hand-overs applied. Several instances may do so at once: each step
+	 * changes nothing when applied again.
+	 * @param queue the queue
+	 * @return how many hand-overs were applied
+	 */
+	public int handOver(String queue) {
+		String handover = this.store.keys(queue).handover();
+		StringRedisTemplate redis = this.store.getTemplate();
+		Set<String> entries = redis.opsForZSet().range(handover, 0, HAND_OVER_BATCH_SIZE - 1);
+		if (entries == null || entries.isEmpty()) {
+			return 0;
+		}
+		Map<String, List<String>> byBatch = new LinkedHashMap<>();
+		for (String entry : entries) {
+			String[] parts = entry.split("\n", 3);
+			List<String> args = byBatch.computeIfAbsent(parts[0],
+					(batchId) -> new ArrayList<>(List.of("apply", queue)));
+			args.add(parts[1]);
+			args.add(parts[2]);
+		}
+		byBatch.forEach((batchId, args) -> deliver(batchId, run(batchId, args)));
+		redis.opsForZSet().remove(handover, entries.toArray());
+		return entries.size();
+	}
+
+	/**
+	 * Return a batch's state and counts.
+	 * @param batchId the batch id
+	 * @return the batch, or empty when none is kept under that id
+	 */
+	public Optional<BatchStatus> find(String batchId) {
+		BatchKeys keys = this.store.batchKeys(batchId);
+		StringRedisTemplate redis = this.store.getTemplate();
+		List<Object> meta = redis.opsForHash()
+			.multiGet(keys.meta(), List.of("state", "outcome", "policy", "total", "succeeded", "dead", "cancelled"));
+		if (meta.get(0) == null) {
+			return Optional.empty();
+		}
+		Long pending = redis.opsForSet().size(keys.pending());
+		return Optional.of(new BatchStatus(batchId, state((String) meta.get(0), (String) meta.get(1)),
+				"f".equals(meta.get(2)) ? BatchDeathPolicy.FAIL_FAST : BatchDeathPolicy.CARRY_ON, number(meta.get(3)),
+				(pending != null) ? pending : 0, number(meta.get(4)), number(meta.get(5)), number(meta.get(6))));
+	}
+
+	/**
+	 * Return a page of a batch's dead members, in the order their deaths were handed
+	 * over.
+	 * @param batchId the batch id
+	 * @param offset how many to skip
+	 * @param count how many to return, at most 1,000
+	 * @return the members
+	 */
+	public List<BatchMember> deadMembers(String batchId, int offset, int count) {
+		Assert.isTrue(offset >= 0, () -> "offset must not be negative; got " + offset);
+		Assert.isTrue(count >= 0 && count <= QueueStore.MAX_BATCH_SIZE,
+				() -> "count must be between 0 and " + QueueStore.MAX_BATCH_SIZE + "; got " + count);
+		if (count == 0) {
+			return List.of();
+		}
+		List<String> entries = this.store.getTemplate()
+			.opsForList()
+			.range(this.store.batchKeys(batchId).dead(), offset, offset + count - 1L);
+		if (entries == null) {
+			return List.of();
+		}
+		return entries.stream()
+			.map((entry) -> entry.split("\n", 2))
+			.map((parts) -> new BatchMember(parts[0], parts[1]))
+			.toList();
+	}
+
+	/**
+	 * Cancel a running batch: mark it cancelled, then cancel its pending members in their
+	 * queues, {@value QueueStore#MAX_BATCH_SIZE} read per page. Their cancellations are
+	 * handed over like completions; running members finish.
+	 * @param batchId the batch id
+	 * @param timeout the longest wait for each call, or {@code null} for the Redis
+	 * command timeout
+	 * @return whether a running batch was cancelled
+	 */
+	public boolean cancel(String batchId, @Nullable Duration timeout) {
+		if (!run(batchId, List.of("cancel")).equals(List.of(1L))) {
+			return false;
+		}
+		BatchKeys keys = this.store.batchKeys(batchId);
+		StringRedisTemplate redis = this.store.getTemplate();
+		Object queues = redis.opsForHash().get(keys.meta(), "queues");
+		if (queues == null) {
+			return true;
+		}
+		ScanOptions page = ScanOptions.scanOptions().count(QueueStore.MAX_BATCH_SIZE).build();
+		try (Cursor<String> pending = redis.opsForSet().scan(keys.pending(), page)) {
+			while (pending.hasNext()) {
+				String id = pending.next();
+				for (String queue : ((String) queues).split("\n")) {
+					this.store.runOnce(this.store.getScripts().cancel(), queue, List.of(id), timeout,
+							"cancel member '" + id + "' of batch " + batchId + " in queue '" + queue + "'");
+				}
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Enqueue the callbacks that a batch's script returned, each as a call Redis
+	 * remembers for the batch's linger (at least the re-send window), then record each
+	 * delivered.
+	 */
+	private void deliver(String batchId, List<?> undelivered) {
+		if (undelivered.isEmpty()) {
+			return;
+		}
+		Duration linger = Duration.ofMillis(Long.parseLong(undelivered.get(0).toString()));
+		Duration window = maximum(linger, this.store.getResendProtection().getWindow());
+		for (int i = 1; i < undelivered.size(); i += 2) {
+			String name = (String) undelivered.get(i);
+			String[] callback = ((String) undelivered.get(i + 1)).split("\n", 5);
+			Due due = new Due("a".equals(callback[2]), Long.parseLong(callback[3]));
+			EnqueueCommand command = new EnqueueCommand(callback[1], due, DuplicatePolicy.KEEP,
+					Uniqueness.UNTIL_COMPLETED, callback[4]);
+			this.enqueueOperations.enqueueOnce(callback[0], "batch:" + batchId + ":" + name, List.of(command), window);
+			run(batchId, List.of("delivered", name));
+		}
+	}
+
+	/** A callback as {@code batch.lua} keeps it, or {@code ""} for none. */
+	private static String callback(@Nullable PreparedJob job) {
+		if (job == null) {
+			return "";
+		}
+		EnqueueCommand command = job.command();
+		return String.join("\n", job.queue(), command.id(), command.due().absolute() ? "a" : "d",
+				Long.toString(command.due().millis()), command.body());
+	}
+
+	private List<?> run(String batchId, List<String> args) {
+		List<?> result = this.store.getTemplate().execute(SCRIPT, this.store.batchKeys(batchId).all(), args.toArray());
+		return (result != null) ? result : List.of();
+	}
+
+	private static BatchStatus.State state(String state, @Nullable String outcome) {
+		return switch (state) {
+			case "creating" -> BatchStatus.State.CREATING;
+			case "open" -> BatchStatus.State.RUNNING;
+			default -> switch (String.valueOf(outcome)) {
+				case "succeeded" -> BatchStatus.State.SUCCEEDED;
+				case "cancelled" -> BatchStatus.State.CANCELLED;
+				default -> BatchStatus.State.FAILED;
+			};
+		};
+	}
+
+	private static long number(@Nullable Object value) {
+		return (value != null) ? Long.parseLong(value.toString()) : 0;
+	}
+
+	private static Duration maximum(Duration a, Duration b) {
+		return (a.compareTo(b) >= 0) ? a : b;
+	}
+
+	private static String millis(Duration duration) {
+		return Long.toString(duration.toMillis());
+	}
+
+	@SuppressWarnings("rawtypes")
+	private static RedisScript<List> script() {
+		ClassPathResource resource = new ClassPathResource("batch.lua", BatchOperations.class);
+		try {
+			return RedisScript.of(resource.getContentAsString(StandardCharsets.UTF_8), List.class);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not read Redq script " + resource, ex);
+		}
+	}
+
+}

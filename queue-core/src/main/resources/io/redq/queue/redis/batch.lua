@@ -1,0 +1,129 @@
+-- A batch's state, under a hash tag of its own ({<batch id>}) since its members live in queues of other slots. KEYS:
+-- meta (hash), pending (set of the ids of the members that have not finished), dead (list of '<queue>\n<id>' of the
+-- members that died, in the order their deaths were handed over). ARGV[1] names the operation, the rest are its own.
+-- meta: model (of this layout, 1), state ('creating' until every member is enqueued, 'open', 'ended'), outcome once
+-- ended ('succeeded', 'failed', 'cancelled'), policy ('f' fail fast: ended at the first death; 'c' carry on), linger
+-- (ms the keys are kept once ended), queues (the members' queues, '\n' between), cancelling (set by cancel), total,
+-- succeeded, dead, cancelled (counts of finished members), and the callbacks not delivered yet: success and complete,
+-- each '<queue>\n<id>\n<due mode>\n<due value>\n<body>' as the enqueue script takes it.
+-- Exactly once, never by a count: a member counts when it leaves pending (SREM says whether it was there), so that a
+-- hand-over applied again changes nothing; the batch ends in the one step that finds it done (state -> ended), which
+-- deletes the callbacks its outcome does not call for. The callbacks left are returned by every later call until the
+-- mover that enqueued one reports it delivered, which deletes it.
+-- Returns, for create and cancel, 1 when done and 0 when the batch is not in a state for it; for the others the
+-- callbacks to deliver: {linger, name, callback, ...}, empty for none.
+local meta, pending, dead = KEYS[1], KEYS[2], KEYS[3]
+local op = ARGV[1]
+
+local function undelivered()
+	local found = redis.call('HMGET', meta, 'state', 'linger', 'success', 'complete')
+	if found[1] ~= 'ended' or not (found[3] or found[4]) then
+		return {}
+	end
+	local result = {found[2]}
+	if found[3] then
+		result[#result + 1] = 'success'
+		result[#result + 1] = found[3]
+	end
+	if found[4] then
+		result[#result + 1] = 'complete'
+		result[#result + 1] = found[4]
+	end
+	return result
+end
+
+-- Ends an open batch whose members have all finished, or whose first member died under fail fast: in this one step,
+-- behind the state, so that each callback is decided once.
+local function settle()
+	local found = redis.call('HMGET', meta, 'state', 'policy', 'dead', 'cancelled', 'cancelling', 'linger')
+	if found[1] ~= 'open' then
+		return
+	end
+	local deaths, cancelled = tonumber(found[3]), tonumber(found[4])
+	local outcome
+	if deaths > 0 and (found[2] == 'f' or redis.call('SCARD', pending) == 0) then
+		outcome = 'failed'
+	elseif redis.call('SCARD', pending) == 0 then
+		outcome = (cancelled > 0 or found[5]) and 'cancelled' or 'succeeded'
+	else
+		return
+	end
+	redis.call('HSET', meta, 'state', 'ended', 'outcome', outcome)
+	if outcome ~= 'succeeded' then
+		redis.call('HDEL', meta, 'success')
+	end
+	for _, key in ipairs({meta, pending, dead}) do
+		redis.call('PEXPIRE', key, found[6])
+	end
+end
+
+if op == 'create' then
+	-- ARGV: creation window (ms), policy, linger (ms), total, queues, success or '', complete or '', then member ids.
+	-- Called once per chunk of members, all before any member is enqueued; the keys expire after the window unless
+	-- sealed, so that a creation that failed half-way leaves nothing. A re-send that comes after the seal is refused.
+	local state = redis.call('HGET', meta, 'state')
+	if state and state ~= 'creating' then
+		return {0}
+	end
+	if not state then
+		redis.call('HSET', meta, 'model', 1, 'state', 'creating', 'policy', ARGV[3], 'linger', ARGV[4], 'total', ARGV[5],
+			'queues', ARGV[6], 'succeeded', 0, 'dead', 0, 'cancelled', 0)
+		if ARGV[7] ~= '' then
+			redis.call('HSET', meta, 'success', ARGV[7])
+		end
+		if ARGV[8] ~= '' then
+			redis.call('HSET', meta, 'complete', ARGV[8])
+		end
+	end
+	if #ARGV > 8 then
+		redis.call('SADD', pending, unpack(ARGV, 9))
+	end
+	redis.call('PEXPIRE', meta, ARGV[2])
+	redis.call('PEXPIRE', pending, ARGV[2])
+	return {1}
+elseif op == 'seal' then
+	-- every member is enqueued: the batch is open, and ends at once when its members have finished meanwhile
+	if redis.call('HGET', meta, 'state') == 'creating' then
+		redis.call('HSET', meta, 'state', 'open')
+		redis.call('PERSIST', meta)
+		redis.call('PERSIST', pending)
+		redis.call('PERSIST', dead)
+		settle()
+	end
+	return undelivered()
+elseif op == 'apply' then
+	-- ARGV: the members' queue, then per member: id, outcome ('s' succeeded, 'd' dead, 'c' cancelled)
+	if redis.call('EXISTS', meta) == 0 then
+		-- lingered out, or its creation failed
+		return {}
+	end
+	local queue = ARGV[2]
+	for i = 3, #ARGV, 2 do
+		local id, outcome = ARGV[i], ARGV[i + 1]
+		if redis.call('SREM', pending, id) == 1 then
+			redis.call('HINCRBY', meta, (outcome == 's') and 'succeeded' or (outcome == 'd') and 'dead' or 'cancelled', 1)
+			if outcome == 'd' then
+				redis.call('RPUSH', dead, queue .. '\n' .. id)
+				-- a death after the end (under fail fast) lingers with the rest
+				local ttl = redis.call('PTTL', meta)
+				if ttl > 0 then
+					redis.call('PEXPIRE', dead, ttl)
+				end
+			end
+			settle()
+		end
+	end
+	return undelivered()
+elseif op == 'delivered' then
+	-- ARGV: the callback's name
+	redis.call('HDEL', meta, ARGV[2])
+	return {}
+elseif op == 'cancel' then
+	-- the members still pending are then cancelled in their queues, whose hand-overs end the batch
+	if redis.call('HGET', meta, 'state') ~= 'open' then
+		return {0}
+	end
+	redis.call('HSET', meta, 'cancelling', 1)
+	return {1}
+end
+return redis.error_reply('Unknown batch operation ' .. tostring(op))
