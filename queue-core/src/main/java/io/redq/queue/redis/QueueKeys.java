@@ -63,6 +63,8 @@ public final class QueueKeys {
 
 	private final String fair;
 
+	private final String waiting;
+
 	private final List<String> all;
 
 	private QueueKeys(String prefix, String queue) {
@@ -90,10 +92,11 @@ public final class QueueKeys {
 		this.queued = key("queued");
 		this.levels = key("levels");
 		this.fair = key("fair");
+		this.waiting = key("waiting");
 		this.all = List.of(this.ready, this.delayed, this.reserved, this.dead, this.jobs, this.attempts, this.leases,
 				this.errors, this.wake, this.sequence, this.successors, this.paused, this.completed, this.model,
 				this.started, this.stalls, this.stale, this.runs, this.stats, this.traces, this.queued, this.levels,
-				this.fair);
+				this.fair, this.waiting);
 	}
 
 	/**
@@ -309,6 +312,25 @@ public final class QueueKeys {
 	 */
 	public String fair() {
 		return this.fair;
+	}
+
+	/**
+	 * Return the string present while a caller waits for the result of a job of the
+	 * queue, which tells the scripts that finish jobs to announce them on the channel of
+	 * the same name (see {@code announce} in {@code common.lua}).
+	 * @return the key, also the name of the channel
+	 */
+	public String waiting() {
+		return this.waiting;
+	}
+
+	/**
+	 * Return the key of a completed job's result, kept for the results' time to live.
+	 * @param id the job id
+	 * @return the key
+	 */
+	public String result(String id) {
+		return key("result:" + id);
 	}
 
 	/**

@@ -9,11 +9,12 @@
 -- reservation a search of it); stats: the statistics series (see count_finished); traces:
 -- id -> the stack trace of the failure fail.lua recorded last (bounded by the client), shown while errors holds it;
 -- queued, levels and fair: the ready jobs of priority levels other than the default, or in groups (see "Priorities
--- and groups" below).
+-- and groups" below); waiting: see announce.
 local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused, completed,
-	model, started, stalls, stale, runs, stats, traces, queued, levels, fair =
+	model, started, stalls, stale, runs, stats, traces, queued, levels, fair, waiting =
 	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
-	KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19], KEYS[20], KEYS[21], KEYS[22], KEYS[23]
+	KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19], KEYS[20], KEYS[21], KEYS[22], KEYS[23],
+	KEYS[24]
 
 -- The data model these scripts read and write: the queue's keys and what their values mean. Bump it with every change
 -- to either, and add the step up from the model before to upgrade_model, so that no script misreads another model's
@@ -436,6 +437,18 @@ local function trim_dead(now, max_size, max_age, limit)
 	return #victims
 end
 
+-- Tells the callers waiting for a queue's results (see result.lua) that jobs finished: kind 'c' (completed) or 'd'
+-- (dead), then the ids, one a line (an id has no control characters), on the channel named like the waiting key, which
+-- shares the queue's slot. Only while the waiting key exists, which a waiter keeps for its timeout: the key's value
+-- says how the waiters listen, 's' for sharded pub/sub (a Cluster, where a plain PUBLISH reaches every node), else
+-- plain. One GET when nobody waits.
+local function announce(kind, ids)
+	local mode = redis.call('GET', waiting)
+	if mode then
+		redis.call((mode == 's') and 'SPUBLISH' or 'PUBLISH', waiting, kind .. '\n' .. table.concat(ids, '\n'))
+	end
+end
+
 -- Moves a job to the dead set and trims the dead set by age and size, at most 100 jobs per call.
 local function bury(id, now, max_size, max_age)
 	if redis.call('HEXISTS', successors, id) == 1 then
@@ -445,6 +458,7 @@ local function bury(id, now, max_size, max_age)
 		return
 	end
 	redis.call('ZADD', dead, now, id)
+	announce('d', {id})
 	trim_dead(now, max_size, max_age, 100)
 end
 
