@@ -8,6 +8,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -60,7 +63,14 @@ public class JobResults implements AutoCloseable {
 
 	private final RedisMessageListenerContainer container;
 
-	private final ScheduledExecutorService executor;
+	/** Ends waits at their timeouts; never blocks, so that no read delays a timeout. */
+	private final ScheduledExecutorService timer;
+
+	/** Reads where jobs stand, off the listener's thread. */
+	private final ExecutorService reads;
+
+	/** Subscribes to the queues' channels, which blocks while Redis is down. */
+	private final ExecutorService subscriber;
 
 	private final Map<String, QueueWaits> queues = new ConcurrentHashMap<>();
 
@@ -76,10 +86,12 @@ public class JobResults implements AutoCloseable {
 		this.container.setConnectionFactory(connectionFactory);
 		this.container.afterPropertiesSet();
 		this.container.start();
-		ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(2,
-				new CustomizableThreadFactory("redq-results-"));
-		executor.setRemoveOnCancelPolicy(true);
-		this.executor = executor;
+		ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
+				new CustomizableThreadFactory("redq-results-timer-"));
+		timer.setRemoveOnCancelPolicy(true);
+		this.timer = timer;
+		this.reads = Executors.newFixedThreadPool(2, new CustomizableThreadFactory("redq-results-"));
+		this.subscriber = Executors.newSingleThreadExecutor(new CustomizableThreadFactory("redq-results-subscriber-"));
 	}
 
 	/**
@@ -102,21 +114,32 @@ public class JobResults implements AutoCloseable {
 		Wait<T> wait = new Wait<>(queue, id, type, System.nanoTime() + timeout.toNanos());
 		QueueWaits waits = this.queues.computeIfAbsent(queue, QueueWaits::new);
 		waits.add(wait);
-		wait.future.whenComplete((result, ex) -> waits.remove(wait));
-		this.executor.schedule(
+		ScheduledFuture<?> timeoutTask = this.timer.schedule(
 				() -> wait.future.completeExceptionally(new TimeoutException("No result of job " + id + " of queue '"
 						+ queue + "' within " + timeout + ": it has not finished")),
 				timeout.toNanos(), TimeUnit.NANOSECONDS);
+		wait.future.whenComplete((result, ex) -> {
+			timeoutTask.cancel(false);
+			waits.remove(wait);
+		});
 		waits.subscribeOrRead(wait);
 		return wait.future;
 	}
 
 	/**
-	 * Stop listening; waits still running end at their timeouts.
+	 * Stop listening and reading; the waits still running end with an
+	 * {@link IllegalStateException}.
 	 */
 	@Override
 	public void close() {
-		this.executor.shutdownNow();
+		this.queues.values()
+			.forEach((waits) -> waits.byId.values()
+				.forEach((running) -> running.forEach((wait) -> wait.future
+					.completeExceptionally(new IllegalStateException("Stopped waiting for the result of job " + wait.id
+							+ " of queue '" + wait.queue + "': the application is closing")))));
+		this.timer.shutdownNow();
+		this.reads.shutdownNow();
+		this.subscriber.shutdownNow();
 		try {
 			this.container.destroy();
 		}
@@ -132,7 +155,7 @@ public class JobResults implements AutoCloseable {
 	 * means it returned none
 	 */
 	private void read(Wait<?> wait, boolean completed) {
-		this.executor.execute(() -> {
+		this.reads.execute(() -> {
 			if (wait.future.isDone()) {
 				return;
 			}
@@ -196,7 +219,9 @@ public class JobResults implements AutoCloseable {
 			synchronized (this) {
 				if (!this.subscribing) {
 					this.subscribing = true;
-					JobResults.this.container.addMessageListener(this, this.channel);
+					// while Redis is down the container retries on the calling thread
+					JobResults.this.subscriber
+						.execute(() -> JobResults.this.container.addMessageListener(this, this.channel));
 				}
 			}
 			// confirmed meanwhile, and the reads of every wait may have missed this one

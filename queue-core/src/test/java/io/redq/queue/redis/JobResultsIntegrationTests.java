@@ -199,6 +199,31 @@ class JobResultsIntegrationTests {
 	}
 
 	@Test
+	void aWaitEndsAtItsTimeoutWhileRedisIsDown() {
+		String id = this.dispatcher.dispatch("slow-quote", "lamp").id();
+		this.redis.kill();
+		assertThat(this.results.await(QUEUE, id, Quote.class, Duration.ofMillis(500))).failsWithin(DEADLINE)
+			.withThrowableThat()
+			.havingCause()
+			.isInstanceOf(TimeoutException.class);
+		// the container and the dispatcher stop without waiting for Redis
+		this.redis.restart();
+	}
+
+	@Test
+	void aWaitStillRunningWhenJobResultsClosesEndsSayingSo() {
+		String id = this.dispatcher.dispatch("slow-quote", "lamp").id();
+		CompletableFuture<Quote> result = this.results.await(QUEUE, id, Quote.class, LONG);
+		this.results.close();
+		assertThat(result).failsWithin(DEADLINE)
+			.withThrowableThat()
+			.havingCause()
+			.isInstanceOf(IllegalStateException.class)
+			.withMessage("Stopped waiting for the result of job " + id + " of queue 'quotes': the application is "
+					+ "closing");
+	}
+
+	@Test
 	void aWaitAcrossARedisRestartGetsTheResult() {
 		String id = this.dispatcher.dispatch("slow-quote", "lamp").id();
 		CompletableFuture<Quote> result = this.results.await(QUEUE, id, Quote.class, LONG);
