@@ -22,7 +22,8 @@ class QueueKeysTests {
 				"redq:{mail}:errors", "redq:{mail}:wake", "redq:{mail}:sequence", "redq:{mail}:successors",
 				"redq:{mail}:paused", "redq:{mail}:completed", "redq:{mail}:model", "redq:{mail}:started",
 				"redq:{mail}:stalls", "redq:{mail}:stale", "redq:{mail}:runs", "redq:{mail}:stats",
-				"redq:{mail}:traces", "redq:{mail}:queued", "redq:{mail}:levels", "redq:{mail}:fair");
+				"redq:{mail}:traces", "redq:{mail}:queued", "redq:{mail}:levels", "redq:{mail}:fair",
+				"redq:{mail}:waiting");
 	}
 
 	@Test
