@@ -91,7 +91,8 @@ class BenchmarkConfiguration {
 		}
 
 		@Override
-		public void handle(@Nullable Object payload, JobContext context) {
+		public @Nullable Object handle(@Nullable Object payload, JobContext context) {
+			return null;
 		}
 
 	}

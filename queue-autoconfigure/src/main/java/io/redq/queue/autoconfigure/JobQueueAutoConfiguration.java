@@ -25,6 +25,7 @@ import io.redq.queue.listener.JobErrorHandler;
 import io.redq.queue.listener.JobInterceptor;
 import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.recurring.RecurringJobs;
+import io.redq.queue.redis.JobResults;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.script.QueueScripts;
@@ -60,6 +61,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.Assert;
+import org.springframework.util.unit.DataSize;
 
 /**
  * Auto-configuration for Redq: the queue scripts, operations, dispatcher, listener
@@ -96,9 +98,24 @@ public final class JobQueueAutoConfiguration {
 		operations.setDeadLetterMaxSize(properties.getDeadLetter().getMaxSize());
 		operations.setDeadLetterTimeToLive(properties.getDeadLetter().getTimeToLive());
 		operations.setCompletedMaxSize(properties.getCompleted().getMaxSize());
+		DataSize resultMaxSize = properties.getResults().getMaxSize();
+		Assert.isTrue(resultMaxSize.toBytes() > 0 && resultMaxSize.toBytes() <= Integer.MAX_VALUE,
+				() -> "redq.results.max-size must be between 1B and 2GB, not " + resultMaxSize);
+		operations.getListenerOperations().setResultMaxSize((int) resultMaxSize.toBytes());
+		operations.getListenerOperations().setResultTimeToLive(properties.getResults().getTimeToLive());
 		operations.setReplicasToWaitFor(properties.getDurability().getReplicas(),
 				properties.getDurability().getReplicaTimeout());
 		return operations;
+	}
+
+	/**
+	 * Waits for the results of jobs, on one subscription connection for the application,
+	 * opened at the first wait.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	JobResults jobResults(RedisJobQueueOperations operations) {
+		return new JobResults(operations.getStore());
 	}
 
 	@Bean

@@ -62,6 +62,8 @@ public class JobQueueProperties {
 
 	private final Batches batches = new Batches();
 
+	private final Results results = new Results();
+
 	private final Health health = new Health();
 
 	private final Inspection inspection = new Inspection();
@@ -133,6 +135,10 @@ public class JobQueueProperties {
 
 	public Batches getBatches() {
 		return this.batches;
+	}
+
+	public Results getResults() {
+		return this.results;
 	}
 
 	public Health getHealth() {
@@ -732,6 +738,41 @@ public class JobQueueProperties {
 
 		public void setLinger(Duration linger) {
 			this.linger = linger;
+		}
+
+	}
+
+	/**
+	 * Retention of the values that jobs return.
+	 */
+	public static class Results {
+
+		/**
+		 * The largest result kept, as JSON. A job whose handler returns a larger one dies
+		 * at once with an error that says so, rather than keep a truncated value.
+		 */
+		private DataSize maxSize = DataSize.ofKilobytes(64);
+
+		/**
+		 * How long a completed job's result is kept for callers that wait for it; one
+		 * that asks later learns that the result is unknown or expired.
+		 */
+		private Duration timeToLive = Duration.ofHours(1);
+
+		public DataSize getMaxSize() {
+			return this.maxSize;
+		}
+
+		public void setMaxSize(DataSize maxSize) {
+			this.maxSize = maxSize;
+		}
+
+		public Duration getTimeToLive() {
+			return this.timeToLive;
+		}
+
+		public void setTimeToLive(Duration timeToLive) {
+			this.timeToLive = timeToLive;
 		}
 
 	}

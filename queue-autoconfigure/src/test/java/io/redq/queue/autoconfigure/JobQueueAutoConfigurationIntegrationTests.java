@@ -17,6 +17,7 @@ import io.redq.queue.config.JobListenerContainerFactory;
 import io.redq.queue.config.JobListenerRegistry;
 import io.redq.queue.config.JobQueueConfigUtils;
 import io.redq.queue.core.DispatchResult;
+import io.redq.queue.core.JobDeadException;
 import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobQueueOperations;
@@ -28,6 +29,7 @@ import io.redq.queue.listener.JobContext;
 import io.redq.queue.listener.JobErrorHandler;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.recurring.RecurringJobScheduler;
+import io.redq.queue.redis.JobResults;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.transaction.TransactionAwareJobDispatcher;
@@ -71,7 +73,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 			"jobQueueReleaseScript", "jobQueueMigrateScript", "jobQueueCancelScript", "jobQueueStatsScript",
 			"jobQueueAdmitScript", "jobQueueHoldScript", "jobQueueRescheduleScript", "jobQueueStatusScript",
 			"jobQueueDeadScript", "jobQueueReviveScript", "jobQueueModelScript", "jobQueuePurgeScript",
-			"jobQueueRecurringTickScript", "jobQueueRecurringPauseScript");
+			"jobQueueResultScript", "jobQueueRecurringTickScript", "jobQueueRecurringPauseScript");
 
 	private final ApplicationContextRunner runner;
 
@@ -91,6 +93,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 				.hasSingleBean(JobListenerRegistry.class)
 				.hasSingleBean(JobCatalog.class)
 				.hasSingleBean(RecurringJobScheduler.class)
+				.hasSingleBean(JobResults.class)
 				.hasBean(JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
 				.hasBean(JobQueueConfigUtils.JOB_LISTENER_REGISTRY_BEAN_NAME)
 				.hasBean(JobQueueConfigUtils.JOB_CATALOG_BEAN_NAME);
@@ -422,6 +425,29 @@ class JobQueueAutoConfigurationIntegrationTests {
 	}
 
 	@Test
+	void resultsPropertiesBoundTheResultsThatJobResultsWaitsFor(RedisServer redis) {
+		this.runner.withUserConfiguration(EchoJobsConfiguration.class)
+			.withPropertyValues("redq.results.max-size=1KB", "redq.results.time-to-live=10m")
+			.run((context) -> {
+				JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+				JobResults results = context.getBean(JobResults.class);
+				String small = dispatcher.dispatch("echo", "small").id();
+				assertThat(results.await("echoes", small, String.class, Duration.ofMinutes(1)))
+					.succeedsWithin(Duration.ofSeconds(30))
+					.isEqualTo("small");
+				assertThat(Long.parseLong(redis.command("PTTL", "redq:{echoes}:result:" + small))).isBetween(1L,
+						Duration.ofMinutes(10).toMillis());
+				String large = dispatcher.dispatch("echo", "x".repeat(1100)).id();
+				assertThat(results.await("echoes", large, String.class, Duration.ofMinutes(1)))
+					.failsWithin(Duration.ofSeconds(30))
+					.withThrowableThat()
+					.havingCause()
+					.isInstanceOf(JobDeadException.class)
+					.withMessageContaining("is 1102 bytes of JSON, over the limit of 1024 (redq.results.max-size)");
+			});
+	}
+
+	@Test
 	void remoteJobPropertySendsDispatchesToItsQueue(RedisServer redis) {
 		this.runner.withPropertyValues("redq.remote-jobs.remote-job.queue=other").run((context) -> {
 			String id = context.getBean(JobDispatcher.class).dispatch("remote-job", "payload").id();
@@ -699,6 +725,25 @@ class JobQueueAutoConfigurationIntegrationTests {
 		@Bean
 		MailJobs mailJobs() {
 			return new MailJobs();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class EchoJobsConfiguration {
+
+		@Bean
+		EchoJobs echoJobs() {
+			return new EchoJobs();
+		}
+
+	}
+
+	static class EchoJobs {
+
+		@QueuedJob(name = "echo", queue = "echoes")
+		String echo(String text) {
+			return text;
 		}
 
 	}

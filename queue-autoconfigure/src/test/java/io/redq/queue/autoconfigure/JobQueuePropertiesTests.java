@@ -94,6 +94,14 @@ class JobQueuePropertiesTests {
 	}
 
 	@Test
+	void resultDefaultsAreTheLibraryDefaults() {
+		assertThat(this.properties.getResults().getMaxSize().toBytes())
+			.isEqualTo(ListenerOperations.DEFAULT_RESULT_MAX_SIZE);
+		assertThat(this.properties.getResults().getTimeToLive())
+			.isEqualTo(ListenerOperations.DEFAULT_RESULT_TIME_TO_LIVE);
+	}
+
+	@Test
 	void queueOverridesAreUnsetByDefault() {
 		JobQueueProperties.Listener queue = new JobQueueProperties.Listener();
 		assertThat(queue.getConcurrency()).isNull();

@@ -1,7 +1,9 @@
 package io.redq.queue.listener;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -34,7 +36,7 @@ final class JobAcknowledger {
 
 	private final ListenerOperations operations;
 
-	private final ConcurrentLinkedQueue<Lease> pending = new ConcurrentLinkedQueue<>();
+	private final ConcurrentLinkedQueue<Completion> pending = new ConcurrentLinkedQueue<>();
 
 	private final AtomicBoolean scheduled = new AtomicBoolean();
 
@@ -65,8 +67,8 @@ final class JobAcknowledger {
 		flushNow();
 	}
 
-	void add(Lease lease) {
-		this.pending.add(lease);
+	void add(Lease lease, @Nullable String result) {
+		this.pending.add(new Completion(lease, result));
 		if (this.scheduled.compareAndSet(false, true)) {
 			try {
 				this.executor.execute(this::flush);
@@ -88,18 +90,23 @@ final class JobAcknowledger {
 
 	private void flushNow() {
 		List<Lease> batch = new ArrayList<>();
-		for (Lease lease = this.pending.poll(); lease != null; lease = this.pending.poll()) {
-			batch.add(lease);
+		Map<String, String> results = new HashMap<>();
+		for (Completion completion = this.pending.poll(); completion != null; completion = this.pending.poll()) {
+			batch.add(completion.lease());
+			if (completion.result() != null) {
+				results.put(completion.lease().id(), completion.result());
+			}
 			if (batch.size() == QueueStore.MAX_BATCH_SIZE || this.pending.isEmpty()) {
-				ack(batch);
+				ack(batch, results);
 				batch = new ArrayList<>();
+				results = new HashMap<>();
 			}
 		}
 	}
 
-	private void ack(List<Lease> batch) {
+	private void ack(List<Lease> batch, Map<String, String> results) {
 		try {
-			for (String id : this.operations.ack(this.queue, batch)) {
+			for (String id : this.operations.ack(this.queue, batch, results)) {
 				logger.warn("Late acknowledgement of job " + id + " refused: its lease expired and another worker "
 						+ "has taken the job since");
 			}
@@ -111,6 +118,12 @@ final class JobAcknowledger {
 			logger.error("Could not acknowledge " + batch.size() + " job(s) of queue '" + this.queue
 					+ "'; they may run again once their leases expire", ex);
 		}
+	}
+
+	/**
+	 * A completed job's lease and its result in Redq's wire format, or {@code null}.
+	 */
+	private record Completion(Lease lease, @Nullable String result) {
 	}
 
 }

@@ -31,15 +31,18 @@ public interface JobHandler {
 	@Nullable Object readPayload(@Nullable JsonNode payload);
 
 	/**
-	 * Run one attempt of a job. Returning normally completes the job; throwing fails the
-	 * attempt, and the {@link JobErrorHandler} decides whether it is retried (a
+	 * Run one attempt of a job. Returning normally completes the job, with the value
+	 * returned as its result (kept for callers that wait for it, see
+	 * {@link io.redq.queue.redis.JobResults}; {@code null} keeps nothing); throwing fails
+	 * the attempt, and the {@link JobErrorHandler} decides whether it is retried (a
 	 * {@link JobRejectedException} or a {@link #getNotRetryableExceptions() not-retryable
 	 * exception} ends it at once).
 	 * @param payload the payload, as returned by {@link #readPayload}
 	 * @param context the job's context
+	 * @return the job's result, or {@code null} for none
 	 * @throws Exception when the attempt failed
 	 */
-	void handle(@Nullable Object payload, JobContext context) throws Exception;
+	@Nullable Object handle(@Nullable Object payload, JobContext context) throws Exception;
 
 	/**
 	 * Return the error handler that decides this job's retries instead of the

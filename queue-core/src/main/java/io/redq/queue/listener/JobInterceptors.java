@@ -28,26 +28,30 @@ final class JobInterceptors {
 
 	/**
 	 * Run the handler through the chain.
+	 * @return the handler's result, or {@code null} for none
 	 */
-	void run(JobHandler handler, @Nullable Object payload, JobContext job) throws Exception {
+	@Nullable Object run(JobHandler handler, @Nullable Object payload, JobContext job) throws Exception {
 		if (this.interceptors.length == 0) {
-			handler.handle(payload, job);
-			return;
+			return handler.handle(payload, job);
 		}
-		proceed(0, handler, payload, job);
+		// an interceptor's invocation returns nothing: the result passes it by
+		Object[] result = new Object[1];
+		proceed(0, handler, payload, job, result);
+		return result[0];
 	}
 
 	/**
 	 * Run the interceptors from the given one on: each one's {@code beforeRun} runs
 	 * inside the wrap of those before it, so that their thread state is set.
 	 */
-	private void proceed(int index, JobHandler handler, @Nullable Object payload, JobContext job) throws Exception {
+	private void proceed(int index, JobHandler handler, @Nullable Object payload, JobContext job,
+			@Nullable Object[] result) throws Exception {
 		if (index == this.interceptors.length) {
-			handler.handle(payload, job);
+			result[0] = handler.handle(payload, job);
 		}
 		else {
 			this.interceptors[index].beforeRun(job, payload);
-			this.interceptors[index].intercept(job, payload, () -> proceed(index + 1, handler, payload, job));
+			this.interceptors[index].intercept(job, payload, () -> proceed(index + 1, handler, payload, job, result));
 		}
 	}
 

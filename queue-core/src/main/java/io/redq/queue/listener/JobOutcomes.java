@@ -81,9 +81,25 @@ final class JobOutcomes {
 		this.eventPublisher = eventPublisher;
 	}
 
-	void completed(JobExecution execution) {
+	/**
+	 * Acknowledge a completed job with its result; a result that cannot be kept (too
+	 * large, or not writable as JSON) fails the job at once instead, since another
+	 * attempt would return the like.
+	 */
+	void completed(JobExecution execution, @Nullable Object result) {
+		String written = null;
+		if (result != null) {
+			try {
+				written = this.operations.writeResult(execution.getId(), result);
+			}
+			catch (IllegalArgumentException ex) {
+				// the message says all: a cause would repeat it in the job's error
+				failed(execution, new JobRejectedException(ex.getMessage()));
+				return;
+			}
+		}
 		if (execution.settle()) {
-			this.acknowledger.add(execution.job().lease());
+			this.acknowledger.add(execution.job().lease(), written);
 			report(execution, JobMetrics.Outcome.COMPLETED, null);
 			this.interceptors.afterSuccess(execution);
 		}

@@ -254,15 +254,16 @@ final class JobWorkerPool {
 				execution.timeoutTask(this.scheduler.schedule(() -> this.outcomes.timedOut(execution),
 						timeout.toMillis(), TimeUnit.MILLISECONDS));
 			}
+			Object result;
 			try {
-				this.interceptors.run(handler, payload, execution);
+				result = this.interceptors.run(handler, payload, execution);
 			}
 			finally {
 				if (gates != null) {
 					this.leaseKeeper.leave(execution, gates);
 				}
 			}
-			this.outcomes.completed(execution);
+			this.outcomes.completed(execution, result);
 		}
 		catch (Throwable ex) {
 			this.outcomes.failed(execution, ex);

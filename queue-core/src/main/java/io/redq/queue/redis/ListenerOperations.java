@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.RedisNoScriptException;
@@ -12,6 +13,7 @@ import io.redq.queue.core.RateLimit;
 import io.redq.queue.core.ReplicationTimeoutException;
 import io.redq.queue.script.QueueScripts;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
 
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -57,6 +59,12 @@ public final class ListenerOperations {
 	 */
 	public static final long PARKED = -2;
 
+	/** The default largest result kept, in bytes of its JSON. */
+	public static final int DEFAULT_RESULT_MAX_SIZE = 64 * 1024;
+
+	/** The default time a completed job's result is kept. */
+	public static final Duration DEFAULT_RESULT_TIME_TO_LIVE = Duration.ofHours(1);
+
 	private final QueueStore store;
 
 	private final QueueScripts scripts;
@@ -72,6 +80,10 @@ public final class ListenerOperations {
 	private int completedMaxSize;
 
 	private final BatchOperations batchOperations;
+
+	private Duration resultTimeToLive = DEFAULT_RESULT_TIME_TO_LIVE;
+
+	private int resultMaxSize = DEFAULT_RESULT_MAX_SIZE;
 
 	/**
 	 * Create an instance.
@@ -222,31 +234,107 @@ public final class ListenerOperations {
 	}
 
 	/**
-	 * Acknowledge completed jobs: they are gone from Redis. A run whose lease ended (its
-	 * worker stalled past it) is accepted as long as no worker reserved its job since:
-	 * the job is taken out of the ready list, the delayed or dead set where it waits.
-	 * Each {@value QueueStore#MAX_BATCH_SIZE} are acknowledged in one script call.
+	 * Set how long a completed job's result is kept.
+	 * @param resultTimeToLive the retention of results, at least a millisecond
+	 */
+	public void setResultTimeToLive(Duration resultTimeToLive) {
+		Assert.isTrue(resultTimeToLive.toMillis() > 0, "resultTimeToLive must be at least 1ms");
+		this.resultTimeToLive = resultTimeToLive;
+	}
+
+	/**
+	 * Set the largest result kept, in bytes of its JSON: a job that returns a larger one
+	 * fails instead.
+	 * @param resultMaxSize the largest result, at least 1
+	 */
+	public void setResultMaxSize(int resultMaxSize) {
+		Assert.isTrue(resultMaxSize > 0, "resultMaxSize must be positive");
+		this.resultMaxSize = resultMaxSize;
+	}
+
+	/**
+	 * Write a job's result in Redq's wire format (JSON), to be acknowledged with the job.
+	 * @param id the job id
+	 * @param result the value the job's handler returned
+	 * @return the JSON
+	 * @throws IllegalArgumentException when the result cannot be written as JSON or is
+	 * larger than the {@link #setResultMaxSize maximum size}, saying which and what to do
+	 */
+	public String writeResult(String id, Object result) {
+		byte[] json;
+		try {
+			json = WireFormat.jsonMapper().writeValueAsBytes(result);
+		}
+		catch (JacksonException ex) {
+			throw new IllegalArgumentException("Result of job " + id + " (a " + result.getClass().getName()
+					+ ") cannot be written as JSON: " + ex.getOriginalMessage(), ex);
+		}
+		if (json.length > this.resultMaxSize) {
+			throw new IllegalArgumentException("Result of job " + id + " is " + json.length + " bytes of JSON, over "
+					+ "the limit of " + this.resultMaxSize + " (redq.results.max-size): return a smaller result, such "
+					+ "as where the data is kept, or raise the limit");
+		}
+		return new String(json, StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * Acknowledge completed jobs that returned no result.
 	 * @param queue the queue
 	 * @param leases the leases of the completed jobs
+	 * @return the ids refused because another worker reserved their job since
+	 * @see #ack(String, Collection, Map)
+	 */
+	public List<String> ack(String queue, Collection<Lease> leases) {
+		return ack(queue, leases, Map.of());
+	}
+
+	/**
+	 * Acknowledge completed jobs: they are gone from Redis, but for the results they
+	 * returned, kept for the {@link #setResultTimeToLive result time to live}; the
+	 * callers waiting for them are told. A run whose lease ended (its worker stalled past
+	 * it) is accepted as long as no worker reserved its job since: the job is taken out
+	 * of the ready list, the delayed or dead set where it waits. Each
+	 * {@value QueueStore#MAX_BATCH_SIZE} are acknowledged in one script call.
+	 * @param queue the queue
+	 * @param leases the leases of the completed jobs
+	 * @param results the results by job id, in Redq's wire format, of the jobs that
+	 * returned one (a refused job's result is not kept)
 	 * @return the ids refused because another worker reserved their job since
 	 * @throws ReplicationTimeoutException when fewer replicas than required (see
 	 * {@link RedisJobQueueOperations#setReplicasToWaitFor(int, Duration)}) confirmed
 	 * acknowledgements within the timeout: it names their jobs, which are acknowledged on
 	 * the master
 	 */
-	public List<String> ack(String queue, Collection<Lease> leases) {
+	public List<String> ack(String queue, Collection<Lease> leases, Map<String, String> results) {
+		QueueKeys queueKeys = this.store.keys(queue);
 		List<Lease> all = List.copyOf(leases);
 		List<String> refused = new ArrayList<>();
 		List<String> unconfirmed = new ArrayList<>();
 		ReplicationTimeoutException timeout = null;
 		for (int from = 0; from < all.size(); from += QueueStore.MAX_BATCH_SIZE) {
 			List<Lease> batch = all.subList(from, Math.min(all.size(), from + QueueStore.MAX_BATCH_SIZE));
+			List<String> keys = queueKeys.all();
+			List<String> resultArgs = new ArrayList<>();
+			for (Lease lease : batch) {
+				String result = results.get(lease.id());
+				if (result != null) {
+					if (resultArgs.isEmpty()) {
+						keys = new ArrayList<>(keys);
+					}
+					keys.add(queueKeys.result(lease.id()));
+					resultArgs.add(lease.id());
+					resultArgs.add(result);
+				}
+			}
 			List<String> args = new ArrayList<>();
 			args.add(Integer.toString(this.completedMaxSize));
+			args.add(Integer.toString(resultArgs.size() / 2));
+			args.add(millis(this.resultTimeToLive));
+			args.addAll(resultArgs);
 			args.addAll(leaseArgs(batch));
 			try {
-				refused.addAll(strings(this.store.runForListOnReplicas(this.scripts.ack(), this.store.keys(queue).all(),
-						args, "the acknowledgement of " + batch.size() + " job(s) of queue '" + queue + "'")));
+				refused.addAll(strings(this.store.runForListOnReplicas(this.scripts.ack(), keys, args,
+						"the acknowledgement of " + batch.size() + " job(s) of queue '" + queue + "'")));
 			}
 			catch (ReplicationTimeoutException ex) {
 				// the batches after it are acknowledged all the same

@@ -75,6 +75,8 @@ public final class QueueKeys {
 
 	private final String handover;
 
+	private final String waiting;
+
 	private final List<String> all;
 
 	private QueueKeys(String prefix, String queue) {
@@ -108,10 +110,12 @@ public final class QueueKeys {
 		this.held = key("held");
 		this.batchLinks = key("batch-links");
 		this.handover = key("handover");
+		this.waiting = key("waiting");
 		this.all = List.of(this.ready, this.delayed, this.reserved, this.dead, this.jobs, this.attempts, this.leases,
 				this.errors, this.wake, this.sequence, this.successors, this.paused, this.completed, this.model,
 				this.started, this.stalls, this.stale, this.runs, this.stats, this.traces, this.queued, this.levels,
-				this.fair, this.lines, this.parked, this.holding, this.held, this.batchLinks, this.handover);
+				this.fair, this.lines, this.parked, this.holding, this.held, this.batchLinks, this.handover,
+				this.waiting);
 	}
 
 	/**
@@ -380,6 +384,25 @@ public final class QueueKeys {
 	 */
 	public String handover() {
 		return this.handover;
+	}
+
+	/**
+	 * Return the string present while a caller waits for the result of a job of the
+	 * queue, which tells the scripts that finish jobs to announce them on the channel of
+	 * the same name (see {@code announce} in {@code common.lua}).
+	 * @return the key, also the name of the channel
+	 */
+	public String waiting() {
+		return this.waiting;
+	}
+
+	/**
+	 * Return the key of a completed job's result, kept for the results' time to live.
+	 * @param id the job id
+	 * @return the key
+	 */
+	public String result(String id) {
+		return key("result:" + id);
 	}
 
 	/**

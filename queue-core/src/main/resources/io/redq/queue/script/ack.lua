@@ -1,4 +1,6 @@
--- Acknowledges completed jobs. ARGV: how many completed ids to keep (0: none), then pairs of id and lease token.
+-- Acknowledges completed jobs. ARGV: how many completed ids to keep (0: none), how many results r, how long a result
+-- is kept (ms), then r pairs of id and result (a result's key in KEYS after the queue's, in the same order), then
+-- pairs of id and lease token.
 -- A run whose lease is no longer held by that token (its worker stalled past it) is still accepted while no worker
 -- reserved its job since (runs holds its token; a worker starts what it reserves within about 100 ms): the job waits
 -- to run again (ready, delayed) or died of the expiry, and is taken out of there to complete, so that a finished run
@@ -7,18 +9,19 @@
 -- Variadic commands keep the cost per batch rather than per job; the caller sends at most 1,000 pairs, which they
 -- take (Lua's unpack stops at about 8,000 values). With 0 ids to keep, the completed set is left to the migrator,
 -- which trims what was kept before.
-local keep = tonumber(ARGV[1])
-if #ARGV == 1 then
+local keep, results = tonumber(ARGV[1]), tonumber(ARGV[2])
+local first = 4 + 2 * results
+if #ARGV < first then
 	return {}
 end
 local ids = {}
-for i = 2, #ARGV, 2 do
+for i = first, #ARGV, 2 do
 	ids[#ids + 1] = ARGV[i]
 end
 local tokens = redis.call('HMGET', leases, unpack(ids))
 local done, refused = {}, {}
 for i, id in ipairs(ids) do
-	local token = ARGV[2 * i + 1]
+	local token = ARGV[first + 2 * i - 1]
 	if tokens[i] == token then
 		done[#done + 1] = id
 	elseif redis.call('HEXISTS', jobs, id) == 1 then
@@ -54,6 +57,19 @@ if #done > 0 then
 		redis.call('ZADD', completed, unpack(entries))
 		redis.call('ZREMRANGEBYRANK', completed, 0, -keep - 1)
 	end
+	if results > 0 then
+		-- a refused run's result is not the job's
+		local accepted = {}
+		for _, id in ipairs(done) do
+			accepted[id] = true
+		end
+		for i = 1, results do
+			if accepted[ARGV[2 + 2 * i]] then
+				redis.call('SET', KEYS[#KEYS - results + i], ARGV[3 + 2 * i], 'PX', ARGV[3])
+			end
+		end
+	end
+	announce('c', done)
 	if redis.call('EXISTS', successors) == 1 then
 		for _, id in ipairs(done) do
 			promote(id)

@@ -11,13 +11,13 @@
 -- queued, levels and fair: the ready jobs of priority levels other than the default, or in groups (see "Priorities
 -- and groups" below); lines, parked, holding and held: the jobs waiting for a gate and the runs holding gates (see
 -- "Gates" below); batch_links and handover: the links of batch members to their batches and the completions to hand
--- over to them (see batch_member_done).
+-- over to them (see batch_member_done); waiting: see announce.
 local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused, completed,
 	model, started, stalls, stale, runs, stats, traces, queued, levels, fair, lines, parked, holding, held, batch_links,
-	handover =
+	handover, waiting =
 	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
 	KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19], KEYS[20], KEYS[21], KEYS[22], KEYS[23],
-	KEYS[24], KEYS[25], KEYS[26], KEYS[27], KEYS[28], KEYS[29]
+	KEYS[24], KEYS[25], KEYS[26], KEYS[27], KEYS[28], KEYS[29], KEYS[30]
 
 -- The data model these scripts read and write: the queue's keys and what their values mean. Bump it with every change
 -- to either, and add the step up from the model before to upgrade_model, so that no script misreads another model's
@@ -554,6 +554,18 @@ local function batch_member_done(ids, outcome)
 	end
 end
 
+-- Tells the callers waiting for a queue's results (see result.lua) that jobs finished: kind 'c' (completed) or 'd'
+-- (dead), then the ids, one a line (an id has no control characters), on the channel named like the waiting key, which
+-- shares the queue's slot. Only while the waiting key exists, which a waiter keeps for its timeout: the key's value
+-- says how the waiters listen, 's' for sharded pub/sub (a Cluster, where a plain PUBLISH reaches every node), else
+-- plain. One GET when nobody waits.
+local function announce(kind, ids)
+	local mode = redis.call('GET', waiting)
+	if mode then
+		redis.call((mode == 's') and 'SPUBLISH' or 'PUBLISH', waiting, kind .. '\n' .. table.concat(ids, '\n'))
+	end
+end
+
 -- Moves a job to the dead set and trims the dead set by age and size, at most 100 jobs per call.
 local function bury(id, now, max_size, max_age)
 	batch_member_done({id}, 'd')
@@ -564,6 +576,7 @@ local function bury(id, now, max_size, max_age)
 		return
 	end
 	redis.call('ZADD', dead, now, id)
+	announce('d', {id})
 	trim_dead(now, max_size, max_age, 100)
 end
 
@@ -621,8 +634,8 @@ local function upgrade_model(found)
 	-- in a waiting set per gate: those jobs come back at their due times and are parked then, and the waiting sets
 	-- expire. Model 5 has no lines, parked, holding or held yet, which it reads as no job parked and no gate held:
 	-- the runs that model-4 scripts admitted leave their gates by their leases. It also adds batch_links and handover
-	-- (batches): a queue of model 4 has no batch members, and model-4 scripts, which would finish a member without
-	-- handing it over, refuse a queue of model 5.
+	-- (batches) and waiting (results): a queue of model 4 has no batch members and no waiters, and model-4 scripts,
+	-- which would finish a member without handing it over or a job without announcing it, refuse a queue of model 5.
 	redis.call('SET', model, MODEL)
 end
 

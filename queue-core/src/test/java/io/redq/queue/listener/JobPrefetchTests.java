@@ -95,7 +95,8 @@ class JobPrefetchTests {
 			}
 
 			@Override
-			public void handle(@Nullable Object payload, JobContext context) {
+			public @Nullable Object handle(@Nullable Object payload, JobContext context) {
+				return null;
 			}
 
 		});

@@ -25,8 +25,9 @@ public record StringJobHandler(JobDefinition definition, Handling handling) impl
 	}
 
 	@Override
-	public void handle(@Nullable Object payload, JobContext context) throws Exception {
+	public @Nullable Object handle(@Nullable Object payload, JobContext context) throws Exception {
 		this.handling.handle((String) payload, context);
+		return null;
 	}
 
 	/**

@@ -197,10 +197,11 @@ class PriorityBesideOlderScriptsIntegrationTests extends AbstractQueueIntegratio
 		// they are given today's, so that they leave the stale entries a queue they kept
 		// brings into it
 		String common = read("common.lua").replace("\nlocal MODEL = 4\n", "\nlocal MODEL = " + model() + "\n");
-		// push came later; these tests enqueue under their own ids, which push never
-		// takes
-		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("push") ? definition.load()
-				: RedisScript.of(common + "\n" + read(definition.name() + ".lua"), definition.resultType()));
+		// push and result came later; these tests enqueue under their own ids, which push
+		// never takes, and wait for no result
+		QueueScripts scripts = QueueScripts
+			.from((definition) -> Set.of("push", "result").contains(definition.name()) ? definition.load()
+					: RedisScript.of(common + "\n" + read(definition.name() + ".lua"), definition.resultType()));
 		return new RedisJobQueueOperations(this.template.getRequiredConnectionFactory(), scripts,
 				RedisJobQueueOperations.DEFAULT_KEY_PREFIX);
 	}

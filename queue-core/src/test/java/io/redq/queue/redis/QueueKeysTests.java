@@ -24,7 +24,7 @@ class QueueKeysTests {
 				"redq:{mail}:stalls", "redq:{mail}:stale", "redq:{mail}:runs", "redq:{mail}:stats",
 				"redq:{mail}:traces", "redq:{mail}:queued", "redq:{mail}:levels", "redq:{mail}:fair",
 				"redq:{mail}:lines", "redq:{mail}:parked", "redq:{mail}:holding", "redq:{mail}:held",
-				"redq:{mail}:batch-links", "redq:{mail}:handover");
+				"redq:{mail}:batch-links", "redq:{mail}:handover", "redq:{mail}:waiting");
 	}
 
 	@Test

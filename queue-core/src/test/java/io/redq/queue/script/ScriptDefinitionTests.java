@@ -25,7 +25,7 @@ class ScriptDefinitionTests {
 	void queueScriptsAreDefinedByTheirComponents() {
 		assertThat(QueueScripts.DEFINITIONS).extracting(ScriptDefinition::name)
 			.containsExactly("enqueue", "push", "reserve", "ack", "fail", "extend", "release", "migrate", "cancel",
-					"stats", "admit", "hold", "reschedule", "status", "dead", "revive", "model", "purge");
+					"stats", "admit", "hold", "reschedule", "status", "dead", "revive", "model", "purge", "result");
 		assertThat(QueueScripts.DEFINITIONS).filteredOn((definition) -> definition.resultType() == Long.class)
 			.extracting(ScriptDefinition::name)
 			.containsExactly("fail", "release", "cancel", "admit", "hold", "reschedule", "revive", "model", "purge");

@@ -21,8 +21,8 @@ import org.springframework.util.ReflectionUtils;
 
 /**
  * {@link JobHandler} that invokes a bean method: the payload is converted to the method's
- * payload parameter type, and a {@link JobContext} parameter, if declared, receives the
- * job's context.
+ * payload parameter type, a {@link JobContext} parameter, if declared, receives the job's
+ * context, and the value the method returns, if any, is the job's result.
  *
  * @author Redq team
  * @since 0.1.0
@@ -134,13 +134,14 @@ public class MethodJobHandler implements JobHandler {
 	}
 
 	@Override
-	public void handle(@Nullable Object payload, JobContext context) throws Exception {
+	public @Nullable Object handle(@Nullable Object payload, JobContext context) throws Exception {
 		Object[] args = new Object[this.method.getParameterCount()];
 		for (int i = 0; i < args.length; i++) {
 			args[i] = (i == this.payloadIndex) ? payload : context;
 		}
 		try {
-			this.method.invoke(this.bean, args);
+			// a void method returns null: no result
+			return this.method.invoke(this.bean, args);
 		}
 		catch (InvocationTargetException ex) {
 			if (ex.getTargetException() instanceof Exception exception) {

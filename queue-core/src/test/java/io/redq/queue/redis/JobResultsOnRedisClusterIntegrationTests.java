@@ -1,0 +1,113 @@
+package io.redq.queue.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import io.redq.queue.core.Due;
+import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobDeadException;
+import io.redq.queue.script.QueueScripts;
+import io.redq.queue.test.RedisCluster;
+import io.redq.queue.test.TestConnections;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Tests of job results on a three-node Redis Cluster started by the test on 127.0.0.1:
+ * results are kept in their queue's slot and waits on queues of every node are woken.
+ *
+ * @author Redq team
+ */
+class JobResultsOnRedisClusterIntegrationTests {
+
+	private static final Duration DEADLINE = Duration.ofSeconds(30);
+
+	private static final Duration LONG = Duration.ofMinutes(5);
+
+	@AutoClose
+	private static RedisCluster cluster;
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private RedisJobQueueOperations operations;
+
+	private JobResults results;
+
+	@BeforeAll
+	static void startCluster() {
+		cluster = RedisCluster.start(3, 0);
+	}
+
+	@BeforeEach
+	void connect() {
+		this.connectionFactory = TestConnections.connectionFactory(cluster);
+		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "results");
+		this.results = new JobResults(this.operations.getStore());
+	}
+
+	@AfterEach
+	void disconnect() {
+		this.results.close();
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void waitsOnQueuesOfEveryNodeAreWokenWithTheirResultsOrErrors() {
+		ListenerOperations listener = this.operations.getListenerOperations();
+		// queues on different slots, spread over the nodes
+		List<String> queues = List.of("q0", "q1", "q2", "q3", "q4", "q5");
+		List<CompletableFuture<Integer>> completed = new ArrayList<>();
+		List<CompletableFuture<Integer>> dead = new ArrayList<>();
+		List<ReservedJob> running = new ArrayList<>();
+		for (String queue : queues) {
+			this.operations.getEnqueueOperations().enqueue(queue, List.of(command("done"), command("dies")));
+			running.addAll(listener.reserve(queue, 2, Duration.ofMinutes(1)).jobs());
+			completed.add(this.results.await(queue, "done", Integer.class, LONG));
+			dead.add(this.results.await(queue, "dies", Integer.class, LONG));
+		}
+		for (String queue : queues) {
+			await().atMost(DEADLINE)
+				.until(() -> this.operations.getStore()
+					.getTemplate()
+					.hasKey(this.operations.getStore().keys(queue).waiting()));
+		}
+		assertThat(completed).noneMatch(CompletableFuture::isDone);
+		for (int i = 0; i < queues.size(); i++) {
+			String queue = queues.get(i);
+			for (ReservedJob job : running.subList(2 * i, 2 * i + 2)) {
+				if (job.id().equals("done")) {
+					listener.ack(queue, List.of(job.lease()), Map.of("done", Integer.toString(i)));
+				}
+				else {
+					listener.fail(queue, job.lease(), "no luck on " + queue, null);
+				}
+			}
+		}
+		for (int i = 0; i < queues.size(); i++) {
+			assertThat(completed.get(i)).succeedsWithin(DEADLINE).isEqualTo(i);
+			String queue = queues.get(i);
+			assertThat(dead.get(i)).failsWithin(DEADLINE)
+				.withThrowableThat()
+				.havingCause()
+				.isInstanceOfSatisfying(JobDeadException.class,
+						(ex) -> assertThat(ex.getError()).isEqualTo("no luck on " + queue));
+		}
+	}
+
+	private static EnqueueCommand command(String id) {
+		return new EnqueueCommand(id, Due.NOW, DuplicatePolicy.KEEP,
+				"\"job\":\"quote\",\"maxAttempts\":1,\"timeout\":0,\"payload\":1}");
+	}
+
+}
