@@ -86,9 +86,9 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	private List<DispatchInterceptor> interceptors = List.of();
 
-	private final AsyncDispatchSender asyncSender = new AsyncDispatchSender(this::send);
-
 	private final ResendProtection resendProtection;
+
+	private final DispatchCoalescer coalescer;
 
 	/**
 	 * Create an instance.
@@ -101,6 +101,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 		this.enqueueOperations = operations.getEnqueueOperations();
 		this.resendProtection = operations.getStore().getResendProtection();
 		this.preparer = new JobPreparer(definitions, jsonMapper);
+		this.coalescer = new DispatchCoalescer(this.enqueueOperations, (job) -> dispatched(List.of(job)));
 	}
 
 	/**
@@ -133,6 +134,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	public void setTimeout(Duration timeout) {
 		Assert.isTrue(timeout.toMillis() > 0, () -> "timeout must be at least 1 ms; got " + timeout);
 		this.timeout = timeout;
+		this.coalescer.setTimeout(timeout);
 	}
 
 	/**
@@ -144,7 +146,45 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 */
 	public void setCloseTimeout(Duration closeTimeout) {
 		Assert.isTrue(!closeTimeout.isNegative() && !closeTimeout.isZero(), "closeTimeout must be positive");
-		this.asyncSender.setCloseTimeout(closeTimeout);
+		this.coalescer.setCloseTimeout(closeTimeout);
+	}
+
+	/**
+	 * Set whether concurrent dispatches of a queue share script calls: while a call for a
+	 * queue is in flight, the {@link #dispatch(JobRequest)} and
+	 * {@link #dispatchAsync(JobRequest)} calls for that queue that arrive meanwhile are
+	 * sent together in the next script call, once its reply came. A lone dispatch is sent
+	 * at once. Each job keeps its own result, failure and timeout. When off, each
+	 * dispatch is a script call of its own.
+	 * <p>
+	 * Default {@code true}.
+	 * @param coalescing whether dispatches share script calls
+	 */
+	public void setCoalescing(boolean coalescing) {
+		this.coalescer.setEnabled(coalescing);
+	}
+
+	/**
+	 * Set the most jobs of a script call that concurrent dispatches share.
+	 * <p>
+	 * Default 1,000, the most jobs of one script call.
+	 * @param maxJobs the most jobs, from 1 to 1,000
+	 * @see #setCoalescing(boolean)
+	 */
+	public void setCoalescingMaxJobs(int maxJobs) {
+		this.coalescer.setMaxJobs(maxJobs);
+	}
+
+	/**
+	 * Set the most characters of job JSON in a script call that concurrent dispatches
+	 * share (bytes, for JSON in ASCII); a job larger than that goes alone.
+	 * <p>
+	 * Default 1 Mi.
+	 * @param maxSize the most characters
+	 * @see #setCoalescing(boolean)
+	 */
+	public void setCoalescingMaxSize(long maxSize) {
+		this.coalescer.setMaxSize(maxSize);
 	}
 
 	/**
@@ -266,14 +306,26 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 		return prepared.stream().map(results::get).toList();
 	}
 
+	/**
+	 * Dispatch a job. It shares its script call with the dispatches of its queue that
+	 * arrive while a call for that queue is in flight (see
+	 * {@link #setCoalescing(boolean)}).
+	 * @param request the job and its options
+	 * @return the job id and what happened to the job
+	 */
+	@Override
+	public DispatchResult dispatch(JobRequest request) {
+		return this.coalescer.dispatch(prepare(request));
+	}
+
 	@Override
 	public CompletableFuture<DispatchResult> dispatchAsync(JobRequest request) {
-		return this.asyncSender.submit(prepare(request));
+		return this.coalescer.dispatchAsync(prepare(request));
 	}
 
 	@Override
 	public void start() {
-		this.asyncSender.start();
+		this.coalescer.start();
 	}
 
 	/**
@@ -283,7 +335,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 */
 	@Override
 	public void stop() {
-		this.asyncSender.stop();
+		this.coalescer.stop();
 	}
 
 	/**
@@ -292,7 +344,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 */
 	@Override
 	public boolean isRunning() {
-		return this.asyncSender.isRunning();
+		return this.coalescer.isRunning();
 	}
 
 	/**
