@@ -116,13 +116,15 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	}
 
 	/**
-	 * Set how long a dispatch waits at most for Redis to take each call of up to 1,000
-	 * jobs, so that a dispatch fails fast while Redis is down rather than blocking its
-	 * caller for the Redis command timeout. A dispatch that times out throws (or, from
-	 * {@link #dispatchAsync(JobRequest)}, completes exceptionally with) a
-	 * {@link DispatchTimeoutException}; its call is not cancelled, and its jobs may still
-	 * be enqueued if Redis takes it before the Redis command timeout. The wait for
-	 * replicas, when configured, comes on top.
+	 * Set how long a dispatch waits at most for Redis to take its job (for
+	 * {@link #dispatchAll}, each call of up to 1,000 jobs), so that a dispatch fails fast
+	 * while Redis is down rather than blocking its caller for the Redis command timeout.
+	 * A dispatch that times out throws (or, from {@link #dispatchAsync(JobRequest)},
+	 * completes exceptionally with) a {@link DispatchTimeoutException}. A job that still
+	 * waited behind its queue's call in flight is taken back and not sent; a call that
+	 * was sent is not cancelled, and its jobs may still be enqueued if Redis takes it
+	 * before the Redis command timeout. The wait for replicas, when configured, comes on
+	 * top.
 	 * <p>
 	 * {@link #cancel}, {@link #cancelTimer} and {@link #reschedule} wait as long at most,
 	 * then throw a {@link org.springframework.dao.QueryTimeoutException}; their call is
