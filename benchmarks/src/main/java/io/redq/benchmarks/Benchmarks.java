@@ -49,7 +49,8 @@ public final class Benchmarks {
 					Map.entry("idle-pickup", new IdlePickupScenario()), Map.entry("timers", new TimersScenario()),
 					Map.entry("memory", new MemoryScenario()), Map.entry("idle-cost", new IdleCostScenario()),
 					Map.entry("soak", new SoakScenario()), Map.entry("removal", new RemovalScenario()),
-					Map.entry("resend-memory", new ResendMemoryScenario())));
+					Map.entry("resend-memory", new ResendMemoryScenario()),
+					Map.entry("lone-dispatch", new LoneDispatchScenario())));
 
 	static {
 		SCENARIOS.put("transactions", new TransactionScenario());

@@ -54,6 +54,8 @@ class BenchmarksIntegrationTests {
 				Arguments.of("idle-pickup", List.of("--jobs=20", "--gap=5ms"),
 						List.of("pickupP50Ms", "pickupP99Ms", "pickupMaxMs", "stallMaxMs", "stallsOver5Ms",
 								"roundTripsPerJob")),
+				Arguments.of("lone-dispatch", List.of("--jobs=200"),
+						List.of("dispatchP50Ms", "dispatchP99Ms", "dispatchMaxMs", "roundTripsPerJob")),
 				Arguments.of("timers", List.of("--jobs=200", "--spread=1s", "--lead=500ms"),
 						List.of("latenessP50Ms", "latenessP99Ms", "latenessMaxMs", "stallMaxMs", "stallsOver5Ms",
 								"commandsPerJob")),

@@ -219,6 +219,10 @@ public final class JobQueueAutoConfiguration {
 		dispatcher.setMaxPayloadSize(properties.getDispatcher().getMaxPayloadSize().toBytes());
 		dispatcher.setResendWindow(resendWindow(properties.getDispatcher().getResendWindow(), connectionFactory));
 		dispatcher.setTimeout(properties.getDispatcher().getTimeout());
+		JobQueueProperties.Coalescing coalescing = properties.getDispatcher().getCoalescing();
+		dispatcher.setCoalescing(coalescing.isEnabled());
+		dispatcher.setCoalescingMaxJobs(coalescing.getMaxJobs());
+		dispatcher.setCoalescingMaxSize(coalescing.getMaxSize().toBytes());
 		dispatcher.setBatchLinger(properties.getBatches().getLinger());
 		dispatcher.setMetrics(metrics.getIfAvailable(() -> JobMetrics.NONE));
 		dispatcher.setObservationEnabled(properties.isObservationEnabled());

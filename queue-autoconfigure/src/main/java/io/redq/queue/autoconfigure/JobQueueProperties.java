@@ -612,13 +612,15 @@ public class JobQueueProperties {
 		private Duration resendWindow = Duration.ofMinutes(2);
 
 		/**
-		 * Longest wait for Redis to take a dispatch (each call of up to 1,000 jobs),
-		 * besides the wait for replicas, so that a dispatch fails fast while Redis is
-		 * down instead of blocking for the Redis command timeout. A dispatch that times
-		 * out throws a DispatchTimeoutException (dispatchAsync completes exceptionally
-		 * with it); its call is not cancelled and may still enqueue its jobs if Redis
-		 * takes it before the Redis command timeout. The dispatcher's cancel, cancelTimer
-		 * and reschedule wait as long at most, then throw a QueryTimeoutException.
+		 * Longest wait for Redis to take a dispatch (each caller's job; for dispatchAll,
+		 * each call of up to 1,000 jobs), besides the wait for replicas, so that a
+		 * dispatch fails fast while Redis is down instead of blocking for the Redis
+		 * command timeout. A dispatch that times out throws a DispatchTimeoutException
+		 * (dispatchAsync completes exceptionally with it). A job that still waited behind
+		 * its queue's call in flight is not sent; a call that was sent is not cancelled
+		 * and may still enqueue its jobs if Redis takes it before the Redis command
+		 * timeout. The dispatcher's cancel, cancelTimer and reschedule wait as long at
+		 * most, then throw a QueryTimeoutException.
 		 */
 		private Duration timeout = Duration.ofSeconds(5);
 
@@ -628,6 +630,8 @@ public class JobQueueProperties {
 		 * module), dropped on rollback. When false, jobs are sent at once.
 		 */
 		private boolean transactionAware = true;
+
+		private final Coalescing coalescing = new Coalescing();
 
 		public DataSize getMaxPayloadSize() {
 			return this.maxPayloadSize;
@@ -662,6 +666,63 @@ public class JobQueueProperties {
 
 		public void setTransactionAware(boolean transactionAware) {
 			this.transactionAware = transactionAware;
+		}
+
+		public Coalescing getCoalescing() {
+			return this.coalescing;
+		}
+
+	}
+
+	/**
+	 * How concurrent dispatches share script calls: while a call for a queue is in
+	 * flight, the dispatches for that queue that arrive meanwhile are sent together in
+	 * the next call, once its reply came. A lone dispatch is sent at once; each job keeps
+	 * its own result, failure and timeout.
+	 */
+	public static class Coalescing {
+
+		/**
+		 * Whether concurrent synchronous dispatches of a queue share script calls, as
+		 * asynchronous ones always do. When false, each synchronous dispatch is a call of
+		 * its own.
+		 */
+		private boolean enabled;
+
+		/**
+		 * Most jobs in one shared call, from 1 to 1,000 (the most of one script call, as
+		 * for dispatchAll).
+		 */
+		private int maxJobs = 1000;
+
+		/**
+		 * Most job JSON in one shared call, counted in characters (bytes for ASCII); a
+		 * larger job goes alone.
+		 */
+		private DataSize maxSize = DataSize.ofMegabytes(1);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public int getMaxJobs() {
+			return this.maxJobs;
+		}
+
+		public void setMaxJobs(int maxJobs) {
+			this.maxJobs = maxJobs;
+		}
+
+		public DataSize getMaxSize() {
+			return this.maxSize;
+		}
+
+		public void setMaxSize(DataSize maxSize) {
+			this.maxSize = maxSize;
 		}
 
 	}

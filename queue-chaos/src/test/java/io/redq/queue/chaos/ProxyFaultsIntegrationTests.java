@@ -7,16 +7,24 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.redq.queue.core.DispatchResult;
+import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.redis.RedisJobDispatcher;
+import io.redq.queue.test.ScriptExecutions;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Network faults between Redis and its clients, injected by a {@link ChaosProxy}: resets,
@@ -75,6 +83,68 @@ class ProxyFaultsIntegrationTests extends ChaosSupport {
 		assertThat(proxy.droppedReplies()).as("the fault happened").isPositive();
 		Invariants.Outcome outcome = checkInvariants(ids, retried);
 		assertThat(outcome.completed()).isEqualTo(ids.size());
+	}
+
+	@Test // issue 39: a lost reply on a shared call
+	void aLostReplyOfASharedDispatchCallIsReportedToEachOfItsCallersAndItsJobsAreStoredOnce() throws Exception {
+		ChaosProxy proxy = startRedisBehindProxy();
+		RedisJobDispatcher flaky = dispatcherVia(proxy.port(), Duration.ofSeconds(20));
+		flaky.setCoalescing(true);
+		flaky.dispatch(request("warm"));
+		// the first call held in Redis while the others arrive: they share the next call
+		this.redis.command("CLIENT", "PAUSE", "30000", "WRITE");
+		List<Thread> callers = new ArrayList<>();
+		FutureTask<DispatchResult> first = inThread(callers, () -> flaky.dispatch(request("first")));
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> this.redis.command("INFO", "clients").contains("blocked_clients:1"));
+		callers.clear();
+		List<FutureTask<DispatchResult>> shared = new ArrayList<>();
+		for (int i = 0; i < 8; i++) {
+			String id = "shared-" + i;
+			shared.add(inThread(callers, () -> flaky.dispatch(request(id))));
+		}
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> callers.stream().allMatch((thread) -> thread.getState() == Thread.State.TIMED_WAITING));
+		long before = ScriptExecutions.count(this.redis);
+		proxy.dropReplyTo("shared-0");
+		this.redis.command("CLIENT", "UNPAUSE");
+		assertThat(first.get(30, TimeUnit.SECONDS).outcome()).isEqualTo(Outcome.CREATED);
+		int failed = 0;
+		for (int i = 0; i < shared.size(); i++) {
+			String id = "shared-" + i;
+			try {
+				assertThat(shared.get(i).get(30, TimeUnit.SECONDS)).isEqualTo(new DispatchResult(id, Outcome.CREATED));
+			}
+			catch (ExecutionException ex) {
+				// reported: Redis ran the call, so dispatching again under the id keeps
+				// it
+				failed++;
+				assertThat(flaky.dispatch(request(id))).isEqualTo(new DispatchResult(id, Outcome.KEPT));
+			}
+		}
+		report("a shared call of 8 dispatches whose reply was lost: " + failed + " callers told it failed, "
+				+ (ScriptExecutions.count(this.redis) - before) + " script calls with the retries");
+		assertThat(proxy.droppedReplies()).as("the fault happened").isEqualTo(1);
+		assertThat(ScriptExecutions.count(this.redis) - before)
+			.as("the first call, the shared one once, then the retries")
+			.isEqualTo(2 + failed);
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(10, 0, 0, 0));
+		assertThat(this.redis.command("LRANGE", this.operations.getStore().keys(QUEUE).ready(), "0", "-1").lines())
+			.hasSize(10)
+			.doesNotHaveDuplicates();
+	}
+
+	private static JobRequest request(String id) {
+		return JobRequest.of(ChaosTask.JOB_NAME, new ChaosTask(0, false)).id(id, DuplicatePolicy.KEEP).build();
+	}
+
+	private static FutureTask<DispatchResult> inThread(List<Thread> callers, Callable<DispatchResult> call) {
+		FutureTask<DispatchResult> task = new FutureTask<>(call);
+		Thread thread = new Thread(task, "caller-" + callers.size());
+		thread.setDaemon(true);
+		callers.add(thread);
+		thread.start();
+		return task;
 	}
 
 	@Test // issue 5, scenario 8: ack

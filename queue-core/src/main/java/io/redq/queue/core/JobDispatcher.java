@@ -80,12 +80,12 @@ public interface JobDispatcher {
 
 	/**
 	 * Dispatch a job without waiting for Redis. The job is checked and written as JSON at
-	 * once; it is sent together with the other asynchronous dispatches pending at that
-	 * time, in one script call per queue, in the order of the calls. A dispatch made
-	 * meanwhile by {@link #dispatch(JobRequest)} or {@link #dispatchAll(Collection)} may
-	 * get there first. The call waits only while 10,000 asynchronous dispatches are
-	 * pending. Callbacks on the future run on the thread that sends the jobs unless given
-	 * an executor: they should not block.
+	 * once; the Redis dispatcher sends it as {@link #dispatch(JobRequest)} would, in the
+	 * order of the calls, together with the dispatches of its queue that arrived while a
+	 * call for that queue was in flight. A dispatch made meanwhile by
+	 * {@link #dispatchAll(Collection)} may get there first. The call waits only while
+	 * 10,000 asynchronous dispatches are pending. Callbacks on the future run on the
+	 * thread that sends the jobs unless given an executor: they should not block.
 	 * @param request the job and its options
 	 * @return the job id and what happened to the job, once the job is in Redis;
 	 * completed exceptionally when Redis refused or did not answer (the job may then be

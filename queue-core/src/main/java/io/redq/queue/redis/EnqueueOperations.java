@@ -90,39 +90,65 @@ public final class EnqueueOperations {
 	public List<DispatchResult> enqueue(String queue, List<EnqueueCommand> commands, @Nullable Duration timeout,
 			@Nullable String batchId) {
 		List<DispatchResult> results = new ArrayList<>(commands.size());
-		ResendProtection resends = this.store.getResendProtection();
 		for (int from = 0; from < commands.size(); from += QueueStore.MAX_BATCH_SIZE) {
 			List<EnqueueCommand> batch = commands.subList(from,
 					Math.min(commands.size(), from + QueueStore.MAX_BATCH_SIZE));
-			ResendProtection.Call call = resends.begin(this.store.keys(queue));
-			CompletableFuture<List<?>> reply;
-			try {
-				// push.lua links no batch
-				boolean push = batchId == null && pushes(batch);
-				List<String> args = args(batch, push);
-				if (batchId != null) {
-					args.add(batchId);
-				}
-				reply = this.store.runForListOnReplicasAsync(script(push), this.store.keysOf(queue, call),
-						QueueStore.argsOf(call, args), written(queue, batch));
-			}
-			catch (RuntimeException ex) {
-				resends.end(call);
-				throw ex;
-			}
-			// the lane is free once the call can no longer be re-sent
-			reply.whenComplete((codes, ex) -> resends.end(call));
-			results.addAll(results(batch, await(reply, queue, batch, timeout)));
+			results.addAll(await(enqueueAsync(queue, batch, batchId), queue, batch, timeout));
 		}
 		return results;
 	}
 
-	private List<?> await(CompletableFuture<List<?>> reply, String queue, List<EnqueueCommand> batch,
-			@Nullable Duration timeout) {
+	/**
+	 * Enqueue at most {@value QueueStore#MAX_BATCH_SIZE} jobs in one atomic step that is
+	 * a call of its own of the {@link ResendProtection}, without waiting for its reply.
+	 * @param queue the queue
+	 * @param batch the jobs
+	 * @param batchId the batch the jobs are members of, or {@code null} for none
+	 * @return what happened to each job, in order, once the call has its reply; or the
+	 * failure, a {@link ReplicationTimeoutException} when fewer replicas confirmed the
+	 * writes within their timeout
+	 */
+	CompletableFuture<List<DispatchResult>> enqueueAsync(String queue, List<EnqueueCommand> batch,
+			@Nullable String batchId) {
+		Assert.isTrue(batch.size() <= QueueStore.MAX_BATCH_SIZE,
+				() -> "At most " + QueueStore.MAX_BATCH_SIZE + " jobs per step; got " + batch.size());
+		ResendProtection resends = this.store.getResendProtection();
+		ResendProtection.Call call = resends.begin(this.store.keys(queue));
+		CompletableFuture<List<?>> reply;
+		try {
+			// push.lua links no batch
+			boolean push = batchId == null && pushes(batch);
+			List<String> args = args(batch, push);
+			if (batchId != null) {
+				args.add(batchId);
+			}
+			reply = this.store.runForListOnReplicasAsync(script(push), this.store.keysOf(queue, call),
+					QueueStore.argsOf(call, args), written(queue, batch));
+		}
+		catch (RuntimeException ex) {
+			resends.end(call);
+			throw ex;
+		}
+		// the lane is free once the call can no longer be re-sent
+		reply.whenComplete((codes, ex) -> resends.end(call));
+		return reply.thenApply((codes) -> results(batch, codes));
+	}
+
+	/**
+	 * Return how long a dispatch waits at most for a call's reply, given its timeout: the
+	 * wait for replicas, when configured, comes on top.
+	 * @param timeout the dispatch's timeout
+	 * @return the longest wait
+	 */
+	Duration replyTimeout(Duration timeout) {
+		return timeout.plus(this.store.getReplicaWait().longestWait());
+	}
+
+	private List<DispatchResult> await(CompletableFuture<List<DispatchResult>> reply, String queue,
+			List<EnqueueCommand> batch, @Nullable Duration timeout) {
 		try {
 			// a ReplicationTimeoutException says more than a timeout while replicas lag
-			return QueueStore.await(reply,
-					(timeout != null) ? timeout.plus(this.store.getReplicaWait().longestWait()) : null,
+			return QueueStore.await(reply, (timeout != null) ? replyTimeout(timeout) : null,
 					() -> new DispatchTimeoutException(queue, batch.size(), timeout), "take " + written(queue, batch));
 		}
 		catch (ReplicationTimeoutException ex) {

@@ -122,6 +122,15 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 	}
 
 	@Override
+	public DispatchResult dispatch(JobRequest request) {
+		if (currentTransaction() == null || request.isOutsideTransaction()) {
+			// the target's own dispatch, which shares calls with concurrent ones
+			return this.target.dispatch(request);
+		}
+		return dispatchAll(List.of(request)).get(0);
+	}
+
+	@Override
 	public List<DispatchResult> dispatchAll(Collection<JobRequest> requests) {
 		TransactionalDispatches transaction = currentTransaction();
 		if (transaction == null || requests.stream().allMatch(JobRequest::isOutsideTransaction)) {

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -83,6 +84,40 @@ class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegra
 		this.dispatcher.stop();
 		this.target.stop();
 		this.database.shutdown();
+	}
+
+	@Test
+	void dispatchesOutsideATransactionShareCallsAsTheTargetsOwnDo() throws Exception {
+		this.target.setCoalescing(true);
+		this.dispatcher.dispatch("send-invoice", "warm");
+		long before = ScriptExecutions.count(this.redis);
+		this.redis.command("CLIENT", "PAUSE", "30000", "WRITE");
+		List<FutureTask<DispatchResult>> callers = new ArrayList<>();
+		List<Thread> threads = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			String payload = "order-" + i;
+			FutureTask<DispatchResult> caller = new FutureTask<>(
+					() -> this.dispatcher.dispatch("send-invoice", payload));
+			Thread thread = new Thread(caller);
+			thread.setDaemon(true);
+			thread.start();
+			callers.add(caller);
+			threads.add(thread);
+			if (i == 0) {
+				// the first call held in Redis while the others arrive
+				await().atMost(Duration.ofSeconds(30))
+					.until(() -> this.redis.command("INFO", "clients").contains("blocked_clients:1"));
+			}
+		}
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> threads.stream().allMatch((thread) -> thread.getState() == Thread.State.TIMED_WAITING));
+		this.redis.command("CLIENT", "UNPAUSE");
+		for (FutureTask<DispatchResult> caller : callers) {
+			assertThat(caller.get(30, TimeUnit.SECONDS).outcome()).isEqualTo(Outcome.CREATED);
+		}
+		assertThat(ScriptExecutions.count(this.redis) - before).as("the first call, then one for the other four")
+			.isEqualTo(2);
+		assertThat(this.operations.stats(QUEUE).ready()).isEqualTo(6);
 	}
 
 	@Test
