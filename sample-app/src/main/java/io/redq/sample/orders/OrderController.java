@@ -58,6 +58,25 @@ public class OrderController {
 	}
 
 	/**
+	 * Remind a customer of their unpaid orders: one batch of invoice mails, whose
+	 * callback tells the customer how many went out.
+	 * @param request whom to remind
+	 * @return the batch and how many orders it reminds of
+	 */
+	@PutMapping(path = "/orders/reminders", consumes = MediaType.APPLICATION_JSON_VALUE)
+	public OrderService.Reminders remind(@RequestBody Reminder request) {
+		return this.orders.remind(request.email());
+	}
+
+	/**
+	 * A reminder to send.
+	 *
+	 * @param email the customer to remind of their unpaid orders
+	 */
+	public record Reminder(String email) {
+	}
+
+	/**
 	 * An order to place.
 	 *
 	 * @param email the customer's email

@@ -4,9 +4,13 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.NoSuchElementException;
 
+import io.redq.queue.core.BatchRequest;
+import io.redq.queue.core.BatchResult;
 import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.core.JobRequest;
 import io.redq.sample.ConflictException;
 import io.redq.sample.catalog.Catalog;
 import io.redq.sample.catalog.Product;
@@ -35,6 +39,9 @@ public class OrderService {
 
 	/** The most items of one product an order may take. */
 	static final int MAX_QUANTITY = 100;
+
+	/** The most unpaid orders one reminder sends invoices for. */
+	static final int MAX_REMINDED = 1000;
 
 	private final JdbcClient jdbc;
 
@@ -145,6 +152,33 @@ public class OrderService {
 	}
 
 	/**
+	 * Remind a customer of their unpaid orders: the invoice of each again, as one batch
+	 * whose callback mails the customer how many went out once every mail was sent or
+	 * gave up. Not in a transaction: a batch is dispatched as it is called.
+	 * @param email the customer's email
+	 * @return the batch and how many orders it reminds of
+	 * @throws ConflictException when the customer has no unpaid order
+	 */
+	public Reminders remind(String email) {
+		Assert.hasText(email, "email is required");
+		List<JobRequest> invoices = this.jdbc.sql("""
+				SELECT id, total FROM customer_order WHERE email = :email AND status = 'UNPAID'
+				ORDER BY id LIMIT :limit""")
+			.param("email", email)
+			.param("limit", MAX_REMINDED)
+			.query((row, number) -> JobRequest
+				.of(OrderJobs.SEND_INVOICE, new Invoice(row.getLong("id"), email, row.getBigDecimal("total")))
+				.build())
+			.list();
+		if (invoices.isEmpty()) {
+			throw new ConflictException(email + " has no unpaid order to be reminded of");
+		}
+		BatchResult batch = this.dispatcher.dispatchBatch(
+				BatchRequest.of(invoices).onComplete(JobRequest.of(OrderJobs.REMINDERS_SENT, email).build()).build());
+		return new Reminders(batch.batchId(), invoices.size());
+	}
+
+	/**
 	 * Return an order.
 	 * @param id the order's id
 	 * @return the order
@@ -158,6 +192,15 @@ public class OrderService {
 			.query(Order.class)
 			.optional()
 			.orElseThrow(() -> new NoSuchElementException("No order " + id));
+	}
+
+	/**
+	 * The payment reminders sent to a customer.
+	 *
+	 * @param batchId the batch of their invoice mails
+	 * @param orders how many unpaid orders it reminds of
+	 */
+	public record Reminders(String batchId, int orders) {
 	}
 
 }

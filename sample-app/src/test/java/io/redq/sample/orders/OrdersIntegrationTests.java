@@ -12,6 +12,7 @@ import io.redq.queue.testkit.JobTester;
 import io.redq.sample.SampleShopTest;
 import io.redq.sample.TestProducts;
 import io.redq.sample.orders.Order.Status;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -180,6 +181,43 @@ class OrdersIntegrationTests {
 			.expectStatus()
 			.isEqualTo(HttpStatus.UNSUPPORTED_MEDIA_TYPE);
 		assertThat(TestProducts.stock(this.jdbc, product)).isEqualTo(10);
+	}
+
+	@Test
+	void remindingACustomerSendsTheirUnpaidInvoicesAsABatchWhoseCallbackMailsThemOnce() {
+		long product = TestProducts.add(this.jdbc, 10);
+		Order first = place("cy@orders.example", product, 1);
+		Order second = place("cy@orders.example", product, 2);
+		OrderService.Reminders reminders = this.http.put()
+			.uri("/orders/reminders")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(Map.of("email", "cy@orders.example"))
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(OrderService.Reminders.class)
+			.returnResult()
+			.getResponseBody();
+		assertThat(reminders.orders()).isEqualTo(2);
+		Awaitility.await()
+			.atMost(DEADLINE)
+			.until(() -> mailsTo("cy@orders.example").contains("Payment reminders: 2 of 2 sent"));
+		this.jobs.awaitDrained("mail", DEADLINE);
+		assertThat(mailsTo("cy@orders.example")).containsExactlyInAnyOrder(
+				"Invoice for order " + first.id() + ": 10.00", "Invoice for order " + second.id() + ": 20.00",
+				"Invoice for order " + first.id() + ": 10.00", "Invoice for order " + second.id() + ": 20.00",
+				"Payment reminders: 2 of 2 sent");
+	}
+
+	@Test
+	void remindingACustomerWithoutUnpaidOrdersIsRefused() {
+		this.http.put()
+			.uri("/orders/reminders")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(Map.of("email", "dee@orders.example"))
+			.exchange()
+			.expectStatus()
+			.isEqualTo(HttpStatus.CONFLICT);
 	}
 
 	private Order place(String email, long product, int quantity) {
