@@ -17,7 +17,6 @@ import java.util.function.Supplier;
 import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobStatus;
-import io.redq.queue.core.QueueNames;
 import io.redq.queue.core.QueueSnapshot;
 import io.redq.queue.recurring.RecurringJobInfo;
 import io.redq.queue.recurring.RecurringJobs;
@@ -101,11 +100,10 @@ public class JobQueueInspector {
 	 * Create an instance.
 	 * @param operations the queue operations
 	 * @param jobs the jobs of this application
-	 * @param keyPrefix the key prefix of the queues, as given to the operations
 	 */
-	public JobQueueInspector(RedisJobQueueOperations operations, JobDefinitions jobs, String keyPrefix) {
+	public JobQueueInspector(RedisJobQueueOperations operations, JobDefinitions jobs) {
 		this.operations = operations;
-		this.discovery = new QueueDiscovery(jobs, QueueNames.validateKeyPrefix(keyPrefix),
+		this.discovery = new QueueDiscovery(jobs, operations.getStore().getKeyspace(),
 				operations.getStore().getTemplate());
 		this.snapshots = new QueueSnapshots(operations);
 		this.reader = new JobReader(operations, this::queueNames);

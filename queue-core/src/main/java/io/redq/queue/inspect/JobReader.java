@@ -20,6 +20,7 @@ import io.redq.queue.core.DeadJob;
 import io.redq.queue.core.JobPriority;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.inspect.JobQueueInspector.SearchBy;
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.QueueKeys;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.redis.WireFormat;
@@ -203,7 +204,7 @@ class JobReader {
 		byte[] hash = ((by == SearchBy.ERROR) ? keys.errors() : keys.jobs()).getBytes(StandardCharsets.UTF_8);
 		ScanArgs args = ScanArgs.Builder.limit(READ_BATCH);
 		if (by == SearchBy.ID) {
-			args.match("*" + QueueDiscovery.escapeGlob(text) + "*");
+			args.match("*" + Keyspace.escapeGlob(text) + "*");
 		}
 		Predicate<String> matches = switch (by) {
 			case ID -> (value) -> true;

@@ -16,7 +16,7 @@ import io.lettuce.core.api.async.RedisKeyAsyncCommands;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.QueueNames;
-import io.redq.queue.redis.QueueKeys;
+import io.redq.queue.redis.Keyspace;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnection;
@@ -47,11 +47,9 @@ class QueueDiscovery {
 
 	private static final long SCAN_TIMEOUT_MILLIS = 10_000;
 
-	private static final String MODEL_SUFFIX = "}:model";
-
 	private final JobDefinitions jobs;
 
-	private final String keyPrefix;
+	private final Keyspace keyspace;
 
 	private final StringRedisTemplate redis;
 
@@ -70,9 +68,9 @@ class QueueDiscovery {
 
 	private @Nullable ScanCursor cursor;
 
-	QueueDiscovery(JobDefinitions jobs, String keyPrefix, StringRedisTemplate redis) {
+	QueueDiscovery(JobDefinitions jobs, Keyspace keyspace, StringRedisTemplate redis) {
 		this.jobs = jobs;
-		this.keyPrefix = keyPrefix;
+		this.keyspace = keyspace;
 		this.redis = redis;
 	}
 
@@ -129,7 +127,7 @@ class QueueDiscovery {
 			return false;
 		}
 		// not through the store, which keeps the keys of every queue it is asked about
-		return Boolean.TRUE.equals(this.redis.hasKey(QueueKeys.of(this.keyPrefix, queue).model()));
+		return Boolean.TRUE.equals(this.redis.hasKey(this.keyspace.queue(queue).model()));
 	}
 
 	private Set<String> scannedQueues() {
@@ -159,8 +157,7 @@ class QueueDiscovery {
 	// every script records the queue's data model, so each queue Redq ever used has a
 	// model key, kept even by a purge
 	private void scanRound() {
-		String pattern = escapeGlob(this.keyPrefix) + ":{*" + MODEL_SUFFIX;
-		ScanArgs args = ScanArgs.Builder.matches(pattern).limit(SCAN_COUNT);
+		ScanArgs args = ScanArgs.Builder.matches(this.keyspace.queueModelPattern()).limit(SCAN_COUNT);
 		try {
 			this.redis.execute((RedisCallback<@Nullable Void>) (connection) -> scanRound(commands(connection), args));
 		}
@@ -192,8 +189,8 @@ class QueueDiscovery {
 	}
 
 	private void add(String key) {
-		String queue = key.substring(this.keyPrefix.length() + 2, key.length() - MODEL_SUFFIX.length());
-		if (isValidQueueName(queue) && this.passing.size() < JobQueueInspector.MAX_DISCOVERED_QUEUES) {
+		String queue = this.keyspace.queueOfModelKey(key);
+		if (queue != null && this.passing.size() < JobQueueInspector.MAX_DISCOVERED_QUEUES) {
 			this.passing.add(queue);
 		}
 	}
@@ -216,10 +213,6 @@ class QueueDiscovery {
 		catch (IllegalArgumentException ex) {
 			return false;
 		}
-	}
-
-	static String escapeGlob(String text) {
-		return text.replaceAll("([*?\\[\\]\\\\])", "\\\\$1");
 	}
 
 }
