@@ -56,7 +56,7 @@ class BatchScenario implements Scenario {
 				BatchResult created = dispatcher.dispatchBatch(BatchRequest.of(requests).build());
 				batch.end(result, "batch" + round, jobs);
 				result.put("batch" + round + "BytesEach", (double) (redis.usedMemory() - before) / jobs);
-				BatchKeys batchKeys = BatchKeys.of(Benchmarks.KEY_PREFIX, created.batchId());
+				BatchKeys batchKeys = Benchmarks.KEYSPACE.batch(created.batchId());
 				result.put("batch" + round + "PendingBytesEach",
 						(double) redis.memoryUsage(batchKeys.pending()) / jobs);
 				result.put("batch" + round + "LinkBytesEach", (double) redis.memoryUsage(keys.batchLinks()) / jobs);
@@ -67,7 +67,7 @@ class BatchScenario implements Scenario {
 	}
 
 	private static void clear(RedisAdmin redis, BatchResult batch) {
-		redis.delete(BatchKeys.of(Benchmarks.KEY_PREFIX, batch.batchId()).all());
+		redis.delete(Benchmarks.KEYSPACE.batch(batch.batchId()).all());
 	}
 
 }

@@ -14,6 +14,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import io.redq.benchmarks.EndToEndScenario.Dispatch;
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;
 
@@ -40,6 +41,9 @@ public final class Benchmarks {
 	 * The key prefix of the benchmark's queues; their keys are deleted before each run.
 	 */
 	static final String KEY_PREFIX = "redq-bench";
+
+	/** The keys under {@link #KEY_PREFIX}. */
+	static final Keyspace KEYSPACE = new Keyspace(KEY_PREFIX);
 
 	static final Map<String, Scenario> SCENARIOS = new TreeMap<>(
 			Map.ofEntries(Map.entry("enqueue", new EnqueueScenario()), Map.entry("drain", new DrainScenario()),
@@ -102,14 +106,14 @@ public final class Benchmarks {
 			result.put("redis", admin.info("server").get("redis_version"));
 			result.put("scriptsSha1", scriptsSha1());
 			result.put("loadAverageBefore", loadAverage());
-			admin.deleteKeys(KEY_PREFIX + ":*");
+			admin.deleteKeys(KEYSPACE.pattern());
 			OptionalDouble lpush = OptionalDouble.empty();
 			if (options.lpushRequests() > 0) {
 				lpush = LpushBaseline.run(admin, options.lpushRequests(), out);
 			}
 			Harness harness = new Harness(options, admin, out);
 			scenario.run(harness, result);
-			admin.deleteKeys(KEY_PREFIX + ":*");
+			admin.deleteKeys(KEYSPACE.pattern());
 			result.put("loadAverageAfter", loadAverage());
 			lpush.ifPresent(result::lpushBaseline);
 			result.print(out);

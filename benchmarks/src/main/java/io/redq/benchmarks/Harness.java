@@ -163,7 +163,7 @@ final class Harness {
 	}
 
 	static QueueKeys queueKeys() {
-		return QueueKeys.of(Benchmarks.KEY_PREFIX, BenchmarkConfiguration.QUEUE);
+		return Benchmarks.KEYSPACE.queue(BenchmarkConfiguration.QUEUE);
 	}
 
 	static JobRequest noop(int i) {

@@ -10,6 +10,9 @@ import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.lock.RedisLockService;
 import io.redq.queue.metrics.MicrometerJobMetrics;
 import io.redq.queue.metrics.QueueMeterBinder;
+import io.redq.queue.redis.BatchKeys;
+import io.redq.queue.redis.QueueKeys;
+import io.redq.queue.redis.QueueStore;
 import io.redq.queue.redis.RedisJobDispatcher;
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * Architecture rules of the core module: it does not use Spring Boot, only the metrics
  * classes use the optional micrometer-core, the API in {@code core} does not depend on
  * its Redis implementation, the Redis layer knows none of the components it serves, the
- * observation support uses no other Redq package, and the packages are free of cycles.
+ * observation support uses no other Redq package, only the Redis layer reaches a queue's
+ * keys, and the packages are free of cycles.
  *
  * @author Redq team
  */
@@ -73,6 +77,19 @@ class ArchitectureTests {
 		.because("the Redis layer serves the containers, the scheduler and the locks, and knows none of them; "
 				+ "only the dispatcher takes part in the lifecycle, and it and the interceptor that observes its "
 				+ "dispatches in observations");
+
+	private static final ArchRule ONLY_THE_REDIS_LAYER_REACHES_THE_KEYS = noClasses().that()
+		.resideOutsideOfPackage("io.redq.queue.redis..")
+		.should()
+		.dependOnClassesThat()
+		.haveFullyQualifiedName(QueueKeys.class.getName())
+		.orShould()
+		.dependOnClassesThat()
+		.haveFullyQualifiedName(BatchKeys.class.getName())
+		.orShould()
+		.callMethod(QueueStore.class, "getTemplate")
+		.because("only the Redis layer turns a queue into its keys and reads or writes them, inspection included "
+				+ "(see Keyspace and QueueReader), so that how a queue is laid out in Redis changes there alone");
 
 	private static final ArchRule OBSERVATIONS_USE_NO_OTHER_REDQ_PACKAGE = noClasses().that()
 		.resideInAPackage("io.redq.queue.support.micrometer..")
@@ -123,6 +140,11 @@ class ArchitectureTests {
 	@Test
 	void redisLayerKnowsNoComponent() {
 		REDIS_LAYER_KNOWS_NO_COMPONENT.check(MAIN_CLASSES);
+	}
+
+	@Test
+	void onlyTheRedisLayerReachesTheKeys() {
+		ONLY_THE_REDIS_LAYER_REACHES_THE_KEYS.check(MAIN_CLASSES);
 	}
 
 	@Test

@@ -26,6 +26,7 @@ import io.redq.queue.listener.JobInterceptor;
 import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.recurring.RecurringJobs;
 import io.redq.queue.redis.JobResults;
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.script.QueueScripts;
@@ -85,16 +86,15 @@ import org.springframework.util.unit.DataSize;
 @ConditionalOnBooleanProperty(name = "redq.enabled", matchIfMissing = true)
 @ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 @EnableConfigurationProperties(JobQueueProperties.class)
-@Import(ScriptBeanRegistrar.QueueScriptBeans.class)
+@Import({ ScriptBeanRegistrar.QueueScriptBeans.class, KeyspaceConfiguration.class })
 public final class JobQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
 	RedisJobQueueOperations jobQueueOperations(RedisConnectionFactory connectionFactory, JobQueueProperties properties,
-			BeanFactory beanFactory) {
+			Keyspace keyspace, BeanFactory beanFactory) {
 		QueueScripts scripts = QueueScripts.from(ScriptBeanRegistrar.scriptBeans(beanFactory));
-		RedisJobQueueOperations operations = new RedisJobQueueOperations(connectionFactory, scripts,
-				properties.getKeyPrefix());
+		RedisJobQueueOperations operations = new RedisJobQueueOperations(connectionFactory, scripts, keyspace);
 		operations.setDeadLetterMaxSize(properties.getDeadLetter().getMaxSize());
 		operations.setDeadLetterTimeToLive(properties.getDeadLetter().getTimeToLive());
 		operations.setCompletedMaxSize(properties.getCompleted().getMaxSize());
@@ -123,7 +123,7 @@ public final class JobQueueAutoConfiguration {
 	JobQueueInspector jobQueueInspector(RedisJobQueueOperations operations, JobCatalog catalog,
 			JobQueueProperties properties, ObjectProvider<RecurringJobs> recurringJobs,
 			ObjectProvider<InstanceRegistry> instances) {
-		JobQueueInspector inspector = new JobQueueInspector(operations, catalog, properties.getKeyPrefix());
+		JobQueueInspector inspector = new JobQueueInspector(operations, catalog);
 		inspector.setReadTimeout(properties.getInspection().getTimeout());
 		recurringJobs.ifUnique(inspector::setRecurringJobs);
 		instances.ifUnique(inspector::setInstances);
@@ -132,8 +132,8 @@ public final class JobQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	InstanceRegistry jobQueueInstanceRegistry(RedisJobQueueOperations operations, JobQueueProperties properties) {
-		return new InstanceRegistry(operations.getStore().getTemplate(), properties.getKeyPrefix());
+	InstanceRegistry jobQueueInstanceRegistry(RedisJobQueueOperations operations) {
+		return new InstanceRegistry(operations.getStore().getTemplate(), operations.getStore().getKeyspace());
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.redq.queue.autoconfigure;
 
 import io.redq.queue.lock.RedisLockService;
+import io.redq.queue.redis.Keyspace;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -9,6 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
@@ -24,12 +26,14 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 @ConditionalOnBooleanProperty(name = "redq.enabled", matchIfMissing = true)
 @ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 @EnableConfigurationProperties(JobQueueProperties.class)
+@Import(KeyspaceConfiguration.class)
 public final class RedisLockAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RedisLockService redisLockService(RedisConnectionFactory connectionFactory, JobQueueProperties properties) {
-		RedisLockService locks = new RedisLockService(connectionFactory, properties.getKeyPrefix());
+	RedisLockService redisLockService(RedisConnectionFactory connectionFactory, JobQueueProperties properties,
+			Keyspace keyspace) {
+		RedisLockService locks = new RedisLockService(connectionFactory, keyspace);
 		locks.setLeaseTime(properties.getLock().getLeaseTime());
 		locks.setWatchdog(properties.getLock().isWatchdog());
 		locks.setReplicasToWaitFor(properties.getDurability().getReplicas(),

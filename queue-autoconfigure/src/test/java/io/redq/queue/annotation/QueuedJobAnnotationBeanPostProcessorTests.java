@@ -12,6 +12,7 @@ import io.redq.queue.core.JobDefaults;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.listener.JobContext;
 import io.redq.queue.listener.JobListenerContainer;
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.script.QueueScripts;
 import org.junit.jupiter.api.Test;
@@ -263,7 +264,7 @@ class QueuedJobAnnotationBeanPostProcessorTests {
 			// never started, so nothing connects to Redis
 			LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory();
 			RedisJobQueueOperations operations = new RedisJobQueueOperations(connectionFactory, QueueScripts.load(),
-					"redq");
+					new Keyspace("redq"));
 			JobListenerContainerFactory factory = new JobListenerContainerFactory(operations.getListenerOperations(),
 					JsonMapper.shared());
 			factory.getContainerProperties().setAutoStartup(false);

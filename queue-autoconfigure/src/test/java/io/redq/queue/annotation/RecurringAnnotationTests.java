@@ -12,6 +12,7 @@ import io.redq.queue.recurring.MissedTicks;
 import io.redq.queue.recurring.RecurringJobDefinition;
 import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.recurring.RecurringSchedule;
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.script.QueueScripts;
@@ -167,7 +168,7 @@ class RecurringAnnotationTests {
 
 		// never started, so nothing connects to Redis
 		private final RedisJobQueueOperations operations = new RedisJobQueueOperations(new LettuceConnectionFactory(),
-				QueueScripts.load(), "redq");
+				QueueScripts.load(), new Keyspace("redq"));
 
 		@Bean(JobQueueConfigUtils.JOB_LISTENER_CONTAINER_FACTORY_BEAN_NAME)
 		JobListenerContainerFactory jobListenerContainerFactory() {

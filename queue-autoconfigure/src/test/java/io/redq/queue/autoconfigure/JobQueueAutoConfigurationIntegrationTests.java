@@ -30,6 +30,7 @@ import io.redq.queue.listener.JobErrorHandler;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.redis.JobResults;
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.transaction.TransactionAwareJobDispatcher;
@@ -621,7 +622,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 
 		@Bean
 		RedisJobQueueOperations customOperations(RedisConnectionFactory connectionFactory) {
-			return new RedisJobQueueOperations(connectionFactory, QueueScripts.load(), "custom");
+			return new RedisJobQueueOperations(connectionFactory, QueueScripts.load(), new Keyspace("custom"));
 		}
 
 	}

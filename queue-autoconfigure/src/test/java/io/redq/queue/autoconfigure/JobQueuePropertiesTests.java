@@ -14,6 +14,7 @@ import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.listener.ContainerProperties;
 import io.redq.queue.lock.RedisLockService;
 import io.redq.queue.recurring.RecurringJobScheduler;
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
@@ -160,7 +161,7 @@ class JobQueuePropertiesTests {
 	@Test
 	void lockDefaultValuesAreConsistent() {
 		// the service does not connect until it is used
-		RedisLockService service = new RedisLockService(new LettuceConnectionFactory(), "redq");
+		RedisLockService service = new RedisLockService(new LettuceConnectionFactory(), new Keyspace("redq"));
 		JobQueueProperties.Lock lock = this.properties.getLock();
 		assertThat(lock.getLeaseTime()).isEqualTo(service.getLeaseTime())
 			.isEqualTo(RedisLockService.DEFAULT_LEASE_TIME)

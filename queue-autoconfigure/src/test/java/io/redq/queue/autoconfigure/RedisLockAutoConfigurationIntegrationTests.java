@@ -14,6 +14,7 @@ import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.ReplicationTimeoutException;
 import io.redq.queue.lock.LockHandle;
 import io.redq.queue.lock.RedisLockService;
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.Test;
@@ -196,7 +197,7 @@ class RedisLockAutoConfigurationIntegrationTests {
 
 		@Bean
 		RedisLockService customLocks(RedisConnectionFactory connectionFactory) {
-			return new RedisLockService(connectionFactory, "custom");
+			return new RedisLockService(connectionFactory, new Keyspace("custom"));
 		}
 
 	}

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.test.ScriptExecutions;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
@@ -75,7 +76,7 @@ class RedisLockServiceIntegrationTests {
 			connectionFactory.afterPropertiesSet();
 			connectionFactory.start();
 			this.connectionFactories.add(connectionFactory);
-			this.services.add(new RedisLockService(connectionFactory, "test"));
+			this.services.add(new RedisLockService(connectionFactory, new Keyspace("test")));
 			this.templates.add(new StringRedisTemplate(connectionFactory));
 		}
 		this.first = this.services.get(0);

@@ -8,6 +8,7 @@ import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.outbox.JdbcJobOutbox;
 import io.redq.queue.outbox.JdbcOutboxRelay;
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.script.QueueScripts;
@@ -37,7 +38,7 @@ public final class ChaosRelay {
 		connectionFactory.afterPropertiesSet();
 		connectionFactory.start();
 		RedisJobQueueOperations operations = new RedisJobQueueOperations(connectionFactory, QueueScripts.load(),
-				RedisJobQueueOperations.DEFAULT_KEY_PREFIX);
+				new Keyspace(RedisJobQueueOperations.DEFAULT_KEY_PREFIX));
 		SimpleDriverDataSource dataSource = new SimpleDriverDataSource(new Driver(), args[1], "postgres", "");
 		// the relay only reads rows: it needs no job definitions
 		JdbcJobOutbox outbox = new JdbcJobOutbox(new RedisJobDispatcher(operations, new JobDefinitions() {

@@ -23,6 +23,7 @@ import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueStats;
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.script.QueueScripts;
@@ -118,7 +119,7 @@ abstract class ChaosSupport {
 		this.redis = RedisServer.local().directory(this.directory).arguments(arguments).start();
 		this.connectionFactory = connectionFactory(this.redis.port(), Duration.ofSeconds(5));
 		this.operations = new RedisJobQueueOperations(this.connectionFactory, SCRIPTS,
-				RedisJobQueueOperations.DEFAULT_KEY_PREFIX);
+				new Keyspace(RedisJobQueueOperations.DEFAULT_KEY_PREFIX));
 		this.dispatcher = dispatcher(this.operations);
 		return this.redis;
 	}
@@ -134,7 +135,8 @@ abstract class ChaosSupport {
 	RedisJobDispatcher dispatcherVia(int port, Duration commandTimeout) {
 		LettuceConnectionFactory factory = connectionFactory(port, commandTimeout);
 		this.extraConnectionFactories.add(factory);
-		return dispatcher(new RedisJobQueueOperations(factory, SCRIPTS, RedisJobQueueOperations.DEFAULT_KEY_PREFIX));
+		return dispatcher(new RedisJobQueueOperations(factory, SCRIPTS,
+				new Keyspace(RedisJobQueueOperations.DEFAULT_KEY_PREFIX)));
 	}
 
 	private LettuceConnectionFactory connectionFactory(int port, Duration commandTimeout) {

@@ -37,7 +37,7 @@ import org.springframework.context.annotation.Import;
  *
  *     &#064;Bean
  *     RedisJobQueueOperations jobQueueOperations(RedisConnectionFactory connectionFactory) {
- *         return new RedisJobQueueOperations(connectionFactory, QueueScripts.load(), "redq");
+ *         return new RedisJobQueueOperations(connectionFactory, QueueScripts.load(), new Keyspace("redq"));
  *     }
  *
  *     &#064;Bean

@@ -12,7 +12,7 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 
-import io.redq.queue.core.QueueNames;
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.WireFormat;
 import org.jspecify.annotations.Nullable;
 
@@ -51,9 +51,7 @@ public class InstanceRegistry {
 
 	private final StringRedisTemplate redis;
 
-	private final String index;
-
-	private final String instancePrefix;
+	private final Keyspace keyspace;
 
 	private @Nullable List<InstanceView> listed;
 
@@ -62,13 +60,11 @@ public class InstanceRegistry {
 	/**
 	 * Create an instance.
 	 * @param redis the template on the queues' Redis
-	 * @param keyPrefix the key prefix of the queues
+	 * @param keyspace the keys of the queues
 	 */
-	public InstanceRegistry(StringRedisTemplate redis, String keyPrefix) {
+	public InstanceRegistry(StringRedisTemplate redis, Keyspace keyspace) {
 		this.redis = redis;
-		String base = QueueNames.validateKeyPrefix(keyPrefix) + ":registry:{instances}:";
-		this.index = base + "index";
-		this.instancePrefix = base + "instance:";
+		this.keyspace = keyspace;
 	}
 
 	/**
@@ -80,9 +76,9 @@ public class InstanceRegistry {
 	 */
 	public void heartbeat(InstanceView instance, Duration timeToLive) {
 		Assert.isTrue(timeToLive.toMillis() > 0, "The time to live of an instance must be positive");
-		this.redis.execute(HEARTBEAT, List.of(this.index, key(instance.id())), instance.id(),
-				WireFormat.jsonMapper().writeValueAsString(instance), Long.toString(timeToLive.toMillis()),
-				Integer.toString(MAX_INSTANCES));
+		this.redis.execute(HEARTBEAT, List.of(this.keyspace.instanceIndex(), this.keyspace.instance(instance.id())),
+				instance.id(), WireFormat.jsonMapper().writeValueAsString(instance),
+				Long.toString(timeToLive.toMillis()), Integer.toString(MAX_INSTANCES));
 	}
 
 	/**
@@ -90,8 +86,8 @@ public class InstanceRegistry {
 	 * @param id the instance id
 	 */
 	public void remove(String id) {
-		this.redis.delete(key(id));
-		this.redis.opsForZSet().remove(this.index, id);
+		this.redis.delete(this.keyspace.instance(id));
+		this.redis.opsForZSet().remove(this.keyspace.instanceIndex(), id);
 	}
 
 	/**
@@ -120,11 +116,12 @@ public class InstanceRegistry {
 	}
 
 	private List<InstanceView> read() {
-		Set<String> ids = this.redis.opsForZSet().reverseRange(this.index, 0, MAX_INSTANCES - 1);
+		Set<String> ids = this.redis.opsForZSet().reverseRange(this.keyspace.instanceIndex(), 0, MAX_INSTANCES - 1);
 		if (ids == null || ids.isEmpty()) {
 			return List.of();
 		}
-		List<String> descriptions = this.redis.opsForValue().multiGet(ids.stream().map(this::key).toList());
+		List<String> descriptions = this.redis.opsForValue()
+			.multiGet(ids.stream().map(this.keyspace::instance).toList());
 		List<InstanceView> instances = new ArrayList<>();
 		for (String description : (descriptions != null) ? descriptions : List.<String>of()) {
 			// an expired instance stays in the index until the next heartbeat of another
@@ -151,10 +148,6 @@ public class InstanceRegistry {
 			// written by a version that this one cannot read
 			return null;
 		}
-	}
-
-	private String key(String id) {
-		return this.instancePrefix + id;
 	}
 
 	private static RedisScript<Long> script() {

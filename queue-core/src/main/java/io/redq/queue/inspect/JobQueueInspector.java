@@ -17,10 +17,10 @@ import java.util.function.Supplier;
 import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobStatus;
-import io.redq.queue.core.QueueNames;
 import io.redq.queue.core.QueueSnapshot;
 import io.redq.queue.recurring.RecurringJobInfo;
 import io.redq.queue.recurring.RecurringJobs;
+import io.redq.queue.redis.QueueReader;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import org.jspecify.annotations.Nullable;
 
@@ -91,6 +91,8 @@ public class JobQueueInspector {
 
 	private final JobReader reader;
 
+	private final QueueReader queueReader;
+
 	private @Nullable RecurringJobs recurringJobs;
 
 	private Duration readTimeout = DEFAULT_READ_TIMEOUT;
@@ -101,14 +103,13 @@ public class JobQueueInspector {
 	 * Create an instance.
 	 * @param operations the queue operations
 	 * @param jobs the jobs of this application
-	 * @param keyPrefix the key prefix of the queues, as given to the operations
 	 */
-	public JobQueueInspector(RedisJobQueueOperations operations, JobDefinitions jobs, String keyPrefix) {
+	public JobQueueInspector(RedisJobQueueOperations operations, JobDefinitions jobs) {
 		this.operations = operations;
-		this.discovery = new QueueDiscovery(jobs, QueueNames.validateKeyPrefix(keyPrefix),
-				operations.getStore().getTemplate());
-		this.snapshots = new QueueSnapshots(operations);
-		this.reader = new JobReader(operations, this::queueNames);
+		this.queueReader = new QueueReader(operations.getStore());
+		this.discovery = new QueueDiscovery(jobs, this.queueReader);
+		this.snapshots = new QueueSnapshots(operations, this.queueReader);
+		this.reader = new JobReader(operations, this.queueReader, this::queueNames);
 	}
 
 	/**
@@ -264,12 +265,9 @@ public class JobQueueInspector {
 		}
 		List<RecurringJobView> views = new ArrayList<>();
 		for (RecurringJobInfo info : this.recurringJobs.list()) {
-			Object last = this.operations.getStore()
-				.getTemplate()
-				.opsForHash()
-				.get(this.operations.getStore().keys(info.queue()).recurring(info.name()), "last");
-			views.add(new RecurringJobView(info, (last instanceof String millis && !millis.isEmpty())
-					? Instant.ofEpochMilli(Long.parseLong(millis)) : null));
+			String last = this.queueReader.recurringState(info.queue(), info.name(), "last");
+			views.add(new RecurringJobView(info,
+					(last != null && !last.isEmpty()) ? Instant.ofEpochMilli(Long.parseLong(last)) : null));
 		}
 		return views;
 	}

@@ -1,36 +1,28 @@
 package io.redq.queue.inspect;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
-import io.lettuce.core.LettuceFutures;
-import io.lettuce.core.MapScanCursor;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanCursor;
-import io.lettuce.core.api.async.RedisHashAsyncCommands;
 import io.redq.queue.core.DeadJob;
-import io.redq.queue.core.JobPriority;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.inspect.JobQueueInspector.SearchBy;
-import io.redq.queue.redis.QueueKeys;
+import io.redq.queue.redis.QueueReader;
+import io.redq.queue.redis.QueueReader.Entry;
+import io.redq.queue.redis.QueueReader.JobFields;
+import io.redq.queue.redis.QueueReader.JobHash;
+import io.redq.queue.redis.QueueReader.ScoredSet;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.redis.WireFormat;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.type.TypeReference;
 
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
 import org.springframework.util.Assert;
 
 /**
@@ -45,34 +37,21 @@ class JobReader {
 
 	private static final int READ_BATCH = 200;
 
-	private static final long SCAN_TIMEOUT_MILLIS = 10_000;
-
-	/** The field of the stale hash that holds the total of the stale entries. */
-	private static final String STALE_TOTAL = "";
-
 	private static final TypeReference<Map<String, Object>> ENVELOPE = new TypeReference<>() {
 	};
 
-	/**
-	 * The lowest score in queued of a job below the default level: a level's band is
-	 * {@code (HIGHEST - level) * 2^44} (see {@code BAND} in common.lua), so the bands of
-	 * the default level and those above lie below this. ZCOUNT's upper bound is
-	 * inclusive, hence one less.
-	 */
-	private static final double BELOW_DEFAULT_LEVEL = (JobPriority.HIGHEST - JobPriority.DEFAULT + 1) * 0x1p44 - 1;
-
 	private final RedisJobQueueOperations operations;
 
-	private final StringRedisTemplate redis;
+	private final QueueReader queues;
 
 	private final Supplier<? extends Iterable<String>> queueNames;
 
 	private final ReadBudget budget = new ReadBudget(JobQueueInspector.MAX_SEARCH_READS,
 			JobQueueInspector.MAX_SEARCH_READS_PER_SECOND);
 
-	JobReader(RedisJobQueueOperations operations, Supplier<? extends Iterable<String>> queueNames) {
+	JobReader(RedisJobQueueOperations operations, QueueReader queues, Supplier<? extends Iterable<String>> queueNames) {
 		this.operations = operations;
-		this.redis = operations.getStore().getTemplate();
+		this.queues = queues;
 		this.queueNames = queueNames;
 	}
 
@@ -80,51 +59,25 @@ class JobReader {
 		Assert.isTrue(offset >= 0, "offset must not be negative");
 		Assert.isTrue(count >= 1 && count <= JobQueueInspector.MAX_PAGE_SIZE,
 				() -> "count must be between 1 and " + JobQueueInspector.MAX_PAGE_SIZE);
-		QueueKeys keys = this.operations.getStore().keys(queue);
 		long end = (long) offset + count - 1;
 		return switch (state) {
 			case READY -> {
-				List<String> ids = liveIds(queue, keys, readyIds(keys, offset, end));
-				Object stale = this.redis.opsForHash().get(keys.stale(), STALE_TOTAL);
-				long total = size(this.redis.opsForZSet().zCard(keys.queued()))
-						+ size(this.redis.opsForList().size(keys.ready()))
-						- ((stale != null) ? Long.parseLong((String) stale) : 0);
-				yield new JobPage(state, total, offset, views(queue, state, scored(ids, null), false));
+				List<String> ids = liveIds(queue, this.queues.readyIds(queue, offset, end));
+				yield new JobPage(state, this.queues.readyCount(queue), offset,
+						views(queue, state, entries(ids, null), false));
 			}
-			case DELAYED, RESERVED -> {
-				String set = (state == JobStatus.State.DELAYED) ? keys.delayed() : keys.reserved();
-				yield new JobPage(state, size(this.redis.opsForZSet().zCard(set)), offset,
-						views(queue, state, tuples(this.redis.opsForZSet().rangeWithScores(set, offset, end)), false));
-			}
-			case DEAD, COMPLETED -> {
-				String set = (state == JobStatus.State.DEAD) ? keys.dead() : keys.completed();
-				yield new JobPage(state, size(this.redis.opsForZSet().zCard(set)), offset, views(queue, state,
-						tuples(this.redis.opsForZSet().reverseRangeWithScores(set, offset, end)), false));
+			case DELAYED, RESERVED, DEAD, COMPLETED -> {
+				ScoredSet set = switch (state) {
+					case DELAYED -> ScoredSet.DELAYED;
+					case RESERVED -> ScoredSet.RESERVED;
+					case DEAD -> ScoredSet.DEAD;
+					default -> ScoredSet.COMPLETED;
+				};
+				yield new JobPage(state, this.queues.count(queue, set), offset,
+						views(queue, state, this.queues.entries(queue, set, offset, end), false));
 			}
 			case NONE -> throw new IllegalArgumentException("No page of jobs is in state NONE");
 		};
-	}
-
-	/**
-	 * Return the ids of the ready jobs at positions {@code from} to {@code to} of the
-	 * listing by level: the members of queued down to the default level (its groups),
-	 * then the ready list (the default level without a group), then the lower levels.
-	 */
-	private List<String> readyIds(QueueKeys keys, long from, long to) {
-		long above = size(this.redis.opsForZSet().count(keys.queued(), Double.NEGATIVE_INFINITY, BELOW_DEFAULT_LEVEL));
-		long ready = size(this.redis.opsForList().size(keys.ready()));
-		List<String> ids = new ArrayList<>();
-		if (from < above) {
-			ids.addAll(this.redis.opsForZSet().range(keys.queued(), from, Math.min(to, above - 1)));
-		}
-		if (to >= above && from < above + ready) {
-			ids.addAll(this.redis.opsForList().range(keys.ready(), Math.max(0, from - above), to - above));
-		}
-		if (to >= above + ready) {
-			ids.addAll(this.redis.opsForZSet()
-				.range(keys.queued(), above + Math.max(0, from - above - ready), to - ready));
-		}
-		return ids;
 	}
 
 	/**
@@ -134,16 +87,13 @@ class JobReader {
 	 * its job is ready. One {@code HMGET} of the stale counts, and a status call per such
 	 * id.
 	 */
-	private List<String> liveIds(String queue, QueueKeys keys, List<String> ids) {
-		if (ids.isEmpty()) {
-			return ids;
-		}
-		List<Object> staleCounts = this.redis.opsForHash().multiGet(keys.stale(), new ArrayList<>(ids));
+	private List<String> liveIds(String queue, List<String> ids) {
+		Set<String> stale = this.queues.countedStale(queue, ids);
 		List<String> live = new ArrayList<>(ids.size());
 		Set<String> shown = new HashSet<>();
 		for (int i = 0; i < ids.size(); i++) {
 			String id = ids.get(i);
-			if (staleCounts.get(i) == null
+			if (!stale.contains(id)
 					|| (shown.add(id) && this.operations.status(queue, id).state() == JobStatus.State.READY)) {
 				live.add(id);
 			}
@@ -160,7 +110,7 @@ class JobReader {
 		if (status.state() == JobStatus.State.NONE) {
 			return null;
 		}
-		List<JobView> found = views(queue, status.state(), List.of(new Scored(id, status.at())), withTrace);
+		List<JobView> found = views(queue, status.state(), List.of(new Entry(id, status.at())), withTrace);
 		return found.isEmpty() ? null : found.get(0);
 	}
 
@@ -199,43 +149,21 @@ class JobReader {
 	 */
 	private boolean scanHash(String queue, SearchBy by, String text, int limit, List<JobView> found,
 			ReadBudget.Request reads) {
-		QueueKeys keys = this.operations.getStore().keys(queue);
-		byte[] hash = ((by == SearchBy.ERROR) ? keys.errors() : keys.jobs()).getBytes(StandardCharsets.UTF_8);
-		ScanArgs args = ScanArgs.Builder.limit(READ_BATCH);
-		if (by == SearchBy.ID) {
-			args.match("*" + QueueDiscovery.escapeGlob(text) + "*");
-		}
 		Predicate<String> matches = switch (by) {
 			case ID -> (value) -> true;
 			case JOB -> (value) -> text.equals(jobName(parse(value)));
 			case ERROR -> (value) -> value.contains(text);
 		};
 		List<String> ids = new ArrayList<>();
-		boolean whole = Boolean.TRUE.equals(this.redis.execute((RedisCallback<Boolean>) (connection) -> {
-			RedisHashAsyncCommands<byte[], byte[]> commands = hashCommands(connection);
-			ScanCursor cursor = ScanCursor.INITIAL;
-			do {
-				if (!reads.take(READ_BATCH)) {
-					return false;
-				}
-				MapScanCursor<byte[], byte[]> batch = LettuceFutures.awaitOrCancel(commands.hscan(hash, cursor, args),
-						SCAN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
-				for (Map.Entry<byte[], byte[]> entry : batch.getMap().entrySet()) {
-					String id = new String(entry.getKey(), StandardCharsets.UTF_8);
+		boolean whole = this.queues.scan(queue, (by == SearchBy.ERROR) ? JobHash.ERRORS : JobHash.JOBS,
+				(by == SearchBy.ID) ? text : null, READ_BATCH, () -> reads.take(READ_BATCH), (id, value) -> {
 					boolean seen = found.stream().anyMatch((job) -> job.queue().equals(queue) && job.id().equals(id));
-					if (!seen && !ids.contains(id)
-							&& matches.test(new String(entry.getValue(), StandardCharsets.UTF_8))) {
+					if (!seen && !ids.contains(id) && matches.test(value)) {
 						ids.add(id);
-						if (found.size() + ids.size() >= limit) {
-							return true;
-						}
+						return found.size() + ids.size() < limit;
 					}
-				}
-				cursor = batch;
-			}
-			while (!cursor.isFinished());
-			return true;
-		}));
+					return true;
+				});
 		for (String id : ids) {
 			JobView job = job(queue, id, false);
 			if (job != null && found.size() < limit) {
@@ -245,26 +173,13 @@ class JobReader {
 		return whole;
 	}
 
-	// HSCAN one call at a time, which the template's cursor does not do: it goes on by
-	// itself over calls that return nothing
-	@SuppressWarnings("unchecked")
-	private static RedisHashAsyncCommands<byte[], byte[]> hashCommands(RedisConnection connection) {
-		Object commands = connection.getNativeConnection();
-		if (commands instanceof RedisHashAsyncCommands<?, ?> hashCommands) {
-			return (RedisHashAsyncCommands<byte[], byte[]>) hashCommands;
-		}
-		throw new IllegalStateException("Searching the queues needs Lettuce, not " + commands.getClass());
-	}
-
 	SearchResult deadJobs(String queue, @Nullable String job, @Nullable String error, int limit,
 			@Nullable Instant diedBy) {
 		Assert.isTrue(limit >= 1 && limit <= JobQueueInspector.MAX_PAGE_SIZE,
 				() -> "limit must be between 1 and " + JobQueueInspector.MAX_PAGE_SIZE);
 		ReadBudget.Request reads = this.budget.request();
 		// the jobs that died after the cutoff come first, newest first: skipped at once
-		long skipped = (diedBy != null) ? size(this.redis.opsForZSet()
-			.count(this.operations.getStore().keys(queue).dead(), diedBy.toEpochMilli() + 1, Double.POSITIVE_INFINITY))
-				: 0;
+		long skipped = (diedBy != null) ? this.queues.deadAfter(queue, diedBy) : 0;
 		List<JobView> found = new ArrayList<>();
 		for (long offset = skipped; reads.take(READ_BATCH); offset += READ_BATCH) {
 			List<DeadJob> batch = this.operations.deadJobs(queue, (int) offset, READ_BATCH);
@@ -287,10 +202,8 @@ class JobReader {
 	}
 
 	@Nullable Instant latestDeath(String queue) {
-		Set<TypedTuple<String>> latest = this.redis.opsForZSet()
-			.reverseRangeWithScores(this.operations.getStore().keys(queue).dead(), 0, 0);
-		List<Scored> scored = tuples(latest);
-		return scored.isEmpty() ? null : scored.get(0).at();
+		List<Entry> latest = this.queues.entries(queue, ScoredSet.DEAD, 0, 0);
+		return latest.isEmpty() ? null : latest.get(0).at();
 	}
 
 	Object envelope(String envelope) {
@@ -314,37 +227,31 @@ class JobReader {
 	// reads what the hashes hold of the given jobs: four commands for the whole page, and
 	// a fifth for the stack traces when asked (for one job: a page would carry kilobytes
 	// per job)
-	private List<JobView> views(String queue, JobStatus.State state, List<Scored> ids, boolean withTraces) {
+	private List<JobView> views(String queue, JobStatus.State state, List<Entry> ids, boolean withTraces) {
 		if (ids.isEmpty()) {
 			return List.of();
 		}
-		QueueKeys keys = this.operations.getStore().keys(queue);
-		List<Object> fields = new ArrayList<>();
-		ids.forEach((scored) -> fields.add(scored.id()));
-		List<Object> envelopes = this.redis.opsForHash().multiGet(keys.jobs(), fields);
-		List<Object> attempts = this.redis.opsForHash().multiGet(keys.attempts(), fields);
-		List<Object> leases = this.redis.opsForHash().multiGet(keys.leases(), fields);
-		List<Object> errors = this.redis.opsForHash().multiGet(keys.errors(), fields);
-		List<Object> traces = withTraces ? this.redis.opsForHash().multiGet(keys.traces(), fields) : null;
+		JobFields fields = this.queues.fields(queue, ids.stream().map(Entry::id).toList(), withTraces);
+		List<@Nullable String> traces = fields.traces();
 		List<JobView> views = new ArrayList<>(ids.size());
 		for (int i = 0; i < ids.size(); i++) {
-			String stored = (String) envelopes.get(i);
+			String stored = fields.envelopes().get(i);
 			if (stored == null && state != JobStatus.State.COMPLETED) {
 				// it finished or moved on while the page was read
 				continue;
 			}
 			Object envelope = (stored != null) ? envelope(stored) : null;
-			String lease = (String) leases.get(i);
+			String lease = fields.leases().get(i);
 			Instant at = ids.get(i).at();
 			// a delayed job without a due time is parked behind its limits: it has none
 			if (at == null && state != JobStatus.State.DELAYED && envelope instanceof Map<?, ?> map
 					&& map.get("availableAt") instanceof Number number) {
 				at = Instant.ofEpochMilli(number.longValue());
 			}
-			String error = (String) errors.get(i);
+			String error = fields.errors().get(i);
 			views.add(new JobView(queue, ids.get(i).id(), state, at, jobName(envelope),
-					attempts(lease, (String) attempts.get(i)), envelope, lease, error,
-					(traces != null) ? traceOf(error, (String) traces.get(i)) : null));
+					attempts(lease, fields.attempts().get(i)), envelope, lease, error,
+					(traces != null) ? traceOf(error, traces.get(i)) : null));
 		}
 		return views;
 	}
@@ -373,27 +280,8 @@ class JobReader {
 		return (attempts != null) ? Integer.parseInt(attempts) : 0;
 	}
 
-	private static List<Scored> scored(@Nullable List<String> ids, @Nullable Instant at) {
-		return (ids != null) ? ids.stream().map((id) -> new Scored(id, at)).toList() : List.of();
-	}
-
-	private static List<Scored> tuples(@Nullable Set<TypedTuple<String>> tuples) {
-		List<Scored> scored = new ArrayList<>();
-		if (tuples != null) {
-			for (TypedTuple<String> tuple : tuples) {
-				Double score = tuple.getScore();
-				scored.add(new Scored(tuple.getValue(),
-						(score != null && !score.isInfinite()) ? Instant.ofEpochMilli(score.longValue()) : null));
-			}
-		}
-		return scored;
-	}
-
-	private static long size(@Nullable Long size) {
-		return (size != null) ? size : 0;
-	}
-
-	private record Scored(String id, @Nullable Instant at) {
+	private static List<Entry> entries(List<String> ids, @Nullable Instant at) {
+		return ids.stream().map((id) -> new Entry(id, at)).toList();
 	}
 
 }

@@ -1,27 +1,17 @@
 package io.redq.queue.inspect;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 
-import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.LettuceFutures;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanCursor;
-import io.lettuce.core.api.async.RedisKeyAsyncCommands;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.QueueNames;
-import io.redq.queue.redis.QueueKeys;
+import io.redq.queue.redis.QueueReader;
+import io.redq.queue.redis.QueueScan;
 import org.jspecify.annotations.Nullable;
-
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * The one list of an application's queues: those of its jobs (read from memory), those
@@ -45,15 +35,11 @@ class QueueDiscovery {
 
 	static final int SCAN_COUNT = 1000;
 
-	private static final long SCAN_TIMEOUT_MILLIS = 10_000;
-
-	private static final String MODEL_SUFFIX = "}:model";
-
 	private final JobDefinitions jobs;
 
-	private final String keyPrefix;
+	private final QueueReader reader;
 
-	private final StringRedisTemplate redis;
+	private final QueueScan scan;
 
 	private Duration interval = Duration.ofSeconds(30);
 
@@ -68,12 +54,10 @@ class QueueDiscovery {
 
 	private final Set<String> passing = new TreeSet<>();
 
-	private @Nullable ScanCursor cursor;
-
-	QueueDiscovery(JobDefinitions jobs, String keyPrefix, StringRedisTemplate redis) {
+	QueueDiscovery(JobDefinitions jobs, QueueReader reader) {
 		this.jobs = jobs;
-		this.keyPrefix = keyPrefix;
-		this.redis = redis;
+		this.reader = reader;
+		this.scan = reader.queueScan();
 	}
 
 	void setInterval(Duration interval) {
@@ -128,8 +112,7 @@ class QueueDiscovery {
 		if (this.interval.isNegative()) {
 			return false;
 		}
-		// not through the store, which keeps the keys of every queue it is asked about
-		return Boolean.TRUE.equals(this.redis.hasKey(QueueKeys.of(this.keyPrefix, queue).model()));
+		return this.reader.hasModel(queue);
 	}
 
 	private Set<String> scannedQueues() {
@@ -159,53 +142,23 @@ class QueueDiscovery {
 	// every script records the queue's data model, so each queue Redq ever used has a
 	// model key, kept even by a purge
 	private void scanRound() {
-		String pattern = escapeGlob(this.keyPrefix) + ":{*" + MODEL_SUFFIX;
-		ScanArgs args = ScanArgs.Builder.matches(pattern).limit(SCAN_COUNT);
 		try {
-			this.redis.execute((RedisCallback<@Nullable Void>) (connection) -> scanRound(commands(connection), args));
+			if (this.scan.round(SCAN_CALLS_PER_ROUND, SCAN_COUNT, this::add)) {
+				this.passed = Collections.unmodifiableSet(new TreeSet<>(this.passing));
+				this.passing.clear();
+			}
 		}
 		catch (RuntimeException ex) {
 			// the next round starts a pass again
-			this.cursor = null;
 			this.passing.clear();
 			throw ex;
 		}
 	}
 
-	private @Nullable Void scanRound(RedisKeyAsyncCommands<byte[], byte[]> commands, ScanArgs args) {
-		for (int call = 0; call < SCAN_CALLS_PER_ROUND; call++) {
-			ScanCursor from = (this.cursor != null) ? this.cursor : ScanCursor.INITIAL;
-			KeyScanCursor<byte[]> batch = LettuceFutures.awaitOrCancel(commands.scan(from, args), SCAN_TIMEOUT_MILLIS,
-					TimeUnit.MILLISECONDS);
-			for (byte[] key : batch.getKeys()) {
-				add(new String(key, StandardCharsets.UTF_8));
-			}
-			if (batch.isFinished()) {
-				this.passed = Collections.unmodifiableSet(new TreeSet<>(this.passing));
-				this.passing.clear();
-				this.cursor = null;
-				return null;
-			}
-			this.cursor = batch;
-		}
-		return null;
-	}
-
-	private void add(String key) {
-		String queue = key.substring(this.keyPrefix.length() + 2, key.length() - MODEL_SUFFIX.length());
-		if (isValidQueueName(queue) && this.passing.size() < JobQueueInspector.MAX_DISCOVERED_QUEUES) {
+	private void add(String queue) {
+		if (this.passing.size() < JobQueueInspector.MAX_DISCOVERED_QUEUES) {
 			this.passing.add(queue);
 		}
-	}
-
-	// on a Redis Cluster, Lettuce's SCAN goes over every master, its cursor saying where
-	@SuppressWarnings("unchecked")
-	private static RedisKeyAsyncCommands<byte[], byte[]> commands(RedisConnection connection) {
-		Object commands = connection.getNativeConnection();
-		if (commands instanceof RedisKeyAsyncCommands<?, ?> keyCommands) {
-			return (RedisKeyAsyncCommands<byte[], byte[]>) keyCommands;
-		}
-		throw new IllegalStateException("Finding the queues in Redis needs Lettuce, not " + commands.getClass());
 	}
 
 	static boolean isValidQueueName(String queue) {
@@ -216,10 +169,6 @@ class QueueDiscovery {
 		catch (IllegalArgumentException ex) {
 			return false;
 		}
-	}
-
-	static String escapeGlob(String text) {
-		return text.replaceAll("([*?\\[\\]\\\\])", "\\\\$1");
 	}
 
 }

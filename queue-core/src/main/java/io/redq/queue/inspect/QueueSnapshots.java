@@ -13,12 +13,10 @@ import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
 import io.redq.queue.core.QueueSnapshot;
-import io.redq.queue.redis.QueueStore;
+import io.redq.queue.redis.QueueReader;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.util.Assert;
 
 /**
@@ -43,9 +41,7 @@ class QueueSnapshots {
 
 	private final RedisJobQueueOperations operations;
 
-	private final QueueStore store;
-
-	private final StringRedisTemplate redis;
+	private final QueueReader reader;
 
 	private final Map<String, Recent<QueueSnapshot>> snapshots = new ConcurrentHashMap<>();
 
@@ -55,10 +51,9 @@ class QueueSnapshots {
 
 	private int statisticsHours = JobQueueInspector.DEFAULT_STATISTICS_HOURS;
 
-	QueueSnapshots(RedisJobQueueOperations operations) {
+	QueueSnapshots(RedisJobQueueOperations operations, QueueReader reader) {
 		this.operations = operations;
-		this.store = operations.getStore();
-		this.redis = this.store.getTemplate();
+		this.reader = reader;
 	}
 
 	QueueSnapshot snapshot(String queue) {
@@ -89,10 +84,7 @@ class QueueSnapshots {
 	void applyStatisticsRetention(Collection<String> queues) {
 		String hours = Integer.toString(this.statisticsHours);
 		for (String queue : queues) {
-			String stats = this.store.keys(queue).stats();
-			if (!hours.equals(this.redis.opsForHash().get(stats, STATISTICS_HOURS_FIELD))) {
-				this.redis.opsForHash().put(stats, STATISTICS_HOURS_FIELD, hours);
-			}
+			this.reader.setStatistic(queue, STATISTICS_HOURS_FIELD, hours);
 		}
 	}
 
@@ -101,7 +93,7 @@ class QueueSnapshots {
 	}
 
 	private QueueStatistics readStatistics(String queue) {
-		Map<Object, Object> fields = this.redis.opsForHash().entries(this.store.keys(queue).stats());
+		Map<Object, Object> fields = this.reader.statistics(queue);
 		long minute = redisMinute();
 		Object stored = fields.get(STATISTICS_HOURS_FIELD);
 		int hours = (stored != null) ? Integer.parseInt((String) stored) : JobQueueInspector.DEFAULT_STATISTICS_HOURS;
@@ -111,7 +103,7 @@ class QueueSnapshots {
 
 	// the minutes alone: 60 fields, however many hours the retention keeps
 	private List<QueueStatistics.Bucket> readMinutes(String queue) {
-		List<Object> values = this.redis.opsForHash().multiGet(this.store.keys(queue).stats(), MINUTE_FIELDS);
+		List<Object> values = this.reader.statistics(queue, MINUTE_FIELDS);
 		Map<Object, Object> fields = new HashMap<>();
 		for (int slot = 0; slot < MINUTES; slot++) {
 			if (values.get(slot) != null) {
@@ -122,8 +114,7 @@ class QueueSnapshots {
 	}
 
 	private long redisMinute() {
-		Long now = this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
-		return ((now != null) ? now : System.currentTimeMillis()) / 60_000;
+		return this.reader.redisTime() / 60_000;
 	}
 
 	// a bucket counts only when it holds the index asked for: else it is from an older

@@ -14,8 +14,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.redq.queue.core.QueueNames;
 import io.redq.queue.core.ReplicationTimeoutException;
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.ReplicaWait;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -70,8 +70,6 @@ public class RedisLockService implements DisposableBean {
 	/** Whether the watchdog renews leases by default. */
 	public static final boolean DEFAULT_WATCHDOG = true;
 
-	static final String FENCE_SUFFIX = ":fence";
-
 	private static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
 	private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -87,7 +85,7 @@ public class RedisLockService implements DisposableBean {
 
 	private final StringRedisTemplate redis;
 
-	private final String keyPrefix;
+	private final Keyspace keyspace;
 
 	private final String instanceId = UUID.randomUUID().toString();
 
@@ -110,11 +108,10 @@ public class RedisLockService implements DisposableBean {
 	/**
 	 * Create an instance.
 	 * @param connectionFactory the Redis connection factory
-	 * @param keyPrefix the prefix of every key, e.g. {@code redq}, checked by
-	 * {@link QueueNames#validateKeyPrefix(String)}
+	 * @param keyspace the keys under the prefix, the locks' among them
 	 */
-	public RedisLockService(RedisConnectionFactory connectionFactory, String keyPrefix) {
-		this.keyPrefix = QueueNames.validateKeyPrefix(keyPrefix);
+	public RedisLockService(RedisConnectionFactory connectionFactory, Keyspace keyspace) {
+		this.keyspace = keyspace;
 		this.redis = new StringRedisTemplate(connectionFactory);
 	}
 
@@ -211,7 +208,7 @@ public class RedisLockService implements DisposableBean {
 	 */
 	public @Nullable LockHandle tryAcquire(String name, Duration waitTime, Duration leaseTime, boolean watchdog)
 			throws InterruptedException {
-		String key = key(name);
+		List<String> keys = this.keyspace.lock(name);
 		Assert.isTrue(!waitTime.isNegative(), "waitTime must not be negative");
 		long leaseMillis = leaseMillis(leaseTime);
 		if (watchdog) {
@@ -219,7 +216,6 @@ public class RedisLockService implements DisposableBean {
 				Assert.state(!this.destroyed, "RedisLockService was destroyed: its watchdog no longer runs");
 			}
 		}
-		List<String> keys = List.of(key, key + FENCE_SUFFIX);
 		String token = this.instanceId + ":" + this.acquisitions.incrementAndGet();
 		long waitNanos = TimeUnit.NANOSECONDS.convert(waitTime);
 		long start = System.nanoTime();
@@ -231,7 +227,7 @@ public class RedisLockService implements DisposableBean {
 			List<?> result = acquire(name, keys, token, leaseMillis);
 			Assert.state(result != null && result.size() == 2, "Unexpected lock script result");
 			if (number(result, 0) == 1) {
-				LockHandle lock = new LockHandle(this, name, key, token, number(result, 1), leaseMillis);
+				LockHandle lock = new LockHandle(this, name, keys.get(0), token, number(result, 1), leaseMillis);
 				this.held.put(token, lock);
 				if (watchdog) {
 					startWatchdog(lock);
@@ -283,10 +279,6 @@ public class RedisLockService implements DisposableBean {
 				this.watchdog = null;
 			}
 		}
-	}
-
-	String key(String name) {
-		return this.keyPrefix + ":lock:{" + QueueNames.validateName("lock", name) + "}";
 	}
 
 	private @Nullable List<?> acquire(String name, List<String> keys, String token, long leaseMillis) {

@@ -435,7 +435,7 @@ public final class QueueKeys {
 	 * @return the pattern
 	 */
 	public String pattern() {
-		return this.base.replaceAll("([*?\\[\\]\\\\])", "\\\\$1") + "*";
+		return Keyspace.escapeGlob(this.base) + "*";
 	}
 
 	/**

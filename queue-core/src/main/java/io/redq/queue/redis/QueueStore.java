@@ -50,7 +50,7 @@ public final class QueueStore {
 
 	private final QueueScripts scripts;
 
-	private final String keyPrefix;
+	private final Keyspace keyspace;
 
 	private final Map<String, QueueKeys> keys = new ConcurrentHashMap<>();
 
@@ -62,11 +62,10 @@ public final class QueueStore {
 	 * Create an instance.
 	 * @param connectionFactory the Redis connection factory
 	 * @param scripts the queue scripts
-	 * @param keyPrefix the prefix of every key, e.g. {@code redq}, checked by
-	 * {@link QueueNames#validateKeyPrefix(String)}
+	 * @param keyspace the keys under the prefix
 	 */
-	public QueueStore(RedisConnectionFactory connectionFactory, QueueScripts scripts, String keyPrefix) {
-		this.keyPrefix = QueueNames.validateKeyPrefix(keyPrefix);
+	public QueueStore(RedisConnectionFactory connectionFactory, QueueScripts scripts, Keyspace keyspace) {
+		this.keyspace = keyspace;
 		this.redis = new StringRedisTemplate(connectionFactory);
 		this.redis.setScriptExecutor(new DataModelErrors(new DefaultScriptExecutor<>(this.redis)));
 		this.scripts = scripts;
@@ -78,7 +77,7 @@ public final class QueueStore {
 	 * @return its keys
 	 */
 	public QueueKeys keys(String queue) {
-		return this.keys.computeIfAbsent(queue, (name) -> QueueKeys.of(this.keyPrefix, QueueNames.validate(name)));
+		return this.keys.computeIfAbsent(queue, this.keyspace::queue);
 	}
 
 	/**
@@ -87,7 +86,15 @@ public final class QueueStore {
 	 * @return its keys
 	 */
 	public BatchKeys batchKeys(String batchId) {
-		return BatchKeys.of(this.keyPrefix, batchId);
+		return this.keyspace.batch(batchId);
+	}
+
+	/**
+	 * Return the keys under the prefix of these queues.
+	 * @return the keyspace
+	 */
+	public Keyspace getKeyspace() {
+		return this.keyspace;
 	}
 
 	/**

@@ -79,10 +79,10 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	 * Create an instance.
 	 * @param connectionFactory the Redis connection factory
 	 * @param scripts the queue scripts
-	 * @param keyPrefix the prefix of every key, e.g. {@code redq}
+	 * @param keyspace the keys under the prefix, e.g. {@code new Keyspace("redq")}
 	 */
-	public RedisJobQueueOperations(RedisConnectionFactory connectionFactory, QueueScripts scripts, String keyPrefix) {
-		this.store = new QueueStore(connectionFactory, scripts, keyPrefix);
+	public RedisJobQueueOperations(RedisConnectionFactory connectionFactory, QueueScripts scripts, Keyspace keyspace) {
+		this.store = new QueueStore(connectionFactory, scripts, keyspace);
 		this.redis = this.store.getTemplate();
 		this.scripts = scripts;
 		this.enqueueOperations = new EnqueueOperations(this.store);

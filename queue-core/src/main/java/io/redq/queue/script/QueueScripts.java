@@ -5,6 +5,8 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -69,7 +71,16 @@ public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> push, Re
 	/** The flag in {@code common.lua} that a script that only reads sets. */
 	private static final String WRITES = "local READ_ONLY = false";
 
-	private static final CommonLua COMMON = new CommonLua(read("common"));
+	private static final String COMMON_TEXT = read("common");
+
+	private static final CommonLua COMMON = new CommonLua(COMMON_TEXT);
+
+	/**
+	 * The width of each priority level's band of scores in a queue's set of queued jobs:
+	 * a job at level {@code L} scores {@code (HIGHEST - L) * PRIORITY_BAND} plus its
+	 * slot. Read from {@code BAND} in {@code common.lua}, its one definition.
+	 */
+	public static final long PRIORITY_BAND = constant("BAND");
 
 	/**
 	 * Load every script from the class path.
@@ -119,6 +130,12 @@ public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> push, Re
 			common = common.replace(WRITES, "local READ_ONLY = true");
 		}
 		return RedisScript.of(common + "\n" + script, resultType);
+	}
+
+	private static long constant(String name) {
+		Matcher definition = Pattern.compile("^local " + name + " = (\\d+)$", Pattern.MULTILINE).matcher(COMMON_TEXT);
+		Assert.state(definition.find(), () -> "common.lua defines no " + name);
+		return Long.parseLong(definition.group(1));
 	}
 
 	private static String read(String name) {

@@ -9,6 +9,7 @@ import io.redq.queue.config.JobListenerContainerFactory;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.QueueStats;
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.script.QueueScripts;
@@ -73,7 +74,7 @@ class EnableJobQueueIntegrationTests {
 
 		@Bean
 		RedisJobQueueOperations jobQueueOperations(RedisConnectionFactory connectionFactory) {
-			return new RedisJobQueueOperations(connectionFactory, QueueScripts.load(), "redq");
+			return new RedisJobQueueOperations(connectionFactory, QueueScripts.load(), new Keyspace("redq"));
 		}
 
 		@Bean

@@ -12,6 +12,7 @@ import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueStats;
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.script.QueueScripts;
@@ -131,7 +132,7 @@ class PriorityOrderIntegrationTests {
 
 		@Bean
 		RedisJobQueueOperations jobQueueOperations(RedisConnectionFactory connectionFactory) {
-			return new RedisJobQueueOperations(connectionFactory, QueueScripts.load(), "redq");
+			return new RedisJobQueueOperations(connectionFactory, QueueScripts.load(), new Keyspace("redq"));
 		}
 
 		@Bean

@@ -1,13 +1,9 @@
 package io.redq.queue.core;
 
-import io.redq.queue.lock.RedisLockService;
-import io.redq.queue.redis.RedisJobQueueOperations;
-import io.redq.queue.script.QueueScripts;
+import io.redq.queue.redis.Keyspace;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -33,12 +29,8 @@ class QueueNamesTests {
 
 	@ParameterizedTest
 	@ValueSource(strings = { "app{1}", "app}", "", "a\nb" })
-	void keyPrefixThatWouldBreakTheHashTagIsRejectedWhereverItEntersTheLibrary(String prefix) {
-		LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory();
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new RedisJobQueueOperations(connectionFactory, QueueScripts.load(), prefix))
-			.withMessageStartingWith("Invalid key prefix '");
-		assertThatIllegalArgumentException().isThrownBy(() -> new RedisLockService(connectionFactory, prefix))
+	void keyPrefixThatWouldBreakTheHashTagIsRejectedByTheKeyspaceEveryKeyIsNamedIn(String prefix) {
+		assertThatIllegalArgumentException().isThrownBy(() -> new Keyspace(prefix))
 			.withMessageStartingWith("Invalid key prefix '");
 	}
 

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import io.redq.queue.config.JobCatalog;
 import io.redq.queue.lock.LockHandle;
 import io.redq.queue.lock.RedisLockService;
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
@@ -56,7 +57,8 @@ class WaitForReplicasIntegrationTests {
 		await().atMost(Duration.ofSeconds(30))
 			.until(() -> this.replica.command("INFO", "replication").contains("master_link_status:up"));
 		this.connectionFactory = TestConnections.connectionFactory(this.master);
-		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "redq");
+		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
+				new Keyspace("redq"));
 		this.operations.setReplicasToWaitFor(1, REPLICA_TIMEOUT);
 		JobCatalog catalog = new JobCatalog();
 		catalog.register(new JobDefinition("send-mail", "mail", 3, Duration.ZERO, JobBackoff.DEFAULT, String.class));
@@ -132,7 +134,7 @@ class WaitForReplicasIntegrationTests {
 
 	@Test
 	void lockIsHandedOutOnceTheReplicaHasIt() throws InterruptedException {
-		RedisLockService locks = new RedisLockService(this.connectionFactory, "redq");
+		RedisLockService locks = new RedisLockService(this.connectionFactory, new Keyspace("redq"));
 		locks.setReplicasToWaitFor(1, REPLICA_TIMEOUT);
 		LockHandle lock = locks.tryAcquire("invoice-42", Duration.ZERO);
 		assertThat(lock).isNotNull();
@@ -143,7 +145,7 @@ class WaitForReplicasIntegrationTests {
 
 	@Test
 	void lockThatNoReplicaConfirmsIsReleasedAgain() {
-		RedisLockService locks = new RedisLockService(this.connectionFactory, "redq");
+		RedisLockService locks = new RedisLockService(this.connectionFactory, new Keyspace("redq"));
 		locks.setReplicasToWaitFor(1, REPLICA_TIMEOUT);
 		this.replica.pause();
 		assertThatExceptionOfType(ReplicationTimeoutException.class)
@@ -156,7 +158,7 @@ class WaitForReplicasIntegrationTests {
 
 	@Test
 	void pollOfALockHeldByAnotherWaitsForNoReplica() throws InterruptedException {
-		RedisLockService locks = new RedisLockService(this.connectionFactory, "redq");
+		RedisLockService locks = new RedisLockService(this.connectionFactory, new Keyspace("redq"));
 		locks.setReplicasToWaitFor(1, REPLICA_TIMEOUT);
 		assertThat(locks.tryAcquire("invoice-42", Duration.ZERO)).isNotNull();
 		this.replica.pause();

@@ -12,6 +12,7 @@ import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.inspect.InstanceView.ConsumedQueue;
 import io.redq.queue.redis.AbstractQueueIntegrationTests;
 import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,7 +35,7 @@ class InstanceRegistryIntegrationTests extends AbstractQueueIntegrationTests {
 
 	@BeforeEach
 	void setUp() {
-		this.registry = new InstanceRegistry(this.template, RedisJobQueueOperations.DEFAULT_KEY_PREFIX);
+		this.registry = new InstanceRegistry(this.template, new Keyspace(RedisJobQueueOperations.DEFAULT_KEY_PREFIX));
 	}
 
 	@Test
@@ -101,8 +102,7 @@ class InstanceRegistryIntegrationTests extends AbstractQueueIntegrationTests {
 
 	@Test
 	void theInspectorListsTheQueuesTheInstancesConsumeWithoutScanning() {
-		JobQueueInspector inspector = new JobQueueInspector(this.operations, new JobCatalog(),
-				RedisJobQueueOperations.DEFAULT_KEY_PREFIX);
+		JobQueueInspector inspector = new JobQueueInspector(this.operations, new JobCatalog());
 		inspector.setDiscoveryInterval(Duration.ofSeconds(-1));
 		inspector.setInstances(this.registry);
 		this.registry.heartbeat(instance("a", Instant.now(), new ConsumedQueue("mail", 1, 0, true)),

@@ -54,7 +54,7 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 		catalog.register(new JobDefinition("work", QUEUE, 1, Duration.ZERO, JobBackoff.DEFAULT, String.class));
 		catalog.register(new JobDefinition("remote", "elsewhere", 1, Duration.ZERO, JobBackoff.DEFAULT, null));
 		this.dispatcher = new RedisJobDispatcher(this.operations, catalog, JsonMapper.shared());
-		this.inspector = new JobQueueInspector(this.operations, catalog, RedisJobQueueOperations.DEFAULT_KEY_PREFIX);
+		this.inspector = new JobQueueInspector(this.operations, catalog);
 		this.inspector.setDiscoveryInterval(Duration.ZERO);
 	}
 

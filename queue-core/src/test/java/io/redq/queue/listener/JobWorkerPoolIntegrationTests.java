@@ -17,6 +17,7 @@ import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.redis.AbstractQueueIntegrationTests;
 import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.QueueStore;
 import io.redq.queue.redis.ReservedJob;
@@ -179,7 +180,7 @@ class JobWorkerPoolIntegrationTests extends AbstractQueueIntegrationTests {
 			// connected before Redis pauses
 			connection.ping();
 			JobWorkerPool workerPool = startWorkerPool(
-					new ListenerOperations(new QueueStore(impatient, QueueScripts.load(), "redq")),
+					new ListenerOperations(new QueueStore(impatient, QueueScripts.load(), new Keyspace("redq"))),
 					Duration.ofSeconds(6));
 			enqueue("once", "\"job\":\"test\",\"maxAttempts\":1,\"payload\":\"x\"}");
 			List<Reserved> reserved = reserve(1, Duration.ofSeconds(2));
@@ -214,8 +215,8 @@ class JobWorkerPoolIntegrationTests extends AbstractQueueIntegrationTests {
 		// Redis answers every renewal with an error, as when it is overloaded
 		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("extend")
 				? RedisScript.of("return redis.error_reply('ERR renewal refused')", List.class) : definition.load());
-		JobWorkerPool failing = startWorkerPool(
-				new ListenerOperations(new QueueStore(this.template.getRequiredConnectionFactory(), scripts, "redq")));
+		JobWorkerPool failing = startWorkerPool(new ListenerOperations(
+				new QueueStore(this.template.getRequiredConnectionFactory(), scripts, new Keyspace("redq"))));
 		enqueue("late", "\"job\":\"test\",\"maxAttempts\":3,\"payload\":\"x\"}");
 		// little of the waiting lease left: the worker extends it before the handler runs
 		List<Reserved> reserved = reserve(1, Duration.ofMillis(500));

@@ -12,6 +12,7 @@ import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.QueueKeys;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.script.QueueScripts;
@@ -124,7 +125,7 @@ class StallIntegrationTests {
 	private RedisJobQueueOperations operations() {
 		LettuceConnectionFactory connectionFactory = TestConnections.connectionFactory(this.redis);
 		this.connectionFactories.add(connectionFactory);
-		return new RedisJobQueueOperations(connectionFactory, QueueScripts.load(), "redq");
+		return new RedisJobQueueOperations(connectionFactory, QueueScripts.load(), new Keyspace("redq"));
 	}
 
 	private void start(RedisJobQueueOperations operations, StringJobHandler.Handling handling) {

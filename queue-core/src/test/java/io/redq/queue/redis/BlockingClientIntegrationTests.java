@@ -50,7 +50,7 @@ class BlockingClientIntegrationTests extends AbstractQueueIntegrationTests {
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
 		this.jedisOperations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
-				RedisJobQueueOperations.DEFAULT_KEY_PREFIX);
+				new Keyspace(RedisJobQueueOperations.DEFAULT_KEY_PREFIX));
 	}
 
 	@AfterEach

@@ -308,7 +308,7 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 	 */
 	private RedisJobQueueOperations nextModel() {
 		return new RedisJobQueueOperations(this.template.getRequiredConnectionFactory(), nextModelScripts(),
-				RedisJobQueueOperations.DEFAULT_KEY_PREFIX);
+				new Keyspace(RedisJobQueueOperations.DEFAULT_KEY_PREFIX));
 	}
 
 	private static long pending(QueueStats stats) {

@@ -65,7 +65,7 @@ class DispatchCoalescingIntegrationTests {
 		this.redis = RedisServer.local().start();
 		this.connectionFactory = TestConnections.connectionFactory(this.redis);
 		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
-				"redq");
+				new Keyspace("redq"));
 		JobCatalog catalog = new JobCatalog();
 		catalog.register(new JobDefinition("ping", "default", 3, Duration.ZERO, JobBackoff.DEFAULT, String.class));
 		catalog.register(new JobDefinition("tick", "default", 3, Duration.ZERO, JobBackoff.DEFAULT, Long.class));

@@ -59,7 +59,7 @@ class DispatchTimeoutIntegrationTests {
 		this.redis = RedisServer.local().start();
 		this.connectionFactory = TestConnections.connectionFactory(this.redis);
 		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
-				"redq");
+				new Keyspace("redq"));
 		JobCatalog catalog = new JobCatalog();
 		catalog.register(new JobDefinition("send-mail", "mail", 3, Duration.ZERO, JobBackoff.DEFAULT, String.class));
 		this.dispatcher = new RedisJobDispatcher(operations, catalog, JsonMapper.shared());

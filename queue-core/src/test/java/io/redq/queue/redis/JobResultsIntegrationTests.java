@@ -71,7 +71,7 @@ class JobResultsIntegrationTests {
 		this.closeables.push(this.redis);
 		LettuceConnectionFactory connectionFactory = TestConnections.connectionFactory(this.redis);
 		this.closeables.push(connectionFactory::destroy);
-		this.operations = new RedisJobQueueOperations(connectionFactory, QueueScripts.load(), "redq");
+		this.operations = new RedisJobQueueOperations(connectionFactory, QueueScripts.load(), new Keyspace("redq"));
 		this.operations.getListenerOperations().setResultMaxSize(1000);
 		JobListenerContainerFactory containerFactory = new JobListenerContainerFactory(
 				this.operations.getListenerOperations(), JsonMapper.shared());

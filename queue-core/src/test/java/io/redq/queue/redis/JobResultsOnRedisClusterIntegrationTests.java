@@ -52,7 +52,8 @@ class JobResultsOnRedisClusterIntegrationTests {
 	@BeforeEach
 	void connect() {
 		this.connectionFactory = TestConnections.connectionFactory(cluster);
-		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "results");
+		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
+				new Keyspace("results"));
 		this.results = new JobResults(this.operations.getStore());
 	}
 

@@ -203,7 +203,7 @@ class PriorityBesideOlderScriptsIntegrationTests extends AbstractQueueIntegratio
 			.from((definition) -> Set.of("push", "result").contains(definition.name()) ? definition.load()
 					: RedisScript.of(common + "\n" + read(definition.name() + ".lua"), definition.resultType()));
 		return new RedisJobQueueOperations(this.template.getRequiredConnectionFactory(), scripts,
-				RedisJobQueueOperations.DEFAULT_KEY_PREFIX);
+				new Keyspace(RedisJobQueueOperations.DEFAULT_KEY_PREFIX));
 	}
 
 	private static String model() {

@@ -70,7 +70,7 @@ class RedisJobQueueOperationsOnRedisClusterIntegrationTests {
 	@Test
 	void aBatchWhoseMembersAndCallbackLiveOnOtherSlotsEndsOnce() {
 		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
-				"test");
+				new Keyspace("test"));
 		ListenerOperations listener = operations.getListenerOperations();
 		JobCatalog catalog = new JobCatalog();
 		List<String> queues = List.of("q0", "q1", "q2", "q3", "q4", "q5");
@@ -101,7 +101,7 @@ class RedisJobQueueOperationsOnRedisClusterIntegrationTests {
 	@Test
 	void purgeFindsEveryKeyOfAQueueOnTheNodeThatServesItsSlot() {
 		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
-				"test");
+				new Keyspace("test"));
 		ListenerOperations listener = operations.getListenerOperations();
 		StringRedisTemplate template = new StringRedisTemplate(this.connectionFactory);
 		// queues on different slots, spread over the nodes
@@ -133,7 +133,7 @@ class RedisJobQueueOperationsOnRedisClusterIntegrationTests {
 	@Test
 	void anIdleContainerReservesOnTheNodeThatServesItsQueueAsTheWakeUpComes() throws Exception {
 		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
-				"test");
+				new Keyspace("test"));
 		ListenerOperations listener = operations.getListenerOperations();
 		for (String queue : List.of("w0", "w1", "w2", "w3")) {
 			assertThat(listener.reserve(queue, 1, Duration.ofMinutes(1)).jobs()).isEmpty();
@@ -155,16 +155,17 @@ class RedisJobQueueOperationsOnRedisClusterIntegrationTests {
 	@Test
 	void theInspectorFindsTheQueuesOfEveryMasterAndListsTheInstances() {
 		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
-				"test");
+				new Keyspace("test"));
 		List<String> queues = List.of("d0", "d1", "d2", "d3", "d4", "d5");
 		for (String queue : queues) {
 			operations.getEnqueueOperations()
 				.enqueue(queue, List.of(new EnqueueCommand("a", Due.NOW, DuplicatePolicy.KEEP,
 						"\"job\":\"ship\",\"maxAttempts\":1,\"timeout\":0,\"payload\":1}")));
 		}
-		JobQueueInspector inspector = new JobQueueInspector(operations, new JobCatalog(), "test");
+		JobQueueInspector inspector = new JobQueueInspector(operations, new JobCatalog());
 		inspector.setDiscoveryInterval(Duration.ZERO);
-		InstanceRegistry instances = new InstanceRegistry(new StringRedisTemplate(this.connectionFactory), "test");
+		InstanceRegistry instances = new InstanceRegistry(new StringRedisTemplate(this.connectionFactory),
+				new Keyspace("test"));
 		inspector.setInstances(instances);
 		instances.heartbeat(new InstanceView("a", "app", "host", 1, Instant.now(), Instant.now(),
 				List.of(new InstanceView.ConsumedQueue("consumed", 1, 0, true))), Duration.ofMinutes(1));
@@ -177,11 +178,11 @@ class RedisJobQueueOperationsOnRedisClusterIntegrationTests {
 	@Test
 	void waitingForReplicasIsRefusedWhenItIsSet() {
 		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
-				"redq");
+				new Keyspace("redq"));
 		assertThatIllegalStateException().isThrownBy(() -> operations.setReplicasToWaitFor(1, Duration.ofSeconds(1)))
 			.withMessage("redq.durability.replicas is not supported on a Redis Cluster yet: set it to 0, or "
 					+ "use a standalone or Sentinel-managed Redis");
-		RedisLockService locks = new RedisLockService(this.connectionFactory, "redq");
+		RedisLockService locks = new RedisLockService(this.connectionFactory, new Keyspace("redq"));
 		assertThatIllegalStateException().isThrownBy(() -> locks.setReplicasToWaitFor(1, Duration.ofSeconds(1)))
 			.withMessageStartingWith("redq.durability.replicas is not supported on a Redis Cluster yet");
 		operations.setReplicasToWaitFor(0, Duration.ofSeconds(1));

@@ -62,8 +62,10 @@ public class RedisQueueExtension implements ParameterResolver {
 		static Connection open(ExtensionContext context) {
 			LettuceConnectionFactory connectionFactory = TestConnections
 				.connectionFactory(RedisServerExtension.serverOf(context));
-			return new Connection(connectionFactory, new RedisJobQueueOperations(connectionFactory, QueueScripts.load(),
-					RedisJobQueueOperations.DEFAULT_KEY_PREFIX), new StringRedisTemplate(connectionFactory));
+			return new Connection(connectionFactory,
+					new RedisJobQueueOperations(connectionFactory, QueueScripts.load(),
+							new Keyspace(RedisJobQueueOperations.DEFAULT_KEY_PREFIX)),
+					new StringRedisTemplate(connectionFactory));
 		}
 
 		@Override

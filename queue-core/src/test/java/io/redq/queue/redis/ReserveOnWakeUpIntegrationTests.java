@@ -117,7 +117,7 @@ class ReserveOnWakeUpIntegrationTests extends AbstractQueueIntegrationTests {
 		connectionFactory.afterPropertiesSet();
 		try {
 			ListenerOperations listener = new RedisJobQueueOperations(connectionFactory, QueueScripts.load(),
-					RedisJobQueueOperations.DEFAULT_KEY_PREFIX)
+					new Keyspace(RedisJobQueueOperations.DEFAULT_KEY_PREFIX))
 				.getListenerOperations();
 			try (RedisConnection connection = listener.openWakeUpConnection()) {
 				long start = System.nanoTime();

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.redq.queue.redis.Keyspace;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
@@ -37,11 +38,11 @@ public class ActionLog {
 	/**
 	 * Create an instance.
 	 * @param connectionFactory the Redis connection factory
-	 * @param keyPrefix the key prefix of the queues ({@code redq.key-prefix})
+	 * @param keyspace the keys of the queues, the log's beside them
 	 */
-	public ActionLog(RedisConnectionFactory connectionFactory, String keyPrefix) {
+	public ActionLog(RedisConnectionFactory connectionFactory, Keyspace keyspace) {
 		this.redis = new StringRedisTemplate(connectionFactory);
-		this.key = keyPrefix + ":dashboard:actions";
+		this.key = keyspace.dashboardActions();
 	}
 
 	/**

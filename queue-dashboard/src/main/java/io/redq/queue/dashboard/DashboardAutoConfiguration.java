@@ -2,6 +2,7 @@ package io.redq.queue.dashboard;
 
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.outbox.JdbcJobOutbox;
+import io.redq.queue.redis.Keyspace;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -57,14 +58,13 @@ public final class DashboardAutoConfiguration {
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnWebApplication(type = Type.SERVLET)
 	@ConditionalOnClass(DispatcherServlet.class)
-	@ConditionalOnBean({ JobQueueInspector.class, RedisConnectionFactory.class })
+	@ConditionalOnBean({ JobQueueInspector.class, Keyspace.class, RedisConnectionFactory.class })
 	static class ServletDashboardConfiguration {
 
 		@Bean
 		DashboardController redqDashboardController(JobQueueInspector inspector, DashboardProperties properties,
-				RedisConnectionFactory connectionFactory, Environment environment) {
-			// the queues' key prefix: the log sits beside the queues
-			ActionLog actions = new ActionLog(connectionFactory, environment.getProperty("redq.key-prefix", "redq"));
+				RedisConnectionFactory connectionFactory, Keyspace keyspace, Environment environment) {
+			ActionLog actions = new ActionLog(connectionFactory, keyspace);
 			return new DashboardController(inspector, actions, properties, changesPermitted(environment));
 		}
 

@@ -1,6 +1,7 @@
 package io.redq.queue.dashboard;
 
 import io.redq.queue.inspect.JobQueueInspector;
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.outbox.JdbcJobOutbox;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -171,6 +172,11 @@ class DashboardAutoConfigurationTests {
 		@Bean
 		LettuceConnectionFactory redisConnectionFactory() {
 			return new LettuceConnectionFactory();
+		}
+
+		@Bean
+		Keyspace redqKeyspace() {
+			return new Keyspace("redq");
 		}
 
 	}

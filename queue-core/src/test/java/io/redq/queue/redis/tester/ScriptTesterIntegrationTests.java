@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
 
+import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.redis.RedisQueueExtension;
 import io.redq.queue.redis.tester.ScriptTester.Invariant;
@@ -187,7 +188,8 @@ class ScriptTesterIntegrationTests {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			connection.serverCommands().flushAll();
 		}
-		return new ScriptTester(new RedisJobQueueOperations(this.connectionFactory, scripts, "redq"), settings, seed);
+		return new ScriptTester(new RedisJobQueueOperations(this.connectionFactory, scripts, new Keyspace("redq")),
+				settings, seed);
 	}
 
 	/**

@@ -1,0 +1,158 @@
+package io.redq.queue.redis;
+
+import java.util.List;
+
+import io.redq.queue.core.QueueNames;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The Redis keys Redq uses under one key prefix, every family of them named here and
+ * nowhere else: a logical queue's keys and its hash tag (so its Redis Cluster slot), and
+ * the keys of batches, of the instance registry, of locks and of the dashboard's log.
+ * Built once from the prefix; the classes that reach Redis take it instead of the prefix.
+ * <p>
+ * A queue's keys are {@code <prefix>:{<queue>}:<part>} (see {@link QueueKeys}); the other
+ * families never start with <code>&lt;prefix&gt;:{</code>, so no queue name shares a key
+ * with them.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public final class Keyspace {
+
+	private static final String MODEL_SUFFIX = "}:model";
+
+	private final String prefix;
+
+	/**
+	 * Create the keyspace of a key prefix.
+	 * @param prefix the prefix of every key, e.g. {@code redq}, checked by
+	 * {@link QueueNames#validateKeyPrefix(String)}
+	 */
+	public Keyspace(String prefix) {
+		this.prefix = QueueNames.validateKeyPrefix(prefix);
+	}
+
+	/**
+	 * Return the keys of a logical queue.
+	 * @param queue the queue name, checked by {@link QueueNames#validate(String)}
+	 * @return its keys
+	 */
+	public QueueKeys queue(String queue) {
+		return QueueKeys.of(this.prefix, QueueNames.validate(queue));
+	}
+
+	/**
+	 * Return the hash tag that every key of a queue shares, which chooses its Redis
+	 * Cluster slot.
+	 * @param queue the queue name, checked by {@link QueueNames#validate(String)}
+	 * @return the hash tag, e.g. <code>{mail}</code>
+	 */
+	public String hashTag(String queue) {
+		return "{" + QueueNames.validate(queue) + "}";
+	}
+
+	/**
+	 * Return the keys of a batch, under a hash tag of their own.
+	 * @param batchId the batch id
+	 * @return its keys
+	 */
+	public BatchKeys batch(String batchId) {
+		return BatchKeys.of(this.prefix, batchId);
+	}
+
+	/**
+	 * Return the sorted set of the live instances' ids by the time each expires.
+	 * @return the key
+	 */
+	public String instanceIndex() {
+		return instances() + "index";
+	}
+
+	/**
+	 * Return the key of one instance's latest heartbeat and description, in the slot of
+	 * {@link #instanceIndex()}.
+	 * @param id the instance id
+	 * @return the key
+	 */
+	public String instance(String id) {
+		return instances() + "instance:" + id;
+	}
+
+	private String instances() {
+		return this.prefix + ":registry:{instances}:";
+	}
+
+	/**
+	 * Return the keys of a lock: the current owner's token, then the last fencing token,
+	 * both in the lock's own slot.
+	 * @param name the lock name, checked by
+	 * {@link QueueNames#validateName(String, String)}
+	 * @return the keys
+	 */
+	public List<String> lock(String name) {
+		String owner = this.prefix + ":lock:{" + QueueNames.validateName("lock", name) + "}";
+		return List.of(owner, owner + ":fence");
+	}
+
+	/**
+	 * Return the list of the dashboard's latest actions.
+	 * @return the key
+	 */
+	public String dashboardActions() {
+		return this.prefix + ":dashboard:actions";
+	}
+
+	/**
+	 * Return the {@code SCAN} pattern that matches every queue's model key, which every
+	 * script writes, so each queue ever used has one (see {@link #queueOfModelKey}).
+	 * @return the pattern
+	 */
+	public String queueModelPattern() {
+		return escapeGlob(this.prefix) + ":{*" + MODEL_SUFFIX;
+	}
+
+	/**
+	 * Return the queue whose model key this is.
+	 * @param key a key that {@link #queueModelPattern()} matched
+	 * @return the queue name, or {@code null} when the key is no valid queue's model key
+	 */
+	public @Nullable String queueOfModelKey(String key) {
+		String start = this.prefix + ":{";
+		if (!key.startsWith(start) || !key.endsWith(MODEL_SUFFIX)
+				|| key.length() < start.length() + MODEL_SUFFIX.length()) {
+			return null;
+		}
+		String queue = key.substring(start.length(), key.length() - MODEL_SUFFIX.length());
+		try {
+			return QueueNames.validate(queue);
+		}
+		catch (IllegalArgumentException ex) {
+			return null;
+		}
+	}
+
+	/**
+	 * Return the {@code SCAN} pattern that matches every key under the prefix, of every
+	 * family.
+	 * @return the pattern
+	 */
+	public String pattern() {
+		return escapeGlob(this.prefix) + ":*";
+	}
+
+	/**
+	 * Escape the characters that a {@code SCAN} or {@code KEYS} pattern gives a meaning.
+	 * @param text the text to match as it is
+	 * @return the escaped text
+	 */
+	public static String escapeGlob(String text) {
+		return text.replaceAll("([*?\\[\\]\\\\])", "\\\\$1");
+	}
+
+	@Override
+	public String toString() {
+		return "Keyspace '" + this.prefix + "'";
+	}
+
+}

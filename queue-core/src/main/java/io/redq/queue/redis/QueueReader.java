@@ -1,0 +1,399 @@
+package io.redq.queue.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiPredicate;
+import java.util.function.BooleanSupplier;
+
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.MapScanCursor;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.async.RedisHashAsyncCommands;
+import io.redq.queue.core.JobPriority;
+import io.redq.queue.script.QueueScripts;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
+
+/**
+ * The raw reads of a queue's structures that inspection turns into its model, each
+ * bounded by its arguments, and the few writes of its settings; inspection reaches Redis
+ * through here alone, so that only this package knows the keys.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public final class QueueReader {
+
+	private static final long SCAN_TIMEOUT_MILLIS = 10_000;
+
+	/** The field of the stale hash that holds the total of the stale entries. */
+	private static final String STALE_TOTAL = "";
+
+	/**
+	 * The lowest score in queued of a job below the default level: a level's band is
+	 * {@code (HIGHEST - level) * BAND} (see common.lua), so the bands of the default
+	 * level and those above lie below this. ZCOUNT's upper bound is inclusive, hence one
+	 * less.
+	 */
+	private static final double BELOW_DEFAULT_LEVEL = (double) (JobPriority.HIGHEST - JobPriority.DEFAULT + 1)
+			* QueueScripts.PRIORITY_BAND - 1;
+
+	private final QueueStore store;
+
+	private final StringRedisTemplate redis;
+
+	/**
+	 * Create an instance.
+	 * @param store the queues to read
+	 */
+	public QueueReader(QueueStore store) {
+		this.store = store;
+		this.redis = store.getTemplate();
+	}
+
+	/**
+	 * Return whether a queue has its model key, which every script writes: whether Redq
+	 * ever used the queue. Not through the store, which keeps the keys of every queue it
+	 * is asked about.
+	 * @param queue a valid queue name
+	 * @return whether it has been used
+	 */
+	public boolean hasModel(String queue) {
+		return Boolean.TRUE.equals(this.redis.hasKey(this.store.getKeyspace().queue(queue).model()));
+	}
+
+	/**
+	 * Start a scan of the key space for the queues' model keys.
+	 * @return the scan, at its start
+	 */
+	public QueueScan queueScan() {
+		return new QueueScan(this.redis, this.store.getKeyspace());
+	}
+
+	/**
+	 * Return how many jobs of a queue are ready: those of every level, less the entries
+	 * that stand for nothing any more. Three commands.
+	 * @param queue the queue
+	 * @return the count
+	 */
+	public long readyCount(String queue) {
+		QueueKeys keys = this.store.keys(queue);
+		Object stale = this.redis.opsForHash().get(keys.stale(), STALE_TOTAL);
+		return size(this.redis.opsForZSet().zCard(keys.queued())) + size(this.redis.opsForList().size(keys.ready()))
+				- ((stale != null) ? Long.parseLong((String) stale) : 0);
+	}
+
+	/**
+	 * Return the ids of the ready jobs at positions {@code from} to {@code to} of the
+	 * listing by level: the members of queued down to the default level (its groups),
+	 * then the ready list (the default level without a group), then the lower levels. An
+	 * id may stand for nothing any more (see {@link #countedStale(String, List)}).
+	 * @param queue the queue
+	 * @param from the first position
+	 * @param to the last position, inclusive
+	 * @return the ids
+	 */
+	public List<String> readyIds(String queue, long from, long to) {
+		QueueKeys keys = this.store.keys(queue);
+		long above = size(this.redis.opsForZSet().count(keys.queued(), Double.NEGATIVE_INFINITY, BELOW_DEFAULT_LEVEL));
+		long ready = size(this.redis.opsForList().size(keys.ready()));
+		List<String> ids = new ArrayList<>();
+		if (from < above) {
+			ids.addAll(this.redis.opsForZSet().range(keys.queued(), from, Math.min(to, above - 1)));
+		}
+		if (to >= above && from < above + ready) {
+			ids.addAll(this.redis.opsForList().range(keys.ready(), Math.max(0, from - above), to - above));
+		}
+		if (to >= above + ready) {
+			ids.addAll(this.redis.opsForZSet()
+				.range(keys.queued(), above + Math.max(0, from - above - ready), to - ready));
+		}
+		return ids;
+	}
+
+	/**
+	 * Return which of the given ids have entries in the ready lines that stand for
+	 * nothing (see {@code unready} in common.lua): one {@code HMGET}.
+	 * @param queue the queue
+	 * @param ids ids read from the ready lines
+	 * @return those of them counted stale
+	 */
+	public Set<String> countedStale(String queue, List<String> ids) {
+		if (ids.isEmpty()) {
+			return Set.of();
+		}
+		List<Object> counts = this.redis.opsForHash().multiGet(this.store.keys(queue).stale(), new ArrayList<>(ids));
+		Set<String> stale = new HashSet<>();
+		for (int i = 0; i < ids.size(); i++) {
+			if (counts.get(i) != null) {
+				stale.add(ids.get(i));
+			}
+		}
+		return stale;
+	}
+
+	/**
+	 * Return how many jobs a sorted set of a queue holds.
+	 * @param queue the queue
+	 * @param set which set
+	 * @return the count
+	 */
+	public long count(String queue, ScoredSet set) {
+		return size(this.redis.opsForZSet().zCard(set.key(this.store.keys(queue))));
+	}
+
+	/**
+	 * Return how many jobs of a queue died after a time.
+	 * @param queue the queue
+	 * @param after the time
+	 * @return the count
+	 */
+	public long deadAfter(String queue, Instant after) {
+		return size(this.redis.opsForZSet()
+			.count(this.store.keys(queue).dead(), after.toEpochMilli() + 1, Double.POSITIVE_INFINITY));
+	}
+
+	/**
+	 * Return a page of a sorted set of a queue with the time of each job, in the set's
+	 * order: soonest first for the delayed and reserved jobs, latest first for the dead
+	 * and completed ones.
+	 * @param queue the queue
+	 * @param set which set
+	 * @param from the first position
+	 * @param to the last position, inclusive
+	 * @return the jobs
+	 */
+	public List<Entry> entries(String queue, ScoredSet set, long from, long to) {
+		String key = set.key(this.store.keys(queue));
+		Set<TypedTuple<String>> tuples = set.latestFirst ? this.redis.opsForZSet().reverseRangeWithScores(key, from, to)
+				: this.redis.opsForZSet().rangeWithScores(key, from, to);
+		List<Entry> entries = new ArrayList<>();
+		if (tuples != null) {
+			for (TypedTuple<String> tuple : tuples) {
+				Double score = tuple.getScore();
+				entries.add(new Entry(tuple.getValue(),
+						(score != null && !score.isInfinite()) ? Instant.ofEpochMilli(score.longValue()) : null));
+			}
+		}
+		return entries;
+	}
+
+	/**
+	 * Return what the hashes of a queue hold of the given jobs: four {@code HMGET}, and a
+	 * fifth for the stack traces when asked.
+	 * @param queue the queue
+	 * @param ids the job ids
+	 * @param withTraces whether to read the stack traces
+	 * @return the values, each list in the order of the ids
+	 */
+	public JobFields fields(String queue, List<String> ids, boolean withTraces) {
+		QueueKeys keys = this.store.keys(queue);
+		List<Object> fields = new ArrayList<>(ids);
+		return new JobFields(strings(this.redis.opsForHash().multiGet(keys.jobs(), fields)),
+				strings(this.redis.opsForHash().multiGet(keys.attempts(), fields)),
+				strings(this.redis.opsForHash().multiGet(keys.leases(), fields)),
+				strings(this.redis.opsForHash().multiGet(keys.errors(), fields)),
+				withTraces ? strings(this.redis.opsForHash().multiGet(keys.traces(), fields)) : null);
+	}
+
+	/**
+	 * Read a hash of a queue, id by id, one {@code HSCAN} call at a time while the reads
+	 * allow.
+	 * @param queue the queue
+	 * @param hash the jobs hash (envelopes) or the errors hash
+	 * @param idContains a text every id read contains, or {@code null} for every id
+	 * @param batch the {@code COUNT} of each call
+	 * @param mayRead asked before each call whether it may be made
+	 * @param entry given each id and value read; returns whether to read on
+	 * @return whether the scan ended at the end of the hash or where {@code entry}
+	 * stopped it, not because the reads ran out
+	 */
+	public boolean scan(String queue, JobHash hash, @Nullable String idContains, int batch, BooleanSupplier mayRead,
+			BiPredicate<String, String> entry) {
+		QueueKeys keys = this.store.keys(queue);
+		byte[] key = ((hash == JobHash.ERRORS) ? keys.errors() : keys.jobs()).getBytes(StandardCharsets.UTF_8);
+		ScanArgs args = ScanArgs.Builder.limit(batch);
+		if (idContains != null) {
+			args.match("*" + Keyspace.escapeGlob(idContains) + "*");
+		}
+		return Boolean.TRUE.equals(this.redis.execute((RedisCallback<Boolean>) (connection) -> {
+			RedisHashAsyncCommands<byte[], byte[]> commands = hashCommands(connection);
+			ScanCursor cursor = ScanCursor.INITIAL;
+			do {
+				if (!mayRead.getAsBoolean()) {
+					return false;
+				}
+				MapScanCursor<byte[], byte[]> read = LettuceFutures.awaitOrCancel(commands.hscan(key, cursor, args),
+						SCAN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+				for (Map.Entry<byte[], byte[]> field : read.getMap().entrySet()) {
+					if (!entry.test(new String(field.getKey(), StandardCharsets.UTF_8),
+							new String(field.getValue(), StandardCharsets.UTF_8))) {
+						return true;
+					}
+				}
+				cursor = read;
+			}
+			while (!cursor.isFinished());
+			return true;
+		}));
+	}
+
+	// HSCAN one call at a time, which the template's cursor does not do: it goes on by
+	// itself over calls that return nothing
+	@SuppressWarnings("unchecked")
+	private static RedisHashAsyncCommands<byte[], byte[]> hashCommands(RedisConnection connection) {
+		Object commands = connection.getNativeConnection();
+		if (commands instanceof RedisHashAsyncCommands<?, ?> hashCommands) {
+			return (RedisHashAsyncCommands<byte[], byte[]>) hashCommands;
+		}
+		throw new IllegalStateException("Searching the queues needs Lettuce, not " + commands.getClass());
+	}
+
+	/**
+	 * Return the fields of a queue's statistics hash (see {@link QueueKeys#stats()}).
+	 * @param queue the queue
+	 * @return every field
+	 */
+	public Map<Object, Object> statistics(String queue) {
+		return this.redis.opsForHash().entries(this.store.keys(queue).stats());
+	}
+
+	/**
+	 * Return some fields of a queue's statistics hash.
+	 * @param queue the queue
+	 * @param fields the fields
+	 * @return their values, in their order
+	 */
+	public List<Object> statistics(String queue, List<Object> fields) {
+		return this.redis.opsForHash().multiGet(this.store.keys(queue).stats(), fields);
+	}
+
+	/**
+	 * Set a field of a queue's statistics hash unless it holds the value already: one
+	 * {@code HGET}, and an {@code HSET} when it differs.
+	 * @param queue the queue
+	 * @param field the field
+	 * @param value the value
+	 */
+	public void setStatistic(String queue, String field, String value) {
+		String stats = this.store.keys(queue).stats();
+		if (!value.equals(this.redis.opsForHash().get(stats, field))) {
+			this.redis.opsForHash().put(stats, field, value);
+		}
+	}
+
+	/**
+	 * Return a field of a recurring job's state (see
+	 * {@link QueueKeys#recurring(String)}).
+	 * @param queue the job's queue
+	 * @param job the job's name
+	 * @param field the field, e.g. {@code last}
+	 * @return its value, or {@code null}
+	 */
+	public @Nullable String recurringState(String queue, String job, String field) {
+		return (String) this.redis.opsForHash().get(this.store.keys(queue).recurring(job), field);
+	}
+
+	/**
+	 * Return the time by the Redis clock.
+	 * @return the time in epoch milliseconds, or this JVM's when Redis gave none
+	 */
+	public long redisTime() {
+		Long now = this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+		return (now != null) ? now : System.currentTimeMillis();
+	}
+
+	private static List<@Nullable String> strings(List<Object> values) {
+		List<@Nullable String> strings = new ArrayList<>(values.size());
+		values.forEach((value) -> strings.add((String) value));
+		return strings;
+	}
+
+	private static long size(@Nullable Long size) {
+		return (size != null) ? size : 0;
+	}
+
+	/**
+	 * A sorted set of a queue's jobs.
+	 */
+	public enum ScoredSet {
+
+		/** The delayed jobs by due time. */
+		DELAYED(false),
+
+		/** The reserved jobs by lease expiry. */
+		RESERVED(false),
+
+		/** The dead jobs by time of death. */
+		DEAD(true),
+
+		/** The latest completed jobs by completion time, when kept. */
+		COMPLETED(true);
+
+		private final boolean latestFirst;
+
+		ScoredSet(boolean latestFirst) {
+			this.latestFirst = latestFirst;
+		}
+
+		private String key(QueueKeys keys) {
+			return switch (this) {
+				case DELAYED -> keys.delayed();
+				case RESERVED -> keys.reserved();
+				case DEAD -> keys.dead();
+				case COMPLETED -> keys.completed();
+			};
+		}
+
+	}
+
+	/**
+	 * A hash of a queue's jobs by id that can be searched.
+	 */
+	public enum JobHash {
+
+		/** The envelopes. */
+		JOBS,
+
+		/** The last errors. */
+		ERRORS
+
+	}
+
+	/**
+	 * A job of a sorted set.
+	 *
+	 * @param id the job id
+	 * @param at its score as a time, or {@code null} when it has none
+	 */
+	public record Entry(String id, @Nullable Instant at) {
+
+	}
+
+	/**
+	 * What the hashes of a queue hold of some jobs, each list in the order of the ids
+	 * asked for, {@code null} where a hash holds nothing of a job.
+	 *
+	 * @param envelopes the envelopes
+	 * @param attempts the attempts made
+	 * @param leases the lease tokens
+	 * @param errors the last errors
+	 * @param traces the stack traces of the last failures, or {@code null} when not read
+	 */
+	public record JobFields(List<@Nullable String> envelopes, List<@Nullable String> attempts,
+			List<@Nullable String> leases, List<@Nullable String> errors, @Nullable List<@Nullable String> traces) {
+
+	}
+
+}
