@@ -190,6 +190,24 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void aFirstStepThatFinishesBeforeTheChainIsOpenedMovesItOnWhenItOpens() {
+		ChainOperations chains = new ChainOperations(this.operations.getStore());
+		PreparedJob first = this.dispatcher.prepare(JobRequest.of("resize", "i").id("c1:1").build());
+		PreparedJob second = this.dispatcher.prepare(JobRequest.of("publish", "i").id("c1:2").build());
+		chains.create("c1", Duration.ofMinutes(1), List.of(first, second), null);
+		this.enqueuer.enqueue("images", List.of(first.command()), null, ChainOperations.link("c1"));
+		succeed("images");
+		handOverAll();
+		assertThat(this.dispatcher.findChain("c1").orElseThrow().state()).isEqualTo(State.CREATING);
+		assertThat(this.template.getExpire("redq:chain:{c1}:meta")).as("expires unless opened").isPositive();
+		assertThat(this.operations.stats("web").ready()).isZero();
+		chains.open("c1");
+		assertThat(this.dispatcher.findChain("c1").orElseThrow().steps()).extracting(Step::state)
+			.containsExactly(StepState.SUCCEEDED, StepState.RUNNING);
+		assertThat(succeed("web")).isEqualTo("c1:2");
+	}
+
+	@Test
 	void anEndedChainLingersThenExpires() {
 		this.dispatcher.setBatchLinger(Duration.ofMinutes(5));
 		ChainResult chain = this.dispatcher.dispatchChain(ChainRequest.of(step("resize"), step("publish")).build());
