@@ -49,6 +49,20 @@ public final class ChainOperations {
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> SCRIPT = script();
 
+	/**
+	 * Drops the steps a step's link carries (see {@code batch_member_done} in
+	 * {@code common.lua}), keeping the link: KEYS the queue's batch links, ARGV the
+	 * step's id. Changes nothing when run again.
+	 */
+	private static final RedisScript<Long> UNLINK_LATER_STEPS = RedisScript.of("""
+			local link = redis.call('HGET', KEYS[1], ARGV[1])
+			local cut = link and string.find(link, '\\0', 1, true)
+			if cut then
+				redis.call('HSET', KEYS[1], ARGV[1], string.sub(link, 1, cut - 1))
+			end
+			return 0
+			""", Long.class);
+
 	private final QueueStore store;
 
 	private final EnqueueOperations enqueueOperations;
@@ -83,14 +97,21 @@ public final class ChainOperations {
 
 	/**
 	 * Create a chain that is not open yet: its steps, the jobs of the later ones and its
-	 * on-failure job. {@link #open(String)} opens it once its first step is enqueued; a
-	 * chain never opened expires after {@link #CREATION_WINDOW}.
+	 * on-failure job. The caller then enqueues the first step with the returned link, and
+	 * {@link #open(String)} opens the chain; a chain never opened expires after
+	 * {@link #CREATION_WINDOW}.
+	 * <p>
+	 * A step in the same queue as the step before it is carried by that step's link (see
+	 * {@code batch_member_done} in {@code common.lua}), whose acknowledgement creates it;
+	 * the chain keeps the job of every other later step, and enqueues it once the step
+	 * before succeeded.
 	 * @param chainId the chain id
 	 * @param linger how long the chain is kept once it ended
 	 * @param steps the steps, in order: the first is enqueued by the caller
 	 * @param onFailure the on-failure job, or {@code null}
+	 * @return the link to enqueue the first step with
 	 */
-	void create(String chainId, Duration linger, List<PreparedJob> steps, @Nullable PreparedJob onFailure) {
+	String create(String chainId, Duration linger, List<PreparedJob> steps, @Nullable PreparedJob onFailure) {
 		List<String> args = new ArrayList<>(4 + steps.size() * 3);
 		args.addAll(List.of("create", Long.toString(CREATION_WINDOW.toMillis()), Long.toString(linger.toMillis()),
 				StoredJob.format(onFailure)));
@@ -98,10 +119,25 @@ public final class ChainOperations {
 			PreparedJob step = steps.get(i);
 			args.add(step.queue());
 			args.add(step.id());
-			args.add((i == 0) ? "" : StoredJob.format(step));
+			boolean carried = i == 0 || step.queue().equals(steps.get(i - 1).queue());
+			args.add(carried ? "" : StoredJob.format(step) + sameQueueSteps(steps, i));
 		}
 		Assert.state(run(chainId, args).equals(List.of(1L)),
 				() -> "Chain " + chainId + " was opened while it was created");
+		return link(chainId) + sameQueueSteps(steps, 0);
+	}
+
+	/**
+	 * The steps right after the given one that run in its queue, as its link carries
+	 * them: each {@code \0<id>\n<due mode>\n<due value>\n<body>}.
+	 */
+	private static String sameQueueSteps(List<PreparedJob> steps, int step) {
+		StringBuilder carried = new StringBuilder();
+		String queue = steps.get(step).queue();
+		for (int i = step + 1; i < steps.size() && steps.get(i).queue().equals(queue); i++) {
+			carried.append('\0').append(StoredJob.format(steps.get(i)).substring(queue.length() + 1));
+		}
+		return carried.toString();
 	}
 
 	/**
@@ -140,18 +176,17 @@ public final class ChainOperations {
 		ChainStatus.State state = state((String) meta.get(0));
 		int at = Integer.parseInt((String) meta.get(2));
 		int count = Integer.parseInt((String) meta.get(3));
-		List<Object> fields = new ArrayList<>(count * 2 + 1);
+		List<Object> fields = new ArrayList<>(count * 3);
 		for (int i = 1; i <= count; i++) {
 			fields.add("q" + i);
 			fields.add("j" + i);
+			fields.add("o" + i);
 		}
-		fields.add("o" + at);
 		List<Object> found = this.store.getTemplate().opsForHash().multiGet(key, fields);
-		Object outcome = found.get(count * 2);
 		List<ChainStatus.Step> steps = new ArrayList<>(count);
 		for (int i = 1; i <= count; i++) {
-			steps.add(new ChainStatus.Step((String) found.get(i * 2 - 2), (String) found.get(i * 2 - 1),
-					stepState(i, at, outcome, state)));
+			steps.add(new ChainStatus.Step((String) found.get(i * 3 - 3), (String) found.get(i * 3 - 2),
+					stepState(i, at, found.get(i * 3 - 1), state)));
 		}
 		String reason = (String) meta.get(1);
 		return Optional.of(new ChainStatus(chainId, state, (reason == null || reason.isEmpty()) ? null : reason,
@@ -172,11 +207,17 @@ public final class ChainOperations {
 		if (result.isEmpty() || Long.valueOf(0).equals(result.get(0))) {
 			return false;
 		}
-		if (result.size() == 3) {
+		if (result.size() > 1) {
 			String queue = (String) result.get(1);
-			String id = (String) result.get(2);
-			this.store.runOnce(this.store.getScripts().cancel(), queue, List.of(id), timeout,
-					"cancel step '" + id + "' of chain " + chainId + " in queue '" + queue + "'");
+			String links = this.store.keys(queue).batchLinks();
+			for (Object step : result.subList(2, result.size())) {
+				String id = (String) step;
+				// first its link no longer creates the step after it, then it is
+				// cancelled
+				this.store.getTemplate().execute(UNLINK_LATER_STEPS, List.of(links), id);
+				this.store.runOnce(this.store.getScripts().cancel(), queue, List.of(id), timeout,
+						"cancel step '" + id + "' of chain " + chainId + " in queue '" + queue + "'");
+			}
 		}
 		return true;
 	}
@@ -195,9 +236,14 @@ public final class ChainOperations {
 		Duration window = (linger.compareTo(resendWindow) >= 0) ? linger : resendWindow;
 		for (int i = 1; i < undelivered.size(); i += 2) {
 			String name = (String) undelivered.get(i);
-			StoredJob job = StoredJob.parse((String) undelivered.get(i + 1));
+			String stored = (String) undelivered.get(i + 1);
+			// a step is kept with the steps after it in its queue, which its link carries
+			int carried = stored.indexOf('\0');
+			StoredJob job = StoredJob.parse((carried < 0) ? stored : stored.substring(0, carried));
+			String link = FAILURE.equals(name) ? null
+					: link(chainId) + ((carried < 0) ? "" : stored.substring(carried));
 			this.enqueueOperations.enqueueOnce(job.queue(), "chain:" + chainId + ":" + name, List.of(job.command()),
-					window, FAILURE.equals(name) ? null : link(chainId));
+					window, link);
 			run(chainId, List.of("delivered", name));
 		}
 	}
@@ -219,15 +265,16 @@ public final class ChainOperations {
 	}
 
 	/**
-	 * A step's state: those before the current one succeeded, the current one finished as
-	 * its outcome says or runs, those after it wait while the chain runs and were
-	 * cancelled once it ended.
+	 * A step's state: a step that finished as its outcome says, else the current one
+	 * runs, those after it wait while the chain runs and were cancelled once it ended. A
+	 * step after the current one may run too: one that its predecessor's acknowledgement
+	 * created in the same queue before the chain learned of it.
 	 */
 	private static StepState stepState(int step, int at, @Nullable Object outcome, ChainStatus.State chain) {
 		if (step < at) {
 			return StepState.SUCCEEDED;
 		}
-		if (step == at && outcome != null) {
+		if (outcome != null) {
 			return switch (outcome.toString()) {
 				case "s" -> StepState.SUCCEEDED;
 				case "d" -> StepState.DEAD;

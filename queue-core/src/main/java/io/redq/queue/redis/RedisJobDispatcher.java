@@ -458,6 +458,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 		String chainId = JobIds.next();
 		List<PreparedJob> steps = new ArrayList<>(request.getSteps().size());
 		PreparedJob onFailure = null;
+		String link;
 		try {
 			for (JobRequest step : request.getSteps()) {
 				String position = Integer.toString(steps.size() + 1);
@@ -468,7 +469,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 				onFailure = this.preparer.prepare(request.getOnFailure(), chainId + ":" + ChainOperations.FAILURE, Map
 					.of(ChainRequest.CHAIN_HEADER, chainId, ChainRequest.CALLBACK_HEADER, ChainOperations.FAILURE));
 			}
-			this.chainOperations.create(chainId, this.batchLinger, steps, onFailure);
+			link = this.chainOperations.create(chainId, this.batchLinger, steps, onFailure);
 		}
 		catch (RuntimeException ex) {
 			steps.forEach((job) -> job.failed(ex));
@@ -483,7 +484,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 		}
 		try {
 			// send tells the first step's interceptors
-			send(List.of(steps.get(0)), ChainOperations.link(chainId));
+			send(List.of(steps.get(0)), link);
 			this.chainOperations.open(chainId);
 		}
 		catch (RuntimeException ex) {

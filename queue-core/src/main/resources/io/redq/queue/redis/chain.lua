@@ -2,18 +2,21 @@
 -- meta (hash). ARGV[1] names the operation, the rest are its own.
 -- meta: model (of this layout, 1), state ('creating' until its first step is enqueued, 'running', then 'succeeded',
 -- 'failed' or 'cancelled'), reason (why it ended without succeeding), linger (ms the key is kept once ended), steps
--- (how many), at (the current step, from 1), per step i: q<i> and j<i> (its queue and job id), o<i> (how it finished:
--- 's' succeeded, 'd' dead, 'c' cancelled), s<i> (a step after the first, until it is enqueued: '<queue>\n<id>\n<due
--- mode>\n<due value>\n<body>' as the enqueue script takes it), failure (the on-failure job, in the same form, until it
--- is enqueued), cancelling (set by cancel).
+-- (how many), at (the current step, from 1), per step i: q<i> and j<i> (its queue and job id, '<chain id>:<i>'), o<i>
+-- (how it finished: 's' succeeded, 'd' dead, 'c' cancelled), s<i> (a step whose queue is not its predecessor's, until
+-- it is enqueued: '<queue>\n<id>\n<due mode>\n<due value>\n<body>' as the enqueue script takes it, then the steps
+-- after it in the same queue as its link carries them, see batch_member_done in common.lua), failure (the on-failure
+-- job, in the same form, until it is enqueued), cancelling (set by cancel).
 -- A step's finish reaches the chain as a batch member's does (batch_member_done in common.lua, the link being
--- 'chain:<chain id>'): it counts only for the current step and only once (HSETNX of o<i>), so that a hand-over applied
--- again, a step run again or acknowledged late changes nothing. The step that finds the current step succeeded moves
--- the chain to the next one, whose job every later call returns until the mover that enqueued it (under a fixed id,
--- as a remembered call) reports it delivered; the step that finds it dead ends the chain and keeps the on-failure
--- job, returned likewise.
+-- 'chain:<chain id>'): it counts once (HSETNX of o<i>), so that a hand-over applied again, a step run again or
+-- acknowledged late changes nothing, and in any order: a step that its predecessor's acknowledgement created in the
+-- same queue may finish before that acknowledgement is handed over. The step that finds the current step succeeded
+-- moves the chain on past every step that succeeded, to the next one, whose job (when the chain enqueues it) every
+-- later call returns until the mover that enqueued it (under a fixed id, as a remembered call) reports it delivered;
+-- the step that finds one dead ends the chain and keeps the on-failure job, returned likewise.
 -- Returns, for create, 1 when done and 0 when the chain is not in a state for it; for cancel, {0} when the chain was
--- not running, {1} when it ended at once, {1, queue, id} when that step must be cancelled in its queue; for the others
+-- not running, {1} when it ended at once, {1, queue, id, ...} when those steps must be cancelled in their queue (the
+-- current step and those after it in the same queue, which its acknowledgement may have created); for the others
 -- the jobs to deliver: {linger, name, job, ...}, empty for none.
 local meta = KEYS[1]
 local op = ARGV[1]
@@ -48,26 +51,36 @@ local function finish(state, reason, at, steps)
 	redis.call('PEXPIRE', meta, redis.call('HGET', meta, 'linger'))
 end
 
--- Moves a running chain on once its current step finished: to the next step, or to its end.
+-- Moves a running chain on once its current step finished: past every step that succeeded, to the next step that has
+-- not finished, or to its end.
 local function advance()
 	local found = redis.call('HMGET', meta, 'state', 'at', 'steps', 'cancelling')
 	if found[1] ~= 'running' then
 		return
 	end
 	local at, steps = tonumber(found[2]), tonumber(found[3])
-	local outcome = redis.call('HGET', meta, 'o' .. at)
-	if not outcome then
-		return
+	local moved = at
+	while true do
+		local outcome = redis.call('HGET', meta, 'o' .. moved)
+		if not outcome then
+			break
+		end
+		if outcome == 'd' then
+			local step = redis.call('HMGET', meta, 'j' .. moved, 'q' .. moved)
+			finish('failed', 'step ' .. moved .. ' (job ' .. step[1] .. ' of queue \'' .. step[2] .. '\') died', moved + 1,
+				steps)
+			return
+		elseif outcome == 'c' or found[4] then
+			finish('cancelled', 'the chain was cancelled', moved + 1, steps)
+			return
+		elseif moved == steps then
+			finish('succeeded', '', moved + 1, steps)
+			return
+		end
+		moved = moved + 1
 	end
-	if outcome == 'd' then
-		local step = redis.call('HMGET', meta, 'j' .. at, 'q' .. at)
-		finish('failed', 'step ' .. at .. ' (job ' .. step[1] .. ' of queue \'' .. step[2] .. '\') died', at + 1, steps)
-	elseif outcome == 'c' or found[4] then
-		finish('cancelled', 'the chain was cancelled', at + 1, steps)
-	elseif at == steps then
-		finish('succeeded', '', at + 1, steps)
-	else
-		redis.call('HSET', meta, 'at', at + 1)
+	if moved ~= at then
+		redis.call('HSET', meta, 'at', moved)
 	end
 end
 
@@ -113,8 +126,9 @@ elseif op == 'apply' then
 		return {}
 	end
 	for i = 3, #ARGV, 2 do
-		local at = redis.call('HGET', meta, 'at')
-		if redis.call('HGET', meta, 'j' .. at) == ARGV[i] and redis.call('HSETNX', meta, 'o' .. at, ARGV[i + 1]) == 1 then
+		local step = string.match(ARGV[i], ':(%d+)$')
+		if step and redis.call('HGET', meta, 'j' .. step) == ARGV[i]
+				and redis.call('HSETNX', meta, 'o' .. step, ARGV[i + 1]) == 1 then
 			advance()
 		end
 	end
@@ -136,6 +150,14 @@ elseif op == 'cancel' then
 	end
 	redis.call('HSET', meta, 'cancelling', 1)
 	local step = redis.call('HMGET', meta, 'q' .. at, 'j' .. at)
-	return {1, step[1], step[2]}
+	local result = {1, step[1], step[2]}
+	for i = at + 1, tonumber(found[3]) do
+		local later = redis.call('HMGET', meta, 'q' .. i, 'j' .. i)
+		if later[1] ~= step[1] then
+			break
+		end
+		result[#result + 1] = later[2]
+	end
+	return result
 end
 return redis.error_reply('Unknown chain operation ' .. tostring(op))

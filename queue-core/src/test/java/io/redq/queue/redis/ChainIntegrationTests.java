@@ -56,47 +56,76 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 
 	@Test
 	void eachStepStartsOnlyAfterTheOneBeforeSucceeded() {
-		ChainResult chain = this.dispatcher.dispatchChain(chainOfThree().onFailure(broken()).build());
+		ChainResult chain = this.dispatcher.dispatchChain(acrossQueues().onFailure(broken()).build());
 		String id = chain.chainId();
 		assertThat(chain.stepIds()).containsExactly(id + ":1", id + ":2", id + ":3");
 		assertThat(status(chain).steps()).extracting(Step::state)
 			.containsExactly(StepState.RUNNING, StepState.PENDING, StepState.PENDING);
 		assertThat(this.operations.stats("images").ready()).isEqualTo(1);
-		assertThat(this.operations.stats("web").ready()).isZero();
 		assertThat(succeed("images")).isEqualTo(id + ":1");
-		assertThat(this.operations.stats("images").ready()).as("not before the hand-over").isZero();
+		assertThat(this.operations.stats("web").ready()).as("not before the hand-over").isZero();
 		handOverAll();
 		assertThat(status(chain).steps()).extracting(Step::state)
 			.containsExactly(StepState.SUCCEEDED, StepState.RUNNING, StepState.PENDING);
-		String envelope = (String) this.template.opsForHash().get("redq:{images}:jobs", id + ":2");
+		String envelope = (String) this.template.opsForHash().get("redq:{web}:jobs", id + ":2");
 		JsonNode headers = this.jsonMapper.readTree(envelope).get("headers");
 		assertThat(headers.get(ChainRequest.CHAIN_HEADER).asString()).isEqualTo(id);
 		assertThat(headers.get(ChainRequest.STEP_HEADER).asString()).isEqualTo("2");
-		assertThat(succeed("images")).isEqualTo(id + ":2");
+		assertThat(this.operations.stats("images").ready()).isZero();
+		assertThat(succeed("web")).isEqualTo(id + ":2");
 		handOverAll();
-		assertThat(succeed("web")).isEqualTo(id + ":3");
+		assertThat(succeed("images")).isEqualTo(id + ":3");
 		handOverAll();
 		assertThat(status(chain)).isEqualTo(new ChainStatus(id, State.SUCCEEDED, null,
 				List.of(new Step("images", id + ":1", StepState.SUCCEEDED),
-						new Step("images", id + ":2", StepState.SUCCEEDED),
-						new Step("web", id + ":3", StepState.SUCCEEDED))));
+						new Step("web", id + ":2", StepState.SUCCEEDED),
+						new Step("images", id + ":3", StepState.SUCCEEDED))));
 		assertThat(callbacks()).as("no on-failure job after a success").isEmpty();
 		assertThat(this.template.opsForHash().entries("redq:chain:{" + id + "}:meta")).as("nothing left to enqueue")
 			.doesNotContainKeys("s2", "s3", "failure");
 	}
 
 	@Test
+	void aStepInTheQueueOfTheOneBeforeIsCreatedByItsAcknowledgement() {
+		ChainResult chain = this.dispatcher
+			.dispatchChain(ChainRequest.of(step("resize"), step("watermark"), step("resize"), step("publish")).build());
+		String id = chain.chainId();
+		assertThat(this.template.opsForHash().entries("redq:chain:{" + id + "}:meta"))
+			.as("kept by the links in their queue")
+			.doesNotContainKeys("s2", "s3")
+			.containsKey("s4");
+		assertThat(succeed("images")).isEqualTo(id + ":1");
+		assertThat(this.template.opsForZSet().range("redq:{images}:handover", 0, -1))
+			.as("the hand-over names the chain alone")
+			.containsExactly("chain:" + id + "\n" + id + ":1\ns");
+		assertThat(succeed("images")).as("created in the same step, before any hand-over").isEqualTo(id + ":2");
+		assertThat(status(chain).steps()).extracting(Step::state)
+			.containsExactly(StepState.RUNNING, StepState.PENDING, StepState.PENDING, StepState.PENDING);
+		assertThat(succeed("images")).isEqualTo(id + ":3");
+		assertThat(this.operations.stats("web").ready()).as("another queue: after the hand-overs").isZero();
+		// step 3's hand-over applied first: counted all the same
+		this.template.opsForZSet().add("redq:{images}:handover", "chain:" + id + "\n" + id + ":3\ns", 0);
+		handOverAll();
+		assertThat(status(chain).steps()).extracting(Step::state)
+			.containsExactly(StepState.SUCCEEDED, StepState.SUCCEEDED, StepState.SUCCEEDED, StepState.RUNNING);
+		assertThat(succeed("web")).isEqualTo(id + ":4");
+		handOverAll();
+		assertThat(status(chain).state()).isEqualTo(State.SUCCEEDED);
+		assertThat(this.template.hasKey("redq:{images}:batch-links")).isFalse();
+	}
+
+	@Test
 	void aStepThatDiesEndsTheChainAndItsOnFailureJobRunsOnce() {
-		ChainResult chain = this.dispatcher.dispatchChain(chainOfThree().onFailure(broken()).build());
+		ChainResult chain = this.dispatcher.dispatchChain(acrossQueues().onFailure(broken()).build());
 		String id = chain.chainId();
 		succeed("images");
 		handOverAll();
-		kill("images");
-		Set<String> handOvers = this.template.opsForZSet().range("redq:{images}:handover", 0, -1);
+		kill("web");
+		Set<String> handOvers = this.template.opsForZSet().range("redq:{web}:handover", 0, -1);
 		handOverAll();
 		ChainStatus failed = status(chain);
 		assertThat(failed.state()).isEqualTo(State.FAILED);
-		assertThat(failed.reason()).isEqualTo("step 2 (job " + id + ":2 of queue 'images') died");
+		assertThat(failed.reason()).isEqualTo("step 2 (job " + id + ":2 of queue 'web') died");
 		assertThat(failed.steps()).extracting(Step::state)
 			.containsExactly(StepState.SUCCEEDED, StepState.DEAD, StepState.CANCELLED);
 		assertThat(callbacks()).containsOnlyKeys(id + ":failure");
@@ -106,18 +135,30 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 		// the on-failure job runs and completes; then a mover that died before it removed
 		// the hand-over and recorded the delivery applies it again
 		succeed("callbacks");
-		this.template.opsForZSet().add("redq:{images}:handover", handOvers.iterator().next(), 0);
+		this.template.opsForZSet().add("redq:{web}:handover", handOvers.iterator().next(), 0);
 		this.template.opsForHash()
 			.put("redq:chain:{" + id + "}:meta", "failure", "callbacks\n" + id + ":failure\nd\n0\n\"job\":\"broken\"}");
 		handOverAll();
 		assertThat(callbacks()).as("the enqueue of the on-failure job is remembered").isEmpty();
-		assertThat(this.operations.stats("web").ready()).as("the last step never starts").isZero();
+		assertThat(this.operations.stats("images").ready()).as("the last step never starts").isZero();
 		assertThat(status(chain).state()).isEqualTo(State.FAILED);
 	}
 
 	@Test
+	void aStepThatDiesDropsTheStepsItsLinkCarries() {
+		ChainResult chain = this.dispatcher
+			.dispatchChain(ChainRequest.of(step("resize"), step("watermark"), step("publish")).build());
+		kill("images");
+		assertThat(this.template.hasKey("redq:{images}:batch-links")).isFalse();
+		assertThat(this.operations.stats("images").ready()).isZero();
+		handOverAll();
+		assertThat(status(chain).steps()).extracting(Step::state)
+			.containsExactly(StepState.DEAD, StepState.CANCELLED, StepState.CANCELLED);
+	}
+
+	@Test
 	void reSentAcksAndReAppliedHandOversStartTheNextStepOnceAndNotTheOneAfter() {
-		ChainResult chain = this.dispatcher.dispatchChain(chainOfThree().build());
+		ChainResult chain = this.dispatcher.dispatchChain(acrossQueues().build());
 		String id = chain.chainId();
 		ReservedJob first = this.listener.reserve("images", 1, LEASE).jobs().get(0);
 		this.listener.ack("images", List.of(first.lease()));
@@ -125,28 +166,28 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 		Set<String> handOvers = this.template.opsForZSet().range("redq:{images}:handover", 0, -1);
 		assertThat(handOvers).hasSize(1);
 		handOverAll();
-		ReservedJob second = this.listener.reserve("images", 1, LEASE).jobs().get(0);
+		ReservedJob second = this.listener.reserve("web", 1, LEASE).jobs().get(0);
 		assertThat(second.id()).isEqualTo(id + ":2");
 		// while step 2 runs, a mover that died before it recorded the delivery of step 2
 		// applies the hand-over of step 1 again
 		this.template.opsForZSet().add("redq:{images}:handover", handOvers.iterator().next(), 0);
 		this.template.opsForHash()
-			.put("redq:chain:{" + id + "}:meta", "s2", "images\n" + id + ":2\nd\n0\n\"job\":\"watermark\"}");
+			.put("redq:chain:{" + id + "}:meta", "s2", "web\n" + id + ":2\nd\n0\n\"job\":\"publish\"}");
 		handOverAll();
-		assertThat(this.operations.stats("images").ready()).as("the enqueue of step 2 is remembered").isZero();
-		assertThat(this.operations.stats("web").ready()).as("step 3 waits for step 2").isZero();
+		assertThat(this.operations.stats("web").ready()).as("the enqueue of step 2 is remembered").isZero();
+		assertThat(this.operations.stats("images").ready()).as("step 3 waits for step 2").isZero();
 		assertThat(status(chain).steps()).extracting(Step::state)
 			.containsExactly(StepState.SUCCEEDED, StepState.RUNNING, StepState.PENDING);
-		this.listener.ack("images", List.of(second.lease()));
+		this.listener.ack("web", List.of(second.lease()));
 		handOverAll();
-		assertThat(succeed("web")).isEqualTo(id + ":3");
+		assertThat(succeed("images")).isEqualTo(id + ":3");
 		handOverAll();
 		assertThat(status(chain).state()).isEqualTo(State.SUCCEEDED);
 	}
 
 	@Test
 	void aStepAcknowledgedLateCountsOnceAndItsNextRunNothing() {
-		ChainResult chain = this.dispatcher.dispatchChain(chainOfThree().build());
+		ChainResult chain = this.dispatcher.dispatchChain(acrossQueues().build());
 		ReservedJob first = this.listener.reserve("images", 1, Duration.ofMillis(50)).jobs().get(0);
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.listener.migrate("images").expiredLeases() == 1);
 		ReservedJob second = this.listener.reserve("images", 1, LEASE).jobs().get(0);
@@ -157,12 +198,13 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 		handOverAll();
 		assertThat(status(chain).steps()).extracting(Step::state)
 			.containsExactly(StepState.SUCCEEDED, StepState.RUNNING, StepState.PENDING);
-		assertThat(this.operations.stats("images").ready()).isEqualTo(1);
+		assertThat(this.operations.stats("web").ready()).isEqualTo(1);
 	}
 
 	@Test
 	void cancelRemovesAPendingStepAndNoLaterStepStarts() {
-		ChainResult chain = this.dispatcher.dispatchChain(chainOfThree().onFailure(broken()).build());
+		ChainResult chain = this.dispatcher.dispatchChain(
+				ChainRequest.of(step("resize"), step("watermark"), step("publish")).onFailure(broken()).build());
 		assertThat(this.dispatcher.cancelChain(chain.chainId())).isTrue();
 		assertThat(this.operations.stats("images").ready()).isZero();
 		handOverAll();
@@ -175,18 +217,20 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
-	void cancelLetsARunningStepFinishAndNoLaterStepStarts() {
-		ChainResult chain = this.dispatcher.dispatchChain(chainOfThree().build());
+	void cancelLetsARunningStepFinishAndNoLaterStepStartsInAnyQueue() {
+		ChainResult chain = this.dispatcher
+			.dispatchChain(ChainRequest.of(step("resize"), step("watermark"), step("resize"), step("publish")).build());
 		ReservedJob running = this.listener.reserve("images", 1, LEASE).jobs().get(0);
 		assertThat(this.dispatcher.cancelChain(chain.chainId())).isTrue();
 		handOverAll();
 		assertThat(status(chain).state()).isEqualTo(State.RUNNING);
 		this.listener.ack("images", List.of(running.lease()));
+		assertThat(this.operations.stats("images").ready()).as("its link no longer carries the next step").isZero();
 		handOverAll();
 		assertThat(status(chain).state()).isEqualTo(State.CANCELLED);
 		assertThat(status(chain).steps()).extracting(Step::state)
-			.containsExactly(StepState.SUCCEEDED, StepState.CANCELLED, StepState.CANCELLED);
-		assertThat(this.operations.stats("images").ready()).isZero();
+			.containsExactly(StepState.SUCCEEDED, StepState.CANCELLED, StepState.CANCELLED, StepState.CANCELLED);
+		assertThat(this.operations.stats("web").ready()).isZero();
 	}
 
 	@Test
@@ -194,8 +238,8 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 		ChainOperations chains = new ChainOperations(this.operations.getStore());
 		PreparedJob first = this.dispatcher.prepare(JobRequest.of("resize", "i").id("c1:1").build());
 		PreparedJob second = this.dispatcher.prepare(JobRequest.of("publish", "i").id("c1:2").build());
-		chains.create("c1", Duration.ofMinutes(1), List.of(first, second), null);
-		this.enqueuer.enqueue("images", List.of(first.command()), null, ChainOperations.link("c1"));
+		String link = chains.create("c1", Duration.ofMinutes(1), List.of(first, second), null);
+		this.enqueuer.enqueue("images", List.of(first.command()), null, link);
 		succeed("images");
 		handOverAll();
 		assertThat(this.dispatcher.findChain("c1").orElseThrow().state()).isEqualTo(State.CREATING);
@@ -246,8 +290,9 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.template.keys("redq:*")).as("nothing sent").isEmpty();
 	}
 
-	private static ChainRequest.Builder chainOfThree() {
-		return ChainRequest.of(step("resize"), step("watermark"), step("publish"));
+	/** A chain whose every step is in another queue than the one before. */
+	private static ChainRequest.Builder acrossQueues() {
+		return ChainRequest.of(step("resize"), step("publish"), step("watermark"));
 	}
 
 	private static JobRequest step(String jobName) {
