@@ -788,8 +788,8 @@ public class JobQueueProperties {
 	public static class Batches {
 
 		/**
-		 * How long a batch's state (counts, dead members) is kept after it ended, for
-		 * reads.
+		 * How long a batch's state (counts, dead members) or a chain's (its steps) is
+		 * kept after it ended, for reads.
 		 */
 		private Duration linger = Duration.ofDays(1);
 

@@ -151,6 +151,44 @@ public interface JobDispatcher {
 	}
 
 	/**
+	 * Dispatch jobs as a chain, each step started once the step before it succeeded (see
+	 * {@link ChainRequest}). Every step and the on-failure job are checked before any is
+	 * sent; the first step is enqueued, the others are kept with the chain.
+	 * @param request the chain
+	 * @return the chain id and each step's job id
+	 * @throws IllegalArgumentException when a step or the on-failure job is invalid, as
+	 * for {@link #dispatch(JobRequest)}
+	 * @throws UnsupportedOperationException when this dispatcher keeps no chains
+	 */
+	default ChainResult dispatchChain(ChainRequest request) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " does not dispatch chains");
+	}
+
+	/**
+	 * Return a chain: its state and each step's. A chain is kept until its linger has
+	 * passed after it ended.
+	 * @param chainId the chain id
+	 * @return the chain, or empty when none is kept under that id
+	 * @throws UnsupportedOperationException when this dispatcher keeps no chains
+	 */
+	default Optional<ChainStatus> findChain(String chainId) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " does not keep chains");
+	}
+
+	/**
+	 * Cancel a running chain: its current step is cancelled in its queue when pending
+	 * (ready or delayed), or finishes when running; no later step starts. The chain then
+	 * ends as {@linkplain ChainStatus.State#CANCELLED cancelled} (or failed, when the
+	 * current step dies), and its on-failure job runs only if a step died.
+	 * @param chainId the chain id
+	 * @return whether a running chain was cancelled
+	 * @throws UnsupportedOperationException when this dispatcher keeps no chains
+	 */
+	default boolean cancelChain(String chainId) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " does not keep chains");
+	}
+
+	/**
 	 * Cancel a pending (ready or delayed) job, or else the dispatch queued behind the
 	 * running job with that id (see {@link Uniqueness#UNTIL_STARTED}). A job that is
 	 * running or finished is not touched.

@@ -15,9 +15,6 @@ import java.util.Set;
 import io.redq.queue.core.BatchDeathPolicy;
 import io.redq.queue.core.BatchMember;
 import io.redq.queue.core.BatchStatus;
-import io.redq.queue.core.Due;
-import io.redq.queue.core.DuplicatePolicy;
-import io.redq.queue.core.Uniqueness;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ClassPathResource;
@@ -69,6 +66,8 @@ public final class BatchOperations {
 
 	private final EnqueueOperations enqueueOperations;
 
+	private final ChainOperations chainOperations;
+
 	/**
 	 * Create an instance.
 	 * @param store the queues
@@ -76,6 +75,7 @@ public final class BatchOperations {
 	public BatchOperations(QueueStore store) {
 		this.store = store;
 		this.enqueueOperations = new EnqueueOperations(store);
+		this.chainOperations = new ChainOperations(store);
 	}
 
 	/**
@@ -94,8 +94,8 @@ public final class BatchOperations {
 			Map<String, PreparedJob> callbacks, List<String> memberIds) {
 		List<String> head = List.of("create", millis(CREATION_WINDOW),
 				(deathPolicy == BatchDeathPolicy.FAIL_FAST) ? "f" : "c", millis(linger),
-				Integer.toString(memberIds.size()), String.join("\n", queues), callback(callbacks.get(SUCCESS)),
-				callback(callbacks.get(COMPLETE)));
+				Integer.toString(memberIds.size()), String.join("\n", queues), StoredJob.format(callbacks.get(SUCCESS)),
+				StoredJob.format(callbacks.get(COMPLETE)));
 		for (int from = 0; from < memberIds.size(); from += QueueStore.MAX_BATCH_SIZE) {
 			List<String> args = new ArrayList<>(head);
 			args.addAll(memberIds.subList(from, Math.min(memberIds.size(), from + QueueStore.MAX_BATCH_SIZE)));
@@ -136,7 +136,14 @@ public final class BatchOperations {
 			args.add(parts[1]);
 			args.add(parts[2]);
 		}
-		byBatch.forEach((batchId, args) -> deliver(batchId, run(batchId, args)));
+		byBatch.forEach((link, args) -> {
+			if (ChainOperations.isLink(link)) {
+				this.chainOperations.apply(link, args);
+			}
+			else {
+				deliver(link, run(link, args));
+			}
+		});
 		redis.opsForZSet().remove(handover, entries.toArray());
 		return entries.size();
 	}
@@ -232,23 +239,11 @@ public final class BatchOperations {
 		Duration window = maximum(linger, this.store.getResendProtection().getWindow());
 		for (int i = 1; i < undelivered.size(); i += 2) {
 			String name = (String) undelivered.get(i);
-			String[] callback = ((String) undelivered.get(i + 1)).split("\n", 5);
-			Due due = new Due("a".equals(callback[2]), Long.parseLong(callback[3]));
-			EnqueueCommand command = new EnqueueCommand(callback[1], due, DuplicatePolicy.KEEP,
-					Uniqueness.UNTIL_COMPLETED, callback[4]);
-			this.enqueueOperations.enqueueOnce(callback[0], "batch:" + batchId + ":" + name, List.of(command), window);
+			StoredJob callback = StoredJob.parse((String) undelivered.get(i + 1));
+			this.enqueueOperations.enqueueOnce(callback.queue(), "batch:" + batchId + ":" + name,
+					List.of(callback.command()), window);
 			run(batchId, List.of("delivered", name));
 		}
-	}
-
-	/** A callback as {@code batch.lua} keeps it, or {@code ""} for none. */
-	private static String callback(@Nullable PreparedJob job) {
-		if (job == null) {
-			return "";
-		}
-		EnqueueCommand command = job.command();
-		return String.join("\n", job.queue(), command.id(), command.due().absolute() ? "a" : "d",
-				Long.toString(command.due().millis()), command.body());
 	}
 
 	private List<?> run(String batchId, List<String> args) {

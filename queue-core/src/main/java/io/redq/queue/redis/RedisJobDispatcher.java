@@ -19,6 +19,9 @@ import io.redq.queue.core.BatchMember;
 import io.redq.queue.core.BatchRequest;
 import io.redq.queue.core.BatchResult;
 import io.redq.queue.core.BatchStatus;
+import io.redq.queue.core.ChainRequest;
+import io.redq.queue.core.ChainResult;
+import io.redq.queue.core.ChainStatus;
 import io.redq.queue.core.DispatchInterceptor;
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchTimeoutException;
@@ -101,6 +104,8 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	private final BatchOperations batchOperations;
 
+	private final ChainOperations chainOperations;
+
 	private Duration batchLinger = DEFAULT_BATCH_LINGER;
 
 	/**
@@ -116,12 +121,13 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 		this.preparer = new JobPreparer(definitions, jsonMapper);
 		this.coalescer = new DispatchCoalescer(this.enqueueOperations, (job) -> dispatched(List.of(job)));
 		this.batchOperations = operations.getBatchOperations();
+		this.chainOperations = new ChainOperations(operations.getStore());
 	}
 
 	/**
-	 * Set how long a batch's state is kept after it ended, for reads: its counts and dead
-	 * members. Members still running after a batch failed fast change its counts until
-	 * then.
+	 * Set how long a batch's or a chain's state is kept after it ended, for reads: its
+	 * counts and dead members, or its steps. Members still running after a batch failed
+	 * fast change its counts until then.
 	 * <p>
 	 * Default {@link #DEFAULT_BATCH_LINGER}.
 	 * @param batchLinger how long to keep an ended batch
@@ -438,6 +444,66 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	@Override
 	public boolean cancelBatch(String batchId) {
 		return this.batchOperations.cancel(batchId, this.timeout);
+	}
+
+	/**
+	 * Dispatch a chain: its steps and on-failure job pass the same steps as any dispatch
+	 * ({@link #prepare}), all before any is sent, each under the id
+	 * {@code <chain id>:<step>} (from 1) or {@code <chain id>:failure}. The chain is
+	 * created in Redis with its steps first, then its first step is enqueued, linked to
+	 * the chain in the step that enqueues it, then the chain is opened.
+	 */
+	@Override
+	public ChainResult dispatchChain(ChainRequest request) {
+		String chainId = JobIds.next();
+		List<PreparedJob> steps = new ArrayList<>(request.getSteps().size());
+		PreparedJob onFailure = null;
+		String link;
+		try {
+			for (JobRequest step : request.getSteps()) {
+				String position = Integer.toString(steps.size() + 1);
+				steps.add(this.preparer.prepare(step, chainId + ":" + position,
+						Map.of(ChainRequest.CHAIN_HEADER, chainId, ChainRequest.STEP_HEADER, position)));
+			}
+			if (request.getOnFailure() != null) {
+				onFailure = this.preparer.prepare(request.getOnFailure(), chainId + ":" + ChainOperations.FAILURE, Map
+					.of(ChainRequest.CHAIN_HEADER, chainId, ChainRequest.CALLBACK_HEADER, ChainOperations.FAILURE));
+			}
+			link = this.chainOperations.create(chainId, this.batchLinger, steps, onFailure);
+		}
+		catch (RuntimeException ex) {
+			steps.forEach((job) -> job.failed(ex));
+			if (onFailure != null) {
+				onFailure.failed(ex);
+			}
+			throw ex;
+		}
+		List<PreparedJob> later = new ArrayList<>(steps.subList(1, steps.size()));
+		if (onFailure != null) {
+			later.add(onFailure);
+		}
+		try {
+			// send tells the first step's interceptors
+			send(List.of(steps.get(0)), link);
+			this.chainOperations.open(chainId);
+		}
+		catch (RuntimeException ex) {
+			later.forEach((job) -> job.failed(ex));
+			throw ex;
+		}
+		// stored with the chain, which enqueues them in turn
+		later.forEach(PreparedJob::dispatched);
+		return new ChainResult(chainId, steps.stream().map(PreparedJob::id).toList());
+	}
+
+	@Override
+	public Optional<ChainStatus> findChain(String chainId) {
+		return this.chainOperations.find(chainId);
+	}
+
+	@Override
+	public boolean cancelChain(String chainId) {
+		return this.chainOperations.cancel(chainId, this.timeout);
 	}
 
 	@Override

@@ -14,6 +14,9 @@ import io.redq.queue.core.BatchMember;
 import io.redq.queue.core.BatchRequest;
 import io.redq.queue.core.BatchResult;
 import io.redq.queue.core.BatchStatus;
+import io.redq.queue.core.ChainRequest;
+import io.redq.queue.core.ChainResult;
+import io.redq.queue.core.ChainStatus;
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobDispatcher;
@@ -210,6 +213,30 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 	@Override
 	public boolean cancelBatch(String batchId) {
 		return this.target.cancelBatch(batchId);
+	}
+
+	/**
+	 * Dispatch a chain at once: chains do not follow transactions yet, so a chain
+	 * dispatched inside one is refused rather than sent before the commit.
+	 * @throws IllegalStateException inside a transaction
+	 */
+	@Override
+	public ChainResult dispatchChain(ChainRequest request) {
+		if (currentTransaction() != null) {
+			throw new IllegalStateException("Chains do not follow transactions yet: dispatch the chain after the "
+					+ "transaction commits (e.g. from an @TransactionalEventListener) or outside it");
+		}
+		return this.target.dispatchChain(request);
+	}
+
+	@Override
+	public Optional<ChainStatus> findChain(String chainId) {
+		return this.target.findChain(chainId);
+	}
+
+	@Override
+	public boolean cancelChain(String chainId) {
+		return this.target.cancelChain(chainId);
 	}
 
 	@Override

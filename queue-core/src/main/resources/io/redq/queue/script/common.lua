@@ -535,22 +535,47 @@ end
 -- hand-over in this queue's slot, '<batch id>\n<id>\n<outcome>' in the handover set by time, which the migrator
 -- applies to the batch's own slot and then removes. A job without a link (no member, or finished before: run again,
 -- revived, acknowledged late) hands nothing over; a queue without batches pays one EXISTS per call.
+-- A chain's step (see chain.lua) is linked as 'chain:<chain id>', followed by the steps after it that run in this
+-- same queue, each '\0<id>\n<due mode>\n<due value>\n<body>': its success creates the first of them here, in the
+-- same step, linked with the rest, so that a chain's steps in one queue follow each other without waiting for a
+-- hand-over; its death or cancellation drops them with the link. The hand-over names the chain alone.
 local function batch_member_done(ids, outcome)
 	if redis.call('EXISTS', batch_links) == 0 then
 		return
 	end
 	local links = redis.call('HMGET', batch_links, unpack(ids))
 	local now, linked, entries = now_millis(), {}, {}
+	local woke = false
 	for i, id in ipairs(ids) do
-		if links[i] then
+		local link = links[i]
+		if link then
 			linked[#linked + 1] = id
+			local cut = string.find(link, '\0', 1, true)
+			if cut then
+				local rest = string.sub(link, cut + 1)
+				link = string.sub(link, 1, cut - 1)
+				if outcome == 's' then
+					local next_cut = string.find(rest, '\0', 1, true)
+					local step = next_cut and string.sub(rest, 1, next_cut - 1) or rest
+					local next_id, mode, value, body = string.match(step, '^([^\n]*)\n(%a)\n(%-?%d+)\n(.*)$')
+					if redis.call('HEXISTS', jobs, next_id) == 0 then
+						local due = (mode == 'a') and tonumber(value) or (now + tonumber(value))
+						woke = create(next_id, now, due, body) or woke
+						redis.call('HSET', batch_links, next_id,
+							next_cut and (link .. string.sub(rest, next_cut)) or link)
+					end
+				end
+			end
 			entries[#entries + 1] = now
-			entries[#entries + 1] = links[i] .. '\n' .. id .. '\n' .. outcome
+			entries[#entries + 1] = link .. '\n' .. id .. '\n' .. outcome
 		end
 	end
 	if #linked > 0 then
 		redis.call('HDEL', batch_links, unpack(linked))
 		redis.call('ZADD', handover, unpack(entries))
+	end
+	if woke then
+		signal()
 	end
 end
 

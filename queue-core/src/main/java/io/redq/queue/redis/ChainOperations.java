@@ -1,0 +1,301 @@
+package io.redq.queue.redis;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import io.redq.queue.core.ChainStatus;
+import io.redq.queue.core.ChainStatus.StepState;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.Assert;
+
+/**
+ * Chains in Redis: their creation, the hand-over of their steps' finishes from the steps'
+ * queues, the enqueue of each next step and of the on-failure job, reads and
+ * cancellation.
+ * <p>
+ * A chain keeps its state under a hash tag of its own ({@link QueueStore#chainKey}, see
+ * {@code chain.lua}), since its steps live in queues of any slot. A step is linked to its
+ * chain as a batch member is to its batch, under the link {@code chain:<chain id>}: its
+ * finish is recorded in its own queue's slot in the same step as its acknowledgement or
+ * death, and the migrator of that queue hands it over ({@link BatchOperations#handOver},
+ * which passes chain links here). The step that finds the current step succeeded moves
+ * the chain on; the next step is then enqueued in its queue under its fixed id as a call
+ * that Redis remembers for the chain's linger, so that enqueueing it again (a mover that
+ * died before it recorded the delivery) changes nothing, even after the step ran.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+public final class ChainOperations {
+
+	/**
+	 * How long a chain whose creation did not finish is kept: its key then expires.
+	 */
+	public static final Duration CREATION_WINDOW = BatchOperations.CREATION_WINDOW;
+
+	/** The name of the on-failure job, as {@code chain.lua} keeps it. */
+	static final String FAILURE = "failure";
+
+	private static final String LINK_PREFIX = "chain:";
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> SCRIPT = script();
+
+	/**
+	 * Drops the steps a step's link carries (see {@code batch_member_done} in
+	 * {@code common.lua}), keeping the link: KEYS the queue's batch links, ARGV the
+	 * step's id. Changes nothing when run again.
+	 */
+	private static final RedisScript<Long> UNLINK_LATER_STEPS = RedisScript.of("""
+			local link = redis.call('HGET', KEYS[1], ARGV[1])
+			local cut = link and string.find(link, '\\0', 1, true)
+			if cut then
+				redis.call('HSET', KEYS[1], ARGV[1], string.sub(link, 1, cut - 1))
+			end
+			return 0
+			""", Long.class);
+
+	private final QueueStore store;
+
+	private final EnqueueOperations enqueueOperations;
+
+	/**
+	 * Create an instance.
+	 * @param store the queues
+	 */
+	public ChainOperations(QueueStore store) {
+		this.store = store;
+		this.enqueueOperations = new EnqueueOperations(store);
+	}
+
+	/**
+	 * Return the link of a chain's steps: what their queues' hand-overs name instead of a
+	 * batch id.
+	 * @param chainId the chain id
+	 * @return the link
+	 */
+	static String link(String chainId) {
+		return LINK_PREFIX + chainId;
+	}
+
+	/**
+	 * Return whether a hand-over's link names a chain: batch ids have no colon.
+	 * @param link the link
+	 * @return whether it is a chain's
+	 */
+	static boolean isLink(String link) {
+		return link.startsWith(LINK_PREFIX);
+	}
+
+	/**
+	 * Create a chain that is not open yet: its steps, the jobs of the later ones and its
+	 * on-failure job. The caller then enqueues the first step with the returned link, and
+	 * {@link #open(String)} opens the chain; a chain never opened expires after
+	 * {@link #CREATION_WINDOW}.
+	 * <p>
+	 * A step in the same queue as the step before it is carried by that step's link (see
+	 * {@code batch_member_done} in {@code common.lua}), whose acknowledgement creates it;
+	 * the chain keeps the job of every other later step, and enqueues it once the step
+	 * before succeeded.
+	 * @param chainId the chain id
+	 * @param linger how long the chain is kept once it ended
+	 * @param steps the steps, in order: the first is enqueued by the caller
+	 * @param onFailure the on-failure job, or {@code null}
+	 * @return the link to enqueue the first step with
+	 */
+	String create(String chainId, Duration linger, List<PreparedJob> steps, @Nullable PreparedJob onFailure) {
+		List<String> args = new ArrayList<>(4 + steps.size() * 3);
+		args.addAll(List.of("create", Long.toString(CREATION_WINDOW.toMillis()), Long.toString(linger.toMillis()),
+				StoredJob.format(onFailure)));
+		for (int i = 0; i < steps.size(); i++) {
+			PreparedJob step = steps.get(i);
+			args.add(step.queue());
+			args.add(step.id());
+			boolean carried = i == 0 || step.queue().equals(steps.get(i - 1).queue());
+			args.add(carried ? "" : StoredJob.format(step) + sameQueueSteps(steps, i));
+		}
+		Assert.state(run(chainId, args).equals(List.of(1L)),
+				() -> "Chain " + chainId + " was opened while it was created");
+		return link(chainId) + sameQueueSteps(steps, 0);
+	}
+
+	/**
+	 * The steps right after the given one that run in its queue, as its link carries
+	 * them: each {@code \0<id>\n<due mode>\n<due value>\n<body>}.
+	 */
+	private static String sameQueueSteps(List<PreparedJob> steps, int step) {
+		StringBuilder carried = new StringBuilder();
+		String queue = steps.get(step).queue();
+		for (int i = step + 1; i < steps.size() && steps.get(i).queue().equals(queue); i++) {
+			carried.append('\0').append(StoredJob.format(steps.get(i)).substring(queue.length() + 1));
+		}
+		return carried.toString();
+	}
+
+	/**
+	 * Open a chain whose first step is enqueued, and enqueue its next step when the first
+	 * one finished meanwhile.
+	 * @param chainId the chain id
+	 */
+	void open(String chainId) {
+		deliver(chainId, run(chainId, List.of("open")));
+	}
+
+	/**
+	 * Apply hand-overs of a queue's steps to their chain and enqueue what the chain then
+	 * calls for (see {@link BatchOperations#handOver}).
+	 * @param link the chain's link
+	 * @param args {@code apply}, the queue, then per step its id and outcome
+	 */
+	void apply(String link, List<String> args) {
+		String chainId = link.substring(LINK_PREFIX.length());
+		deliver(chainId, run(chainId, args));
+	}
+
+	/**
+	 * Return a chain's state and its steps'.
+	 * @param chainId the chain id
+	 * @return the chain, or empty when none is kept under that id
+	 */
+	public Optional<ChainStatus> find(String chainId) {
+		String key = this.store.chainKey(chainId);
+		List<Object> meta = this.store.getTemplate()
+			.opsForHash()
+			.multiGet(key, List.of("state", "reason", "at", "steps"));
+		if (meta.get(0) == null) {
+			return Optional.empty();
+		}
+		ChainStatus.State state = state((String) meta.get(0));
+		int at = Integer.parseInt((String) meta.get(2));
+		int count = Integer.parseInt((String) meta.get(3));
+		List<Object> fields = new ArrayList<>(count * 3);
+		for (int i = 1; i <= count; i++) {
+			fields.add("q" + i);
+			fields.add("j" + i);
+			fields.add("o" + i);
+		}
+		List<Object> found = this.store.getTemplate().opsForHash().multiGet(key, fields);
+		List<ChainStatus.Step> steps = new ArrayList<>(count);
+		for (int i = 1; i <= count; i++) {
+			steps.add(new ChainStatus.Step((String) found.get(i * 3 - 3), (String) found.get(i * 3 - 2),
+					stepState(i, at, found.get(i * 3 - 1), state)));
+		}
+		String reason = (String) meta.get(1);
+		return Optional.of(new ChainStatus(chainId, state, (reason == null || reason.isEmpty()) ? null : reason,
+				List.copyOf(steps)));
+	}
+
+	/**
+	 * Cancel a running chain: no later step is enqueued, and its current step is
+	 * cancelled in its queue, whose hand-over then ends the chain; a running step
+	 * finishes.
+	 * @param chainId the chain id
+	 * @param timeout the longest wait for the call to the step's queue, or {@code null}
+	 * for the Redis command timeout
+	 * @return whether a running chain was cancelled
+	 */
+	public boolean cancel(String chainId, @Nullable Duration timeout) {
+		List<?> result = run(chainId, List.of("cancel"));
+		if (result.isEmpty() || Long.valueOf(0).equals(result.get(0))) {
+			return false;
+		}
+		if (result.size() > 1) {
+			String queue = (String) result.get(1);
+			String links = this.store.keys(queue).batchLinks();
+			for (Object step : result.subList(2, result.size())) {
+				String id = (String) step;
+				// first its link no longer creates the step after it, then it is
+				// cancelled
+				this.store.getTemplate().execute(UNLINK_LATER_STEPS, List.of(links), id);
+				this.store.runOnce(this.store.getScripts().cancel(), queue, List.of(id), timeout,
+						"cancel step '" + id + "' of chain " + chainId + " in queue '" + queue + "'");
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Enqueue the jobs that a chain's script returned, each under its fixed id as a call
+	 * Redis remembers for the chain's linger (at least the re-send window), then record
+	 * each delivered. A step is linked to its chain; the on-failure job is not.
+	 */
+	private void deliver(String chainId, List<?> undelivered) {
+		if (undelivered.isEmpty()) {
+			return;
+		}
+		Duration linger = Duration.ofMillis(Long.parseLong(undelivered.get(0).toString()));
+		Duration resendWindow = this.store.getResendProtection().getWindow();
+		Duration window = (linger.compareTo(resendWindow) >= 0) ? linger : resendWindow;
+		for (int i = 1; i < undelivered.size(); i += 2) {
+			String name = (String) undelivered.get(i);
+			String stored = (String) undelivered.get(i + 1);
+			// a step is kept with the steps after it in its queue, which its link carries
+			int carried = stored.indexOf('\0');
+			StoredJob job = StoredJob.parse((carried < 0) ? stored : stored.substring(0, carried));
+			String link = FAILURE.equals(name) ? null
+					: link(chainId) + ((carried < 0) ? "" : stored.substring(carried));
+			this.enqueueOperations.enqueueOnce(job.queue(), "chain:" + chainId + ":" + name, List.of(job.command()),
+					window, link);
+			run(chainId, List.of("delivered", name));
+		}
+	}
+
+	private List<?> run(String chainId, List<String> args) {
+		List<?> result = this.store.getTemplate()
+			.execute(SCRIPT, List.of(this.store.chainKey(chainId)), args.toArray());
+		return (result != null) ? result : List.of();
+	}
+
+	private static ChainStatus.State state(String state) {
+		return switch (state) {
+			case "creating" -> ChainStatus.State.CREATING;
+			case "running" -> ChainStatus.State.RUNNING;
+			case "succeeded" -> ChainStatus.State.SUCCEEDED;
+			case "failed" -> ChainStatus.State.FAILED;
+			default -> ChainStatus.State.CANCELLED;
+		};
+	}
+
+	/**
+	 * A step's state: a step that finished as its outcome says, else the current one
+	 * runs, those after it wait while the chain runs and were cancelled once it ended. A
+	 * step after the current one may run too: one that its predecessor's acknowledgement
+	 * created in the same queue before the chain learned of it.
+	 */
+	private static StepState stepState(int step, int at, @Nullable Object outcome, ChainStatus.State chain) {
+		if (step < at) {
+			return StepState.SUCCEEDED;
+		}
+		if (outcome != null) {
+			return switch (outcome.toString()) {
+				case "s" -> StepState.SUCCEEDED;
+				case "d" -> StepState.DEAD;
+				default -> StepState.CANCELLED;
+			};
+		}
+		if (chain.isEnded()) {
+			return StepState.CANCELLED;
+		}
+		return (step == at) ? StepState.RUNNING : StepState.PENDING;
+	}
+
+	@SuppressWarnings("rawtypes")
+	private static RedisScript<List> script() {
+		ClassPathResource resource = new ClassPathResource("chain.lua", ChainOperations.class);
+		try {
+			return RedisScript.of(resource.getContentAsString(StandardCharsets.UTF_8), List.class);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not read Redq script " + resource, ex);
+		}
+	}
+
+}

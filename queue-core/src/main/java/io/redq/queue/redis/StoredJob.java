@@ -1,0 +1,46 @@
+package io.redq.queue.redis;
+
+import io.redq.queue.core.Due;
+import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.Uniqueness;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A prepared job kept in a workflow's state until it is enqueued (a batch's callback, a
+ * chain's later step or on-failure job), as {@code batch.lua} and {@code chain.lua} keep
+ * it: {@code <queue>\n<id>\n<due mode>\n<due value>\n<body>}, the way the enqueue script
+ * takes it.
+ *
+ * @param queue the job's queue
+ * @param command the job's enqueue command, under its own id, kept if it exists
+ * @author Redq team
+ */
+record StoredJob(String queue, EnqueueCommand command) {
+
+	/**
+	 * Return a prepared job in the stored form.
+	 * @param job the job, or {@code null}
+	 * @return the stored form, or {@code ""} for none
+	 */
+	static String format(@Nullable PreparedJob job) {
+		if (job == null) {
+			return "";
+		}
+		EnqueueCommand command = job.command();
+		return String.join("\n", job.queue(), command.id(), command.due().absolute() ? "a" : "d",
+				Long.toString(command.due().millis()), command.body());
+	}
+
+	/**
+	 * Read a job from its stored form.
+	 * @param stored the stored form
+	 * @return the job
+	 */
+	static StoredJob parse(String stored) {
+		String[] parts = stored.split("\n", 5);
+		Due due = new Due("a".equals(parts[2]), Long.parseLong(parts[3]));
+		return new StoredJob(parts[0],
+				new EnqueueCommand(parts[1], due, DuplicatePolicy.KEEP, Uniqueness.UNTIL_COMPLETED, parts[4]));
+	}
+
+}

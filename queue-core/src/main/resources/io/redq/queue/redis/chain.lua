@@ -1,0 +1,163 @@
+-- A chain's state, under a hash tag of its own ({<chain id>}) since its steps live in queues of other slots. KEYS:
+-- meta (hash). ARGV[1] names the operation, the rest are its own.
+-- meta: model (of this layout, 1), state ('creating' until its first step is enqueued, 'running', then 'succeeded',
+-- 'failed' or 'cancelled'), reason (why it ended without succeeding), linger (ms the key is kept once ended), steps
+-- (how many), at (the current step, from 1), per step i: q<i> and j<i> (its queue and job id, '<chain id>:<i>'), o<i>
+-- (how it finished: 's' succeeded, 'd' dead, 'c' cancelled), s<i> (a step whose queue is not its predecessor's, until
+-- it is enqueued: '<queue>\n<id>\n<due mode>\n<due value>\n<body>' as the enqueue script takes it, then the steps
+-- after it in the same queue as its link carries them, see batch_member_done in common.lua), failure (the on-failure
+-- job, in the same form, until it is enqueued), cancelling (set by cancel).
+-- A step's finish reaches the chain as a batch member's does (batch_member_done in common.lua, the link being
+-- 'chain:<chain id>'): it counts once (HSETNX of o<i>), so that a hand-over applied again, a step run again or
+-- acknowledged late changes nothing, and in any order: a step that its predecessor's acknowledgement created in the
+-- same queue may finish before that acknowledgement is handed over. The step that finds the current step succeeded
+-- moves the chain on past every step that succeeded, to the next one, whose job (when the chain enqueues it) every
+-- later call returns until the mover that enqueued it (under a fixed id, as a remembered call) reports it delivered;
+-- the step that finds one dead ends the chain and keeps the on-failure job, returned likewise.
+-- Returns, for create, 1 when done and 0 when the chain is not in a state for it; for cancel, {0} when the chain was
+-- not running, {1} when it ended at once, {1, queue, id, ...} when those steps must be cancelled in their queue (the
+-- current step and those after it in the same queue, which its acknowledgement may have created); for the others
+-- the jobs to deliver: {linger, name, job, ...}, empty for none.
+local meta = KEYS[1]
+local op = ARGV[1]
+
+local function undelivered()
+	local found = redis.call('HMGET', meta, 'state', 'linger', 'at', 'failure')
+	if found[1] == 'running' then
+		local name = 's' .. found[3]
+		local step = redis.call('HGET', meta, name)
+		if step then
+			return {found[2], name, step}
+		end
+	elseif found[1] == 'failed' and found[4] then
+		return {found[2], 'failure', found[4]}
+	end
+	return {}
+end
+
+-- Ends the chain at its current step: the later steps are never enqueued, the on-failure job only when it failed.
+local function finish(state, reason, at, steps)
+	redis.call('HSET', meta, 'state', state, 'reason', reason)
+	local unstarted = {}
+	for i = at, steps do
+		unstarted[#unstarted + 1] = 's' .. i
+	end
+	if state ~= 'failed' then
+		unstarted[#unstarted + 1] = 'failure'
+	end
+	if #unstarted > 0 then
+		redis.call('HDEL', meta, unpack(unstarted))
+	end
+	redis.call('PEXPIRE', meta, redis.call('HGET', meta, 'linger'))
+end
+
+-- Moves a running chain on once its current step finished: past every step that succeeded, to the next step that has
+-- not finished, or to its end.
+local function advance()
+	local found = redis.call('HMGET', meta, 'state', 'at', 'steps', 'cancelling')
+	if found[1] ~= 'running' then
+		return
+	end
+	local at, steps = tonumber(found[2]), tonumber(found[3])
+	local moved = at
+	while true do
+		local outcome = redis.call('HGET', meta, 'o' .. moved)
+		if not outcome then
+			break
+		end
+		if outcome == 'd' then
+			local step = redis.call('HMGET', meta, 'j' .. moved, 'q' .. moved)
+			finish('failed', 'step ' .. moved .. ' (job ' .. step[1] .. ' of queue \'' .. step[2] .. '\') died', moved + 1,
+				steps)
+			return
+		elseif outcome == 'c' or found[4] then
+			finish('cancelled', 'the chain was cancelled', moved + 1, steps)
+			return
+		elseif moved == steps then
+			finish('succeeded', '', moved + 1, steps)
+			return
+		end
+		moved = moved + 1
+	end
+	if moved ~= at then
+		redis.call('HSET', meta, 'at', moved)
+	end
+end
+
+if op == 'create' then
+	-- ARGV: creation window (ms), linger (ms), the on-failure job or '', then per step: queue, id, job ('' for the
+	-- first, which the caller enqueues). The key expires after the window unless the chain is opened, so that a
+	-- creation that failed half-way leaves nothing. A re-send that comes after the opening is refused.
+	local state = redis.call('HGET', meta, 'state')
+	if state and state ~= 'creating' then
+		return {0}
+	end
+	local fields = {'model', 1, 'state', 'creating', 'linger', ARGV[3], 'at', 1, 'steps', (#ARGV - 4) / 3}
+	if ARGV[4] ~= '' then
+		fields[#fields + 1] = 'failure'
+		fields[#fields + 1] = ARGV[4]
+	end
+	for i = 1, (#ARGV - 4) / 3 do
+		local at = 4 + (i - 1) * 3
+		fields[#fields + 1] = 'q' .. i
+		fields[#fields + 1] = ARGV[at + 1]
+		fields[#fields + 1] = 'j' .. i
+		fields[#fields + 1] = ARGV[at + 2]
+		if ARGV[at + 3] ~= '' then
+			fields[#fields + 1] = 's' .. i
+			fields[#fields + 1] = ARGV[at + 3]
+		end
+	end
+	redis.call('HSET', meta, unpack(fields))
+	redis.call('PEXPIRE', meta, ARGV[2])
+	return {1}
+elseif op == 'open' then
+	-- the first step is enqueued: the chain runs, and moves on at once when that step finished meanwhile
+	if redis.call('HGET', meta, 'state') == 'creating' then
+		redis.call('HSET', meta, 'state', 'running')
+		redis.call('PERSIST', meta)
+		advance()
+	end
+	return undelivered()
+elseif op == 'apply' then
+	-- ARGV: the steps' queue, then per step: id, outcome ('s' succeeded, 'd' dead, 'c' cancelled)
+	if redis.call('EXISTS', meta) == 0 then
+		-- lingered out, or its creation failed
+		return {}
+	end
+	for i = 3, #ARGV, 2 do
+		local step = string.match(ARGV[i], ':(%d+)$')
+		if step and redis.call('HGET', meta, 'j' .. step) == ARGV[i]
+				and redis.call('HSETNX', meta, 'o' .. step, ARGV[i + 1]) == 1 then
+			advance()
+		end
+	end
+	return undelivered()
+elseif op == 'delivered' then
+	-- ARGV: the job's name (s<i> or failure)
+	redis.call('HDEL', meta, ARGV[2])
+	return {}
+elseif op == 'cancel' then
+	local found = redis.call('HMGET', meta, 'state', 'at', 'steps')
+	if found[1] ~= 'running' then
+		return {0}
+	end
+	local at = tonumber(found[2])
+	if redis.call('HEXISTS', meta, 's' .. at) == 1 then
+		-- the current step is not enqueued yet: it never will be
+		finish('cancelled', 'the chain was cancelled', at, tonumber(found[3]))
+		return {1}
+	end
+	redis.call('HSET', meta, 'cancelling', 1)
+	local step = redis.call('HMGET', meta, 'q' .. at, 'j' .. at)
+	local result = {1, step[1], step[2]}
+	for i = at + 1, tonumber(found[3]) do
+		local later = redis.call('HMGET', meta, 'q' .. i, 'j' .. i)
+		if later[1] ~= step[1] then
+			break
+		end
+		result[#result + 1] = later[2]
+	end
+	return result
+end
+return redis.error_reply('Unknown chain operation ' .. tostring(op))

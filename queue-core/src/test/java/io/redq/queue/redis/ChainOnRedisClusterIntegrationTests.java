@@ -1,0 +1,168 @@
+package io.redq.queue.redis;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+
+import io.lettuce.core.cluster.SlotHash;
+import io.redq.queue.core.ChainRequest;
+import io.redq.queue.core.ChainResult;
+import io.redq.queue.core.ChainStatus;
+import io.redq.queue.core.ChainStatus.State;
+import io.redq.queue.core.ChainStatus.Step;
+import io.redq.queue.core.ChainStatus.StepState;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobDefinitions;
+import io.redq.queue.core.JobRequest;
+import io.redq.queue.script.QueueScripts;
+import io.redq.queue.test.RedisCluster;
+import io.redq.queue.test.TestConnections;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests of chains on a three-node Redis Cluster started by the test on 127.0.0.1: steps
+ * on queues of different slots start in order through the two-step hand-over, which
+ * changes nothing when applied again.
+ *
+ * @author Redq team
+ */
+class ChainOnRedisClusterIntegrationTests {
+
+	private static final Duration LEASE = Duration.ofSeconds(30);
+
+	private static final List<String> QUEUES = List.of("q0", "q1", "q2");
+
+	@AutoClose
+	private static RedisCluster cluster;
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private RedisJobQueueOperations operations;
+
+	private ListenerOperations listener;
+
+	private StringRedisTemplate template;
+
+	private RedisJobDispatcher dispatcher;
+
+	@BeforeAll
+	static void startCluster() {
+		cluster = RedisCluster.start(3, 0);
+	}
+
+	@BeforeEach
+	void connect() {
+		this.connectionFactory = TestConnections.connectionFactory(cluster);
+		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "chains");
+		this.listener = this.operations.getListenerOperations();
+		this.template = this.operations.getStore().getTemplate();
+		this.dispatcher = new RedisJobDispatcher(this.operations,
+				definitions(job("first", "q0"), job("second", "q1"), job("third", "q2"), job("broken", "q0")),
+				JsonMapper.shared());
+	}
+
+	@AfterEach
+	void disconnect() {
+		this.dispatcher.stop();
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void stepsOnQueuesOfDifferentSlotsStartInOrderAndAHandOverAppliedAgainChangesNothing() {
+		ChainResult chain = this.dispatcher.dispatchChain(
+				ChainRequest
+					.of(JobRequest.of("first", "a").build(), JobRequest.of("second", "b").build(),
+							JobRequest.of("third", "c").build())
+					.build());
+		String id = chain.chainId();
+		assertThat(QUEUES.stream().map((queue) -> SlotHash.getSlot(queue)).distinct()).hasSize(3);
+		assertThat(SlotHash.getSlot(id)).isNotIn(QUEUES.stream().map(SlotHash::getSlot).toList());
+		for (int i = 0; i < QUEUES.size(); i++) {
+			String queue = QUEUES.get(i);
+			for (String later : QUEUES.subList(i + 1, QUEUES.size())) {
+				assertThat(this.operations.stats(later).ready()).as("no step before its predecessor succeeded")
+					.isZero();
+			}
+			assertThat(succeed(queue)).isEqualTo(id + ":" + (i + 1));
+			Set<String> handOvers = this.template.opsForZSet()
+				.range(this.operations.getStore().keys(queue).handover(), 0, -1);
+			assertThat(handOvers).hasSize(1);
+			this.listener.handOver(queue);
+			// a second mover applies the same hand-over again
+			this.template.opsForZSet()
+				.add(this.operations.getStore().keys(queue).handover(), handOvers.iterator().next(), 0);
+			this.listener.handOver(queue);
+		}
+		assertThat(this.dispatcher.findChain(id).orElseThrow()).isEqualTo(new ChainStatus(id, State.SUCCEEDED, null,
+				List.of(new Step("q0", id + ":1", StepState.SUCCEEDED), new Step("q1", id + ":2", StepState.SUCCEEDED),
+						new Step("q2", id + ":3", StepState.SUCCEEDED))));
+		for (String queue : QUEUES) {
+			assertThat(this.operations.stats(queue).ready()).as("each step ran once").isZero();
+		}
+	}
+
+	@Test
+	void aStepThatDiesInAnotherSlotEnqueuesTheOnFailureJobOnce() {
+		ChainResult chain = this.dispatcher.dispatchChain(
+				ChainRequest
+					.of(JobRequest.of("first", "a").build(), JobRequest.of("second", "b").build(),
+							JobRequest.of("third", "c").build())
+					.onFailure(JobRequest.of("broken", "x").build())
+					.build());
+		String id = chain.chainId();
+		succeed("q0");
+		this.listener.handOver("q0");
+		ReservedJob second = this.listener.reserve("q1", 1, LEASE).jobs().get(0);
+		assertThat(this.listener.fail("q1", second.lease(), "boom", null)).isTrue();
+		String handover = this.operations.getStore().keys("q1").handover();
+		Set<String> handOvers = this.template.opsForZSet().range(handover, 0, -1);
+		this.listener.handOver("q1");
+		this.template.opsForZSet().add(handover, handOvers.iterator().next(), 0);
+		this.listener.handOver("q1");
+		assertThat(this.dispatcher.findChain(id).orElseThrow().steps()).extracting(Step::state)
+			.containsExactly(StepState.SUCCEEDED, StepState.DEAD, StepState.CANCELLED);
+		assertThat(this.operations.stats("q0").ready()).as("the on-failure job, once").isEqualTo(1);
+		assertThat(succeed("q0")).isEqualTo(id + ":failure");
+		assertThat(this.operations.stats("q2").ready()).isZero();
+	}
+
+	private String succeed(String queue) {
+		ReservedJob job = this.listener.reserve(queue, 1, LEASE).jobs().get(0);
+		assertThat(this.listener.ack(queue, List.of(job.lease()))).isEmpty();
+		return job.id();
+	}
+
+	private static JobDefinition job(String name, String queue) {
+		return new JobDefinition(name, queue, 1, Duration.ZERO, JobBackoff.DEFAULT, String.class);
+	}
+
+	private static JobDefinitions definitions(JobDefinition... definitions) {
+		return new JobDefinitions() {
+
+			@Override
+			public @Nullable JobDefinition find(String name) {
+				return all().stream().filter((definition) -> definition.name().equals(name)).findFirst().orElse(null);
+			}
+
+			@Override
+			public Collection<JobDefinition> all() {
+				return List.of(definitions);
+			}
+
+		};
+	}
+
+}
