@@ -21,7 +21,7 @@ import org.springframework.util.Assert;
  * queues, the enqueue of each next step and of the on-failure job, reads and
  * cancellation.
  * <p>
- * A chain keeps its state under a hash tag of its own ({@link QueueStore#chainKey}, see
+ * A chain keeps its state under a hash tag of its own ({@link Keyspace#chain}, see
  * {@code chain.lua}), since its steps live in queues of any slot. A step is linked to its
  * chain as a batch member is to its batch, under the link {@code chain:<chain id>}: its
  * finish is recorded in its own queue's slot in the same step as its acknowledgement or
@@ -166,7 +166,7 @@ public final class ChainOperations {
 	 * @return the chain, or empty when none is kept under that id
 	 */
 	public Optional<ChainStatus> find(String chainId) {
-		String key = this.store.chainKey(chainId);
+		String key = this.store.getKeyspace().chain(chainId);
 		List<Object> meta = this.store.getTemplate()
 			.opsForHash()
 			.multiGet(key, List.of("state", "reason", "at", "steps"));
@@ -250,7 +250,7 @@ public final class ChainOperations {
 
 	private List<?> run(String chainId, List<String> args) {
 		List<?> result = this.store.getTemplate()
-			.execute(SCRIPT, List.of(this.store.chainKey(chainId)), args.toArray());
+			.execute(SCRIPT, List.of(this.store.getKeyspace().chain(chainId)), args.toArray());
 		return (result != null) ? result : List.of();
 	}
 

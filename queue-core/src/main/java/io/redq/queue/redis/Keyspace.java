@@ -62,6 +62,17 @@ public final class Keyspace {
 	}
 
 	/**
+	 * Return the key of a chain: {@code <prefix>:chain:{<chain id>}:meta}, under a hash
+	 * tag of its own, since a chain's steps live in queues of any slot (see
+	 * {@code chain.lua}).
+	 * @param chainId the chain id
+	 * @return its key
+	 */
+	public String chain(String chainId) {
+		return this.prefix + ":chain:{" + chainId + "}:meta";
+	}
+
+	/**
 	 * Return the sorted set of the live instances' ids by the time each expires.
 	 * @return the key
 	 */

@@ -98,17 +98,6 @@ public final class QueueStore {
 	}
 
 	/**
-	 * Return the key of a chain: {@code <prefix>:chain:{<chain id>}:meta}, under a hash
-	 * tag of its own, since a chain's steps live in queues of any slot (see
-	 * {@code chain.lua}).
-	 * @param chainId the chain id
-	 * @return its key
-	 */
-	public String chainKey(String chainId) {
-		return this.keyPrefix + ":chain:{" + chainId + "}:meta";
-	}
-
-	/**
 	 * Return the template the calls run on.
 	 * @return the template
 	 */

@@ -66,7 +66,8 @@ class ChainOnRedisClusterIntegrationTests {
 	@BeforeEach
 	void connect() {
 		this.connectionFactory = TestConnections.connectionFactory(cluster);
-		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(), "chains");
+		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
+				new Keyspace("chains"));
 		this.listener = this.operations.getListenerOperations();
 		this.template = this.operations.getStore().getTemplate();
 		this.dispatcher = new RedisJobDispatcher(this.operations,

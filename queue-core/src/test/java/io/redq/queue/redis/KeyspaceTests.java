@@ -44,6 +44,11 @@ class KeyspaceTests {
 	}
 
 	@Test
+	void aChainKeyIsUnderTheChainHashTag() {
+		assertThat(this.keyspace.chain("c1")).isEqualTo("shop:chain:{c1}:meta");
+	}
+
+	@Test
 	void instanceRegistryKeysShareOneHashTag() {
 		assertThat(this.keyspace.instanceIndex()).isEqualTo("shop:registry:{instances}:index");
 		assertThat(this.keyspace.instance("i1")).isEqualTo("shop:registry:{instances}:instance:i1");
