@@ -61,11 +61,42 @@ public final class DashboardAutoConfiguration {
 	static class ServletDashboardConfiguration {
 
 		@Bean
-		DashboardController redqDashboardController(JobQueueInspector inspector, DashboardProperties properties,
+		DashboardGuard redqDashboardGuard(JobQueueInspector inspector, DashboardProperties properties,
 				RedisConnectionFactory connectionFactory, Environment environment) {
 			// the queues' key prefix: the log sits beside the queues
 			ActionLog actions = new ActionLog(connectionFactory, environment.getProperty("redq.key-prefix", "redq"));
-			return new DashboardController(inspector, actions, properties, changesPermitted(environment));
+			return new DashboardGuard(inspector, actions, properties, changesPermitted(environment));
+		}
+
+		@Bean
+		DashboardErrors redqDashboardErrors() {
+			return new DashboardErrors();
+		}
+
+		@Bean
+		DashboardController redqDashboardController(JobQueueInspector inspector, DashboardGuard guard) {
+			return new DashboardController(inspector, guard);
+		}
+
+		@Bean
+		QueuesController redqDashboardQueuesController(JobQueueInspector inspector, DashboardGuard guard) {
+			return new QueuesController(inspector, guard);
+		}
+
+		@Bean
+		JobsController redqDashboardJobsController(JobQueueInspector inspector, DashboardGuard guard) {
+			return new JobsController(inspector, guard);
+		}
+
+		@Bean
+		RecurringJobsController redqDashboardRecurringJobsController(JobQueueInspector inspector,
+				DashboardGuard guard) {
+			return new RecurringJobsController(inspector, guard);
+		}
+
+		@Bean
+		InstancesController redqDashboardInstancesController(JobQueueInspector inspector) {
+			return new InstancesController(inspector);
 		}
 
 		// Boot's cap on the access of every actuator endpoint, which the dashboard
@@ -138,9 +169,8 @@ public final class DashboardAutoConfiguration {
 		static class OutboxDashboardConfiguration {
 
 			@Bean
-			ParkedRowsController redqDashboardParkedRowsController(JdbcJobOutbox outbox,
-					DashboardController dashboard) {
-				return new ParkedRowsController(outbox, dashboard);
+			ParkedRowsController redqDashboardParkedRowsController(JdbcJobOutbox outbox, DashboardGuard guard) {
+				return new ParkedRowsController(outbox, guard);
 			}
 
 		}
