@@ -164,6 +164,16 @@ class JobReader {
 		return found.isEmpty() ? null : found.get(0);
 	}
 
+	@Nullable ResultView result(String queue, String id, int maxBytes) {
+		String key = this.operations.getStore().keys(queue).result(id);
+		Long size = this.redis.opsForValue().size(key);
+		if (size == null || size == 0) {
+			return null;
+		}
+		String json = this.redis.opsForValue().get(key, 0, maxBytes - 1L);
+		return (json != null) ? new ResultView(json, size, size > maxBytes) : null;
+	}
+
 	SearchResult search(SearchBy by, String text, int limit) {
 		Assert.hasText(text, "Nothing to search for");
 		Assert.isTrue(limit >= 1 && limit <= JobQueueInspector.MAX_PAGE_SIZE,

@@ -27,6 +27,18 @@ public record BatchKeys(String meta, String pending, String dead) {
 	}
 
 	/**
+	 * Return the key of the index of the batches: a sorted set of batch ids by creation
+	 * time (epoch milliseconds), {@code <prefix>:batch:index}, outside every batch's hash
+	 * tag, written when a batch is created and read by the dashboard and the endpoint.
+	 * Entries of batches that expired are dropped when read.
+	 * @param prefix the key prefix, e.g. {@code redq}
+	 * @return the key
+	 */
+	public static String index(String prefix) {
+		return prefix + ":batch:index";
+	}
+
+	/**
 	 * Return the keys in the order {@code batch.lua} takes them.
 	 * @return the keys
 	 */

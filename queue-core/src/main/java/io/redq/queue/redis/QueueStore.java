@@ -91,6 +91,15 @@ public final class QueueStore {
 	}
 
 	/**
+	 * Return the key of the index of the batches by creation time.
+	 * @return the key
+	 * @see BatchKeys#index(String)
+	 */
+	public String batchIndex() {
+		return BatchKeys.index(this.keyPrefix);
+	}
+
+	/**
 	 * Return the template the calls run on.
 	 * @return the template
 	 */
