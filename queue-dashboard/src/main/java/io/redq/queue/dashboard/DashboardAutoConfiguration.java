@@ -95,6 +95,11 @@ public final class DashboardAutoConfiguration {
 		}
 
 		@Bean
+		BatchesController redqDashboardBatchesController(JobQueueInspector inspector, DashboardGuard guard) {
+			return new BatchesController(inspector, guard);
+		}
+
+		@Bean
 		InstancesController redqDashboardInstancesController(JobQueueInspector inspector) {
 			return new InstancesController(inspector);
 		}

@@ -23,13 +23,14 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * The dashboard's page, below {@code redq.dashboard.path}, the session it starts with and
  * the log of the changes made through it. Each of its views has a controller of its own
- * ({@link QueuesController}, {@link JobsController}, {@link RecurringJobsController},
- * {@link InstancesController}, {@link ParkedRowsController}): thin adapters over the
- * {@link JobQueueInspector}. Reads are {@code GET}s, each answered within the inspector's
- * read timeout as a whole. Every change is a {@code POST} (refused while the dashboard is
- * read-only), so that no link or image can change anything, and so that Spring Security's
- * CSRF protection covers each of them; and, whatever the security setup, a change needs
- * what a form or script of another site cannot send (see {@link DashboardGuard}).
+ * ({@link QueuesController}, {@link JobsController}, {@link BatchesController},
+ * {@link RecurringJobsController}, {@link InstancesController},
+ * {@link ParkedRowsController}): thin adapters over the {@link JobQueueInspector}. Reads
+ * are {@code GET}s, each answered within the inspector's read timeout as a whole. Every
+ * change is a {@code POST} (refused while the dashboard is read-only), so that no link or
+ * image can change anything, and so that Spring Security's CSRF protection covers each of
+ * them; and, whatever the security setup, a change needs what a form or script of another
+ * site cannot send (see {@link DashboardGuard}).
  *
  * @author Redq team
  * @since 0.1.0

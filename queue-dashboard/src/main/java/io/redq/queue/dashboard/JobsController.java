@@ -15,6 +15,7 @@ import io.redq.queue.inspect.JobPage;
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.inspect.JobQueueInspector.SearchBy;
 import io.redq.queue.inspect.JobView;
+import io.redq.queue.inspect.ResultView;
 import io.redq.queue.inspect.SearchResult;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
@@ -75,10 +76,16 @@ public class JobsController {
 
 	@GetMapping("/queues/{queue}/job")
 	ResponseEntity<JobJson> job(@PathVariable String queue, @RequestParam String id, HttpServletRequest request) {
-		JobView job = this.inspector
-			.read(() -> this.inspector.job(this.guard.requireQueue(queue), QueueNames.validateId(id)));
-		return (job != null) ? ResponseEntity.ok(JobJson.of(job, this.guard.showsPayloads(request)))
-				: ResponseEntity.notFound().build();
+		boolean payloads = this.guard.showsPayloads(request);
+		JobJson job = this.inspector.read(() -> {
+			JobView found = this.inspector.job(this.guard.requireQueue(queue), QueueNames.validateId(id));
+			if (found == null) {
+				return null;
+			}
+			ResultView result = (found.state() == JobStatus.State.COMPLETED) ? this.inspector.result(queue, id) : null;
+			return JobJson.of(found, payloads).withResult(result, payloads);
+		});
+		return (job != null) ? ResponseEntity.ok(job) : ResponseEntity.notFound().build();
 	}
 
 	@GetMapping("/queues/{queue}/dead")
@@ -203,14 +210,24 @@ public class JobsController {
 	}
 
 	/**
-	 * A job as the page shows it; times in epoch milliseconds.
+	 * A job as the page shows it; times in epoch milliseconds. One completed job comes
+	 * with its stored result, if any, hidden as the payloads are.
 	 */
 	record JobJson(String queue, String id, String state, @Nullable Long at, @Nullable String job, int attempts,
-			@Nullable Object envelope, @Nullable String lease, @Nullable String error, @Nullable String stackTrace) {
+			@Nullable Object envelope, @Nullable String lease, @Nullable String error, @Nullable String stackTrace,
+			@Nullable ResultView result) {
 
 		static JobJson of(JobView job, boolean withPayload) {
 			return new JobJson(job.queue(), job.id(), job.state().name(), millis(job.at()), job.job(), job.attempts(),
-					withPayload ? job.envelope() : hidden(job.envelope()), job.lease(), job.error(), job.stackTrace());
+					withPayload ? job.envelope() : hidden(job.envelope()), job.lease(), job.error(), job.stackTrace(),
+					null);
+		}
+
+		JobJson withResult(@Nullable ResultView result, boolean withPayload) {
+			ResultView shown = (result == null || withPayload) ? result
+					: new ResultView(HIDDEN, result.size(), result.truncated());
+			return new JobJson(this.queue, this.id, this.state, this.at, this.job, this.attempts, this.envelope,
+					this.lease, this.error, this.stackTrace, shown);
 		}
 
 		// the envelope with its payload and header values hidden, as Boot hides the
