@@ -454,10 +454,64 @@ async function jobView(name, id) {
 		actions,
 		job.error ? [el('h2', {}, 'Last error'), el('pre', { id: 'job-error' }, job.error)] : null,
 		job.stackTrace ? [el('h2', {}, 'Stack trace'), el('pre', { id: 'job-trace' }, job.stackTrace)] : null,
+		// the stored result, read up to a few KB
+		job.result ? [el('h2', {}, 'Result'), el('p', { class: 'muted', id: 'job-result-size' }, job.result.size
+			+ ' bytes of JSON' + (job.result.truncated ? ', the first ' + job.result.json.length + ' characters shown' : '')),
+		el('pre', { id: 'job-result' }, job.result.json)] : null,
 		payload !== undefined ? [el('h2', {}, 'Payload'),
 			el('pre', { id: 'job-payload' }, JSON.stringify(payload, null, 2))] : null,
 		envelope !== null ? [el('h2', {}, 'Envelope'), el('pre', { id: 'job-envelope' },
 			typeof envelope === 'string' ? envelope : JSON.stringify(envelope, null, 2))] : null);
+}
+
+const BATCH_COUNTS = ['total', 'pending', 'succeeded', 'dead', 'cancelled'];
+
+// the batches Redis keeps, newest first, 20 a page
+async function batchesView(offset) {
+	offset = Math.max(0, parseInt(offset || '0', 10) || 0);
+	const page = await get('api/batches?' + new URLSearchParams({ offset, count: 20 }));
+	show(el('h1', {}, 'Batches'),
+		page.batches.length === 0 && offset === 0
+			? message('No batch is kept: none was created, or each ended and expired after its linger.') : null,
+		el('div', { class: 'table' }, el('table', { id: 'batches' },
+			el('thead', {}, el('tr', {}, el('th', {}, 'batch'), el('th', {}, 'state'),
+				BATCH_COUNTS.map((count) => el('th', { class: 'num' }, count)), el('th', {}, 'created'))),
+			el('tbody', {}, page.batches.map((batch) => el('tr', { 'data-id': batch.id },
+				el('td', { class: 'id' }, link(batch.id, 'batch', batch.id)), el('td', { class: 'state' }, batch.state),
+				BATCH_COUNTS.map((count) => el('td', { class: 'num', 'data-count': count }, batch[count])),
+				el('td', {}, time(batch.createdAt))))))),
+		el('div', { class: 'bar' }, offset > 0 ? link('newer', 'batches', String(Math.max(0, offset - 20))) : null,
+			offset + 20 < page.total ? link('older', 'batches', String(offset + 20)) : null));
+}
+
+// one batch: its counts, its dead members 20 a page, and its cancellation while it runs
+async function batchView(id, deadOffset) {
+	deadOffset = Math.max(0, parseInt(deadOffset || '0', 10) || 0);
+	const detail = await get(api('batches', id) + '?' + new URLSearchParams({ deadOffset, deadCount: 20 }));
+	if (detail === null) {
+		show(el('h1', {}, 'Batch ', el('span', { id: 'batch-id' }, id)),
+			el('p', { id: 'batch-state' }, 'Not found: it ended and expired after its linger, or it never existed.'),
+			link('back to the batches', 'batches'));
+		return;
+	}
+	const batch = detail.batch;
+	const running = batch.state === 'CREATING' || batch.state === 'RUNNING';
+	show(el('h1', {}, 'Batch ', el('span', { id: 'batch-id' }, id)),
+		el('dl', { id: 'batch-fields' }, [['state', batch.state], ['when a member dies', batch.deathPolicy],
+			['created', time(batch.createdAt)], ...BATCH_COUNTS.map((count) => [count, batch[count]])]
+			.map(([term, value]) => [el('dt', {}, term), el('dd', { 'data-field': term }, value)])),
+		running ? el('div', { class: 'bar' }, actionButton('Cancel batch', () => post(api('batches', id, 'cancel'))
+			.then((result) => result.jobs ? 'Cancelled: its pending members will not run' : 'The batch had ended'),
+		{ id: 'batch-cancel', class: 'danger' })) : null,
+		el('h2', {}, 'Dead members'),
+		batch.dead === 0 ? el('p', { class: 'muted' }, 'None died.') : el('div', { class: 'table' },
+			el('table', { id: 'batch-dead' }, el('thead', {}, el('tr', {}, el('th', {}, 'queue'), el('th', {}, 'job'))),
+				el('tbody', {}, detail.deadMembers.map((member) => el('tr', { 'data-id': member.id },
+					el('td', {}, link(member.queue, 'queue', member.queue, 'dead')),
+					el('td', { class: 'id' }, link(member.id, 'job', member.queue, member.id))))))),
+		el('div', { class: 'bar' },
+			deadOffset > 0 ? link('previous', 'batch', id, String(Math.max(0, deadOffset - 20))) : null,
+			deadOffset + 20 < batch.dead ? link('next', 'batch', id, String(deadOffset + 20)) : null));
 }
 
 async function recurringView() {
@@ -592,6 +646,12 @@ async function render() {
 		}
 		else if (parts[0] === 'job' && parts[1] && parts[2]) {
 			await jobView(parts[1], parts.slice(2).join('/'));
+		}
+		else if (parts[0] === 'batches') {
+			await batchesView(parts[1]);
+		}
+		else if (parts[0] === 'batch' && parts[1]) {
+			await batchView(parts[1], parts[2]);
 		}
 		else if (parts[0] === 'instances') {
 			await instancesView();

@@ -14,12 +14,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
+import io.redq.queue.core.BatchMember;
 import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueSnapshot;
 import io.redq.queue.recurring.RecurringJobInfo;
 import io.redq.queue.recurring.RecurringJobs;
+import io.redq.queue.redis.BatchOperations;
 import io.redq.queue.redis.QueueReader;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import org.jspecify.annotations.Nullable;
@@ -49,8 +51,10 @@ import org.springframework.util.Assert;
  * {@link #setDiscoveryInterval(Duration) discovery interval} and only when asked: each
  * round sends at most 10 {@code SCAN} calls of {@code COUNT} 1,000 and goes on where the
  * round before stopped, so a pass over a key space of {@code K} keys takes about
- * {@code K / 10,000} rounds. The views are read without a transaction: a job that moves
- * while a page is read may be missing from it or shown with its newer state.
+ * {@code K / 10,000} rounds. A page of batches is one command on their index and two per
+ * batch; a job's result is read up to {@value #MAX_RESULT_READ} bytes. The views are read
+ * without a transaction: a job that moves while a page is read may be missing from it or
+ * shown with its newer state.
  *
  * @author Redq team
  * @since 0.1.0
@@ -59,6 +63,9 @@ public class JobQueueInspector {
 
 	/** The most jobs a page holds. */
 	public static final int MAX_PAGE_SIZE = 100;
+
+	/** The most bytes of a job's result read for display. */
+	public static final int MAX_RESULT_READ = 4096;
 
 	/** The most entries one search or filtered read of dead jobs reads. */
 	public static final int MAX_SEARCH_READS = 10_000;
@@ -373,6 +380,69 @@ public class JobQueueInspector {
 	 */
 	public @Nullable JobView job(String queue, String id) {
 		return this.reader.job(queue, id);
+	}
+
+	/**
+	 * Read the stored result of a completed job, at most {@value #MAX_RESULT_READ} bytes
+	 * of it.
+	 * @param queue the queue
+	 * @param id the job id
+	 * @return the result, or {@code null} when none is kept: the job has not completed,
+	 * returned nothing, or its result expired
+	 */
+	public @Nullable ResultView result(String queue, String id) {
+		return this.reader.result(queue, id, MAX_RESULT_READ);
+	}
+
+	/**
+	 * Read a page of the batches, newest first, from the index of the batches: one
+	 * command for the page and two per batch. The batches of the page that expired are
+	 * dropped from the index.
+	 * @param offset how many of the newest to skip, at least 0
+	 * @param count the most to return, 1 to {@value #MAX_PAGE_SIZE}
+	 * @return the page
+	 */
+	public BatchPage batches(int offset, int count) {
+		Assert.isTrue(offset >= 0, "offset must not be negative");
+		Assert.isTrue(count >= 1 && count <= MAX_PAGE_SIZE, () -> "count must be between 1 and " + MAX_PAGE_SIZE);
+		BatchOperations batches = getBatchOperations();
+		List<BatchView> found = new ArrayList<>();
+		List<String> expired = new ArrayList<>();
+		batches.listed(offset, count)
+			.forEach((id, createdAt) -> batches.find(id)
+				.ifPresentOrElse((status) -> found.add(new BatchView(status, createdAt)), () -> expired.add(id)));
+		batches.unlist(expired);
+		return new BatchPage(batches.listedCount(), offset, found);
+	}
+
+	/**
+	 * Read one batch.
+	 * @param batchId the batch id
+	 * @return the batch, or {@code null} when none is kept under that id
+	 */
+	public @Nullable BatchView batch(String batchId) {
+		BatchOperations batches = getBatchOperations();
+		return batches.find(batchId).map((status) -> new BatchView(status, batches.createdAt(batchId))).orElse(null);
+	}
+
+	/**
+	 * Read a page of a batch's dead members, in the order their deaths were handed over.
+	 * @param batchId the batch id
+	 * @param offset how many to skip, at least 0
+	 * @param count the most to return, 1 to {@value #MAX_PAGE_SIZE}
+	 * @return the members
+	 */
+	public List<BatchMember> deadBatchMembers(String batchId, int offset, int count) {
+		Assert.isTrue(count >= 1 && count <= MAX_PAGE_SIZE, () -> "count must be between 1 and " + MAX_PAGE_SIZE);
+		return getBatchOperations().deadMembers(batchId, offset, count);
+	}
+
+	/**
+	 * Return the batch operations, to change batches.
+	 * @return the batch operations
+	 */
+	public BatchOperations getBatchOperations() {
+		return this.operations.getBatchOperations();
 	}
 
 	/**

@@ -114,6 +114,11 @@ class JobReader {
 		return found.isEmpty() ? null : found.get(0);
 	}
 
+	@Nullable ResultView result(String queue, String id, int maxBytes) {
+		QueueReader.ResultStart result = this.queues.result(queue, id, maxBytes);
+		return (result != null) ? new ResultView(result.text(), result.size(), result.size() > maxBytes) : null;
+	}
+
 	SearchResult search(SearchBy by, String text, int limit) {
 		Assert.hasText(text, "Nothing to search for");
 		Assert.isTrue(limit >= 1 && limit <= JobQueueInspector.MAX_PAGE_SIZE,

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -21,6 +22,8 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.ZSetOperations;
+import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
 
@@ -102,6 +105,81 @@ public final class BatchOperations {
 			Assert.state(run(batchId, args).equals(List.of(1L)),
 					() -> "Batch " + batchId + " was opened while it was created");
 		}
+		index(batchId);
+	}
+
+	/**
+	 * List a batch in the index of the batches ({@link Keyspace#batchIndex()}), by its
+	 * creation time on this instance's clock (an order for people to read, not a due
+	 * time), and drop the expired batches among two listed ones picked at random: so the
+	 * index holds about twice the batches kept at most, read or not.
+	 */
+	private void index(String batchId) {
+		String index = this.store.getKeyspace().batchIndex();
+		ZSetOperations<String, String> batches = this.store.getTemplate().opsForZSet();
+		batches.addIfAbsent(index, batchId, System.currentTimeMillis());
+		Set<String> picked = batches.distinctRandomMembers(index, 2);
+		if (picked != null) {
+			unlist(picked.stream().filter((id) -> !exists(id)).toList());
+		}
+	}
+
+	/**
+	 * Return a page of the index of the batches, newest first. A batch listed may have
+	 * expired since: {@link #find(String)} finds none, and {@link #unlist} drops it.
+	 * @param offset how many of the newest to skip
+	 * @param count how many to return
+	 * @return the ids of the batches, with their creation times, newest first
+	 */
+	public Map<String, Instant> listed(int offset, int count) {
+		Assert.isTrue(offset >= 0, () -> "offset must not be negative; got " + offset);
+		Assert.isTrue(count >= 0 && count <= QueueStore.MAX_BATCH_SIZE,
+				() -> "count must be between 0 and " + QueueStore.MAX_BATCH_SIZE + "; got " + count);
+		Map<String, Instant> listed = new LinkedHashMap<>();
+		if (count == 0) {
+			return listed;
+		}
+		Set<TypedTuple<String>> page = this.store.getTemplate()
+			.opsForZSet()
+			.reverseRangeWithScores(this.store.getKeyspace().batchIndex(), offset, offset + count - 1L);
+		if (page != null) {
+			for (TypedTuple<String> entry : page) {
+				if (entry.getValue() != null && entry.getScore() != null) {
+					listed.put(entry.getValue(), Instant.ofEpochMilli(entry.getScore().longValue()));
+				}
+			}
+		}
+		return listed;
+	}
+
+	/**
+	 * Return how many batches the index lists, those expired but not dropped yet
+	 * included.
+	 * @return the count
+	 */
+	public long listedCount() {
+		Long count = this.store.getTemplate().opsForZSet().zCard(this.store.getKeyspace().batchIndex());
+		return (count != null) ? count : 0;
+	}
+
+	/**
+	 * Return when a batch was created, as the index of the batches lists it.
+	 * @param batchId the batch id
+	 * @return the creation time, or {@code null} when the index does not list it
+	 */
+	public @Nullable Instant createdAt(String batchId) {
+		Double score = this.store.getTemplate().opsForZSet().score(this.store.getKeyspace().batchIndex(), batchId);
+		return (score != null) ? Instant.ofEpochMilli(score.longValue()) : null;
+	}
+
+	/**
+	 * Drop batches that expired from the index of the batches.
+	 * @param batchIds the ids of the batches
+	 */
+	public void unlist(Collection<String> batchIds) {
+		if (!batchIds.isEmpty()) {
+			this.store.getTemplate().opsForZSet().remove(this.store.getKeyspace().batchIndex(), batchIds.toArray());
+		}
 	}
 
 	/**
@@ -165,6 +243,10 @@ public final class BatchOperations {
 		return Optional.of(new BatchStatus(batchId, state((String) meta.get(0), (String) meta.get(1)),
 				"f".equals(meta.get(2)) ? BatchDeathPolicy.FAIL_FAST : BatchDeathPolicy.CARRY_ON, number(meta.get(3)),
 				(pending != null) ? pending : 0, number(meta.get(4)), number(meta.get(5)), number(meta.get(6))));
+	}
+
+	private boolean exists(String batchId) {
+		return Boolean.TRUE.equals(this.store.getTemplate().hasKey(this.store.batchKeys(batchId).meta()));
 	}
 
 	/**

@@ -62,6 +62,17 @@ public final class Keyspace {
 	}
 
 	/**
+	 * Return the key of the index of the batches: a sorted set of batch ids by creation
+	 * time (epoch milliseconds), {@code <prefix>:batch:index}, outside every batch's hash
+	 * tag, written when a batch is created and read by the dashboard and the endpoint.
+	 * Entries of batches that expired are dropped when read.
+	 * @return the key
+	 */
+	public String batchIndex() {
+		return this.prefix + ":batch:index";
+	}
+
+	/**
 	 * Return the key of a chain: {@code <prefix>:chain:{<chain id>}:meta}, under a hash
 	 * tag of its own, since a chain's steps live in queues of any slot (see
 	 * {@code chain.lua}).

@@ -306,6 +306,21 @@ public final class QueueReader {
 	}
 
 	/**
+	 * Return the start of a job's stored result (see {@link QueueKeys#result(String)}),
+	 * with its size.
+	 * @param queue the job's queue
+	 * @param id the job's id
+	 * @param maxBytes the most bytes to read
+	 * @return its first bytes and its size, or {@code null} when none is stored
+	 */
+	public @Nullable ResultStart result(String queue, String id, int maxBytes) {
+		String key = this.store.keys(queue).result(id);
+		long size = size(this.redis.opsForValue().size(key));
+		String start = (size > 0) ? this.redis.opsForValue().get(key, 0, maxBytes - 1L) : null;
+		return (start != null) ? new ResultStart(start, size) : null;
+	}
+
+	/**
 	 * Return the time by the Redis clock.
 	 * @return the time in epoch milliseconds, or this JVM's when Redis gave none
 	 */
@@ -322,6 +337,15 @@ public final class QueueReader {
 
 	private static long size(@Nullable Long size) {
 		return (size != null) ? size : 0;
+	}
+
+	/**
+	 * The start of a stored result.
+	 *
+	 * @param text its first bytes, as text
+	 * @param size its size in bytes
+	 */
+	public record ResultStart(String text, long size) {
 	}
 
 	/**

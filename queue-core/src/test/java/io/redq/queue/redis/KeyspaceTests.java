@@ -46,6 +46,7 @@ class KeyspaceTests {
 	@Test
 	void aChainKeyIsUnderTheChainHashTag() {
 		assertThat(this.keyspace.chain("c1")).isEqualTo("shop:chain:{c1}:meta");
+		assertThat(this.keyspace.batchIndex()).isEqualTo("shop:batch:index");
 	}
 
 	@Test

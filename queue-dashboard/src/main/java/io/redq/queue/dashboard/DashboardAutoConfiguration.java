@@ -62,10 +62,46 @@ public final class DashboardAutoConfiguration {
 	static class ServletDashboardConfiguration {
 
 		@Bean
-		DashboardController redqDashboardController(JobQueueInspector inspector, DashboardProperties properties,
+		DashboardGuard redqDashboardGuard(JobQueueInspector inspector, DashboardProperties properties,
 				RedisConnectionFactory connectionFactory, Keyspace keyspace, Environment environment) {
 			ActionLog actions = new ActionLog(connectionFactory, keyspace);
-			return new DashboardController(inspector, actions, properties, changesPermitted(environment));
+			return new DashboardGuard(inspector, actions, properties, changesPermitted(environment));
+		}
+
+		@Bean
+		DashboardErrors redqDashboardErrors() {
+			return new DashboardErrors();
+		}
+
+		@Bean
+		DashboardController redqDashboardController(JobQueueInspector inspector, DashboardGuard guard) {
+			return new DashboardController(inspector, guard);
+		}
+
+		@Bean
+		QueuesController redqDashboardQueuesController(JobQueueInspector inspector, DashboardGuard guard) {
+			return new QueuesController(inspector, guard);
+		}
+
+		@Bean
+		JobsController redqDashboardJobsController(JobQueueInspector inspector, DashboardGuard guard) {
+			return new JobsController(inspector, guard);
+		}
+
+		@Bean
+		RecurringJobsController redqDashboardRecurringJobsController(JobQueueInspector inspector,
+				DashboardGuard guard) {
+			return new RecurringJobsController(inspector, guard);
+		}
+
+		@Bean
+		BatchesController redqDashboardBatchesController(JobQueueInspector inspector, DashboardGuard guard) {
+			return new BatchesController(inspector, guard);
+		}
+
+		@Bean
+		InstancesController redqDashboardInstancesController(JobQueueInspector inspector) {
+			return new InstancesController(inspector);
 		}
 
 		// Boot's cap on the access of every actuator endpoint, which the dashboard
@@ -138,9 +174,8 @@ public final class DashboardAutoConfiguration {
 		static class OutboxDashboardConfiguration {
 
 			@Bean
-			ParkedRowsController redqDashboardParkedRowsController(JdbcJobOutbox outbox,
-					DashboardController dashboard) {
-				return new ParkedRowsController(outbox, dashboard);
+			ParkedRowsController redqDashboardParkedRowsController(JdbcJobOutbox outbox, DashboardGuard guard) {
+				return new ParkedRowsController(outbox, guard);
 			}
 
 		}

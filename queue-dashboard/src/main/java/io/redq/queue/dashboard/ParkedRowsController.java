@@ -23,8 +23,8 @@ import org.springframework.web.bind.annotation.RestController;
  * The dashboard's view of the transactional outbox, present when {@code queue-outbox} is
  * on the class path and the application has a {@link JdbcJobOutbox}: the rows that the
  * relay moved aside, read in pages by id, and the changes an operator makes to them
- * (re-send a row, discard it), guarded as the {@link DashboardController}'s changes are
- * and written to the same log.
+ * (re-send a row, discard it), guarded by the {@link DashboardGuard} and written to its
+ * log as every change of the dashboard is.
  *
  * @author Redq team
  * @since 0.1.0
@@ -38,16 +38,16 @@ public class ParkedRowsController {
 
 	private final JdbcJobOutbox outbox;
 
-	private final DashboardController dashboard;
+	private final DashboardGuard guard;
 
 	/**
 	 * Create an instance.
 	 * @param outbox the outbox whose parked rows the dashboard shows
-	 * @param dashboard the dashboard whose guard and log the changes go through
+	 * @param guard what the dashboard's views check, and the log of their changes
 	 */
-	public ParkedRowsController(JdbcJobOutbox outbox, DashboardController dashboard) {
+	public ParkedRowsController(JdbcJobOutbox outbox, DashboardGuard guard) {
 		this.outbox = outbox;
-		this.dashboard = dashboard;
+		this.guard = guard;
 	}
 
 	@GetMapping("")
@@ -72,30 +72,20 @@ public class ParkedRowsController {
 
 	@PostMapping("/parked/{id}/{action:resend|discard}")
 	ResponseEntity<?> change(@PathVariable long id, @PathVariable String action, HttpServletRequest request) {
-		this.dashboard.requireChangeAllowed(request);
+		this.guard.requireChangeAllowed(request);
 		boolean changed = action.equals("resend") ? this.outbox.retryParked(id) : this.outbox.deleteParked(id);
 		if (!changed) {
-			return DashboardController.error(HttpStatus.NOT_FOUND,
+			return DashboardGuard.error(HttpStatus.NOT_FOUND,
 					"No parked outbox row " + id + ": it was re-sent or discarded already");
 		}
-		this.dashboard.log(request, action + " parked row", JdbcJobOutbox.PARKED_TABLE, String.valueOf(id), 1);
-		return ResponseEntity.ok(new DashboardController.ChangeJson(action, 1, false, null));
+		this.guard.log(request, action + " parked row", JdbcJobOutbox.PARKED_TABLE, String.valueOf(id), 1);
+		return ResponseEntity.ok(new DashboardJson.ChangeJson(action, 1, false, null));
 	}
 
-	@ExceptionHandler({ DashboardController.ReadOnlyException.class,
-			DashboardController.CrossSiteRequestException.class })
-	ResponseEntity<Map<String, String>> forbidden(RuntimeException ex) {
-		return DashboardController.error(HttpStatus.FORBIDDEN, ex.getMessage());
-	}
-
-	@ExceptionHandler(IllegalArgumentException.class)
-	ResponseEntity<Map<String, String>> badRequest(IllegalArgumentException ex) {
-		return DashboardController.error(HttpStatus.BAD_REQUEST, ex.getMessage());
-	}
-
+	// the outbox's database, not Redis: before DashboardErrors' answer for Redis
 	@ExceptionHandler(DataAccessException.class)
 	ResponseEntity<Map<String, String>> databaseUnavailable(DataAccessException ex) {
-		return DashboardController.error(HttpStatus.SERVICE_UNAVAILABLE,
+		return DashboardGuard.error(HttpStatus.SERVICE_UNAVAILABLE,
 				"The outbox's database could not be read or changed: " + ex.getMessage());
 	}
 

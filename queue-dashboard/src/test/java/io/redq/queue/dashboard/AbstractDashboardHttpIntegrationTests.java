@@ -51,7 +51,7 @@ abstract class AbstractDashboardHttpIntegrationTests {
 	 * @param headers the headers of a request
 	 */
 	void fromThePage(HttpHeaders headers) {
-		headers.set(DashboardController.CHANGE_HEADER, "1");
+		headers.set(DashboardGuard.CHANGE_HEADER, "1");
 		headers.setOrigin("http://localhost:" + this.port);
 	}
 

@@ -101,8 +101,9 @@ class DashboardAutoConfigurationTests {
 					clearInvocations(inspector);
 					MockHttpServletRequest request = new MockHttpServletRequest("POST", "/redq/api/queues/ops/pause");
 					assertThat(controller.session(request)).containsEntry("readOnly", true);
-					assertThatExceptionOfType(DashboardController.ReadOnlyException.class)
-						.isThrownBy(() -> controller.pauseOrResume("ops", "pause", request))
+					assertThatExceptionOfType(DashboardGuard.ReadOnlyException.class)
+						.isThrownBy(
+								() -> context.getBean(QueuesController.class).pauseOrResume("ops", "pause", request))
 						.withMessageContaining("management.endpoints.access.max-permitted");
 					verifyNoInteractions(inspector);
 				});
@@ -138,7 +139,7 @@ class DashboardAutoConfigurationTests {
 			.run((context) -> {
 				ParkedRowsController controller = context.getBean(ParkedRowsController.class);
 				for (String action : new String[] { "resend", "discard" }) {
-					assertThatExceptionOfType(DashboardController.ReadOnlyException.class)
+					assertThatExceptionOfType(DashboardGuard.ReadOnlyException.class)
 						.isThrownBy(() -> controller.change(1, action,
 								new MockHttpServletRequest("POST", "/redq/api/outbox/parked/1/" + action)))
 						.withMessageContaining("management.endpoints.access.max-permitted");

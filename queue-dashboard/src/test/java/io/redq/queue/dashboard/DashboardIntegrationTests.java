@@ -267,19 +267,19 @@ class DashboardIntegrationTests extends AbstractDashboardHttpIntegrationTests {
 			.expectBody()
 			.jsonPath("$.error")
 			.value((String error) -> assertThat(error).contains("Origin: http://evil.example")
-				.contains(DashboardController.CHANGE_HEADER)
+				.contains(DashboardGuard.CHANGE_HEADER)
 				.contains("server.forward-headers-strategy"));
 		// the header with another site's Origin, or none; the page's Origin without it
 		this.client.post()
 			.uri("/api/queues/ops/resume")
-			.header(DashboardController.CHANGE_HEADER, "1")
+			.header(DashboardGuard.CHANGE_HEADER, "1")
 			.header(HttpHeaders.ORIGIN, "http://evil.example")
 			.exchange()
 			.expectStatus()
 			.isForbidden();
 		this.client.post()
 			.uri("/api/queues/ops/resume")
-			.header(DashboardController.CHANGE_HEADER, "1")
+			.header(DashboardGuard.CHANGE_HEADER, "1")
 			.exchange()
 			.expectStatus()
 			.isForbidden();

@@ -125,10 +125,10 @@ class DashboardParkedRowsIntegrationTests extends AbstractDashboardHttpIntegrati
 				.expectBody()
 				.jsonPath("$.error")
 				.value((String error) -> assertThat(error).contains("Origin: http://evil.example")
-					.contains(DashboardController.CHANGE_HEADER));
+					.contains(DashboardGuard.CHANGE_HEADER));
 			this.client.post()
 				.uri(path)
-				.header(DashboardController.CHANGE_HEADER, "1")
+				.header(DashboardGuard.CHANGE_HEADER, "1")
 				.header(HttpHeaders.ORIGIN, "http://evil.example")
 				.exchange()
 				.expectStatus()

@@ -9,13 +9,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import io.redq.queue.core.BatchDeathPolicy;
+import io.redq.queue.core.BatchMember;
+import io.redq.queue.core.BatchStatus;
 import io.redq.queue.core.CompletedJob;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobStatus;
+import io.redq.queue.core.QueueNames;
 import io.redq.queue.core.QueueSnapshot;
+import io.redq.queue.inspect.BatchPage;
+import io.redq.queue.inspect.BatchView;
 import io.redq.queue.inspect.InstanceView;
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.inspect.JobView;
+import io.redq.queue.inspect.ResultView;
 import io.redq.queue.redis.QueueStore;
 import org.jspecify.annotations.Nullable;
 
@@ -47,6 +54,11 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <li>{@code DELETE /{queue}/dead?ids=} or {@code ?confirm={queue}}: delete those dead
  * jobs, or every one</li>
  * <li>{@code GET}, {@code DELETE /{queue}/dead/{id}}: show, delete one dead job</li>
+ * <li>{@code GET /{queue}/completed/{id}}: a completed job's stored result, its first
+ * {@value JobQueueInspector#MAX_RESULT_READ} bytes</li>
+ * <li>{@code GET /batches?offset=&count=}: a page of the batches, newest first</li>
+ * <li>{@code GET /batches/{id}?offset=&count=}: a batch, with a page of its dead
+ * members</li>
  * <li>{@code POST /{queue}/jobs} with {@code ids}: trigger those delayed jobs or timers
  * now</li>
  * <li>{@code DELETE /{queue}/jobs/{id}}: cancel a pending job or timer</li>
@@ -59,7 +71,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * queue finds nothing, and changing one is a bad request. While Redis is unavailable,
  * every operation fails with {@link RedisUnavailableException}, a 503 over HTTP: each
  * read within the inspector's read timeout as a whole. The list of queues reads each
- * queue's counts at most once a second however many callers ask.
+ * queue's counts at most once a second however many callers ask. {@code batches} names
+ * the batches, not a queue: a queue by that name is read in the list of every queue.
  *
  * @author Redq team
  * @since 0.1.0
@@ -81,6 +94,8 @@ public class JobQueueEndpoint {
 	private static final String COMPLETED = "completed";
 
 	private static final String JOBS = "jobs";
+
+	private static final String BATCHES = "batches";
 
 	private final JobQueueInspector inspector;
 
@@ -111,13 +126,26 @@ public class JobQueueEndpoint {
 	}
 
 	/**
-	 * Describe one queue.
-	 * @param queue the queue
-	 * @return the queue, or {@code null} when this application does not know it
+	 * Describe one queue, or page through the batches ({@code batches}), newest first.
+	 * @param queue the queue, or {@code batches}
+	 * @param offset how many of the newest batches to skip (default 0)
+	 * @param count the most batches to return (default {@value #DEFAULT_PAGE_SIZE}, at
+	 * most {@value #MAX_PAGE_SIZE})
+	 * @return the queue or the page of batches, or {@code null} when this application
+	 * does not know the queue
 	 */
 	@ReadOperation
-	public @Nullable QueueDescriptor queue(@Selector String queue) {
-		return read(() -> this.inspector.exists(queue) ? describe(this.inspector.recentSnapshot(queue)) : null);
+	public @Nullable OperationResponseBody queue(@Selector String queue, @Nullable Integer offset,
+			@Nullable Integer count) {
+		return read(() -> {
+			if (BATCHES.equals(queue)) {
+				int from = offset(offset);
+				BatchPage page = this.inspector.batches(from, count(count));
+				return new BatchesDescriptor(page.total(), page.offset(),
+						page.batches().stream().map(JobQueueEndpoint::describe).toList());
+			}
+			return this.inspector.exists(queue) ? describe(this.inspector.recentSnapshot(queue)) : null;
+		});
 	}
 
 	/**
@@ -160,27 +188,29 @@ public class JobQueueEndpoint {
 
 	/**
 	 * Page through a queue's dead jobs, newest first, or list the latest completed jobs
-	 * (kept with {@code redq.completed.max-size}).
-	 * @param queue the queue
-	 * @param section {@code dead} or {@code completed}
-	 * @param offset how many of the newest dead jobs to skip (default 0)
+	 * (kept with {@code redq.completed.max-size}); or describe a batch
+	 * ({@code batches/{id}}) with a page of its dead members.
+	 * @param queue the queue, or {@code batches}
+	 * @param section {@code dead} or {@code completed}, or the batch id
+	 * @param offset how many of the newest dead jobs, or of the batch's dead members, to
+	 * skip (default 0)
 	 * @param count the most to return (default {@value #DEFAULT_PAGE_SIZE}, at most
 	 * {@value #MAX_PAGE_SIZE})
-	 * @return the page, or {@code null} when this application does not know the queue
+	 * @return the page or the batch, or {@code null} when this application does not know
+	 * the queue, or Redis keeps no batch by that id
 	 */
 	@ReadOperation
 	public @Nullable OperationResponseBody jobs(@Selector String queue, @Selector String section,
 			@Nullable Integer offset, @Nullable Integer count) {
 		return read(() -> {
+			if (BATCHES.equals(queue)) {
+				return batch(section, offset(offset), count(count));
+			}
 			if (!(DEAD.equals(section) || COMPLETED.equals(section)) || !this.inspector.exists(queue)) {
 				return null;
 			}
-			int from = (offset != null) ? offset : 0;
-			int size = (count != null) ? count : DEFAULT_PAGE_SIZE;
-			if (from < 0 || size < 1 || size > MAX_PAGE_SIZE) {
-				throw new InvalidEndpointRequestException("Invalid page " + from + "/" + size,
-						"offset must be 0 or more and count between 1 and " + MAX_PAGE_SIZE);
-			}
+			int from = offset(offset);
+			int size = count(count);
 			if (COMPLETED.equals(section)) {
 				return new CompletedJobsDescriptor(this.operations.completedJobs(queue, size));
 			}
@@ -249,22 +279,68 @@ public class JobQueueEndpoint {
 	}
 
 	/**
-	 * Show one dead job, with its envelope.
+	 * Show one dead job, with its envelope; or a completed job's stored result, its first
+	 * {@value JobQueueInspector#MAX_RESULT_READ} bytes.
 	 * @param queue the queue
-	 * @param dead the literal {@code dead}
+	 * @param section {@code dead} or {@code completed}
 	 * @param id the job id
-	 * @return the dead job, or {@code null} when the queue is unknown or no job with that
-	 * id is dead
+	 * @return the dead job or the result, or {@code null} when the queue is unknown, no
+	 * job with that id is dead, or no result of it is kept (it has not completed,
+	 * returned nothing, or its result expired)
 	 */
 	@ReadOperation
-	public @Nullable DeadJobDescriptor deadJob(@Selector String queue, @Selector String dead, @Selector String id) {
+	public @Nullable OperationResponseBody job(@Selector String queue, @Selector String section, @Selector String id) {
 		return read(() -> {
-			if (!DEAD.equals(dead) || !this.inspector.exists(queue)) {
+			if (!(DEAD.equals(section) || COMPLETED.equals(section)) || !this.inspector.exists(queue)) {
 				return null;
+			}
+			if (COMPLETED.equals(section)) {
+				ResultView result = this.inspector.result(queue, requireId(id));
+				return (result != null) ? new ResultDescriptor(id, result.json(), result.size(), result.truncated())
+						: null;
 			}
 			JobView job = this.inspector.job(queue, id);
 			return (job != null && job.state() == JobStatus.State.DEAD) ? describe(job, true) : null;
 		});
+	}
+
+	private @Nullable BatchDescriptor batch(String batchId, int offset, int count) {
+		BatchView batch = this.inspector.batch(requireId(batchId));
+		if (batch == null) {
+			return null;
+		}
+		return new BatchDescriptor(describe(batch), offset, this.inspector.deadBatchMembers(batchId, offset, count));
+	}
+
+	private static int offset(@Nullable Integer offset) {
+		int from = (offset != null) ? offset : 0;
+		if (from < 0) {
+			throw invalidPage("offset " + from);
+		}
+		return from;
+	}
+
+	private static int count(@Nullable Integer count) {
+		int size = (count != null) ? count : DEFAULT_PAGE_SIZE;
+		if (size < 1 || size > MAX_PAGE_SIZE) {
+			throw invalidPage("count " + size);
+		}
+		return size;
+	}
+
+	private static InvalidEndpointRequestException invalidPage(String what) {
+		return new InvalidEndpointRequestException("Invalid page: " + what,
+				"offset must be 0 or more and count between 1 and " + MAX_PAGE_SIZE);
+	}
+
+	// ids name keys: a bad one is the caller's mistake
+	private static String requireId(String id) {
+		try {
+			return QueueNames.validateId(id);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
+		}
 	}
 
 	/**
@@ -365,6 +441,12 @@ public class JobQueueEndpoint {
 				job.at(), withEnvelope ? job.envelope() : null);
 	}
 
+	private static BatchSummaryDescriptor describe(BatchView batch) {
+		BatchStatus status = batch.status();
+		return new BatchSummaryDescriptor(status.id(), status.state(), status.deathPolicy(), status.total(),
+				status.pending(), status.succeeded(), status.dead(), status.cancelled(), batch.createdAt());
+	}
+
 	private static List<String> list(String @Nullable [] ids) {
 		return (ids != null) ? List.of(ids) : List.of();
 	}
@@ -430,6 +512,60 @@ public class JobQueueEndpoint {
 	 */
 	public record DeadJobDescriptor(String id, @Nullable String job, int attempts, String error, Instant diedAt,
 			@Nullable Object envelope) implements OperationResponseBody {
+	}
+
+	/**
+	 * A completed job's stored result.
+	 *
+	 * @param id the job id
+	 * @param json the result as its handler returned it, in JSON; its first
+	 * {@value JobQueueInspector#MAX_RESULT_READ} bytes when {@code truncated}
+	 * @param size the result's size in bytes
+	 * @param truncated whether {@code json} holds only the result's first bytes
+	 */
+	public record ResultDescriptor(String id, String json, long size,
+			boolean truncated) implements OperationResponseBody {
+	}
+
+	/**
+	 * A page of the batches, newest first.
+	 *
+	 * @param total how many batches are listed, those that expired since the list was
+	 * last read included
+	 * @param offset how many of the newest were skipped
+	 * @param batches the batches; fewer than asked for when some listed had expired
+	 */
+	public record BatchesDescriptor(long total, int offset,
+			List<BatchSummaryDescriptor> batches) implements OperationResponseBody {
+	}
+
+	/**
+	 * A batch's state and counts.
+	 *
+	 * @param id the batch id
+	 * @param state where the batch is
+	 * @param deathPolicy what the batch does when a member dies
+	 * @param total how many members it has
+	 * @param pending how many members have not finished
+	 * @param succeeded how many members succeeded
+	 * @param dead how many members died
+	 * @param cancelled how many members were cancelled before they ran
+	 * @param createdAt when it was created, or {@code null} when not listed
+	 */
+	public record BatchSummaryDescriptor(String id, BatchStatus.State state, BatchDeathPolicy deathPolicy, long total,
+			long pending, long succeeded, long dead, long cancelled, @Nullable Instant createdAt) {
+	}
+
+	/**
+	 * A batch with a page of its dead members.
+	 *
+	 * @param batch the batch's state and counts
+	 * @param offset how many dead members were skipped, in the order their deaths were
+	 * handed over
+	 * @param deadMembers the page of dead members, each its queue and job id
+	 */
+	public record BatchDescriptor(BatchSummaryDescriptor batch, int offset,
+			List<BatchMember> deadMembers) implements OperationResponseBody {
 	}
 
 	/**
