@@ -61,6 +61,7 @@ public final class Benchmarks {
 		SCENARIOS.put("search", new SearchScenario());
 		SCENARIOS.put("waiting", new WaitingScenario());
 		SCENARIOS.put("batch", new BatchScenario());
+		SCENARIOS.put("chain", new ChainScenario());
 	}
 
 	private Benchmarks() {

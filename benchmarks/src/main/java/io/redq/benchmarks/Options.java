@@ -42,10 +42,12 @@ record Options(String scenario, @Nullable String redisUrl, Map<String, String> v
 			  --duration=20s             idle-cost: measuring time; soak: total time
 			  --lpush-requests=200000    redis-benchmark LPUSH requests; 0 skips it
 			  --rounds=5                 search: rounds of every search and read
+			  --steps=3                  chain: steps per chain
 			""";
 
 	private static final List<String> NAMES = List.of("scenario", "redis", "jobs", "warmup", "producers", "rate",
-			"levels", "groups", "threads", "spread", "lead", "gap", "queues", "duration", "lpush-requests", "rounds");
+			"levels", "groups", "threads", "spread", "lead", "gap", "queues", "duration", "lpush-requests", "rounds",
+			"steps");
 
 	static Options parse(String... args) {
 		Map<String, String> values = new LinkedHashMap<>();

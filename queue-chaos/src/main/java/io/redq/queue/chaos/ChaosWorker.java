@@ -6,6 +6,7 @@ import java.util.Map;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
@@ -16,7 +17,9 @@ import org.springframework.context.event.ContextClosedEvent;
  * <p>
  * Settings, as {@code --name=value} arguments: {@code chaos.ledger} (the ledger file,
  * required), {@code chaos.ledger-fsync} (default true), {@code chaos.handler-millis}
- * (default 50), plus any {@code redq.*} and {@code spring.data.redis.*} property.
+ * (default 50), {@code chaos.other-queue} (default false: also run
+ * {@link OtherQueueJobs}), plus any {@code redq.*} and {@code spring.data.redis.*}
+ * property.
  *
  * @author Redq team
  * @since 0.1.0
@@ -32,6 +35,12 @@ public class ChaosWorker {
 	@Bean
 	ChaosJobs chaosJobs(Ledger ledger, @Value("${chaos.handler-millis:50}") long handlerMillis) {
 		return new ChaosJobs(ledger, handlerMillis);
+	}
+
+	@Bean
+	@ConditionalOnBooleanProperty("chaos.other-queue")
+	OtherQueueJobs otherQueueJobs(ChaosJobs jobs) {
+		return new OtherQueueJobs(jobs);
 	}
 
 	@Bean

@@ -2,21 +2,30 @@ package io.redq.queue.chaos;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 
 import io.redq.queue.core.ChainRequest;
 import io.redq.queue.core.ChainStatus;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobDefinitions;
+import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
+import io.redq.queue.redis.RedisJobDispatcher;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Faults of worker JVMs in the middle of chains: a kill -9 while steps run and while
- * their hand-overs wait for a migrator pass.
+ * Faults of worker JVMs in the middle of chains: a kill -9 while steps run, and, across
+ * queues, while their hand-overs wait for a migrator pass or are applied.
  */
 class ChainFaultsIntegrationTests extends ChaosSupport {
 
@@ -25,17 +34,33 @@ class ChainFaultsIntegrationTests extends ChaosSupport {
 	private static final int STEPS = 3;
 
 	@Test // issue 37
-	void killedWorkerLeavesEveryChainToSucceedWithEachStepAfterItsPredecessorsSuccess() {
+	void killedWorkerLeavesEveryChainInOneQueueToSucceedWithEachStepAfterItsPredecessorsSuccess() {
 		startRedis();
 		List<WorkerProcess> workers = startWorkers(2);
-		WorkerProcess victim = workers.get(0);
+		// each step created by the acknowledgement of the step before
+		killInTheMiddle(workers.get(0), this.dispatcher, (step) -> ChaosTask.JOB_NAME);
+	}
+
+	@Test // issue 37
+	void killedWorkerLeavesEveryChainAcrossQueuesToSucceedWithEachStepAfterItsPredecessorsSuccess() {
+		startRedis();
+		List<WorkerProcess> workers = startWorkers(2, "--chaos.other-queue=true");
+		// each step enqueued by a migrator through the hand-over of the step before,
+		// which
+		// the kill may catch between its two steps
+		killInTheMiddle(workers.get(0), acrossQueues(),
+				(step) -> (step % 2 == 0) ? ChaosTask.JOB_NAME : OtherQueueJobs.JOB_NAME);
+		assertThat(this.operations.stats(OtherQueueJobs.QUEUE).dead()).isZero();
+	}
+
+	private void killInTheMiddle(WorkerProcess victim, JobDispatcher dispatcher, IntFunction<String> jobOfStep) {
 		List<String> chainIds = new ArrayList<>();
 		for (int i = 0; i < CHAINS; i++) {
 			List<JobRequest> steps = new ArrayList<>();
 			for (int step = 0; step < STEPS; step++) {
-				steps.add(JobRequest.of(ChaosTask.JOB_NAME, ChaosTask.standard()).maxAttempts(5).build());
+				steps.add(JobRequest.of(jobOfStep.apply(step), ChaosTask.standard()).maxAttempts(5).build());
 			}
-			chainIds.add(this.dispatcher.dispatchChain(ChainRequest.of(steps).build()).chainId());
+			chainIds.add(dispatcher.dispatchChain(ChainRequest.of(steps).build()).chainId());
 		}
 		// in the middle: first steps done, later steps running or waiting for their
 		// hand-over
@@ -46,7 +71,7 @@ class ChainFaultsIntegrationTests extends ChaosSupport {
 		await().atMost(Duration.ofSeconds(90))
 			.pollInterval(Duration.ofMillis(200))
 			.until(() -> chainIds.stream()
-				.allMatch((id) -> this.dispatcher.findChain(id).orElseThrow().state() == ChainStatus.State.SUCCEEDED));
+				.allMatch((id) -> dispatcher.findChain(id).orElseThrow().state() == ChainStatus.State.SUCCEEDED));
 		List<LedgerEntry> entries = entries();
 		Map<String, Long> firstStart = entries.stream()
 			.filter((entry) -> entry.is("START"))
@@ -68,6 +93,32 @@ class ChainFaultsIntegrationTests extends ChaosSupport {
 		report("kill -9 of one of two workers after " + victimStarts + " step starts of " + CHAINS + " chains of "
 				+ STEPS + " steps: every chain succeeded, each step after its predecessor's success");
 		assertThat(stats().dead()).isZero();
+	}
+
+	/** A dispatcher of the test's that knows the jobs of both queues. */
+	private RedisJobDispatcher acrossQueues() {
+		List<JobDefinition> definitions = List.of(job(ChaosTask.JOB_NAME, ChaosTask.QUEUE),
+				job(OtherQueueJobs.JOB_NAME, OtherQueueJobs.QUEUE));
+		return new RedisJobDispatcher(this.operations, new JobDefinitions() {
+
+			@Override
+			public @Nullable JobDefinition find(String name) {
+				return definitions.stream()
+					.filter((definition) -> definition.name().equals(name))
+					.findFirst()
+					.orElse(null);
+			}
+
+			@Override
+			public Collection<JobDefinition> all() {
+				return definitions;
+			}
+
+		}, JsonMapper.shared());
+	}
+
+	private static JobDefinition job(String name, String queue) {
+		return new JobDefinition(name, queue, 3, Duration.ZERO, JobBackoff.DEFAULT, ChaosTask.class);
 	}
 
 }

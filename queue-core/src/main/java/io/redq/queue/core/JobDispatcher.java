@@ -153,7 +153,8 @@ public interface JobDispatcher {
 	/**
 	 * Dispatch jobs as a chain, each step started once the step before it succeeded (see
 	 * {@link ChainRequest}). Every step and the on-failure job are checked before any is
-	 * sent; the first step is enqueued, the others are kept with the chain.
+	 * sent; the first step is enqueued, the others are kept in Redis until the step
+	 * before each succeeded.
 	 * @param request the chain
 	 * @return the chain id and each step's job id
 	 * @throws IllegalArgumentException when a step or the on-failure job is invalid, as

@@ -195,7 +195,8 @@ public final class BatchOperations {
 	 * Apply the hand-overs of a queue's members that finished to their batches, at most
 	 * {@value #HAND_OVER_BATCH_SIZE}, deliver the callbacks of the batches that ended,
 	 * then remove the hand-overs applied. Several instances may do so at once: each step
-	 * changes nothing when applied again.
+	 * changes nothing when applied again. The hand-overs of chain steps, whose link names
+	 * a chain, go to their chains ({@link ChainOperations}).
 	 * @param queue the queue
 	 * @return how many hand-overs were applied
 	 */
