@@ -22,6 +22,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.Select;
 
@@ -213,10 +214,13 @@ class DashboardBrowserIntegrationTests extends AbstractBrowserIntegrationTests {
 		this.dispatcher.dispatch(JobRequest.of("work", "fail two").id("dead-2").build());
 		await().atMost(DEADLINE).until(() -> this.operations.stats(QUEUE).dead() == 2);
 		open("queue/ops/dead");
-		// the view before it may still be drawn
-		await().atMost(DEADLINE).until(() -> !find("#filter-error").isEmpty());
-		this.browser.findElement(By.id("filter-error")).sendKeys("fail one");
-		this.browser.findElement(By.id("filter-go")).click();
+		// the view before it may still be drawn, and a poll may draw the form again
+		await().atMost(DEADLINE).ignoreException(StaleElementReferenceException.class).untilAsserted(() -> {
+			WebElement filter = this.browser.findElement(By.id("filter-error"));
+			filter.clear();
+			filter.sendKeys("fail one");
+			this.browser.findElement(By.id("filter-go")).click();
+		});
 		await().atMost(DEADLINE).until(() -> find("#jobs tr[data-id]").size() == 1);
 		script("document.activeElement.blur();");
 		// three polls later
