@@ -92,16 +92,65 @@ public final class BatchOperations {
 	 */
 	void create(String batchId, BatchDeathPolicy deathPolicy, Duration linger, Collection<String> queues,
 			Map<String, PreparedJob> callbacks, List<String> memberIds) {
-		List<String> head = List.of("create", millis(CREATION_WINDOW),
+		Assert.state(create(batchId, deathPolicy, linger, CREATION_WINDOW, queues,
+				PreparedBatch.command(callbacks.get(SUCCESS)), PreparedBatch.command(callbacks.get(COMPLETE)),
+				memberIds), () -> "Batch " + batchId + " was opened while it was created");
+	}
+
+	/**
+	 * Create a batch that is not open yet, as {@link #create} does.
+	 * @return {@code false} when the batch was opened before
+	 */
+	private boolean create(String batchId, BatchDeathPolicy deathPolicy, Duration linger, Duration creationWindow,
+			Collection<String> queues, @Nullable PreparedCommand onSuccess, @Nullable PreparedCommand onComplete,
+			List<String> memberIds) {
+		List<String> head = List.of("create", millis(creationWindow),
 				(deathPolicy == BatchDeathPolicy.FAIL_FAST) ? "f" : "c", millis(linger),
-				Integer.toString(memberIds.size()), String.join("\n", queues), callback(callbacks.get(SUCCESS)),
-				callback(callbacks.get(COMPLETE)));
+				Integer.toString(memberIds.size()), String.join("\n", queues), callback(onSuccess),
+				callback(onComplete));
 		for (int from = 0; from < memberIds.size(); from += QueueStore.MAX_BATCH_SIZE) {
 			List<String> args = new ArrayList<>(head);
 			args.addAll(memberIds.subList(from, Math.min(memberIds.size(), from + QueueStore.MAX_BATCH_SIZE)));
-			Assert.state(run(batchId, args).equals(List.of(1L)),
-					() -> "Batch " + batchId + " was opened while it was created");
+			if (!run(batchId, args).equals(List.of(1L))) {
+				return false;
+			}
 		}
+		return true;
+	}
+
+	/**
+	 * Create a batch under the id chosen at its dispatch, enqueue its members and open
+	 * it, as a call that its caller may make again: an outbox relay that died before it
+	 * recorded the row applied. Made again, it changes nothing: the batch's creation adds
+	 * the same members while it is not open, each step of members is a call Redis
+	 * remembers under {@code <callId>.<step>} for the window, and a batch opened before
+	 * is only asked for the callbacks it has not delivered yet. So that a call made again
+	 * within the window finds the batch, it is kept at least the window once it ended,
+	 * and a creation left half-done at least the window.
+	 * @param batch the batch
+	 * @param callId the call's id, unique and unguessable (see
+	 * {@link ResendProtection#newId()})
+	 * @param window how long Redis remembers the call
+	 */
+	public void createOnce(BatchCommand batch, String callId, Duration window) {
+		Map<String, List<EnqueueCommand>> byQueue = new LinkedHashMap<>();
+		for (PreparedCommand member : batch.members()) {
+			byQueue.computeIfAbsent(member.queue(), (queue) -> new ArrayList<>()).add(member.command());
+		}
+		if (create(batch.id(), batch.deathPolicy(), maximum(batch.linger(), window), maximum(CREATION_WINDOW, window),
+				byQueue.keySet(), batch.onSuccess(), batch.onComplete(),
+				batch.members().stream().map((member) -> member.command().id()).toList())) {
+			int step = 0;
+			for (Map.Entry<String, List<EnqueueCommand>> queue : byQueue.entrySet()) {
+				List<EnqueueCommand> members = queue.getValue();
+				for (int from = 0; from < members.size(); from += QueueStore.MAX_BATCH_SIZE) {
+					this.enqueueOperations.enqueueOnce(queue.getKey(), callId + "." + step++,
+							members.subList(from, Math.min(members.size(), from + QueueStore.MAX_BATCH_SIZE)), window,
+							batch.id());
+				}
+			}
+		}
+		seal(batch.id());
 	}
 
 	/**
@@ -242,7 +291,7 @@ public final class BatchOperations {
 	}
 
 	/** A callback as {@code batch.lua} keeps it, or {@code ""} for none. */
-	private static String callback(@Nullable PreparedJob job) {
+	private static String callback(@Nullable PreparedCommand job) {
 		if (job == null) {
 			return "";
 		}

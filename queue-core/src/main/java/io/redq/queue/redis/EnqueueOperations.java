@@ -167,12 +167,22 @@ public final class EnqueueOperations {
 	 * @return what happened to each job, in order
 	 */
 	public List<DispatchResult> enqueue(String queue, ResendProtection.Call call, List<EnqueueCommand> batch) {
+		return enqueue(queue, call, batch, null);
+	}
+
+	private List<DispatchResult> enqueue(String queue, ResendProtection.Call call, List<EnqueueCommand> batch,
+			@Nullable String batchId) {
 		Assert.isTrue(batch.size() <= QueueStore.MAX_BATCH_SIZE,
 				() -> "At most " + QueueStore.MAX_BATCH_SIZE + " jobs per step; got " + batch.size());
-		boolean push = pushes(batch);
+		// push.lua links no batch
+		boolean push = batchId == null && pushes(batch);
+		List<String> args = args(batch, push);
+		if (batchId != null) {
+			args.add(batchId);
+		}
 		try {
 			return results(batch, this.store.runForListOnReplicas(script(push), this.store.keysOf(queue, call),
-					QueueStore.argsOf(call, args(batch, push)), written(queue, batch)));
+					QueueStore.argsOf(call, args), written(queue, batch)));
 		}
 		catch (ReplicationTimeoutException ex) {
 			throw ex.forJobs(ids(batch));
@@ -209,6 +219,22 @@ public final class EnqueueOperations {
 	 */
 	public List<DispatchResult> enqueueOnce(String queue, String callId, List<EnqueueCommand> batch, Duration window) {
 		return enqueue(queue, ResendProtection.once(this.store.keys(queue), callId, window), batch);
+	}
+
+	/**
+	 * Enqueue at most {@value QueueStore#MAX_BATCH_SIZE} jobs as
+	 * {@link #enqueueOnce(String, String, List, Duration)} does, as members of a batch:
+	 * each job created is linked to the batch in the same step.
+	 * @param queue the queue
+	 * @param callId the call's id, unique and unguessable
+	 * @param batch the jobs
+	 * @param window how long Redis remembers the call
+	 * @param batchId the batch the jobs are members of
+	 * @return what happened to each job, in order
+	 */
+	public List<DispatchResult> enqueueOnce(String queue, String callId, List<EnqueueCommand> batch, Duration window,
+			String batchId) {
+		return enqueue(queue, ResendProtection.once(this.store.keys(queue), callId, window), batch, batchId);
 	}
 
 	/**

@@ -75,7 +75,10 @@ if op == 'create' then
 			redis.call('HSET', meta, 'complete', ARGV[8])
 		end
 	end
-	if #ARGV > 8 then
+	-- made again (an outbox row applied again) once every member was added, it adds nothing: members may have been
+	-- enqueued and finished since, and were counted when they left pending
+	local added = redis.call('HMGET', meta, 'total', 'succeeded', 'dead', 'cancelled')
+	if #ARGV > 8 and redis.call('SCARD', pending) + added[2] + added[3] + added[4] < tonumber(added[1]) then
 		redis.call('SADD', pending, unpack(ARGV, 9))
 	end
 	redis.call('PEXPIRE', meta, ARGV[2])
