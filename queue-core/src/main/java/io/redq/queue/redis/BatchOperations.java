@@ -67,6 +67,9 @@ public final class BatchOperations {
 
 	private final QueueStore store;
 
+	@SuppressWarnings("rawtypes")
+	private final RedisScript<List> script;
+
 	private final EnqueueOperations enqueueOperations;
 
 	/**
@@ -74,7 +77,19 @@ public final class BatchOperations {
 	 * @param store the queues
 	 */
 	public BatchOperations(QueueStore store) {
+		this(store, SCRIPT);
+	}
+
+	/**
+	 * Create an instance that runs another version of {@code batch.lua}: for tests that
+	 * check what its invariants catch.
+	 * @param store the queues
+	 * @param script the batch script
+	 */
+	@SuppressWarnings("rawtypes")
+	public BatchOperations(QueueStore store, RedisScript<List> script) {
 		this.store = store;
+		this.script = script;
 		this.enqueueOperations = new EnqueueOperations(store);
 	}
 
@@ -301,7 +316,8 @@ public final class BatchOperations {
 	}
 
 	private List<?> run(String batchId, List<String> args) {
-		List<?> result = this.store.getTemplate().execute(SCRIPT, this.store.batchKeys(batchId).all(), args.toArray());
+		List<?> result = this.store.getTemplate()
+			.execute(this.script, this.store.batchKeys(batchId).all(), args.toArray());
 		return (result != null) ? result : List.of();
 	}
 
