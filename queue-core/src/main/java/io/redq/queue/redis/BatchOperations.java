@@ -169,6 +169,57 @@ public final class BatchOperations {
 	}
 
 	/**
+	 * Add members to a running batch on behalf of one of its pending members, before they
+	 * are enqueued, at most {@value QueueStore#MAX_BATCH_SIZE} per call: the batch then
+	 * ends no earlier than the adding member's completion is handed over, which comes
+	 * after the added members are pending.
+	 * @param batchId the batch id
+	 * @param memberId the adding member's id
+	 * @param queues the added members' queues
+	 * @param memberIds the added members' ids
+	 * @throws IllegalStateException when the batch is not running, or the adding member
+	 * is not one of its pending members
+	 */
+	void add(String batchId, String memberId, Collection<String> queues, List<String> memberIds) {
+		for (int from = 0; from < memberIds.size(); from += QueueStore.MAX_BATCH_SIZE) {
+			List<String> args = new ArrayList<>(List.of("add", memberId, String.join("\n", queues)));
+			args.addAll(memberIds.subList(from, Math.min(memberIds.size(), from + QueueStore.MAX_BATCH_SIZE)));
+			List<?> reply = run(batchId, args);
+			long code = ((Number) reply.get(0)).longValue();
+			if (code == 0) {
+				Object state = (reply.size() > 1) ? reply.get(1) : null;
+				Object outcome = (reply.size() > 2) ? reply.get(2) : null;
+				String why = (state == null)
+						? "no batch is kept under that id (it never was, or it ended and its linger passed)"
+						: (outcome != null) ? "it ended (" + outcome + ")" : "it is not open yet (" + state + ")";
+				throw new IllegalStateException("Cannot add members to batch " + batchId + ": " + why
+						+ ". Members are added only while the batch runs: dispatch the work as a job of its own, or "
+						+ "as a new batch");
+			}
+			Assert.state(code == 1,
+					() -> "Cannot add members to batch " + batchId + ": job '" + memberId
+							+ "' is not one of its pending members. Members are added by a member of the batch while "
+							+ "it runs (its own id and batch id), so that the batch cannot end before they are in it");
+		}
+	}
+
+	/**
+	 * Count members whose enqueue failed after they were added as cancelled, so that the
+	 * batch does not wait for them.
+	 * @param batchId the batch id
+	 * @param queue the members' queue
+	 * @param memberIds the members' ids
+	 */
+	void abandon(String batchId, String queue, List<String> memberIds) {
+		List<String> args = new ArrayList<>(List.of("apply", queue));
+		for (String id : memberIds) {
+			args.add(id);
+			args.add("c");
+		}
+		deliver(batchId, run(batchId, args));
+	}
+
+	/**
 	 * Open a batch whose members are all enqueued, and deliver its callbacks when its
 	 * members finished meanwhile.
 	 * @param batchId the batch id

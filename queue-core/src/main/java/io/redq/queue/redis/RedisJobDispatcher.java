@@ -443,6 +443,59 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 		return new BatchResult(batch.id(), results);
 	}
 
+	/**
+	 * Add members to a running batch: checked and passed through the interceptors first,
+	 * then added to the batch's pending members under the adding member, which must be
+	 * pending, then enqueued, each linked to the batch. Members of a queue whose enqueue
+	 * failed are counted cancelled, so that the batch does not wait for them.
+	 */
+	@Override
+	public List<DispatchResult> addToBatch(String batchId, String memberId, Collection<JobRequest> members) {
+		Assert.notEmpty(members, "Add at least one member to the batch");
+		Map<String, String> header = Map.of(BatchRequest.BATCH_HEADER, batchId);
+		List<PreparedJob> prepared = new ArrayList<>(members.size());
+		try {
+			for (JobRequest request : members) {
+				Assert.isTrue(request.getId() == null,
+						() -> "Batch member '" + request.getJobName() + "' has the id '" + request.getId()
+								+ "': batch members get ids of their own; leave the id out and pass the business key "
+								+ "in the payload");
+				prepared.add(this.preparer.prepare(request, null, header));
+			}
+			this.batchOperations.add(batchId, memberId, prepared.stream().map(PreparedJob::queue).distinct().toList(),
+					prepared.stream().map(PreparedJob::id).toList());
+		}
+		catch (RuntimeException ex) {
+			prepared.forEach((job) -> job.failed(ex));
+			throw ex;
+		}
+		Map<String, List<PreparedJob>> byQueue = prepared.stream()
+			.collect(Collectors.groupingBy(PreparedJob::queue, LinkedHashMap::new, Collectors.toList()));
+		Map<PreparedJob, DispatchResult> results = new IdentityHashMap<>(prepared.size());
+		List<String> queues = new ArrayList<>(byQueue.keySet());
+		for (int i = 0; i < queues.size(); i++) {
+			List<PreparedJob> jobs = byQueue.get(queues.get(i));
+			try {
+				List<DispatchResult> sent = sendAll(jobs, batchId);
+				for (int j = 0; j < jobs.size(); j++) {
+					results.put(jobs.get(j), sent.get(j));
+				}
+			}
+			catch (RuntimeException ex) {
+				// this queue's members and the later ones' are not enqueued
+				for (String queue : queues.subList(i, queues.size())) {
+					List<PreparedJob> unsent = byQueue.get(queue);
+					if (!queue.equals(queues.get(i))) {
+						unsent.forEach((job) -> job.failed(ex));
+					}
+					this.batchOperations.abandon(batchId, queue, unsent.stream().map(PreparedJob::id).toList());
+				}
+				throw ex;
+			}
+		}
+		return prepared.stream().map(results::get).toList();
+	}
+
 	private void prepareCallback(Map<String, PreparedJob> callbacks, String name, @Nullable JobRequest request,
 			String batchId) {
 		if (request != null) {

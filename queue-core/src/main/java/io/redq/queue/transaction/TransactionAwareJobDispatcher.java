@@ -222,6 +222,15 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 		return batch.deferred();
 	}
 
+	/**
+	 * Add members to a running batch at once, inside a transaction too: the adding
+	 * member's own run, not a transaction, is what the batch waits for.
+	 */
+	@Override
+	public List<DispatchResult> addToBatch(String batchId, String memberId, Collection<JobRequest> members) {
+		return this.target.addToBatch(batchId, memberId, members);
+	}
+
 	@Override
 	public Optional<BatchStatus> findBatch(String batchId) {
 		return this.target.findBatch(batchId);
