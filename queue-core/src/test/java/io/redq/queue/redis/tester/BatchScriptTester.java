@@ -3,6 +3,7 @@ package io.redq.queue.redis.tester;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -14,8 +15,13 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 import io.redq.queue.core.BatchDeathPolicy;
+import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobDefinitions;
+import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.Uniqueness;
 import io.redq.queue.redis.BatchCommand;
 import io.redq.queue.redis.BatchKeys;
@@ -24,12 +30,14 @@ import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.PreparedCommand;
 import io.redq.queue.redis.QueueStore;
+import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.redis.ResendProtection;
 import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.redis.tester.ScriptTester.Invariant;
 import io.redq.queue.redis.tester.ScriptTester.Violation;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -73,6 +81,9 @@ final class BatchScriptTester {
 
 	private final BatchOperations batches;
 
+	/** What a running member adds to its batch through. */
+	private final RedisJobDispatcher dispatcher;
+
 	private final ListenerOperations listeners;
 
 	private final StringRedisTemplate redis;
@@ -80,6 +91,8 @@ final class BatchScriptTester {
 	private final QueueStore store;
 
 	private final Map<String, Batch> batchesById = new LinkedHashMap<>();
+
+	private final Map<String, Batch> batchOfMember = new HashMap<>();
 
 	private final List<Batch> creationsToApplyAgain = new ArrayList<>();
 
@@ -109,6 +122,7 @@ final class BatchScriptTester {
 		this.store = operations.getStore();
 		this.listeners = operations.getListenerOperations();
 		this.redis = this.store.getTemplate();
+		this.dispatcher = new RedisJobDispatcher(operations, new MemberJobs(), JsonMapper.shared());
 	}
 
 	/**
@@ -130,6 +144,9 @@ final class BatchScriptTester {
 		}
 		catch (ViolationException ex) {
 			return new Violation(ex.invariant, this.step, ex.getMessage(), List.copyOf(this.trace));
+		}
+		finally {
+			this.dispatcher.stop();
 		}
 	}
 
@@ -155,6 +172,9 @@ final class BatchScriptTester {
 		}
 		if (choice < 76) {
 			return revive();
+		}
+		if (choice < 79) {
+			return add();
 		}
 		if (choice < 84) {
 			migrate(anyQueue());
@@ -188,6 +208,7 @@ final class BatchScriptTester {
 						Duration.ofMinutes(10), members, callback(id, "success"), callback(id, "complete")),
 				ResendProtection.newId());
 		this.batchesById.put(id, batch);
+		members.forEach((member) -> this.batchOfMember.put(member.command().id(), batch));
 		this.batches.createOnce(batch.command, batch.callId, WINDOW);
 		String again = "";
 		if (enabled(Fault.BATCH_CREATION_APPLIED_AGAIN, 0.4)) {
@@ -263,6 +284,36 @@ final class BatchScriptTester {
 	private @Nullable Held anyHeldMember() {
 		List<Held> members = this.held.stream().filter((job) -> !job.queue.equals(CALLBACKS)).toList();
 		return members.isEmpty() ? null : members.get(this.random.nextInt(members.size()));
+	}
+
+	/**
+	 * A running member adds members to its batch: accepted while the member is pending in
+	 * it (it runs, or its completion is not handed over yet), refused otherwise.
+	 */
+	private boolean add() {
+		Held adder = anyHeldMember();
+		if (adder == null) {
+			return false;
+		}
+		Batch batch = this.batchOfMember.get(adder.job.id());
+		String batchId = batch.id;
+		String queue = anyQueue();
+		int number = batch.members.size();
+		String outcome;
+		try {
+			List<DispatchResult> added = this.dispatcher.addToBatch(batchId, adder.job.id(),
+					List.of(JobRequest.of(queue, batchId).build()));
+			// the dispatcher generates the id: the tester names members by their batch
+			String id = added.get(0).id();
+			batch.members.add(new PreparedCommand(queue, EnqueueCommand.withGeneratedId(id, Due.NOW, "")));
+			this.batchOfMember.put(id, batch);
+			outcome = "added " + id + " (member " + number + ")";
+		}
+		catch (IllegalStateException ex) {
+			outcome = "refused: " + ex.getMessage();
+		}
+		trace("running " + adder + " adds a member of " + queue + " to " + batchId + ": " + outcome);
+		return true;
 	}
 
 	// operators and migrators
@@ -373,7 +424,7 @@ final class BatchScriptTester {
 	 */
 	private void observe() {
 		for (Batch batch : this.batchesById.values()) {
-			for (PreparedCommand member : batch.command.members()) {
+			for (PreparedCommand member : batch.members) {
 				String id = member.command().id();
 				if (batch.finished.containsKey(id)) {
 					continue;
@@ -398,11 +449,11 @@ final class BatchScriptTester {
 			long succeeded = number(meta.get(1));
 			long dead = number(meta.get(2));
 			long counted = succeeded + dead + number(meta.get(3));
-			check(total == batch.command.members().size() && counted + pending.size() == total, Invariant.BATCH_COUNTS,
+			check(total == batch.members.size() && counted + pending.size() == total, Invariant.BATCH_COUNTS,
 					() -> batch.id + " counts " + meta + " with pending " + pending + ": " + batch);
 			check(succeeded <= batch.count('s') && dead <= batch.count('d'), Invariant.BATCH_COUNTS,
 					() -> batch.id + " counts " + meta + " beyond its members' first finishes: " + batch);
-			for (PreparedCommand member : batch.command.members()) {
+			for (PreparedCommand member : batch.members) {
 				String id = member.command().id();
 				check(batch.finished.containsKey(id) || pending.contains(id), Invariant.BATCH_COUNTS,
 						() -> id + " left " + batch.id + "'s pending set before it finished: " + batch);
@@ -463,6 +514,9 @@ final class BatchScriptTester {
 
 		final String callId;
 
+		/** The members it was created with, then those added while it ran. */
+		final List<PreparedCommand> members;
+
 		final Map<String, Character> finished = new LinkedHashMap<>();
 
 		Batch(String id, boolean failFast, BatchCommand command, String callId) {
@@ -470,6 +524,7 @@ final class BatchScriptTester {
 			this.failFast = failFast;
 			this.command = command;
 			this.callId = callId;
+			this.members = new ArrayList<>(command.members());
 		}
 
 		long count(char outcome) {
@@ -480,19 +535,37 @@ final class BatchScriptTester {
 		 * Whether the batch ended: every member finished, or one died under fail fast.
 		 */
 		boolean ended() {
-			return this.finished.size() == this.command.members().size()
-					|| (this.failFast && this.finished.containsValue('d'));
+			return this.finished.size() == this.members.size() || (this.failFast && this.finished.containsValue('d'));
 		}
 
 		/** Whether every member succeeded. */
 		boolean succeeded() {
-			return count('s') == this.command.members().size();
+			return count('s') == this.members.size();
 		}
 
 		@Override
 		public String toString() {
 			return this.id + (this.failFast ? " (fail fast)" : "") + " finished " + this.finished + " of "
-					+ this.command.members().size();
+					+ this.members.size();
+		}
+
+	}
+
+	/** The jobs that members add: one per member queue, named after it. */
+	private static final class MemberJobs implements JobDefinitions {
+
+		private final List<JobDefinition> all = QUEUES.stream()
+			.map((queue) -> new JobDefinition(queue, queue, 2, Duration.ZERO, JobBackoff.DEFAULT, String.class))
+			.toList();
+
+		@Override
+		public @Nullable JobDefinition find(String name) {
+			return this.all.stream().filter((definition) -> definition.name().equals(name)).findFirst().orElse(null);
+		}
+
+		@Override
+		public Collection<JobDefinition> all() {
+			return this.all;
 		}
 
 	}
