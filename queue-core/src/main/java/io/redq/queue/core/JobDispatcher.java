@@ -113,6 +113,28 @@ public interface JobDispatcher {
 	}
 
 	/**
+	 * Add members to a running batch, from one of its members while it runs: a job that
+	 * fans out more work into its own batch. The batch then stays open until they finish
+	 * too, and counts them in its total. Checked and sent as
+	 * {@link #dispatchBatch(BatchRequest)} sends members; each gets an id of its own and
+	 * the batch's header.
+	 * @param batchId the batch id, the {@value BatchRequest#BATCH_HEADER} header of the
+	 * adding member
+	 * @param memberId the adding member's id, which must still be pending in the batch
+	 * (running, its completion not handed over yet)
+	 * @param members the jobs to add, each without an id of its own
+	 * @return what happened to each added member, in order
+	 * @throws IllegalArgumentException when a member is invalid, as for
+	 * {@link #dispatch(JobRequest)}
+	 * @throws IllegalStateException when the batch ended, or the adding member is not
+	 * pending in it
+	 * @throws UnsupportedOperationException when this dispatcher keeps no batches
+	 */
+	default List<DispatchResult> addToBatch(String batchId, String memberId, Collection<JobRequest> members) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " does not keep batches");
+	}
+
+	/**
 	 * Return a batch: its state and counts. A batch is kept until its linger has passed
 	 * after it ended.
 	 * @param batchId the batch id

@@ -67,6 +67,9 @@ public final class BatchOperations {
 
 	private final QueueStore store;
 
+	@SuppressWarnings("rawtypes")
+	private final RedisScript<List> script;
+
 	private final EnqueueOperations enqueueOperations;
 
 	private final ChainOperations chainOperations;
@@ -76,7 +79,19 @@ public final class BatchOperations {
 	 * @param store the queues
 	 */
 	public BatchOperations(QueueStore store) {
+		this(store, SCRIPT);
+	}
+
+	/**
+	 * Create an instance that runs another version of {@code batch.lua}: for tests that
+	 * check what its invariants catch.
+	 * @param store the queues
+	 * @param script the batch script
+	 */
+	@SuppressWarnings("rawtypes")
+	public BatchOperations(QueueStore store, RedisScript<List> script) {
 		this.store = store;
+		this.script = script;
 		this.enqueueOperations = new EnqueueOperations(store);
 		this.chainOperations = new ChainOperations(store);
 	}
@@ -95,17 +110,31 @@ public final class BatchOperations {
 	 */
 	void create(String batchId, BatchDeathPolicy deathPolicy, Duration linger, Collection<String> queues,
 			Map<String, PreparedJob> callbacks, List<String> memberIds) {
-		List<String> head = List.of("create", millis(CREATION_WINDOW),
+		Assert.state(create(batchId, deathPolicy, linger, CREATION_WINDOW, queues,
+				PreparedBatch.command(callbacks.get(SUCCESS)), PreparedBatch.command(callbacks.get(COMPLETE)),
+				memberIds), () -> "Batch " + batchId + " was opened while it was created");
+	}
+
+	/**
+	 * Create a batch that is not open yet, as {@link #create} does.
+	 * @return {@code false} when the batch was opened before
+	 */
+	private boolean create(String batchId, BatchDeathPolicy deathPolicy, Duration linger, Duration creationWindow,
+			Collection<String> queues, @Nullable PreparedCommand onSuccess, @Nullable PreparedCommand onComplete,
+			List<String> memberIds) {
+		List<String> head = List.of("create", millis(creationWindow),
 				(deathPolicy == BatchDeathPolicy.FAIL_FAST) ? "f" : "c", millis(linger),
-				Integer.toString(memberIds.size()), String.join("\n", queues), StoredJob.format(callbacks.get(SUCCESS)),
-				StoredJob.format(callbacks.get(COMPLETE)));
+				Integer.toString(memberIds.size()), String.join("\n", queues), StoredJob.format(onSuccess),
+				StoredJob.format(onComplete));
 		for (int from = 0; from < memberIds.size(); from += QueueStore.MAX_BATCH_SIZE) {
 			List<String> args = new ArrayList<>(head);
 			args.addAll(memberIds.subList(from, Math.min(memberIds.size(), from + QueueStore.MAX_BATCH_SIZE)));
-			Assert.state(run(batchId, args).equals(List.of(1L)),
-					() -> "Batch " + batchId + " was opened while it was created");
+			if (!run(batchId, args).equals(List.of(1L))) {
+				return false;
+			}
 		}
 		index(batchId);
+		return true;
 	}
 
 	/**
@@ -180,6 +209,92 @@ public final class BatchOperations {
 		if (!batchIds.isEmpty()) {
 			this.store.getTemplate().opsForZSet().remove(this.store.getKeyspace().batchIndex(), batchIds.toArray());
 		}
+	}
+
+	/**
+	 * Create a batch under the id chosen at its dispatch, enqueue its members and open
+	 * it, as a call that its caller may make again: an outbox relay that died before it
+	 * recorded the row applied. Made again, it changes nothing: the batch's creation adds
+	 * the same members while it is not open, each step of members is a call Redis
+	 * remembers under {@code <callId>.<step>} for the window, and a batch opened before
+	 * is only asked for the callbacks it has not delivered yet. So that a call made again
+	 * within the window finds the batch, it is kept at least the window once it ended,
+	 * and a creation left half-done at least the window.
+	 * @param batch the batch
+	 * @param callId the call's id, unique and unguessable (see
+	 * {@link ResendProtection#newId()})
+	 * @param window how long Redis remembers the call
+	 */
+	public void createOnce(BatchCommand batch, String callId, Duration window) {
+		Map<String, List<EnqueueCommand>> byQueue = new LinkedHashMap<>();
+		for (PreparedCommand member : batch.members()) {
+			byQueue.computeIfAbsent(member.queue(), (queue) -> new ArrayList<>()).add(member.command());
+		}
+		if (create(batch.id(), batch.deathPolicy(), maximum(batch.linger(), window), maximum(CREATION_WINDOW, window),
+				byQueue.keySet(), batch.onSuccess(), batch.onComplete(),
+				batch.members().stream().map((member) -> member.command().id()).toList())) {
+			int step = 0;
+			for (Map.Entry<String, List<EnqueueCommand>> queue : byQueue.entrySet()) {
+				List<EnqueueCommand> members = queue.getValue();
+				for (int from = 0; from < members.size(); from += QueueStore.MAX_BATCH_SIZE) {
+					this.enqueueOperations.enqueueOnce(queue.getKey(), callId + "." + step++,
+							members.subList(from, Math.min(members.size(), from + QueueStore.MAX_BATCH_SIZE)), window,
+							batch.id());
+				}
+			}
+		}
+		seal(batch.id());
+	}
+
+	/**
+	 * Add members to a running batch on behalf of one of its pending members, before they
+	 * are enqueued, at most {@value QueueStore#MAX_BATCH_SIZE} per call: the batch then
+	 * ends no earlier than the adding member's completion is handed over, which comes
+	 * after the added members are pending.
+	 * @param batchId the batch id
+	 * @param memberId the adding member's id
+	 * @param queues the added members' queues
+	 * @param memberIds the added members' ids
+	 * @throws IllegalStateException when the batch is not running, or the adding member
+	 * is not one of its pending members
+	 */
+	void add(String batchId, String memberId, Collection<String> queues, List<String> memberIds) {
+		for (int from = 0; from < memberIds.size(); from += QueueStore.MAX_BATCH_SIZE) {
+			List<String> args = new ArrayList<>(List.of("add", memberId, String.join("\n", queues)));
+			args.addAll(memberIds.subList(from, Math.min(memberIds.size(), from + QueueStore.MAX_BATCH_SIZE)));
+			List<?> reply = run(batchId, args);
+			long code = ((Number) reply.get(0)).longValue();
+			if (code == 0) {
+				Object state = (reply.size() > 1) ? reply.get(1) : null;
+				Object outcome = (reply.size() > 2) ? reply.get(2) : null;
+				String why = (state == null)
+						? "no batch is kept under that id (it never was, or it ended and its linger passed)"
+						: (outcome != null) ? "it ended (" + outcome + ")" : "it is not open yet (" + state + ")";
+				throw new IllegalStateException("Cannot add members to batch " + batchId + ": " + why
+						+ ". Members are added only while the batch runs: dispatch the work as a job of its own, or "
+						+ "as a new batch");
+			}
+			Assert.state(code == 1,
+					() -> "Cannot add members to batch " + batchId + ": job '" + memberId
+							+ "' is not one of its pending members. Members are added by a member of the batch while "
+							+ "it runs (its own id and batch id), so that the batch cannot end before they are in it");
+		}
+	}
+
+	/**
+	 * Count members whose enqueue failed after they were added as cancelled, so that the
+	 * batch does not wait for them.
+	 * @param batchId the batch id
+	 * @param queue the members' queue
+	 * @param memberIds the members' ids
+	 */
+	void abandon(String batchId, String queue, List<String> memberIds) {
+		List<String> args = new ArrayList<>(List.of("apply", queue));
+		for (String id : memberIds) {
+			args.add(id);
+			args.add("c");
+		}
+		deliver(batchId, run(batchId, args));
 	}
 
 	/**
@@ -322,7 +437,7 @@ public final class BatchOperations {
 		Duration window = maximum(linger, this.store.getResendProtection().getWindow());
 		for (int i = 1; i < undelivered.size(); i += 2) {
 			String name = (String) undelivered.get(i);
-			StoredJob callback = StoredJob.parse((String) undelivered.get(i + 1));
+			PreparedCommand callback = StoredJob.parse((String) undelivered.get(i + 1));
 			this.enqueueOperations.enqueueOnce(callback.queue(), "batch:" + batchId + ":" + name,
 					List.of(callback.command()), window);
 			run(batchId, List.of("delivered", name));
@@ -330,7 +445,8 @@ public final class BatchOperations {
 	}
 
 	private List<?> run(String batchId, List<String> args) {
-		List<?> result = this.store.getTemplate().execute(SCRIPT, this.store.batchKeys(batchId).all(), args.toArray());
+		List<?> result = this.store.getTemplate()
+			.execute(this.script, this.store.batchKeys(batchId).all(), args.toArray());
 		return (result != null) ? result : List.of();
 	}
 

@@ -239,7 +239,7 @@ public final class ChainOperations {
 			String stored = (String) undelivered.get(i + 1);
 			// a step is kept with the steps after it in its queue, which its link carries
 			int carried = stored.indexOf('\0');
-			StoredJob job = StoredJob.parse((carried < 0) ? stored : stored.substring(0, carried));
+			PreparedCommand job = StoredJob.parse((carried < 0) ? stored : stored.substring(0, carried));
 			String link = FAILURE.equals(name) ? null
 					: link(chainId) + ((carried < 0) ? "" : stored.substring(carried));
 			this.enqueueOperations.enqueueOnce(job.queue(), "chain:" + chainId + ":" + name, List.of(job.command()),

@@ -376,15 +376,29 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	/**
 	 * Dispatch a batch: its members and callbacks pass the same steps as any dispatch
-	 * ({@link #prepare}), all before any is sent. The batch is created in Redis with its
-	 * callbacks and pending members first, then the members are enqueued, each linked to
-	 * the batch in the step that enqueues it, then the batch is opened.
+	 * ({@link #prepareBatch}), all before any is sent, then it is sent
+	 * ({@link #sendBatch}).
 	 */
 	@Override
 	public BatchResult dispatchBatch(BatchRequest request) {
+		return sendBatch(prepareBatch(request));
+	}
+
+	/**
+	 * Check a batch, pass its members and callbacks through the dispatch interceptors and
+	 * write them under a new batch id, without sending it: for a batch dispatched inside
+	 * a transaction, sent after the commit or stored in an outbox. The caller tells the
+	 * interceptors how it ended through the returned batch, or sends it with
+	 * {@link #sendBatch}.
+	 * @param request the batch
+	 * @return the batch
+	 * @throws IllegalArgumentException when a member or callback is invalid, as for
+	 * {@link #dispatchBatch(BatchRequest)}
+	 */
+	public PreparedBatch prepareBatch(BatchRequest request) {
 		String batchId = JobIds.next();
 		Map<String, String> member = Map.of(BatchRequest.BATCH_HEADER, batchId);
-		List<PreparedJob> prepared = new ArrayList<>(request.getMembers().size() + 2);
+		List<PreparedJob> prepared = new ArrayList<>(request.getMembers().size());
 		Map<String, PreparedJob> callbacks = new LinkedHashMap<>();
 		try {
 			for (JobRequest memberRequest : request.getMembers()) {
@@ -398,29 +412,94 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 			callbacks.values().forEach((job) -> job.failed(ex));
 			throw ex;
 		}
+		return new PreparedBatch(batchId, request.getDeathPolicy(), this.batchLinger, prepared, callbacks);
+	}
+
+	/**
+	 * Send a prepared batch: it is created in Redis with its callbacks and pending
+	 * members first, then the members are enqueued, each linked to the batch in the step
+	 * that enqueues it, then the batch is opened. Send a batch once.
+	 * @param batch the batch
+	 * @return the batch id and what happened to each member
+	 */
+	public BatchResult sendBatch(PreparedBatch batch) {
+		List<PreparedJob> prepared = batch.members();
+		Collection<PreparedJob> callbacks = batch.callbacks().values();
 		try {
-			this.batchOperations.create(batchId, request.getDeathPolicy(), this.batchLinger,
-					prepared.stream().map(PreparedJob::queue).distinct().toList(), callbacks,
+			this.batchOperations.create(batch.id(), batch.deathPolicy(), batch.linger(),
+					prepared.stream().map(PreparedJob::queue).distinct().toList(), batch.callbacks(),
 					prepared.stream().map(PreparedJob::id).toList());
 		}
 		catch (RuntimeException ex) {
-			prepared.forEach((job) -> job.failed(ex));
-			callbacks.values().forEach((job) -> job.failed(ex));
+			batch.failed(ex);
 			throw ex;
 		}
 		List<DispatchResult> results;
 		try {
 			// sendAll tells the members' interceptors
-			results = sendAll(prepared, batchId);
-			this.batchOperations.seal(batchId);
+			results = sendAll(prepared, batch.id());
+			this.batchOperations.seal(batch.id());
 		}
 		catch (RuntimeException ex) {
-			callbacks.values().forEach((job) -> job.failed(ex));
+			callbacks.forEach((job) -> job.failed(ex));
 			throw ex;
 		}
 		// stored with the batch, which enqueues them when it ends
-		callbacks.values().forEach(PreparedJob::dispatched);
-		return new BatchResult(batchId, results);
+		callbacks.forEach(PreparedJob::dispatched);
+		return new BatchResult(batch.id(), results);
+	}
+
+	/**
+	 * Add members to a running batch: checked and passed through the interceptors first,
+	 * then added to the batch's pending members under the adding member, which must be
+	 * pending, then enqueued, each linked to the batch. Members of a queue whose enqueue
+	 * failed are counted cancelled, so that the batch does not wait for them.
+	 */
+	@Override
+	public List<DispatchResult> addToBatch(String batchId, String memberId, Collection<JobRequest> members) {
+		Assert.notEmpty(members, "Add at least one member to the batch");
+		Map<String, String> header = Map.of(BatchRequest.BATCH_HEADER, batchId);
+		List<PreparedJob> prepared = new ArrayList<>(members.size());
+		try {
+			for (JobRequest request : members) {
+				Assert.isTrue(request.getId() == null,
+						() -> "Batch member '" + request.getJobName() + "' has the id '" + request.getId()
+								+ "': batch members get ids of their own; leave the id out and pass the business key "
+								+ "in the payload");
+				prepared.add(this.preparer.prepare(request, null, header));
+			}
+			this.batchOperations.add(batchId, memberId, prepared.stream().map(PreparedJob::queue).distinct().toList(),
+					prepared.stream().map(PreparedJob::id).toList());
+		}
+		catch (RuntimeException ex) {
+			prepared.forEach((job) -> job.failed(ex));
+			throw ex;
+		}
+		Map<String, List<PreparedJob>> byQueue = prepared.stream()
+			.collect(Collectors.groupingBy(PreparedJob::queue, LinkedHashMap::new, Collectors.toList()));
+		Map<PreparedJob, DispatchResult> results = new IdentityHashMap<>(prepared.size());
+		List<String> queues = new ArrayList<>(byQueue.keySet());
+		for (int i = 0; i < queues.size(); i++) {
+			List<PreparedJob> jobs = byQueue.get(queues.get(i));
+			try {
+				List<DispatchResult> sent = sendAll(jobs, batchId);
+				for (int j = 0; j < jobs.size(); j++) {
+					results.put(jobs.get(j), sent.get(j));
+				}
+			}
+			catch (RuntimeException ex) {
+				// this queue's members and the later ones' are not enqueued
+				for (String queue : queues.subList(i, queues.size())) {
+					List<PreparedJob> unsent = byQueue.get(queue);
+					if (!queue.equals(queues.get(i))) {
+						unsent.forEach((job) -> job.failed(ex));
+					}
+					this.batchOperations.abandon(batchId, queue, unsent.stream().map(PreparedJob::id).toList());
+				}
+				throw ex;
+			}
+		}
+		return prepared.stream().map(results::get).toList();
 	}
 
 	private void prepareCallback(Map<String, PreparedJob> callbacks, String name, @Nullable JobRequest request,

@@ -9,10 +9,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchTimeoutException;
 import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.transaction.TransactionalDispatches.BatchDispatch;
 import io.redq.queue.transaction.TransactionalDispatches.Call;
 import io.redq.queue.transaction.TransactionalDispatches.Dispatch;
 import io.redq.queue.transaction.TransactionalDispatches.Step;
@@ -188,7 +190,12 @@ final class AfterCommitSender {
 			else {
 				dispatch(run);
 				run.clear();
-				call((Call) step);
+				if (step instanceof Call call) {
+					call(call, call.action());
+				}
+				else {
+					call(step, ((BatchDispatch) step).send());
+				}
 			}
 		}
 		dispatch(run);
@@ -211,11 +218,14 @@ final class AfterCommitSender {
 		}
 	}
 
-	private void call(Call call) {
+	/**
+	 * Run a timer call or send a batch.
+	 */
+	private void call(Step call, BooleanSupplier action) {
 		try {
 			// after the dispatches sent asynchronously before it
 			CompletableFuture.allOf(this.inFlight.toArray(CompletableFuture[]::new)).exceptionally((ex) -> null).join();
-			boolean done = call.action().getAsBoolean();
+			boolean done = action.getAsBoolean();
 			if (logger.isDebugEnabled()) {
 				logger.debug("After commit: " + call.description() + ": " + done);
 			}

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.List;
 
 import io.redq.queue.core.JobRequest;
+import io.redq.queue.redis.PreparedBatch;
 
 /**
  * Where the jobs dispatched inside a transaction, and the timer calls made in it, are
@@ -25,6 +26,14 @@ public interface JobOutbox {
 	 * {@link io.redq.queue.core.JobDispatcher#dispatch(JobRequest)}
 	 */
 	Entry prepare(JobRequest request);
+
+	/**
+	 * Write a batch as it will be stored: one entry, so that the relay creates all of it
+	 * or none of it.
+	 * @param batch the batch, prepared under its final id
+	 * @return the batch as it will be stored
+	 */
+	Entry prepareBatch(PreparedBatch batch);
 
 	/**
 	 * Check and write a {@link io.redq.queue.core.JobDispatcher#cancel cancel}.

@@ -24,6 +24,7 @@ import io.redq.queue.core.JobIds;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueNames;
 import io.redq.queue.core.Timer;
+import io.redq.queue.redis.PreparedBatch;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.support.JobQueueLifecycle;
 import org.jspecify.annotations.Nullable;
@@ -187,17 +188,50 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 	}
 
 	/**
-	 * Dispatch a batch at once: batches do not follow transactions yet, so a batch
-	 * dispatched inside one is refused rather than sent before the commit.
-	 * @throws IllegalStateException inside a transaction
+	 * Dispatch a batch; inside a transaction, it follows the transaction as a whole: its
+	 * members and callbacks are checked and pass the dispatch interceptors at once, under
+	 * the batch id and member ids returned (each
+	 * {@link DispatchResult.Outcome#DEFERRED}); the batch is sent after the commit (with
+	 * an outbox: written to it as one entry, from which the relay creates it), and
+	 * dropped when the transaction rolls back.
+	 * @throws IllegalStateException inside a transaction, when the target dispatcher is
+	 * not a {@link RedisJobDispatcher}
 	 */
 	@Override
 	public BatchResult dispatchBatch(BatchRequest request) {
-		if (currentTransaction() != null) {
-			throw new IllegalStateException("Batches do not follow transactions yet: dispatch the batch after the "
-					+ "transaction commits (e.g. from an @TransactionalEventListener) or outside it");
+		TransactionalDispatches transaction = currentTransaction();
+		if (transaction == null) {
+			return this.target.dispatchBatch(request);
 		}
-		return this.target.dispatchBatch(request);
+		if (!(this.target instanceof RedisJobDispatcher redis)) {
+			throw new IllegalStateException("A batch follows a transaction only with a RedisJobDispatcher as the "
+					+ "target; " + this.target.getClass().getName() + " is not one. Dispatch the batch after the "
+					+ "transaction commits, or outside it");
+		}
+		PreparedBatch batch = redis.prepareBatch(request);
+		JobOutbox outbox = this.outbox;
+		JobOutbox.Entry entry;
+		try {
+			entry = (outbox != null) ? outbox.prepareBatch(batch) : null;
+		}
+		catch (RuntimeException ex) {
+			batch.failed(ex);
+			throw ex;
+		}
+		transaction.add(new TransactionalDispatches.BatchDispatch(batch, () -> {
+			redis.sendBatch(batch);
+			return true;
+		}, entry));
+		return batch.deferred();
+	}
+
+	/**
+	 * Add members to a running batch at once, inside a transaction too: the adding
+	 * member's own run, not a transaction, is what the batch waits for.
+	 */
+	@Override
+	public List<DispatchResult> addToBatch(String batchId, String memberId, Collection<JobRequest> members) {
+		return this.target.addToBatch(batchId, memberId, members);
 	}
 
 	@Override

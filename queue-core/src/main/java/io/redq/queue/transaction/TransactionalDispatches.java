@@ -12,6 +12,7 @@ import java.util.function.BooleanSupplier;
 
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.JobRequest;
+import io.redq.queue.redis.PreparedBatch;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -252,7 +253,7 @@ final class TransactionalDispatches implements TransactionSynchronization {
 	/**
 	 * A dispatch or timer call held for the transaction.
 	 */
-	sealed interface Step permits Dispatch, Call {
+	sealed interface Step permits Dispatch, Call, BatchDispatch {
 
 		String description();
 
@@ -337,6 +338,33 @@ final class TransactionalDispatches implements TransactionSynchronization {
 	 * @param entry the call as the outbox stores it, or {@code null} without one
 	 */
 	record Call(String description, BooleanSupplier action, JobOutbox.@Nullable Entry entry) implements Step {
+
+	}
+
+	/**
+	 * A held batch, prepared at its dispatch under its final id.
+	 *
+	 * @param batch the batch, which tells its jobs' interceptors how it ended
+	 * @param send the batch's send, after the commit
+	 * @param entry the batch as the outbox stores it, or {@code null} without one
+	 */
+	record BatchDispatch(PreparedBatch batch, BooleanSupplier send, JobOutbox.@Nullable Entry entry) implements Step {
+
+		@Override
+		public String description() {
+			return "dispatch batch " + this.batch.id();
+		}
+
+		@Override
+		public void rolledBack() {
+			if (this.entry != null) {
+				Step.super.rolledBack();
+			}
+			else {
+				this.batch.failed(new IllegalStateException(
+						"Not sent: the transaction of " + description() + ", or its savepoint, rolled back"));
+			}
+		}
 
 	}
 

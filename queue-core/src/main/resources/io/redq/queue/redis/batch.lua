@@ -10,8 +10,8 @@
 -- hand-over applied again changes nothing; the batch ends in the one step that finds it done (state -> ended), which
 -- deletes the callbacks its outcome does not call for. The callbacks left are returned by every later call until the
 -- mover that enqueued one reports it delivered, which deletes it.
--- Returns, for create and cancel, 1 when done and 0 when the batch is not in a state for it; for the others the
--- callbacks to deliver: {linger, name, callback, ...}, empty for none.
+-- Returns, for create and cancel, 1 when done and 0 when the batch is not in a state for it; for add, see there; for
+-- the others the callbacks to deliver: {linger, name, callback, ...}, empty for none.
 local meta, pending, dead = KEYS[1], KEYS[2], KEYS[3]
 local op = ARGV[1]
 
@@ -75,7 +75,10 @@ if op == 'create' then
 			redis.call('HSET', meta, 'complete', ARGV[8])
 		end
 	end
-	if #ARGV > 8 then
+	-- made again (an outbox row applied again) once every member was added, it adds nothing: members may have been
+	-- enqueued and finished since, and were counted when they left pending
+	local added = redis.call('HMGET', meta, 'total', 'succeeded', 'dead', 'cancelled')
+	if #ARGV > 8 and redis.call('SCARD', pending) + added[2] + added[3] + added[4] < tonumber(added[1]) then
 		redis.call('SADD', pending, unpack(ARGV, 9))
 	end
 	redis.call('PEXPIRE', meta, ARGV[2])
@@ -118,6 +121,28 @@ elseif op == 'delivered' then
 	-- ARGV: the callback's name
 	redis.call('HDEL', meta, ARGV[2])
 	return {}
+elseif op == 'add' then
+	-- ARGV: the adding member's id, the added members' queues ('\n' between), then their ids. Added only while the
+	-- batch is open and the adding member is pending, so that the batch cannot end before the added members are in
+	-- pending: it ends no earlier than the adding member's own completion is handed over. Returns {1} when added, {0,
+	-- state, outcome} when the batch is not open (or gone: {0}), {-1} when the adding member is not pending.
+	local found = redis.call('HMGET', meta, 'state', 'outcome', 'queues')
+	if found[1] ~= 'open' then
+		return {0, found[1], found[2]}
+	end
+	if redis.call('SISMEMBER', pending, ARGV[2]) == 0 then
+		return {-1}
+	end
+	local queues = found[3]
+	for queue in string.gmatch(ARGV[3], '[^\n]+') do
+		if not string.find('\n' .. queues .. '\n', '\n' .. queue .. '\n', 1, true) then
+			queues = queues .. '\n' .. queue
+		end
+	end
+	local added = redis.call('SADD', pending, unpack(ARGV, 4))
+	redis.call('HINCRBY', meta, 'total', added)
+	redis.call('HSET', meta, 'queues', queues)
+	return {1}
 elseif op == 'cancel' then
 	-- the members still pending are then cancelled in their queues, whose hand-overs end the batch
 	if redis.call('HGET', meta, 'state') ~= 'open' then

@@ -13,6 +13,7 @@ import io.redq.queue.core.BatchRequest;
 import io.redq.queue.core.BatchResult;
 import io.redq.queue.core.BatchStatus;
 import io.redq.queue.core.BatchStatus.State;
+import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
@@ -27,6 +28,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -218,6 +220,70 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 			.isEqualTo(new BatchStatus(batch.batchId(), State.CANCELLED, BatchDeathPolicy.CARRY_ON, 3, 0, 1, 0, 2));
 		assertThat(callbacks()).containsOnlyKeys(batch.batchId() + ":complete");
 		assertThat(this.dispatcher.cancelBatch(batch.batchId())).as("ended").isFalse();
+	}
+
+	@Test // issue 37
+	void aMemberAddsWorkToItsBatchWhichWaitsForItBeforeItsCallbacks() {
+		BatchResult batch = this.dispatcher.dispatchBatch(BatchRequest.of(members("mail"))
+			.onSuccess(JobRequest.of("report", "r").build())
+			.onComplete(JobRequest.of("close", "c").build())
+			.build());
+		ReservedJob adder = this.listener.reserve("mail", 1, LEASE).jobs().get(0);
+		List<DispatchResult> added = this.dispatcher.addToBatch(batch.batchId(), adder.id(), members("sms", "sms"));
+		assertThat(added).extracting(DispatchResult::outcome).containsOnly(Outcome.CREATED);
+		String envelope = (String) this.template.opsForHash().get("redq:{sms}:jobs", added.get(0).id());
+		assertThat(this.jsonMapper.readTree(envelope).get("headers").get(BatchRequest.BATCH_HEADER).asString())
+			.isEqualTo(batch.batchId());
+		this.listener.ack("mail", List.of(adder.lease()));
+		handOverAll();
+		assertThat(status(batch)).as("open until the added members finish")
+			.isEqualTo(new BatchStatus(batch.batchId(), State.RUNNING, BatchDeathPolicy.CARRY_ON, 3, 2, 1, 0, 0));
+		assertThat(callbacks()).isEmpty();
+		succeed("sms");
+		handOverAll();
+		assertThat(callbacks()).isEmpty();
+		succeed("sms");
+		handOverAll();
+		assertThat(status(batch))
+			.isEqualTo(new BatchStatus(batch.batchId(), State.SUCCEEDED, BatchDeathPolicy.CARRY_ON, 3, 0, 3, 0, 0));
+		assertThat(callbacks()).containsOnlyKeys(batch.batchId() + ":success", batch.batchId() + ":complete");
+	}
+
+	@Test // issue 37
+	void membersAddedToARunningBatchAreCancelledWithItInTheirQueues() {
+		BatchResult batch = this.dispatcher
+			.dispatchBatch(BatchRequest.of(members("mail")).onComplete(JobRequest.of("close", "c").build()).build());
+		ReservedJob adder = this.listener.reserve("mail", 1, LEASE).jobs().get(0);
+		this.dispatcher.addToBatch(batch.batchId(), adder.id(), members("sms"));
+		assertThat(this.dispatcher.cancelBatch(batch.batchId())).isTrue();
+		assertThat(this.operations.stats("sms").ready()).as("the added member's queue too").isZero();
+		this.listener.ack("mail", List.of(adder.lease()));
+		handOverAll();
+		assertThat(status(batch))
+			.isEqualTo(new BatchStatus(batch.batchId(), State.CANCELLED, BatchDeathPolicy.CARRY_ON, 2, 0, 1, 0, 1));
+		assertThat(callbacks()).containsOnlyKeys(batch.batchId() + ":complete");
+	}
+
+	@Test // issue 37
+	void addingToAnEndedBatchOrFromAFinishedMemberIsRefusedWithAClearMessage() {
+		BatchResult batch = this.dispatcher.dispatchBatch(BatchRequest.of(members("mail", "mail")).build());
+		ReservedJob first = this.listener.reserve("mail", 1, LEASE).jobs().get(0);
+		this.listener.ack("mail", List.of(first.lease()));
+		handOverAll();
+		assertThatIllegalStateException()
+			.isThrownBy(() -> this.dispatcher.addToBatch(batch.batchId(), first.id(), members("sms")))
+			.withMessageContaining("job '" + first.id() + "' is not one of its pending members");
+		succeed("mail");
+		handOverAll();
+		String second = batch.members().get(1).id();
+		assertThatIllegalStateException()
+			.isThrownBy(() -> this.dispatcher.addToBatch(batch.batchId(), second, members("sms")))
+			.withMessageContaining("it ended (succeeded)")
+			.withMessageContaining("Members are added only while the batch runs");
+		assertThatIllegalStateException().isThrownBy(() -> this.dispatcher.addToBatch("nope", second, members("sms")))
+			.withMessageContaining("no batch is kept under that id");
+		assertThat(this.operations.stats("sms").ready()).as("nothing enqueued").isZero();
+		assertThat(status(batch).total()).isEqualTo(2);
 	}
 
 	@Test

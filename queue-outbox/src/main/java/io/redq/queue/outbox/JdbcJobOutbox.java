@@ -6,13 +6,16 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 import javax.sql.DataSource;
 
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueNames;
+import io.redq.queue.redis.BatchCommand;
 import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.redis.PreparedBatch;
 import io.redq.queue.redis.PreparedCommand;
 import io.redq.queue.redis.PreparedJob;
 import io.redq.queue.redis.QueueStore;
@@ -63,6 +66,13 @@ public class JdbcJobOutbox implements JobOutbox {
 	/** The most rows that one call of {@link #parkedRows(long, int)} returns. */
 	public static final int MAX_PARKED_PAGE = 100;
 
+	/** What a timer call, which dispatches no job, tells when stored or discarded. */
+	private static final Runnable NOTHING = () -> {
+	};
+
+	private static final Consumer<Exception> IGNORED = (reason) -> {
+	};
+
 	private final RedisJobDispatcher dispatcher;
 
 	private final DataSource dataSource;
@@ -109,24 +119,39 @@ public class JdbcJobOutbox implements JobOutbox {
 	@Override
 	public Entry prepare(JobRequest request) {
 		PreparedJob job = this.dispatcher.prepare(request);
-		return new OutboxEntry(job.queue(), new OutboxStep.Enqueue(List.of(job.command())), job);
+		return new OutboxEntry(job.queue(), new OutboxStep.Enqueue(List.of(job.command())), job::dispatched,
+				job::failed);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The batch is one row, of its first member's queue, however many members it has.
+	 */
+	@Override
+	public Entry prepareBatch(PreparedBatch batch) {
+		BatchCommand command = batch.command();
+		return new OutboxEntry(command.members().get(0).queue(), new OutboxStep.Batch(command), batch::dispatched,
+				batch::failed);
 	}
 
 	@Override
 	public Entry prepareCancel(String queue, String id) {
-		return new OutboxEntry(QueueNames.validate(queue), new OutboxStep.Cancel(QueueNames.validateId(id)), null);
+		return new OutboxEntry(QueueNames.validate(queue), new OutboxStep.Cancel(QueueNames.validateId(id)), NOTHING,
+				IGNORED);
 	}
 
 	@Override
 	public Entry prepareCancelTimer(String jobName, Object key) {
 		PreparedCommand timer = timer(jobName, key, Instant.EPOCH);
-		return new OutboxEntry(timer.queue(), new OutboxStep.Cancel(timer.command().id()), null);
+		return new OutboxEntry(timer.queue(), new OutboxStep.Cancel(timer.command().id()), NOTHING, IGNORED);
 	}
 
 	@Override
 	public Entry prepareReschedule(String jobName, Object key, Instant at) {
 		PreparedCommand timer = timer(jobName, key, at);
-		return new OutboxEntry(timer.queue(), new OutboxStep.Reschedule(timer.command().id(), at.toEpochMilli()), null);
+		return new OutboxEntry(timer.queue(), new OutboxStep.Reschedule(timer.command().id(), at.toEpochMilli()),
+				NOTHING, IGNORED);
 	}
 
 	/** The timer's queue and id, checked as a schedule of it would be. */
@@ -324,24 +349,21 @@ public class JdbcJobOutbox implements JobOutbox {
 	}
 
 	/**
-	 * A step of a transaction as the outbox stores it, and the job it dispatches, which
-	 * met the dispatch interceptors when it was prepared: they learn whether it was
-	 * stored.
+	 * A step of a transaction as the outbox stores it, and what tells the dispatch
+	 * interceptors, which the jobs it dispatches met when they were prepared, whether it
+	 * was stored.
 	 */
-	private record OutboxEntry(String queue, OutboxStep step, @Nullable PreparedJob job) implements Entry {
+	private record OutboxEntry(String queue, OutboxStep step, Runnable onStored,
+			Consumer<Exception> onDiscarded) implements Entry {
 
 		@Override
 		public void stored() {
-			if (this.job != null) {
-				this.job.dispatched();
-			}
+			this.onStored.run();
 		}
 
 		@Override
 		public void discarded(Exception reason) {
-			if (this.job != null) {
-				this.job.failed(reason);
-			}
+			this.onDiscarded.accept(reason);
 		}
 
 	}

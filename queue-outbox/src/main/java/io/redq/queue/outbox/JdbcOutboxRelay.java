@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
+import io.redq.queue.redis.BatchOperations;
 import io.redq.queue.redis.EnqueueOperations;
 import io.redq.queue.redis.QueueStore;
 import io.redq.queue.redis.RedisJobDispatcher;
@@ -88,6 +89,8 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 
 	private final EnqueueOperations enqueueOperations;
 
+	private final BatchOperations batchOperations;
+
 	private final QueueStore store;
 
 	private final JdbcTemplate jdbcTemplate;
@@ -112,6 +115,7 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 	public JdbcOutboxRelay(JdbcJobOutbox outbox, RedisJobQueueOperations operations) {
 		this.outbox = outbox;
 		this.enqueueOperations = operations.getEnqueueOperations();
+		this.batchOperations = operations.getBatchOperations();
 		this.store = operations.getStore();
 		this.jdbcTemplate = new JdbcTemplate(outbox.getDataSource());
 	}
@@ -253,6 +257,9 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 	private void apply(String queue, String callId, OutboxStep step) {
 		if (step instanceof OutboxStep.Enqueue enqueue) {
 			this.enqueueOperations.enqueueOnce(queue, callId, enqueue.commands(), this.resendWindow);
+		}
+		else if (step instanceof OutboxStep.Batch batch) {
+			this.batchOperations.createOnce(batch.batch(), callId, this.resendWindow);
 		}
 		else if (step instanceof OutboxStep.Cancel cancel) {
 			this.store.runOnce(this.store.getScripts().cancel(), queue, call(queue, callId), List.of(cancel.id()));

@@ -1,16 +1,21 @@
 package io.redq.queue.outbox;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
+import io.redq.queue.core.BatchDeathPolicy;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.Uniqueness;
+import io.redq.queue.redis.BatchCommand;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.JobEnvelope;
+import io.redq.queue.redis.PreparedCommand;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -31,16 +36,27 @@ import tools.jackson.databind.node.ObjectNode;
  * </pre>
  *
  * A job's due time is {@code delay} (ms after the relay's send) or {@code at} (epoch ms);
- * {@code body} is the job's envelope as the enqueue script takes it, opaque here. A row
- * of another version is refused with a reason, so that the relay moves it aside rather
- * than guess.
+ * {@code body} is the job's envelope as the enqueue script takes it, opaque here. Version
+ * 2 adds batches, each a step of its own whose members and callbacks name their queues:
+ *
+ * <pre class="code">
+ * {"v":2,"steps":[{"op":"batch","id":"b1","deathPolicy":"carry-on","linger":86400000,
+ *   "members":[{"queue":"mail","id":"a1","delay":0,...}],"onComplete":{"queue":"reports","id":"b1:complete",...}}]}
+ * </pre>
+ *
+ * A row without a batch is written as version 1, which the versions from before batches
+ * read. A row of a version this class does not read is refused with a reason, so that the
+ * relay moves it aside rather than guess.
  *
  * @author Redq team
  */
 final class OutboxFormat {
 
-	/** The version that this class writes and reads. */
-	static final int VERSION = 1;
+	/** The newest version that this class writes and reads: version 1 with batches. */
+	static final int VERSION = 2;
+
+	/** The version of the rows without a batch. */
+	private static final int WITHOUT_BATCHES = 1;
 
 	/** Redq's own mapper: the application's settings never reach the rows. */
 	private static final JsonMapper MAPPER = JsonMapper.builder().build();
@@ -55,7 +71,7 @@ final class OutboxFormat {
 	 */
 	static String write(List<OutboxStep> steps) {
 		ObjectNode row = MAPPER.createObjectNode();
-		row.put("v", VERSION);
+		row.put("v", steps.stream().anyMatch(OutboxStep.Batch.class::isInstance) ? VERSION : WITHOUT_BATCHES);
 		ArrayNode array = row.putArray("steps");
 		for (OutboxStep step : steps) {
 			ObjectNode node = array.addObject();
@@ -63,6 +79,9 @@ final class OutboxFormat {
 				node.put("op", "enqueue");
 				ArrayNode jobs = node.putArray("jobs");
 				enqueue.commands().forEach((job) -> write(job, jobs.addObject()));
+			}
+			else if (step instanceof OutboxStep.Batch batch) {
+				write(batch.batch(), node.put("op", "batch"));
 			}
 			else if (step instanceof OutboxStep.Cancel cancel) {
 				node.put("op", "cancel").put("id", cancel.id());
@@ -80,9 +99,32 @@ final class OutboxFormat {
 		node.put(job.due().absolute() ? "at" : "delay", job.due().millis());
 		// a generated id was free: a row sent again after Redis forgot it keeps the job
 		DuplicatePolicy policy = job.generatedId() ? DuplicatePolicy.KEEP : job.policy();
-		node.put("ifPending", policy.name().toLowerCase(Locale.ROOT).replace('_', '-'));
-		node.put("unique", job.uniqueness().name().toLowerCase(Locale.ROOT).replace('_', '-'));
+		node.put("ifPending", name(policy));
+		node.put("unique", name(job.uniqueness()));
 		node.put("body", job.body());
+	}
+
+	private static void write(BatchCommand batch, ObjectNode node) {
+		node.put("id", batch.id());
+		node.put("deathPolicy", name(batch.deathPolicy()));
+		node.put("linger", batch.linger().toMillis());
+		ArrayNode members = node.putArray("members");
+		batch.members().forEach((member) -> write(member, members.addObject()));
+		if (batch.onSuccess() != null) {
+			write(batch.onSuccess(), node.putObject("onSuccess"));
+		}
+		if (batch.onComplete() != null) {
+			write(batch.onComplete(), node.putObject("onComplete"));
+		}
+	}
+
+	private static void write(PreparedCommand job, ObjectNode node) {
+		node.put("queue", job.queue());
+		write(job.command(), node);
+	}
+
+	private static String name(Enum<?> value) {
+		return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
 	}
 
 	/**
@@ -101,9 +143,10 @@ final class OutboxFormat {
 			throw new IllegalArgumentException("The row is not JSON: " + ex.getOriginalMessage(), ex);
 		}
 		JsonNode version = row.path("v");
-		if (!version.isIntegralNumber() || version.asInt() != VERSION) {
+		if (!version.isIntegralNumber() || version.asInt() < WITHOUT_BATCHES || version.asInt() > VERSION) {
 			throw new IllegalArgumentException("The row is of format version " + version
-					+ ", which this version of Redq does not read (it reads version " + VERSION
+					+ ", which this version of Redq does not read (it reads versions " + WITHOUT_BATCHES + " to "
+					+ VERSION
 					+ "): it was written by another version of the application. Relay it from an instance that reads "
 					+ "it, or move it back once one runs");
 		}
@@ -116,10 +159,11 @@ final class OutboxFormat {
 					required(step, "jobs").forEach((job) -> jobs.add(job(job)));
 					yield new OutboxStep.Enqueue(jobs);
 				}
+				case "batch" -> new OutboxStep.Batch(batch(step));
 				case "cancel" -> new OutboxStep.Cancel(text(step, "id"));
 				case "reschedule" -> new OutboxStep.Reschedule(text(step, "id"), number(step, "at"));
 				default ->
-					throw new IllegalArgumentException("Unknown step '" + op + "' in a row of version " + VERSION);
+					throw new IllegalArgumentException("Unknown step '" + op + "' in a row of version " + version);
 			});
 		}
 		return steps;
@@ -141,6 +185,11 @@ final class OutboxFormat {
 					// JobEnvelope#body
 					enqueue.commands().forEach((job) -> names.add(JobEnvelope.read("{" + job.body()).job()));
 				}
+				else if (step instanceof OutboxStep.Batch batch) {
+					batch.batch()
+						.members()
+						.forEach((job) -> names.add(JobEnvelope.read("{" + job.command().body()).job()));
+				}
 			}
 		}
 		catch (IllegalArgumentException | JacksonException ex) {
@@ -153,6 +202,26 @@ final class OutboxFormat {
 		Due due = job.has("at") ? new Due(true, number(job, "at")) : new Due(false, number(job, "delay"));
 		return new EnqueueCommand(text(job, "id"), due, named(DuplicatePolicy.class, text(job, "ifPending")),
 				named(Uniqueness.class, text(job, "unique")), text(job, "body"));
+	}
+
+	private static BatchCommand batch(JsonNode step) {
+		List<PreparedCommand> members = new ArrayList<>();
+		required(step, "members").forEach((member) -> members.add(queued(member)));
+		if (members.isEmpty()) {
+			throw new IllegalArgumentException("A batch without members in " + step);
+		}
+		return new BatchCommand(text(step, "id"), named(BatchDeathPolicy.class, text(step, "deathPolicy")),
+				Duration.ofMillis(number(step, "linger")), members, callback(step, "onSuccess"),
+				callback(step, "onComplete"));
+	}
+
+	private static @Nullable PreparedCommand callback(JsonNode step, String field) {
+		JsonNode callback = step.path(field);
+		return callback.isMissingNode() ? null : queued(callback);
+	}
+
+	private static PreparedCommand queued(JsonNode job) {
+		return new PreparedCommand(text(job, "queue"), job(job));
 	}
 
 	private static JsonNode required(JsonNode node, String field) {

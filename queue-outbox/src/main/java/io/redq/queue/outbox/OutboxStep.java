@@ -2,6 +2,7 @@ package io.redq.queue.outbox;
 
 import java.util.List;
 
+import io.redq.queue.redis.BatchCommand;
 import io.redq.queue.redis.EnqueueCommand;
 
 /**
@@ -29,6 +30,21 @@ sealed interface OutboxStep {
 		@Override
 		public int jobs() {
 			return this.commands.size();
+		}
+
+	}
+
+	/**
+	 * A batch to create under the id chosen at its dispatch, with its members and
+	 * callbacks, all of it in one step of the relay.
+	 *
+	 * @param batch the batch
+	 */
+	record Batch(BatchCommand batch) implements OutboxStep {
+
+		@Override
+		public int jobs() {
+			return this.batch.members().size();
 		}
 
 	}

@@ -22,7 +22,11 @@ import javax.sql.DataSource;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
+import io.redq.queue.core.BatchRequest;
+import io.redq.queue.core.BatchResult;
+import io.redq.queue.core.BatchStatus;
 import io.redq.queue.core.DispatchInterceptor;
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchResult.Outcome;
@@ -32,9 +36,13 @@ import io.redq.queue.core.OutgoingJob;
 import io.redq.queue.core.Timer;
 import io.redq.queue.outbox.autoconfigure.JobOutboxAutoConfiguration;
 import io.redq.queue.outbox.autoconfigure.OutboxHealthIndicator;
+import io.redq.queue.redis.BatchCommand;
+import io.redq.queue.redis.BatchOperations;
 import io.redq.queue.redis.EnqueueOperations;
+import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
+import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.WithRedis;
 import io.redq.queue.transaction.TransactionAwareJobDispatcher;
@@ -51,6 +59,8 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -361,6 +371,151 @@ abstract class AbstractOutboxIntegrationTests {
 		});
 	}
 
+	@Test // issue 37
+	void batchOfACommittedTransactionIsOneRowFromWhichTheRelayCreatesItAndItsCallbackRunsOnce() {
+		runner().withUserConfiguration(BatchJobsConfiguration.class).run((context) -> {
+			Outbox outbox = new Outbox(context);
+			outbox.jdbc.update("DELETE FROM " + JdbcJobOutbox.TABLE);
+			BatchResult batch = outbox.transaction.execute((status) -> outbox.dispatcher.dispatchBatch(BatchRequest
+				.of(List.of(JobRequest.of("batch-member", "a").build(), JobRequest.of("batch-member", "b").build(),
+						JobRequest.of("batch-audit", "c").build()))
+				.onSuccess(JobRequest.of("batch-done", "succeeded").build())
+				.onComplete(JobRequest.of("batch-done", "completed").build())
+				.build()));
+			assertThat(batch.members()).extracting(DispatchResult::outcome).containsOnly(Outcome.DEFERRED);
+			assertThat(outbox.rows()).as("the whole batch, of two queues, in one row").isOne();
+			assertThat(outbox.dispatcher.findBatch(batch.batchId())).as("nothing in Redis before the relay").isEmpty();
+			assertThat(outbox.relay().relay()).isOne();
+			BatchJobs jobs = context.getBean(BatchJobs.class);
+			await().atMost(Duration.ofSeconds(30))
+				.untilAsserted(() -> assertThat(jobs.done).containsExactlyInAnyOrder("succeeded", "completed"));
+			assertThat(jobs.members).containsExactlyInAnyOrder("a", "b", "c");
+			assertThat(outbox.dispatcher.findBatch(batch.batchId())).get()
+				.extracting(BatchStatus::state, BatchStatus::total, BatchStatus::succeeded)
+				.containsExactly(BatchStatus.State.SUCCEEDED, 3L, 3L);
+			assertThat(outbox.redis.opsForHash()
+				.multiGet("redq:batch:{" + batch.batchId() + "}:meta", List.of("success", "complete")))
+				.as("each callback delivered, none left to deliver again")
+				.containsOnlyNulls();
+		});
+	}
+
+	@Test // issue 37
+	void batchOfATransactionThatRolledBackIsNeitherWrittenNorSent() {
+		run((outbox) -> {
+			AtomicReference<BatchResult> batch = new AtomicReference<>();
+			outbox.transaction.executeWithoutResult((status) -> {
+				batch.set(outbox.dispatcher.dispatchBatch(BatchRequest.of(List.of(invoice("a")))
+					.onComplete(JobRequest.of("audit", "done").build())
+					.build()));
+				status.setRollbackOnly();
+			});
+			assertThat(outbox.rows()).isZero();
+			outbox.relayAll();
+			assertThat(outbox.dispatcher.findBatch(batch.get().batchId())).isEmpty();
+			assertThat(outbox.redis.keys("redq:batch:*")).isEmpty();
+			assertThat(outbox.ready("mail")).isEmpty();
+		});
+	}
+
+	@Test // issue 37
+	void batchRowAppliedAgainAfterARelayDiedIsOneBatchEvenWhenMembersFinishedMeanwhile() {
+		run((outbox) -> {
+			BatchResult batch = outbox.transaction.execute(
+					(status) -> outbox.dispatcher.dispatchBatch(BatchRequest.of(List.of(invoice("a"), invoice("b")))
+						.onComplete(JobRequest.of("audit", "done").build())
+						.build()));
+			// a relay applies the row and dies before deleting it; a member then succeeds
+			String nonce = outbox.jdbc.queryForObject("SELECT nonce FROM " + JdbcJobOutbox.TABLE, String.class);
+			String steps = outbox.jdbc.queryForObject("SELECT steps FROM " + JdbcJobOutbox.TABLE, String.class);
+			BatchCommand command = ((OutboxStep.Batch) OutboxFormat.read(steps).get(0)).batch();
+			BatchOperations batches = outbox.operations.getBatchOperations();
+			batches.createOnce(command, nonce + ".0", JdbcOutboxRelay.DEFAULT_RESEND_WINDOW);
+			ListenerOperations listener = outbox.operations.getListenerOperations();
+			succeed(listener, "mail");
+			assertThat(listener.handOver("mail")).isOne();
+			assertThat(outbox.relay().relay()).isOne();
+			assertThat(outbox.rows()).isZero();
+			assertThat(outbox.dispatcher.findBatch(batch.batchId())).get()
+				.extracting(BatchStatus::state, BatchStatus::total, BatchStatus::pending, BatchStatus::succeeded)
+				.as("the finished member not pending again")
+				.containsExactly(BatchStatus.State.RUNNING, 2L, 1L, 1L);
+			assertThat(outbox.ready("mail")).as("no member created again").hasSize(1);
+			succeed(listener, "mail");
+			listener.handOver("mail");
+			batches.createOnce(command, nonce + ".0", JdbcOutboxRelay.DEFAULT_RESEND_WINDOW);
+			assertThat(outbox.dispatcher.findBatch(batch.batchId())).get()
+				.extracting(BatchStatus::state, BatchStatus::succeeded)
+				.containsExactly(BatchStatus.State.SUCCEEDED, 2L);
+			assertThat(outbox.ready("mail")).isEmpty();
+			assertThat(outbox.ready("audit")).as("the callback enqueued once")
+				.containsExactly(batch.batchId() + ":complete");
+		});
+	}
+
+	@Test // issue 37
+	void batchRowThatFailedHalfWayIsCompletedWhenAppliedAgainWithoutItsFinishedMembersPendingAgain() {
+		run((outbox) -> {
+			BatchResult batch = outbox.transaction.execute((status) -> outbox.dispatcher
+				.dispatchBatch(BatchRequest.of(List.of(invoice("a"), JobRequest.of("audit", "b").build())).build()));
+			// the members' second queue refuses the relay's first attempt: a newer data
+			// model
+			outbox.redis.opsForValue().set("redq:{audit}:model", "99");
+			assertThat(outbox.relay().relay()).isOne();
+			assertThat(outbox.rows()).as("kept for a retry").isOne();
+			ListenerOperations listener = outbox.operations.getListenerOperations();
+			succeed(listener, "mail");
+			listener.handOver("mail");
+			outbox.redis.delete("redq:{audit}:model");
+			outbox.jdbc.update("UPDATE " + JdbcJobOutbox.TABLE + " SET next_attempt_at = 0");
+			assertThat(outbox.relay().relay()).isOne();
+			assertThat(outbox.rows()).isZero();
+			assertThat(outbox.dispatcher.findBatch(batch.batchId())).get()
+				.extracting(BatchStatus::state, BatchStatus::pending, BatchStatus::succeeded)
+				.as("the member that finished meanwhile is not pending again")
+				.containsExactly(BatchStatus.State.RUNNING, 1L, 1L);
+			assertThat(outbox.ready("mail")).isEmpty();
+			assertThat(outbox.ready("audit")).containsExactly(batch.members().get(1).id());
+		});
+	}
+
+	@Test // issue 37
+	void withTheOutboxDisabledABatchIsSentAfterTheCommitOrNotAtAll() {
+		runner().withPropertyValues("redq.outbox.enabled=false").run((context) -> {
+			TransactionTemplate transaction = new TransactionTemplate(
+					context.getBean(PlatformTransactionManager.class));
+			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+			BatchResult rolledBack = transaction.execute((status) -> {
+				status.setRollbackOnly();
+				return dispatcher.dispatchBatch(BatchRequest.of(List.of(invoice("rolled-back"))).build());
+			});
+			BatchResult batch = transaction.execute((status) -> {
+				BatchResult result = dispatcher.dispatchBatch(BatchRequest.of(List.of(invoice("a"), invoice("b")))
+					.onComplete(JobRequest.of("audit", "done").build())
+					.build());
+				assertThat(dispatcher.findBatch(result.batchId())).as("not before the commit").isEmpty();
+				return result;
+			});
+			assertThat(batch.members()).extracting(DispatchResult::outcome).containsOnly(Outcome.DEFERRED);
+			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+			await().untilAsserted(() -> assertThat(dispatcher.findBatch(batch.batchId())).get()
+				.extracting(BatchStatus::state)
+				.isEqualTo(BatchStatus.State.RUNNING));
+			assertThat(redis.opsForList().range("redq:{mail}:ready", 0, -1))
+				.containsExactlyElementsOf(batch.members().stream().map(DispatchResult::id).toList());
+			assertThat(dispatcher.findBatch(rolledBack.batchId())).isEmpty();
+		});
+	}
+
+	private static JobRequest invoice(String order) {
+		return JobRequest.of("send-invoice", order).build();
+	}
+
+	private static void succeed(ListenerOperations listener, String queue) {
+		ReservedJob job = listener.reserve(queue, 1, Duration.ofMinutes(1)).jobs().get(0);
+		assertThat(listener.ack(queue, List.of(job.lease()))).isEmpty();
+	}
+
 	@Test
 	void jobsWrittenToTheOutboxMeetTheDispatchInterceptorsAsTheyAreStoredOrNot() {
 		List<String> calls = new CopyOnWriteArrayList<>();
@@ -546,13 +701,13 @@ abstract class AbstractOutboxIntegrationTests {
 	void rowOfAnotherFormatVersionIsMovedAsideAndItsQueueGoesOn() {
 		run((outbox) -> {
 			outbox.jdbc.update("INSERT INTO " + JdbcJobOutbox.TABLE + " (queue, nonce, steps, job_count, created_at) "
-					+ "VALUES ('mail', 'n1', '{\"v\":2,\"steps\":[]}', 1, 0)");
+					+ "VALUES ('mail', 'n1', '{\"v\":3,\"steps\":[]}', 1, 0)");
 			String id = outbox.commit(JobRequest.of("send-invoice", "order-1").build());
 			outbox.relayAll();
 			assertThat(outbox.ready("mail")).containsExactly(id);
 			assertThat(outbox.outbox.parkedRows(0, 10)).singleElement()
 				.extracting(JdbcJobOutbox.ParkedRow::reason, InstanceOfAssertFactories.STRING)
-				.contains("format version 2");
+				.contains("format version 3");
 		});
 	}
 
@@ -561,7 +716,7 @@ abstract class AbstractOutboxIntegrationTests {
 		run((outbox) -> {
 			for (int i = 0; i < 3; i++) {
 				outbox.jdbc.update("INSERT INTO " + JdbcJobOutbox.TABLE + " (queue, nonce, steps, job_count, "
-						+ "created_at) VALUES ('mail', ?, '{\"v\":2,\"steps\":[]}', 1, 0)", "n" + i);
+						+ "created_at) VALUES ('mail', ?, '{\"v\":3,\"steps\":[]}', 1, 0)", "n" + i);
 			}
 			outbox.relayAll();
 			List<JdbcJobOutbox.ParkedRow> first = outbox.outbox.parkedRows(0, 2);
@@ -652,6 +807,39 @@ abstract class AbstractOutboxIntegrationTests {
 				relay.stop();
 			}
 		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class BatchJobsConfiguration {
+
+		@Bean
+		BatchJobs batchJobs() {
+			return new BatchJobs();
+		}
+
+	}
+
+	static class BatchJobs {
+
+		final List<String> members = new CopyOnWriteArrayList<>();
+
+		final List<String> done = new CopyOnWriteArrayList<>();
+
+		@QueuedJob(name = "batch-member", queue = "members")
+		void member(String order) {
+			this.members.add(order);
+		}
+
+		@QueuedJob(name = "batch-audit", queue = "audits")
+		void audit(String order) {
+			this.members.add(order);
+		}
+
+		@QueuedJob(name = "batch-done", queue = "callbacks")
+		void done(String outcome) {
+			this.done.add(outcome);
+		}
+
 	}
 
 	static class Unwritable {

@@ -71,7 +71,25 @@ enum Fault {
 	 * A worker's instance dies with jobs it reserved ahead and never started, or that
 	 * started before any renewal; reservations get short leases (bug 6, fixed).
 	 */
-	WORKER_DIES(true);
+	WORKER_DIES(true),
+
+	/**
+	 * A migrator applies a queue's hand-overs to their batches and dies before it removes
+	 * them: the next applies them again.
+	 */
+	HAND_OVER_APPLIED_AGAIN(true),
+
+	/**
+	 * A migrator enqueues a batch's callback and dies before it records the delivery: the
+	 * next call on the batch delivers it again.
+	 */
+	DELIVERY_NOT_RECORDED(true),
+
+	/**
+	 * An outbox relay creates a batch and dies before it deletes the row: the next relay
+	 * creates it again, meanwhile or after its members finished.
+	 */
+	BATCH_CREATION_APPLIED_AGAIN(true);
 
 	/** The system property that lists the faults, or {@code all}. */
 	static final String PROPERTY = "redq.tester.faults";

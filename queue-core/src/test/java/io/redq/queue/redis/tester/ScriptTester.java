@@ -1274,7 +1274,13 @@ final class ScriptTester {
 
 		SHARES("a priority level with jobs reserved within its starvation bound"),
 
-		STATISTICS("the statistics count each job's outcomes as they were");
+		STATISTICS("the statistics count each job's outcomes as they were"),
+
+		BATCH_COUNTS("a batch counts each member once, as it first finished, and keeps the others pending"),
+
+		CALLBACK_EARLY("a batch's callback enqueued only once the batch ended as it calls for"),
+
+		CALLBACK_ONCE("each batch callback enqueued at most once, and exactly once when its batch ended");
 
 		private final String description;
 

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
 
+import io.redq.queue.redis.BatchOperations;
 import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.redis.RedisQueueExtension;
@@ -29,6 +30,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -51,6 +53,11 @@ class ScriptTesterIntegrationTests {
 	private static final Settings LONG = new Settings(5000, 6, 10, 3, 20, SHORT.faults());
 
 	private static final int SHORT_SEEDS = 12;
+
+	/** The batch tester's runs: fewer, since it checks every batch after each step. */
+	private static final int BATCH_STEPS = 300;
+
+	private static final int BATCH_SEEDS = 6;
 
 	private static final Duration LONG_RUN = Duration.ofMinutes(Long.getLong("redq.tester.minutes", 5));
 
@@ -157,6 +164,36 @@ class ScriptTesterIntegrationTests {
 				Invariant.LEVEL);
 	}
 
+	@Test // issue 37
+	void theBatchScriptKeepsEveryBatchInvariant() {
+		Long seed = Long.getLong("redq.tester.seed");
+		List<String> violations = new ArrayList<>();
+		for (long each : (seed != null) ? List.of(seed) : seeds(1, BATCH_SEEDS)) {
+			Violation violation = batchTester(null, each).run();
+			if (violation != null) {
+				violations.add("seed " + each + ": " + violation);
+			}
+		}
+		assertThat(violations).as("runs with faults %s", SHORT.faults()).isEmpty();
+	}
+
+	@Test // issue 37
+	void theTesterFindsABatchThatCountsAMemberWithoutThePendingCheck() {
+		String batch = read(BatchOperations.class, "batch.lua");
+		String counting = batch.replace("if redis.call('SREM', pending, id) == 1 then",
+				"redis.call('SREM', pending, id)\n\t\tdo");
+		assertThat(counting).as("the pending check of batch.lua").isNotEqualTo(batch);
+		Violation violation = null;
+		for (long seed = 1; violation == null && seed <= BATCH_SEEDS; seed++) {
+			violation = batchTester(counting, seed).run();
+		}
+		assertThat(violation).isNotNull();
+		// a hand-over applied again counts its member twice, which may end the batch
+		// early under a count
+		assertThat(violation.invariant()).isIn(Invariant.BATCH_COUNTS, Invariant.CALLBACK_EARLY,
+				Invariant.CALLBACK_ONCE);
+	}
+
 	@Test
 	@EnabledIfSystemProperty(named = "redq.tester.long", matches = "true")
 	void theScriptsKeepEveryInvariantInALongRun() {
@@ -190,6 +227,22 @@ class ScriptTesterIntegrationTests {
 		}
 		return new ScriptTester(new RedisJobQueueOperations(this.connectionFactory, scripts, new Keyspace("redq")),
 				settings, seed);
+	}
+
+	/**
+	 * A tester of batches on a flushed Redis, with the given batch script or the shipped
+	 * one.
+	 */
+	private BatchScriptTester batchTester(@Nullable String batchScript, long seed) {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			connection.serverCommands().flushAll();
+		}
+		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
+				new Keyspace("redq"));
+		BatchOperations batches = (batchScript != null)
+				? new BatchOperations(operations.getStore(), RedisScript.of(batchScript, List.class))
+				: operations.getBatchOperations();
+		return new BatchScriptTester(operations, batches, BATCH_STEPS, SHORT.faults(), seed);
 	}
 
 	/**
