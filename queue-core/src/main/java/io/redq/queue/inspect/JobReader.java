@@ -273,7 +273,7 @@ class JobReader {
 				if ((diedBy == null || !dead.diedAt().isAfter(diedBy)) && (job == null || job.equals(jobName(envelope)))
 						&& (error == null || dead.error().contains(error))) {
 					found.add(new JobView(queue, dead.id(), JobStatus.State.DEAD, dead.diedAt(), jobName(envelope),
-							dead.attempts(), envelope, null, dead.error(), null));
+							dead.attempts(), envelope, null, dead.error(), null, null));
 					if (found.size() == limit) {
 						return new SearchResult(found, false);
 					}
@@ -312,8 +312,8 @@ class JobReader {
 	}
 
 	// reads what the hashes hold of the given jobs: four commands for the whole page, and
-	// a fifth for the stack traces when asked (for one job: a page would carry kilobytes
-	// per job)
+	// for one job (a page would carry kilobytes per job) a fifth for the stack traces and
+	// two for the progress
 	private List<JobView> views(String queue, JobStatus.State state, List<Scored> ids, boolean withTraces) {
 		if (ids.isEmpty()) {
 			return List.of();
@@ -344,7 +344,8 @@ class JobReader {
 			String error = (String) errors.get(i);
 			views.add(new JobView(queue, ids.get(i).id(), state, at, jobName(envelope),
 					attempts(lease, (String) attempts.get(i)), envelope, lease, error,
-					(traces != null) ? traceOf(error, (String) traces.get(i)) : null));
+					(traces != null) ? traceOf(error, (String) traces.get(i)) : null,
+					withTraces ? this.operations.progress(queue, ids.get(i).id()) : null));
 		}
 		return views;
 	}
