@@ -10,12 +10,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.redq.queue.config.JobCatalog;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobProgress;
 import io.redq.queue.core.JobStatus;
+import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.ProgressFields;
 import io.redq.queue.redis.QueueKeys;
@@ -52,6 +54,9 @@ class JobProgressIntegrationTests {
 	private static final Duration DEADLINE = Duration.ofSeconds(30);
 
 	private static final int ITEMS = 300;
+
+	private static final JobDefinition DEFINITION = new JobDefinition("test", QUEUE, 3, Duration.ZERO,
+			new JobBackoff(Duration.ZERO, 1.0, Duration.ZERO, Duration.ZERO), String.class);
 
 	private final RedisServer redis;
 
@@ -108,6 +113,11 @@ class JobProgressIntegrationTests {
 			.parseLong((String) this.template.opsForHash().get(this.keys.progress("tight"), ProgressFields.WRITES));
 		assertThat(writes).isBetween(2L, elapsedMillis / INTERVAL.toMillis() + 1);
 		assertThat(reports.get()).isGreaterThan(100 * writes);
+		JobCatalog catalog = new JobCatalog();
+		catalog.register(DEFINITION);
+		JobQueueInspector inspector = new JobQueueInspector(this.operations, catalog,
+				RedisJobQueueOperations.DEFAULT_KEY_PREFIX);
+		assertThat(inspector.job(QUEUE, "tight").progress()).isEqualTo(new JobProgress(1.0, "done", null));
 		this.release.countDown();
 		await().atMost(DEADLINE).until(() -> this.operations.stats(QUEUE).pending() == 0);
 		assertThat(this.template.hasKey(this.keys.progress("tight"))).isFalse();
@@ -233,8 +243,7 @@ class JobProgressIntegrationTests {
 		properties.setConcurrency(1);
 		properties.setLeaseTime(leaseTime);
 		properties.setShutdownTimeout(Duration.ofSeconds(10));
-		JobHandler handler = new StringJobHandler(new JobDefinition("test", QUEUE, 3, Duration.ZERO,
-				new JobBackoff(Duration.ZERO, 1.0, Duration.ZERO, Duration.ZERO), String.class), handling);
+		JobHandler handler = new StringJobHandler(DEFINITION, handling);
 		JobListenerContainer container = new JobListenerContainer(QUEUE, operations.getListenerOperations(),
 				JsonMapper.shared(), List.of(handler), properties);
 		this.containers.add(container);
