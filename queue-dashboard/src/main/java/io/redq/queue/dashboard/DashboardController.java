@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import io.redq.queue.core.Due;
+import io.redq.queue.core.JobProgress;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueNames;
@@ -503,11 +504,16 @@ public class DashboardController {
 	 * A job as the page shows it; times in epoch milliseconds.
 	 */
 	record JobJson(String queue, String id, String state, @Nullable Long at, @Nullable String job, int attempts,
-			@Nullable Object envelope, @Nullable String lease, @Nullable String error, @Nullable String stackTrace) {
+			@Nullable Object envelope, @Nullable String lease, @Nullable String error, @Nullable String stackTrace,
+			@Nullable JobProgress progress) {
 
 		static JobJson of(JobView job, boolean withPayload) {
+			// a cursor is the job's data, hidden like its payload
+			JobProgress progress = job.progress();
 			return new JobJson(job.queue(), job.id(), job.state().name(), millis(job.at()), job.job(), job.attempts(),
-					withPayload ? job.envelope() : hidden(job.envelope()), job.lease(), job.error(), job.stackTrace());
+					withPayload ? job.envelope() : hidden(job.envelope()), job.lease(), job.error(), job.stackTrace(),
+					(progress != null && !withPayload && progress.cursor() != null)
+							? new JobProgress(progress.fraction(), progress.message(), HIDDEN) : progress);
 		}
 
 		// the envelope with its payload and header values hidden, as Boot hides the
