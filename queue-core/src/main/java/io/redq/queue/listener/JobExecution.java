@@ -340,7 +340,7 @@ final class JobExecution implements JobContext {
 				+ "give each iteration a step of its own and let the one iteration cover the rest");
 		this.iterated = true;
 		JobRunState state = runState();
-		String kept = state.kept().get(ProgressFields.CURSOR);
+		String kept = state.kept(ProgressFields.CURSOR);
 		C cursor = (kept != null) ? WireFormat.jsonMapper().readValue(kept, cursorType) : start;
 		while (cursor != null) {
 			C at = cursor;
@@ -360,12 +360,11 @@ final class JobExecution implements JobContext {
 		Assert.notNull(step, "step must not be null");
 		JobRunState state = runState();
 		String field = ProgressFields.step(name);
-		if (state.kept().containsKey(field)) {
+		if (state.kept(field) != null) {
 			return;
 		}
 		goOn(state, () -> "before step '" + name + "'");
 		step.run();
-		state.kept().put(field, "1");
 		state.set(Map.of(field, "1"));
 		if (!state.flush()) {
 			throw new IllegalStateException("Step '" + name + "' of job " + getId() + " ran, but its end could not be "

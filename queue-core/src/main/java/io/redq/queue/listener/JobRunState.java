@@ -3,6 +3,7 @@ package io.redq.queue.listener;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import io.redq.queue.redis.Lease;
@@ -43,8 +44,8 @@ final class JobRunState {
 	/** The fields to write next: their latest values. */
 	private final Map<String, String> pending = new LinkedHashMap<>();
 
-	// guarded by this
-	private @Nullable Map<String, String> kept;
+	/** The fields read, and set since, by name; {@code null} for a field not kept. */
+	private final Map<String, @Nullable String> kept = new HashMap<>();
 
 	// guarded by this
 	private int writes;
@@ -86,13 +87,15 @@ final class JobRunState {
 	}
 
 	/**
-	 * Return what earlier attempts of the job kept, read once per run.
+	 * Return what earlier attempts of the job kept in a field, read once per run and
+	 * field, or what this run set there since.
 	 */
-	synchronized Map<String, String> kept() {
-		if (this.kept == null) {
-			this.kept = new HashMap<>(this.operations.readProgress(this.queue, this.lease.id(), this.tag));
+	synchronized @Nullable String kept(String field) {
+		if (!this.kept.containsKey(field)) {
+			this.kept.put(field,
+					this.operations.readProgress(this.queue, this.lease.id(), this.tag, List.of(field)).get(field));
 		}
-		return this.kept;
+		return this.kept.get(field);
 	}
 
 	/**
@@ -101,6 +104,7 @@ final class JobRunState {
 	 */
 	synchronized void set(Map<String, String> fields) {
 		this.pending.putAll(fields);
+		this.kept.putAll(fields);
 		if (this.writes == 0 || System.nanoTime() - this.lastWriteNanos >= this.intervalNanos) {
 			write();
 		}

@@ -331,22 +331,32 @@ public final class ListenerOperations {
 	}
 
 	/**
-	 * Read what a job kept across its attempts, when it was kept for this job rather than
-	 * an earlier one of the same id.
+	 * Read fields of what a job kept across its attempts, when it was kept for this job
+	 * rather than an earlier one of the same id: one {@code HMGET} of the fields named,
+	 * since a job may keep any number of steps.
 	 * @param queue the queue
 	 * @param id the job id
 	 * @param tag the job's creation time (epoch ms)
-	 * @return the fields written (see {@link #writeProgress}), empty when none
+	 * @param fields the fields to read (see {@link ProgressFields})
+	 * @return the fields present, empty when none is
 	 */
-	public Map<String, String> readProgress(String queue, String id, long tag) {
-		Map<Object, Object> stored = this.store.getTemplate().opsForHash().entries(this.store.keys(queue).progress(id));
-		if (!Long.toString(tag).equals(stored.get(PROGRESS_TAG))) {
+	public Map<String, String> readProgress(String queue, String id, long tag, List<String> fields) {
+		List<Object> asked = new ArrayList<>(fields.size() + 1);
+		asked.add(PROGRESS_TAG);
+		asked.addAll(fields);
+		List<Object> values = this.store.getTemplate()
+			.opsForHash()
+			.multiGet(this.store.keys(queue).progress(id), asked);
+		if (!Long.toString(tag).equals(values.get(0))) {
 			return Map.of();
 		}
-		Map<String, String> fields = new HashMap<>();
-		stored.forEach((field, value) -> fields.put((String) field, (String) value));
-		fields.remove(PROGRESS_TAG);
-		return fields;
+		Map<String, String> read = new HashMap<>();
+		for (int i = 0; i < fields.size(); i++) {
+			if (values.get(i + 1) != null) {
+				read.put(fields.get(i), (String) values.get(i + 1));
+			}
+		}
+		return read;
 	}
 
 	/**
