@@ -429,7 +429,9 @@ async function jobView(name, id) {
 		['job', job.job || ''], [{ DELAYED: 'due', RESERVED: 'lease until', DEAD: 'died', COMPLETED: 'completed',
 			READY: 'ready since' }[job.state], when(job)], ['attempts', job.attempts +
 			((envelope && envelope.maxAttempts) ? ' of ' + envelope.maxAttempts : '')],
-		['lease', job.lease || ''], ['created', envelope && envelope.createdAt ? time(envelope.createdAt) : '']];
+		['lease', job.lease || ''], ['created', envelope && envelope.createdAt ? time(envelope.createdAt) : ''],
+		['progress', job.progress ? [job.progress.fraction === null ? '' : Math.round(job.progress.fraction * 100) + '%',
+			job.progress.message, job.progress.cursor && 'cursor ' + job.progress.cursor].filter(Boolean).join(' · ') : '']];
 	const actions = el('div', { class: 'bar' });
 	if (!session.readOnly) {
 		const change = (action, extra) => () => post(api('queues', name, 'job', action),

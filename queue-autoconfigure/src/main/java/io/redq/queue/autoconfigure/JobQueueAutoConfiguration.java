@@ -103,6 +103,8 @@ public final class JobQueueAutoConfiguration {
 				() -> "redq.results.max-size must be between 1B and 2GB, not " + resultMaxSize);
 		operations.getListenerOperations().setResultMaxSize((int) resultMaxSize.toBytes());
 		operations.getListenerOperations().setResultTimeToLive(properties.getResults().getTimeToLive());
+		operations.getListenerOperations().setProgressInterval(properties.getProgress().getInterval());
+		operations.getListenerOperations().setProgressTimeToLive(properties.getProgress().getTimeToLive());
 		operations.setReplicasToWaitFor(properties.getDurability().getReplicas(),
 				properties.getDurability().getReplicaTimeout());
 		return operations;

@@ -64,6 +64,8 @@ public class JobQueueProperties {
 
 	private final Results results = new Results();
 
+	private final Progress progress = new Progress();
+
 	private final Health health = new Health();
 
 	private final Inspection inspection = new Inspection();
@@ -139,6 +141,10 @@ public class JobQueueProperties {
 
 	public Results getResults() {
 		return this.results;
+	}
+
+	public Progress getProgress() {
+		return this.progress;
 	}
 
 	public Health getHealth() {
@@ -826,6 +832,43 @@ public class JobQueueProperties {
 
 		public void setMaxSize(DataSize maxSize) {
 			this.maxSize = maxSize;
+		}
+
+		public Duration getTimeToLive() {
+			return this.timeToLive;
+		}
+
+		public void setTimeToLive(Duration timeToLive) {
+			this.timeToLive = timeToLive;
+		}
+
+	}
+
+	/**
+	 * Settings of the progress, cursors and steps that running jobs keep in Redis.
+	 */
+	public static class Progress {
+
+		/**
+		 * The shortest time between two writes of a running job's progress and cursor: a
+		 * handler may report as often as it likes, only its latest values are written. A
+		 * worker killed outright repeats at most the iteration steps of one interval.
+		 */
+		private Duration interval = Duration.ofSeconds(1);
+
+		/**
+		 * How long a job's progress, cursor and finished steps are kept after their last
+		 * write. They go when the job completes; keep them longer than a job waits
+		 * between two attempts, which resume at the cursor kept.
+		 */
+		private Duration timeToLive = Duration.ofDays(7);
+
+		public Duration getInterval() {
+			return this.interval;
+		}
+
+		public void setInterval(Duration interval) {
+			this.interval = interval;
 		}
 
 		public Duration getTimeToLive() {

@@ -74,7 +74,8 @@ class JobQueueAutoConfigurationIntegrationTests {
 			"jobQueueReleaseScript", "jobQueueMigrateScript", "jobQueueCancelScript", "jobQueueStatsScript",
 			"jobQueueAdmitScript", "jobQueueHoldScript", "jobQueueRescheduleScript", "jobQueueStatusScript",
 			"jobQueueDeadScript", "jobQueueReviveScript", "jobQueueModelScript", "jobQueuePurgeScript",
-			"jobQueueResultScript", "jobQueueRecurringTickScript", "jobQueueRecurringPauseScript");
+			"jobQueueResultScript", "jobQueueProgressScript", "jobQueueRecurringTickScript",
+			"jobQueueRecurringPauseScript");
 
 	private final ApplicationContextRunner runner;
 

@@ -5,14 +5,20 @@ import io.redq.queue.listener.JobContext;
 
 /**
  * The handler of {@code chaos} jobs: records START, works (sleeps), records DONE, or LOST
- * when it learned that its lease was lost.
+ * when it learned that its lease was lost; and of {@code chaos-iteration} jobs, which
+ * iterate over items and record each ITEM.
  *
  * @author Redq team
  * @since 0.1.0
  */
 public class ChaosJobs {
 
+	/** The name of the jobs that iterate over as many items as their payload says. */
+	public static final String ITERATION_JOB_NAME = "chaos-iteration";
+
 	private static final long SLICE_MILLIS = 50;
+
+	private static final long ITEM_MILLIS = 10;
 
 	private final Ledger ledger;
 
@@ -56,6 +62,22 @@ public class ChaosJobs {
 			throw ex;
 		}
 		this.ledger.record(context.isLeaseLost() ? "LOST" : "DONE", context.getId(), context.getAttempt());
+	}
+
+	/**
+	 * Run one attempt of an iteration over items, each recorded as an ITEM whose id is
+	 * {@code <job id>/<item>}: the attempt resumes at the cursor an earlier one kept.
+	 * @param items how many items there are
+	 * @param context the job's context
+	 * @throws Exception when the container interrupts the handler
+	 */
+	@QueuedJob(name = ITERATION_JOB_NAME, queue = ChaosTask.QUEUE)
+	public void iterate(Integer items, JobContext context) throws Exception {
+		context.iterate(Integer.class, 0, (item) -> {
+			this.ledger.record("ITEM", context.getId() + "/" + item, context.getAttempt());
+			Thread.sleep(ITEM_MILLIS);
+			return (item + 1 < items) ? item + 1 : null;
+		});
 	}
 
 }

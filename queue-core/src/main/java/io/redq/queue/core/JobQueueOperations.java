@@ -41,6 +41,16 @@ public interface JobQueueOperations {
 	JobStatus status(String queue, String id);
 
 	/**
+	 * Tell how far a living job has come: the progress its handler last reported and the
+	 * cursor it resumes at, as last written (at most once per
+	 * {@code redq.progress.interval}).
+	 * @param queue the queue
+	 * @param id the job id
+	 * @return the progress, or {@code null} when the job is gone or wrote none
+	 */
+	@Nullable JobProgress progress(String queue, String id);
+
+	/**
 	 * Move a pending job to a new due time in one step; a job that became ready but has
 	 * not started counts as pending, and keeps its place in line when the new due time
 	 * has come.

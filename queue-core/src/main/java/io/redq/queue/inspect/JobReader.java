@@ -193,7 +193,7 @@ class JobReader {
 				if ((diedBy == null || !dead.diedAt().isAfter(diedBy)) && (job == null || job.equals(jobName(envelope)))
 						&& (error == null || dead.error().contains(error))) {
 					found.add(new JobView(queue, dead.id(), JobStatus.State.DEAD, dead.diedAt(), jobName(envelope),
-							dead.attempts(), envelope, null, dead.error(), null));
+							dead.attempts(), envelope, null, dead.error(), null, null));
 					if (found.size() == limit) {
 						return new SearchResult(found, false);
 					}
@@ -230,8 +230,8 @@ class JobReader {
 	}
 
 	// reads what the hashes hold of the given jobs: four commands for the whole page, and
-	// a fifth for the stack traces when asked (for one job: a page would carry kilobytes
-	// per job)
+	// for one job (a page would carry kilobytes per job) a fifth for the stack traces and
+	// two for the progress
 	private List<JobView> views(String queue, JobStatus.State state, List<Entry> ids, boolean withTraces) {
 		if (ids.isEmpty()) {
 			return List.of();
@@ -256,7 +256,8 @@ class JobReader {
 			String error = fields.errors().get(i);
 			views.add(new JobView(queue, ids.get(i).id(), state, at, jobName(envelope),
 					attempts(lease, fields.attempts().get(i)), envelope, lease, error,
-					(traces != null) ? traceOf(error, traces.get(i)) : null));
+					(traces != null) ? traceOf(error, traces.get(i)) : null,
+					withTraces ? this.operations.progress(queue, ids.get(i).id()) : null));
 		}
 		return views;
 	}

@@ -3,6 +3,7 @@ package io.redq.queue.inspect;
 import java.time.Instant;
 import java.util.Map;
 
+import io.redq.queue.core.JobProgress;
 import io.redq.queue.core.JobStatus;
 import org.jspecify.annotations.Nullable;
 
@@ -26,12 +27,15 @@ import org.jspecify.annotations.Nullable;
  * when it has not failed
  * @param stackTrace the stack trace of that error when a handler threw it, bounded in
  * size; read for one job, {@code null} in pages and searches
+ * @param progress how far the job has come, as its handler last reported it, or
+ * {@code null} when it reported none; read for one job, {@code null} in pages and
+ * searches
  * @author Redq team
  * @since 0.1.0
  */
 public record JobView(String queue, String id, JobStatus.State state, @Nullable Instant at, @Nullable String job,
 		int attempts, @Nullable Object envelope, @Nullable String lease, @Nullable String error,
-		@Nullable String stackTrace) {
+		@Nullable String stackTrace, @Nullable JobProgress progress) {
 
 	/**
 	 * Return the job's payload.

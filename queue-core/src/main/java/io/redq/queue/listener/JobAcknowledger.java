@@ -2,8 +2,10 @@ package io.redq.queue.listener;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -67,8 +69,8 @@ final class JobAcknowledger {
 		flushNow();
 	}
 
-	void add(Lease lease, @Nullable String result) {
-		this.pending.add(new Completion(lease, result));
+	void add(Lease lease, @Nullable String result, boolean withProgress) {
+		this.pending.add(new Completion(lease, result, withProgress));
 		if (this.scheduled.compareAndSet(false, true)) {
 			try {
 				this.executor.execute(this::flush);
@@ -91,22 +93,27 @@ final class JobAcknowledger {
 	private void flushNow() {
 		List<Lease> batch = new ArrayList<>();
 		Map<String, String> results = new HashMap<>();
+		Set<String> withProgress = new HashSet<>();
 		for (Completion completion = this.pending.poll(); completion != null; completion = this.pending.poll()) {
 			batch.add(completion.lease());
 			if (completion.result() != null) {
 				results.put(completion.lease().id(), completion.result());
 			}
+			if (completion.withProgress()) {
+				withProgress.add(completion.lease().id());
+			}
 			if (batch.size() == QueueStore.MAX_BATCH_SIZE || this.pending.isEmpty()) {
-				ack(batch, results);
+				ack(batch, results, withProgress);
 				batch = new ArrayList<>();
 				results = new HashMap<>();
+				withProgress = new HashSet<>();
 			}
 		}
 	}
 
-	private void ack(List<Lease> batch, Map<String, String> results) {
+	private void ack(List<Lease> batch, Map<String, String> results, Set<String> withProgress) {
 		try {
-			for (String id : this.operations.ack(this.queue, batch, results)) {
+			for (String id : this.operations.ack(this.queue, batch, results, withProgress)) {
 				logger.warn("Late acknowledgement of job " + id + " refused: its lease expired and another worker "
 						+ "has taken the job since");
 			}
@@ -121,9 +128,10 @@ final class JobAcknowledger {
 	}
 
 	/**
-	 * A completed job's lease and its result in Redq's wire format, or {@code null}.
+	 * A completed job's lease, its result in Redq's wire format or {@code null}, and
+	 * whether it wrote progress, which goes with its completion.
 	 */
-	private record Completion(Lease lease, @Nullable String result) {
+	private record Completion(Lease lease, @Nullable String result, boolean withProgress) {
 	}
 
 }

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What a running job knows about itself. Declare a parameter of this type on a
  * {@code @QueuedJob} method to get it.
@@ -12,10 +14,25 @@ import java.util.Map;
  * The id is stable across attempts: use it as an idempotency key, since a job runs again
  * if its worker dies or stalls past its lease.
  *
+ * <p>
+ * A long job reports how far it has come ({@link #reportProgress}), and keeps its place
+ * across attempts: {@link #iterate} keeps a cursor in Redis and gives it to the next
+ * attempt, {@link #step} runs a named step once per job. Outside a container (a test's
+ * context, say) these run in memory: nothing is reported or kept.
+ *
  * @author Redq team
  * @since 0.1.0
  */
 public interface JobContext {
+
+	/** The longest progress message, in characters. */
+	int MAX_PROGRESS_MESSAGE_LENGTH = 200;
+
+	/** The largest cursor, in bytes of JSON. */
+	int MAX_CURSOR_SIZE = 4096;
+
+	/** The longest step name, in characters. */
+	int MAX_STEP_NAME_LENGTH = 100;
 
 	/**
 	 * Return the job id.
@@ -82,5 +99,94 @@ public interface JobContext {
 	 * @return {@code false} when the lease was already lost
 	 */
 	boolean extendLease(Duration duration);
+
+	/**
+	 * Report how far the job has come, for the dashboard and
+	 * {@link io.redq.queue.core.JobQueueOperations#progress}. Call it as often as you
+	 * like: Redis gets the latest values at most once per {@code redq.progress.interval}
+	 * (1 s by default), the first at once and the last within about an interval. The
+	 * progress is kept across attempts and deleted when the job completes.
+	 * @param fraction the fraction done, from 0 to 1
+	 * @param message what to show beside it, at most
+	 * {@value #MAX_PROGRESS_MESSAGE_LENGTH} characters, or {@code null}
+	 * @throws IllegalArgumentException when the fraction is out of range or the message
+	 * too long
+	 */
+	default void reportProgress(double fraction, @Nullable String message) {
+		JobRunState.checkProgress(fraction, message);
+	}
+
+	/**
+	 * Iterate over a cursor that Redq keeps in Redis, so that a job resumes where it
+	 * stopped instead of starting over: {@code step} is called with each cursor and
+	 * returns the next one, or {@code null} at the end. The cursor after the latest step
+	 * is written at most once per {@code redq.progress.interval}, when the attempt fails,
+	 * and when the container stops; the next attempt starts at the cursor written last,
+	 * and a job that finished its iteration skips it. A container that stops gracefully
+	 * interrupts the iteration between two steps and gives the job back without using an
+	 * attempt (see {@link JobStoppedException}); a worker killed outright repeats the
+	 * steps of at most one interval. One iteration per job.
+	 * @param <C> the cursor's type
+	 * @param cursorType the cursor's type, which its JSON is read back as
+	 * @param start the cursor of a job that has none kept yet
+	 * @param step processes the items at a cursor and returns the next cursor, or
+	 * {@code null} when there are no more; at most {@value #MAX_CURSOR_SIZE} bytes of
+	 * JSON
+	 * @throws Exception what a step threw
+	 * @throws JobStoppedException when the container stops: let it through
+	 */
+	default <C> void iterate(Class<C> cursorType, C start, CursorStep<C> step) throws Exception {
+		for (C cursor = start; cursor != null; cursor = step.next(cursor)) {
+			// in memory
+		}
+	}
+
+	/**
+	 * Run a step of the job once: a job whose earlier attempt finished this step skips
+	 * it. The step's end is written to Redis right after it returns; a worker killed in
+	 * between runs it again, so make it idempotent. A container that stops gracefully
+	 * gives the job back before the next step starts (see {@link JobStoppedException}).
+	 * @param name the step's name, unique within the job, at most
+	 * {@value #MAX_STEP_NAME_LENGTH} characters
+	 * @param step the step
+	 * @throws Exception what the step threw
+	 * @throws JobStoppedException when the container stops: let it through
+	 */
+	default void step(String name, Step step) throws Exception {
+		JobRunState.checkStepName(name);
+		step.run();
+	}
+
+	/**
+	 * One step of an {@link #iterate iteration}.
+	 *
+	 * @param <C> the cursor's type
+	 */
+	@FunctionalInterface
+	interface CursorStep<C> {
+
+		/**
+		 * Process the items at a cursor.
+		 * @param cursor where to go on from
+		 * @return the next cursor, or {@code null} when there are no more items
+		 * @throws Exception to fail the attempt, which resumes at this cursor
+		 */
+		@Nullable C next(C cursor) throws Exception;
+
+	}
+
+	/**
+	 * A {@link #step named step} of a job.
+	 */
+	@FunctionalInterface
+	interface Step {
+
+		/**
+		 * Run the step.
+		 * @throws Exception to fail the attempt, which runs the step again
+		 */
+		void run() throws Exception;
+
+	}
 
 }

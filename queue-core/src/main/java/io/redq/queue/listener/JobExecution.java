@@ -7,12 +7,19 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 import io.redq.queue.redis.Gates;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.redis.JobEnvelope;
+import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.ProgressFields;
 import io.redq.queue.redis.ReservedJob;
+import io.redq.queue.redis.WireFormat;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
 
 /**
  * One attempt of a job on a container, and the {@link JobContext} its handler sees;
@@ -34,6 +41,11 @@ final class JobExecution implements JobContext {
 	private final Semaphore permits;
 
 	private final JobLeaseKeeper leaseKeeper;
+
+	private final ListenerOperations operations;
+
+	/** Whether the container stops, which interrupts iterations and steps. */
+	private final BooleanSupplier stopping;
 
 	private final AtomicBoolean settled = new AtomicBoolean();
 
@@ -76,11 +88,18 @@ final class JobExecution implements JobContext {
 
 	private volatile @Nullable ScheduledFuture<?> timeoutTask;
 
-	JobExecution(ReservedJob job, String queue, Semaphore permits, JobLeaseKeeper leaseKeeper, long leaseEndNanos) {
+	private volatile @Nullable JobRunState runState;
+
+	private boolean iterated;
+
+	JobExecution(ReservedJob job, String queue, Semaphore permits, JobLeaseKeeper leaseKeeper,
+			ListenerOperations operations, BooleanSupplier stopping, long leaseEndNanos) {
 		this.job = job;
 		this.queue = queue;
 		this.permits = permits;
 		this.leaseKeeper = leaseKeeper;
+		this.operations = operations;
+		this.stopping = stopping;
 		this.leaseEndNanos = new AtomicLong(leaseEndNanos);
 	}
 
@@ -303,6 +322,119 @@ final class JobExecution implements JobContext {
 			return false;
 		}
 		return this.leaseKeeper.extend(this, duration);
+	}
+
+	@Override
+	public void reportProgress(double fraction, @Nullable String message) {
+		JobRunState.checkProgress(fraction, message);
+		runState().set(Map.of(ProgressFields.FRACTION, Double.toString(fraction), ProgressFields.MESSAGE,
+				(message != null) ? message : ""));
+	}
+
+	@Override
+	public <C> void iterate(Class<C> cursorType, C start, CursorStep<C> step) throws Exception {
+		Assert.notNull(cursorType, "cursorType must not be null");
+		Assert.notNull(start, "start must not be null");
+		Assert.notNull(step, "step must not be null");
+		Assert.state(!this.iterated, () -> "Job " + getId() + " iterates a second time: a job keeps one cursor; "
+				+ "give each iteration a step of its own and let the one iteration cover the rest");
+		this.iterated = true;
+		JobRunState state = runState();
+		String kept = state.kept(ProgressFields.CURSOR);
+		C cursor = (kept != null) ? WireFormat.jsonMapper().readValue(kept, cursorType) : start;
+		while (cursor != null) {
+			C at = cursor;
+			goOn(state, () -> "at cursor " + WireFormat.jsonMapper().writeValueAsString(at));
+			cursor = step.next(cursor);
+			// null, once done: a later attempt skips the iteration
+			String json = WireFormat.jsonMapper().writeValueAsString(cursor);
+			JobRunState.checkCursor(getId(), json);
+			state.set(Map.of(ProgressFields.CURSOR, json));
+		}
+		state.flush();
+	}
+
+	@Override
+	public void step(String name, Step step) throws Exception {
+		JobRunState.checkStepName(name);
+		Assert.notNull(step, "step must not be null");
+		JobRunState state = runState();
+		String field = ProgressFields.step(name);
+		if (state.kept(field) != null) {
+			return;
+		}
+		goOn(state, () -> "before step '" + name + "'");
+		step.run();
+		state.set(Map.of(field, "1"));
+		if (!state.flush()) {
+			throw new IllegalStateException("Step '" + name + "' of job " + getId() + " ran, but its end could not be "
+					+ "written to Redis: a later attempt runs it again");
+		}
+	}
+
+	/**
+	 * Stop an iteration or a run of steps when the container stops, after writing where
+	 * the job is, or when the run lost its lease or was interrupted.
+	 */
+	private void goOn(JobRunState state, Supplier<String> where) throws InterruptedException {
+		if (this.stopping.getAsBoolean()) {
+			state.flush();
+			throw new JobStoppedException("Job " + getId() + " of queue '" + this.queue + "' stopped " + where.get()
+					+ " as its container stops; it resumes there on its next run");
+		}
+		if (this.leaseLost) {
+			throw new IllegalStateException("Job " + getId() + " lost its lease " + where.get()
+					+ " (this worker stalled past it or it timed out); it may run elsewhere now");
+		}
+		if (Thread.currentThread().isInterrupted()) {
+			throw new InterruptedException("Job " + getId() + " was interrupted " + where.get());
+		}
+	}
+
+	private JobRunState runState() {
+		JobRunState state = this.runState;
+		if (state == null) {
+			synchronized (this.interruptMonitor) {
+				state = this.runState;
+				if (state == null) {
+					state = new JobRunState(this.operations, this.queue, this.job.lease(),
+							getCreatedAt().toEpochMilli(), this::loseLease);
+					this.runState = state;
+				}
+			}
+		}
+		return state;
+	}
+
+	/**
+	 * Write the progress and cursor set since the last write if the interval passed: for
+	 * a handler that reported and went on without reporting again.
+	 */
+	void writeProgressIfDue() {
+		JobRunState state = this.runState;
+		if (state != null) {
+			state.writeIfDue();
+		}
+	}
+
+	/**
+	 * Write the progress and cursor set since the last write now: the attempt ended
+	 * without completing, and the next one resumes there.
+	 */
+	void flushProgress() {
+		JobRunState state = this.runState;
+		if (state != null) {
+			state.flush();
+		}
+	}
+
+	/**
+	 * Return whether the run wrote progress, a cursor or a step, which go with the job's
+	 * completion.
+	 */
+	boolean wroteProgress() {
+		JobRunState state = this.runState;
+		return state != null && state.isWritten();
 	}
 
 }

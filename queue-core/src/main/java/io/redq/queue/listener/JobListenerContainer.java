@@ -316,8 +316,10 @@ public class JobListenerContainer implements JobQueueLifecycle {
 			this.acknowledger.start(threadFactory(prefix + "acker-"));
 			this.running = true;
 			long renewal = this.leaseKeeper.renewalIntervalMillis();
-			scheduler.scheduleAtFixedRate(() -> this.leaseKeeper.renew(this.workerPool.executions()), renewal, renewal,
-					TimeUnit.MILLISECONDS);
+			scheduler.scheduleAtFixedRate(() -> {
+				this.leaseKeeper.renew(this.workerPool.executions());
+				this.workerPool.writeProgress();
+			}, renewal, renewal, TimeUnit.MILLISECONDS);
 			long horizon = TimeUnit.NANOSECONDS.toMillis(JobPrefetch.HORIZON_NANOS);
 			scheduler.scheduleWithFixedDelay(() -> this.prefetch.trim(this.workerPool), horizon, horizon,
 					TimeUnit.MILLISECONDS);

@@ -99,7 +99,7 @@ final class JobOutcomes {
 			}
 		}
 		if (execution.settle()) {
-			this.acknowledger.add(execution.job().lease(), written);
+			this.acknowledger.add(execution.job().lease(), written, execution.wroteProgress());
 			report(execution, JobMetrics.Outcome.COMPLETED, null);
 			this.interceptors.afterSuccess(execution);
 		}

@@ -109,7 +109,8 @@ final class JobWorkerPool {
 	 * from before the reservation was sent
 	 */
 	void submit(ReservedJob job, Semaphore permits, long leaseEndNanos) {
-		JobExecution execution = new JobExecution(job, this.queue, permits, this.leaseKeeper, leaseEndNanos);
+		JobExecution execution = new JobExecution(job, this.queue, permits, this.leaseKeeper, this.operations,
+				() -> !this.running.getAsBoolean(), leaseEndNanos);
 		this.inFlight.put(job.token(), execution);
 		try {
 			this.workers.execute(new Start(execution));
@@ -266,7 +267,17 @@ final class JobWorkerPool {
 			this.outcomes.completed(execution, result);
 		}
 		catch (Throwable ex) {
-			this.outcomes.failed(execution, ex);
+			// the next attempt resumes where this one ended
+			execution.flushProgress();
+			if (stoppedBy(ex)) {
+				if (execution.settle()) {
+					logger.info(ex.getMessage());
+					handBack(List.of(execution.job().lease()), true);
+				}
+			}
+			else {
+				this.outcomes.failed(execution, ex);
+			}
 		}
 		finally {
 			execution.end();
@@ -278,6 +289,27 @@ final class JobWorkerPool {
 			execution.finish();
 			execution.permits().release();
 		}
+	}
+
+	/**
+	 * Write the progress of the running jobs that reported since their last write, as the
+	 * interval allows.
+	 */
+	void writeProgress() {
+		this.inFlight.values().forEach(JobExecution::writeProgressIfDue);
+	}
+
+	/**
+	 * Return whether a handler ended because its container stops between the steps of its
+	 * iteration: the job goes back without using an attempt.
+	 */
+	private static boolean stoppedBy(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			if (cause instanceof JobStoppedException) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**

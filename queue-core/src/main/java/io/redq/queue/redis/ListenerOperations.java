@@ -4,8 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.RedisNoScriptException;
@@ -38,6 +40,12 @@ import org.springframework.util.Assert;
  */
 public final class ListenerOperations {
 
+	/**
+	 * The field of a job's progress hash that holds the creation time of the job that
+	 * wrote it (see {@code progress.lua}).
+	 */
+	private static final String PROGRESS_TAG = "t";
+
 	/** The most due jobs, and the most expired leases, that one migrator pass moves. */
 	public static final int MIGRATION_BATCH_SIZE = 1000;
 
@@ -65,6 +73,15 @@ public final class ListenerOperations {
 	/** The default time a completed job's result is kept. */
 	public static final Duration DEFAULT_RESULT_TIME_TO_LIVE = Duration.ofHours(1);
 
+	/** The default shortest time between two progress writes of a run. */
+	public static final Duration DEFAULT_PROGRESS_INTERVAL = Duration.ofSeconds(1);
+
+	/**
+	 * The default time a job's progress, cursor and steps are kept after their last
+	 * write.
+	 */
+	public static final Duration DEFAULT_PROGRESS_TIME_TO_LIVE = Duration.ofDays(7);
+
 	private final QueueStore store;
 
 	private final QueueScripts scripts;
@@ -84,6 +101,10 @@ public final class ListenerOperations {
 	private Duration resultTimeToLive = DEFAULT_RESULT_TIME_TO_LIVE;
 
 	private int resultMaxSize = DEFAULT_RESULT_MAX_SIZE;
+
+	private Duration progressInterval = DEFAULT_PROGRESS_INTERVAL;
+
+	private Duration progressTimeToLive = DEFAULT_PROGRESS_TIME_TO_LIVE;
 
 	/**
 	 * Create an instance.
@@ -253,6 +274,92 @@ public final class ListenerOperations {
 	}
 
 	/**
+	 * Set the shortest time between two writes of a run's progress and cursor: a handler
+	 * that reports more often has only its latest values written.
+	 * @param progressInterval the interval, at least a millisecond
+	 */
+	public void setProgressInterval(Duration progressInterval) {
+		Assert.isTrue(progressInterval.toMillis() > 0, "progressInterval must be at least 1ms");
+		this.progressInterval = progressInterval;
+	}
+
+	/**
+	 * Return the shortest time between two writes of a run's progress and cursor.
+	 * @return the interval
+	 */
+	public Duration getProgressInterval() {
+		return this.progressInterval;
+	}
+
+	/**
+	 * Set how long a job's progress, cursor and finished steps are kept after their last
+	 * write: they go when the job completes, and outlive its other ends (death,
+	 * cancellation, purge) by at most this time. Longer than a job waits between two
+	 * attempts, which resume at the cursor kept.
+	 * @param progressTimeToLive the retention, at least a millisecond
+	 */
+	public void setProgressTimeToLive(Duration progressTimeToLive) {
+		Assert.isTrue(progressTimeToLive.toMillis() > 0, "progressTimeToLive must be at least 1ms");
+		this.progressTimeToLive = progressTimeToLive;
+	}
+
+	/**
+	 * Write what a running job keeps across its attempts (its progress, cursor and
+	 * finished steps), if the run still holds the job's lease.
+	 * @param queue the queue
+	 * @param lease the run's lease
+	 * @param tag the job's creation time (epoch ms), which tells a hash left by an
+	 * earlier job of the same id
+	 * @param fields the fields to write, see {@link #readProgress}
+	 * @return {@code false} when the run no longer holds the lease (nothing was written)
+	 */
+	public boolean writeProgress(String queue, Lease lease, long tag, Map<String, String> fields) {
+		QueueKeys keys = this.store.keys(queue);
+		List<String> scriptKeys = new ArrayList<>(keys.all());
+		scriptKeys.add(keys.progress(lease.id()));
+		List<String> args = new ArrayList<>(4 + 2 * fields.size());
+		args.add(lease.id());
+		args.add(lease.token());
+		args.add(millis(this.progressTimeToLive));
+		args.add(Long.toString(tag));
+		fields.forEach((field, value) -> {
+			args.add(field);
+			args.add(value);
+		});
+		Long written = this.store.getTemplate().execute(this.scripts.progress(), scriptKeys, args.toArray());
+		return written != null && written == 1L;
+	}
+
+	/**
+	 * Read fields of what a job kept across its attempts, when it was kept for this job
+	 * rather than an earlier one of the same id: one {@code HMGET} of the fields named,
+	 * since a job may keep any number of steps.
+	 * @param queue the queue
+	 * @param id the job id
+	 * @param tag the job's creation time (epoch ms)
+	 * @param fields the fields to read (see {@link ProgressFields})
+	 * @return the fields present, empty when none is
+	 */
+	public Map<String, String> readProgress(String queue, String id, long tag, List<String> fields) {
+		List<Object> asked = new ArrayList<>(fields.size() + 1);
+		asked.add(PROGRESS_TAG);
+		asked.addAll(fields);
+		List<Object> values = this.store.getTemplate()
+			.opsForHash()
+			.multiGet(this.store.keys(queue).progress(id), asked);
+		if (!Long.toString(tag).equals(values.get(0))) {
+			return Map.of();
+		}
+		Map<String, String> read = new HashMap<>();
+		for (int i = 0; i < fields.size(); i++) {
+			if (values.get(i + 1) != null) {
+				read.put(fields.get(i), (String) values.get(i + 1));
+			}
+		}
+		return read;
+	}
+
+	/**
 	 * Write a job's result in Redq's wire format (JSON), to be acknowledged with the job.
 	 * @param id the job id
 	 * @param result the value the job's handler returned
@@ -306,6 +413,21 @@ public final class ListenerOperations {
 	 * the master
 	 */
 	public List<String> ack(String queue, Collection<Lease> leases, Map<String, String> results) {
+		return ack(queue, leases, results, Set.of());
+	}
+
+	/**
+	 * Acknowledge completed jobs as {@link #ack(String, Collection, Map)} does, and
+	 * delete the progress of those that {@link #writeProgress wrote some} with their
+	 * completion.
+	 * @param queue the queue
+	 * @param leases the leases of the completed jobs
+	 * @param results the results by job id, in Redq's wire format
+	 * @param withProgress the ids of the jobs that wrote progress
+	 * @return the ids refused because another worker reserved their job since
+	 */
+	public List<String> ack(String queue, Collection<Lease> leases, Map<String, String> results,
+			Set<String> withProgress) {
 		QueueKeys queueKeys = this.store.keys(queue);
 		List<Lease> all = List.copyOf(leases);
 		List<String> refused = new ArrayList<>();
@@ -314,23 +436,22 @@ public final class ListenerOperations {
 		for (int from = 0; from < all.size(); from += QueueStore.MAX_BATCH_SIZE) {
 			List<Lease> batch = all.subList(from, Math.min(all.size(), from + QueueStore.MAX_BATCH_SIZE));
 			List<String> keys = queueKeys.all();
-			List<String> resultArgs = new ArrayList<>();
+			// a result to keep, or '' to delete a progress hash
+			List<String> writes = new ArrayList<>();
 			for (Lease lease : batch) {
 				String result = results.get(lease.id());
 				if (result != null) {
-					if (resultArgs.isEmpty()) {
-						keys = new ArrayList<>(keys);
-					}
-					keys.add(queueKeys.result(lease.id()));
-					resultArgs.add(lease.id());
-					resultArgs.add(result);
+					keys = write(keys, queueKeys.result(lease.id()), writes, lease.id(), result);
+				}
+				if (withProgress.contains(lease.id())) {
+					keys = write(keys, queueKeys.progress(lease.id()), writes, lease.id(), "");
 				}
 			}
 			List<String> args = new ArrayList<>();
 			args.add(Integer.toString(this.completedMaxSize));
-			args.add(Integer.toString(resultArgs.size() / 2));
+			args.add(Integer.toString(writes.size() / 2));
 			args.add(millis(this.resultTimeToLive));
-			args.addAll(resultArgs);
+			args.addAll(writes);
 			args.addAll(leaseArgs(batch));
 			try {
 				refused.addAll(strings(this.store.runForListOnReplicas(this.scripts.ack(), keys, args,
@@ -346,6 +467,19 @@ public final class ListenerOperations {
 			throw timeout.forJobs(unconfirmed);
 		}
 		return refused;
+	}
+
+	/**
+	 * Add a key that an acknowledgement writes after the queue's, and what it writes
+	 * there.
+	 * @return the keys, copied before the first key is added
+	 */
+	private static List<String> write(List<String> keys, String key, List<String> writes, String id, String value) {
+		List<String> added = writes.isEmpty() ? new ArrayList<>(keys) : keys;
+		added.add(key);
+		writes.add(id);
+		writes.add(value);
+		return added;
 	}
 
 	/**

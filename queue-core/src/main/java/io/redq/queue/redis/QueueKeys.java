@@ -406,6 +406,16 @@ public final class QueueKeys {
 	}
 
 	/**
+	 * Return the key of the hash of what a job keeps across its attempts while it lives:
+	 * its progress, its cursor and its finished steps (see {@code progress.lua}).
+	 * @param id the job id
+	 * @return the key
+	 */
+	public String progress(String id) {
+		return key("progress:" + id);
+	}
+
+	/**
 	 * Return the key of a recurring job's state: its latest tick and whether it is
 	 * paused.
 	 * @param job the job name

@@ -16,6 +16,7 @@ import io.redq.queue.core.CompletedJob;
 import io.redq.queue.core.DeadJob;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.JobPriority;
+import io.redq.queue.core.JobProgress;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueSnapshot;
@@ -27,6 +28,7 @@ import io.redq.queue.script.QueueScripts;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
 
 import org.springframework.context.ApplicationEvent;
 import org.springframework.context.ApplicationEventPublisher;
@@ -206,6 +208,31 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 		long at = QueueStore.number(result, 2);
 		return new JobStatus(JobStatus.State.valueOf(((String) result.get(1)).toUpperCase(Locale.ROOT)),
 				(at >= 0) ? Instant.ofEpochMilli(at) : null, Instant.ofEpochMilli(QueueStore.number(result, 0)));
+	}
+
+	@Override
+	public @Nullable JobProgress progress(String queue, String id) {
+		String envelope = (String) this.redis.opsForHash().get(this.store.keys(queue).jobs(), id);
+		if (envelope == null) {
+			return null;
+		}
+		JobEnvelope read;
+		try {
+			read = JobEnvelope.read(envelope);
+		}
+		catch (JacksonException ex) {
+			return null;
+		}
+		Map<String, String> fields = this.listenerOperations.readProgress(queue, id,
+				(read != null && read.createdAt() != null) ? read.createdAt() : 0,
+				List.of(ProgressFields.FRACTION, ProgressFields.MESSAGE, ProgressFields.CURSOR));
+		String fraction = fields.get(ProgressFields.FRACTION);
+		String cursor = fields.get(ProgressFields.CURSOR);
+		if (fraction == null && cursor == null) {
+			return null;
+		}
+		return new JobProgress((fraction != null) ? Double.valueOf(fraction) : null, fields.get(ProgressFields.MESSAGE),
+				cursor);
 	}
 
 	@Override

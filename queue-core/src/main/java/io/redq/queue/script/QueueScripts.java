@@ -50,6 +50,7 @@ import org.springframework.util.Assert;
  * @param model returns the queue's data model, after the check every script makes
  * @param purge deletes every job of a queue in one step
  * @param result reads where a job's result stands for a caller that waits for it
+ * @param progress writes a running job's progress, cursor and finished steps
  * @author Redq team
  * @since 0.1.0
  */
@@ -58,7 +59,8 @@ public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> push, Re
 		RedisScript<List> ack, RedisScript<Long> fail, RedisScript<List> extend, RedisScript<Long> release,
 		RedisScript<List> migrate, RedisScript<Long> cancel, RedisScript<List> stats, RedisScript<Long> admit,
 		RedisScript<Long> hold, RedisScript<Long> reschedule, RedisScript<List> status, RedisScript<List> dead,
-		RedisScript<Long> revive, RedisScript<Long> model, RedisScript<Long> purge, RedisScript<List> result) {
+		RedisScript<Long> revive, RedisScript<Long> model, RedisScript<Long> purge, RedisScript<List> result,
+		RedisScript<Long> progress) {
 
 	/**
 	 * The definition of each script, in the order of the components.

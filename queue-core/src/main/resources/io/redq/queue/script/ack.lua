@@ -1,6 +1,7 @@
--- Acknowledges completed jobs. ARGV: how many completed ids to keep (0: none), how many results r, how long a result
--- is kept (ms), then r pairs of id and result (a result's key in KEYS after the queue's, in the same order), then
--- pairs of id and lease token.
+-- Acknowledges completed jobs. ARGV: how many completed ids to keep (0: none), how many keys r to write, how long a
+-- result is kept (ms), then r pairs of id and what to write at the key of the same rank in KEYS after the queue's: a
+-- result, kept for that time, or '' to delete the key (the job's progress hash, see progress.lua, which goes with its
+-- completion), then pairs of id and lease token. A job that returns nothing and wrote no progress sends no key.
 -- A run whose lease is no longer held by that token (its worker stalled past it) is still accepted while no worker
 -- reserved its job since (runs holds its token; a worker starts what it reserves within about 100 ms): the job waits
 -- to run again (ready, delayed) or died of the expiry, and is taken out of there to complete, so that a finished run
@@ -58,14 +59,19 @@ if #done > 0 then
 		redis.call('ZREMRANGEBYRANK', completed, 0, -keep - 1)
 	end
 	if results > 0 then
-		-- a refused run's result is not the job's
+		-- a refused run's result is not the job's, nor its progress hash that of the run that took the job over
 		local accepted = {}
 		for _, id in ipairs(done) do
 			accepted[id] = true
 		end
 		for i = 1, results do
 			if accepted[ARGV[2 + 2 * i]] then
-				redis.call('SET', KEYS[#KEYS - results + i], ARGV[3 + 2 * i], 'PX', ARGV[3])
+				local key, value = KEYS[#KEYS - results + i], ARGV[3 + 2 * i]
+				if value == '' then
+					redis.call('DEL', key)
+				else
+					redis.call('SET', key, value, 'PX', ARGV[3])
+				end
 			end
 		end
 	end

@@ -49,7 +49,7 @@ class JobAcknowledgerIntegrationTests extends AbstractQueueIntegrationTests {
 			task.run();
 		}));
 		long scripts = ScriptExecutions.count(this.redis);
-		jobs.forEach((job) -> this.acknowledger.add(job.lease(), null));
+		jobs.forEach((job) -> this.acknowledger.add(job.lease(), null, false));
 		inFlight.countDown();
 		// awaited without scripts, so that only the acknowledgements count
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.template.opsForZSet().zCard(this.keys.reserved()) == 0);
@@ -62,7 +62,7 @@ class JobAcknowledgerIntegrationTests extends AbstractQueueIntegrationTests {
 		List<ReservedJob> jobs = reserve(2);
 		this.acknowledger.start(Thread::new);
 		this.acknowledger.stop();
-		this.acknowledger.add(jobs.get(0).lease(), null);
+		this.acknowledger.add(jobs.get(0).lease(), null, false);
 		assertThat(stats()).isEqualTo(new QueueStats(0, 0, 1, 0));
 	}
 

@@ -258,8 +258,8 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 		List<JobExecution> executions = new ArrayList<>(count);
 		long reservedNanos = System.nanoTime();
 		for (ReservedJob job : this.listener.reserve(QUEUE, count, lease).jobs()) {
-			executions
-				.add(new JobExecution(job, QUEUE, new Semaphore(0), leaseKeeper, reservedNanos + lease.toNanos()));
+			executions.add(new JobExecution(job, QUEUE, new Semaphore(0), leaseKeeper, this.listener, () -> false,
+					reservedNanos + lease.toNanos()));
 		}
 		executions.sort((a, b) -> a.getId().compareTo(b.getId()));
 		assertThat(executions).hasSize(count);

@@ -76,8 +76,8 @@ class JobPrefetchTests {
 	}
 
 	private static JobExecution waiting() {
-		return new JobExecution(new ReservedJob("id", "{}", 1, "1:1"), "queue", new Semaphore(0), null,
-				System.nanoTime());
+		return new JobExecution(new ReservedJob("id", "{}", 1, "1:1"), "queue", new Semaphore(0), null, null,
+				() -> false, System.nanoTime());
 	}
 
 	private static JobExecution started() {

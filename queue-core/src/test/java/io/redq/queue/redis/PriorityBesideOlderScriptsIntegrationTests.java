@@ -197,10 +197,10 @@ class PriorityBesideOlderScriptsIntegrationTests extends AbstractQueueIntegratio
 		// they are given today's, so that they leave the stale entries a queue they kept
 		// brings into it
 		String common = read("common.lua").replace("\nlocal MODEL = 4\n", "\nlocal MODEL = " + model() + "\n");
-		// push and result came later; these tests enqueue under their own ids, which push
-		// never takes, and wait for no result
+		// push, result and progress came later; these tests enqueue under their own ids,
+		// which push never takes, wait for no result and write no progress
 		QueueScripts scripts = QueueScripts
-			.from((definition) -> Set.of("push", "result").contains(definition.name()) ? definition.load()
+			.from((definition) -> Set.of("push", "result", "progress").contains(definition.name()) ? definition.load()
 					: RedisScript.of(common + "\n" + read(definition.name() + ".lua"), definition.resultType()));
 		return new RedisJobQueueOperations(this.template.getRequiredConnectionFactory(), scripts,
 				new Keyspace(RedisJobQueueOperations.DEFAULT_KEY_PREFIX));

@@ -25,10 +25,12 @@ class ScriptDefinitionTests {
 	void queueScriptsAreDefinedByTheirComponents() {
 		assertThat(QueueScripts.DEFINITIONS).extracting(ScriptDefinition::name)
 			.containsExactly("enqueue", "push", "reserve", "ack", "fail", "extend", "release", "migrate", "cancel",
-					"stats", "admit", "hold", "reschedule", "status", "dead", "revive", "model", "purge", "result");
+					"stats", "admit", "hold", "reschedule", "status", "dead", "revive", "model", "purge", "result",
+					"progress");
 		assertThat(QueueScripts.DEFINITIONS).filteredOn((definition) -> definition.resultType() == Long.class)
 			.extracting(ScriptDefinition::name)
-			.containsExactly("fail", "release", "cancel", "admit", "hold", "reschedule", "revive", "model", "purge");
+			.containsExactly("fail", "release", "cancel", "admit", "hold", "reschedule", "revive", "model", "purge",
+					"progress");
 		assertThat(QueueScripts.DEFINITIONS).extracting(ScriptDefinition::resultType)
 			.containsOnly(List.class, Long.class);
 	}

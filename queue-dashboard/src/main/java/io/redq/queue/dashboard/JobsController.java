@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import io.redq.queue.core.Due;
+import io.redq.queue.core.JobProgress;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueNames;
@@ -215,11 +216,15 @@ public class JobsController {
 	 */
 	record JobJson(String queue, String id, String state, @Nullable Long at, @Nullable String job, int attempts,
 			@Nullable Object envelope, @Nullable String lease, @Nullable String error, @Nullable String stackTrace,
-			@Nullable ResultView result) {
+			@Nullable JobProgress progress, @Nullable ResultView result) {
 
 		static JobJson of(JobView job, boolean withPayload) {
+			// a cursor is the job's data, hidden like its payload
+			JobProgress progress = job.progress();
 			return new JobJson(job.queue(), job.id(), job.state().name(), millis(job.at()), job.job(), job.attempts(),
 					withPayload ? job.envelope() : hidden(job.envelope()), job.lease(), job.error(), job.stackTrace(),
+					(progress != null && !withPayload && progress.cursor() != null)
+							? new JobProgress(progress.fraction(), progress.message(), HIDDEN) : progress,
 					null);
 		}
 
@@ -227,7 +232,7 @@ public class JobsController {
 			ResultView shown = (result == null || withPayload) ? result
 					: new ResultView(HIDDEN, result.size(), result.truncated());
 			return new JobJson(this.queue, this.id, this.state, this.at, this.job, this.attempts, this.envelope,
-					this.lease, this.error, this.stackTrace, shown);
+					this.lease, this.error, this.stackTrace, this.progress, shown);
 		}
 
 		// the envelope with its payload and header values hidden, as Boot hides the

@@ -14,6 +14,8 @@ import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.inspect.InstanceHeartbeat;
 import io.redq.queue.inspect.JobQueueInspector;
+import io.redq.queue.redis.JobEnvelope;
+import io.redq.queue.redis.ProgressFields;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.test.RedisServerInitializer;
@@ -160,6 +162,18 @@ class DashboardIntegrationTests extends AbstractDashboardHttpIntegrationTests {
 		get("/api/queues/ops/job?id=gone").expectStatus().isNotFound();
 		get("/api/search?by=id&text=t1").expectStatus().isOk().expectBody().json("""
 				{"jobs": [{"queue": "ops", "id": "t1"}], "complete": true}""");
+	}
+
+	@Test // GH-38
+	void showsARunningJobsProgress() {
+		this.dispatcher.dispatch(JobRequest.of("report", "q1").id("r1").build());
+		var listener = this.operations.getListenerOperations();
+		ReservedJob job = listener.reserve("reports", 1, Duration.ofMinutes(1)).jobs().get(0);
+		assertThat(listener.writeProgress("reports", job.lease(), JobEnvelope.read(job.envelope()).createdAt(),
+				Map.of(ProgressFields.FRACTION, "0.5", ProgressFields.MESSAGE, "half", ProgressFields.CURSOR, "42")))
+			.isTrue();
+		get("/api/queues/reports/job?id=r1").expectStatus().isOk().expectBody().json("""
+				{"id": "r1", "state": "RESERVED", "progress": {"fraction": 0.5, "message": "half", "cursor": "42"}}""");
 	}
 
 	@Test

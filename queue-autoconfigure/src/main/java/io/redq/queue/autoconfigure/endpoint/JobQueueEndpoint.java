@@ -14,6 +14,7 @@ import io.redq.queue.core.BatchMember;
 import io.redq.queue.core.BatchStatus;
 import io.redq.queue.core.CompletedJob;
 import io.redq.queue.core.JobQueueOperations;
+import io.redq.queue.core.JobProgress;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueNames;
 import io.redq.queue.core.QueueSnapshot;
@@ -438,7 +439,7 @@ public class JobQueueEndpoint {
 
 	private static DeadJobDescriptor describe(JobView job, boolean withEnvelope) {
 		return new DeadJobDescriptor(job.id(), job.job(), job.attempts(), (job.error() != null) ? job.error() : "",
-				job.at(), withEnvelope ? job.envelope() : null);
+				job.at(), withEnvelope ? job.envelope() : null, job.progress());
 	}
 
 	private static BatchSummaryDescriptor describe(BatchView batch) {
@@ -509,9 +510,11 @@ public class JobQueueEndpoint {
 	 * @param diedAt when it died (Redis clock)
 	 * @param envelope the stored envelope as JSON, or as text when it is not valid JSON;
 	 * only when one job is shown
+	 * @param progress how far it came, as its handler last reported it, and the cursor a
+	 * retry resumes at; only when one job is shown, and {@code null} when it wrote none
 	 */
 	public record DeadJobDescriptor(String id, @Nullable String job, int attempts, String error, Instant diedAt,
-			@Nullable Object envelope) implements OperationResponseBody {
+			@Nullable Object envelope, @Nullable JobProgress progress) implements OperationResponseBody {
 	}
 
 	/**

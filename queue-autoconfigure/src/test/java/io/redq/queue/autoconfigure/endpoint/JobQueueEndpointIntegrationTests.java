@@ -14,6 +14,9 @@ import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.inspect.InstanceHeartbeat;
+import io.redq.queue.redis.JobEnvelope;
+import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.ProgressFields;
 import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.test.RedisServerInitializer;
 import io.redq.queue.test.ScriptExecutions;
@@ -144,6 +147,22 @@ class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 			.value((String message) -> assertThat(message).contains("at most 1000 are taken at once"));
 		delete("/ops/dead?ids=" + ids).expectStatus().isBadRequest();
 		assertThat(this.operations.stats(QUEUE).dead()).isEqualTo(1);
+	}
+
+	@Test // GH-38
+	void showsHowFarADeadJobCame() {
+		this.dispatcher.dispatch(JobRequest.of("work", "payload p1").id("p1").build());
+		ListenerOperations listener = this.operations.getListenerOperations();
+		ReservedJob job = listener.reserve(QUEUE, 1, Duration.ofSeconds(30)).jobs().get(0);
+		assertThat(listener.writeProgress(QUEUE, job.lease(), JobEnvelope.read(job.envelope()).createdAt(),
+				Map.of(ProgressFields.FRACTION, "0.4", ProgressFields.MESSAGE, "row 40", ProgressFields.CURSOR, "40")))
+			.isTrue();
+		listener.fail(QUEUE, job.lease(), "error p1", null);
+		get("/ops/dead/p1").expectStatus()
+			.isOk()
+			.expectBody()
+			.json("""
+					{"id": "p1", "error": "error p1", "progress": {"fraction": 0.4, "message": "row 40", "cursor": "40"}}""");
 	}
 
 	@Test
