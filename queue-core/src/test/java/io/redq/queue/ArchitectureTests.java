@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * classes use the optional micrometer-core, the API in {@code core} does not depend on
  * its Redis implementation, the Redis layer knows none of the components it serves, the
  * observation support uses no other Redq package, only the Redis layer reaches a queue's
- * keys, and the packages are free of cycles.
+ * keys and inspection reads Redis through it, and the packages are free of cycles.
  *
  * @author Redq team
  */
@@ -91,6 +91,14 @@ class ArchitectureTests {
 		.because("only the Redis layer turns a queue into its keys and reads or writes them, inspection included "
 				+ "(see Keyspace and QueueReader), so that how a queue is laid out in Redis changes there alone");
 
+	private static final ArchRule INSPECTION_READS_REDIS_THROUGH_THE_REDIS_LAYER = noClasses().that()
+		.resideInAPackage("io.redq.queue.inspect..")
+		.should()
+		.dependOnClassesThat()
+		.resideInAnyPackage("org.springframework.data.redis..", "io.lettuce..")
+		.because("inspection asks redis/ for raw data (QueueReader, QueueScan, InstanceRecords) and turns it into "
+				+ "its model, so that a queue read in shards later changes redis/ alone");
+
 	private static final ArchRule OBSERVATIONS_USE_NO_OTHER_REDQ_PACKAGE = noClasses().that()
 		.resideInAPackage("io.redq.queue.support.micrometer..")
 		.should()
@@ -145,6 +153,11 @@ class ArchitectureTests {
 	@Test
 	void onlyTheRedisLayerReachesTheKeys() {
 		ONLY_THE_REDIS_LAYER_REACHES_THE_KEYS.check(MAIN_CLASSES);
+	}
+
+	@Test
+	void inspectionReadsRedisThroughTheRedisLayer() {
+		INSPECTION_READS_REDIS_THROUGH_THE_REDIS_LAYER.check(MAIN_CLASSES);
 	}
 
 	@Test

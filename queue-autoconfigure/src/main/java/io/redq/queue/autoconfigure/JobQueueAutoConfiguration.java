@@ -135,7 +135,7 @@ public final class JobQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	InstanceRegistry jobQueueInstanceRegistry(RedisJobQueueOperations operations) {
-		return new InstanceRegistry(operations.getStore().getTemplate(), operations.getStore().getKeyspace());
+		return new InstanceRegistry(operations);
 	}
 
 	/**

@@ -24,7 +24,7 @@ public class RedqRuntimeHints implements RuntimeHintsRegistrar {
 		hints.resources()
 			.registerPattern("io/redq/queue/script/*.lua")
 			.registerPattern("io/redq/queue/lock/*.lua")
-			.registerPattern("io/redq/queue/inspect/*.lua");
+			.registerPattern("io/redq/queue/redis/*.lua");
 		new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(), JobEnvelope.class,
 				InstanceView.class);
 	}

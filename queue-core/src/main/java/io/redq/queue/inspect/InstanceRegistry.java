@@ -1,24 +1,18 @@
 package io.redq.queue.inspect;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 
-import io.redq.queue.redis.Keyspace;
+import io.redq.queue.redis.InstanceRecords;
+import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.redis.WireFormat;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.io.ClassPathResource;
-import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
 
 /**
@@ -47,11 +41,7 @@ public class InstanceRegistry {
 
 	private static final long LISTING_MAX_AGE_NANOS = Duration.ofSeconds(1).toNanos();
 
-	private static final RedisScript<Long> HEARTBEAT = script();
-
-	private final StringRedisTemplate redis;
-
-	private final Keyspace keyspace;
+	private final InstanceRecords records;
 
 	private @Nullable List<InstanceView> listed;
 
@@ -59,12 +49,11 @@ public class InstanceRegistry {
 
 	/**
 	 * Create an instance.
-	 * @param redis the template on the queues' Redis
-	 * @param keyspace the keys of the queues
+	 * @param operations the queue operations, whose Redis and key prefix the registry
+	 * shares
 	 */
-	public InstanceRegistry(StringRedisTemplate redis, Keyspace keyspace) {
-		this.redis = redis;
-		this.keyspace = keyspace;
+	public InstanceRegistry(RedisJobQueueOperations operations) {
+		this.records = new InstanceRecords(operations.getStore());
 	}
 
 	/**
@@ -76,9 +65,8 @@ public class InstanceRegistry {
 	 */
 	public void heartbeat(InstanceView instance, Duration timeToLive) {
 		Assert.isTrue(timeToLive.toMillis() > 0, "The time to live of an instance must be positive");
-		this.redis.execute(HEARTBEAT, List.of(this.keyspace.instanceIndex(), this.keyspace.instance(instance.id())),
-				instance.id(), WireFormat.jsonMapper().writeValueAsString(instance),
-				Long.toString(timeToLive.toMillis()), Integer.toString(MAX_INSTANCES));
+		this.records.write(instance.id(), WireFormat.jsonMapper().writeValueAsString(instance), timeToLive,
+				MAX_INSTANCES);
 	}
 
 	/**
@@ -86,8 +74,7 @@ public class InstanceRegistry {
 	 * @param id the instance id
 	 */
 	public void remove(String id) {
-		this.redis.delete(this.keyspace.instance(id));
-		this.redis.opsForZSet().remove(this.keyspace.instanceIndex(), id);
+		this.records.remove(id);
 	}
 
 	/**
@@ -116,14 +103,8 @@ public class InstanceRegistry {
 	}
 
 	private List<InstanceView> read() {
-		Set<String> ids = this.redis.opsForZSet().reverseRange(this.keyspace.instanceIndex(), 0, MAX_INSTANCES - 1);
-		if (ids == null || ids.isEmpty()) {
-			return List.of();
-		}
-		List<String> descriptions = this.redis.opsForValue()
-			.multiGet(ids.stream().map(this.keyspace::instance).toList());
 		List<InstanceView> instances = new ArrayList<>();
-		for (String description : (descriptions != null) ? descriptions : List.<String>of()) {
+		for (String description : this.records.read(MAX_INSTANCES)) {
 			// an expired instance stays in the index until the next heartbeat of another
 			InstanceView instance = (description != null) ? parse(description) : null;
 			if (instance != null) {
@@ -147,16 +128,6 @@ public class InstanceRegistry {
 		catch (RuntimeException ex) {
 			// written by a version that this one cannot read
 			return null;
-		}
-	}
-
-	private static RedisScript<Long> script() {
-		ClassPathResource resource = new ClassPathResource("instance-heartbeat.lua", InstanceRegistry.class);
-		try {
-			return RedisScript.of(resource.getContentAsString(StandardCharsets.UTF_8), Long.class);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Could not read Redq script " + resource, ex);
 		}
 	}
 

@@ -66,18 +66,17 @@ class JobReader {
 				yield new JobPage(state, this.queues.readyCount(queue), offset,
 						views(queue, state, entries(ids, null), false));
 			}
-			case DELAYED, RESERVED, DEAD, COMPLETED -> {
-				ScoredSet set = switch (state) {
-					case DELAYED -> ScoredSet.DELAYED;
-					case RESERVED -> ScoredSet.RESERVED;
-					case DEAD -> ScoredSet.DEAD;
-					default -> ScoredSet.COMPLETED;
-				};
-				yield new JobPage(state, this.queues.count(queue, set), offset,
-						views(queue, state, this.queues.entries(queue, set, offset, end), false));
-			}
+			case DELAYED -> page(queue, state, ScoredSet.DELAYED, offset, end);
+			case RESERVED -> page(queue, state, ScoredSet.RESERVED, offset, end);
+			case DEAD -> page(queue, state, ScoredSet.DEAD, offset, end);
+			case COMPLETED -> page(queue, state, ScoredSet.COMPLETED, offset, end);
 			case NONE -> throw new IllegalArgumentException("No page of jobs is in state NONE");
 		};
+	}
+
+	private JobPage page(String queue, JobStatus.State state, ScoredSet set, int offset, long end) {
+		return new JobPage(state, this.queues.count(queue, set), offset,
+				views(queue, state, this.queues.entries(queue, set, offset, end), false));
 	}
 
 	/**

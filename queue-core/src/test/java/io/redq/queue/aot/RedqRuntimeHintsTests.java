@@ -40,6 +40,9 @@ class RedqRuntimeHintsTests {
 				.accepts(hints));
 		assertThat(RuntimeHintsPredicates.resource().forResource("io/redq/queue/script/common.lua")).accepts(hints);
 		assertThat(RuntimeHintsPredicates.resource().forResource("io/redq/queue/lock/acquire.lua")).accepts(hints);
+		assertThat(RuntimeHintsPredicates.resource().forResource("io/redq/queue/redis/batch.lua")).accepts(hints);
+		assertThat(RuntimeHintsPredicates.resource().forResource("io/redq/queue/redis/instance-heartbeat.lua"))
+			.accepts(hints);
 		assertThat(RuntimeHintsPredicates.reflection().onType(JobEnvelope.class)).accepts(hints);
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(JobEnvelope.class, "job")).accepts(hints);
 	}

@@ -12,8 +12,6 @@ import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.inspect.InstanceView.ConsumedQueue;
 import io.redq.queue.redis.AbstractQueueIntegrationTests;
 import io.redq.queue.redis.EnqueueCommand;
-import io.redq.queue.redis.Keyspace;
-import io.redq.queue.redis.RedisJobQueueOperations;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -35,7 +33,7 @@ class InstanceRegistryIntegrationTests extends AbstractQueueIntegrationTests {
 
 	@BeforeEach
 	void setUp() {
-		this.registry = new InstanceRegistry(this.template, new Keyspace(RedisJobQueueOperations.DEFAULT_KEY_PREFIX));
+		this.registry = new InstanceRegistry(this.operations);
 	}
 
 	@Test

@@ -164,8 +164,7 @@ class RedisJobQueueOperationsOnRedisClusterIntegrationTests {
 		}
 		JobQueueInspector inspector = new JobQueueInspector(operations, new JobCatalog());
 		inspector.setDiscoveryInterval(Duration.ZERO);
-		InstanceRegistry instances = new InstanceRegistry(new StringRedisTemplate(this.connectionFactory),
-				new Keyspace("test"));
+		InstanceRegistry instances = new InstanceRegistry(operations);
 		inspector.setInstances(instances);
 		instances.heartbeat(new InstanceView("a", "app", "host", 1, Instant.now(), Instant.now(),
 				List.of(new InstanceView.ConsumedQueue("consumed", 1, 0, true))), Duration.ofMinutes(1));
