@@ -341,9 +341,10 @@ end
 -- never left. A job stopped by the rate limit is not parked: it comes back at its place in time (admit.lua).
 local PARKED = '+inf'
 
--- Wakes up to n of a gate's first parked jobs, in line order, at the head of their levels' lines. An entry whose job is
--- no longer parked (replaced meanwhile) is dropped; at most 100 entries are read per call.
-local function wake_line(gate, n)
+-- Takes up to n of a gate's first parked jobs out of its line and the delayed set, in line order, and returns their
+-- ids; the caller makes them ready or reserves them. An entry whose job is no longer parked (replaced meanwhile) is
+-- dropped; at most 100 entries are read per call.
+local function unpark(gate, n)
 	local low, high = '(' .. gate .. '\0', '(' .. gate .. '\1'
 	local woken = {}
 	local entries = redis.call('ZRANGEBYLEX', lines, low, high, 'LIMIT', 0, n)
@@ -366,6 +367,14 @@ local function wake_line(gate, n)
 	end
 	if #woken > 0 then
 		redis.call('ZREM', delayed, unpack(woken))
+	end
+	return woken
+end
+
+-- Wakes up to n of a gate's first parked jobs, in line order, at the head of their levels' lines.
+local function wake_line(gate, n)
+	local woken = unpark(gate, n)
+	if #woken > 0 then
 		-- pushed to the heads in reverse, so that the first in line comes first
 		local reversed = {}
 		for i = #woken, 1, -1 do

@@ -28,7 +28,7 @@ class ScriptDefinitionTests {
 					"stats", "admit", "hold", "reschedule", "status", "dead", "revive", "model", "purge", "result");
 		assertThat(QueueScripts.DEFINITIONS).filteredOn((definition) -> definition.resultType() == Long.class)
 			.extracting(ScriptDefinition::name)
-			.containsExactly("fail", "release", "cancel", "admit", "hold", "reschedule", "revive", "model", "purge");
+			.containsExactly("fail", "release", "cancel", "admit", "reschedule", "revive", "model", "purge");
 		assertThat(QueueScripts.DEFINITIONS).extracting(ScriptDefinition::resultType)
 			.containsOnly(List.class, Long.class);
 	}
@@ -74,7 +74,7 @@ class ScriptDefinitionTests {
 		assertThat(asked).isEqualTo(QueueScripts.DEFINITIONS);
 		assertThat(scripts.ack().getScriptAsString()).isEqualTo("return 'ack'");
 		assertThat(scripts.hold().getScriptAsString()).isEqualTo("return 'hold'");
-		assertThat(scripts.hold().getResultType()).isEqualTo(Long.class);
+		assertThat(scripts.hold().getResultType()).isEqualTo(List.class);
 	}
 
 }

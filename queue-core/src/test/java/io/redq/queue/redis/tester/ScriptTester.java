@@ -641,20 +641,7 @@ final class ScriptTester {
 		boolean lost = !shortAndStartAtOnce && enabled(Fault.RESERVE_REPLY_LOST, 0.2);
 		List<String> ids = new ArrayList<>();
 		for (ReservedJob job : reservation.jobs()) {
-			Dispatch dispatch = dispatchOf(job.envelope());
-			dispatch.reservations++;
-			// a reserved job counts as started: its worker starts it within moments
-			this.lastStarts.put(job.id(), job.token());
-			ids.add(job.id() + "=d" + dispatch.number + "@" + job.attempt());
-			check(job.attempt() <= dispatch.maxAttempts, Invariant.ATTEMPTS,
-					() -> job.id() + " reserved at attempt " + job.attempt() + " of " + dispatch.maxAttempts);
-			check(job.attempt() > dispatch.acceptedFailures, Invariant.FINISHED_RUN_LOST, () -> job.id()
-					+ " reserved at attempt " + job.attempt() + " after " + dispatch.acceptedFailures + " failed runs");
-			check(reservation.redisTime() >= dispatch.notBefore, Invariant.EARLY,
-					() -> job.id() + " reserved at " + reservation.redisTime() + ", due at " + dispatch.notBefore);
-			if (!lost) {
-				worker.held.add(new Held(job, dispatch, lease));
-			}
+			ids.add(reserved(worker, job, lease, reservation.redisTime(), lost));
 		}
 		trace(worker + " reserves " + max + " for " + lease.toMillis() + " ms: " + ids + (lost ? ", reply lost" : ""));
 		checkShares(reservation);
@@ -662,6 +649,28 @@ final class ScriptTester {
 			startHeld(worker, worker.held.remove(worker.held.size() - 1));
 		}
 		return true;
+	}
+
+	/**
+	 * Check and record a job reserved for a worker, which holds it unless the reply was
+	 * lost.
+	 * @return the job as the trace shows it
+	 */
+	private String reserved(Worker worker, ReservedJob job, Duration lease, long redisTime, boolean lost) {
+		Dispatch dispatch = dispatchOf(job.envelope());
+		dispatch.reservations++;
+		// a reserved job counts as started: its worker starts it within moments
+		this.lastStarts.put(job.id(), job.token());
+		check(job.attempt() <= dispatch.maxAttempts, Invariant.ATTEMPTS,
+				() -> job.id() + " reserved at attempt " + job.attempt() + " of " + dispatch.maxAttempts);
+		check(job.attempt() > dispatch.acceptedFailures, Invariant.FINISHED_RUN_LOST, () -> job.id()
+				+ " reserved at attempt " + job.attempt() + " after " + dispatch.acceptedFailures + " failed runs");
+		check(redisTime >= dispatch.notBefore, Invariant.EARLY,
+				() -> job.id() + " reserved at " + redisTime + ", due at " + dispatch.notBefore);
+		if (!lost) {
+			worker.held.add(new Held(job, dispatch, lease));
+		}
+		return job.id() + "=d" + dispatch.number + "@" + job.attempt();
 	}
 
 	private boolean start(Worker worker) {
@@ -796,18 +805,33 @@ final class ScriptTester {
 			trace(worker + " fails " + run + ((retry != null) ? ", retry in " + retry.toMillis() + " ms" : ", dead")
 					+ resent + ": " + failed);
 		}
-		leaveGates(worker, run);
+		leaveGates(worker, run, true);
 		return true;
 	}
 
-	private void leaveGates(Worker worker, Run run) {
+	/**
+	 * Leave the gates of a run; a worker whose container runs takes the first job woken,
+	 * with a short or a long lease, as a container does, or lets every job woken be
+	 * ready.
+	 */
+	private void leaveGates(Worker worker, Run run, boolean running) {
 		if (run.gates != null) {
-			this.listeners.leaveGates(QUEUE, run.job.lease(), run.gates);
+			int choice = this.random.nextInt(3);
+			Duration lease = (!running || choice == 0) ? Duration.ZERO
+					: (choice == 1) ? LONG_LEASE : Duration.ofMillis(5 + this.random.nextInt(15));
+			ReservedJob next = this.listeners.leaveGates(QUEUE, run.job.lease(), run.gates, lease);
+			boolean lost = false;
 			if (enabled(Fault.HOLD_RESENT, 0.3)) {
-				this.listeners.leaveGates(QUEUE, run.job.lease(), run.gates);
+				lost = next != null;
+				this.listeners.leaveGates(QUEUE, run.job.lease(), run.gates, lease);
 				trace(worker + " leaves the gates of " + run + " (re-sent)");
 			}
 			this.holding.remove(holder(run.job));
+			if (next != null) {
+				trace(worker + " leaves the gates of " + run + " and takes "
+						+ reserved(worker, next, lease, snapshotTime(), lost) + " for " + lease.toMillis() + " ms"
+						+ (lost ? ", reply lost" : ""));
+			}
 		}
 	}
 
@@ -855,7 +879,7 @@ final class ScriptTester {
 		}
 		worker.held.clear();
 		worker.running.removeAll(interrupted);
-		interrupted.forEach((run) -> leaveGates(worker, run));
+		interrupted.forEach((run) -> leaveGates(worker, run, false));
 		trace(worker + " stops: releases " + notStarted + " not started and " + interrupted + " interrupted: "
 				+ released);
 		return true;
