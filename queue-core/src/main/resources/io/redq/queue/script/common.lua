@@ -192,9 +192,9 @@ local function queue_at(id, level, at_head, group)
 end
 
 -- Before a new job is stored at an id that has none: a job that a script from before levels cancelled or replaced
--- left its member of queued, counted stale and counted in its group, and its place in levels (those scripts know
--- neither). The member goes, out of its group, and the place with it, so that the new job inherits neither. Called
--- while stale counts exist only.
+-- left its member of queued (if it was ready), counted stale and counted in its group, and its place in levels (those
+-- scripts know neither). The member goes, out of its group, and the place with it, so that the new job inherits
+-- neither. Called while stale counts or places exist only.
 local function forget_left_member(id)
 	if redis.call('ZREM', queued, id) == 1 then
 		local level, group = place_of(redis.call('HGET', levels, id))

@@ -22,8 +22,9 @@ if replied then
 end
 local now = now_millis()
 local count = tonumber(ARGV[3])
--- members left by scripts from before levels come with stale counts (see forget_left_member): once per call
-local left_members = redis.call('EXISTS', stale) == 1
+-- members left by scripts from before levels come with stale counts, and the places of the jobs they took out of line
+-- stay in levels (see forget_left_member): once per call
+local left_behind = redis.call('EXISTS', stale) == 1 or redis.call('EXISTS', levels) == 1
 local result = {}
 -- the reply remembered for a re-send, one digit per job: Lua formats a number with sprintf, a string it only copies
 local codes, digits = {}, {[0] = '0', '1', '2', '3', '4'}
@@ -131,7 +132,7 @@ for i = 0, count - 1 do
 			status = 2
 		end
 	end
-	if status == 1 and pending ~= 'n' and left_members then
+	if status == 1 and pending ~= 'n' and left_behind then
 		forget_left_member(id)
 	end
 	if (status == 1 or status == 2) and due <= now then

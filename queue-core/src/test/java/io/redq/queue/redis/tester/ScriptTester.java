@@ -1373,6 +1373,10 @@ final class ScriptTester {
 			return new Settings(this.steps, this.producers, this.workers, this.migrators, this.callerIds, faults);
 		}
 
+		Settings withSteps(int steps) {
+			return new Settings(steps, this.producers, this.workers, this.migrators, this.callerIds, this.faults);
+		}
+
 	}
 
 	/**
