@@ -24,7 +24,7 @@ local now = now_millis()
 local count = tonumber(ARGV[3])
 -- members left by scripts from before levels come with stale counts, and the places of the jobs they took out of line
 -- stay in levels (see forget_left_member): once per call
-local left_behind = redis.call('EXISTS', stale) == 1 or redis.call('EXISTS', levels) == 1
+local left_behind = redis.call('EXISTS', stale, levels) > 0
 local result = {}
 -- the reply remembered for a re-send, one digit per job: Lua formats a number with sprintf, a string it only copies
 local codes, digits = {}, {[0] = '0', '1', '2', '3', '4'}
