@@ -37,10 +37,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the faults the scripts survive today unless {@code -Dredq.tester.faults} names others
  * ({@code all}, or a list of {@link Fault} names, where {@code safe} stands for today's
  * default); {@code -Dredq.tester.seed} runs one seed; {@code -Dredq.tester.long=true}
- * adds a run of several minutes with more actors and jobs. Those runs go beside an
- * instance with the scripts from before priority levels on the same queue; the checks
+ * adds a run of several minutes with more actors and jobs, beside an instance with the
+ * scripts from before priority levels on the same queue (the short runs and the checks
  * that the tester finds the bugs of mutated scripts run them alone, unless the bug needs
- * that instance.
+ * that instance: beside it, long runs still find group counts left wrong by a job that it
+ * rescheduled and this instance then replaced or cancelled, see issue 36).
  *
  * @author Redq team
  */
@@ -197,7 +198,7 @@ class ScriptTesterIntegrationTests {
 	}
 
 	private @Nullable Violation run(QueueScripts scripts, Settings settings, long seed) {
-		return tester(scripts, settings, seed, true).run();
+		return tester(scripts, settings, seed, false).run();
 	}
 
 	/**
