@@ -105,6 +105,9 @@ for i = 0, count - 1 do
 			else
 				store(id, now, scheduled and tonumber(scheduled) or now, body)
 			end
+			if scheduled and left_behind then
+				forget_left_member(id)
+			end
 			-- a new level or group moves a ready job to the end of its new line (see Priorities and groups in
 			-- common.lua)
 			if redis.call('HGET', levels, id) ~= (place(level, group) or false) then
@@ -123,6 +126,11 @@ for i = 0, count - 1 do
 				redis.call('ZREM', delayed, id)
 				-- a parked job leaves its gate's line (see Gates in common.lua)
 				leave_lines(id)
+				-- a delayed job has no member of queued but one left by a script from before levels that
+				-- rescheduled it, counted in the group of its old place
+				if left_behind then
+					forget_left_member(id)
+				end
 			else
 				unready(id)
 			end
