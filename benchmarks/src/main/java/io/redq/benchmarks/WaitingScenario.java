@@ -60,6 +60,7 @@ class WaitingScenario implements Scenario {
 			result.put("waitingScriptCallsPerSecond", waiting.scriptCalls() / seconds);
 			result.put("waitingCommandsPerSecond", waiting.total() / seconds);
 			result.put("waitingCommandCallsPerSecond", Result.perUnit(waiting, seconds));
+			RedisStats beforeDrain = RedisStats.take(harness.redis());
 			long drainStart = System.nanoTime();
 			long drainEnd = drainStart + drain.toNanos();
 			GatedJobs.holding.countDown();
@@ -68,8 +69,16 @@ class WaitingScenario implements Scenario {
 			}
 			int drained = GatedJobs.completed.get() - 1;
 			double drainSeconds = (System.nanoTime() - drainStart) / 1e9;
+			RedisStats draining = RedisStats.take(harness.redis()).since(beforeDrain);
 			result.put("drained", drained);
 			result.put("drainJobsPerSecond", drained / drainSeconds);
+			// what each job of the drain costs Redis: more trustworthy than its rate on a
+			// shared machine
+			double each = Math.max(1, drained);
+			result.put("drainScriptCallsPerJob", draining.scriptCalls() / each);
+			result.put("drainCommandsPerJob", draining.total() / each);
+			result.put("drainRoundTripsPerJob", draining.roundTrips() / each);
+			result.put("drainRedisMicrosPerJob", 1e6 * draining.cpuSeconds() / each);
 			harness.log(String.format("waiting: %.1f %% Redis CPU, %.0f script calls/s; drain %.0f jobs/s",
 					100 * waiting.cpuSeconds() / seconds, waiting.scriptCalls() / seconds, drained / drainSeconds));
 			Harness.stopContainers(context);

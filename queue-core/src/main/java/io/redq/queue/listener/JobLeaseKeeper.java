@@ -14,6 +14,7 @@ import io.redq.queue.core.JobLimits;
 import io.redq.queue.core.JobMetrics;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.Lease;
+import io.redq.queue.redis.ReservedJob;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -314,14 +315,34 @@ final class JobLeaseKeeper {
 		return false;
 	}
 
-	void leave(JobExecution execution, Gates gates) {
+	/**
+	 * Leave the gates of a finished job, and take the first job woken in their lines for
+	 * a worker of this container when {@code handOver} is set.
+	 * @return the job taken, with the lease it was reserved with, or {@code null}
+	 */
+	@Nullable HandedOver leave(JobExecution execution, Gates gates, boolean handOver) {
+		long leaveNanos = System.nanoTime();
 		try {
-			this.operations.leaveGates(this.queue, execution.job().lease(), gates);
+			ReservedJob next = this.operations.leaveGates(this.queue, execution.job().lease(), gates,
+					handOver ? this.leaseTime : Duration.ZERO);
+			return (next != null) ? new HandedOver(next, leaveNanos + this.leaseTime.toNanos()) : null;
 		}
 		catch (RuntimeException ex) {
 			logger
 				.warn("Could not leave the limits of job " + execution.getId() + "; they expire with its lease: " + ex);
+			return null;
 		}
+	}
+
+	/**
+	 * A job reserved for a worker as a run left the gates it waited for.
+	 *
+	 * @param job the job
+	 * @param leaseEndNanos when its lease runs out by {@link System#nanoTime()}, counted
+	 * from before the call that reserved it
+	 */
+	record HandedOver(ReservedJob job, long leaseEndNanos) {
+
 	}
 
 }

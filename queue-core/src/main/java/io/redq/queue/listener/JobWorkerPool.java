@@ -204,6 +204,7 @@ final class JobWorkerPool {
 
 	private void run(JobExecution execution) {
 		execution.takenBy(Thread.currentThread());
+		JobLeaseKeeper.HandedOver next = null;
 		try {
 			if (!this.running.getAsBoolean()) {
 				// prefetched, and the container stops before it started
@@ -261,7 +262,7 @@ final class JobWorkerPool {
 			}
 			finally {
 				if (gates != null) {
-					this.leaseKeeper.leave(execution, gates);
+					next = this.leaseKeeper.leave(execution, gates, this.running.getAsBoolean());
 				}
 			}
 			this.outcomes.completed(execution, result);
@@ -287,7 +288,13 @@ final class JobWorkerPool {
 			}
 			this.inFlight.remove(execution.job().token());
 			execution.finish();
-			execution.permits().release();
+			if (next != null) {
+				// the job that takes the place it left takes its permit
+				submit(next.job(), execution.permits(), next.leaseEndNanos());
+			}
+			else {
+				execution.permits().release();
+			}
 		}
 	}
 

@@ -678,14 +678,26 @@ public final class ListenerOperations {
 
 	/**
 	 * Leave the gates a finished job held, so that the next job may pass, and wake the
-	 * first job parked in the line of each gate it freed.
+	 * first job parked in the line of each gate it freed. The first job woken is reserved
+	 * for the caller with the given lease (unless that is zero or the queue is paused),
+	 * who hands it to a worker, which lets it through its gates ({@link #admit}) and runs
+	 * it: the place goes on without a wake-up and a reservation.
 	 * @param queue the queue
 	 * @param lease the lease of the run that passed the gates
 	 * @param gates the job's gates
+	 * @param handOverLease the lease to reserve the first job woken with, or
+	 * {@link Duration#ZERO} to make every job woken ready
+	 * @return the job reserved for the caller, or {@code null}
 	 */
-	public void leaveGates(String queue, Lease lease, Gates gates) {
-		this.store.getTemplate()
-			.execute(this.scripts.hold(), gateKeys(queue, gates), lease.id(), lease.token(), "0", "0");
+	public @Nullable ReservedJob leaveGates(String queue, Lease lease, Gates gates, Duration handOverLease) {
+		List<?> result = this.store.getTemplate()
+			.execute(this.scripts.hold(), gateKeys(queue, gates), lease.id(), lease.token(), millis(handOverLease),
+					"0");
+		if (result == null || result.isEmpty()) {
+			return null;
+		}
+		return new ReservedJob((String) result.get(0), (String) result.get(1), ((Number) result.get(2)).intValue(),
+				(String) result.get(3));
 	}
 
 	private List<String> gateKeys(String queue, Gates gates) {

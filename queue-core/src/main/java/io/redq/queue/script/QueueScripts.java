@@ -58,7 +58,7 @@ import org.springframework.util.Assert;
 public record QueueScripts(RedisScript<List> enqueue, RedisScript<List> push, RedisScript<List> reserve,
 		RedisScript<List> ack, RedisScript<Long> fail, RedisScript<List> extend, RedisScript<Long> release,
 		RedisScript<List> migrate, RedisScript<Long> cancel, RedisScript<List> stats, RedisScript<Long> admit,
-		RedisScript<Long> hold, RedisScript<Long> reschedule, RedisScript<List> status, RedisScript<List> dead,
+		RedisScript<List> hold, RedisScript<Long> reschedule, RedisScript<List> status, RedisScript<List> dead,
 		RedisScript<Long> revive, RedisScript<Long> model, RedisScript<Long> purge, RedisScript<List> result,
 		RedisScript<Long> progress) {
 

@@ -7,6 +7,10 @@ if replied then
 end
 local id = ARGV[3]
 local cancelled = redis.call('ZREM', delayed, id) == 1
+if cancelled and redis.call('EXISTS', stale) == 1 then
+	-- a delayed job has no member of queued but one left by a script from before levels that rescheduled it
+	forget_left_member(id)
+end
 if not cancelled and is_ready(id) then
 	unready(id)
 	cancelled = true

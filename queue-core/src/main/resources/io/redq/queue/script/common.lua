@@ -192,9 +192,9 @@ local function queue_at(id, level, at_head, group)
 end
 
 -- Before a new job is stored at an id that has none: a job that a script from before levels cancelled or replaced
--- left its member of queued, counted stale and counted in its group, and its place in levels (those scripts know
--- neither). The member goes, out of its group, and the place with it, so that the new job inherits neither. Called
--- while stale counts exist only.
+-- left its member of queued (if it was ready), counted stale and counted in its group, and its place in levels (those
+-- scripts know neither). The member goes, out of its group, and the place with it, so that the new job inherits
+-- neither. Called while stale counts or places exist only.
 local function forget_left_member(id)
 	if redis.call('ZREM', queued, id) == 1 then
 		local level, group = place_of(redis.call('HGET', levels, id))
@@ -341,9 +341,10 @@ end
 -- never left. A job stopped by the rate limit is not parked: it comes back at its place in time (admit.lua).
 local PARKED = '+inf'
 
--- Wakes up to n of a gate's first parked jobs, in line order, at the head of their levels' lines. An entry whose job is
--- no longer parked (replaced meanwhile) is dropped; at most 100 entries are read per call.
-local function wake_line(gate, n)
+-- Takes up to n of a gate's first parked jobs out of its line and the delayed set, in line order, and returns their
+-- ids; the caller makes them ready or reserves them. An entry whose job is no longer parked (replaced meanwhile) is
+-- dropped; at most 100 entries are read per call.
+local function unpark(gate, n)
 	local low, high = '(' .. gate .. '\0', '(' .. gate .. '\1'
 	local woken = {}
 	local entries = redis.call('ZRANGEBYLEX', lines, low, high, 'LIMIT', 0, n)
@@ -366,6 +367,14 @@ local function wake_line(gate, n)
 	end
 	if #woken > 0 then
 		redis.call('ZREM', delayed, unpack(woken))
+	end
+	return woken
+end
+
+-- Wakes up to n of a gate's first parked jobs, in line order, at the head of their levels' lines.
+local function wake_line(gate, n)
+	local woken = unpark(gate, n)
+	if #woken > 0 then
 		-- pushed to the heads in reverse, so that the first in line comes first
 		local reversed = {}
 		for i = #woken, 1, -1 do

@@ -22,8 +22,9 @@ if replied then
 end
 local now = now_millis()
 local count = tonumber(ARGV[3])
--- members left by scripts from before levels come with stale counts (see forget_left_member): once per call
-local left_members = redis.call('EXISTS', stale) == 1
+-- members left by scripts from before levels come with stale counts, and the places of the jobs they took out of line
+-- stay in levels (see forget_left_member): once per call
+local left_behind = redis.call('EXISTS', stale, levels) > 0
 local result = {}
 -- the reply remembered for a re-send, one digit per job: Lua formats a number with sprintf, a string it only copies
 local codes, digits = {}, {[0] = '0', '1', '2', '3', '4'}
@@ -104,6 +105,9 @@ for i = 0, count - 1 do
 			else
 				store(id, now, scheduled and tonumber(scheduled) or now, body)
 			end
+			if scheduled and left_behind then
+				forget_left_member(id)
+			end
 			-- a new level or group moves a ready job to the end of its new line (see Priorities and groups in
 			-- common.lua)
 			if redis.call('HGET', levels, id) ~= (place(level, group) or false) then
@@ -122,6 +126,11 @@ for i = 0, count - 1 do
 				redis.call('ZREM', delayed, id)
 				-- a parked job leaves its gate's line (see Gates in common.lua)
 				leave_lines(id)
+				-- a delayed job has no member of queued but one left by a script from before levels that
+				-- rescheduled it, counted in the group of its old place
+				if left_behind then
+					forget_left_member(id)
+				end
 			else
 				unready(id)
 			end
@@ -131,7 +140,7 @@ for i = 0, count - 1 do
 			status = 2
 		end
 	end
-	if status == 1 and pending ~= 'n' and left_members then
+	if status == 1 and pending ~= 'n' and left_behind then
 		forget_left_member(id)
 	end
 	if (status == 1 or status == 2) and due <= now then

@@ -1,20 +1,54 @@
 -- Renews the gates a running job holds (see admit.lua), or, with ARGV[4] = 0, leaves them when it finished and
 -- wakes the first job parked in the line of each gate it freed (see Gates in common.lua). The last six KEYS as in
--- admit.lua. ARGV: id, lease token, lease ms (ignored when leaving), 1 to renew or 0 to leave.
+-- admit.lua. ARGV: id, lease token, lease ms (renewing: the gates'; leaving: the lease to reserve the first woken job
+-- with for the caller, 0 for none), 1 to renew or 0 to leave.
 -- A renewal never shortens a gate: a run holds its gates as long as its lease, which a handler may have extended
 -- beyond the container's lease time (JobContext.extendLease). A re-sent leave finds the gates left and wakes no one.
+-- Returns nothing ({}), or the job handed over: {id, envelope, attempt, lease token}.
 local group_running, exclusive, job_running, queue_running = KEYS[#KEYS - 5], KEYS[#KEYS - 4], KEYS[#KEYS - 3],
 	KEYS[#KEYS - 2]
 local holder = ARGV[1] .. ':' .. ARGV[2]
 local renew = ARGV[4] == '1'
 local lease = tonumber(ARGV[3])
 
+-- The first job woken by a leave is reserved for the worker that left, as reserve.lua reserves a job, unless the queue
+-- is paused: the worker hands it to one of its container's workers, which lets it through its gates (admit.lua) and
+-- runs it, so that the place freed goes on without a wake-up and a reservation. A reply lost on the way leaves it to
+-- its lease, as a lost reservation does. A job without data is made ready (reserve.lua buries it).
+local handed
+local hand_over = not renew and lease > 0 and redis.call('EXISTS', paused) == 0
+local function wake(gate)
+	if handed or not hand_over then
+		wake_line(gate, 1)
+		return
+	end
+	local id = unpark(gate, 1)[1]
+	if not id then
+		return
+	end
+	local envelope = redis.call('HGET', jobs, id)
+	if not envelope then
+		make_ready({id}, true)
+		signal()
+		return
+	end
+	local used = tonumber(redis.call('HGET', attempts, id))
+	local token = string.format('%d:%d', redis.call('INCR', sequence), (used or 0) + 1)
+	remove_present('HDEL', runs, id)
+	if used then
+		redis.call('HDEL', attempts, id)
+	end
+	redis.call('HSET', leases, id, token)
+	redis.call('ZADD', reserved, now_millis() + lease, id)
+	handed = {id, envelope, (used or 0) + 1, token}
+end
+
 if redis.call('GET', exclusive) == holder then
 	if renew then
 		expire_after(exclusive, lease)
 	else
 		redis.call('DEL', exclusive)
-		wake_line(exclusive, 1)
+		wake(exclusive)
 	end
 end
 for _, running in ipairs({job_running, queue_running, group_running}) do
@@ -23,7 +57,7 @@ for _, running in ipairs({job_running, queue_running, group_running}) do
 			expire_after(running, lease)
 		end
 	elseif redis.call('ZREM', running, holder) == 1 then
-		wake_line(running, 1)
+		wake(running)
 	end
 end
 if renew then
@@ -32,4 +66,4 @@ else
 	redis.call('ZREM', holding, holder)
 	remove_present('HDEL', held, holder)
 end
-return 0
+return handed or {}

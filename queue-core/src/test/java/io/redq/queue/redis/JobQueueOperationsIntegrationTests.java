@@ -414,20 +414,50 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(migration.dueJobs()).as("a parked job is not due").isZero();
 		assertThat(migration.nextDue()).as("the holders' leases, not a parked job")
 			.isBetween(migration.redisTime(), migration.redisTime() + 60_000);
-		this.listener.leaveGates(QUEUE, first.lease(), gates);
-		this.listener.leaveGates(QUEUE, first.lease(), gates);
+		this.listener.leaveGates(QUEUE, first.lease(), gates, Duration.ZERO);
+		this.listener.leaveGates(QUEUE, first.lease(), gates, Duration.ZERO);
 		assertThat(this.operations.stats(QUEUE)).as("one place freed, one woken, once")
 			.isEqualTo(new QueueStats(1, 3, 2, 0));
 		ReservedJob woken = reserveOne();
 		assertThat(woken.id()).isEqualTo("w1");
 		assertThat(admit(woken, gates)).isZero();
-		this.listener.leaveGates(QUEUE, second.lease(), gates);
-		this.listener.leaveGates(QUEUE, woken.lease(), gates);
+		this.listener.leaveGates(QUEUE, second.lease(), gates, Duration.ZERO);
+		this.listener.leaveGates(QUEUE, woken.lease(), gates, Duration.ZERO);
 		assertThat(this.operations.stats(QUEUE)).as("two places freed, two woken")
 			.isEqualTo(new QueueStats(2, 1, 3, 0));
 		// each wake puts its job at the head of the ready line
 		assertThat(List.of(reserveOne().id(), reserveOne().id())).containsExactly("w3", "w2");
 		assertThat(this.operations.status(QUEUE, "w4").at()).as("still parked").isNull();
+	}
+
+	@Test // GH-36
+	void aRunThatLeavesTakesTheFirstInLineForItsWorkerAndWakesTheLinesOfTheOtherGatesItFreed() {
+		Gates gates = new Gates("k", "test", 1, 0, null);
+		ReservedJob holder = enqueueAndAdmit("holder", gates);
+		enqueueAndDefer("w1", gates);
+		enqueueAndDefer("w2", gates);
+		Gates otherKey = new Gates("other", "test", 1, 0, null);
+		assertThat(enqueueAndDefer("x1", otherKey)).as("in the line of the job's running set")
+			.isEqualTo(ListenerOperations.PARKED);
+		ReservedJob next = this.listener.leaveGates(QUEUE, holder.lease(), gates, Duration.ofMinutes(1));
+		assertThat(next).isNotNull();
+		assertThat(next.id()).as("the first in the line of the first gate freed").isEqualTo("w1");
+		assertThat(next.attempt()).as("its attempt given back when it was parked").isOne();
+		assertThat(this.operations.stats(QUEUE)).as("reserved for the caller; x1 woken, w2 still parked")
+			.isEqualTo(new QueueStats(1, 1, 2, 0));
+		assertThat(this.listener.leaveGates(QUEUE, holder.lease(), gates, Duration.ofMinutes(1)))
+			.as("a re-sent leave takes no one")
+			.isNull();
+		ReservedJob woken = reserveOne();
+		assertThat(woken.id()).isEqualTo("x1");
+		assertThat(admit(next, gates)).as("it passes its gates as a reserved job does").isZero();
+		assertThat(admit(woken, otherKey)).as("the running set is taken again").isEqualTo(ListenerOperations.PARKED);
+		assertThat(this.listener.ack(QUEUE, List.of(next.lease()))).isEmpty();
+		// a paused queue hands out nothing: the jobs woken are made ready, for when it
+		// resumes
+		this.operations.pause(QUEUE);
+		assertThat(this.listener.leaveGates(QUEUE, next.lease(), gates, Duration.ofMinutes(1))).isNull();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(2, 0, 1, 0));
 	}
 
 	@Test
@@ -439,7 +469,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		}
 		// the limit is raised to 3 while they wait
 		Gates three = new Gates(null, "test", 3, 0, null);
-		this.listener.leaveGates(QUEUE, holder.lease(), three);
+		this.listener.leaveGates(QUEUE, holder.lease(), three, Duration.ZERO);
 		assertThat(admit(reserveOne(), three)).isZero();
 		assertThat(this.operations.stats(QUEUE)).as("admitted with room left: the next one is woken")
 			.isEqualTo(new QueueStats(1, 2, 2, 0));
@@ -455,12 +485,12 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		ReservedJob holder = enqueueAndAdmit("holder", gates);
 		enqueueAndDefer("w1", gates);
 		enqueueAndDefer("w2", gates);
-		this.listener.leaveGates(QUEUE, holder.lease(), gates);
+		this.listener.leaveGates(QUEUE, holder.lease(), gates, Duration.ZERO);
 		ReservedJob woken = reserveOne();
 		// another job takes the key between the waking and the admission
 		ReservedJob other = enqueueAndAdmit("other", gates);
 		assertThat(admit(woken, gates)).isEqualTo(ListenerOperations.PARKED);
-		this.listener.leaveGates(QUEUE, other.lease(), gates);
+		this.listener.leaveGates(QUEUE, other.lease(), gates, Duration.ZERO);
 		assertThat(reserveOne().id()).isEqualTo("w1");
 	}
 
@@ -494,7 +524,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		Instant later = Instant.now().plusSeconds(3600);
 		assertThat(this.operations.reschedule(QUEUE, "rescheduled", Due.at(later))).isTrue();
 		assertThat(this.template.opsForZSet().zCard(this.keys.lines())).isOne();
-		this.listener.leaveGates(QUEUE, holder.lease(), gates);
+		this.listener.leaveGates(QUEUE, holder.lease(), gates, Duration.ZERO);
 		ReservedJob next = reserveOne();
 		assertThat(next.id()).isEqualTo("next");
 		assertThat(admit(next, gates)).isZero();
@@ -510,7 +540,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(enqueueAndDefer("a2", acme)).as("the group's one place is taken")
 			.isEqualTo(ListenerOperations.PARKED);
 		enqueueAndAdmit("g1", new Gates(null, "test", 0, 0, null, "globex", 1));
-		this.listener.leaveGates(QUEUE, first.lease(), acme);
+		this.listener.leaveGates(QUEUE, first.lease(), acme, Duration.ZERO);
 		assertThat(this.operations.stats(QUEUE)).as("the group's waiting job is ready once a run of it left")
 			.isEqualTo(new QueueStats(1, 0, 2, 0));
 		assertThat(admit(reserveOne(), acme)).isZero();
@@ -729,12 +759,12 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		ReservedJob second = reserveOne();
 		assertThat(admit(second, gates)).as("the second run waits for the first one's exclusive key and running place")
 			.isEqualTo(ListenerOperations.PARKED);
-		this.listener.leaveGates(QUEUE, first.lease(), gates);
+		this.listener.leaveGates(QUEUE, first.lease(), gates, Duration.ZERO);
 		assertThat(this.operations.stats(QUEUE)).as("the first run left: the waiting job is ready at once")
 			.isEqualTo(new QueueStats(1, 0, 0, 0));
 		ReservedJob third = reserveOne();
 		assertThat(admit(third, gates)).isZero();
-		this.listener.leaveGates(QUEUE, second.lease(), gates);
+		this.listener.leaveGates(QUEUE, second.lease(), gates, Duration.ZERO);
 		assertThat(this.template.opsForValue().get(this.keys.gates(gates).get(1)))
 			.as("a run that never passed the gates does not free the key another run holds")
 			.isEqualTo("a:" + third.token());
@@ -748,7 +778,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(admit(reserveOne(), gates)).isEqualTo(ListenerOperations.PARKED);
 		Instant later = Instant.now().plusSeconds(3600);
 		assertThat(this.operations.reschedule(QUEUE, "timer", Due.at(later))).isTrue();
-		this.listener.leaveGates(QUEUE, holder.lease(), gates);
+		this.listener.leaveGates(QUEUE, holder.lease(), gates, Duration.ZERO);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 1, 0));
 		assertThat(this.operations.status(QUEUE, "timer").at()).isEqualTo(later.truncatedTo(ChronoUnit.MILLIS));
 	}
@@ -820,7 +850,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(admit(job, gates)).as("the re-send").isZero();
 		assertThat(this.template.opsForZSet().zCard(rate)).as("one start in the window").isEqualTo(1);
 		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.RESERVED);
-		this.listener.leaveGates(QUEUE, job.lease(), gates);
+		this.listener.leaveGates(QUEUE, job.lease(), gates, Duration.ZERO);
 		this.listener.ack(QUEUE, List.of(job.lease()));
 		assertThat(enqueueAndDefer("b", gates)).as("the next job waits for the one start's window only")
 			.isBetween(9_000L, 10_000L);

@@ -1,7 +1,5 @@
 package io.redq.queue.redis;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -14,11 +12,7 @@ import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobPriority;
 import io.redq.queue.core.QueueStats;
-import io.redq.queue.script.QueueScripts;
 import org.junit.jupiter.api.Test;
-
-import org.springframework.core.io.ClassPathResource;
-import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
@@ -192,39 +186,8 @@ class PriorityBesideOlderScriptsIntegrationTests extends AbstractQueueIntegratio
 	 * before priority levels.
 	 */
 	private RedisJobQueueOperations olderScripts() {
-		// the older scripts refuse a queue of a later model (see
-		// DataModelIntegrationTests):
-		// they are given today's, so that they leave the stale entries a queue they kept
-		// brings into it
-		String common = read("common.lua").replace("\nlocal MODEL = 4\n", "\nlocal MODEL = " + model() + "\n");
-		// push, result and progress came later; these tests enqueue under their own ids,
-		// which push never takes, wait for no result and write no progress
-		QueueScripts scripts = QueueScripts
-			.from((definition) -> Set.of("push", "result", "progress").contains(definition.name()) ? definition.load()
-					: RedisScript.of(common + "\n" + read(definition.name() + ".lua"), definition.resultType()));
-		return new RedisJobQueueOperations(this.template.getRequiredConnectionFactory(), scripts,
-				new Keyspace(RedisJobQueueOperations.DEFAULT_KEY_PREFIX));
-	}
-
-	private static String model() {
-		try {
-			String common = new ClassPathResource("common.lua", QueueScripts.class)
-				.getContentAsString(StandardCharsets.UTF_8);
-			return common.substring(common.indexOf("\nlocal MODEL = ") + 15).lines().findFirst().orElseThrow();
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException(ex);
-		}
-	}
-
-	private static String read(String name) {
-		try {
-			return new ClassPathResource("before-levels/" + name, PriorityBesideOlderScriptsIntegrationTests.class)
-				.getContentAsString(StandardCharsets.UTF_8);
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException(ex);
-		}
+		return ScriptsBeforeLevels.operations(this.template.getRequiredConnectionFactory(),
+				RedisJobQueueOperations.DEFAULT_KEY_PREFIX);
 	}
 
 }

@@ -201,7 +201,7 @@ class PriorityIntegrationTests extends AbstractQueueIntegrationTests {
 			assertThat(this.listener.admit(QUEUE, waiter.lease(), gates, LEASE)).isEqualTo(ListenerOperations.PARKED);
 			enqueue("normal", JobPriority.DEFAULT);
 			// the holder leaves its gate: the waiter is woken at the head of its level
-			this.listener.leaveGates(QUEUE, holder.lease(), gates);
+			this.listener.leaveGates(QUEUE, holder.lease(), gates, Duration.ZERO);
 			assertThat(reserveOneByOne(2)).containsExactly("waiter", "normal");
 			this.operations.purge(QUEUE);
 		}

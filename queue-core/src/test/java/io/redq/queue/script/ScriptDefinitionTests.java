@@ -29,7 +29,7 @@ class ScriptDefinitionTests {
 					"progress");
 		assertThat(QueueScripts.DEFINITIONS).filteredOn((definition) -> definition.resultType() == Long.class)
 			.extracting(ScriptDefinition::name)
-			.containsExactly("fail", "release", "cancel", "admit", "hold", "reschedule", "revive", "model", "purge",
+			.containsExactly("fail", "release", "cancel", "admit", "reschedule", "revive", "model", "purge",
 					"progress");
 		assertThat(QueueScripts.DEFINITIONS).extracting(ScriptDefinition::resultType)
 			.containsOnly(List.class, Long.class);
@@ -76,7 +76,7 @@ class ScriptDefinitionTests {
 		assertThat(asked).isEqualTo(QueueScripts.DEFINITIONS);
 		assertThat(scripts.ack().getScriptAsString()).isEqualTo("return 'ack'");
 		assertThat(scripts.hold().getScriptAsString()).isEqualTo("return 'hold'");
-		assertThat(scripts.hold().getResultType()).isEqualTo(Long.class);
+		assertThat(scripts.hold().getResultType()).isEqualTo(List.class);
 	}
 
 }

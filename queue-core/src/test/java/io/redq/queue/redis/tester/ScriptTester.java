@@ -136,6 +136,18 @@ final class ScriptTester {
 
 	private final ListenerOperations listeners;
 
+	/**
+	 * Operations with the scripts from before priority levels on the same queue (see
+	 * {@link #olderInstance()}), or {@code null}.
+	 */
+	private final @Nullable RedisJobQueueOperations older;
+
+	/** The calls of the instance with the older scripts, on lanes of its own. */
+	private final ResendProtection olderCalls = new ResendProtection();
+
+	/** The ids of the jobs that the older scripts cancelled, rescheduled or replaced. */
+	private final Set<String> takenOutByOlderScripts = new HashSet<>();
+
 	private final StringRedisTemplate redis;
 
 	private final QueueKeys keys;
@@ -177,10 +189,20 @@ final class ScriptTester {
 
 	private int step;
 
-	ScriptTester(RedisJobQueueOperations operations, Settings settings, long seed) {
+	/**
+	 * Create a tester.
+	 * @param operations the operations with the scripts under test
+	 * @param older operations with the scripts from before priority levels, run beside
+	 * them on the same queue, or {@code null}
+	 * @param settings how large a run is
+	 * @param seed the seed of the run
+	 */
+	ScriptTester(RedisJobQueueOperations operations, @Nullable RedisJobQueueOperations older, Settings settings,
+			long seed) {
 		this.settings = settings;
 		this.random = new Random(seed);
 		this.operations = operations;
+		this.older = older;
 		this.scripts = operations.getStore().getScripts();
 		this.producers = operations.getEnqueueOperations();
 		this.listeners = operations.getListenerOperations();
@@ -227,6 +249,9 @@ final class ScriptTester {
 	}
 
 	private boolean nextStep() {
+		if (this.older != null && this.random.nextInt(25) == 0) {
+			return olderInstance();
+		}
 		int choice = this.random.nextInt(100);
 		if (choice < 15) {
 			return produce();
@@ -536,6 +561,72 @@ final class ScriptTester {
 		return true;
 	}
 
+	// an instance with the scripts from before priority levels
+
+	/**
+	 * An instance with the scripts from before priority levels cancels, reschedules or
+	 * replaces a job of a caller's id (see "Priorities" in {@code common.lua}): those
+	 * scripts know neither levels nor groups, and take a job out of line by counting its
+	 * entry stale, which leaves its member of queued, its count in its group and its kept
+	 * place behind. It leaves the jobs with gates alone: they came with data model 5,
+	 * whose queues those scripts refuse unless a test gives them the model (their lines
+	 * are unknown to them).
+	 */
+	private boolean olderInstance() {
+		String id = "c" + this.random.nextInt(this.settings.callerIds());
+		String stored = this.redis.<String, String>opsForHash().get(this.keys.jobs(), id);
+		if (stored != null && dispatchOf(stored).gated) {
+			return false;
+		}
+		RedisJobQueueOperations older = Objects.requireNonNull(this.older);
+		QueueScripts scripts = older.getStore().getScripts();
+		List<Dispatch> before = storedAt(id);
+		this.takenOutByOlderScripts.add(id);
+		int action = this.random.nextInt(3);
+		if (action == 0) {
+			boolean cancelled = olderCall(scripts.cancel(), List.of(id)) == 1;
+			settle(before, State.CANCELLED);
+			trace("the older instance cancels " + id + " " + before + ": " + cancelled);
+		}
+		else if (action == 1) {
+			// after a delay: one that has passed would put the job into the ready list,
+			// at the default level whatever its own
+			Due due = Due.after(Duration.ofMillis(1 + this.random.nextInt(30)));
+			boolean moved = olderCall(scripts.reschedule(), List.of(id, "d", Long.toString(due.millis()))) != 0;
+			if (moved) {
+				String envelope = this.redis.<String, String>opsForHash().get(this.keys.jobs(), id);
+				Double scheduled = this.redis.opsForZSet().score(this.keys.delayed(), id);
+				dispatchOf(envelope).notBefore = (scheduled != null) ? scheduled.longValue() : 0;
+			}
+			trace("the older instance reschedules " + id + " " + before + " to " + due + ": " + moved);
+		}
+		else {
+			// a job of the default level without a group: the only one those scripts make
+			int number = this.dispatches.size() + 1;
+			int maxAttempts = 1 + this.random.nextInt(3);
+			EnqueueCommand command = new EnqueueCommand(id, Due.NOW, DuplicatePolicy.REPLACE,
+					"\"job\":\"plain\",\"maxAttempts\":" + maxAttempts + ",\"payload\":\"d" + number + "\"}");
+			ResendProtection.Call call = this.olderCalls.begin(this.keys);
+			Dispatch dispatch = new Dispatch(number, command, maxAttempts, false, this.olderCalls, call,
+					List.of(command));
+			dispatch.byOlderScripts = true;
+			this.dispatches.put(number, dispatch);
+			Outcome result = older.getEnqueueOperations().enqueue(QUEUE, call, List.of(command)).get(0).outcome();
+			this.olderCalls.end(call);
+			stored(dispatch, before, result);
+			trace("the older instance enqueues d" + number + " as " + id + " (REPLACE, max " + maxAttempts + "): "
+					+ result);
+		}
+		return true;
+	}
+
+	private long olderCall(RedisScript<Long> script, List<String> args) {
+		ResendProtection.Call call = this.olderCalls.begin(this.keys);
+		Long reply = Objects.requireNonNull(this.older).getStore().runOnce(script, QUEUE, call, args);
+		this.olderCalls.end(call);
+		return reply;
+	}
+
 	// workers
 
 	private boolean reserve(Worker worker, boolean shortAndStartAtOnce) {
@@ -550,20 +641,7 @@ final class ScriptTester {
 		boolean lost = !shortAndStartAtOnce && enabled(Fault.RESERVE_REPLY_LOST, 0.2);
 		List<String> ids = new ArrayList<>();
 		for (ReservedJob job : reservation.jobs()) {
-			Dispatch dispatch = dispatchOf(job.envelope());
-			dispatch.reservations++;
-			// a reserved job counts as started: its worker starts it within moments
-			this.lastStarts.put(job.id(), job.token());
-			ids.add(job.id() + "=d" + dispatch.number + "@" + job.attempt());
-			check(job.attempt() <= dispatch.maxAttempts, Invariant.ATTEMPTS,
-					() -> job.id() + " reserved at attempt " + job.attempt() + " of " + dispatch.maxAttempts);
-			check(job.attempt() > dispatch.acceptedFailures, Invariant.FINISHED_RUN_LOST, () -> job.id()
-					+ " reserved at attempt " + job.attempt() + " after " + dispatch.acceptedFailures + " failed runs");
-			check(reservation.redisTime() >= dispatch.notBefore, Invariant.EARLY,
-					() -> job.id() + " reserved at " + reservation.redisTime() + ", due at " + dispatch.notBefore);
-			if (!lost) {
-				worker.held.add(new Held(job, dispatch, lease));
-			}
+			ids.add(reserved(worker, job, lease, reservation.redisTime(), lost));
 		}
 		trace(worker + " reserves " + max + " for " + lease.toMillis() + " ms: " + ids + (lost ? ", reply lost" : ""));
 		checkShares(reservation);
@@ -571,6 +649,28 @@ final class ScriptTester {
 			startHeld(worker, worker.held.remove(worker.held.size() - 1));
 		}
 		return true;
+	}
+
+	/**
+	 * Check and record a job reserved for a worker, which holds it unless the reply was
+	 * lost.
+	 * @return the job as the trace shows it
+	 */
+	private String reserved(Worker worker, ReservedJob job, Duration lease, long redisTime, boolean lost) {
+		Dispatch dispatch = dispatchOf(job.envelope());
+		dispatch.reservations++;
+		// a reserved job counts as started: its worker starts it within moments
+		this.lastStarts.put(job.id(), job.token());
+		check(job.attempt() <= dispatch.maxAttempts, Invariant.ATTEMPTS,
+				() -> job.id() + " reserved at attempt " + job.attempt() + " of " + dispatch.maxAttempts);
+		check(job.attempt() > dispatch.acceptedFailures, Invariant.FINISHED_RUN_LOST, () -> job.id()
+				+ " reserved at attempt " + job.attempt() + " after " + dispatch.acceptedFailures + " failed runs");
+		check(redisTime >= dispatch.notBefore, Invariant.EARLY,
+				() -> job.id() + " reserved at " + redisTime + ", due at " + dispatch.notBefore);
+		if (!lost) {
+			worker.held.add(new Held(job, dispatch, lease));
+		}
+		return job.id() + "=d" + dispatch.number + "@" + job.attempt();
 	}
 
 	private boolean start(Worker worker) {
@@ -705,18 +805,33 @@ final class ScriptTester {
 			trace(worker + " fails " + run + ((retry != null) ? ", retry in " + retry.toMillis() + " ms" : ", dead")
 					+ resent + ": " + failed);
 		}
-		leaveGates(worker, run);
+		leaveGates(worker, run, true);
 		return true;
 	}
 
-	private void leaveGates(Worker worker, Run run) {
+	/**
+	 * Leave the gates of a run; a worker whose container runs takes the first job woken,
+	 * with a short or a long lease, as a container does, or lets every job woken be
+	 * ready.
+	 */
+	private void leaveGates(Worker worker, Run run, boolean running) {
 		if (run.gates != null) {
-			this.listeners.leaveGates(QUEUE, run.job.lease(), run.gates);
+			int choice = this.random.nextInt(3);
+			Duration lease = (!running || choice == 0) ? Duration.ZERO
+					: (choice == 1) ? LONG_LEASE : Duration.ofMillis(5 + this.random.nextInt(15));
+			ReservedJob next = this.listeners.leaveGates(QUEUE, run.job.lease(), run.gates, lease);
+			boolean lost = false;
 			if (enabled(Fault.HOLD_RESENT, 0.3)) {
-				this.listeners.leaveGates(QUEUE, run.job.lease(), run.gates);
+				lost = next != null;
+				this.listeners.leaveGates(QUEUE, run.job.lease(), run.gates, lease);
 				trace(worker + " leaves the gates of " + run + " (re-sent)");
 			}
 			this.holding.remove(holder(run.job));
+			if (next != null) {
+				trace(worker + " leaves the gates of " + run + " and takes "
+						+ reserved(worker, next, lease, snapshotTime(), lost) + " for " + lease.toMillis() + " ms"
+						+ (lost ? ", reply lost" : ""));
+			}
 		}
 	}
 
@@ -764,7 +879,7 @@ final class ScriptTester {
 		}
 		worker.held.clear();
 		worker.running.removeAll(interrupted);
-		interrupted.forEach((run) -> leaveGates(worker, run));
+		interrupted.forEach((run) -> leaveGates(worker, run, false));
 		trace(worker + " stops: releases " + notStarted + " not started and " + interrupted + " interrupted: "
 				+ released);
 		return true;
@@ -872,21 +987,26 @@ final class ScriptTester {
 		snapshot.jobs.forEach((id, envelope) -> {
 			String place = place(envelope);
 			String kept = snapshot.levels.get(id);
-			check(Objects.equals(place, kept), Invariant.LEVEL,
+			// a job the older scripts stored keeps the place they left: they know none
+			check(Objects.equals(place, kept) || dispatchOf(envelope).byOlderScripts, Invariant.LEVEL,
 					() -> id + " of level and group " + place + " is kept as " + kept);
 		});
+		// a job the older scripts took out of line leaves its kept place (and its member
+		// of queued, if it was ready), which a job stored at its id here must not inherit
 		snapshot.levels.keySet()
-			.forEach((id) -> check(snapshot.jobs.containsKey(id), Invariant.LEVEL,
-					() -> id + " has a level but no data"));
+			.forEach((id) -> check(snapshot.jobs.containsKey(id) || this.takenOutByOlderScripts.contains(id),
+					Invariant.LEVEL, () -> id + " has a level but no data"));
+		// each member is counted in the group of its kept place, until it is reserved or
+		// replaced
 		Map<String, Integer> groups = new HashMap<>();
 		snapshot.queued.forEach((id, score) -> {
 			long band = JobPriority.HIGHEST - score / BAND;
-			String place = place(snapshot.jobs.get(id));
-			String level = (place != null) ? place.split(" ")[0] : String.valueOf(JobPriority.DEFAULT);
-			check(place != null && String.valueOf(band).equals(level), Invariant.LEVEL,
-					() -> id + " of level and group " + place + " waits in the line of level " + band);
-			if (place != null && place.contains(" ")) {
-				groups.merge("g" + level + ":" + place.substring(place.indexOf(' ') + 1), 1, Integer::sum);
+			String kept = snapshot.levels.get(id);
+			String level = (kept != null) ? kept.split(" ")[0] : String.valueOf(JobPriority.DEFAULT);
+			check(kept != null && String.valueOf(band).equals(level), Invariant.LEVEL,
+					() -> id + " kept at level and group " + kept + " waits in the line of level " + band);
+			if (kept.contains(" ")) {
+				groups.merge("g" + level + ":" + kept.substring(kept.indexOf(' ') + 1), 1, Integer::sum);
 			}
 		});
 		Map<String, Integer> counted = new HashMap<>();
@@ -917,6 +1037,12 @@ final class ScriptTester {
 	 * ready jobs meanwhile, however levels come and go.
 	 */
 	private void checkShares(Reservation reservation) {
+		if (reservation.jobs().stream().anyMatch((job) -> dispatchOf(job.envelope()).byOlderScripts)) {
+			// a job the older scripts stored is reserved at the place its id kept, which
+			// its envelope does not say: the waits start again
+			this.waits.clear();
+			return;
+		}
 		Set<Integer> served = new HashSet<>();
 		reservation.jobs().forEach((job) -> served.add(levelOf(job.envelope())));
 		int count = reservation.jobs().size() + reservation.missing().size();
@@ -1247,6 +1373,10 @@ final class ScriptTester {
 			return new Settings(this.steps, this.producers, this.workers, this.migrators, this.callerIds, faults);
 		}
 
+		Settings withSteps(int steps) {
+			return new Settings(steps, this.producers, this.workers, this.migrators, this.callerIds, this.faults);
+		}
+
 	}
 
 	/**
@@ -1366,6 +1496,11 @@ final class ScriptTester {
 		final int maxAttempts;
 
 		final boolean gated;
+
+		/**
+		 * Whether the older scripts stored it (see {@link ScriptTester#olderInstance()}).
+		 */
+		boolean byOlderScripts;
 
 		State state;
 

@@ -13,6 +13,7 @@ import io.redq.queue.redis.BatchOperations;
 import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.redis.RedisQueueExtension;
+import io.redq.queue.redis.ScriptsBeforeLevels;
 import io.redq.queue.redis.tester.ScriptTester.Invariant;
 import io.redq.queue.redis.tester.ScriptTester.Settings;
 import io.redq.queue.redis.tester.ScriptTester.Violation;
@@ -39,7 +40,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the faults the scripts survive today unless {@code -Dredq.tester.faults} names others
  * ({@code all}, or a list of {@link Fault} names, where {@code safe} stands for today's
  * default); {@code -Dredq.tester.seed} runs one seed; {@code -Dredq.tester.long=true}
- * adds a run of several minutes with more actors and jobs.
+ * adds a run of several minutes with more actors and jobs, beside an instance with the
+ * scripts from before priority levels on the same queue (the short runs and the checks
+ * that the tester finds the bugs of mutated scripts run them alone, unless the bug needs
+ * that instance: beside it, long runs still find a priority level served one reservation
+ * past its starvation bound now and then, not explained yet, see issue 36).
  *
  * @author Redq team
  */
@@ -136,7 +141,7 @@ class ScriptTesterIntegrationTests {
 	@Test
 	void theTesterFindsAParkedJobLeftBehindAGateThatARunLeftWithoutWakingIt() {
 		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("hold")
-				? QueueScripts.of(holdWithoutWaking(), Long.class) : definition.load());
+				? QueueScripts.of(holdWithoutWaking(), List.class) : definition.load());
 		Violation violation = firstViolation(scripts, SHORT.withFaults(EnumSet.noneOf(Fault.class)));
 		assertThat(violation).isNotNull();
 		assertThat(violation.invariant()).isEqualTo(Invariant.PARKED);
@@ -194,6 +199,19 @@ class ScriptTesterIntegrationTests {
 				Invariant.CALLBACK_ONCE);
 	}
 
+	@Test // GH-36
+	void theTesterFindsAGroupLineLeftBehindByAJobTakenOutOfLineByOlderScriptsInAnEnqueueScriptBeforeItsFix() {
+		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("enqueue")
+				? QueueScripts.of(enqueueKeepingLeftMembers(), List.class) : definition.load());
+		// the older instance acts in one step of 25: longer runs, so that it takes a
+		// ready grouped job out of line and a job is dispatched under its id again
+		Violation violation = firstViolation(scripts, SHORT.withSteps(4000), true);
+		assertThat(violation).isNotNull();
+		// a job stored at the id of one that the older scripts cancelled or replaced
+		// inherits its member of queued, whose group keeps counting it
+		assertThat(violation.invariant()).as("%s", violation).isEqualTo(Invariant.LEVEL);
+	}
+
 	@Test
 	@EnabledIfSystemProperty(named = "redq.tester.long", matches = "true")
 	void theScriptsKeepEveryInvariantInALongRun() {
@@ -203,7 +221,7 @@ class ScriptTesterIntegrationTests {
 		int runs = 0;
 		long steps = 0;
 		while (System.nanoTime() < end) {
-			ScriptTester tester = tester(QueueScripts.load(), LONG, seed);
+			ScriptTester tester = tester(QueueScripts.load(), LONG, seed, true);
 			Violation violation = tester.run();
 			runs++;
 			steps += tester.steps();
@@ -218,15 +236,7 @@ class ScriptTesterIntegrationTests {
 	}
 
 	private @Nullable Violation run(QueueScripts scripts, Settings settings, long seed) {
-		return tester(scripts, settings, seed).run();
-	}
-
-	private ScriptTester tester(QueueScripts scripts, Settings settings, long seed) {
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			connection.serverCommands().flushAll();
-		}
-		return new ScriptTester(new RedisJobQueueOperations(this.connectionFactory, scripts, new Keyspace("redq")),
-				settings, seed);
+		return tester(scripts, settings, seed, false).run();
 	}
 
 	/**
@@ -246,13 +256,30 @@ class ScriptTesterIntegrationTests {
 	}
 
 	/**
-	 * Run the short seeds until one finds a violation: a run depends on timing (leases of
-	 * a few ms), so a later seed finds it when one does not.
+	 * Create a tester of the given scripts, beside an instance with the scripts from
+	 * before priority levels or alone.
+	 */
+	private ScriptTester tester(QueueScripts scripts, Settings settings, long seed, boolean besideOlderScripts) {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			connection.serverCommands().flushAll();
+		}
+		return new ScriptTester(new RedisJobQueueOperations(this.connectionFactory, scripts, new Keyspace("redq")),
+				besideOlderScripts ? ScriptsBeforeLevels.operations(this.connectionFactory, "redq") : null, settings,
+				seed);
+	}
+
+	/**
+	 * Run the short seeds of the scripts alone until one finds a violation: a run depends
+	 * on timing (leases of a few ms), so a later seed finds it when one does not.
 	 */
 	private @Nullable Violation firstViolation(QueueScripts scripts, Settings settings) {
+		return firstViolation(scripts, settings, false);
+	}
+
+	private @Nullable Violation firstViolation(QueueScripts scripts, Settings settings, boolean besideOlderScripts) {
 		Violation violation = null;
 		for (long seed = 1; violation == null && seed <= SHORT_SEEDS; seed++) {
-			violation = run(scripts, settings, seed);
+			violation = tester(scripts, settings, seed, besideOlderScripts).run();
 		}
 		return violation;
 	}
@@ -280,9 +307,20 @@ class ScriptTesterIntegrationTests {
 	 */
 	private static String holdWithoutWaking() {
 		String hold = read(QueueScripts.class, "hold.lua");
-		String withoutWaking = hold.replaceAll("\n\t*wake_line\\([^)]*\\)", "");
+		String withoutWaking = hold.replaceAll("\n\t*wake(_line)?\\([^)]*\\)", "");
 		assertThat(withoutWaking).as("the wakes of hold.lua").isNotEqualTo(hold);
 		return withoutWaking;
+	}
+
+	/**
+	 * The enqueue script leaving the member of queued and the kept place that the older
+	 * scripts left at an id to the job stored there, as it was before that fix.
+	 */
+	private static String enqueueKeepingLeftMembers() {
+		String enqueue = read(QueueScripts.class, "enqueue.lua");
+		String keeping = enqueue.replace("\t\tforget_left_member(id)\n", "");
+		assertThat(keeping).as("the forgetting of left members in enqueue.lua").isNotEqualTo(enqueue);
+		return keeping;
 	}
 
 	/**
