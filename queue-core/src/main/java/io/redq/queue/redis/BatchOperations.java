@@ -466,7 +466,7 @@ public final class BatchOperations {
 		return (value != null) ? Long.parseLong(value.toString()) : 0;
 	}
 
-	private static Duration maximum(Duration a, Duration b) {
+	static Duration maximum(Duration a, Duration b) {
 		return (a.compareTo(b) >= 0) ? a : b;
 	}
 

@@ -98,40 +98,63 @@ public final class ChainOperations {
 	/**
 	 * Create a chain that is not open yet: its steps, the jobs of the later ones and its
 	 * on-failure job. The caller then enqueues the first step with the returned link, and
-	 * {@link #open(String)} opens the chain; a chain never opened expires after
-	 * {@link #CREATION_WINDOW}.
+	 * {@link #open(String)} opens the chain; a chain never opened expires after the
+	 * creation window. Made again before the chain is opened, it changes nothing.
 	 * <p>
 	 * A step in the same queue as the step before it is carried by that step's link (see
 	 * {@code batch_member_done} in {@code common.lua}), whose acknowledgement creates it;
 	 * the chain keeps the job of every other later step, and enqueues it once the step
 	 * before succeeded.
-	 * @param chainId the chain id
-	 * @param linger how long the chain is kept once it ended
-	 * @param steps the steps, in order: the first is enqueued by the caller
-	 * @param onFailure the on-failure job, or {@code null}
-	 * @return the link to enqueue the first step with
+	 * @param chain the chain: the first step is enqueued by the caller
+	 * @param creationWindow how long the chain is kept when it is not opened
+	 * @return the link to enqueue the first step with, or {@code null} when the chain was
+	 * opened already
 	 */
-	String create(String chainId, Duration linger, List<PreparedJob> steps, @Nullable PreparedJob onFailure) {
+	@Nullable String create(ChainCommand chain, Duration creationWindow) {
+		List<PreparedCommand> steps = chain.steps();
 		List<String> args = new ArrayList<>(4 + steps.size() * 3);
-		args.addAll(List.of("create", Long.toString(CREATION_WINDOW.toMillis()), Long.toString(linger.toMillis()),
-				StoredJob.format(onFailure)));
+		args.addAll(List.of("create", Long.toString(creationWindow.toMillis()),
+				Long.toString(chain.linger().toMillis()), StoredJob.format(chain.onFailure())));
 		for (int i = 0; i < steps.size(); i++) {
-			PreparedJob step = steps.get(i);
+			PreparedCommand step = steps.get(i);
 			args.add(step.queue());
-			args.add(step.id());
+			args.add(step.command().id());
 			boolean carried = i == 0 || step.queue().equals(steps.get(i - 1).queue());
 			args.add(carried ? "" : StoredJob.format(step) + sameQueueSteps(steps, i));
 		}
-		Assert.state(run(chainId, args).equals(List.of(1L)),
-				() -> "Chain " + chainId + " was opened while it was created");
-		return link(chainId) + sameQueueSteps(steps, 0);
+		return run(chain.id(), args).equals(List.of(1L)) ? link(chain.id()) + sameQueueSteps(steps, 0) : null;
+	}
+
+	/**
+	 * Create a chain under the id chosen at its dispatch, enqueue its first step and open
+	 * it, as a call that its caller may make again: an outbox relay that died before it
+	 * recorded the row applied. Made again, it changes nothing: the chain's creation
+	 * writes the same steps while it is not open, the first step's enqueue is a call
+	 * Redis remembers under {@code <callId>.1} for the window, and a chain opened before
+	 * is only asked for the job it has not delivered yet. So that a call made again
+	 * within the window finds the chain, it is kept at least the window once it ended,
+	 * and a creation left half-done at least the window.
+	 * @param chain the chain
+	 * @param callId the call's id, unique and unguessable (see
+	 * {@link ResendProtection#newId()})
+	 * @param window how long Redis remembers the call
+	 */
+	public void createOnce(ChainCommand chain, String callId, Duration window) {
+		ChainCommand kept = new ChainCommand(chain.id(), BatchOperations.maximum(chain.linger(), window), chain.steps(),
+				chain.onFailure());
+		String link = create(kept, BatchOperations.maximum(CREATION_WINDOW, window));
+		if (link != null) {
+			PreparedCommand first = chain.steps().get(0);
+			this.enqueueOperations.enqueueOnce(first.queue(), callId + ".1", List.of(first.command()), window, link);
+		}
+		open(chain.id());
 	}
 
 	/**
 	 * The steps right after the given one that run in its queue, as its link carries
 	 * them: each {@code \0<id>\n<due mode>\n<due value>\n<body>}.
 	 */
-	private static String sameQueueSteps(List<PreparedJob> steps, int step) {
+	private static String sameQueueSteps(List<PreparedCommand> steps, int step) {
 		StringBuilder carried = new StringBuilder();
 		String queue = steps.get(step).queue();
 		for (int i = step + 1; i < steps.size() && steps.get(i).queue().equals(queue); i++) {

@@ -527,17 +527,30 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	/**
 	 * Dispatch a chain: its steps and on-failure job pass the same steps as any dispatch
-	 * ({@link #prepare}), all before any is sent, each under the id
-	 * {@code <chain id>:<step>} (from 1) or {@code <chain id>:failure}. The chain is
-	 * created in Redis with its steps first, then its first step is enqueued, linked to
-	 * the chain in the step that enqueues it, then the chain is opened.
+	 * ({@link #prepareChain}), all before any is sent, then it is sent
+	 * ({@link #sendChain}).
 	 */
 	@Override
 	public ChainResult dispatchChain(ChainRequest request) {
+		return sendChain(prepareChain(request));
+	}
+
+	/**
+	 * Check a chain, pass its steps and on-failure job through the dispatch interceptors
+	 * and write them under a new chain id, each under the id {@code <chain id>:<step>}
+	 * (from 1) or {@code <chain id>:failure}, without sending it: for a chain dispatched
+	 * inside a transaction, sent after the commit or stored in an outbox. The caller
+	 * tells the interceptors how it ended through the returned chain, or sends it with
+	 * {@link #sendChain}.
+	 * @param request the chain
+	 * @return the chain
+	 * @throws IllegalArgumentException when a step or the on-failure job is invalid, as
+	 * for {@link #dispatchChain(ChainRequest)}
+	 */
+	public PreparedChain prepareChain(ChainRequest request) {
 		String chainId = JobIds.next();
 		List<PreparedJob> steps = new ArrayList<>(request.getSteps().size());
 		PreparedJob onFailure = null;
-		String link;
 		try {
 			for (JobRequest step : request.getSteps()) {
 				String position = Integer.toString(steps.size() + 1);
@@ -548,13 +561,31 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 				onFailure = this.preparer.prepare(request.getOnFailure(), chainId + ":" + ChainOperations.FAILURE, Map
 					.of(ChainRequest.CHAIN_HEADER, chainId, ChainRequest.CALLBACK_HEADER, ChainOperations.FAILURE));
 			}
-			link = this.chainOperations.create(chainId, this.batchLinger, steps, onFailure);
 		}
 		catch (RuntimeException ex) {
 			steps.forEach((job) -> job.failed(ex));
-			if (onFailure != null) {
-				onFailure.failed(ex);
-			}
+			throw ex;
+		}
+		return new PreparedChain(chainId, this.batchLinger, steps, onFailure);
+	}
+
+	/**
+	 * Send a prepared chain: it is created in Redis with its steps first, then its first
+	 * step is enqueued, linked to the chain in the step that enqueues it, then the chain
+	 * is opened. Send a chain once.
+	 * @param chain the chain
+	 * @return the chain id and its steps' ids
+	 */
+	public ChainResult sendChain(PreparedChain chain) {
+		List<PreparedJob> steps = chain.steps();
+		PreparedJob onFailure = chain.onFailure();
+		String link;
+		try {
+			link = this.chainOperations.create(chain.command(), ChainOperations.CREATION_WINDOW);
+			Assert.state(link != null, () -> "Chain " + chain.id() + " was opened while it was created");
+		}
+		catch (RuntimeException ex) {
+			chain.failed(ex);
 			throw ex;
 		}
 		List<PreparedJob> later = new ArrayList<>(steps.subList(1, steps.size()));
@@ -564,7 +595,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 		try {
 			// send tells the first step's interceptors
 			send(List.of(steps.get(0)), link);
-			this.chainOperations.open(chainId);
+			this.chainOperations.open(chain.id());
 		}
 		catch (RuntimeException ex) {
 			later.forEach((job) -> job.failed(ex));
@@ -572,7 +603,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 		}
 		// stored with the chain, which enqueues them in turn
 		later.forEach(PreparedJob::dispatched);
-		return new ChainResult(chainId, steps.stream().map(PreparedJob::id).toList());
+		return chain.result();
 	}
 
 	@Override

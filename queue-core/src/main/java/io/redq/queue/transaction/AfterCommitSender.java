@@ -14,7 +14,7 @@ import java.util.function.BooleanSupplier;
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchTimeoutException;
 import io.redq.queue.core.JobDispatcher;
-import io.redq.queue.transaction.TransactionalDispatches.BatchDispatch;
+import io.redq.queue.transaction.TransactionalDispatches.WorkflowDispatch;
 import io.redq.queue.transaction.TransactionalDispatches.Call;
 import io.redq.queue.transaction.TransactionalDispatches.Dispatch;
 import io.redq.queue.transaction.TransactionalDispatches.Step;
@@ -194,7 +194,7 @@ final class AfterCommitSender {
 					call(call, call.action());
 				}
 				else {
-					call(step, ((BatchDispatch) step).send());
+					call(step, ((WorkflowDispatch) step).send());
 				}
 			}
 		}
@@ -219,7 +219,7 @@ final class AfterCommitSender {
 	}
 
 	/**
-	 * Run a timer call or send a batch.
+	 * Run a timer call or send a batch or chain.
 	 */
 	private void call(Step call, BooleanSupplier action) {
 		try {

@@ -5,6 +5,7 @@ import java.util.List;
 
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.redis.PreparedBatch;
+import io.redq.queue.redis.PreparedChain;
 
 /**
  * Where the jobs dispatched inside a transaction, and the timer calls made in it, are
@@ -34,6 +35,14 @@ public interface JobOutbox {
 	 * @return the batch as it will be stored
 	 */
 	Entry prepareBatch(PreparedBatch batch);
+
+	/**
+	 * Write a chain as it will be stored: one entry, so that the relay creates all of it
+	 * or none of it.
+	 * @param chain the chain, prepared under its final id
+	 * @return the chain as it will be stored
+	 */
+	Entry prepareChain(PreparedChain chain);
 
 	/**
 	 * Check and write a {@link io.redq.queue.core.JobDispatcher#cancel cancel}.

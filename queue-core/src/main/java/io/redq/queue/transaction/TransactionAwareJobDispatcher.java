@@ -25,6 +25,7 @@ import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueNames;
 import io.redq.queue.core.Timer;
 import io.redq.queue.redis.PreparedBatch;
+import io.redq.queue.redis.PreparedChain;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.support.JobQueueLifecycle;
 import org.jspecify.annotations.Nullable;
@@ -203,11 +204,7 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 		if (transaction == null) {
 			return this.target.dispatchBatch(request);
 		}
-		if (!(this.target instanceof RedisJobDispatcher redis)) {
-			throw new IllegalStateException("A batch follows a transaction only with a RedisJobDispatcher as the "
-					+ "target; " + this.target.getClass().getName() + " is not one. Dispatch the batch after the "
-					+ "transaction commits, or outside it");
-		}
+		RedisJobDispatcher redis = redisTarget("batch");
 		PreparedBatch batch = redis.prepareBatch(request);
 		JobOutbox outbox = this.outbox;
 		JobOutbox.Entry entry;
@@ -218,10 +215,10 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 			batch.failed(ex);
 			throw ex;
 		}
-		transaction.add(new TransactionalDispatches.BatchDispatch(batch, () -> {
+		transaction.add(new TransactionalDispatches.WorkflowDispatch("dispatch batch " + batch.id(), () -> {
 			redis.sendBatch(batch);
 			return true;
-		}, entry));
+		}, batch::failed, entry));
 		return batch.deferred();
 	}
 
@@ -250,17 +247,36 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 	}
 
 	/**
-	 * Dispatch a chain at once: chains do not follow transactions yet, so a chain
-	 * dispatched inside one is refused rather than sent before the commit.
-	 * @throws IllegalStateException inside a transaction
+	 * Dispatch a chain; inside a transaction, it follows the transaction as a whole: its
+	 * steps and on-failure job are checked and pass the dispatch interceptors at once,
+	 * under the chain id and step ids returned; the chain is sent after the commit (with
+	 * an outbox: written to it as one entry, from which the relay creates it), and
+	 * dropped when the transaction rolls back.
+	 * @throws IllegalStateException inside a transaction, when the target dispatcher is
+	 * not a {@link RedisJobDispatcher}
 	 */
 	@Override
 	public ChainResult dispatchChain(ChainRequest request) {
-		if (currentTransaction() != null) {
-			throw new IllegalStateException("Chains do not follow transactions yet: dispatch the chain after the "
-					+ "transaction commits (e.g. from an @TransactionalEventListener) or outside it");
+		TransactionalDispatches transaction = currentTransaction();
+		if (transaction == null) {
+			return this.target.dispatchChain(request);
 		}
-		return this.target.dispatchChain(request);
+		RedisJobDispatcher redis = redisTarget("chain");
+		PreparedChain chain = redis.prepareChain(request);
+		JobOutbox outbox = this.outbox;
+		JobOutbox.Entry entry;
+		try {
+			entry = (outbox != null) ? outbox.prepareChain(chain) : null;
+		}
+		catch (RuntimeException ex) {
+			chain.failed(ex);
+			throw ex;
+		}
+		transaction.add(new TransactionalDispatches.WorkflowDispatch("dispatch chain " + chain.id(), () -> {
+			redis.sendChain(chain);
+			return true;
+		}, chain::failed, entry));
+		return chain.result();
 	}
 
 	@Override
@@ -366,6 +382,15 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 			redis.check(withId);
 		}
 		return new TransactionalDispatches.Dispatch(withId, withId.getId(), null, future);
+	}
+
+	private RedisJobDispatcher redisTarget(String workflow) {
+		if (!(this.target instanceof RedisJobDispatcher redis)) {
+			throw new IllegalStateException("A " + workflow + " follows a transaction only with a RedisJobDispatcher "
+					+ "as the target; " + this.target.getClass().getName() + " is not one. Dispatch the " + workflow
+					+ " after the transaction commits, or outside it");
+		}
+		return redis;
 	}
 
 	private @Nullable TransactionalDispatches currentTransaction() {

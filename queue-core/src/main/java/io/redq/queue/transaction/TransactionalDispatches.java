@@ -9,10 +9,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.JobRequest;
-import io.redq.queue.redis.PreparedBatch;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -253,7 +253,7 @@ final class TransactionalDispatches implements TransactionSynchronization {
 	/**
 	 * A dispatch or timer call held for the transaction.
 	 */
-	sealed interface Step permits Dispatch, Call, BatchDispatch {
+	sealed interface Step permits Dispatch, Call, WorkflowDispatch {
 
 		String description();
 
@@ -342,18 +342,16 @@ final class TransactionalDispatches implements TransactionSynchronization {
 	}
 
 	/**
-	 * A held batch, prepared at its dispatch under its final id.
+	 * A held batch or chain, prepared at its dispatch under its final id.
 	 *
-	 * @param batch the batch, which tells its jobs' interceptors how it ended
-	 * @param send the batch's send, after the commit
-	 * @param entry the batch as the outbox stores it, or {@code null} without one
+	 * @param description what it dispatches
+	 * @param send its send, after the commit
+	 * @param failed tells its jobs' interceptors that it was not dispatched
+	 * @param entry the batch or chain as the outbox stores it, or {@code null} without
+	 * one
 	 */
-	record BatchDispatch(PreparedBatch batch, BooleanSupplier send, JobOutbox.@Nullable Entry entry) implements Step {
-
-		@Override
-		public String description() {
-			return "dispatch batch " + this.batch.id();
-		}
+	record WorkflowDispatch(String description, BooleanSupplier send, Consumer<Exception> failed,
+			JobOutbox.@Nullable Entry entry) implements Step {
 
 		@Override
 		public void rolledBack() {
@@ -361,8 +359,8 @@ final class TransactionalDispatches implements TransactionSynchronization {
 				Step.super.rolledBack();
 			}
 			else {
-				this.batch.failed(new IllegalStateException(
-						"Not sent: the transaction of " + description() + ", or its savepoint, rolled back"));
+				this.failed.accept(new IllegalStateException(
+						"Not sent: the transaction of " + this.description + ", or its savepoint, rolled back"));
 			}
 		}
 

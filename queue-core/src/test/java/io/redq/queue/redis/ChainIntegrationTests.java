@@ -238,7 +238,9 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 		ChainOperations chains = new ChainOperations(this.operations.getStore());
 		PreparedJob first = this.dispatcher.prepare(JobRequest.of("resize", "i").id("c1:1").build());
 		PreparedJob second = this.dispatcher.prepare(JobRequest.of("publish", "i").id("c1:2").build());
-		String link = chains.create("c1", Duration.ofMinutes(1), List.of(first, second), null);
+		String link = chains.create(new ChainCommand("c1", Duration.ofMinutes(1),
+				List.of(new PreparedCommand("images", first.command()), new PreparedCommand("web", second.command())),
+				null), ChainOperations.CREATION_WINDOW);
 		this.enqueuer.enqueue("images", List.of(first.command()), null, link);
 		succeed("images");
 		handOverAll();

@@ -14,8 +14,10 @@ import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueNames;
 import io.redq.queue.redis.BatchCommand;
+import io.redq.queue.redis.ChainCommand;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.PreparedBatch;
+import io.redq.queue.redis.PreparedChain;
 import io.redq.queue.redis.PreparedCommand;
 import io.redq.queue.redis.PreparedJob;
 import io.redq.queue.redis.QueueStore;
@@ -133,6 +135,18 @@ public class JdbcJobOutbox implements JobOutbox {
 		BatchCommand command = batch.command();
 		return new OutboxEntry(command.members().get(0).queue(), new OutboxStep.Batch(command), batch::dispatched,
 				batch::failed);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The chain is one row, of its first step's queue.
+	 */
+	@Override
+	public Entry prepareChain(PreparedChain chain) {
+		ChainCommand command = chain.command();
+		return new OutboxEntry(command.steps().get(0).queue(), new OutboxStep.Chain(command), chain::dispatched,
+				chain::failed);
 	}
 
 	@Override

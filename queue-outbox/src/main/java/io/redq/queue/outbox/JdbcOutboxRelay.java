@@ -10,6 +10,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 import io.redq.queue.redis.BatchOperations;
+import io.redq.queue.redis.ChainOperations;
 import io.redq.queue.redis.EnqueueOperations;
 import io.redq.queue.redis.QueueStore;
 import io.redq.queue.redis.RedisJobDispatcher;
@@ -91,6 +92,8 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 
 	private final BatchOperations batchOperations;
 
+	private final ChainOperations chainOperations;
+
 	private final QueueStore store;
 
 	private final JdbcTemplate jdbcTemplate;
@@ -116,6 +119,7 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 		this.outbox = outbox;
 		this.enqueueOperations = operations.getEnqueueOperations();
 		this.batchOperations = operations.getBatchOperations();
+		this.chainOperations = new ChainOperations(operations.getStore());
 		this.store = operations.getStore();
 		this.jdbcTemplate = new JdbcTemplate(outbox.getDataSource());
 	}
@@ -260,6 +264,9 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 		}
 		else if (step instanceof OutboxStep.Batch batch) {
 			this.batchOperations.createOnce(batch.batch(), callId, this.resendWindow);
+		}
+		else if (step instanceof OutboxStep.Chain chain) {
+			this.chainOperations.createOnce(chain.chain(), callId, this.resendWindow);
 		}
 		else if (step instanceof OutboxStep.Cancel cancel) {
 			this.store.runOnce(this.store.getScripts().cancel(), queue, call(queue, callId), List.of(cancel.id()));

@@ -12,6 +12,7 @@ import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.Uniqueness;
 import io.redq.queue.redis.BatchCommand;
+import io.redq.queue.redis.ChainCommand;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.JobEnvelope;
 import io.redq.queue.redis.PreparedCommand;
@@ -44,19 +45,32 @@ import tools.jackson.databind.node.ObjectNode;
  *   "members":[{"queue":"mail","id":"a1","delay":0,...}],"onComplete":{"queue":"reports","id":"b1:complete",...}}]}
  * </pre>
  *
- * A row without a batch is written as version 1, which the versions from before batches
- * read. A row of a version this class does not read is refused with a reason, so that the
- * relay moves it aside rather than guess.
+ * Version 3 adds chains, each a step of its own whose steps and on-failure job name their
+ * queues:
+ *
+ * <pre class="code">
+ * {"v":3,"steps":[{"op":"chain","id":"c1","linger":86400000,
+ *   "steps":[{"queue":"images","id":"c1:1","delay":0,...}],"onFailure":{"queue":"images","id":"c1:failure",...}}]}
+ * </pre>
+ *
+ * A row is written as the lowest version that holds its steps: without a batch or a chain
+ * as version 1, which the versions from before batches read, without a chain as version
+ * 2, which the versions from before chains in transactions read. A row of a version this
+ * class does not read is refused with a reason, so that the relay moves it aside rather
+ * than guess.
  *
  * @author Redq team
  */
 final class OutboxFormat {
 
-	/** The newest version that this class writes and reads: version 1 with batches. */
-	static final int VERSION = 2;
+	/** The newest version that this class writes and reads: version 2 with chains. */
+	static final int VERSION = 3;
 
-	/** The version of the rows without a batch. */
+	/** The version of the rows without a batch or a chain. */
 	private static final int WITHOUT_BATCHES = 1;
+
+	/** The version of the rows with a batch and without a chain. */
+	private static final int WITHOUT_CHAINS = 2;
 
 	/** Redq's own mapper: the application's settings never reach the rows. */
 	private static final JsonMapper MAPPER = JsonMapper.builder().build();
@@ -71,7 +85,8 @@ final class OutboxFormat {
 	 */
 	static String write(List<OutboxStep> steps) {
 		ObjectNode row = MAPPER.createObjectNode();
-		row.put("v", steps.stream().anyMatch(OutboxStep.Batch.class::isInstance) ? VERSION : WITHOUT_BATCHES);
+		row.put("v", steps.stream().anyMatch(OutboxStep.Chain.class::isInstance) ? VERSION
+				: steps.stream().anyMatch(OutboxStep.Batch.class::isInstance) ? WITHOUT_CHAINS : WITHOUT_BATCHES);
 		ArrayNode array = row.putArray("steps");
 		for (OutboxStep step : steps) {
 			ObjectNode node = array.addObject();
@@ -82,6 +97,9 @@ final class OutboxFormat {
 			}
 			else if (step instanceof OutboxStep.Batch batch) {
 				write(batch.batch(), node.put("op", "batch"));
+			}
+			else if (step instanceof OutboxStep.Chain chain) {
+				write(chain.chain(), node.put("op", "chain"));
 			}
 			else if (step instanceof OutboxStep.Cancel cancel) {
 				node.put("op", "cancel").put("id", cancel.id());
@@ -115,6 +133,16 @@ final class OutboxFormat {
 		}
 		if (batch.onComplete() != null) {
 			write(batch.onComplete(), node.putObject("onComplete"));
+		}
+	}
+
+	private static void write(ChainCommand chain, ObjectNode node) {
+		node.put("id", chain.id());
+		node.put("linger", chain.linger().toMillis());
+		ArrayNode steps = node.putArray("steps");
+		chain.steps().forEach((step) -> write(step, steps.addObject()));
+		if (chain.onFailure() != null) {
+			write(chain.onFailure(), node.putObject("onFailure"));
 		}
 	}
 
@@ -160,6 +188,7 @@ final class OutboxFormat {
 					yield new OutboxStep.Enqueue(jobs);
 				}
 				case "batch" -> new OutboxStep.Batch(batch(step));
+				case "chain" -> new OutboxStep.Chain(chain(step));
 				case "cancel" -> new OutboxStep.Cancel(text(step, "id"));
 				case "reschedule" -> new OutboxStep.Reschedule(text(step, "id"), number(step, "at"));
 				default ->
@@ -190,6 +219,11 @@ final class OutboxFormat {
 						.members()
 						.forEach((job) -> names.add(JobEnvelope.read("{" + job.command().body()).job()));
 				}
+				else if (step instanceof OutboxStep.Chain chain) {
+					chain.chain()
+						.steps()
+						.forEach((job) -> names.add(JobEnvelope.read("{" + job.command().body()).job()));
+				}
 			}
 		}
 		catch (IllegalArgumentException | JacksonException ex) {
@@ -213,6 +247,16 @@ final class OutboxFormat {
 		return new BatchCommand(text(step, "id"), named(BatchDeathPolicy.class, text(step, "deathPolicy")),
 				Duration.ofMillis(number(step, "linger")), members, callback(step, "onSuccess"),
 				callback(step, "onComplete"));
+	}
+
+	private static ChainCommand chain(JsonNode step) {
+		List<PreparedCommand> steps = new ArrayList<>();
+		required(step, "steps").forEach((job) -> steps.add(queued(job)));
+		if (steps.size() < 2) {
+			throw new IllegalArgumentException("A chain of fewer than 2 steps in " + step);
+		}
+		return new ChainCommand(text(step, "id"), Duration.ofMillis(number(step, "linger")), steps,
+				callback(step, "onFailure"));
 	}
 
 	private static @Nullable PreparedCommand callback(JsonNode step, String field) {

@@ -3,6 +3,7 @@ package io.redq.queue.outbox;
 import java.util.List;
 
 import io.redq.queue.redis.BatchCommand;
+import io.redq.queue.redis.ChainCommand;
 import io.redq.queue.redis.EnqueueCommand;
 
 /**
@@ -45,6 +46,21 @@ sealed interface OutboxStep {
 		@Override
 		public int jobs() {
 			return this.batch.members().size();
+		}
+
+	}
+
+	/**
+	 * A chain to create under the id chosen at its dispatch, with its steps and
+	 * on-failure job, all of it in one step of the relay.
+	 *
+	 * @param chain the chain
+	 */
+	record Chain(ChainCommand chain) implements OutboxStep {
+
+		@Override
+		public int jobs() {
+			return this.chain.steps().size();
 		}
 
 	}

@@ -27,6 +27,9 @@ import io.redq.queue.autoconfigure.JobQueueAutoConfiguration;
 import io.redq.queue.core.BatchRequest;
 import io.redq.queue.core.BatchResult;
 import io.redq.queue.core.BatchStatus;
+import io.redq.queue.core.ChainRequest;
+import io.redq.queue.core.ChainResult;
+import io.redq.queue.core.ChainStatus;
 import io.redq.queue.core.DispatchInterceptor;
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchResult.Outcome;
@@ -38,6 +41,8 @@ import io.redq.queue.outbox.autoconfigure.JobOutboxAutoConfiguration;
 import io.redq.queue.outbox.autoconfigure.OutboxHealthIndicator;
 import io.redq.queue.redis.BatchCommand;
 import io.redq.queue.redis.BatchOperations;
+import io.redq.queue.redis.ChainCommand;
+import io.redq.queue.redis.ChainOperations;
 import io.redq.queue.redis.EnqueueOperations;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.RedisJobDispatcher;
@@ -504,6 +509,114 @@ abstract class AbstractOutboxIntegrationTests {
 			assertThat(redis.opsForList().range("redq:{mail}:ready", 0, -1))
 				.containsExactlyElementsOf(batch.members().stream().map(DispatchResult::id).toList());
 			assertThat(dispatcher.findBatch(rolledBack.batchId())).isEmpty();
+		});
+	}
+
+	@Test // issue 37
+	void chainOfACommittedTransactionIsOneRowFromWhichTheRelayCreatesItAndItsStepsRunInOrder() {
+		runner().withUserConfiguration(BatchJobsConfiguration.class).run((context) -> {
+			Outbox outbox = new Outbox(context);
+			outbox.jdbc.update("DELETE FROM " + JdbcJobOutbox.TABLE);
+			ChainResult chain = outbox.transaction.execute((status) -> outbox.dispatcher.dispatchChain(ChainRequest
+				.of(JobRequest.of("batch-member", "a").build(), JobRequest.of("batch-audit", "b").build(),
+						JobRequest.of("batch-member", "c").build())
+				.onFailure(JobRequest.of("batch-done", "failed").build())
+				.build()));
+			assertThat(outbox.rows()).as("the whole chain, of two queues, in one row").isOne();
+			assertThat(outbox.jdbc.queryForObject("SELECT steps FROM " + JdbcJobOutbox.TABLE, String.class))
+				.as("a row of the version that holds chains")
+				.startsWith("{\"v\":3,");
+			assertThat(outbox.dispatcher.findChain(chain.chainId())).as("nothing in Redis before the relay").isEmpty();
+			assertThat(outbox.relay().relay()).isOne();
+			BatchJobs jobs = context.getBean(BatchJobs.class);
+			await().atMost(Duration.ofSeconds(30))
+				.untilAsserted(() -> assertThat(outbox.dispatcher.findChain(chain.chainId())).get()
+					.extracting(ChainStatus::state)
+					.isEqualTo(ChainStatus.State.SUCCEEDED));
+			assertThat(jobs.members).as("each step once, after the one before").containsExactly("a", "b", "c");
+			assertThat(jobs.done).as("no on-failure job").isEmpty();
+		});
+	}
+
+	@Test // issue 37
+	void chainOfATransactionThatRolledBackIsNeitherWrittenNorSent() {
+		run((outbox) -> {
+			AtomicReference<ChainResult> chain = new AtomicReference<>();
+			outbox.transaction.executeWithoutResult((status) -> {
+				chain.set(outbox.dispatcher
+					.dispatchChain(ChainRequest.of(invoice("a"), JobRequest.of("audit", "b").build())
+						.onFailure(JobRequest.of("audit", "failed").build())
+						.build()));
+				status.setRollbackOnly();
+			});
+			assertThat(outbox.rows()).isZero();
+			outbox.relayAll();
+			assertThat(outbox.dispatcher.findChain(chain.get().chainId())).isEmpty();
+			assertThat(outbox.redis.keys("redq:chain:*")).isEmpty();
+			assertThat(outbox.ready("mail")).isEmpty();
+			assertThat(outbox.ready("audit")).isEmpty();
+		});
+	}
+
+	@Test // issue 37
+	void chainRowAppliedAgainAfterARelayDiedIsOneChainEvenWhenItsStepsFinishedMeanwhile() {
+		run((outbox) -> {
+			ChainResult chain = outbox.transaction.execute((status) -> outbox.dispatcher
+				.dispatchChain(ChainRequest.of(invoice("a"), JobRequest.of("audit", "b").build()).build()));
+			// a relay applies the row and dies before deleting it; the first step then
+			// succeeds and the chain enqueues the second
+			String nonce = outbox.jdbc.queryForObject("SELECT nonce FROM " + JdbcJobOutbox.TABLE, String.class);
+			String steps = outbox.jdbc.queryForObject("SELECT steps FROM " + JdbcJobOutbox.TABLE, String.class);
+			ChainCommand command = ((OutboxStep.Chain) OutboxFormat.read(steps).get(0)).chain();
+			ChainOperations chains = new ChainOperations(outbox.operations.getStore());
+			chains.createOnce(command, nonce + ".0", JdbcOutboxRelay.DEFAULT_RESEND_WINDOW);
+			ListenerOperations listener = outbox.operations.getListenerOperations();
+			succeed(listener, "mail");
+			assertThat(listener.handOver("mail")).isOne();
+			assertThat(outbox.ready("audit")).containsExactly(chain.stepIds().get(1));
+			assertThat(outbox.relay().relay()).isOne();
+			assertThat(outbox.rows()).isZero();
+			assertThat(outbox.ready("mail")).as("the first step not created again").isEmpty();
+			assertThat(outbox.ready("audit")).as("the second step enqueued once").hasSize(1);
+			assertThat(outbox.dispatcher.findChain(chain.chainId())).get()
+				.extracting(ChainStatus::state, (status) -> status.steps().get(0).state())
+				.containsExactly(ChainStatus.State.RUNNING, ChainStatus.StepState.SUCCEEDED);
+			succeed(listener, "audit");
+			listener.handOver("audit");
+			chains.createOnce(command, nonce + ".0", JdbcOutboxRelay.DEFAULT_RESEND_WINDOW);
+			assertThat(outbox.dispatcher.findChain(chain.chainId())).get()
+				.extracting(ChainStatus::state)
+				.as("an ended chain not created again")
+				.isEqualTo(ChainStatus.State.SUCCEEDED);
+			assertThat(outbox.ready("mail")).isEmpty();
+			assertThat(outbox.ready("audit")).isEmpty();
+		});
+	}
+
+	@Test // issue 37
+	void withTheOutboxDisabledAChainIsSentAfterTheCommitOrNotAtAll() {
+		runner().withPropertyValues("redq.outbox.enabled=false").run((context) -> {
+			TransactionTemplate transaction = new TransactionTemplate(
+					context.getBean(PlatformTransactionManager.class));
+			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+			ChainResult rolledBack = transaction.execute((status) -> {
+				status.setRollbackOnly();
+				return dispatcher.dispatchChain(ChainRequest.of(invoice("rolled-back"), invoice("later")).build());
+			});
+			ChainResult chain = transaction.execute((status) -> {
+				ChainResult result = dispatcher
+					.dispatchChain(ChainRequest.of(invoice("a"), JobRequest.of("audit", "b").build()).build());
+				assertThat(dispatcher.findChain(result.chainId())).as("not before the commit").isEmpty();
+				return result;
+			});
+			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+			await().untilAsserted(() -> assertThat(dispatcher.findChain(chain.chainId())).get()
+				.extracting(ChainStatus::state)
+				.isEqualTo(ChainStatus.State.RUNNING));
+			assertThat(redis.opsForList().range("redq:{mail}:ready", 0, -1)).containsExactly(chain.stepIds().get(0));
+			assertThat(redis.opsForList().range("redq:{audit}:ready", 0, -1)).as("not before the first step succeeded")
+				.isEmpty();
+			assertThat(dispatcher.findChain(rolledBack.chainId())).isEmpty();
 		});
 	}
 
