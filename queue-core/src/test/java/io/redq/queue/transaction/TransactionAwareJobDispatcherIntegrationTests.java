@@ -11,6 +11,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.redq.queue.config.JobCatalog;
+import io.redq.queue.core.ChainRequest;
+import io.redq.queue.core.ChainResult;
+import io.redq.queue.core.ChainStatus;
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.JobBackoff;
@@ -190,6 +193,30 @@ class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegra
 		});
 		await().untilAsserted(() -> assertThat(ready()).hasSize(ids.size()));
 		assertThat(ready()).containsExactlyElementsOf(ids).doesNotContainAnyElementsOf(dropped);
+	}
+
+	@Test // issue 37
+	void chainRolledBackToItsSavepointIsNeverSentAndTheOtherIsSentAfterTheCommit() {
+		TransactionTemplate nested = new TransactionTemplate(this.transactionManager);
+		nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+		AtomicReference<ChainResult> dropped = new AtomicReference<>();
+		ChainResult kept = this.transaction.execute((status) -> {
+			nested.executeWithoutResult((inner) -> {
+				dropped.set(this.dispatcher.dispatchChain(
+						ChainRequest.of(JobRequest.of("send-invoice", "rolled-back").build(), audit("rolled-back"))
+							.build()));
+				inner.setRollbackOnly();
+			});
+			ChainResult chain = this.dispatcher
+				.dispatchChain(ChainRequest.of(JobRequest.of("send-invoice", "kept").build(), audit("kept")).build());
+			assertThat(this.target.findChain(chain.chainId())).as("not before the commit").isEmpty();
+			return chain;
+		});
+		await().untilAsserted(() -> assertThat(this.target.findChain(kept.chainId())).get()
+			.extracting(ChainStatus::state)
+			.isEqualTo(ChainStatus.State.RUNNING));
+		assertThat(ready()).containsExactly(kept.stepIds().get(0));
+		assertThat(this.target.findChain(dropped.get().chainId())).isEmpty();
 	}
 
 	@Test
@@ -464,6 +491,10 @@ class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegra
 
 	private List<String> ready() {
 		return this.template.opsForList().range(this.keys.ready(), 0, -1);
+	}
+
+	private static JobRequest audit(String payload) {
+		return JobRequest.of("audit", payload).build();
 	}
 
 }
