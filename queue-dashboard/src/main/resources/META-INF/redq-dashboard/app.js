@@ -516,6 +516,53 @@ async function batchView(id, deadOffset) {
 			deadOffset + 20 < batch.dead ? link('next', 'batch', id, String(deadOffset + 20)) : null));
 }
 
+// the chains Redis keeps, newest first, 20 a page
+async function chainsView(offset) {
+	offset = Math.max(0, parseInt(offset || '0', 10) || 0);
+	const page = await get('api/chains?' + new URLSearchParams({ offset, count: 20 }));
+	show(el('h1', {}, 'Chains'),
+		page.chains.length === 0 && offset === 0
+			? message('No chain is kept: none was created, or each ended and expired after its linger.') : null,
+		el('div', { class: 'table' }, el('table', { id: 'chains' },
+			el('thead', {}, el('tr', {}, el('th', {}, 'chain'), el('th', {}, 'state'),
+				el('th', { class: 'num' }, 'steps'), el('th', { class: 'num' }, 'succeeded'), el('th', {}, 'created'))),
+			el('tbody', {}, page.chains.map((chain) => el('tr', { 'data-id': chain.id },
+				el('td', { class: 'id' }, link(chain.id, 'chain', chain.id)), el('td', { class: 'state' }, chain.state),
+				el('td', { class: 'num', 'data-count': 'steps' }, chain.steps),
+				el('td', { class: 'num', 'data-count': 'succeeded' }, chain.succeeded),
+				el('td', {}, time(chain.createdAt))))))),
+		el('div', { class: 'bar' }, offset > 0 ? link('newer', 'chains', String(Math.max(0, offset - 20))) : null,
+			offset + 20 < page.total ? link('older', 'chains', String(offset + 20)) : null));
+}
+
+// one chain: its steps in order, why it ended, and its cancellation while it runs
+async function chainView(id) {
+	const detail = await get(api('chains', id));
+	if (detail === null) {
+		show(el('h1', {}, 'Chain ', el('span', { id: 'chain-id' }, id)),
+			el('p', { id: 'chain-state' }, 'Not found: it ended and expired after its linger, or it never existed.'),
+			link('back to the chains', 'chains'));
+		return;
+	}
+	const chain = detail.chain;
+	const running = chain.state === 'CREATING' || chain.state === 'RUNNING';
+	show(el('h1', {}, 'Chain ', el('span', { id: 'chain-id' }, id)),
+		el('dl', { id: 'chain-fields' }, [['state', chain.state], ['reason', chain.reason || ''],
+			['created', time(chain.createdAt)], ['steps', chain.steps], ['succeeded', chain.succeeded]]
+			.map(([term, value]) => [el('dt', {}, term), el('dd', { 'data-field': term }, value)])),
+		running ? el('div', { class: 'bar' }, actionButton('Cancel chain', () => post(api('chains', id, 'cancel'))
+			.then((result) => result.jobs ? 'Cancelled: its later steps will not run' : 'The chain had ended'),
+		{ id: 'chain-cancel', class: 'danger' })) : null,
+		el('h2', {}, 'Steps'),
+		el('div', { class: 'table' }, el('table', { id: 'chain-steps' },
+			el('thead', {}, el('tr', {}, el('th', { class: 'num' }, 'step'), el('th', {}, 'queue'), el('th', {}, 'job'),
+				el('th', {}, 'state'))),
+			el('tbody', {}, detail.steps.map((step, index) => el('tr', { 'data-id': step.id },
+				el('td', { class: 'num' }, index + 1), el('td', {}, link(step.queue, 'queue', step.queue)),
+				el('td', { class: 'id' }, link(step.id, 'job', step.queue, step.id)),
+				el('td', { class: 'state' }, step.state)))))));
+}
+
 async function recurringView() {
 	const jobs = await get('api/recurring');
 	const change = (name, action) => () => post('api/recurring/' + encodeURIComponent(name) + '/'
@@ -654,6 +701,12 @@ async function render() {
 		}
 		else if (parts[0] === 'batch' && parts[1]) {
 			await batchView(parts[1], parts[2]);
+		}
+		else if (parts[0] === 'chains') {
+			await chainsView(parts[1]);
+		}
+		else if (parts[0] === 'chain' && parts[1]) {
+			await chainView(parts[1]);
 		}
 		else if (parts[0] === 'instances') {
 			await instancesView();

@@ -22,6 +22,7 @@ import io.redq.queue.core.QueueSnapshot;
 import io.redq.queue.recurring.RecurringJobInfo;
 import io.redq.queue.recurring.RecurringJobs;
 import io.redq.queue.redis.BatchOperations;
+import io.redq.queue.redis.ChainOperations;
 import io.redq.queue.redis.QueueReader;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import org.jspecify.annotations.Nullable;
@@ -435,6 +436,45 @@ public class JobQueueInspector {
 	public List<BatchMember> deadBatchMembers(String batchId, int offset, int count) {
 		Assert.isTrue(count >= 1 && count <= MAX_PAGE_SIZE, () -> "count must be between 1 and " + MAX_PAGE_SIZE);
 		return getBatchOperations().deadMembers(batchId, offset, count);
+	}
+
+	/**
+	 * Read a page of the chains, newest first, from the index of the chains: one command
+	 * for the page and two per chain. The chains of the page that expired are dropped
+	 * from the index.
+	 * @param offset how many of the newest to skip, at least 0
+	 * @param count the most to return, 1 to {@value #MAX_PAGE_SIZE}
+	 * @return the page
+	 */
+	public ChainPage chains(int offset, int count) {
+		Assert.isTrue(offset >= 0, "offset must not be negative");
+		Assert.isTrue(count >= 1 && count <= MAX_PAGE_SIZE, () -> "count must be between 1 and " + MAX_PAGE_SIZE);
+		ChainOperations chains = getChainOperations();
+		List<ChainView> found = new ArrayList<>();
+		List<String> expired = new ArrayList<>();
+		chains.listed(offset, count)
+			.forEach((id, createdAt) -> chains.find(id)
+				.ifPresentOrElse((status) -> found.add(new ChainView(status, createdAt)), () -> expired.add(id)));
+		chains.unlist(expired);
+		return new ChainPage(chains.listedCount(), offset, found);
+	}
+
+	/**
+	 * Read one chain with its steps.
+	 * @param chainId the chain id
+	 * @return the chain, or {@code null} when none is kept under that id
+	 */
+	public @Nullable ChainView chain(String chainId) {
+		ChainOperations chains = getChainOperations();
+		return chains.find(chainId).map((status) -> new ChainView(status, chains.createdAt(chainId))).orElse(null);
+	}
+
+	/**
+	 * Return the chain operations, to change chains.
+	 * @return the chain operations
+	 */
+	public ChainOperations getChainOperations() {
+		return this.operations.getChainOperations();
 	}
 
 	/**

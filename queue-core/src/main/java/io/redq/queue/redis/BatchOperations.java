@@ -22,8 +22,6 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.ZSetOperations;
-import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
 
@@ -74,6 +72,9 @@ public final class BatchOperations {
 
 	private final ChainOperations chainOperations;
 
+	/** The index of the batches, {@link Keyspace#batchIndex()}. */
+	private final CreationIndex index;
+
 	/**
 	 * Create an instance.
 	 * @param store the queues
@@ -94,6 +95,8 @@ public final class BatchOperations {
 		this.script = script;
 		this.enqueueOperations = new EnqueueOperations(store);
 		this.chainOperations = new ChainOperations(store);
+		this.index = new CreationIndex(store.getTemplate(), store.getKeyspace().batchIndex(),
+				(id) -> Boolean.TRUE.equals(store.getTemplate().hasKey(store.batchKeys(id).meta())));
 	}
 
 	/**
@@ -133,24 +136,8 @@ public final class BatchOperations {
 				return false;
 			}
 		}
-		index(batchId);
+		this.index.add(batchId);
 		return true;
-	}
-
-	/**
-	 * List a batch in the index of the batches ({@link Keyspace#batchIndex()}), by its
-	 * creation time on this instance's clock (an order for people to read, not a due
-	 * time), and drop the expired batches among two listed ones picked at random: so the
-	 * index holds about twice the batches kept at most, read or not.
-	 */
-	private void index(String batchId) {
-		String index = this.store.getKeyspace().batchIndex();
-		ZSetOperations<String, String> batches = this.store.getTemplate().opsForZSet();
-		batches.addIfAbsent(index, batchId, System.currentTimeMillis());
-		Set<String> picked = batches.distinctRandomMembers(index, 2);
-		if (picked != null) {
-			unlist(picked.stream().filter((id) -> !exists(id)).toList());
-		}
 	}
 
 	/**
@@ -161,24 +148,7 @@ public final class BatchOperations {
 	 * @return the ids of the batches, with their creation times, newest first
 	 */
 	public Map<String, Instant> listed(int offset, int count) {
-		Assert.isTrue(offset >= 0, () -> "offset must not be negative; got " + offset);
-		Assert.isTrue(count >= 0 && count <= QueueStore.MAX_BATCH_SIZE,
-				() -> "count must be between 0 and " + QueueStore.MAX_BATCH_SIZE + "; got " + count);
-		Map<String, Instant> listed = new LinkedHashMap<>();
-		if (count == 0) {
-			return listed;
-		}
-		Set<TypedTuple<String>> page = this.store.getTemplate()
-			.opsForZSet()
-			.reverseRangeWithScores(this.store.getKeyspace().batchIndex(), offset, offset + count - 1L);
-		if (page != null) {
-			for (TypedTuple<String> entry : page) {
-				if (entry.getValue() != null && entry.getScore() != null) {
-					listed.put(entry.getValue(), Instant.ofEpochMilli(entry.getScore().longValue()));
-				}
-			}
-		}
-		return listed;
+		return this.index.listed(offset, count);
 	}
 
 	/**
@@ -187,8 +157,7 @@ public final class BatchOperations {
 	 * @return the count
 	 */
 	public long listedCount() {
-		Long count = this.store.getTemplate().opsForZSet().zCard(this.store.getKeyspace().batchIndex());
-		return (count != null) ? count : 0;
+		return this.index.count();
 	}
 
 	/**
@@ -197,8 +166,7 @@ public final class BatchOperations {
 	 * @return the creation time, or {@code null} when the index does not list it
 	 */
 	public @Nullable Instant createdAt(String batchId) {
-		Double score = this.store.getTemplate().opsForZSet().score(this.store.getKeyspace().batchIndex(), batchId);
-		return (score != null) ? Instant.ofEpochMilli(score.longValue()) : null;
+		return this.index.createdAt(batchId);
 	}
 
 	/**
@@ -206,9 +174,7 @@ public final class BatchOperations {
 	 * @param batchIds the ids of the batches
 	 */
 	public void unlist(Collection<String> batchIds) {
-		if (!batchIds.isEmpty()) {
-			this.store.getTemplate().opsForZSet().remove(this.store.getKeyspace().batchIndex(), batchIds.toArray());
-		}
+		this.index.unlist(batchIds);
 	}
 
 	/**
@@ -359,10 +325,6 @@ public final class BatchOperations {
 		return Optional.of(new BatchStatus(batchId, state((String) meta.get(0), (String) meta.get(1)),
 				"f".equals(meta.get(2)) ? BatchDeathPolicy.FAIL_FAST : BatchDeathPolicy.CARRY_ON, number(meta.get(3)),
 				(pending != null) ? pending : 0, number(meta.get(4)), number(meta.get(5)), number(meta.get(6))));
-	}
-
-	private boolean exists(String batchId) {
-		return Boolean.TRUE.equals(this.store.getTemplate().hasKey(this.store.batchKeys(batchId).meta()));
 	}
 
 	/**

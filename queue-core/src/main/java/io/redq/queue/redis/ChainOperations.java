@@ -4,8 +4,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import io.redq.queue.core.ChainStatus;
@@ -67,6 +70,9 @@ public final class ChainOperations {
 
 	private final EnqueueOperations enqueueOperations;
 
+	/** The index of the chains, {@link Keyspace#chainIndex()}. */
+	private final CreationIndex index;
+
 	/**
 	 * Create an instance.
 	 * @param store the queues
@@ -74,6 +80,8 @@ public final class ChainOperations {
 	public ChainOperations(QueueStore store) {
 		this.store = store;
 		this.enqueueOperations = new EnqueueOperations(store);
+		this.index = new CreationIndex(store.getTemplate(), store.getKeyspace().chainIndex(),
+				(id) -> Boolean.TRUE.equals(store.getTemplate().hasKey(store.getKeyspace().chain(id))));
 	}
 
 	/**
@@ -122,7 +130,11 @@ public final class ChainOperations {
 			boolean carried = i == 0 || step.queue().equals(steps.get(i - 1).queue());
 			args.add(carried ? "" : StoredJob.format(step) + sameQueueSteps(steps, i));
 		}
-		return run(chain.id(), args).equals(List.of(1L)) ? link(chain.id()) + sameQueueSteps(steps, 0) : null;
+		if (!run(chain.id(), args).equals(List.of(1L))) {
+			return null;
+		}
+		this.index.add(chain.id());
+		return link(chain.id()) + sameQueueSteps(steps, 0);
 	}
 
 	/**
@@ -214,6 +226,42 @@ public final class ChainOperations {
 		String reason = (String) meta.get(1);
 		return Optional.of(new ChainStatus(chainId, state, (reason == null || reason.isEmpty()) ? null : reason,
 				List.copyOf(steps)));
+	}
+
+	/**
+	 * Return a page of the index of the chains, newest first. A chain listed may have
+	 * expired since: {@link #find(String)} finds none, and {@link #unlist} drops it.
+	 * @param offset how many of the newest to skip
+	 * @param count how many to return
+	 * @return the ids of the chains, with their creation times, newest first
+	 */
+	public Map<String, Instant> listed(int offset, int count) {
+		return this.index.listed(offset, count);
+	}
+
+	/**
+	 * Return how many chains the index lists, those expired but not dropped yet included.
+	 * @return the count
+	 */
+	public long listedCount() {
+		return this.index.count();
+	}
+
+	/**
+	 * Return when a chain was created, as the index of the chains lists it.
+	 * @param chainId the chain id
+	 * @return the creation time, or {@code null} when the index does not list it
+	 */
+	public @Nullable Instant createdAt(String chainId) {
+		return this.index.createdAt(chainId);
+	}
+
+	/**
+	 * Drop chains that expired from the index of the chains.
+	 * @param chainIds the ids of the chains
+	 */
+	public void unlist(Collection<String> chainIds) {
+		this.index.unlist(chainIds);
 	}
 
 	/**

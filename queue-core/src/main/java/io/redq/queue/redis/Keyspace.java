@@ -84,6 +84,17 @@ public final class Keyspace {
 	}
 
 	/**
+	 * Return the key of the index of the chains: a sorted set of chain ids by creation
+	 * time (epoch milliseconds), {@code <prefix>:chain:index}, outside every chain's hash
+	 * tag, written when a chain is created and read by the dashboard and the endpoint.
+	 * Entries of chains that expired are dropped when read.
+	 * @return the key
+	 */
+	public String chainIndex() {
+		return this.prefix + ":chain:index";
+	}
+
+	/**
 	 * Return the sorted set of the live instances' ids by the time each expires.
 	 * @return the key
 	 */

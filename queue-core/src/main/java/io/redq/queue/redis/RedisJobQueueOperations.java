@@ -75,6 +75,8 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	private final BatchOperations batchOperations;
 
+	private final ChainOperations chainOperations;
+
 	private @Nullable ApplicationEventPublisher eventPublisher;
 
 	/**
@@ -90,6 +92,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 		this.enqueueOperations = new EnqueueOperations(this.store);
 		this.listenerOperations = new ListenerOperations(this.store);
 		this.batchOperations = new BatchOperations(this.store);
+		this.chainOperations = new ChainOperations(this.store);
 	}
 
 	/**
@@ -175,6 +178,14 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	 */
 	public BatchOperations getBatchOperations() {
 		return this.batchOperations;
+	}
+
+	/**
+	 * Return the chain operations: reads, the index of the chains and cancellation.
+	 * @return the chain operations
+	 */
+	public ChainOperations getChainOperations() {
+		return this.chainOperations;
 	}
 
 	@Override

@@ -47,6 +47,7 @@ class KeyspaceTests {
 	void aChainKeyIsUnderTheChainHashTag() {
 		assertThat(this.keyspace.chain("c1")).isEqualTo("shop:chain:{c1}:meta");
 		assertThat(this.keyspace.batchIndex()).isEqualTo("shop:batch:index");
+		assertThat(this.keyspace.chainIndex()).isEqualTo("shop:chain:index");
 	}
 
 	@Test

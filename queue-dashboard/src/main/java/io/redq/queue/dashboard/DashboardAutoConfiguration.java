@@ -100,6 +100,11 @@ public final class DashboardAutoConfiguration {
 		}
 
 		@Bean
+		ChainsController redqDashboardChainsController(JobQueueInspector inspector, DashboardGuard guard) {
+			return new ChainsController(inspector, guard);
+		}
+
+		@Bean
 		InstancesController redqDashboardInstancesController(JobQueueInspector inspector) {
 			return new InstancesController(inspector);
 		}

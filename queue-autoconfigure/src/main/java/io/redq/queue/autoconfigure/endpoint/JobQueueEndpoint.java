@@ -12,6 +12,8 @@ import java.util.function.Supplier;
 import io.redq.queue.core.BatchDeathPolicy;
 import io.redq.queue.core.BatchMember;
 import io.redq.queue.core.BatchStatus;
+import io.redq.queue.core.ChainStatus;
+import io.redq.queue.core.ChainStatus.StepState;
 import io.redq.queue.core.CompletedJob;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobProgress;
@@ -20,6 +22,8 @@ import io.redq.queue.core.QueueNames;
 import io.redq.queue.core.QueueSnapshot;
 import io.redq.queue.inspect.BatchPage;
 import io.redq.queue.inspect.BatchView;
+import io.redq.queue.inspect.ChainPage;
+import io.redq.queue.inspect.ChainView;
 import io.redq.queue.inspect.InstanceView;
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.inspect.JobView;
@@ -60,6 +64,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <li>{@code GET /batches?offset=&count=}: a page of the batches, newest first</li>
  * <li>{@code GET /batches/{id}?offset=&count=}: a batch, with a page of its dead
  * members</li>
+ * <li>{@code GET /chains?offset=&count=}: a page of the chains, newest first</li>
+ * <li>{@code GET /chains/{id}}: a chain, with its steps</li>
  * <li>{@code POST /{queue}/jobs} with {@code ids}: trigger those delayed jobs or timers
  * now</li>
  * <li>{@code DELETE /{queue}/jobs/{id}}: cancel a pending job or timer</li>
@@ -72,8 +78,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * queue finds nothing, and changing one is a bad request. While Redis is unavailable,
  * every operation fails with {@link RedisUnavailableException}, a 503 over HTTP: each
  * read within the inspector's read timeout as a whole. The list of queues reads each
- * queue's counts at most once a second however many callers ask. {@code batches} names
- * the batches, not a queue: a queue by that name is read in the list of every queue.
+ * queue's counts at most once a second however many callers ask. {@code batches} and
+ * {@code chains} name the batches and the chains, not queues: a queue by either name is
+ * read in the list of every queue.
  *
  * @author Redq team
  * @since 0.1.0
@@ -97,6 +104,8 @@ public class JobQueueEndpoint {
 	private static final String JOBS = "jobs";
 
 	private static final String BATCHES = "batches";
+
+	private static final String CHAINS = "chains";
 
 	private final JobQueueInspector inspector;
 
@@ -127,13 +136,14 @@ public class JobQueueEndpoint {
 	}
 
 	/**
-	 * Describe one queue, or page through the batches ({@code batches}), newest first.
-	 * @param queue the queue, or {@code batches}
-	 * @param offset how many of the newest batches to skip (default 0)
-	 * @param count the most batches to return (default {@value #DEFAULT_PAGE_SIZE}, at
-	 * most {@value #MAX_PAGE_SIZE})
-	 * @return the queue or the page of batches, or {@code null} when this application
-	 * does not know the queue
+	 * Describe one queue, or page through the batches ({@code batches}) or the chains
+	 * ({@code chains}), newest first.
+	 * @param queue the queue, {@code batches} or {@code chains}
+	 * @param offset how many of the newest batches or chains to skip (default 0)
+	 * @param count the most batches or chains to return (default
+	 * {@value #DEFAULT_PAGE_SIZE}, at most {@value #MAX_PAGE_SIZE})
+	 * @return the queue or the page, or {@code null} when this application does not know
+	 * the queue
 	 */
 	@ReadOperation
 	public @Nullable OperationResponseBody queue(@Selector String queue, @Nullable Integer offset,
@@ -144,6 +154,11 @@ public class JobQueueEndpoint {
 				BatchPage page = this.inspector.batches(from, count(count));
 				return new BatchesDescriptor(page.total(), page.offset(),
 						page.batches().stream().map(JobQueueEndpoint::describe).toList());
+			}
+			if (CHAINS.equals(queue)) {
+				ChainPage page = this.inspector.chains(offset(offset), count(count));
+				return new ChainsDescriptor(page.total(), page.offset(),
+						page.chains().stream().map(JobQueueEndpoint::describe).toList());
 			}
 			return this.inspector.exists(queue) ? describe(this.inspector.recentSnapshot(queue)) : null;
 		});
@@ -190,15 +205,16 @@ public class JobQueueEndpoint {
 	/**
 	 * Page through a queue's dead jobs, newest first, or list the latest completed jobs
 	 * (kept with {@code redq.completed.max-size}); or describe a batch
-	 * ({@code batches/{id}}) with a page of its dead members.
-	 * @param queue the queue, or {@code batches}
-	 * @param section {@code dead} or {@code completed}, or the batch id
+	 * ({@code batches/{id}}) with a page of its dead members, or a chain
+	 * ({@code chains/{id}}) with its steps.
+	 * @param queue the queue, {@code batches} or {@code chains}
+	 * @param section {@code dead} or {@code completed}, or the batch or chain id
 	 * @param offset how many of the newest dead jobs, or of the batch's dead members, to
 	 * skip (default 0)
 	 * @param count the most to return (default {@value #DEFAULT_PAGE_SIZE}, at most
 	 * {@value #MAX_PAGE_SIZE})
-	 * @return the page or the batch, or {@code null} when this application does not know
-	 * the queue, or Redis keeps no batch by that id
+	 * @return the page, the batch or the chain, or {@code null} when this application
+	 * does not know the queue, or Redis keeps no batch or chain by that id
 	 */
 	@ReadOperation
 	public @Nullable OperationResponseBody jobs(@Selector String queue, @Selector String section,
@@ -206,6 +222,9 @@ public class JobQueueEndpoint {
 		return read(() -> {
 			if (BATCHES.equals(queue)) {
 				return batch(section, offset(offset), count(count));
+			}
+			if (CHAINS.equals(queue)) {
+				return chain(section);
 			}
 			if (!(DEAD.equals(section) || COMPLETED.equals(section)) || !this.inspector.exists(queue)) {
 				return null;
@@ -311,6 +330,11 @@ public class JobQueueEndpoint {
 			return null;
 		}
 		return new BatchDescriptor(describe(batch), offset, this.inspector.deadBatchMembers(batchId, offset, count));
+	}
+
+	private @Nullable ChainDescriptor chain(String chainId) {
+		ChainView chain = this.inspector.chain(requireId(chainId));
+		return (chain != null) ? new ChainDescriptor(describe(chain), chain.status().steps()) : null;
 	}
 
 	private static int offset(@Nullable Integer offset) {
@@ -448,6 +472,13 @@ public class JobQueueEndpoint {
 				status.pending(), status.succeeded(), status.dead(), status.cancelled(), batch.createdAt());
 	}
 
+	private static ChainSummaryDescriptor describe(ChainView chain) {
+		ChainStatus status = chain.status();
+		long succeeded = status.steps().stream().filter((step) -> step.state() == StepState.SUCCEEDED).count();
+		return new ChainSummaryDescriptor(status.id(), status.state(), status.reason(), status.steps().size(),
+				succeeded, chain.createdAt());
+	}
+
 	private static List<String> list(String @Nullable [] ids) {
 		return (ids != null) ? List.of(ids) : List.of();
 	}
@@ -569,6 +600,43 @@ public class JobQueueEndpoint {
 	 */
 	public record BatchDescriptor(BatchSummaryDescriptor batch, int offset,
 			List<BatchMember> deadMembers) implements OperationResponseBody {
+	}
+
+	/**
+	 * A page of the chains, newest first.
+	 *
+	 * @param total how many chains are listed, those that expired since the list was last
+	 * read included
+	 * @param offset how many of the newest were skipped
+	 * @param chains the chains; fewer than asked for when some listed had expired
+	 */
+	public record ChainsDescriptor(long total, int offset,
+			List<ChainSummaryDescriptor> chains) implements OperationResponseBody {
+	}
+
+	/**
+	 * A chain's state.
+	 *
+	 * @param id the chain id
+	 * @param state where the chain is
+	 * @param reason why it ended without succeeding (which step died, or that it was
+	 * cancelled), or {@code null}
+	 * @param steps how many steps it has
+	 * @param succeeded how many of its steps succeeded
+	 * @param createdAt when it was created, or {@code null} when not listed
+	 */
+	public record ChainSummaryDescriptor(String id, ChainStatus.State state, @Nullable String reason, int steps,
+			long succeeded, @Nullable Instant createdAt) {
+	}
+
+	/**
+	 * A chain with its steps.
+	 *
+	 * @param chain the chain's state
+	 * @param steps its steps in the order they run, each its queue, job id and state
+	 */
+	public record ChainDescriptor(ChainSummaryDescriptor chain,
+			List<ChainStatus.Step> steps) implements OperationResponseBody {
 	}
 
 	/**
