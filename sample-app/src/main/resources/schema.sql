@@ -70,6 +70,26 @@ CREATE TABLE image (
 	error VARCHAR(1000)
 );
 
+-- an image's publication, a chain of resize, watermark and publish
+CREATE TABLE image_publication (
+	image_id BIGINT PRIMARY KEY REFERENCES image (id),
+	-- null until the chain is dispatched
+	chain_id VARCHAR(200),
+	-- PUBLISHING, then PUBLISHED or BROKEN
+	status VARCHAR(20) NOT NULL,
+	url VARCHAR(300),
+	error VARCHAR(1000)
+);
+
+-- one row per step of a publication that ran to its end, in the order they ended
+CREATE TABLE image_publication_step (
+	id BIGINT AUTO_INCREMENT PRIMARY KEY,
+	image_id BIGINT NOT NULL REFERENCES image (id),
+	step VARCHAR(20) NOT NULL,
+	started_at TIMESTAMP(6) WITH TIME ZONE NOT NULL,
+	finished_at TIMESTAMP(6) WITH TIME ZONE NOT NULL
+);
+
 CREATE TABLE contact (
 	tenant VARCHAR(128) NOT NULL,
 	line INT NOT NULL,

@@ -5,6 +5,7 @@ import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
@@ -21,8 +22,11 @@ public class ImageController {
 
 	private final Images images;
 
-	public ImageController(Images images) {
+	private final Publications publications;
+
+	public ImageController(Images images, Publications publications) {
 		this.images = images;
+		this.publications = publications;
 	}
 
 	/**
@@ -44,6 +48,27 @@ public class ImageController {
 	@GetMapping("/images/{id}")
 	public Image image(@PathVariable long id) {
 		return this.images.find(id);
+	}
+
+	/**
+	 * Publish an image: resize, watermark and publish it as a chain. A {@code PUT}, which
+	 * a cross-site form cannot send; publishing an image again changes nothing.
+	 * @param id the image's id
+	 * @return the publication
+	 */
+	@PutMapping("/images/{id}/publication")
+	public Publication publish(@PathVariable long id) {
+		return this.publications.publish(id);
+	}
+
+	/**
+	 * Return an image's publication, with its chain's state and each step's.
+	 * @param id the image's id
+	 * @return the publication
+	 */
+	@GetMapping("/images/{id}/publication")
+	public Publication publication(@PathVariable long id) {
+		return this.publications.find(id);
 	}
 
 	/**
