@@ -1,15 +1,20 @@
 package io.redq.queue.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.pubsub.RedisClusterPubSubAdapter;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.StringCodec;
 import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
 
 import org.springframework.data.redis.connection.DefaultMessage;
 import org.springframework.data.redis.connection.MessageListener;
@@ -35,6 +40,8 @@ final class ShardedSubscriptions extends RedisClusterPubSubAdapter<String, Strin
 	private final Map<String, Listener> listeners = new ConcurrentHashMap<>();
 
 	private @Nullable StatefulRedisClusterPubSubConnection<String, String> connection;
+
+	private @Nullable Disposable topologyChanges;
 
 	private volatile boolean closed;
 
@@ -63,9 +70,40 @@ final class ShardedSubscriptions extends RedisClusterPubSubAdapter<String, Strin
 			// the channels' nodes answer on connections of their own
 			connection.setNodeMessagePropagation(true);
 			connection.addListener(this);
+			this.topologyChanges = this.client.getResources()
+				.eventBus()
+				.get()
+				.ofType(ClusterTopologyChangedEvent.class)
+				.subscribe(this::topologyChanged);
 			this.connection = connection;
 		}
 		return connection;
+	}
+
+	/**
+	 * Subscribe again to the channels whose slot another master serves now, as after a
+	 * failover: Lettuce keeps the subscription on the lost master's connection, where
+	 * nothing is published any more.
+	 */
+	private void topologyChanged(ClusterTopologyChangedEvent event) {
+		for (String channel : this.listeners.keySet()) {
+			int slot = SlotHash.getSlot(channel);
+			if (!Objects.equals(master(event.before(), slot), master(event.after(), slot))) {
+				synchronized (this) {
+					if (!this.closed) {
+						connection().async().ssubscribe(channel);
+					}
+				}
+			}
+		}
+	}
+
+	private static @Nullable String master(List<RedisClusterNode> nodes, int slot) {
+		return nodes.stream()
+			.filter((node) -> node.hasSlot(slot))
+			.map(RedisClusterNode::getNodeId)
+			.findFirst()
+			.orElse(null);
 	}
 
 	@Override
@@ -102,6 +140,9 @@ final class ShardedSubscriptions extends RedisClusterPubSubAdapter<String, Strin
 	@Override
 	public synchronized void close() {
 		this.closed = true;
+		if (this.topologyChanges != null) {
+			this.topologyChanges.dispose();
+		}
 		if (this.connection != null) {
 			this.connection.close();
 		}
