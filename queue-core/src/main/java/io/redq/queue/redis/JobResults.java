@@ -40,8 +40,9 @@ import org.springframework.util.ClassUtils;
  * completion for the results' time to live. A wait is woken by Redis, never by polling:
  * the scripts that finish a job announce it on the queue's channel while someone waits on
  * the queue, and this instance listens on one connection for all of its waits. In a Redis
- * Cluster on Lettuce the channel is sharded ({@code SSUBSCRIBE}, {@code SPUBLISH}), so
- * that an announcement reaches the nodes of its queue's slot only, not every node.
+ * Cluster of Redis 7 or later on Lettuce the channel is sharded ({@code SSUBSCRIBE},
+ * {@code SPUBLISH}), so that an announcement reaches the nodes of its queue's slot only,
+ * not every node.
  *
  * <p>
  * A wait subscribes before it reads where the job stands, and reads again whenever the
@@ -190,7 +191,8 @@ public class JobResults implements AutoCloseable {
 			try {
 				List<?> state = this.store.getTemplate()
 					.execute(this.store.getScripts().result(), scriptKeys, wait.id,
-							(this.sharded != null) ? SHARDED : PLAIN, Long.toString(left + WAITING_MARGIN_MILLIS));
+							(this.sharded != null && this.sharded.isSupported()) ? SHARDED : PLAIN,
+							Long.toString(left + WAITING_MARGIN_MILLIS));
 				wait.settle((String) state.get(0), (state.size() > 1) ? (String) state.get(1) : null, completed);
 			}
 			catch (RuntimeException ex) {
@@ -250,21 +252,21 @@ public class JobResults implements AutoCloseable {
 		}
 
 		private void subscribe() {
-			ShardedSubscriptions sharded = JobResults.this.sharded;
-			if (sharded == null) {
-				// while Redis is down the container retries on the calling thread
-				JobResults.this.subscriber
-					.execute(() -> JobResults.this.container.addMessageListener(this, this.channel));
-				return;
-			}
 			JobResults.this.subscriber.execute(() -> {
+				ShardedSubscriptions sharded = JobResults.this.sharded;
 				try {
-					sharded.subscribe(this.channel.getTopic(), this);
+					if (sharded != null && sharded.isSupported()) {
+						sharded.subscribe(this.channel.getTopic(), this);
+						return;
+					}
 				}
 				catch (RuntimeException ex) {
 					logger.debug("Could not subscribe to " + this.channel.getTopic() + ", trying again in 1s", ex);
 					JobResults.this.timer.schedule(this::subscribe, 1, TimeUnit.SECONDS);
+					return;
 				}
+				// while Redis is down the container retries on the calling thread
+				JobResults.this.container.addMessageListener(this, this.channel);
 			});
 		}
 

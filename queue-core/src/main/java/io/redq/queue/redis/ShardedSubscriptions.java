@@ -3,7 +3,6 @@ package io.redq.queue.redis;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -43,10 +42,37 @@ final class ShardedSubscriptions extends RedisClusterPubSubAdapter<String, Strin
 
 	private @Nullable Disposable topologyChanges;
 
+	/**
+	 * Whether Redis has sharded pub/sub (7.0 or later), learnt at the first connection.
+	 */
+	private @Nullable Boolean supported;
+
 	private volatile boolean closed;
 
 	ShardedSubscriptions(LettuceConnectionFactory connectionFactory) {
 		this.client = (RedisClusterClient) connectionFactory.getRequiredNativeClient();
+	}
+
+	/**
+	 * Return whether Redis has sharded pub/sub (7.0 or later), connecting the first time.
+	 * @return whether channels can be subscribed to here
+	 * @throws RuntimeException when the connection cannot be opened, Redis being down
+	 */
+	synchronized boolean isSupported() {
+		if (this.supported == null) {
+			StatefulRedisClusterPubSubConnection<String, String> connection = connection();
+			String version = connection.sync()
+				.info("server")
+				.lines()
+				.filter((line) -> line.startsWith("redis_version:"))
+				.findFirst()
+				.orElse("redis_version:0");
+			this.supported = Integer.parseInt(version.substring("redis_version:".length()).split("\\.")[0]) >= 7;
+			if (!this.supported) {
+				close();
+			}
+		}
+		return this.supported;
 	}
 
 	/**
@@ -82,16 +108,17 @@ final class ShardedSubscriptions extends RedisClusterPubSubAdapter<String, Strin
 
 	/**
 	 * Subscribe again to the channels whose slot another master serves now, as after a
-	 * failover: Lettuce keeps the subscription on the lost master's connection, where
-	 * nothing is published any more.
+	 * failover, at that master: Lettuce keeps the subscription on the lost master's
+	 * connection, where nothing is published any more.
 	 */
 	private void topologyChanged(ClusterTopologyChangedEvent event) {
 		for (String channel : this.listeners.keySet()) {
 			int slot = SlotHash.getSlot(channel);
-			if (!Objects.equals(master(event.before(), slot), master(event.after(), slot))) {
+			String master = master(event.after(), slot);
+			if (master != null && !master.equals(master(event.before(), slot))) {
 				synchronized (this) {
 					if (!this.closed) {
-						connection().async().ssubscribe(channel);
+						connection().getConnectionAsync(master).thenAccept((node) -> node.async().ssubscribe(channel));
 					}
 				}
 			}
