@@ -25,9 +25,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * Data Redis has no call for (spring-data-redis#3019): a message published with
  * {@code SPUBLISH} stays on the nodes of its channel's slot instead of going to every
  * node. They share one pub/sub connection of the connection factory's Lettuce cluster
- * client, opened at the first subscription. Lettuce subscribes again after a reconnect,
- * and a channel whose slot moved to another node, which Redis unsubscribes, is subscribed
- * again at once; each confirmation is told to the channel's listener.
+ * client, opened at the first subscription. Lettuce subscribes again after a reconnect, a
+ * channel whose slot moved to another node, which Redis unsubscribes, is subscribed again
+ * at once, and one whose master failed over is subscribed again at the new master when
+ * Lettuce learns the new topology; each confirmation is told to the channel's listener.
  *
  * @author Redq team
  * @since 0.1.0
@@ -148,9 +149,9 @@ final class ShardedSubscriptions extends RedisClusterPubSubAdapter<String, Strin
 			return;
 		}
 		listener.subscriptions.onChannelUnsubscribed(bytes(channel), count);
-		if (!this.closed) {
-			// the channel's slot moved to another node: subscribe there
-			synchronized (this) {
+		// the channel's slot moved to another node: subscribe there
+		synchronized (this) {
+			if (!this.closed) {
 				connection().async().ssubscribe(channel);
 			}
 		}
