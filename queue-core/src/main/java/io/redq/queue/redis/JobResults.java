@@ -28,16 +28,21 @@ import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.SubscriptionListener;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
+import org.springframework.util.ClassUtils;
 
 /**
  * Waits for the results of jobs: the value a job's handler returned, kept with its
  * completion for the results' time to live. A wait is woken by Redis, never by polling:
  * the scripts that finish a job announce it on the queue's channel while someone waits on
- * the queue, and this instance listens on one connection for all of its waits.
+ * the queue, and this instance listens on one connection for all of its waits. In a Redis
+ * Cluster of Redis 7 or later on Lettuce the channel is sharded ({@code SSUBSCRIBE},
+ * {@code SPUBLISH}), so that an announcement reaches the nodes of its queue's slot only,
+ * not every node.
  *
  * <p>
  * A wait subscribes before it reads where the job stands, and reads again whenever the
@@ -57,11 +62,23 @@ public class JobResults implements AutoCloseable {
 	/** How long the waiting key outlives a wait's deadline, for the clocks' skew. */
 	private static final long WAITING_MARGIN_MILLIS = 1000;
 
+	/** Waiters listen with plain pub/sub, as the waiting key tells the scripts. */
 	private static final String PLAIN = "p";
+
+	/** Waiters listen with sharded pub/sub, as the waiting key tells the scripts. */
+	private static final String SHARDED = "s";
+
+	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.cluster.RedisClusterClient",
+			JobResults.class.getClassLoader());
 
 	private final QueueStore store;
 
 	private final RedisMessageListenerContainer container;
+
+	/**
+	 * In a Redis Cluster on Lettuce, where the waits listen to sharded channels instead.
+	 */
+	private final @Nullable ShardedSubscriptions sharded;
 
 	/** Ends waits at their timeouts; never blocks, so that no read delays a timeout. */
 	private final ScheduledExecutorService timer;
@@ -86,6 +103,8 @@ public class JobResults implements AutoCloseable {
 		this.container.setConnectionFactory(connectionFactory);
 		this.container.afterPropertiesSet();
 		this.container.start();
+		this.sharded = (LETTUCE_PRESENT && connectionFactory instanceof LettuceConnectionFactory lettuce
+				&& lettuce.isClusterAware()) ? new ShardedSubscriptions(lettuce) : null;
 		ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
 				new CustomizableThreadFactory("redq-results-timer-"));
 		timer.setRemoveOnCancelPolicy(true);
@@ -140,6 +159,9 @@ public class JobResults implements AutoCloseable {
 		this.timer.shutdownNow();
 		this.reads.shutdownNow();
 		this.subscriber.shutdownNow();
+		if (this.sharded != null) {
+			this.sharded.close();
+		}
 		try {
 			this.container.destroy();
 		}
@@ -168,7 +190,8 @@ public class JobResults implements AutoCloseable {
 			scriptKeys.add(keys.result(wait.id));
 			try {
 				List<?> state = this.store.getTemplate()
-					.execute(this.store.getScripts().result(), scriptKeys, wait.id, PLAIN,
+					.execute(this.store.getScripts().result(), scriptKeys, wait.id,
+							(this.sharded != null && this.sharded.isSupported()) ? SHARDED : PLAIN,
 							Long.toString(left + WAITING_MARGIN_MILLIS));
 				wait.settle((String) state.get(0), (state.size() > 1) ? (String) state.get(1) : null, completed);
 			}
@@ -219,15 +242,32 @@ public class JobResults implements AutoCloseable {
 			synchronized (this) {
 				if (!this.subscribing) {
 					this.subscribing = true;
-					// while Redis is down the container retries on the calling thread
-					JobResults.this.subscriber
-						.execute(() -> JobResults.this.container.addMessageListener(this, this.channel));
+					subscribe();
 				}
 			}
 			// confirmed meanwhile, and the reads of every wait may have missed this one
 			if (this.subscribed) {
 				read(wait, false);
 			}
+		}
+
+		private void subscribe() {
+			JobResults.this.subscriber.execute(() -> {
+				ShardedSubscriptions sharded = JobResults.this.sharded;
+				try {
+					if (sharded != null && sharded.isSupported()) {
+						sharded.subscribe(this.channel.getTopic(), this);
+						return;
+					}
+				}
+				catch (RuntimeException ex) {
+					logger.debug("Could not subscribe to " + this.channel.getTopic() + ", trying again in 1s", ex);
+					JobResults.this.timer.schedule(this::subscribe, 1, TimeUnit.SECONDS);
+					return;
+				}
+				// while Redis is down the container retries on the calling thread
+				JobResults.this.container.addMessageListener(this, this.channel);
+			});
 		}
 
 		@Override

@@ -4,13 +4,21 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobDeadException;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisCluster;
+import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.TestConnections;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AutoClose;
@@ -22,10 +30,12 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Tests of job results on a three-node Redis Cluster started by the test on 127.0.0.1:
- * results are kept in their queue's slot and waits on queues of every node are woken.
+ * results are kept in their queue's slot and waits on queues of every node are woken, by
+ * announcements on sharded channels that do not go to every node.
  *
  * @author Redq team
  */
@@ -103,6 +113,40 @@ class JobResultsOnRedisClusterIntegrationTests {
 				.havingCause()
 				.isInstanceOfSatisfying(JobDeadException.class,
 						(ex) -> assertThat(ex.getError()).isEqualTo("no luck on " + queue));
+		}
+	}
+
+	@Test
+	void aWakeUpIsPublishedOnTheNodesOfItsQueuesSlotOnly() throws InterruptedException {
+		String channel = this.operations.getStore().keys("q0").waiting();
+		RedisServer owner = cluster.masterOf(channel);
+		assumeTrue(Integer.parseInt(owner.version().split("\\.")[0]) >= 7, "sharded pub/sub needs Redis 7");
+		RedisServer other = cluster.masters().stream().filter((node) -> node != owner).findFirst().orElseThrow();
+		RedisClient client = RedisClient.create(RedisURI.create(other.host(), other.port()));
+		try (StatefulRedisPubSubConnection<String, String> subscription = client.connectPubSub()) {
+			BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+			subscription.addListener(new RedisPubSubAdapter<>() {
+
+				@Override
+				public void message(String channel, String message) {
+					heard.add(message);
+				}
+
+			});
+			subscription.sync().subscribe(channel);
+			ListenerOperations listener = this.operations.getListenerOperations();
+			this.operations.getEnqueueOperations().enqueue("q0", List.of(command("done")));
+			ReservedJob job = listener.reserve("q0", 1, Duration.ofMinutes(1)).jobs().get(0);
+			CompletableFuture<Integer> result = this.results.await("q0", "done", Integer.class, LONG);
+			await().atMost(DEADLINE).until(() -> this.operations.getStore().getTemplate().hasKey(channel));
+			listener.ack("q0", List.of(job.lease()), Map.of("done", "7"));
+			assertThat(result).succeedsWithin(DEADLINE).isEqualTo(7);
+			// a plain PUBLISH reaches every node, after any announcement made before it
+			owner.command("PUBLISH", channel, "marker");
+			assertThat(heard.poll(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo("marker");
+		}
+		finally {
+			client.shutdown();
 		}
 	}
 
