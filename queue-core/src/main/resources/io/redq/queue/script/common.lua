@@ -592,11 +592,15 @@ end
 -- (dead), then the ids, one a line (an id has no control characters), on the channel named like the waiting key, which
 -- shares the queue's slot. Only while the waiting key exists, which a waiter keeps for its timeout: the key's value
 -- says how the waiters listen, 's' for sharded pub/sub (a Cluster, where a plain PUBLISH reaches every node), else
--- plain. One GET when nobody waits.
+-- plain. One GET when nobody waits. A Redis before 7 has no SPUBLISH: in a rolling upgrade of a Cluster, a waiter may
+-- ask a master that runs one for sharded pub/sub; the job still finishes, and the wake-up goes out plain.
 local function announce(kind, ids)
 	local mode = redis.call('GET', waiting)
 	if mode then
-		redis.call((mode == 's') and 'SPUBLISH' or 'PUBLISH', waiting, kind .. '\n' .. table.concat(ids, '\n'))
+		local message = kind .. '\n' .. table.concat(ids, '\n')
+		if mode ~= 's' or type(redis.pcall('SPUBLISH', waiting, message)) == 'table' then
+			redis.call('PUBLISH', waiting, message)
+		end
 	end
 end
 
@@ -632,7 +636,8 @@ local function next_due(dead_max_age)
 			end
 		end
 	end
-	if due < 0 and redis.call('EXISTS', handover) == 1 then
+	-- hand-overs are due at once, whatever else waits (a lease may run for hours)
+	if due ~= 0 and redis.call('EXISTS', handover) == 1 then
 		due = 0
 	end
 	return due

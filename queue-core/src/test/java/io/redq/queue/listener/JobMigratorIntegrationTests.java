@@ -19,6 +19,7 @@ import io.redq.queue.redis.AbstractQueueIntegrationTests;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.Reservation;
+import io.redq.queue.redis.ReservedJob;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -67,6 +68,25 @@ class JobMigratorIntegrationTests extends AbstractQueueIntegrationTests {
 		await().atMost(DEADLINE).until(() -> this.operations.stats("callbacks").ready() == 1);
 		assertThat(dispatcher.findBatch(batch.batchId()).orElseThrow().state()).isEqualTo(BatchStatus.State.SUCCEEDED);
 		assertThat(this.template.hasKey(this.keys.handover())).as("applied, then removed").isFalse();
+		dispatcher.stop();
+	}
+
+	@Test // GH-37
+	void aHandOverIsDueAtOnceWhileAnotherJobRunsUnderALongLease() {
+		JobCatalog catalog = new JobCatalog();
+		catalog.register(new JobDefinition("member", QUEUE, 1, Duration.ZERO, JobBackoff.DEFAULT, String.class));
+		RedisJobDispatcher dispatcher = new RedisJobDispatcher(this.operations, catalog, JsonMapper.shared());
+		dispatcher.dispatchBatch(BatchRequest.of(List.of(JobRequest.of("member", "m").build())).build());
+		enqueue("long", Due.NOW);
+		Reservation both = this.listener.reserve(QUEUE, 2, Duration.ofMinutes(1));
+		assertThat(both.jobs()).hasSize(2);
+		this.listener.ack(QUEUE,
+				both.jobs().stream().filter((job) -> !job.id().equals("long")).map(ReservedJob::lease).toList());
+		// the next reservation finds nothing and tells the migrator when to run: for the
+		// member's hand-over, not when the other job's lease ends
+		Reservation next = this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1));
+		assertThat(next.jobs()).isEmpty();
+		assertThat(next.nextDue()).isLessThanOrEqualTo(next.redisTime());
 		dispatcher.stop();
 	}
 

@@ -65,6 +65,18 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 			.containsExactly("");
 	}
 
+	@Test // GH-38
+	void aJobWhoseWaitersAskForShardedPubSubIsAcknowledgedOnEveryRedisVersion() {
+		// a waiter of an instance on a Cluster of Redis 7 asks for SPUBLISH, which a
+		// master still on 6.2 during a rolling upgrade does not know
+		this.template.opsForValue().set(this.keys.waiting(), "s");
+		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "one");
+		Reservation reservation = this.listener.reserve(QUEUE, 1, Duration.ofSeconds(30));
+		assertThat(this.listener.ack(QUEUE, List.of(reservation.jobs().get(0).lease()))).isEmpty();
+		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.NONE);
+		assertThat(this.operations.stats(QUEUE).pending()).isZero();
+	}
+
 	@Test
 	void reservedJobsKeepTheirOrderAndBatchSize() {
 		for (int i = 0; i < 5; i++) {

@@ -34,11 +34,6 @@ class ImagePublicationIntegrationTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(30);
 
-	/**
-	 * How long a failed chain may take to end: the hand-over of its dead step waits for
-	 * the queue's migrator, which can be up to a lease time (30 seconds) away.
-	 */
-	private static final Duration FAILED_CHAIN_DEADLINE = Duration.ofSeconds(90);
 
 	@Autowired
 	private Images images;
@@ -92,7 +87,7 @@ class ImagePublicationIntegrationTests {
 	void anImageThatCannotBeWatermarkedEndsBrokenAndItsLaterStepsNeverRun() {
 		Image image = this.images.upload("poster-cmyk.jpg");
 		publish(image.id());
-		await().atMost(FAILED_CHAIN_DEADLINE).untilAsserted(() -> {
+		await().atMost(DEADLINE).untilAsserted(() -> {
 			Publication publication = publication(image.id());
 			assertThat(publication.status()).isEqualTo(Status.BROKEN);
 			assertThat(publication.chain().state()).isEqualTo(ChainStatus.State.FAILED);
