@@ -34,7 +34,6 @@ class ImagePublicationIntegrationTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(30);
 
-
 	@Autowired
 	private Images images;
 
