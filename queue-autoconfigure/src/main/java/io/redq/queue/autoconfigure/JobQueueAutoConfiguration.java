@@ -3,6 +3,8 @@ package io.redq.queue.autoconfigure;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import io.micrometer.observation.ObservationRegistry;
@@ -48,6 +50,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
+import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
+import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -306,6 +311,61 @@ public final class JobQueueAutoConfiguration {
 			// Lettuce's default delay (1, 2, 4, ... ms), with a lower ceiling
 			return (builder) -> builder
 				.reconnectDelay(Delay.exponential(Duration.ZERO, maxDelay, 2, TimeUnit.MILLISECONDS));
+		}
+
+	}
+
+	/**
+	 * Lets a queue resume within seconds after its Redis Cluster master fails over, where
+	 * Lettuce's defaults stall it for the 60 s command timeout: a command timeout of
+	 * {@value #CLUSTER_COMMAND_TIMEOUT_SECONDS} s, so that commands stuck on the lost
+	 * master fail and are tried again, and a topology refresh every
+	 * {@value #CLUSTER_REFRESH_PERIOD_SECONDS} s and on every adaptive trigger, so that
+	 * Lettuce learns the new master. Each applies only where the application did not set
+	 * {@code spring.data.redis.timeout} or
+	 * {@code spring.data.redis.lettuce.cluster.refresh.period}; applied first, so that an
+	 * application's own customizers win.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ ClusterClientOptions.class, LettuceClientOptionsBuilderCustomizer.class })
+	@ConditionalOnBooleanProperty(name = "redq.redis.cluster-failover-defaults", matchIfMissing = true)
+	static class LettuceClusterFailoverConfiguration {
+
+		static final long CLUSTER_COMMAND_TIMEOUT_SECONDS = 5;
+
+		static final long CLUSTER_REFRESH_PERIOD_SECONDS = 2;
+
+		@Bean
+		@Order(Ordered.HIGHEST_PRECEDENCE)
+		LettuceClientConfigurationBuilderCustomizer jobQueueClusterTimeoutCustomizer(
+				ObjectProvider<DataRedisProperties> redisProperties) {
+			return (builder) -> {
+				DataRedisProperties properties = redisProperties.getIfAvailable();
+				if (properties != null && properties.getCluster() != null && properties.getTimeout() == null) {
+					builder.commandTimeout(Duration.ofSeconds(CLUSTER_COMMAND_TIMEOUT_SECONDS));
+				}
+			};
+		}
+
+		@Bean
+		@Order(Ordered.HIGHEST_PRECEDENCE)
+		LettuceClientOptionsBuilderCustomizer jobQueueClusterRefreshCustomizer(
+				ObjectProvider<DataRedisProperties> redisProperties) {
+			return (builder) -> {
+				DataRedisProperties properties = redisProperties.getIfAvailable();
+				if (builder instanceof ClusterClientOptions.Builder cluster && properties != null
+						&& properties.getLettuce().getCluster().getRefresh().getPeriod() == null) {
+					cluster.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+						.dynamicRefreshSources(
+								properties.getLettuce().getCluster().getRefresh().isDynamicRefreshSources())
+						.enablePeriodicRefresh(Duration.ofSeconds(CLUSTER_REFRESH_PERIOD_SECONDS))
+						.enableAllAdaptiveRefreshTriggers()
+						// Lettuce allows one adaptive refresh in 5 s; a MOVED reply
+						// or reconnects to the lost master get theirs sooner
+						.adaptiveRefreshTriggersTimeout(Duration.ofSeconds(1))
+						.build());
+				}
+			};
 		}
 
 	}

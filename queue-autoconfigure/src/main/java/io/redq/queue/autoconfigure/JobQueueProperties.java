@@ -930,12 +930,29 @@ public class JobQueueProperties {
 		 */
 		private Duration reconnectMaxDelay = Duration.ofSeconds(1);
 
+		/**
+		 * Whether, on a Redis Cluster with Lettuce, Redq sets a command timeout of 5s and
+		 * a topology refresh every 2s and on every adaptive trigger, so that a queue
+		 * resumes within seconds after its master failed over. Each applies only when
+		 * spring.data.redis.timeout or spring.data.redis.lettuce.cluster.refresh.period
+		 * is not set.
+		 */
+		private boolean clusterFailoverDefaults = true;
+
 		public Duration getReconnectMaxDelay() {
 			return this.reconnectMaxDelay;
 		}
 
 		public void setReconnectMaxDelay(Duration reconnectMaxDelay) {
 			this.reconnectMaxDelay = reconnectMaxDelay;
+		}
+
+		public boolean isClusterFailoverDefaults() {
+			return this.clusterFailoverDefaults;
+		}
+
+		public void setClusterFailoverDefaults(boolean clusterFailoverDefaults) {
+			this.clusterFailoverDefaults = clusterFailoverDefaults;
 		}
 
 	}

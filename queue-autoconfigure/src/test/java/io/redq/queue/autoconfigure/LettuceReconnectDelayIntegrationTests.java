@@ -81,6 +81,14 @@ class LettuceReconnectDelayIntegrationTests {
 		});
 	}
 
+	@Test
+	void commandTimeoutOfAStandaloneRedisIsLeftAlone() {
+		// Redq's failover defaults are for a Redis Cluster only
+		this.runner.run((context) -> assertThat(
+				context.getBean(LettuceConnectionFactory.class).getClientConfiguration().getCommandTimeout())
+			.isEqualTo(Duration.ofSeconds(60)));
+	}
+
 	private static Duration lateDelay(AssertableApplicationContext context) {
 		assertThat(context).hasNotFailed();
 		return context.getBean(ClientResources.class).reconnectDelay().createDelay(LATE_ATTEMPT);

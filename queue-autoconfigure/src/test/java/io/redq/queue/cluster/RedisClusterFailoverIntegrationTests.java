@@ -37,38 +37,31 @@ class RedisClusterFailoverIntegrationTests {
 
 	@Test
 	void queueRunsJobsAfterItsMasterFailedOver() {
-		// Failover needs the two Lettuce settings below. With the Spring Boot defaults,
-		// commands sent to the lost master (the idle container's blocking wait, a
-		// dispatch) wait for the 60s command timeout: the queue stalls for a minute.
-		// spring.data.redis.lettuce.cluster.refresh.period makes Lettuce learn the new
-		// master within a period. Its adaptive refresh is always on (there is no
-		// property for it any more) but follows reconnect attempts to the lost master,
-		// which come further and further apart. spring.data.redis.timeout makes
-		// commands stuck on the lost master fail and be retried.
-		JobQueueContextRunner.on(this.cluster)
-			.withPropertyValues("spring.data.redis.lettuce.cluster.refresh.period=1s", "spring.data.redis.timeout=6s")
-			.withUserConfiguration(FailoverJobs.class)
-			.run((context) -> {
-				JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
-				List<String> before = dispatch(dispatcher, 10);
-				await().atMost(DEADLINE).until(() -> FailoverJobs.handled.containsAll(before));
-				RedisServer master = this.cluster.masterOf("{" + QUEUE + "}");
-				RedisServer replica = this.cluster.replicasOf(master).get(0);
-				master.kill();
-				// until the replica takes over, no master serves the queue's slot
-				await().atMost(DEADLINE)
-					.ignoreExceptions()
-					.until(() -> this.cluster.masterOf("{" + QUEUE + "}").equals(replica) && this.cluster.isOk());
-				// until Lettuce's next topology refresh, a dispatch may still go to the
-				// lost master and time out: callers retry, as this does for the first
-				List<String> after = new ArrayList<>();
-				after.add(await().atMost(DEADLINE)
-					.ignoreExceptions()
-					.until(() -> dispatcher.dispatch("failover-job", -1).id(), Objects::nonNull));
-				after.addAll(dispatch(dispatcher, 10));
-				await().atMost(DEADLINE).until(() -> FailoverJobs.handled.containsAll(after));
-				assertThat(context).hasNotFailed();
-			});
+		// No Lettuce settings: Redq's defaults on a Cluster (a 5s command timeout, a
+		// topology refresh every 2s and on adaptive triggers) let the queue resume. With
+		// Lettuce's and Spring Boot's, commands sent to the lost master (the idle
+		// container's blocking wait, a dispatch) wait for the 60s command timeout.
+		JobQueueContextRunner.on(this.cluster).withUserConfiguration(FailoverJobs.class).run((context) -> {
+			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+			List<String> before = dispatch(dispatcher, 10);
+			await().atMost(DEADLINE).until(() -> FailoverJobs.handled.containsAll(before));
+			RedisServer master = this.cluster.masterOf("{" + QUEUE + "}");
+			RedisServer replica = this.cluster.replicasOf(master).get(0);
+			master.kill();
+			// until the replica takes over, no master serves the queue's slot
+			await().atMost(DEADLINE)
+				.ignoreExceptions()
+				.until(() -> this.cluster.masterOf("{" + QUEUE + "}").equals(replica) && this.cluster.isOk());
+			// until Lettuce's next topology refresh, a dispatch may still go to the
+			// lost master and time out: callers retry, as this does for the first
+			List<String> after = new ArrayList<>();
+			after.add(await().atMost(DEADLINE)
+				.ignoreExceptions()
+				.until(() -> dispatcher.dispatch("failover-job", -1).id(), Objects::nonNull));
+			after.addAll(dispatch(dispatcher, 10));
+			await().atMost(DEADLINE).until(() -> FailoverJobs.handled.containsAll(after));
+			assertThat(context).hasNotFailed();
+		});
 	}
 
 	private static List<String> dispatch(JobDispatcher dispatcher, int count) {

@@ -5,6 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions.RefreshTrigger;
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.autoconfigure.JobQueueContextRunner;
 import io.redq.queue.core.JobDispatcher;
@@ -17,7 +20,10 @@ import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -57,6 +63,65 @@ class RedisClusterIntegrationTests {
 				await().atMost(DEADLINE).until(() -> operations.stats(queue).equals(new QueueStats(0, 0, 0, 0)));
 			}
 		});
+	}
+
+	@Test
+	void failoverDefaultsApplyWhenTheApplicationSetsNoTimeoutOrRefreshPeriod() {
+		JobQueueContextRunner.on(cluster).run((context) -> {
+			LettuceClientConfiguration configuration = clientConfiguration(context);
+			assertThat(configuration.getCommandTimeout()).isEqualTo(Duration.ofSeconds(5));
+			ClusterTopologyRefreshOptions refresh = refreshOptions(configuration);
+			assertThat(refresh.isPeriodicRefreshEnabled()).isTrue();
+			assertThat(refresh.getRefreshPeriod()).isEqualTo(Duration.ofSeconds(2));
+			assertThat(refresh.getAdaptiveRefreshTriggers()).containsExactlyInAnyOrder(RefreshTrigger.values());
+			assertThat(refresh.getAdaptiveRefreshTimeout()).isEqualTo(Duration.ofSeconds(1));
+			assertThat(refresh.useDynamicRefreshSources()).isTrue();
+		});
+	}
+
+	@Test
+	void timeoutAndRefreshPeriodOfTheApplicationWin() {
+		JobQueueContextRunner.on(cluster)
+			.withPropertyValues("spring.data.redis.timeout=7s", "spring.data.redis.lettuce.cluster.refresh.period=3s")
+			.run((context) -> {
+				LettuceClientConfiguration configuration = clientConfiguration(context);
+				assertThat(configuration.getCommandTimeout()).isEqualTo(Duration.ofSeconds(7));
+				ClusterTopologyRefreshOptions refresh = refreshOptions(configuration);
+				assertThat(refresh.getRefreshPeriod()).isEqualTo(Duration.ofSeconds(3));
+				assertThat(refresh.getAdaptiveRefreshTimeout())
+					.isEqualTo(ClusterTopologyRefreshOptions.DEFAULT_ADAPTIVE_REFRESH_TIMEOUT_DURATION);
+			});
+	}
+
+	@Test
+	void dynamicRefreshSourcesOfTheApplicationAreKept() {
+		JobQueueContextRunner.on(cluster)
+			.withPropertyValues("spring.data.redis.lettuce.cluster.refresh.dynamic-refresh-sources=false")
+			.run((context) -> {
+				ClusterTopologyRefreshOptions refresh = refreshOptions(clientConfiguration(context));
+				assertThat(refresh.useDynamicRefreshSources()).isFalse();
+				assertThat(refresh.getRefreshPeriod()).isEqualTo(Duration.ofSeconds(2));
+			});
+	}
+
+	@Test
+	void failoverDefaultsCanBeSwitchedOff() {
+		JobQueueContextRunner.on(cluster)
+			.withPropertyValues("redq.redis.cluster-failover-defaults=false")
+			.run((context) -> {
+				LettuceClientConfiguration configuration = clientConfiguration(context);
+				assertThat(configuration.getCommandTimeout()).isEqualTo(Duration.ofSeconds(60));
+				assertThat(refreshOptions(configuration).isPeriodicRefreshEnabled()).isFalse();
+			});
+	}
+
+	private static LettuceClientConfiguration clientConfiguration(AssertableApplicationContext context) {
+		assertThat(context).hasNotFailed();
+		return context.getBean(LettuceConnectionFactory.class).getClientConfiguration();
+	}
+
+	private static ClusterTopologyRefreshOptions refreshOptions(LettuceClientConfiguration configuration) {
+		return ((ClusterClientOptions) configuration.getClientOptions().orElseThrow()).getTopologyRefreshOptions();
 	}
 
 	@Configuration(proxyBeanMethods = false)
