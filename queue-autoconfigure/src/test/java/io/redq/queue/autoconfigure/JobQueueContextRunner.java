@@ -1,6 +1,7 @@
 package io.redq.queue.autoconfigure;
 
 import io.redq.queue.test.RedisCluster;
+import io.redq.queue.test.RedisSentinel;
 import io.redq.queue.test.RedisServer;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -37,6 +38,15 @@ public final class JobQueueContextRunner {
 	 */
 	public static ApplicationContextRunner on(RedisCluster cluster) {
 		return on(cluster.springProperties());
+	}
+
+	/**
+	 * Return a runner on the master of the given Sentinel group.
+	 * @param sentinel the Sentinels the context asks for the master
+	 * @return the runner
+	 */
+	public static ApplicationContextRunner on(RedisSentinel sentinel) {
+		return on(sentinel.springProperties());
 	}
 
 	private static ApplicationContextRunner on(String... springProperties) {

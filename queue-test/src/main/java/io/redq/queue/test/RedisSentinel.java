@@ -137,6 +137,22 @@ public final class RedisSentinel implements AutoCloseable {
 	}
 
 	/**
+	 * Ask a Sentinel to fail the current master over ({@code SENTINEL FAILOVER}), and
+	 * wait until every Sentinel names the other server as master. The Sentinels turn the
+	 * old master into a replica of the new one.
+	 * @return the new master
+	 */
+	public RedisServer failOver() {
+		RedisServer sentinel = this.sentinels.get(0);
+		RedisServer master = currentMaster(sentinel);
+		RedisServer promoted = this.servers.stream().filter((server) -> server != master).findFirst().orElseThrow();
+		sentinel.command("SENTINEL", "FAILOVER", MASTER_NAME);
+		RedisCluster.await("every Sentinel naming " + promoted + " as master",
+				() -> this.sentinels.stream().allMatch((each) -> currentMaster(each) == promoted));
+		return promoted;
+	}
+
+	/**
 	 * Spring Boot properties that point Spring Data Redis at the Sentinels.
 	 * @return {@code spring.data.redis.sentinel.master=...} and
 	 * {@code spring.data.redis.sentinel.nodes=...}

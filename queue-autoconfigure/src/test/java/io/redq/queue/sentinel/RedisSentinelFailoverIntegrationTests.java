@@ -1,0 +1,104 @@
+package io.redq.queue.sentinel;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.redq.queue.annotation.QueuedJob;
+import io.redq.queue.autoconfigure.JobQueueContextRunner;
+import io.redq.queue.core.JobDispatcher;
+import io.redq.queue.core.JobRequest;
+import io.redq.queue.listener.JobContext;
+import io.redq.queue.test.RedisSentinel;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Keeps running a queue's jobs, through {@code spring.data.redis.sentinel.*}, while the
+ * Sentinels fail the master over to its replica, and loses none of the jobs whose
+ * dispatch the replica confirmed ({@code redq.durability.replicas=1}).
+ *
+ * @author Redq team
+ */
+class RedisSentinelFailoverIntegrationTests {
+
+	private static final Duration DEADLINE = Duration.ofSeconds(30);
+
+	@AutoClose
+	private final RedisSentinel sentinel = RedisSentinel.start("--appendonly", "yes", "--appendfsync", "always");
+
+	@Test
+	void queueRunsEveryConfirmedJobAfterItsMasterFailedOver() {
+		JobQueueContextRunner.on(this.sentinel)
+			.withPropertyValues("redq.durability.replicas=1")
+			.withUserConfiguration(SentinelJobs.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+				List<String> before = dispatch(dispatcher, 10, Duration.ZERO);
+				await().atMost(DEADLINE).until(() -> SentinelJobs.handled.containsAll(before));
+				// held in Redis across the failover: due a little after it starts
+				List<String> confirmed = new ArrayList<>(dispatch(dispatcher, 20, Duration.ofSeconds(2)));
+				// dispatched while the master fails over: each dispatch that returned
+				// was confirmed by the replica, the one promoted
+				Set<String> during = ConcurrentHashMap.newKeySet();
+				AtomicBoolean failingOver = new AtomicBoolean(true);
+				Thread producer = new Thread(() -> {
+					while (failingOver.get()) {
+						try {
+							during.add(dispatcher.dispatch("sentinel-job", 0).id());
+						}
+						catch (RuntimeException ex) {
+							// refused or unconfirmed while no master takes writes: the
+							// caller may dispatch again
+						}
+					}
+				});
+				producer.start();
+				await().atMost(DEADLINE).until(() -> !during.isEmpty());
+				this.sentinel.failOver();
+				List<String> after = new ArrayList<>();
+				// the first dispatch after the failover may still meet the old master
+				after.add(await().atMost(DEADLINE)
+					.ignoreExceptions()
+					.until(() -> dispatcher.dispatch("sentinel-job", 1).id(), Objects::nonNull));
+				failingOver.set(false);
+				producer.join(DEADLINE.toMillis());
+				after.addAll(dispatch(dispatcher, 10, Duration.ZERO));
+				confirmed.addAll(during);
+				confirmed.addAll(after);
+				await().atMost(DEADLINE).until(() -> SentinelJobs.handled.containsAll(confirmed));
+				assertThat(context).hasNotFailed();
+			});
+	}
+
+	private static List<String> dispatch(JobDispatcher dispatcher, int count, Duration delay) {
+		List<String> ids = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			ids.add(dispatcher.dispatch(JobRequest.of("sentinel-job", i).delay(delay).build()).id());
+		}
+		return ids;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SentinelJobs {
+
+		static final Set<String> handled = ConcurrentHashMap.newKeySet();
+
+		@QueuedJob(name = "sentinel-job", queue = "sentinel")
+		void handle(int i, JobContext context) {
+			handled.add(context.getId());
+		}
+
+	}
+
+}
