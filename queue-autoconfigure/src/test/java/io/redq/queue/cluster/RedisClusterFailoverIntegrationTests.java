@@ -4,7 +4,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.autoconfigure.JobQueueContextRunner;
@@ -60,6 +64,85 @@ class RedisClusterFailoverIntegrationTests {
 				.until(() -> dispatcher.dispatch("failover-job", -1).id(), Objects::nonNull));
 			after.addAll(dispatch(dispatcher, 10));
 			await().atMost(DEADLINE).until(() -> FailoverJobs.handled.containsAll(after));
+			assertThat(context).hasNotFailed();
+		});
+	}
+
+	@Test
+	void noDispatchFailsWhileTheQueuesReplicaTakesOverByClusterFailover() {
+		JobQueueContextRunner.on(this.cluster).withUserConfiguration(FailoverJobs.class).run((context) -> {
+			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+			RedisServer master = this.cluster.masterOf("{" + QUEUE + "}");
+			RedisServer replica = this.cluster.replicasOf(master).get(0);
+			Set<String> dispatched = ConcurrentHashMap.newKeySet();
+			List<RuntimeException> failures = new CopyOnWriteArrayList<>();
+			AtomicBoolean running = new AtomicBoolean(true);
+			Thread producer = new Thread(() -> {
+				while (running.get()) {
+					try {
+						dispatched.add(dispatcher.dispatch("failover-job", 0).id());
+					}
+					catch (RuntimeException ex) {
+						failures.add(ex);
+					}
+				}
+			});
+			producer.start();
+			await().atMost(DEADLINE).until(() -> dispatched.size() >= 100);
+			// a manual failover: the master hands its slots over once the replica caught
+			// up
+			replica.command("CLUSTER", "FAILOVER");
+			await().atMost(DEADLINE)
+				.ignoreExceptions()
+				.until(() -> this.cluster.masterOf("{" + QUEUE + "}").equals(replica) && this.cluster.isOk());
+			int atFailover = dispatched.size();
+			await().atMost(DEADLINE).until(() -> dispatched.size() >= atFailover + 100);
+			running.set(false);
+			producer.join(DEADLINE.toMillis());
+			assertThat(failures).isEmpty();
+			await().atMost(DEADLINE).until(() -> FailoverJobs.handled.containsAll(dispatched));
+			assertThat(context).hasNotFailed();
+		});
+	}
+
+	@Test
+	void noDispatchFailsWhileAnotherMasterFailsOver() {
+		JobQueueContextRunner.on(this.cluster).withUserConfiguration(FailoverJobs.class).run((context) -> {
+			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+			RedisServer queueMaster = this.cluster.masterOf("{" + QUEUE + "}");
+			RedisServer lost = this.cluster.masters()
+				.stream()
+				.filter((master) -> !master.equals(queueMaster))
+				.findFirst()
+				.orElseThrow();
+			RedisServer replica = this.cluster.replicasOf(lost).get(0);
+			Set<String> dispatched = ConcurrentHashMap.newKeySet();
+			List<RuntimeException> failures = new CopyOnWriteArrayList<>();
+			AtomicBoolean running = new AtomicBoolean(true);
+			Thread producer = new Thread(() -> {
+				while (running.get()) {
+					try {
+						dispatched.add(dispatcher.dispatch("failover-job", 0).id());
+					}
+					catch (RuntimeException ex) {
+						failures.add(ex);
+					}
+				}
+			});
+			producer.start();
+			await().atMost(DEADLINE).until(() -> dispatched.size() >= 100);
+			// every node answers CLUSTERDOWN from when it marks the master failed until
+			// its replica takes over, the queue's master included
+			lost.kill();
+			await().atMost(DEADLINE)
+				.ignoreExceptions()
+				.until(() -> replica.command("ROLE").startsWith("master") && this.cluster.isOk());
+			int atFailover = dispatched.size();
+			await().atMost(DEADLINE).until(() -> dispatched.size() >= atFailover + 100);
+			running.set(false);
+			producer.join(DEADLINE.toMillis());
+			assertThat(failures).isEmpty();
+			await().atMost(DEADLINE).until(() -> FailoverJobs.handled.containsAll(dispatched));
 			assertThat(context).hasNotFailed();
 		});
 	}

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -19,7 +18,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * Runs a script that returns a list or a number on a Lettuce connection without blocking,
  * so that a caller can stop waiting for a reply while the command stays in flight: as the
  * template's script executor does ({@code EVALSHA}, then {@code EVAL} when Redis does not
- * know the script), with the same results (strings and numbers) and errors.
+ * know the script), with the same results (strings and numbers) and errors, and sent
+ * again while Redis refuses it during a failover (see {@link ScriptRefusals}).
  *
  * @author Redq team
  */
@@ -62,14 +62,16 @@ final class AsyncScripts {
 			RedisScript<?> script, ScriptOutputType type, List<String> keys, List<String> args) {
 		byte[][] keyBytes = bytes(keys);
 		byte[][] argBytes = bytes(args);
-		CompletionStage<Object> reply = commands.evalsha(script.getSha1(), type, keyBytes, argBytes)
-			.handle((result, ex) -> (ex != null && cause(ex) instanceof RedisNoScriptException)
-					? commands.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8), type, keyBytes,
-							argBytes)
-					: (ex != null) ? CompletableFuture.failedFuture(cause(ex))
-							: CompletableFuture.completedFuture(result))
-			.thenCompose((stage) -> stage);
-		return reply.toCompletableFuture().handle((result, ex) -> {
+		CompletableFuture<Object> reply = ScriptRefusals
+			.retriedAsync(() -> commands.evalsha(script.getSha1(), type, keyBytes, argBytes)
+				.handle((result, ex) -> (ex != null && cause(ex) instanceof RedisNoScriptException)
+						? commands.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8), type, keyBytes,
+								argBytes)
+						: (ex != null) ? CompletableFuture.failedFuture(cause(ex))
+								: CompletableFuture.completedFuture(result))
+				.thenCompose((stage) -> stage)
+				.toCompletableFuture());
+		return reply.handle((result, ex) -> {
 			if (ex != null) {
 				throw translated(cause(ex));
 			}

@@ -384,8 +384,9 @@ public final class QueueStore {
 	}
 
 	/**
-	 * Runs the scripts on the template and turns the error of a script that found another
-	 * data model in Redis (see {@code common.lua}) into a
+	 * Runs the scripts on the template, sends a call again while Redis refuses it during
+	 * a failover (see {@link ScriptRefusals}), and turns the error of a script that found
+	 * another data model in Redis (see {@code common.lua}) into a
 	 * {@link DataModelMismatchException}, whichever call ran it.
 	 */
 	private record DataModelErrors(ScriptExecutor<String> executor) implements ScriptExecutor<String> {
@@ -405,7 +406,7 @@ public final class QueueStore {
 
 		private static <T> T translated(Supplier<T> call) {
 			try {
-				return call.get();
+				return ScriptRefusals.retried(call);
 			}
 			catch (DataAccessException ex) {
 				throw dataModelErrorOr(ex);
