@@ -23,9 +23,9 @@ import io.redq.queue.listener.JobContext;
 import io.redq.queue.test.RedisSentinel;
 import io.redq.queue.test.RedisServer;
 import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import org.springframework.context.annotation.Configuration;
 
