@@ -26,7 +26,7 @@ local function undelivered()
 	local result = {found[2]}
 	if found[5] then
 		result[#result + 1] = 'parent'
-		result[#result + 1] = found[5] .. '\n' .. ((found[6] == 'succeeded') and 's' or (found[6] == 'failed') and 'd' or 'c')
+		result[#result + 1] = found[5] .. '\n' .. ({succeeded = 's', failed = 'd', cancelled = 'c'})[found[6]]
 	end
 	if found[3] then
 		result[#result + 1] = 'success'

@@ -42,7 +42,7 @@ local function undelivered()
 		end
 		if found[5] then
 			result[#result + 1] = 'parent'
-			result[#result + 1] = found[5] .. '\n' .. ((found[1] == 'succeeded') and 's' or (found[1] == 'failed') and 'd' or 'c')
+			result[#result + 1] = found[5] .. '\n' .. ({succeeded = 's', failed = 'd', cancelled = 'c'})[found[1]]
 		end
 	end
 	return (#result > 1) and result or {}
@@ -80,9 +80,9 @@ local function advance()
 		end
 		if outcome == 'd' then
 			local step = redis.call('HMGET', meta, 'j' .. moved, 'q' .. moved)
-			local what = (step[2] == '{batch}') and ('batch ' .. step[1] .. ') failed')
-				or ('job ' .. step[1] .. ' of queue \'' .. step[2] .. '\') died')
-			finish('failed', 'step ' .. moved .. ' (' .. what, moved + 1, steps)
+			local reason = (step[2] == '{batch}') and ('(batch ' .. step[1] .. ') failed')
+				or ('(job ' .. step[1] .. ' of queue \'' .. step[2] .. '\') died')
+			finish('failed', 'step ' .. moved .. ' ' .. reason, moved + 1, steps)
 			return
 		elseif outcome == 'c' or found[4] then
 			finish('cancelled', 'the chain was cancelled', moved + 1, steps)
@@ -100,8 +100,8 @@ end
 
 if op == 'create' then
 	-- ARGV: creation window (ms), linger (ms), the on-failure job or '', the parent or '', then per step: queue, id,
-	-- job ('' for the first, which the caller enqueues). The key expires after the window unless the chain is opened, so that a
-	-- creation that failed half-way leaves nothing. A re-send that comes after the opening is refused.
+	-- job ('' for the first, which the caller enqueues). The key expires after the window unless the chain is opened,
+	-- so that a creation that failed half-way leaves nothing. A re-send that comes after the opening is refused.
 	local state = redis.call('HGET', meta, 'state')
 	if state and state ~= 'creating' then
 		return {0}
