@@ -26,6 +26,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.core.script.RedisScript;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
@@ -94,6 +97,27 @@ class NestingIntegrationTests extends AbstractQueueIntegrationTests {
 			.handToParent(outer.batchId() + "\ns", BatchOperations.BATCH_QUEUE, innerId);
 		assertThat(status(outer.batchId()).succeeded()).as("counted once").isEqualTo(2);
 		assertThat(callbacks()).as("each callback once").isEmpty();
+	}
+
+	@Test
+	void aMoverKilledAfterItEndedANestedBatchLeavesItsEndForTheNextPass() {
+		BatchResult outer = this.dispatcher.dispatchBatch(BatchRequest.builder()
+			.batch(BatchRequest.of(List.of(job("sms"))).build())
+			.onSuccess(JobRequest.of("report", "campaign").build())
+			.build());
+		String innerId = outer.members().get(0).id();
+		String memberId = succeed("sms");
+		// the mover applies the member's hand-over, which ends the inner batch, and dies
+		// before it hands the end over and removes the hand-over
+		List<?> undelivered = this.template.execute(
+				RedisScript.of(new ClassPathResource("batch.lua", BatchOperations.class), List.class),
+				this.operations.getStore().batchKeys(innerId).all(), "apply", "sms", memberId, "s");
+		assertThat(undelivered).map(Object::toString).contains("parent", outer.batchId() + "\ns");
+		assertThat(status(innerId).state()).isEqualTo(BatchStatus.State.SUCCEEDED);
+		assertThat(status(outer.batchId()).pending()).isEqualTo(1);
+		handOverAll();
+		assertThat(status(outer.batchId()).state()).isEqualTo(BatchStatus.State.SUCCEEDED);
+		assertThat(callbacks()).containsOnlyKeys(outer.batchId() + ":success");
 	}
 
 	@Test
