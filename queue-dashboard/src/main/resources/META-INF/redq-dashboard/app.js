@@ -509,8 +509,11 @@ async function batchView(id, deadOffset) {
 		batch.dead === 0 ? el('p', { class: 'muted' }, 'None died.') : el('div', { class: 'table' },
 			el('table', { id: 'batch-dead' }, el('thead', {}, el('tr', {}, el('th', {}, 'queue'), el('th', {}, 'job'))),
 				el('tbody', {}, detail.deadMembers.map((member) => el('tr', { 'data-id': member.id },
-					el('td', {}, link(member.queue, 'queue', member.queue, 'dead')),
-					el('td', { class: 'id' }, link(member.id, 'job', member.queue, member.id))))))),
+					// a nested batch or chain has no queue: it links to its own page
+					!member.queue ? el('td', {}, member.kind.toLowerCase())
+						: el('td', {}, link(member.queue, 'queue', member.queue, 'dead')),
+					el('td', { class: 'id' }, !member.queue ? link(member.id, member.kind.toLowerCase(), member.id)
+						: link(member.id, 'job', member.queue, member.id))))))),
 		el('div', { class: 'bar' },
 			deadOffset > 0 ? link('previous', 'batch', id, String(Math.max(0, deadOffset - 20))) : null,
 			deadOffset + 20 < batch.dead ? link('next', 'batch', id, String(deadOffset + 20)) : null));
@@ -558,8 +561,11 @@ async function chainView(id) {
 			el('thead', {}, el('tr', {}, el('th', { class: 'num' }, 'step'), el('th', {}, 'queue'), el('th', {}, 'job'),
 				el('th', {}, 'state'))),
 			el('tbody', {}, detail.steps.map((step, index) => el('tr', { 'data-id': step.id },
-				el('td', { class: 'num' }, index + 1), el('td', {}, link(step.queue, 'queue', step.queue)),
-				el('td', { class: 'id' }, link(step.id, 'job', step.queue, step.id)),
+				// a batch step has no queue: it links to its batch's page
+				el('td', { class: 'num' }, index + 1),
+				el('td', {}, !step.queue ? 'batch' : link(step.queue, 'queue', step.queue)),
+				el('td', { class: 'id' }, !step.queue ? link(step.id, 'batch', step.id)
+					: link(step.id, 'job', step.queue, step.id)),
 				el('td', { class: 'state' }, step.state)))))));
 }
 

@@ -21,9 +21,14 @@ import org.springframework.util.Assert;
  * </pre>
  *
  * Each callback is enqueued at most once, when the batch ends (see
- * {@link BatchDeathPolicy}), and runs at least once like every job. Members and callbacks
- * carry the batch id in the header {@value #BATCH_HEADER}; a callback also carries
- * {@value #CALLBACK_HEADER} ({@code success} or {@code complete}).
+ * {@link BatchDeathPolicy}), and runs at least once like every job.
+ * <p>
+ * A member may be a batch ({@link Builder#batch}) or a chain ({@link Builder#chain}) of
+ * its own, which counts as one member: it succeeds when that batch or chain succeeded,
+ * and dies when it failed (under its own death policy, or a step died), its end handed
+ * over once. Nesting is one level deep: a nested batch or chain holds jobs only. Members
+ * and callbacks carry the batch id in the header {@value #BATCH_HEADER}; a callback also
+ * carries {@value #CALLBACK_HEADER} ({@code success} or {@code complete}).
  *
  * @author Redq team
  * @since 0.1.0
@@ -41,6 +46,10 @@ public final class BatchRequest {
 
 	private final List<JobRequest> members;
 
+	private final List<BatchRequest> batches;
+
+	private final List<ChainRequest> chains;
+
 	private final @Nullable JobRequest onSuccess;
 
 	private final @Nullable JobRequest onComplete;
@@ -49,6 +58,8 @@ public final class BatchRequest {
 
 	private BatchRequest(Builder builder) {
 		this.members = List.copyOf(builder.members);
+		this.batches = List.copyOf(builder.batches);
+		this.chains = List.copyOf(builder.chains);
 		this.onSuccess = builder.onSuccess;
 		this.onComplete = builder.onComplete;
 		this.deathPolicy = builder.deathPolicy;
@@ -64,11 +75,18 @@ public final class BatchRequest {
 		Assert.notNull(members, "members must not be null");
 		Assert.isTrue(!members.isEmpty(),
 				"A batch needs at least one member; to run a job after nothing, dispatch it directly");
-		for (JobRequest member : members) {
-			Assert.notNull(member, "members must not contain null");
-			checkNoId(member, "Batch member '" + member.getJobName() + "'");
-		}
-		return new Builder(members);
+		Builder builder = new Builder();
+		members.forEach(builder::member);
+		return builder;
+	}
+
+	/**
+	 * Start a batch without members: add them with {@link Builder#member},
+	 * {@link Builder#batch} and {@link Builder#chain}.
+	 * @return a builder
+	 */
+	public static Builder builder() {
+		return new Builder();
 	}
 
 	private static void checkNoId(JobRequest request, String what) {
@@ -84,6 +102,30 @@ public final class BatchRequest {
 	 */
 	public List<JobRequest> getMembers() {
 		return this.members;
+	}
+
+	/**
+	 * Return the members that are batches of their own.
+	 * @return the batches, in order
+	 */
+	public List<BatchRequest> getBatches() {
+		return this.batches;
+	}
+
+	/**
+	 * Return the members that are chains.
+	 * @return the chains, in order
+	 */
+	public List<ChainRequest> getChains() {
+		return this.chains;
+	}
+
+	/**
+	 * Return whether a member is a batch or a chain.
+	 * @return whether the batch nests workflows
+	 */
+	public boolean isNesting() {
+		return !this.batches.isEmpty() || !this.chains.isEmpty();
 	}
 
 	/**
@@ -115,7 +157,11 @@ public final class BatchRequest {
 	 */
 	public static final class Builder {
 
-		private final List<JobRequest> members;
+		private final List<JobRequest> members = new ArrayList<>();
+
+		private final List<BatchRequest> batches = new ArrayList<>();
+
+		private final List<ChainRequest> chains = new ArrayList<>();
 
 		private @Nullable JobRequest onSuccess;
 
@@ -123,8 +169,47 @@ public final class BatchRequest {
 
 		private BatchDeathPolicy deathPolicy = BatchDeathPolicy.CARRY_ON;
 
-		private Builder(Collection<JobRequest> members) {
-			this.members = new ArrayList<>(members);
+		private Builder() {
+		}
+
+		/**
+		 * Add a member.
+		 * @param member the job, without an id of its own: members get generated ids
+		 * @return this builder
+		 */
+		public Builder member(JobRequest member) {
+			Assert.notNull(member, "members must not contain null");
+			checkNoId(member, "Batch member '" + member.getJobName() + "'");
+			this.members.add(member);
+			return this;
+		}
+
+		/**
+		 * Add a batch as one member: it succeeds when that batch succeeded, and dies when
+		 * it failed or was cancelled. The member's id is the nested batch's id.
+		 * @param batch the batch, whose members are jobs
+		 * @return this builder
+		 */
+		public Builder batch(BatchRequest batch) {
+			Assert.notNull(batch, "A nested batch must be a BatchRequest, not null");
+			Assert.isTrue(!batch.isNesting(), "A nested batch holds jobs only: nesting is one level deep. Make its "
+					+ "batches and chains members of the outer batch instead");
+			this.batches.add(batch);
+			return this;
+		}
+
+		/**
+		 * Add a chain as one member: it succeeds when the chain succeeded, and dies when
+		 * a step died or the chain was cancelled. The member's id is the chain's id.
+		 * @param chain the chain, whose steps are jobs
+		 * @return this builder
+		 */
+		public Builder chain(ChainRequest chain) {
+			Assert.notNull(chain, "A nested chain must be a ChainRequest, not null");
+			Assert.isTrue(!chain.isNesting(), "A chain in a batch has jobs as steps: nesting is one level deep. "
+					+ "Make its batch steps batches of their own");
+			this.chains.add(chain);
+			return this;
 		}
 
 		/**
@@ -178,6 +263,8 @@ public final class BatchRequest {
 		 * @return the request
 		 */
 		public BatchRequest build() {
+			Assert.isTrue(!this.members.isEmpty() || !this.batches.isEmpty() || !this.chains.isEmpty(),
+					"A batch needs at least one member; to run a job after nothing, dispatch it directly");
 			return new BatchRequest(this);
 		}
 

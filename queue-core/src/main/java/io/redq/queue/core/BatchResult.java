@@ -7,7 +7,8 @@ import java.util.List;
  * member's id.
  *
  * @param batchId the batch id
- * @param members what happened to each member, in the order of the request
+ * @param members what happened to each member: the jobs in the order of the request, then
+ * the nested batches, then the chains, each under its own id
  * @author Redq team
  * @since 0.1.0
  */

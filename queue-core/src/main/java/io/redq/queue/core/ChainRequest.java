@@ -23,6 +23,13 @@ import org.springframework.util.Assert;
  * when given, is enqueued once. Steps carry the chain id in the header
  * {@value #CHAIN_HEADER} and their position (from 1) in {@value #STEP_HEADER}; the
  * on-failure job carries the chain id and {@value #CALLBACK_HEADER} {@code failure}.
+ * <p>
+ * A step may be a batch ({@link Builder#step(BatchRequest)}): the step after it starts
+ * only once the batch succeeded, and a batch that failed (under its own death policy) or
+ * was cancelled ends the chain as a dead step does. Its id is {@code <chain id>:<step>},
+ * the batch's id. Nesting is one level deep: a batch step holds jobs only, and holds at
+ * most {@value #MAX_BATCH_STEP_MEMBERS} members, since the chain keeps it until it
+ * starts.
  *
  * @author Redq team
  * @since 0.1.0
@@ -42,7 +49,10 @@ public final class ChainRequest {
 	/** The most steps a chain has. */
 	public static final int MAX_STEPS = 1000;
 
-	private final List<JobRequest> steps;
+	/** The most members a batch step has. */
+	public static final int MAX_BATCH_STEP_MEMBERS = 1000;
+
+	private final List<Object> steps;
 
 	private final @Nullable JobRequest onFailure;
 
@@ -74,15 +84,25 @@ public final class ChainRequest {
 	 */
 	public static Builder of(Collection<JobRequest> steps) {
 		Assert.notNull(steps, "steps must not be null");
-		Assert.isTrue(steps.size() >= 2,
-				() -> "A chain needs at least two steps; got " + steps.size() + ": dispatch a single job directly");
-		Assert.isTrue(steps.size() <= MAX_STEPS,
-				() -> "A chain has at most " + MAX_STEPS + " steps; got " + steps.size());
-		for (JobRequest step : steps) {
-			Assert.notNull(step, "steps must not contain null");
-			checkNoId(step, "Chain step '" + step.getJobName() + "'");
-		}
-		return new Builder(steps);
+		checkCount(steps.size());
+		Builder builder = new Builder();
+		steps.forEach(builder::step);
+		return builder;
+	}
+
+	/**
+	 * Start a chain without steps: add them in the order they run with
+	 * {@link Builder#step(JobRequest)} and {@link Builder#step(BatchRequest)}.
+	 * @return a builder
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	private static void checkCount(int steps) {
+		Assert.isTrue(steps >= 2,
+				() -> "A chain needs at least two steps; got " + steps + ": dispatch a single job directly");
+		Assert.isTrue(steps <= MAX_STEPS, () -> "A chain has at most " + MAX_STEPS + " steps; got " + steps);
 	}
 
 	private static void checkNoId(JobRequest request, String what) {
@@ -94,10 +114,19 @@ public final class ChainRequest {
 
 	/**
 	 * Return the steps.
-	 * @return the steps, in the order they run
+	 * @return the steps, in the order they run, each a {@link JobRequest} or a
+	 * {@link BatchRequest}
 	 */
-	public List<JobRequest> getSteps() {
+	public List<Object> getSteps() {
 		return this.steps;
+	}
+
+	/**
+	 * Return whether a step is a batch.
+	 * @return whether the chain nests a batch
+	 */
+	public boolean isNesting() {
+		return this.steps.stream().anyMatch(BatchRequest.class::isInstance);
 	}
 
 	/**
@@ -113,12 +142,41 @@ public final class ChainRequest {
 	 */
 	public static final class Builder {
 
-		private final List<JobRequest> steps;
+		private final List<Object> steps = new ArrayList<>();
 
 		private @Nullable JobRequest onFailure;
 
-		private Builder(Collection<JobRequest> steps) {
-			this.steps = new ArrayList<>(steps);
+		private Builder() {
+		}
+
+		/**
+		 * Add a step that runs after the steps added before.
+		 * @param step the job, without an id of its own
+		 * @return this builder
+		 */
+		public Builder step(JobRequest step) {
+			Assert.notNull(step, "steps must not contain null");
+			checkNoId(step, "Chain step '" + step.getJobName() + "'");
+			this.steps.add(step);
+			return this;
+		}
+
+		/**
+		 * Add a step that is a batch: it starts after the steps added before, and the
+		 * step after it once the batch succeeded.
+		 * @param batch the batch, whose members are jobs
+		 * @return this builder
+		 */
+		public Builder step(BatchRequest batch) {
+			Assert.notNull(batch, "A batch step must be a BatchRequest, not null");
+			Assert.isTrue(!batch.isNesting(), "A batch step holds jobs only: nesting is one level deep. Make its "
+					+ "batches and chains steps of the outer chain, or a batch of their own");
+			Assert.isTrue(batch.getMembers().size() <= MAX_BATCH_STEP_MEMBERS,
+					() -> "A batch step has at most " + MAX_BATCH_STEP_MEMBERS + " members, since the chain keeps it "
+							+ "until it starts; got " + batch.getMembers().size() + ". Split it into batch steps, or "
+							+ "dispatch the batch from a step's handler");
+			this.steps.add(batch);
+			return this;
 		}
 
 		/**
@@ -138,6 +196,7 @@ public final class ChainRequest {
 		 * @return the request
 		 */
 		public ChainRequest build() {
+			checkCount(this.steps.size());
 			return new ChainRequest(this);
 		}
 

@@ -50,11 +50,12 @@ public record ChainStatus(String id, State state, @Nullable String reason, List<
 	/**
 	 * A step of a chain.
 	 *
-	 * @param queue the step's queue
-	 * @param id the step's job id
-	 * @param state where the step is
+	 * @param queue the step's queue, or {@code null} for a step that is a batch
+	 * @param id the step's job id, or the id of the batch it is (read it with
+	 * {@link JobDispatcher#findBatch(String)})
+	 * @param state where the step is: a batch step that failed is {@code DEAD}
 	 */
-	public record Step(String queue, String id, StepState state) {
+	public record Step(@Nullable String queue, String id, StepState state) {
 
 	}
 

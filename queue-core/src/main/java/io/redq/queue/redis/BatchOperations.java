@@ -60,6 +60,20 @@ public final class BatchOperations {
 
 	static final String COMPLETE = "complete";
 
+	/**
+	 * The name under which {@code batch.lua} and {@code chain.lua} return the end of a
+	 * nested workflow, to hand over to the workflow it is a member or step of.
+	 */
+	static final String PARENT = "parent";
+
+	/**
+	 * What stands for the queue of a member that is a batch or a chain, in a batch's
+	 * queues and dead members and a chain's steps: no queue name has braces.
+	 */
+	static final String BATCH_QUEUE = "{batch}";
+
+	static final String CHAIN_QUEUE = "{chain}";
+
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> SCRIPT = script();
 
@@ -84,6 +98,15 @@ public final class BatchOperations {
 	}
 
 	/**
+	 * Create an instance whose chains are the given ones.
+	 * @param store the queues
+	 * @param chainOperations the chains
+	 */
+	BatchOperations(QueueStore store, ChainOperations chainOperations) {
+		this(store, SCRIPT, chainOperations);
+	}
+
+	/**
 	 * Create an instance that runs another version of {@code batch.lua}: for tests that
 	 * check what its invariants catch.
 	 * @param store the queues
@@ -91,10 +114,19 @@ public final class BatchOperations {
 	 */
 	@SuppressWarnings("rawtypes")
 	public BatchOperations(QueueStore store, RedisScript<List> script) {
+		this(store, script, null);
+	}
+
+	/**
+	 * Create an instance that hands chain links to the given chains, for the chains' own
+	 * batches (a batch step, a batch a chain is a member of).
+	 */
+	@SuppressWarnings("rawtypes")
+	BatchOperations(QueueStore store, RedisScript<List> script, @Nullable ChainOperations chainOperations) {
 		this.store = store;
 		this.script = script;
 		this.enqueueOperations = new EnqueueOperations(store);
-		this.chainOperations = new ChainOperations(store);
+		this.chainOperations = (chainOperations != null) ? chainOperations : new ChainOperations(store, this);
 		this.index = new CreationIndex(store.getTemplate(), store.getKeyspace().batchIndex(),
 				(id) -> Boolean.TRUE.equals(store.getTemplate().hasKey(store.batchKeys(id).meta())));
 	}
@@ -110,12 +142,14 @@ public final class BatchOperations {
 	 * @param queues the members' queues
 	 * @param callbacks the callbacks by name ({@code success}, {@code complete})
 	 * @param memberIds the members' ids
+	 * @param parent the link of the workflow the batch is a member or step of, or
+	 * {@code null}
 	 */
 	void create(String batchId, BatchDeathPolicy deathPolicy, Duration linger, Collection<String> queues,
-			Map<String, PreparedJob> callbacks, List<String> memberIds) {
+			Map<String, PreparedJob> callbacks, List<String> memberIds, @Nullable String parent) {
 		Assert.state(create(batchId, deathPolicy, linger, CREATION_WINDOW, queues,
 				PreparedBatch.command(callbacks.get(SUCCESS)), PreparedBatch.command(callbacks.get(COMPLETE)),
-				memberIds), () -> "Batch " + batchId + " was opened while it was created");
+				memberIds, parent), () -> "Batch " + batchId + " was opened while it was created");
 	}
 
 	/**
@@ -124,11 +158,11 @@ public final class BatchOperations {
 	 */
 	private boolean create(String batchId, BatchDeathPolicy deathPolicy, Duration linger, Duration creationWindow,
 			Collection<String> queues, @Nullable PreparedCommand onSuccess, @Nullable PreparedCommand onComplete,
-			List<String> memberIds) {
+			List<String> memberIds, @Nullable String parent) {
 		List<String> head = List.of("create", millis(creationWindow),
 				(deathPolicy == BatchDeathPolicy.FAIL_FAST) ? "f" : "c", millis(linger),
 				Integer.toString(memberIds.size()), String.join("\n", queues), StoredJob.format(onSuccess),
-				StoredJob.format(onComplete));
+				StoredJob.format(onComplete), (parent != null) ? parent : "");
 		for (int from = 0; from < memberIds.size(); from += QueueStore.MAX_BATCH_SIZE) {
 			List<String> args = new ArrayList<>(head);
 			args.addAll(memberIds.subList(from, Math.min(memberIds.size(), from + QueueStore.MAX_BATCH_SIZE)));
@@ -192,13 +226,26 @@ public final class BatchOperations {
 	 * @param window how long Redis remembers the call
 	 */
 	public void createOnce(BatchCommand batch, String callId, Duration window) {
+		createOnce(batch, callId, window, null);
+	}
+
+	/**
+	 * Create a batch as {@link #createOnce(BatchCommand, String, Duration)} does, as a
+	 * member or step of another workflow.
+	 * @param batch the batch
+	 * @param callId the call's id
+	 * @param window how long Redis remembers the call
+	 * @param parent the link of the workflow the batch is a member or step of, or
+	 * {@code null}
+	 */
+	void createOnce(BatchCommand batch, String callId, Duration window, @Nullable String parent) {
 		Map<String, List<EnqueueCommand>> byQueue = new LinkedHashMap<>();
 		for (PreparedCommand member : batch.members()) {
 			byQueue.computeIfAbsent(member.queue(), (queue) -> new ArrayList<>()).add(member.command());
 		}
 		if (create(batch.id(), batch.deathPolicy(), maximum(batch.linger(), window), maximum(CREATION_WINDOW, window),
 				byQueue.keySet(), batch.onSuccess(), batch.onComplete(),
-				batch.members().stream().map((member) -> member.command().id()).toList())) {
+				batch.members().stream().map((member) -> member.command().id()).toList(), parent)) {
 			int step = 0;
 			for (Map.Entry<String, List<EnqueueCommand>> queue : byQueue.entrySet()) {
 				List<EnqueueCommand> members = queue.getValue();
@@ -296,16 +343,32 @@ public final class BatchOperations {
 			args.add(parts[1]);
 			args.add(parts[2]);
 		}
-		byBatch.forEach((link, args) -> {
-			if (ChainOperations.isLink(link)) {
-				this.chainOperations.apply(link, args);
-			}
-			else {
-				deliver(link, run(link, args));
-			}
-		});
+		byBatch.forEach(this::apply);
 		redis.opsForZSet().remove(handover, entries.toArray());
 		return entries.size();
+	}
+
+	/**
+	 * Apply finishes to the workflow a link names, and deliver what it then calls for: a
+	 * batch's callbacks, a chain's next step.
+	 * @param link a batch id, or a chain's link
+	 * @param args {@code apply}, the members' queue, then per member its id and outcome
+	 */
+	void apply(String link, List<String> args) {
+		if (ChainOperations.isLink(link)) {
+			this.chainOperations.apply(link, args);
+		}
+		else {
+			deliver(link, run(link, args));
+		}
+	}
+
+	/**
+	 * Return the chains whose batches these are.
+	 * @return the chains
+	 */
+	ChainOperations chains() {
+		return this.chainOperations;
 	}
 
 	/**
@@ -348,10 +411,11 @@ public final class BatchOperations {
 		if (entries == null) {
 			return List.of();
 		}
-		return entries.stream()
-			.map((entry) -> entry.split("\n", 2))
-			.map((parts) -> new BatchMember(parts[0], parts[1]))
-			.toList();
+		return entries.stream().map((entry) -> entry.split("\n", 2)).map((parts) -> switch (parts[0]) {
+			case BATCH_QUEUE -> new BatchMember(null, parts[1], BatchMember.Kind.BATCH);
+			case CHAIN_QUEUE -> new BatchMember(null, parts[1], BatchMember.Kind.CHAIN);
+			default -> new BatchMember(parts[0], parts[1]);
+		}).toList();
 	}
 
 	/**
@@ -378,8 +442,12 @@ public final class BatchOperations {
 			while (pending.hasNext()) {
 				String id = pending.next();
 				for (String queue : ((String) queues).split("\n")) {
-					this.store.runOnce(this.store.getScripts().cancel(), queue, List.of(id), timeout,
-							"cancel member '" + id + "' of batch " + batchId + " in queue '" + queue + "'");
+					switch (queue) {
+						case BATCH_QUEUE -> cancel(id, timeout);
+						case CHAIN_QUEUE -> this.chainOperations.cancel(id, timeout);
+						default -> this.store.runOnce(this.store.getScripts().cancel(), queue, List.of(id), timeout,
+								"cancel member '" + id + "' of batch " + batchId + " in queue '" + queue + "'");
+					}
 				}
 			}
 		}
@@ -388,8 +456,8 @@ public final class BatchOperations {
 
 	/**
 	 * Enqueue the callbacks that a batch's script returned, each as a call Redis
-	 * remembers for the batch's linger (at least the re-send window), then record each
-	 * delivered.
+	 * remembers for the batch's linger (at least the re-send window), and hand a nested
+	 * batch's end over to its parent, which counts it once, then record each delivered.
 	 */
 	private void deliver(String batchId, List<?> undelivered) {
 		if (undelivered.isEmpty()) {
@@ -399,11 +467,29 @@ public final class BatchOperations {
 		Duration window = maximum(linger, this.store.getResendProtection().getWindow());
 		for (int i = 1; i < undelivered.size(); i += 2) {
 			String name = (String) undelivered.get(i);
-			PreparedCommand callback = StoredJob.parse((String) undelivered.get(i + 1));
-			this.enqueueOperations.enqueueOnce(callback.queue(), "batch:" + batchId + ":" + name,
-					List.of(callback.command()), window);
+			String value = (String) undelivered.get(i + 1);
+			if (PARENT.equals(name)) {
+				handToParent(value, BATCH_QUEUE, batchId);
+			}
+			else {
+				PreparedCommand callback = StoredJob.parse(value);
+				this.enqueueOperations.enqueueOnce(callback.queue(), "batch:" + batchId + ":" + name,
+						List.of(callback.command()), window);
+			}
 			run(batchId, List.of("delivered", name));
 		}
+	}
+
+	/**
+	 * Apply a nested workflow's end to the workflow it is a member or step of, as a
+	 * member's finish is applied.
+	 * @param parent what the nested workflow's script returned: {@code <link>\n<outcome>}
+	 * @param kind {@link #BATCH_QUEUE} or {@link #CHAIN_QUEUE}
+	 * @param id the nested workflow's id, its member id in the parent
+	 */
+	void handToParent(String parent, String kind, String id) {
+		int cut = parent.lastIndexOf('\n');
+		apply(parent.substring(0, cut), List.of("apply", kind, id, parent.substring(cut + 1)));
 	}
 
 	private List<?> run(String batchId, List<String> args) {

@@ -70,6 +70,9 @@ public final class ChainOperations {
 
 	private final EnqueueOperations enqueueOperations;
 
+	/** The batches that are steps of chains, or that chains are members of. */
+	private final BatchOperations batchOperations;
+
 	/** The index of the chains, {@link Keyspace#chainIndex()}. */
 	private final CreationIndex index;
 
@@ -78,8 +81,16 @@ public final class ChainOperations {
 	 * @param store the queues
 	 */
 	public ChainOperations(QueueStore store) {
+		this(store, null);
+	}
+
+	/**
+	 * Create an instance whose batches are the given ones.
+	 */
+	ChainOperations(QueueStore store, @Nullable BatchOperations batchOperations) {
 		this.store = store;
 		this.enqueueOperations = new EnqueueOperations(store);
+		this.batchOperations = (batchOperations != null) ? batchOperations : new BatchOperations(store, this);
 		this.index = new CreationIndex(store.getTemplate(), store.getKeyspace().chainIndex(),
 				(id) -> Boolean.TRUE.equals(store.getTemplate().hasKey(store.getKeyspace().chain(id))));
 	}
@@ -95,7 +106,7 @@ public final class ChainOperations {
 	}
 
 	/**
-	 * Return whether a hand-over's link names a chain: batch ids have no colon.
+	 * Return whether a hand-over's link names a chain: no batch id starts so.
 	 * @param link the link
 	 * @return whether it is a chain's
 	 */
@@ -113,21 +124,27 @@ public final class ChainOperations {
 	 * {@code batch_member_done} in {@code common.lua}), whose acknowledgement creates it;
 	 * the chain keeps the job of every other later step, and enqueues it once the step
 	 * before succeeded.
-	 * @param chain the chain: the first step is enqueued by the caller
+	 * <p>
+	 * A step that is a batch ({@link BatchCommand#nest}) is kept by the chain likewise,
+	 * and created once the step before succeeded; its end reaches the chain as its
+	 * parent.
+	 * @param chain the chain: the first step is created by the caller
 	 * @param creationWindow how long the chain is kept when it is not opened
+	 * @param parent the id of the batch the chain is a member of, or {@code null}
 	 * @return the link to enqueue the first step with, or {@code null} when the chain was
 	 * opened already
 	 */
-	@Nullable String create(ChainCommand chain, Duration creationWindow) {
+	@Nullable String create(ChainCommand chain, Duration creationWindow, @Nullable String parent) {
 		List<PreparedCommand> steps = chain.steps();
-		List<String> args = new ArrayList<>(4 + steps.size() * 3);
-		args.addAll(List.of("create", Long.toString(creationWindow.toMillis()),
-				Long.toString(chain.linger().toMillis()), StoredJob.format(chain.onFailure())));
+		List<String> args = new ArrayList<>(5 + steps.size() * 3);
+		args.addAll(
+				List.of("create", Long.toString(creationWindow.toMillis()), Long.toString(chain.linger().toMillis()),
+						StoredJob.format(chain.onFailure()), (parent != null) ? parent : ""));
 		for (int i = 0; i < steps.size(); i++) {
 			PreparedCommand step = steps.get(i);
 			args.add(step.queue());
 			args.add(step.command().id());
-			boolean carried = i == 0 || step.queue().equals(steps.get(i - 1).queue());
+			boolean carried = i == 0 || (step.queue().equals(steps.get(i - 1).queue()) && !isBatch(step));
 			args.add(carried ? "" : StoredJob.format(step) + sameQueueSteps(steps, i));
 		}
 		if (!run(chain.id(), args).equals(List.of(1L))) {
@@ -154,12 +171,30 @@ public final class ChainOperations {
 	public void createOnce(ChainCommand chain, String callId, Duration window) {
 		ChainCommand kept = new ChainCommand(chain.id(), BatchOperations.maximum(chain.linger(), window), chain.steps(),
 				chain.onFailure());
-		String link = create(kept, BatchOperations.maximum(CREATION_WINDOW, window));
+		String link = create(kept, BatchOperations.maximum(CREATION_WINDOW, window), null);
 		if (link != null) {
-			PreparedCommand first = chain.steps().get(0);
-			this.enqueueOperations.enqueueOnce(first.queue(), callId + ".1", List.of(first.command()), window, link);
+			start(chain.steps().get(0), callId + ".1", window, link);
 		}
 		open(chain.id());
+	}
+
+	/**
+	 * Enqueue a step, or create a step that is a batch, as a call Redis remembers.
+	 */
+	private void start(PreparedCommand step, String callId, Duration window, String link) {
+		if (isBatch(step)) {
+			this.batchOperations.createOnce(BatchCommand.unnest(step), callId, window, link);
+		}
+		else {
+			this.enqueueOperations.enqueueOnce(step.queue(), callId, List.of(step.command()), window, link);
+		}
+	}
+
+	/**
+	 * Return whether a step is a batch ({@link BatchCommand#nest}).
+	 */
+	static boolean isBatch(PreparedCommand step) {
+		return BatchOperations.BATCH_QUEUE.equals(step.queue());
 	}
 
 	/**
@@ -169,7 +204,7 @@ public final class ChainOperations {
 	private static String sameQueueSteps(List<PreparedCommand> steps, int step) {
 		StringBuilder carried = new StringBuilder();
 		String queue = steps.get(step).queue();
-		for (int i = step + 1; i < steps.size() && steps.get(i).queue().equals(queue); i++) {
+		for (int i = step + 1; i < steps.size() && steps.get(i).queue().equals(queue) && !isBatch(steps.get(i)); i++) {
 			carried.append('\0').append(StoredJob.format(steps.get(i)).substring(queue.length() + 1));
 		}
 		return carried.toString();
@@ -220,8 +255,9 @@ public final class ChainOperations {
 		List<Object> found = this.store.getTemplate().opsForHash().multiGet(key, fields);
 		List<ChainStatus.Step> steps = new ArrayList<>(count);
 		for (int i = 1; i <= count; i++) {
-			steps.add(new ChainStatus.Step((String) found.get(i * 3 - 3), (String) found.get(i * 3 - 2),
-					stepState(i, at, found.get(i * 3 - 1), state)));
+			String queue = (String) found.get(i * 3 - 3);
+			steps.add(new ChainStatus.Step(BatchOperations.BATCH_QUEUE.equals(queue) ? null : queue,
+					(String) found.get(i * 3 - 2), stepState(i, at, found.get(i * 3 - 1), state)));
 		}
 		String reason = (String) meta.get(1);
 		return Optional.of(new ChainStatus(chainId, state, (reason == null || reason.isEmpty()) ? null : reason,
@@ -278,7 +314,11 @@ public final class ChainOperations {
 		if (result.isEmpty() || Long.valueOf(0).equals(result.get(0))) {
 			return false;
 		}
-		if (result.size() > 1) {
+		if (result.size() > 1 && BatchOperations.BATCH_QUEUE.equals(result.get(1))) {
+			// a batch step is cancelled as a batch, whose end then ends the chain
+			this.batchOperations.cancel((String) result.get(2), timeout);
+		}
+		else if (result.size() > 1) {
 			String queue = (String) result.get(1);
 			String links = this.store.keys(queue).batchLinks();
 			for (Object step : result.subList(2, result.size())) {
@@ -295,8 +335,9 @@ public final class ChainOperations {
 
 	/**
 	 * Enqueue the jobs that a chain's script returned, each under its fixed id as a call
-	 * Redis remembers for the chain's linger (at least the re-send window), then record
-	 * each delivered. A step is linked to its chain; the on-failure job is not.
+	 * Redis remembers for the chain's linger (at least the re-send window), and hand the
+	 * end of a chain that is a batch member over to that batch, then record each
+	 * delivered. A step is linked to its chain; the on-failure job is not.
 	 */
 	private void deliver(String chainId, List<?> undelivered) {
 		if (undelivered.isEmpty()) {
@@ -308,13 +349,22 @@ public final class ChainOperations {
 		for (int i = 1; i < undelivered.size(); i += 2) {
 			String name = (String) undelivered.get(i);
 			String stored = (String) undelivered.get(i + 1);
-			// a step is kept with the steps after it in its queue, which its link carries
-			int carried = stored.indexOf('\0');
-			PreparedCommand job = StoredJob.parse((carried < 0) ? stored : stored.substring(0, carried));
-			String link = FAILURE.equals(name) ? null
-					: link(chainId) + ((carried < 0) ? "" : stored.substring(carried));
-			this.enqueueOperations.enqueueOnce(job.queue(), "chain:" + chainId + ":" + name, List.of(job.command()),
-					window, link);
+			if (BatchOperations.PARENT.equals(name)) {
+				this.batchOperations.handToParent(stored, BatchOperations.CHAIN_QUEUE, chainId);
+			}
+			else if (FAILURE.equals(name)) {
+				PreparedCommand job = StoredJob.parse(stored);
+				this.enqueueOperations.enqueueOnce(job.queue(), "chain:" + chainId + ":" + name, List.of(job.command()),
+						window);
+			}
+			else {
+				// a step is kept with the steps after it in its queue, which its link
+				// carries
+				int carried = stored.indexOf('\0');
+				start(StoredJob.parse((carried < 0) ? stored : stored.substring(0, carried)),
+						"chain:" + chainId + ":" + name, window,
+						link(chainId) + ((carried < 0) ? "" : stored.substring(carried)));
+			}
 			run(chainId, List.of("delivered", name));
 		}
 	}

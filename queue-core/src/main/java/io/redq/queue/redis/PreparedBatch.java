@@ -1,6 +1,7 @@
 package io.redq.queue.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -8,6 +9,8 @@ import io.redq.queue.core.BatchDeathPolicy;
 import io.redq.queue.core.BatchResult;
 import io.redq.queue.core.DispatchResult;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
 
 /**
  * A batch whose members and callbacks were checked, passed through the dispatch
@@ -29,14 +32,20 @@ public final class PreparedBatch {
 
 	private final List<PreparedJob> members;
 
+	private final List<PreparedBatch> batches;
+
+	private final List<PreparedChain> chains;
+
 	private final Map<String, PreparedJob> callbacks;
 
 	PreparedBatch(String id, BatchDeathPolicy deathPolicy, Duration linger, List<PreparedJob> members,
-			Map<String, PreparedJob> callbacks) {
+			List<PreparedBatch> batches, List<PreparedChain> chains, Map<String, PreparedJob> callbacks) {
 		this.id = id;
 		this.deathPolicy = deathPolicy;
 		this.linger = linger;
 		this.members = List.copyOf(members);
+		this.batches = List.copyOf(batches);
+		this.chains = List.copyOf(chains);
 		this.callbacks = Map.copyOf(callbacks);
 	}
 
@@ -60,15 +69,58 @@ public final class PreparedBatch {
 		return this.members;
 	}
 
+	/** The members that are batches of their own. */
+	List<PreparedBatch> batches() {
+		return this.batches;
+	}
+
+	/** The members that are chains. */
+	List<PreparedChain> chains() {
+		return this.chains;
+	}
+
 	Map<String, PreparedJob> callbacks() {
 		return this.callbacks;
 	}
 
 	/**
+	 * Return the ids of every member: the jobs', then the nested batches' and chains'.
+	 * @return the ids
+	 */
+	List<String> memberIds() {
+		List<String> ids = new ArrayList<>(this.members.stream().map(PreparedJob::id).toList());
+		this.batches.forEach((batch) -> ids.add(batch.id()));
+		this.chains.forEach((chain) -> ids.add(chain.id()));
+		return ids;
+	}
+
+	/**
+	 * Return the members' queues, with {@link BatchOperations#BATCH_QUEUE} and
+	 * {@link BatchOperations#CHAIN_QUEUE} for the nested batches and chains.
+	 * @return the queues
+	 */
+	List<String> queues() {
+		List<String> queues = new ArrayList<>(this.members.stream().map(PreparedJob::queue).distinct().toList());
+		if (!this.batches.isEmpty()) {
+			queues.add(BatchOperations.BATCH_QUEUE);
+		}
+		if (!this.chains.isEmpty()) {
+			queues.add(BatchOperations.CHAIN_QUEUE);
+		}
+		return queues;
+	}
+
+	/**
 	 * Return the batch as Redis stores it, for an outbox row.
 	 * @return the batch
+	 * @throws IllegalStateException when a member is a batch or a chain: an outbox row
+	 * does not hold those yet
 	 */
 	public BatchCommand command() {
+		Assert.state(this.batches.isEmpty() && this.chains.isEmpty(), () -> "Batch " + this.id
+				+ " has batches or chains as members, which a transactional outbox does not store yet: dispatch it "
+				+ "outside the transaction, or without an outbox (after the commit), or dispatch the nested "
+				+ "workflows as batches and chains of their own");
 		return new BatchCommand(this.id, this.deathPolicy, this.linger,
 				this.members.stream().map(PreparedBatch::command).toList(),
 				command(this.callbacks.get(BatchOperations.SUCCESS)),
@@ -82,9 +134,7 @@ public final class PreparedBatch {
 	 */
 	public BatchResult deferred() {
 		return new BatchResult(this.id,
-				this.members.stream()
-					.map((member) -> new DispatchResult(member.id(), DispatchResult.Outcome.DEFERRED))
-					.toList());
+				memberIds().stream().map((id) -> new DispatchResult(id, DispatchResult.Outcome.DEFERRED)).toList());
 	}
 
 	/**
@@ -93,6 +143,8 @@ public final class PreparedBatch {
 	 */
 	public void dispatched() {
 		this.members.forEach(PreparedJob::dispatched);
+		this.batches.forEach(PreparedBatch::dispatched);
+		this.chains.forEach(PreparedChain::dispatched);
 		this.callbacks.values().forEach(PreparedJob::dispatched);
 	}
 
@@ -102,6 +154,8 @@ public final class PreparedBatch {
 	 */
 	public void failed(Exception ex) {
 		this.members.forEach((member) -> member.failed(ex));
+		this.batches.forEach((batch) -> batch.failed(ex));
+		this.chains.forEach((chain) -> chain.failed(ex));
 		this.callbacks.values().forEach((callback) -> callback.failed(ex));
 	}
 

@@ -22,11 +22,12 @@ public final class PreparedChain {
 
 	private final Duration linger;
 
-	private final List<PreparedJob> steps;
+	/** Each a {@link PreparedJob} or, for a batch step, a {@link PreparedBatch}. */
+	private final List<Object> steps;
 
 	private final @Nullable PreparedJob onFailure;
 
-	PreparedChain(String id, Duration linger, List<PreparedJob> steps, @Nullable PreparedJob onFailure) {
+	PreparedChain(String id, Duration linger, List<Object> steps, @Nullable PreparedJob onFailure) {
 		this.id = id;
 		this.linger = linger;
 		this.steps = List.copyOf(steps);
@@ -45,7 +46,7 @@ public final class PreparedChain {
 		return this.linger;
 	}
 
-	List<PreparedJob> steps() {
+	List<Object> steps() {
 		return this.steps;
 	}
 
@@ -58,7 +59,7 @@ public final class PreparedChain {
 	 * @return the chain
 	 */
 	public ChainCommand command() {
-		return new ChainCommand(this.id, this.linger, this.steps.stream().map(PreparedBatch::command).toList(),
+		return new ChainCommand(this.id, this.linger, this.steps.stream().map(PreparedChain::command).toList(),
 				PreparedBatch.command(this.onFailure));
 	}
 
@@ -68,7 +69,10 @@ public final class PreparedChain {
 	 * @return the result
 	 */
 	public ChainResult result() {
-		return new ChainResult(this.id, this.steps.stream().map(PreparedJob::id).toList());
+		return new ChainResult(this.id,
+				this.steps.stream()
+					.map((step) -> (step instanceof PreparedJob job) ? job.id() : ((PreparedBatch) step).id())
+					.toList());
 	}
 
 	/**
@@ -76,7 +80,7 @@ public final class PreparedChain {
 	 * transactional outbox that creates the chain committed it.
 	 */
 	public void dispatched() {
-		this.steps.forEach(PreparedJob::dispatched);
+		this.steps.forEach(PreparedChain::stepDispatched);
 		if (this.onFailure != null) {
 			this.onFailure.dispatched();
 		}
@@ -87,9 +91,36 @@ public final class PreparedChain {
 	 * @param ex why
 	 */
 	public void failed(Exception ex) {
-		this.steps.forEach((step) -> step.failed(ex));
+		this.steps.forEach((step) -> stepFailed(step, ex));
 		if (this.onFailure != null) {
 			this.onFailure.failed(ex);
+		}
+	}
+
+	/**
+	 * Return a step as the chain stores it: a batch step as {@link BatchCommand#nest}
+	 * gives it.
+	 */
+	private static PreparedCommand command(Object step) {
+		return (step instanceof PreparedJob job) ? new PreparedCommand(job.queue(), job.command())
+				: ((PreparedBatch) step).command().nest();
+	}
+
+	static void stepDispatched(Object step) {
+		if (step instanceof PreparedJob job) {
+			job.dispatched();
+		}
+		else {
+			((PreparedBatch) step).dispatched();
+		}
+	}
+
+	static void stepFailed(Object step, Exception ex) {
+		if (step instanceof PreparedJob job) {
+			job.failed(ex);
+		}
+		else {
+			((PreparedBatch) step).failed(ex);
 		}
 	}
 

@@ -121,7 +121,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 		this.preparer = new JobPreparer(definitions, jsonMapper);
 		this.coalescer = new DispatchCoalescer(this.enqueueOperations, (job) -> dispatched(List.of(job)));
 		this.batchOperations = operations.getBatchOperations();
-		this.chainOperations = new ChainOperations(operations.getStore());
+		this.chainOperations = this.batchOperations.chains();
 	}
 
 	/**
@@ -396,23 +396,39 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 * {@link #dispatchBatch(BatchRequest)}
 	 */
 	public PreparedBatch prepareBatch(BatchRequest request) {
-		String batchId = JobIds.next();
+		return prepareBatch(request, JobIds.next());
+	}
+
+	/**
+	 * Prepare a batch under the given id, its nested batches and chains each under an id
+	 * of its own.
+	 */
+	private PreparedBatch prepareBatch(BatchRequest request, String batchId) {
 		Map<String, String> member = Map.of(BatchRequest.BATCH_HEADER, batchId);
 		List<PreparedJob> prepared = new ArrayList<>(request.getMembers().size());
+		List<PreparedBatch> batches = new ArrayList<>(request.getBatches().size());
+		List<PreparedChain> chains = new ArrayList<>(request.getChains().size());
 		Map<String, PreparedJob> callbacks = new LinkedHashMap<>();
 		try {
 			for (JobRequest memberRequest : request.getMembers()) {
 				prepared.add(this.preparer.prepare(memberRequest, null, member));
 			}
+			for (BatchRequest batch : request.getBatches()) {
+				batches.add(prepareBatch(batch));
+			}
+			for (ChainRequest chain : request.getChains()) {
+				chains.add(prepareChain(chain));
+			}
 			prepareCallback(callbacks, BatchOperations.SUCCESS, request.getOnSuccess(), batchId);
 			prepareCallback(callbacks, BatchOperations.COMPLETE, request.getOnComplete(), batchId);
 		}
 		catch (RuntimeException ex) {
-			prepared.forEach((job) -> job.failed(ex));
-			callbacks.values().forEach((job) -> job.failed(ex));
+			new PreparedBatch(batchId, request.getDeathPolicy(), this.batchLinger, prepared, batches, chains, callbacks)
+				.failed(ex);
 			throw ex;
 		}
-		return new PreparedBatch(batchId, request.getDeathPolicy(), this.batchLinger, prepared, callbacks);
+		return new PreparedBatch(batchId, request.getDeathPolicy(), this.batchLinger, prepared, batches, chains,
+				callbacks);
 	}
 
 	/**
@@ -423,25 +439,51 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 * @return the batch id and what happened to each member
 	 */
 	public BatchResult sendBatch(PreparedBatch batch) {
+		return sendBatch(batch, null);
+	}
+
+	/**
+	 * Send a prepared batch as {@link #sendBatch(PreparedBatch)} does, as a member or
+	 * step of the workflow a link names: its members, then its nested batches and chains,
+	 * each created with this batch as its parent, before the batch is opened.
+	 */
+	private BatchResult sendBatch(PreparedBatch batch, @Nullable String parent) {
 		List<PreparedJob> prepared = batch.members();
 		Collection<PreparedJob> callbacks = batch.callbacks().values();
 		try {
-			this.batchOperations.create(batch.id(), batch.deathPolicy(), batch.linger(),
-					prepared.stream().map(PreparedJob::queue).distinct().toList(), batch.callbacks(),
-					prepared.stream().map(PreparedJob::id).toList());
+			this.batchOperations.create(batch.id(), batch.deathPolicy(), batch.linger(), batch.queues(),
+					batch.callbacks(), batch.memberIds(), parent);
 		}
 		catch (RuntimeException ex) {
 			batch.failed(ex);
 			throw ex;
 		}
-		List<DispatchResult> results;
+		List<DispatchResult> results = new ArrayList<>(batch.memberIds().size());
+		List<Object> nested = new ArrayList<>(batch.batches());
+		nested.addAll(batch.chains());
+		int next = -1;
 		try {
-			// sendAll tells the members' interceptors
-			results = sendAll(prepared, batch.id());
+			// sendAll tells the members' interceptors, each nested send its own
+			if (!prepared.isEmpty()) {
+				results.addAll(sendAll(prepared, batch.id()));
+			}
+			for (next = 0; next < nested.size(); next++) {
+				String id = (nested.get(next) instanceof PreparedBatch inner) ? sendBatch(inner, batch.id()).batchId()
+						: sendChain((PreparedChain) nested.get(next), batch.id()).chainId();
+				results.add(new DispatchResult(id, DispatchResult.Outcome.CREATED));
+			}
 			this.batchOperations.seal(batch.id());
 		}
 		catch (RuntimeException ex) {
 			callbacks.forEach((job) -> job.failed(ex));
+			for (Object unsent : nested.subList(Math.min(next + 1, nested.size()), nested.size())) {
+				if (unsent instanceof PreparedBatch inner) {
+					inner.failed(ex);
+				}
+				else {
+					((PreparedChain) unsent).failed(ex);
+				}
+			}
 			throw ex;
 		}
 		// stored with the batch, which enqueues them when it ends
@@ -549,13 +591,15 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 */
 	public PreparedChain prepareChain(ChainRequest request) {
 		String chainId = JobIds.next();
-		List<PreparedJob> steps = new ArrayList<>(request.getSteps().size());
+		List<Object> steps = new ArrayList<>(request.getSteps().size());
 		PreparedJob onFailure = null;
 		try {
-			for (JobRequest step : request.getSteps()) {
+			for (Object step : request.getSteps()) {
 				String position = Integer.toString(steps.size() + 1);
-				steps.add(this.preparer.prepare(step, chainId + ":" + position,
-						Map.of(ChainRequest.CHAIN_HEADER, chainId, ChainRequest.STEP_HEADER, position)));
+				// a batch step's id is its step id, which its end is handed over under
+				steps.add((step instanceof BatchRequest batch) ? prepareBatch(batch, chainId + ":" + position)
+						: this.preparer.prepare((JobRequest) step, chainId + ":" + position,
+								Map.of(ChainRequest.CHAIN_HEADER, chainId, ChainRequest.STEP_HEADER, position)));
 			}
 			if (request.getOnFailure() != null) {
 				onFailure = this.preparer.prepare(request.getOnFailure(), chainId + ":" + ChainOperations.FAILURE, Map
@@ -563,7 +607,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 			}
 		}
 		catch (RuntimeException ex) {
-			steps.forEach((job) -> job.failed(ex));
+			steps.forEach((step) -> PreparedChain.stepFailed(step, ex));
 			throw ex;
 		}
 		return new PreparedChain(chainId, this.batchLinger, steps, onFailure);
@@ -577,32 +621,45 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 * @return the chain id and its steps' ids
 	 */
 	public ChainResult sendChain(PreparedChain chain) {
-		List<PreparedJob> steps = chain.steps();
+		return sendChain(chain, null);
+	}
+
+	/**
+	 * Send a prepared chain as {@link #sendChain(PreparedChain)} does, as a member of the
+	 * given batch; a first step that is a batch is created with the chain as its parent.
+	 */
+	private ChainResult sendChain(PreparedChain chain, @Nullable String parent) {
+		List<Object> steps = chain.steps();
 		PreparedJob onFailure = chain.onFailure();
 		String link;
 		try {
-			link = this.chainOperations.create(chain.command(), ChainOperations.CREATION_WINDOW);
+			link = this.chainOperations.create(chain.command(), ChainOperations.CREATION_WINDOW, parent);
 			Assert.state(link != null, () -> "Chain " + chain.id() + " was opened while it was created");
 		}
 		catch (RuntimeException ex) {
 			chain.failed(ex);
 			throw ex;
 		}
-		List<PreparedJob> later = new ArrayList<>(steps.subList(1, steps.size()));
+		List<Object> later = new ArrayList<>(steps.subList(1, steps.size()));
 		if (onFailure != null) {
 			later.add(onFailure);
 		}
 		try {
-			// send tells the first step's interceptors
-			send(List.of(steps.get(0)), link);
+			// the first step's send tells its interceptors
+			if (steps.get(0) instanceof PreparedBatch first) {
+				sendBatch(first, link);
+			}
+			else {
+				send(List.of((PreparedJob) steps.get(0)), link);
+			}
 			this.chainOperations.open(chain.id());
 		}
 		catch (RuntimeException ex) {
-			later.forEach((job) -> job.failed(ex));
+			later.forEach((step) -> PreparedChain.stepFailed(step, ex));
 			throw ex;
 		}
 		// stored with the chain, which enqueues them in turn
-		later.forEach(PreparedJob::dispatched);
+		later.forEach(PreparedChain::stepDispatched);
 		return chain.result();
 	}
 

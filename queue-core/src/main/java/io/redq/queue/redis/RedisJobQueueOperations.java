@@ -92,7 +92,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 		this.enqueueOperations = new EnqueueOperations(this.store);
 		this.listenerOperations = new ListenerOperations(this.store);
 		this.batchOperations = new BatchOperations(this.store);
-		this.chainOperations = new ChainOperations(this.store);
+		this.chainOperations = this.batchOperations.chains();
 	}
 
 	/**

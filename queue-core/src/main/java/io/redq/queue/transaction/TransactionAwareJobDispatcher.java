@@ -205,8 +205,9 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 			return this.target.dispatchBatch(request);
 		}
 		RedisJobDispatcher redis = redisTarget("batch");
-		PreparedBatch batch = redis.prepareBatch(request);
 		JobOutbox outbox = this.outbox;
+		refuseNestingInOutbox(request.isNesting(), outbox, "batch");
+		PreparedBatch batch = redis.prepareBatch(request);
 		JobOutbox.Entry entry;
 		try {
 			entry = (outbox != null) ? outbox.prepareBatch(batch) : null;
@@ -262,8 +263,9 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 			return this.target.dispatchChain(request);
 		}
 		RedisJobDispatcher redis = redisTarget("chain");
-		PreparedChain chain = redis.prepareChain(request);
 		JobOutbox outbox = this.outbox;
+		refuseNestingInOutbox(request.isNesting(), outbox, "chain");
+		PreparedChain chain = redis.prepareChain(request);
 		JobOutbox.Entry entry;
 		try {
 			entry = (outbox != null) ? outbox.prepareChain(chain) : null;
@@ -277,6 +279,16 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 			return true;
 		}, chain::failed, entry));
 		return chain.result();
+	}
+
+	/**
+	 * Refuse a nested workflow that an outbox would store: an outbox row does not hold
+	 * batches or chains nested in others yet.
+	 */
+	private static void refuseNestingInOutbox(boolean nesting, @Nullable JobOutbox outbox, String what) {
+		Assert.state(!nesting || outbox == null, () -> "A " + what + " that nests batches or chains cannot be "
+				+ "dispatched inside a transaction with a transactional outbox yet: dispatch it after the commit "
+				+ "(TransactionSynchronization.afterCommit), or dispatch the nested workflows on their own");
 	}
 
 	@Override

@@ -5,7 +5,10 @@
 -- ended ('succeeded', 'failed', 'cancelled'), policy ('f' fail fast: ended at the first death; 'c' carry on), linger
 -- (ms the keys are kept once ended), queues (the members' queues, '\n' between), cancelling (set by cancel), total,
 -- succeeded, dead, cancelled (counts of finished members), and the callbacks not delivered yet: success and complete,
--- each '<queue>\n<id>\n<due mode>\n<due value>\n<body>' as the enqueue script takes it.
+-- each '<queue>\n<id>\n<due mode>\n<due value>\n<body>' as the enqueue script takes it; and parent, for a batch
+-- nested in another workflow (a member of a batch, a step of a chain), the link of that workflow (its batch id, or
+-- 'chain:<chain id>'), in which this batch's id is the member: the batch's end is handed over to it as a callback
+-- is delivered, as '<link>\n<outcome>' ('s' succeeded, 'd' failed, 'c' cancelled), applied there once.
 -- Exactly once, never by a count: a member counts when it leaves pending (SREM says whether it was there), so that a
 -- hand-over applied again changes nothing; the batch ends in the one step that finds it done (state -> ended), which
 -- deletes the callbacks its outcome does not call for. The callbacks left are returned by every later call until the
@@ -16,11 +19,15 @@ local meta, pending, dead = KEYS[1], KEYS[2], KEYS[3]
 local op = ARGV[1]
 
 local function undelivered()
-	local found = redis.call('HMGET', meta, 'state', 'linger', 'success', 'complete')
-	if found[1] ~= 'ended' or not (found[3] or found[4]) then
+	local found = redis.call('HMGET', meta, 'state', 'linger', 'success', 'complete', 'parent', 'outcome')
+	if found[1] ~= 'ended' or not (found[3] or found[4] or found[5]) then
 		return {}
 	end
 	local result = {found[2]}
+	if found[5] then
+		result[#result + 1] = 'parent'
+		result[#result + 1] = found[5] .. '\n' .. ({succeeded = 's', failed = 'd', cancelled = 'c'})[found[6]]
+	end
 	if found[3] then
 		result[#result + 1] = 'success'
 		result[#result + 1] = found[3]
@@ -58,7 +65,8 @@ local function settle()
 end
 
 if op == 'create' then
-	-- ARGV: creation window (ms), policy, linger (ms), total, queues, success or '', complete or '', then member ids.
+	-- ARGV: creation window (ms), policy, linger (ms), total, queues, success or '', complete or '', parent or '',
+	-- then member ids (a nested workflow's id among them).
 	-- Called once per chunk of members, all before any member is enqueued; the keys expire after the window unless
 	-- sealed, so that a creation that failed half-way leaves nothing. A re-send that comes after the seal is refused.
 	local state = redis.call('HGET', meta, 'state')
@@ -74,12 +82,15 @@ if op == 'create' then
 		if ARGV[8] ~= '' then
 			redis.call('HSET', meta, 'complete', ARGV[8])
 		end
+		if ARGV[9] ~= '' then
+			redis.call('HSET', meta, 'parent', ARGV[9])
+		end
 	end
 	-- made again (an outbox row applied again) once every member was added, it adds nothing: members may have been
 	-- enqueued and finished since, and were counted when they left pending
 	local added = redis.call('HMGET', meta, 'total', 'succeeded', 'dead', 'cancelled')
-	if #ARGV > 8 and redis.call('SCARD', pending) + added[2] + added[3] + added[4] < tonumber(added[1]) then
-		redis.call('SADD', pending, unpack(ARGV, 9))
+	if #ARGV > 9 and redis.call('SCARD', pending) + added[2] + added[3] + added[4] < tonumber(added[1]) then
+		redis.call('SADD', pending, unpack(ARGV, 10))
 	end
 	redis.call('PEXPIRE', meta, ARGV[2])
 	redis.call('PEXPIRE', pending, ARGV[2])

@@ -6,7 +6,11 @@
 -- (how it finished: 's' succeeded, 'd' dead, 'c' cancelled), s<i> (a step whose queue is not its predecessor's, until
 -- it is enqueued: '<queue>\n<id>\n<due mode>\n<due value>\n<body>' as the enqueue script takes it, then the steps
 -- after it in the same queue as its link carries them, see batch_member_done in common.lua), failure (the on-failure
--- job, in the same form, until it is enqueued), cancelling (set by cancel).
+-- job, in the same form, until it is enqueued), cancelling (set by cancel), parent (for a chain that is a member of
+-- a batch: that batch's id, in which this chain's id is the member; kept until the chain's end is handed over to it
+-- as '<batch id>\n<outcome>', 's' succeeded, 'd' failed, 'c' cancelled, applied there once).
+-- A step that is a batch has the queue '{batch}' (no queue has braces), the id '<chain id>:<i>' of that batch, and
+-- in s<i> the batch to create (see ChainOperations), whose end reaches the chain as its parent.
 -- A step's finish reaches the chain as a batch member's does (batch_member_done in common.lua, the link being
 -- 'chain:<chain id>'): it counts once (HSETNX of o<i>), so that a hand-over applied again, a step run again or
 -- acknowledged late changes nothing, and in any order: a step that its predecessor's acknowledgement created in the
@@ -22,17 +26,26 @@ local meta = KEYS[1]
 local op = ARGV[1]
 
 local function undelivered()
-	local found = redis.call('HMGET', meta, 'state', 'linger', 'at', 'failure')
+	local found = redis.call('HMGET', meta, 'state', 'linger', 'at', 'failure', 'parent')
+	local result = {found[2]}
 	if found[1] == 'running' then
 		local name = 's' .. found[3]
 		local step = redis.call('HGET', meta, name)
 		if step then
-			return {found[2], name, step}
+			result[#result + 1] = name
+			result[#result + 1] = step
 		end
-	elseif found[1] == 'failed' and found[4] then
-		return {found[2], 'failure', found[4]}
+	elseif found[1] ~= 'creating' then
+		if found[1] == 'failed' and found[4] then
+			result[#result + 1] = 'failure'
+			result[#result + 1] = found[4]
+		end
+		if found[5] then
+			result[#result + 1] = 'parent'
+			result[#result + 1] = found[5] .. '\n' .. ({succeeded = 's', failed = 'd', cancelled = 'c'})[found[1]]
+		end
 	end
-	return {}
+	return (#result > 1) and result or {}
 end
 
 -- Ends the chain at its current step: the later steps are never enqueued, the on-failure job only when it failed.
@@ -67,8 +80,9 @@ local function advance()
 		end
 		if outcome == 'd' then
 			local step = redis.call('HMGET', meta, 'j' .. moved, 'q' .. moved)
-			finish('failed', 'step ' .. moved .. ' (job ' .. step[1] .. ' of queue \'' .. step[2] .. '\') died', moved + 1,
-				steps)
+			local reason = (step[2] == '{batch}') and ('(batch ' .. step[1] .. ') failed')
+				or ('(job ' .. step[1] .. ' of queue \'' .. step[2] .. '\') died')
+			finish('failed', 'step ' .. moved .. ' ' .. reason, moved + 1, steps)
 			return
 		elseif outcome == 'c' or found[4] then
 			finish('cancelled', 'the chain was cancelled', moved + 1, steps)
@@ -85,20 +99,22 @@ local function advance()
 end
 
 if op == 'create' then
-	-- ARGV: creation window (ms), linger (ms), the on-failure job or '', then per step: queue, id, job ('' for the
-	-- first, which the caller enqueues). The key expires after the window unless the chain is opened, so that a
-	-- creation that failed half-way leaves nothing. A re-send that comes after the opening is refused.
+	-- ARGV: creation window (ms), linger (ms), the on-failure job or '', the parent or '', then per step: queue, id,
+	-- job ('' for the first, which the caller enqueues). The key expires after the window unless the chain is opened,
+	-- so that a creation that failed half-way leaves nothing. A re-send that comes after the opening is refused.
 	local state = redis.call('HGET', meta, 'state')
 	if state and state ~= 'creating' then
 		return {0}
 	end
-	local fields = {'model', 1, 'state', 'creating', 'linger', ARGV[3], 'at', 1, 'steps', (#ARGV - 4) / 3}
-	if ARGV[4] ~= '' then
-		fields[#fields + 1] = 'failure'
-		fields[#fields + 1] = ARGV[4]
+	local fields = {'model', 1, 'state', 'creating', 'linger', ARGV[3], 'at', 1, 'steps', (#ARGV - 5) / 3}
+	for i, name in ipairs({'failure', 'parent'}) do
+		if ARGV[3 + i] ~= '' then
+			fields[#fields + 1] = name
+			fields[#fields + 1] = ARGV[3 + i]
+		end
 	end
-	for i = 1, (#ARGV - 4) / 3 do
-		local at = 4 + (i - 1) * 3
+	for i = 1, (#ARGV - 5) / 3 do
+		local at = 5 + (i - 1) * 3
 		fields[#fields + 1] = 'q' .. i
 		fields[#fields + 1] = ARGV[at + 1]
 		fields[#fields + 1] = 'j' .. i

@@ -292,7 +292,7 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 		PreparedJob member = this.dispatcher.prepare(JobRequest.of("mail", "m").build());
 		PreparedJob callback = this.dispatcher.prepare(JobRequest.of("close", "c").id("b1:complete").build());
 		batches.create("b1", BatchDeathPolicy.CARRY_ON, Duration.ofMinutes(1), List.of("mail"),
-				Map.of(BatchOperations.COMPLETE, callback), List.of(member.id()));
+				Map.of(BatchOperations.COMPLETE, callback), List.of(member.id()), null);
 		this.enqueuer.enqueue("mail", List.of(member.command()), null, "b1");
 		succeed("mail");
 		handOverAll();

@@ -238,9 +238,12 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 		ChainOperations chains = new ChainOperations(this.operations.getStore());
 		PreparedJob first = this.dispatcher.prepare(JobRequest.of("resize", "i").id("c1:1").build());
 		PreparedJob second = this.dispatcher.prepare(JobRequest.of("publish", "i").id("c1:2").build());
-		String link = chains.create(new ChainCommand("c1", Duration.ofMinutes(1),
-				List.of(new PreparedCommand("images", first.command()), new PreparedCommand("web", second.command())),
-				null), ChainOperations.CREATION_WINDOW);
+		String link = chains.create(
+				new ChainCommand("c1", Duration.ofMinutes(1),
+						List.of(new PreparedCommand("images", first.command()),
+								new PreparedCommand("web", second.command())),
+						null),
+				ChainOperations.CREATION_WINDOW, null);
 		this.enqueuer.enqueue("images", List.of(first.command()), null, link);
 		succeed("images");
 		handOverAll();

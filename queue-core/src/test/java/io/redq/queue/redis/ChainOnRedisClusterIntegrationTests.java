@@ -6,6 +6,9 @@ import java.util.List;
 import java.util.Set;
 
 import io.lettuce.core.cluster.SlotHash;
+import io.redq.queue.core.BatchRequest;
+import io.redq.queue.core.BatchResult;
+import io.redq.queue.core.BatchStatus;
 import io.redq.queue.core.ChainRequest;
 import io.redq.queue.core.ChainResult;
 import io.redq.queue.core.ChainStatus;
@@ -18,6 +21,7 @@ import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisCluster;
+import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.TestConnections;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -35,7 +39,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Tests of chains on a three-node Redis Cluster started by the test on 127.0.0.1: steps
  * on queues of different slots start in order through the two-step hand-over, which
- * changes nothing when applied again.
+ * changes nothing when applied again; so do the ends of nested workflows, each in a slot
+ * of its own.
  *
  * @author Redq team
  */
@@ -65,14 +70,14 @@ class ChainOnRedisClusterIntegrationTests {
 
 	@BeforeEach
 	void connect() {
+		cluster.masters().forEach(RedisServer::flushAll);
 		this.connectionFactory = TestConnections.connectionFactory(cluster);
 		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
 				new Keyspace("chains"));
 		this.listener = this.operations.getListenerOperations();
 		this.template = this.operations.getStore().getTemplate();
-		this.dispatcher = new RedisJobDispatcher(this.operations,
-				definitions(job("first", "q0"), job("second", "q1"), job("third", "q2"), job("broken", "q0")),
-				JsonMapper.shared());
+		this.dispatcher = new RedisJobDispatcher(this.operations, definitions(job("first", "q0"), job("second", "q1"),
+				job("third", "q2"), job("broken", "q0"), job("report", "q3"), job("close", "q3")), JsonMapper.shared());
 	}
 
 	@AfterEach
@@ -138,6 +143,66 @@ class ChainOnRedisClusterIntegrationTests {
 		assertThat(this.operations.stats("q0").ready()).as("the on-failure job, once").isEqualTo(1);
 		assertThat(succeed("q0")).isEqualTo(id + ":failure");
 		assertThat(this.operations.stats("q2").ready()).isZero();
+	}
+
+	@Test
+	void aChainAndABatchInABatchHandTheirEndsOverAcrossSlotsOnce() {
+		BatchResult outer = this.dispatcher.dispatchBatch(BatchRequest.builder()
+			.chain(ChainRequest.of(JobRequest.of("first", "a").build(), JobRequest.of("second", "b").build()).build())
+			.batch(BatchRequest.of(List.of(JobRequest.of("third", "c").build())).build())
+			.onSuccess(JobRequest.of("report", "x").build())
+			.onComplete(JobRequest.of("close", "x").build())
+			.build());
+		String chainId = outer.members().get(1).id();
+		String batchId = outer.members().get(0).id();
+		assertThat(List.of(SlotHash.getSlot(outer.batchId()), SlotHash.getSlot(chainId), SlotHash.getSlot(batchId)))
+			.as("each workflow in a slot of its own")
+			.doesNotHaveDuplicates();
+		succeedAndHandOverTwice("q2");
+		succeedAndHandOverTwice("q0");
+		assertThat(this.operations.stats("q3").ready()).as("no callback before the chain ended").isZero();
+		succeedAndHandOverTwice("q1");
+		assertThat(this.dispatcher.findBatch(outer.batchId()).orElseThrow().state())
+			.isEqualTo(BatchStatus.State.SUCCEEDED);
+		assertThat(this.operations.stats("q3").ready()).as("each callback once").isEqualTo(2);
+		// the inner workflows' ends handed over again change nothing
+		this.operations.getBatchOperations()
+			.handToParent(outer.batchId() + "\ns", BatchOperations.CHAIN_QUEUE, chainId);
+		this.operations.getBatchOperations()
+			.handToParent(outer.batchId() + "\ns", BatchOperations.BATCH_QUEUE, batchId);
+		assertThat(this.dispatcher.findBatch(outer.batchId()).orElseThrow().succeeded()).isEqualTo(2);
+		assertThat(this.operations.stats("q3").ready()).isEqualTo(2);
+	}
+
+	@Test
+	void aBatchStepInAnotherSlotStartsTheNextStepOnceItSucceeded() {
+		ChainResult chain = this.dispatcher.dispatchChain(ChainRequest.builder()
+			.step(JobRequest.of("first", "a").build())
+			.step(BatchRequest.of(List.of(JobRequest.of("second", "b").build(), JobRequest.of("third", "c").build()))
+				.build())
+			.step(JobRequest.of("report", "x").build())
+			.build());
+		String id = chain.chainId();
+		assertThat(SlotHash.getSlot(id + ":2")).isNotEqualTo(SlotHash.getSlot(id));
+		succeedAndHandOverTwice("q0");
+		assertThat(this.dispatcher.findBatch(id + ":2").orElseThrow().total()).isEqualTo(2);
+		succeedAndHandOverTwice("q1");
+		assertThat(this.operations.stats("q3").ready()).as("not before the batch succeeded").isZero();
+		succeedAndHandOverTwice("q2");
+		this.operations.getBatchOperations()
+			.handToParent("chain:" + id + "\ns", BatchOperations.BATCH_QUEUE, id + ":2");
+		assertThat(this.operations.stats("q3").ready()).as("the next step, once").isEqualTo(1);
+		assertThat(succeed("q3")).isEqualTo(id + ":3");
+	}
+
+	/** Succeed a job of a queue, then apply its hand-over twice, as two movers would. */
+	private void succeedAndHandOverTwice(String queue) {
+		succeed(queue);
+		String handover = this.operations.getStore().keys(queue).handover();
+		Set<String> handOvers = this.template.opsForZSet().range(handover, 0, -1);
+		this.listener.handOver(queue);
+		this.template.opsForZSet().add(handover, handOvers.iterator().next(), 0);
+		this.listener.handOver(queue);
 	}
 
 	private String succeed(String queue) {

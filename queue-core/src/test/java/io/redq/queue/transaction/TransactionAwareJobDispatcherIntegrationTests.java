@@ -1,5 +1,6 @@
 package io.redq.queue.transaction;
 
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -11,6 +12,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.redq.queue.config.JobCatalog;
+import io.redq.queue.core.BatchRequest;
+import io.redq.queue.core.BatchResult;
+import io.redq.queue.core.BatchStatus;
 import io.redq.queue.core.ChainRequest;
 import io.redq.queue.core.ChainResult;
 import io.redq.queue.core.ChainStatus;
@@ -217,6 +221,35 @@ class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegra
 			.isEqualTo(ChainStatus.State.RUNNING));
 		assertThat(ready()).containsExactly(kept.stepIds().get(0));
 		assertThat(this.target.findChain(dropped.get().chainId())).isEmpty();
+	}
+
+	@Test // issue 37, nesting
+	void aNestedWorkflowIsSentAfterTheCommitAndRefusedAtTheCallWithAnOutbox() {
+		BatchRequest nesting = BatchRequest.builder()
+			.member(audit("a"))
+			.chain(ChainRequest.of(JobRequest.of("send-invoice", "c").build(), audit("c")).build())
+			.build();
+		BatchResult batch = this.transaction.execute((status) -> this.dispatcher.dispatchBatch(nesting));
+		String chainId = batch.members().get(1).id();
+		await().untilAsserted(() -> assertThat(this.target.findChain(chainId)).get()
+			.extracting(ChainStatus::state)
+			.isEqualTo(ChainStatus.State.RUNNING));
+		assertThat(this.target.findBatch(batch.batchId())).get().extracting(BatchStatus::total).isEqualTo(2L);
+		this.dispatcher.setOutbox((JobOutbox) Proxy.newProxyInstance(getClass().getClassLoader(),
+				new Class<?>[] { JobOutbox.class }, (proxy, method, args) -> {
+					throw new AssertionError("the outbox is not reached");
+				}));
+		assertThatIllegalStateException()
+			.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.dispatcher.dispatchBatch(nesting)))
+			.withMessageContaining("transactional outbox");
+		ChainRequest batchStep = ChainRequest.builder()
+			.step(audit("s"))
+			.step(BatchRequest.of(List.of(audit("b"))).build())
+			.build();
+		assertThatIllegalStateException()
+			.isThrownBy(
+					() -> this.transaction.executeWithoutResult((status) -> this.dispatcher.dispatchChain(batchStep)))
+			.withMessageContaining("transactional outbox");
 	}
 
 	@Test

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 
+import io.redq.queue.core.BatchRequest;
 import io.redq.queue.core.ChainRequest;
 import io.redq.queue.core.ChainResult;
 import io.redq.queue.core.ChainStatus;
@@ -76,6 +77,22 @@ class DashboardChainsBrowserIntegrationTests extends AbstractBrowserIntegrationT
 		assertThat(text("#chain-fields dd[data-field='reason']")).isNotEmpty();
 		assertThat(text("#chain-steps tr[data-id='" + steps.get(2) + "'] td.state")).isEqualTo("CANCELLED");
 		assertThat(find("#chain-cancel")).isEmpty();
+	}
+
+	@Test // GH-37, nesting
+	void aBatchStepLinksToItsBatch() {
+		ChainResult chain = this.dispatcher.dispatchChain(ChainRequest.builder()
+			.step(BatchRequest.of(List.of(step("b1"), step("b2"))).build())
+			.step(step("s2"))
+			.build());
+		String batchId = chain.stepIds().get(0);
+		open("chain/" + chain.chainId());
+		String row = "#chain-steps tr[data-id='" + batchId + "']";
+		await().atMost(DEADLINE).until(() -> !text(row).isEmpty());
+		assertThat(text(row + " td.state")).isEqualTo("RUNNING");
+		assertThat(text(row)).contains("batch");
+		click(row + " td.id a");
+		await().atMost(DEADLINE).until(() -> text("#batch-id").equals(batchId));
 	}
 
 	private static JobRequest step(String payload) {

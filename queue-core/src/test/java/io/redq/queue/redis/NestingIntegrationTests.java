@@ -1,0 +1,306 @@
+package io.redq.queue.redis;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.redq.queue.core.BatchDeathPolicy;
+import io.redq.queue.core.BatchMember;
+import io.redq.queue.core.BatchRequest;
+import io.redq.queue.core.BatchResult;
+import io.redq.queue.core.BatchStatus;
+import io.redq.queue.core.ChainRequest;
+import io.redq.queue.core.ChainResult;
+import io.redq.queue.core.ChainStatus;
+import io.redq.queue.core.ChainStatus.Step;
+import io.redq.queue.core.ChainStatus.StepState;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobDefinitions;
+import io.redq.queue.core.JobRequest;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.core.script.RedisScript;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Tests for nested workflows against a real Redis: a batch or a chain as a member of a
+ * batch, and a batch as a step of a chain. The inner workflow's end completes its member
+ * or step exactly once, whatever is re-applied, and the outer's callbacks fire once.
+ *
+ * @author Redq team
+ */
+class NestingIntegrationTests extends AbstractQueueIntegrationTests {
+
+	private static final Duration LEASE = Duration.ofSeconds(30);
+
+	private static final List<String> QUEUES = List.of("mail", "sms", "images", "web");
+
+	private RedisJobDispatcher dispatcher;
+
+	@BeforeEach
+	void setUp() {
+		this.dispatcher = new RedisJobDispatcher(this.operations,
+				definitions(job("mail", "mail"), job("sms", "sms"), job("resize", "images"), job("publish", "web"),
+						job("report", "callbacks"), job("close", "callbacks"), job("broken", "callbacks")),
+				JsonMapper.shared());
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.dispatcher.stop();
+	}
+
+	@Test
+	void aBatchInABatchCompletesItsMemberOnceAndTheOuterCallbacksFireOnce() {
+		BatchResult outer = this.dispatcher.dispatchBatch(BatchRequest.builder()
+			.member(job("mail"))
+			.batch(BatchRequest.of(List.of(job("sms"), job("sms"))).build())
+			.onSuccess(JobRequest.of("report", "campaign").build())
+			.onComplete(JobRequest.of("close", "campaign").build())
+			.build());
+		String innerId = outer.members().get(1).id();
+		assertThat(status(outer.batchId())).isEqualTo(
+				new BatchStatus(outer.batchId(), BatchStatus.State.RUNNING, BatchDeathPolicy.CARRY_ON, 2, 2, 0, 0, 0));
+		assertThat(status(innerId).total()).isEqualTo(2);
+		succeed("mail");
+		succeed("sms");
+		handOverAll();
+		assertThat(status(outer.batchId()).pending()).as("the inner batch runs on").isEqualTo(1);
+		ReservedJob lastMember = this.listener.reserve("sms", 1, LEASE).jobs().get(0);
+		assertThat(this.listener.ack("sms", List.of(lastMember.lease()))).isEmpty();
+		// Lettuce re-sends the acknowledgement after a reconnect
+		this.listener.ack("sms", List.of(lastMember.lease()));
+		Set<String> last = this.template.opsForZSet().range("redq:{sms}:handover", 0, -1);
+		assertThat(last).as("one hand-over").hasSize(1);
+		handOverAll();
+		assertThat(status(innerId).state()).isEqualTo(BatchStatus.State.SUCCEEDED);
+		assertThat(status(outer.batchId())).isEqualTo(new BatchStatus(outer.batchId(), BatchStatus.State.SUCCEEDED,
+				BatchDeathPolicy.CARRY_ON, 2, 0, 2, 0, 0));
+		assertThat(callbacks()).containsOnlyKeys(outer.batchId() + ":success", outer.batchId() + ":complete");
+		succeedAll("callbacks");
+		// a mover that died before it removed the hand-over and recorded the inner's end
+		// handed over applies both again
+		this.template.opsForZSet().add("redq:{sms}:handover", last.iterator().next(), 0);
+		this.template.opsForHash().put("redq:batch:{" + innerId + "}:meta", "parent", outer.batchId());
+		handOverAll();
+		this.operations.getBatchOperations()
+			.handToParent(outer.batchId() + "\ns", BatchOperations.BATCH_QUEUE, innerId);
+		assertThat(status(outer.batchId()).succeeded()).as("counted once").isEqualTo(2);
+		assertThat(callbacks()).as("each callback once").isEmpty();
+	}
+
+	@Test
+	void aMoverKilledAfterItEndedANestedBatchLeavesItsEndForTheNextPass() {
+		BatchResult outer = this.dispatcher.dispatchBatch(BatchRequest.builder()
+			.batch(BatchRequest.of(List.of(job("sms"))).build())
+			.onSuccess(JobRequest.of("report", "campaign").build())
+			.build());
+		String innerId = outer.members().get(0).id();
+		String memberId = succeed("sms");
+		// the mover applies the member's hand-over, which ends the inner batch, and dies
+		// before it hands the end over and removes the hand-over
+		List<?> undelivered = this.template.execute(
+				RedisScript.of(new ClassPathResource("batch.lua", BatchOperations.class), List.class),
+				this.operations.getStore().batchKeys(innerId).all(), "apply", "sms", memberId, "s");
+		assertThat(undelivered).map(Object::toString).contains("parent", outer.batchId() + "\ns");
+		assertThat(status(innerId).state()).isEqualTo(BatchStatus.State.SUCCEEDED);
+		assertThat(status(outer.batchId()).pending()).isEqualTo(1);
+		handOverAll();
+		assertThat(status(outer.batchId()).state()).isEqualTo(BatchStatus.State.SUCCEEDED);
+		assertThat(callbacks()).containsOnlyKeys(outer.batchId() + ":success");
+	}
+
+	@Test
+	void aChainInABatchThatFailsKillsItsMemberSoOnCompleteFiresAndOnSuccessDoesNot() {
+		BatchResult outer = this.dispatcher.dispatchBatch(BatchRequest.builder()
+			.member(job("mail"))
+			.chain(ChainRequest.of(job("resize"), job("publish"))
+				.onFailure(JobRequest.of("broken", "x").build())
+				.build())
+			.onSuccess(JobRequest.of("report", "campaign").build())
+			.onComplete(JobRequest.of("close", "campaign").build())
+			.build());
+		String chainId = outer.members().get(1).id();
+		succeed("mail");
+		succeed("images");
+		handOverAll();
+		kill("web");
+		Set<String> death = this.template.opsForZSet().range("redq:{web}:handover", 0, -1);
+		handOverAll();
+		assertThat(this.dispatcher.findChain(chainId).orElseThrow().state()).isEqualTo(ChainStatus.State.FAILED);
+		assertThat(status(outer.batchId())).isEqualTo(
+				new BatchStatus(outer.batchId(), BatchStatus.State.FAILED, BatchDeathPolicy.CARRY_ON, 2, 0, 1, 1, 0));
+		assertThat(this.dispatcher.deadBatchMembers(outer.batchId(), 0, 10))
+			.containsExactly(new BatchMember(null, chainId, BatchMember.Kind.CHAIN));
+		assertThat(callbacks()).containsOnlyKeys(outer.batchId() + ":complete", chainId + ":failure");
+		succeedAll("callbacks");
+		this.template.opsForZSet().add("redq:{web}:handover", death.iterator().next(), 0);
+		handOverAll();
+		this.operations.getBatchOperations()
+			.handToParent(outer.batchId() + "\nd", BatchOperations.CHAIN_QUEUE, chainId);
+		assertThat(status(outer.batchId()).dead()).as("counted once").isEqualTo(1);
+		assertThat(callbacks()).as("each callback once").isEmpty();
+	}
+
+	@Test
+	void aBatchStepStartsAfterTheStepBeforeAndTheNextStepAfterItSucceeded() {
+		ChainResult chain = this.dispatcher.dispatchChain(ChainRequest.builder()
+			.step(job("resize"))
+			.step(BatchRequest.of(List.of(job("mail"), job("sms"))).build())
+			.step(job("publish"))
+			.build());
+		String id = chain.chainId();
+		assertThat(chain.stepIds()).containsExactly(id + ":1", id + ":2", id + ":3");
+		assertThat(this.dispatcher.findBatch(id + ":2")).as("not before the step before succeeded").isEmpty();
+		succeed("images");
+		handOverAll();
+		assertThat(status(id + ":2").total()).isEqualTo(2);
+		assertThat(chainStatus(id).steps()).containsExactly(new Step("images", id + ":1", StepState.SUCCEEDED),
+				new Step(null, id + ":2", StepState.RUNNING), new Step("web", id + ":3", StepState.PENDING));
+		succeed("mail");
+		handOverAll();
+		assertThat(this.operations.stats("web").ready()).as("not before the batch succeeded").isZero();
+		succeed("sms");
+		handOverAll();
+		assertThat(chainStatus(id).steps()).extracting(Step::state)
+			.containsExactly(StepState.SUCCEEDED, StepState.SUCCEEDED, StepState.RUNNING);
+		assertThat(succeed("web")).isEqualTo(id + ":3");
+		handOverAll();
+		assertThat(chainStatus(id).state()).isEqualTo(ChainStatus.State.SUCCEEDED);
+		for (String queue : QUEUES) {
+			assertThat(this.operations.stats(queue).ready()).as("each step and member ran once").isZero();
+		}
+	}
+
+	@Test
+	void aBatchStepThatFailsEndsTheChainAndItsOnFailureJobRunsOnce() {
+		ChainResult chain = this.dispatcher.dispatchChain(ChainRequest.builder()
+			.step(BatchRequest.of(List.of(job("mail"), job("sms"))).failFast().build())
+			.step(job("publish"))
+			.onFailure(JobRequest.of("broken", "x").build())
+			.build());
+		String id = chain.chainId();
+		kill("mail");
+		handOverAll();
+		ChainStatus failed = chainStatus(id);
+		assertThat(failed.state()).isEqualTo(ChainStatus.State.FAILED);
+		assertThat(failed.reason()).isEqualTo("step 1 (batch " + id + ":1) failed");
+		assertThat(failed.steps()).extracting(Step::state).containsExactly(StepState.DEAD, StepState.CANCELLED);
+		assertThat(callbacks()).containsOnlyKeys(id + ":failure");
+		succeedAll("callbacks");
+		succeed("sms");
+		handOverAll();
+		this.operations.getBatchOperations()
+			.handToParent("chain:" + id + "\nd", BatchOperations.BATCH_QUEUE, id + ":1");
+		assertThat(callbacks()).as("the on-failure job once").isEmpty();
+		assertThat(this.operations.stats("web").ready()).as("the later step never starts").isZero();
+	}
+
+	@Test
+	void cancellingABatchCancelsItsNestedChain() {
+		BatchResult outer = this.dispatcher.dispatchBatch(BatchRequest.builder()
+			.chain(ChainRequest.of(job("resize"), job("publish")).build())
+			.onComplete(JobRequest.of("close", "campaign").build())
+			.build());
+		String chainId = outer.members().get(0).id();
+		assertThat(this.dispatcher.cancelBatch(outer.batchId())).isTrue();
+		handOverAll();
+		assertThat(this.dispatcher.findChain(chainId).orElseThrow().state()).isEqualTo(ChainStatus.State.CANCELLED);
+		assertThat(status(outer.batchId()).state()).isEqualTo(BatchStatus.State.CANCELLED);
+		assertThat(callbacks()).containsOnlyKeys(outer.batchId() + ":complete");
+	}
+
+	@Test
+	void nestingDeeperThanOneLevelAndEmptyWorkflowsAreRefusedAtTheCall() {
+		BatchRequest nesting = BatchRequest.builder().batch(BatchRequest.of(List.of(job("mail"))).build()).build();
+		assertThatIllegalArgumentException().isThrownBy(() -> BatchRequest.builder().batch(nesting))
+			.withMessageContaining("nesting is one level deep");
+		assertThatIllegalArgumentException().isThrownBy(() -> ChainRequest.builder().step(nesting))
+			.withMessageContaining("nesting is one level deep");
+		ChainRequest withBatchStep = ChainRequest.builder()
+			.step(job("resize"))
+			.step(BatchRequest.of(List.of(job("mail"))).build())
+			.build();
+		assertThatIllegalArgumentException().isThrownBy(() -> BatchRequest.builder().chain(withBatchStep))
+			.withMessageContaining("nesting is one level deep");
+		assertThatIllegalArgumentException().isThrownBy(() -> BatchRequest.builder().build())
+			.withMessageContaining("at least one member");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> ChainRequest.builder().step(BatchRequest.of(List.of(job("mail"))).build()).build())
+			.withMessageContaining("at least two steps");
+		assertThat(this.template.keys("redq:*")).as("nothing sent").isEmpty();
+	}
+
+	private static JobRequest job(String jobName) {
+		return JobRequest.of(jobName, "x").build();
+	}
+
+	private BatchStatus status(String batchId) {
+		return this.dispatcher.findBatch(batchId).orElseThrow();
+	}
+
+	private ChainStatus chainStatus(String chainId) {
+		return this.dispatcher.findChain(chainId).orElseThrow();
+	}
+
+	private String succeed(String queue) {
+		ReservedJob job = this.listener.reserve(queue, 1, LEASE).jobs().get(0);
+		assertThat(this.listener.ack(queue, List.of(job.lease()))).isEmpty();
+		return job.id();
+	}
+
+	private void succeedAll(String queue) {
+		while (this.operations.stats(queue).ready() > 0) {
+			succeed(queue);
+		}
+	}
+
+	private void kill(String queue) {
+		ReservedJob job = this.listener.reserve(queue, 1, LEASE).jobs().get(0);
+		assertThat(this.listener.fail(queue, job.lease(), "boom", null)).isTrue();
+		assertThat(this.operations.stats(queue).dead()).isPositive();
+	}
+
+	/** What the migrators of the queues do. */
+	private void handOverAll() {
+		for (String queue : QUEUES) {
+			this.listener.handOver(queue);
+		}
+	}
+
+	/** The callbacks enqueued: id to envelope. */
+	private Map<Object, Object> callbacks() {
+		return this.template.opsForHash().entries("redq:{callbacks}:jobs");
+	}
+
+	private static JobDefinition job(String name, String queue) {
+		return new JobDefinition(name, queue, 1, Duration.ZERO, JobBackoff.DEFAULT, String.class);
+	}
+
+	private static JobDefinitions definitions(JobDefinition... definitions) {
+		return new JobDefinitions() {
+
+			@Override
+			public @Nullable JobDefinition find(String name) {
+				return all().stream().filter((definition) -> definition.name().equals(name)).findFirst().orElse(null);
+			}
+
+			@Override
+			public Collection<JobDefinition> all() {
+				return List.of(definitions);
+			}
+
+		};
+	}
+
+}
