@@ -22,7 +22,7 @@ import io.redq.queue.redis.QueueKeys;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * {@code results}: N jobs (N = 2,000) that each return a result of about 100 bytes of
+ * {@code results}: N jobs (N = 2,000) that each return a result of about 108 bytes of
  * JSON, dispatched by {@code --threads} callers (8) that each wait for their job's result
  * with {@link JobResults#await} before they dispatch the next: the time from the
  * handler's return, right before the acknowledgement that writes the result, to the
@@ -114,7 +114,7 @@ class ResultsScenario implements Scenario {
 	}
 
 	/**
-	 * A result of about 100 bytes of JSON.
+	 * A result of about 108 bytes of JSON.
 	 */
 	record Answer(String id, String item, BigDecimal price, List<String> tags) {
 	}
