@@ -109,12 +109,13 @@ elseif op == 'apply' then
 			redis.call('HINCRBY', meta, (outcome == 's') and 'succeeded' or (outcome == 'd') and 'dead' or 'cancelled', 1)
 			if outcome ~= 'c' then
 				local list = (outcome == 'd') and dead or succeeded
-				redis.call('RPUSH', list, queue .. '\n' .. id)
-				-- a finish before the seal expires with the creation window, one after the end (under fail fast) lingers
-				-- with the rest
-				local ttl = redis.call('PTTL', meta)
-				if ttl > 0 then
-					redis.call('PEXPIRE', list, ttl)
+				-- a list begun before the seal expires with the creation window, one begun after the end (under fail
+				-- fast) lingers with the rest; later entries keep its expiry
+				if redis.call('RPUSH', list, queue .. '\n' .. id) == 1 then
+					local ttl = redis.call('PTTL', meta)
+					if ttl > 0 then
+						redis.call('PEXPIRE', list, ttl)
+					end
 				end
 			end
 			settle()

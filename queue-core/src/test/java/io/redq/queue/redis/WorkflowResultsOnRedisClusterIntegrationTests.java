@@ -19,6 +19,7 @@ import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisCluster;
+import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.TestConnections;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -68,6 +69,7 @@ class WorkflowResultsOnRedisClusterIntegrationTests {
 
 	@BeforeEach
 	void connect() {
+		cluster.masters().forEach(RedisServer::flushAll);
 		this.connectionFactory = TestConnections.connectionFactory(cluster);
 		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
 				new Keyspace("results"));
@@ -108,6 +110,8 @@ class WorkflowResultsOnRedisClusterIntegrationTests {
 		assertThat(this.listener.fail("q0", d.lease(), "boom", null)).isTrue();
 		this.listener.handOver("q0");
 		assertThat(this.listener.findBatch(batch.batchId()).orElseThrow().dead()).isEqualTo(1);
+		BatchKeys keys = this.operations.getStore().batchKeys(batch.batchId());
+		assertThat(this.template.getExpire(keys.succeeded())).as("lingers with the ended batch").isPositive();
 		assertThat(this.listener.batchResults(batch.batchId(), String.class, 0, 1000))
 			.containsExactly(result("q2", c, "C"), result("q1", b, "B"), result("q1", e, null), result("q0", a, "A"));
 		assertThat(this.listener.batchResults(batch.batchId(), String.class, 1, 2))
@@ -123,6 +127,23 @@ class WorkflowResultsOnRedisClusterIntegrationTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.listener.batchResults(batch.batchId(), String.class, 0, 1001))
 			.withMessage("count must be between 0 and 1000; got 1001");
+	}
+
+	@Test
+	void theMembersThatSucceedAfterAFailFastBatchEndedLingerWithIt() {
+		BatchResult batch = this.dispatcher.dispatchBatch(
+				BatchRequest.of(List.of(JobRequest.of("first", "a").build(), JobRequest.of("second", "b").build()))
+					.failFast()
+					.build());
+		ReservedJob a = this.listener.reserve("q0", 1, LEASE).jobs().get(0);
+		assertThat(this.listener.fail("q0", a.lease(), "boom", null)).isTrue();
+		this.listener.handOver("q0");
+		String b = succeed("q1", "\"B\"");
+		this.listener.handOver("q1");
+		assertThat(this.listener.batchResults(batch.batchId(), String.class, 0, 10))
+			.containsExactly(result("q1", b, "B"));
+		BatchKeys keys = this.operations.getStore().batchKeys(batch.batchId());
+		assertThat(this.template.getExpire(keys.succeeded())).as("begun after the end, it lingers too").isPositive();
 	}
 
 	@Test
