@@ -62,6 +62,7 @@ public final class Benchmarks {
 		SCENARIOS.put("waiting", new WaitingScenario());
 		SCENARIOS.put("batch", new BatchScenario());
 		SCENARIOS.put("chain", new ChainScenario());
+		SCENARIOS.put("results", new ResultsScenario());
 	}
 
 	private Benchmarks() {

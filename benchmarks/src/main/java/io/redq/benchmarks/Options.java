@@ -43,11 +43,12 @@ record Options(String scenario, @Nullable String redisUrl, Map<String, String> v
 			  --lpush-requests=200000    redis-benchmark LPUSH requests; 0 skips it
 			  --rounds=5                 search: rounds of every search and read
 			  --steps=3                  chain: steps per chain
+			  --hold=5ms                 results: how long a handler runs before it returns its result
 			""";
 
 	private static final List<String> NAMES = List.of("scenario", "redis", "jobs", "warmup", "producers", "rate",
 			"levels", "groups", "threads", "spread", "lead", "gap", "queues", "duration", "lpush-requests", "rounds",
-			"steps");
+			"steps", "hold");
 
 	static Options parse(String... args) {
 		Map<String, String> values = new LinkedHashMap<>();

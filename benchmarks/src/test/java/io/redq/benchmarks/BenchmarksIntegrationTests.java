@@ -71,6 +71,8 @@ class BenchmarksIntegrationTests {
 						List.of("backlog2000CancelMicros", "backlog2000RescheduleMicros", "backlog2000ReplaceMicros")),
 				Arguments.of("resend-memory", List.of("--jobs=2000", "--lpush-requests=0"),
 						List.of("dispatchesPerSecond", "resendKeysMax", "resendBytesMax", "keyPerCallBytes")),
+				Arguments.of("results", List.of("--jobs=50", "--hold=5ms"),
+						List.of("wakeUpP50Ms", "wakeUpP99Ms", "bytesPerResult", "usedMemoryPerResult")),
 				Arguments.of("batch", List.of("--jobs=300"),
 						List.of("dispatchAll1JobsPerSecond", "batch1JobsPerSecond", "batch1BytesEach",
 								"batch1PendingBytesEach", "batch1LinkBytesEach", "batch2JobsPerSecond")),

@@ -1,14 +1,17 @@
 package io.redq.docs.workflows;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.core.BatchMember;
+import io.redq.queue.core.BatchMemberResult;
 import io.redq.queue.core.BatchRequest;
 import io.redq.queue.core.BatchResult;
 import io.redq.queue.core.BatchStatus;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
+import io.redq.queue.listener.JobBatch;
 import io.redq.queue.listener.JobContext;
 
 import org.springframework.stereotype.Service;
@@ -22,6 +25,8 @@ import org.springframework.stereotype.Service;
 class Campaigns {
 
 	private final JobDispatcher dispatcher;
+
+	private final List<MailReceipt> receipts = new ArrayList<>();
 
 	Campaigns(JobDispatcher dispatcher) {
 		this.dispatcher = dispatcher;
@@ -51,6 +56,23 @@ class Campaigns {
 		// tell the campaign's owner how it went
 	}
 	// end::callback[]
+
+	// tag::results[]
+	@QueuedJob(queue = "reports")
+	void reportCampaign(String campaignId, JobContext context) {
+		JobBatch batch = context.getBatch().orElseThrow();
+		for (int offset = 0;; offset += 500) {
+			List<BatchMemberResult<MailReceipt>> page = batch.getResults(MailReceipt.class, offset, 500);
+			page.forEach((sent) -> sent.value().ifPresent(this.receipts::add));
+			if (page.size() < 500) {
+				break;
+			}
+		}
+	}
+	// end::results[]
+
+	record MailReceipt(String invoice, String messageId) {
+	}
 
 	record Invoice(String number, String email) {
 	}

@@ -1,5 +1,7 @@
 package io.redq.docs.workflows;
 
+import java.util.function.UnaryOperator;
+
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.core.ChainRequest;
 import io.redq.queue.core.ChainResult;
@@ -20,6 +22,8 @@ class ImagePipeline {
 
 	private final JobDispatcher dispatcher;
 
+	private final UnaryOperator<ResizedImage> watermarks = UnaryOperator.identity();
+
 	ImagePipeline(JobDispatcher dispatcher) {
 		this.dispatcher = dispatcher;
 	}
@@ -35,6 +39,18 @@ class ImagePipeline {
 		String chainId = chain.chainId();
 		// end::dispatch[]
 		return chainId;
+	}
+
+	// tag::previous[]
+	@QueuedJob(name = "watermark-image", queue = "images")
+	ResizedImage watermarkImage(String imageId, JobContext context) {
+		ResizedImage resized = context.getPreviousResult(ResizedImage.class)
+			.orElseThrow(() -> new IllegalStateException("No result of resizing image " + imageId));
+		return this.watermarks.apply(resized);
+	}
+	// end::previous[]
+
+	record ResizedImage(String url, int width, int height) {
 	}
 
 	// tag::failure[]

@@ -3,8 +3,12 @@ package io.redq.queue.listener;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 
+import io.redq.queue.core.BatchRequest;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
 
 /**
  * What a running job knows about itself. Declare a parameter of this type on a
@@ -81,6 +85,38 @@ public interface JobContext {
 	 * @return the headers, never {@code null}
 	 */
 	Map<String, String> getHeaders();
+
+	/**
+	 * Return the batch this job is a member or a callback of: its counts and its members'
+	 * results.
+	 * @return the batch, or empty when the job belongs to none
+	 * @throws IllegalStateException outside a container, which cannot read Redis
+	 * @see io.redq.queue.core.BatchRequest#BATCH_HEADER
+	 */
+	default Optional<JobBatch> getBatch() {
+		String batchId = getHeaders().get(BatchRequest.BATCH_HEADER);
+		Assert.state(batchId == null, () -> "Job " + getId() + " belongs to batch " + batchId
+				+ ", which is kept in Redis: only a container's context reads it");
+		return Optional.empty();
+	}
+
+	/**
+	 * Return the result of the chain step before this one, read from its queue. The step
+	 * before succeeded, since this one runs.
+	 * @param <T> the result's type
+	 * @param type the result's type, which its JSON is read as
+	 * @return the result, empty when the step before returned nothing, or when its result
+	 * expired ({@code redq.results.time-to-live} counts from its completion)
+	 * @throws IllegalStateException when this job is not a chain step after the first,
+	 * when the chain is no longer kept, or outside a container, which cannot read Redis
+	 * @throws IllegalArgumentException when the result cannot be read as {@code type}
+	 * @see io.redq.queue.core.ChainRequest#STEP_HEADER
+	 */
+	default <T> Optional<T> getPreviousResult(Class<T> type) {
+		JobRunState.previousStep(this);
+		throw new IllegalStateException("Job " + getId()
+				+ " is a chain step whose chain is kept in Redis: only a container's context reads it");
+	}
 
 	/**
 	 * Return whether this worker lost the job's lease: it expired (the process stalled)

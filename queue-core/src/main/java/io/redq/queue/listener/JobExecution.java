@@ -2,7 +2,9 @@ package io.redq.queue.listener;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -10,6 +12,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
+import io.redq.queue.core.BatchMemberResult;
+import io.redq.queue.core.BatchRequest;
+import io.redq.queue.core.BatchStatus;
+import io.redq.queue.core.ChainRequest;
 import io.redq.queue.redis.Gates;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.redis.JobEnvelope;
@@ -312,6 +318,18 @@ final class JobExecution implements JobContext {
 	}
 
 	@Override
+	public Optional<JobBatch> getBatch() {
+		String batchId = getHeaders().get(BatchRequest.BATCH_HEADER);
+		return Optional.ofNullable(batchId).map((id) -> new Batch(id, this.operations));
+	}
+
+	@Override
+	public <T> Optional<T> getPreviousResult(Class<T> type) {
+		int step = JobRunState.previousStep(this);
+		return this.operations.chainStepResult(getHeaders().get(ChainRequest.CHAIN_HEADER), step, type);
+	}
+
+	@Override
 	public boolean isLeaseLost() {
 		return this.leaseLost;
 	}
@@ -435,6 +453,30 @@ final class JobExecution implements JobContext {
 	boolean wroteProgress() {
 		JobRunState state = this.runState;
 		return state != null && state.isWritten();
+	}
+
+	/**
+	 * The batch of a running job, read through the container's operations.
+	 */
+	private record Batch(String id, ListenerOperations operations) implements JobBatch {
+
+		@Override
+		public String getId() {
+			return this.id;
+		}
+
+		@Override
+		public BatchStatus getStatus() {
+			return this.operations.findBatch(this.id)
+				.orElseThrow(() -> new IllegalStateException(
+						"Batch " + this.id + " is no longer kept: it ended longer ago than redq.batches.linger"));
+		}
+
+		@Override
+		public <T> List<BatchMemberResult<T>> getResults(Class<T> type, int offset, int count) {
+			return this.operations.batchResults(this.id, type, offset, count);
+		}
+
 	}
 
 }

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.redq.queue.core.ChainRequest;
 import io.redq.queue.redis.Lease;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.ProgressFields;
@@ -70,6 +71,18 @@ final class JobRunState {
 		Assert.isTrue(message == null || message.length() <= JobContext.MAX_PROGRESS_MESSAGE_LENGTH,
 				() -> "Progress message must be at most " + JobContext.MAX_PROGRESS_MESSAGE_LENGTH + " characters, not "
 						+ message.length() + ": say how far the job is, and keep details in the job's own data");
+	}
+
+	/**
+	 * Return the position of the chain step before a job's, which must be a chain step
+	 * after the first.
+	 */
+	static int previousStep(JobContext context) {
+		String step = context.getHeaders().get(ChainRequest.STEP_HEADER);
+		Assert.state(step != null && context.getHeaders().get(ChainRequest.CHAIN_HEADER) != null && !"1".equals(step),
+				() -> "Job " + context.getId() + " is not a chain step after the first: it has no step before it"
+						+ " to read the result of");
+		return Integer.parseInt(step) - 1;
 	}
 
 	static void checkStepName(@Nullable String name) {

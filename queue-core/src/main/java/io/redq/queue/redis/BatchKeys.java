@@ -10,10 +10,11 @@ import java.util.List;
  * @param meta the hash of the batch's state, counts and undelivered callbacks
  * @param pending the set of the ids of the members that have not finished
  * @param dead the list of the members that died, each {@code <queue>\n<id>}
+ * @param succeeded the list of the members that succeeded, likewise
  * @author Redq team
  * @since 0.1.0
  */
-public record BatchKeys(String meta, String pending, String dead) {
+public record BatchKeys(String meta, String pending, String dead, String succeeded) {
 
 	/**
 	 * Return the keys of a batch.
@@ -23,7 +24,7 @@ public record BatchKeys(String meta, String pending, String dead) {
 	 */
 	public static BatchKeys of(String prefix, String batchId) {
 		String base = prefix + ":batch:{" + batchId + "}:";
-		return new BatchKeys(base + "meta", base + "pending", base + "dead");
+		return new BatchKeys(base + "meta", base + "pending", base + "dead", base + "succeeded");
 	}
 
 	/**
@@ -31,7 +32,7 @@ public record BatchKeys(String meta, String pending, String dead) {
 	 * @return the keys
 	 */
 	public List<String> all() {
-		return List.of(this.meta, this.pending, this.dead);
+		return List.of(this.meta, this.pending, this.dead, this.succeeded);
 	}
 
 }

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,7 @@ import java.util.Set;
 
 import io.redq.queue.core.BatchDeathPolicy;
 import io.redq.queue.core.BatchMember;
+import io.redq.queue.core.BatchMemberResult;
 import io.redq.queue.core.BatchStatus;
 import org.jspecify.annotations.Nullable;
 
@@ -129,6 +131,10 @@ public final class BatchOperations {
 		this.chainOperations = (chainOperations != null) ? chainOperations : new ChainOperations(store, this);
 		this.index = new CreationIndex(store.getTemplate(), store.getKeyspace().batchIndex(),
 				(id) -> Boolean.TRUE.equals(store.getTemplate().hasKey(store.batchKeys(id).meta())));
+	}
+
+	ChainOperations chainOperations() {
+		return this.chainOperations;
 	}
 
 	/**
@@ -399,15 +405,20 @@ public final class BatchOperations {
 	 * @return the members
 	 */
 	public List<BatchMember> deadMembers(String batchId, int offset, int count) {
+		return members(this.store.batchKeys(batchId).dead(), offset, count);
+	}
+
+	/**
+	 * Return a page of a list of a batch's members.
+	 */
+	private List<BatchMember> members(String list, int offset, int count) {
 		Assert.isTrue(offset >= 0, () -> "offset must not be negative; got " + offset);
 		Assert.isTrue(count >= 0 && count <= QueueStore.MAX_BATCH_SIZE,
 				() -> "count must be between 0 and " + QueueStore.MAX_BATCH_SIZE + "; got " + count);
 		if (count == 0) {
 			return List.of();
 		}
-		List<String> entries = this.store.getTemplate()
-			.opsForList()
-			.range(this.store.batchKeys(batchId).dead(), offset, offset + count - 1L);
+		List<String> entries = this.store.getTemplate().opsForList().range(list, offset, offset + count - 1L);
 		if (entries == null) {
 			return List.of();
 		}
@@ -416,6 +427,44 @@ public final class BatchOperations {
 			case CHAIN_QUEUE -> new BatchMember(null, parts[1], BatchMember.Kind.CHAIN);
 			default -> new BatchMember(parts[0], parts[1]);
 		}).toList();
+	}
+
+	/**
+	 * Return a page of the results of a batch's members that succeeded, in the order
+	 * their successes were handed over: one read of the batch, then one {@code MGET} per
+	 * queue on the page, in that queue's slot.
+	 * @param <T> the results' type
+	 * @param batchId the batch id
+	 * @param type the results' type, which their JSON is read as
+	 * @param offset how many to skip
+	 * @param count how many to return, at most 1,000
+	 * @return the members and their results, each empty when the member returned nothing
+	 * or its result expired
+	 * @throws IllegalArgumentException when a result cannot be read as {@code type}
+	 */
+	public <T> List<BatchMemberResult<T>> memberResults(String batchId, Class<T> type, int offset, int count) {
+		Assert.notNull(type, "type must not be null");
+		List<BatchMember> members = members(this.store.batchKeys(batchId).succeeded(), offset, count);
+		Map<String, List<BatchMember>> byQueue = new LinkedHashMap<>();
+		members.forEach((member) -> byQueue.computeIfAbsent(member.queue(), (queue) -> new ArrayList<>()).add(member));
+		Map<BatchMember, String> found = new HashMap<>();
+		byQueue.forEach((queue, inQueue) -> {
+			QueueKeys keys = this.store.keys(queue);
+			List<String> values = this.store.getTemplate()
+				.opsForValue()
+				.multiGet(inQueue.stream().map((member) -> keys.result(member.id())).toList());
+			for (int i = 0; i < inQueue.size(); i++) {
+				String value = (values != null) ? values.get(i) : null;
+				if (value != null) {
+					found.put(inQueue.get(i), value);
+				}
+			}
+		});
+		return members.stream()
+			.map((member) -> new BatchMemberResult<>(member,
+					Optional.ofNullable(found.get(member))
+						.map((json) -> JobResults.read(member.queue(), member.id(), json, type))))
+			.toList();
 	}
 
 	/**

@@ -265,6 +265,29 @@ public final class ChainOperations {
 	}
 
 	/**
+	 * Return the result of a chain's step, read in the step's queue.
+	 * @param <T> the result's type
+	 * @param chainId the chain id
+	 * @param step the step's position, from 1
+	 * @param type the result's type, which its JSON is read as
+	 * @return the result, empty when the step returned nothing or its result expired
+	 * @throws IllegalStateException when the chain is no longer kept, or has no such step
+	 * @throws IllegalArgumentException when the result cannot be read as {@code type}
+	 */
+	public <T> Optional<T> stepResult(String chainId, int step, Class<T> type) {
+		Assert.notNull(type, "type must not be null");
+		List<Object> found = this.store.getTemplate()
+			.opsForHash()
+			.multiGet(this.store.getKeyspace().chain(chainId), List.of("q" + step, "j" + step));
+		String queue = (String) found.get(0);
+		String id = (String) found.get(1);
+		Assert.state(queue != null && id != null, () -> "Chain " + chainId + " has no step " + step
+				+ ": it has fewer steps, or it ended longer ago than redq.batches.linger and is no longer kept");
+		return Optional.ofNullable(this.store.getTemplate().opsForValue().get(this.store.keys(queue).result(id)))
+			.map((json) -> JobResults.read(queue, id, json, type));
+	}
+
+	/**
 	 * Return a page of the index of the chains, newest first. A chain listed may have
 	 * expired since: {@link #find(String)} finds none, and {@link #unlist} drops it.
 	 * @param offset how many of the newest to skip

@@ -203,6 +203,21 @@ public class JobResults implements AutoCloseable {
 	}
 
 	/**
+	 * Read a job's result as the given type.
+	 * @throws IllegalArgumentException when its JSON cannot be read as that type
+	 */
+	static <T> T read(String queue, String id, String json, Class<T> type) {
+		try {
+			return WireFormat.jsonMapper().readValue(json, type);
+		}
+		catch (JacksonException ex) {
+			throw new IllegalArgumentException("Result of job " + id + " of queue '" + queue + "' cannot be read as "
+					+ type.getName() + ": " + ex.getOriginalMessage() + " (its JSON: "
+					+ ((json.length() > 200) ? json.substring(0, 200) + "..." : json) + ")", ex);
+		}
+	}
+
+	/**
 	 * The waits of one queue and their subscription to the queue's channel.
 	 */
 	private final class QueueWaits implements MessageListener, SubscriptionListener {
@@ -340,17 +355,11 @@ public class JobResults implements AutoCloseable {
 
 		private void complete(String json) {
 			try {
-				this.future.complete(WireFormat.jsonMapper().readValue(json, this.type));
+				this.future.complete(read(this.queue, this.id, json, this.type));
 			}
-			catch (JacksonException ex) {
-				this.future.completeExceptionally(new IllegalArgumentException("Result of job " + this.id
-						+ " of queue '" + this.queue + "' cannot be read as " + this.type.getName() + ": "
-						+ ex.getOriginalMessage() + " (its JSON: " + abbreviate(json) + ")", ex));
+			catch (IllegalArgumentException ex) {
+				this.future.completeExceptionally(ex);
 			}
-		}
-
-		private static String abbreviate(String json) {
-			return (json.length() > 200) ? json.substring(0, 200) + "..." : json;
 		}
 
 	}

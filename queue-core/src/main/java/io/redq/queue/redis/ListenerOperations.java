@@ -7,10 +7,13 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.RedisNoScriptException;
+import io.redq.queue.core.BatchMemberResult;
+import io.redq.queue.core.BatchStatus;
 import io.redq.queue.core.RateLimit;
 import io.redq.queue.core.ReplicationTimeoutException;
 import io.redq.queue.script.QueueScripts;
@@ -638,6 +641,41 @@ public final class ListenerOperations {
 	 */
 	public int handOver(String queue) {
 		return this.batchOperations.handOver(queue);
+	}
+
+	/**
+	 * Return a batch's state and counts (see {@link BatchOperations#find(String)}).
+	 * @param batchId the batch id
+	 * @return the batch, or empty when none is kept under that id
+	 */
+	public Optional<BatchStatus> findBatch(String batchId) {
+		return this.batchOperations.find(batchId);
+	}
+
+	/**
+	 * Return a page of the results of a batch's members that succeeded (see
+	 * {@link BatchOperations#memberResults}).
+	 * @param <T> the results' type
+	 * @param batchId the batch id
+	 * @param type the results' type
+	 * @param offset how many to skip
+	 * @param count how many to return, at most 1,000
+	 * @return the members and their results
+	 */
+	public <T> List<BatchMemberResult<T>> batchResults(String batchId, Class<T> type, int offset, int count) {
+		return this.batchOperations.memberResults(batchId, type, offset, count);
+	}
+
+	/**
+	 * Return the result of a chain's step (see {@link ChainOperations#stepResult}).
+	 * @param <T> the result's type
+	 * @param chainId the chain id
+	 * @param step the step's position, from 1
+	 * @param type the result's type
+	 * @return the result, empty when the step returned nothing or its result expired
+	 */
+	public <T> Optional<T> chainStepResult(String chainId, int step, Class<T> type) {
+		return this.batchOperations.chainOperations().stepResult(chainId, step, type);
 	}
 
 	/**

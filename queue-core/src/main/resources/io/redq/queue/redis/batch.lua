@@ -1,6 +1,7 @@
 -- A batch's state, under a hash tag of its own ({<batch id>}) since its members live in queues of other slots. KEYS:
 -- meta (hash), pending (set of the ids of the members that have not finished), dead (list of '<queue>\n<id>' of the
--- members that died, in the order their deaths were handed over). ARGV[1] names the operation, the rest are its own.
+-- members that died, in the order their deaths were handed over), succeeded (likewise of the members that succeeded,
+-- whose results a callback reads in their queues). ARGV[1] names the operation, the rest are its own.
 -- meta: model (of this layout, 1), state ('creating' until every member is enqueued, 'open', 'ended'), outcome once
 -- ended ('succeeded', 'failed', 'cancelled'), policy ('f' fail fast: ended at the first death; 'c' carry on), linger
 -- (ms the keys are kept once ended), queues (the members' queues, '\n' between), cancelling (set by cancel), total,
@@ -15,7 +16,7 @@
 -- mover that enqueued one reports it delivered, which deletes it.
 -- Returns, for create and cancel, 1 when done and 0 when the batch is not in a state for it; for add, see there; for
 -- the others the callbacks to deliver: {linger, name, callback, ...}, empty for none.
-local meta, pending, dead = KEYS[1], KEYS[2], KEYS[3]
+local meta, pending, dead, succeeded = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local op = ARGV[1]
 
 local function undelivered()
@@ -59,7 +60,7 @@ local function settle()
 	if outcome ~= 'succeeded' then
 		redis.call('HDEL', meta, 'success')
 	end
-	for _, key in ipairs({meta, pending, dead}) do
+	for _, key in ipairs({meta, pending, dead, succeeded}) do
 		redis.call('PEXPIRE', key, found[6])
 	end
 end
@@ -102,6 +103,7 @@ elseif op == 'seal' then
 		redis.call('PERSIST', meta)
 		redis.call('PERSIST', pending)
 		redis.call('PERSIST', dead)
+		redis.call('PERSIST', succeeded)
 		settle()
 	end
 	return undelivered()
@@ -116,12 +118,15 @@ elseif op == 'apply' then
 		local id, outcome = ARGV[i], ARGV[i + 1]
 		if redis.call('SREM', pending, id) == 1 then
 			redis.call('HINCRBY', meta, (outcome == 's') and 'succeeded' or (outcome == 'd') and 'dead' or 'cancelled', 1)
-			if outcome == 'd' then
-				redis.call('RPUSH', dead, queue .. '\n' .. id)
-				-- a death after the end (under fail fast) lingers with the rest
-				local ttl = redis.call('PTTL', meta)
-				if ttl > 0 then
-					redis.call('PEXPIRE', dead, ttl)
+			if outcome ~= 'c' then
+				local list = (outcome == 'd') and dead or succeeded
+				-- a list begun before the seal expires with the creation window, one begun after the end (under fail
+				-- fast) lingers with the rest; later entries keep its expiry
+				if redis.call('RPUSH', list, queue .. '\n' .. id) == 1 then
+					local ttl = redis.call('PTTL', meta)
+					if ttl > 0 then
+						redis.call('PEXPIRE', list, ttl)
+					end
 				end
 			end
 			settle()

@@ -40,7 +40,7 @@ class KeyspaceTests {
 	@Test
 	void batchKeysAreUnderTheBatchHashTag() {
 		assertThat(this.keyspace.batch("b1").all()).containsExactly("shop:batch:{b1}:meta", "shop:batch:{b1}:pending",
-				"shop:batch:{b1}:dead");
+				"shop:batch:{b1}:dead", "shop:batch:{b1}:succeeded");
 	}
 
 	@Test

@@ -61,6 +61,7 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <li>{@code GET}, {@code DELETE /{queue}/dead/{id}}: show, delete one dead job</li>
  * <li>{@code GET /{queue}/completed/{id}}: a completed job's stored result, its first
  * {@value JobQueueInspector#MAX_RESULT_READ} bytes</li>
+ * <li>{@code GET /{queue}/jobs/{id}}: a job where it stands, with its progress</li>
  * <li>{@code GET /batches?offset=&count=}: a page of the batches, newest first</li>
  * <li>{@code GET /batches/{id}?offset=&count=}: a batch, with a page of its dead
  * members</li>
@@ -300,18 +301,20 @@ public class JobQueueEndpoint {
 
 	/**
 	 * Show one dead job, with its envelope; or a completed job's stored result, its first
-	 * {@value JobQueueInspector#MAX_RESULT_READ} bytes.
+	 * {@value JobQueueInspector#MAX_RESULT_READ} bytes; or any job where it stands, with
+	 * its progress.
 	 * @param queue the queue
-	 * @param section {@code dead} or {@code completed}
+	 * @param section {@code dead}, {@code completed} or {@code jobs}
 	 * @param id the job id
-	 * @return the dead job or the result, or {@code null} when the queue is unknown, no
-	 * job with that id is dead, or no result of it is kept (it has not completed,
-	 * returned nothing, or its result expired)
+	 * @return the dead job, the result or the job, or {@code null} when the queue is
+	 * unknown, no job with that id is dead (or kept at all), or no result of it is kept
+	 * (it has not completed, returned nothing, or its result expired)
 	 */
 	@ReadOperation
 	public @Nullable OperationResponseBody job(@Selector String queue, @Selector String section, @Selector String id) {
 		return read(() -> {
-			if (!(DEAD.equals(section) || COMPLETED.equals(section)) || !this.inspector.exists(queue)) {
+			if (!(DEAD.equals(section) || COMPLETED.equals(section) || JOBS.equals(section))
+					|| !this.inspector.exists(queue)) {
 				return null;
 			}
 			if (COMPLETED.equals(section)) {
@@ -319,8 +322,15 @@ public class JobQueueEndpoint {
 				return (result != null) ? new ResultDescriptor(id, result.json(), result.size(), result.truncated())
 						: null;
 			}
-			JobView job = this.inspector.job(queue, id);
-			return (job != null && job.state() == JobStatus.State.DEAD) ? describe(job, true) : null;
+			JobView job = this.inspector.job(queue, requireId(id));
+			if (job == null) {
+				return null;
+			}
+			if (JOBS.equals(section)) {
+				return new JobDescriptor(job.id(), job.job(), job.state(), job.attempts(), job.at(), job.error(),
+						job.progress());
+			}
+			return (job.state() == JobStatus.State.DEAD) ? describe(job, true) : null;
 		});
 	}
 
@@ -546,6 +556,24 @@ public class JobQueueEndpoint {
 	 */
 	public record DeadJobDescriptor(String id, @Nullable String job, int attempts, String error, Instant diedAt,
 			@Nullable Object envelope, @Nullable JobProgress progress) implements OperationResponseBody {
+	}
+
+	/**
+	 * A job where it stands: waiting, running, dead or completed.
+	 *
+	 * @param id the job id
+	 * @param job the job name, or {@code null} when the envelope cannot be read
+	 * @param state where the job is
+	 * @param attempts how many attempts it has used
+	 * @param at its due time (delayed), lease expiry (running), time of death (dead) or
+	 * completion (completed); when it became ready (ready); {@code null} when unknown
+	 * @param error its last error, or {@code null} when it has not failed
+	 * @param progress how far it came, as its handler last reported it, and the cursor
+	 * the next attempt resumes at; {@code null} when it wrote none
+	 */
+	public record JobDescriptor(String id, @Nullable String job, JobStatus.State state, int attempts,
+			@Nullable Instant at, @Nullable String error,
+			@Nullable JobProgress progress) implements OperationResponseBody {
 	}
 
 	/**

@@ -24,10 +24,10 @@ class JobQueueEndpointRuntimeHints implements RuntimeHintsRegistrar {
 				JobQueueEndpoint.QueuesDescriptor.class, JobQueueEndpoint.QueueDescriptor.class,
 				JobQueueEndpoint.CompletedJobsDescriptor.class, JobQueueEndpoint.DeadJobsDescriptor.class,
 				JobQueueEndpoint.DeadJobDescriptor.class, JobQueueEndpoint.ChangeDescriptor.class,
-				JobQueueEndpoint.ResultDescriptor.class, JobQueueEndpoint.BatchesDescriptor.class,
-				JobQueueEndpoint.BatchSummaryDescriptor.class, JobQueueEndpoint.BatchDescriptor.class,
-				JobQueueEndpoint.ChainsDescriptor.class, JobQueueEndpoint.ChainSummaryDescriptor.class,
-				JobQueueEndpoint.ChainDescriptor.class);
+				JobQueueEndpoint.ResultDescriptor.class, JobQueueEndpoint.JobDescriptor.class,
+				JobQueueEndpoint.BatchesDescriptor.class, JobQueueEndpoint.BatchSummaryDescriptor.class,
+				JobQueueEndpoint.BatchDescriptor.class, JobQueueEndpoint.ChainsDescriptor.class,
+				JobQueueEndpoint.ChainSummaryDescriptor.class, JobQueueEndpoint.ChainDescriptor.class);
 	}
 
 }

@@ -165,6 +165,30 @@ class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 					{"id": "p1", "error": "error p1", "progress": {"fraction": 0.4, "message": "row 40", "cursor": "40"}}""");
 	}
 
+	@Test // GH-38
+	void showsHowFarARunningJobCameAndWhereAnyJobStands() {
+		this.dispatcher.dispatch(JobRequest.of("work", "payload r1").id("r1").build());
+		get("/ops/jobs/r1").expectStatus().isOk().expectBody().json("""
+				{"id": "r1", "job": "work", "state": "READY", "attempts": 0}""").jsonPath("$.progress").doesNotExist();
+		ListenerOperations listener = this.operations.getListenerOperations();
+		ReservedJob job = listener.reserve(QUEUE, 1, Duration.ofSeconds(30)).jobs().get(0);
+		assertThat(listener.writeProgress(QUEUE, job.lease(), JobEnvelope.read(job.envelope()).createdAt(),
+				Map.of(ProgressFields.FRACTION, "0.25", ProgressFields.MESSAGE, "row 25", ProgressFields.CURSOR, "25")))
+			.isTrue();
+		get("/ops/jobs/r1").expectStatus()
+			.isOk()
+			.expectBody()
+			.json("""
+					{"id": "r1", "job": "work", "state": "RESERVED", "attempts": 1,
+						"progress": {"fraction": 0.25, "message": "row 25", "cursor": "25"}}""")
+			.jsonPath("$.at")
+			.isNotEmpty()
+			.jsonPath("$.envelope")
+			.doesNotExist();
+		get("/ops/jobs/unknown").expectStatus().isNotFound();
+		get("/unknown/jobs/r1").expectStatus().isNotFound();
+	}
+
 	@Test
 	void pagesThroughDeadJobsNewestFirstAndShowsOne() {
 		for (int i = 1; i <= 5; i++) {

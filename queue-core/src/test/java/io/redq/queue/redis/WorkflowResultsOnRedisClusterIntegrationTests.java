@@ -1,0 +1,200 @@
+package io.redq.queue.redis;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import io.lettuce.core.cluster.SlotHash;
+import io.redq.queue.core.BatchMember;
+import io.redq.queue.core.BatchMemberResult;
+import io.redq.queue.core.BatchRequest;
+import io.redq.queue.core.BatchResult;
+import io.redq.queue.core.ChainRequest;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobDefinitions;
+import io.redq.queue.core.JobRequest;
+import io.redq.queue.script.QueueScripts;
+import io.redq.queue.test.RedisCluster;
+import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.TestConnections;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * Tests of reading the results of batch members and chain steps on a three-node Redis
+ * Cluster started by the test on 127.0.0.1: the members and steps live in queues of other
+ * slots than their batch or chain, and each page reads them in their own slots.
+ *
+ * @author Redq team
+ */
+class WorkflowResultsOnRedisClusterIntegrationTests {
+
+	private static final Duration LEASE = Duration.ofSeconds(30);
+
+	private static final List<String> QUEUES = List.of("q0", "q1", "q2");
+
+	@AutoClose
+	private static RedisCluster cluster;
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private RedisJobQueueOperations operations;
+
+	private ListenerOperations listener;
+
+	private StringRedisTemplate template;
+
+	private RedisJobDispatcher dispatcher;
+
+	@BeforeAll
+	static void startCluster() {
+		cluster = RedisCluster.start(3, 0);
+	}
+
+	@BeforeEach
+	void connect() {
+		cluster.masters().forEach(RedisServer::flushAll);
+		this.connectionFactory = TestConnections.connectionFactory(cluster);
+		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
+				new Keyspace("results"));
+		this.listener = this.operations.getListenerOperations();
+		this.template = this.operations.getStore().getTemplate();
+		this.dispatcher = new RedisJobDispatcher(this.operations,
+				definitions(job("first", "q0"), job("second", "q1"), job("third", "q2")), JsonMapper.shared());
+		assertThat(QUEUES.stream().map(SlotHash::getSlot).distinct()).hasSize(3);
+	}
+
+	@AfterEach
+	void disconnect() {
+		this.dispatcher.stop();
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void aBatchPagesThroughItsMembersResultsInTheirSlotsInTheOrderTheySucceeded() {
+		BatchResult batch = this.dispatcher.dispatchBatch(BatchRequest.of(List.of(JobRequest.of("first", "a").build(),
+				JobRequest.of("second", "b").build(), JobRequest.of("third", "c").build(),
+				JobRequest.of("first", "d").build(), JobRequest.of("second", "e").build()))
+			.build());
+		assertThat(SlotHash.getSlot(batch.batchId())).isNotIn(QUEUES.stream().map(SlotHash::getSlot).toList());
+		// in the order q2, q1, q0: c, b and e (nothing returned for e), then a and d
+		// (dead)
+		String c = succeed("q2", "\"C\"");
+		this.listener.handOver("q2");
+		String b = succeed("q1", "\"B\"");
+		String e = succeed("q1", null);
+		String handover = this.operations.getStore().keys("q1").handover();
+		Set<String> handOvers = this.template.opsForZSet().range(handover, 0, -1);
+		this.listener.handOver("q1");
+		// a second mover applies the same hand-overs again
+		handOvers.forEach((entry) -> this.template.opsForZSet().add(handover, entry, 0));
+		this.listener.handOver("q1");
+		String a = succeed("q0", "\"A\"");
+		ReservedJob d = this.listener.reserve("q0", 1, LEASE).jobs().get(0);
+		assertThat(this.listener.fail("q0", d.lease(), "boom", null)).isTrue();
+		this.listener.handOver("q0");
+		assertThat(this.listener.findBatch(batch.batchId()).orElseThrow().dead()).isEqualTo(1);
+		BatchKeys keys = this.operations.getStore().batchKeys(batch.batchId());
+		assertThat(this.template.getExpire(keys.succeeded())).as("lingers with the ended batch").isPositive();
+		assertThat(this.listener.batchResults(batch.batchId(), String.class, 0, 1000))
+			.containsExactly(result("q2", c, "C"), result("q1", b, "B"), result("q1", e, null), result("q0", a, "A"));
+		assertThat(this.listener.batchResults(batch.batchId(), String.class, 1, 2))
+			.containsExactly(result("q1", b, "B"), result("q1", e, null));
+		assertThat(this.listener.batchResults(batch.batchId(), String.class, 4, 2)).isEmpty();
+		// a result that expired reads as empty
+		this.template.delete(this.operations.getStore().keys("q2").result(c));
+		assertThat(this.listener.batchResults(batch.batchId(), String.class, 0, 1))
+			.containsExactly(result("q2", c, null));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.listener.batchResults(batch.batchId(), Integer.class, 1, 1))
+			.withMessageContaining("Result of job " + b + " of queue 'q1' cannot be read as java.lang.Integer");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.listener.batchResults(batch.batchId(), String.class, 0, 1001))
+			.withMessage("count must be between 0 and 1000; got 1001");
+	}
+
+	@Test
+	void theMembersThatSucceedAfterAFailFastBatchEndedLingerWithIt() {
+		BatchResult batch = this.dispatcher.dispatchBatch(
+				BatchRequest.of(List.of(JobRequest.of("first", "a").build(), JobRequest.of("second", "b").build()))
+					.failFast()
+					.build());
+		ReservedJob a = this.listener.reserve("q0", 1, LEASE).jobs().get(0);
+		assertThat(this.listener.fail("q0", a.lease(), "boom", null)).isTrue();
+		this.listener.handOver("q0");
+		String b = succeed("q1", "\"B\"");
+		this.listener.handOver("q1");
+		assertThat(this.listener.batchResults(batch.batchId(), String.class, 0, 10))
+			.containsExactly(result("q1", b, "B"));
+		BatchKeys keys = this.operations.getStore().batchKeys(batch.batchId());
+		assertThat(this.template.getExpire(keys.succeeded())).as("begun after the end, it lingers too").isPositive();
+	}
+
+	@Test
+	void aChainStepReadsTheResultOfTheStepBeforeItInAnotherSlot() {
+		String chainId = this.dispatcher
+			.dispatchChain(
+					ChainRequest
+						.of(JobRequest.of("first", "a").build(), JobRequest.of("second", "b").build(),
+								JobRequest.of("third", "c").build())
+						.build())
+			.chainId();
+		assertThat(succeed("q0", "{\"price\":12}")).isEqualTo(chainId + ":1");
+		this.listener.handOver("q0");
+		assertThat(succeed("q1", null)).isEqualTo(chainId + ":2");
+		assertThat(this.listener.chainStepResult(chainId, 1, Map.class)).contains(Map.of("price", 12));
+		assertThat(this.listener.chainStepResult(chainId, 2, Map.class)).isEmpty();
+		assertThatIllegalStateException().isThrownBy(() -> this.listener.chainStepResult(chainId, 4, Map.class))
+			.withMessage("Chain " + chainId + " has no step 4: it has fewer steps, or it ended longer ago than "
+					+ "redq.batches.linger and is no longer kept");
+	}
+
+	private String succeed(String queue, @Nullable String result) {
+		ReservedJob job = this.listener.reserve(queue, 1, LEASE).jobs().get(0);
+		assertThat(
+				this.listener.ack(queue, List.of(job.lease()), (result != null) ? Map.of(job.id(), result) : Map.of()))
+			.isEmpty();
+		return job.id();
+	}
+
+	private static BatchMemberResult<String> result(String queue, String id, @Nullable String value) {
+		return new BatchMemberResult<>(new BatchMember(queue, id), Optional.ofNullable(value));
+	}
+
+	private static JobDefinition job(String name, String queue) {
+		return new JobDefinition(name, queue, 1, Duration.ZERO, JobBackoff.DEFAULT, String.class);
+	}
+
+	private static JobDefinitions definitions(JobDefinition... definitions) {
+		return new JobDefinitions() {
+
+			@Override
+			public @Nullable JobDefinition find(String name) {
+				return all().stream().filter((definition) -> definition.name().equals(name)).findFirst().orElse(null);
+			}
+
+			@Override
+			public Collection<JobDefinition> all() {
+				return List.of(definitions);
+			}
+
+		};
+	}
+
+}
