@@ -47,7 +47,7 @@ public interface JobBatch {
 	 * @param offset how many to skip
 	 * @param count how many to return, at most 1,000
 	 * @return the members and their results: each empty when its handler returned
-	 * nothing, or when its result expired
+	 * nothing, when its result expired, or for a nested batch or chain
 	 * @throws IllegalArgumentException when a result cannot be read as {@code type}, or
 	 * the page is out of range
 	 */

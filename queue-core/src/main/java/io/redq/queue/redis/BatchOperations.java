@@ -438,15 +438,20 @@ public final class BatchOperations {
 	 * @param type the results' type, which their JSON is read as
 	 * @param offset how many to skip
 	 * @param count how many to return, at most 1,000
-	 * @return the members and their results, each empty when the member returned nothing
-	 * or its result expired
+	 * @return the members and their results, each empty when the member returned nothing,
+	 * is a nested batch or chain, or its result expired
 	 * @throws IllegalArgumentException when a result cannot be read as {@code type}
 	 */
 	public <T> List<BatchMemberResult<T>> memberResults(String batchId, Class<T> type, int offset, int count) {
 		Assert.notNull(type, "type must not be null");
 		List<BatchMember> members = members(this.store.batchKeys(batchId).succeeded(), offset, count);
 		Map<String, List<BatchMember>> byQueue = new LinkedHashMap<>();
-		members.forEach((member) -> byQueue.computeIfAbsent(member.queue(), (queue) -> new ArrayList<>()).add(member));
+		for (BatchMember member : members) {
+			// a nested batch or chain has no result of its own
+			if (member.queue() != null) {
+				byQueue.computeIfAbsent(member.queue(), (queue) -> new ArrayList<>()).add(member);
+			}
+		}
 		Map<BatchMember, String> found = new HashMap<>();
 		byQueue.forEach((queue, inQueue) -> {
 			QueueKeys keys = this.store.keys(queue);

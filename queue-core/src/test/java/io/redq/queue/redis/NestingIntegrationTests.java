@@ -8,6 +8,7 @@ import java.util.Set;
 
 import io.redq.queue.core.BatchDeathPolicy;
 import io.redq.queue.core.BatchMember;
+import io.redq.queue.core.BatchMemberResult;
 import io.redq.queue.core.BatchRequest;
 import io.redq.queue.core.BatchResult;
 import io.redq.queue.core.BatchStatus;
@@ -97,6 +98,22 @@ class NestingIntegrationTests extends AbstractQueueIntegrationTests {
 			.handToParent(outer.batchId() + "\ns", BatchOperations.BATCH_QUEUE, innerId);
 		assertThat(status(outer.batchId()).succeeded()).as("counted once").isEqualTo(2);
 		assertThat(callbacks()).as("each callback once").isEmpty();
+	}
+
+	@Test
+	void aNestedBatchReadsAsAMemberWithoutAResultAmongTheSucceeded() {
+		BatchResult outer = this.dispatcher.dispatchBatch(
+				BatchRequest.builder().member(job("mail")).batch(BatchRequest.of(List.of(job("sms"))).build()).build());
+		String innerId = outer.members().get(1).id();
+		String mailId = succeed("mail");
+		succeed("sms");
+		handOverAll();
+		handOverAll();
+		assertThat(status(outer.batchId()).state()).isEqualTo(BatchStatus.State.SUCCEEDED);
+		assertThat(this.operations.getBatchOperations().memberResults(outer.batchId(), String.class, 0, 10))
+			.extracting(BatchMemberResult::member)
+			.containsExactlyInAnyOrder(new BatchMember("mail", mailId),
+					new BatchMember(null, innerId, BatchMember.Kind.BATCH));
 	}
 
 	@Test
