@@ -286,7 +286,8 @@ public final class ChainOperations {
 				// first its link no longer creates the step after it, then it is
 				// cancelled
 				this.store.getTemplate().execute(UNLINK_LATER_STEPS, List.of(links), id);
-				this.store.runOnce(this.store.getScripts().cancel(), queue, List.of(id), timeout,
+				this.store.runOnce(this.store.getScripts().cancel(), queue,
+						List.of(this.store.keys(queue).progress(id)), List.of(id), timeout,
 						"cancel step '" + id + "' of chain " + chainId + " in queue '" + queue + "'");
 			}
 		}

@@ -3,10 +3,10 @@
 -- meta: model (of this layout, 1), state ('creating' until its first step is enqueued, 'running', then 'succeeded',
 -- 'failed' or 'cancelled'), reason (why it ended without succeeding), linger (ms the key is kept once ended), steps
 -- (how many), at (the current step, from 1), per step i: q<i> and j<i> (its queue and job id, '<chain id>:<i>'), o<i>
--- (how it finished: 's' succeeded, 'd' dead, 'c' cancelled), s<i> (a step whose queue is not its predecessor's, until
--- it is enqueued: '<queue>\n<id>\n<due mode>\n<due value>\n<body>' as the enqueue script takes it, then the steps
--- after it in the same queue as its link carries them, see batch_member_done in common.lua), failure (the on-failure
--- job, in the same form, until it is enqueued), cancelling (set by cancel).
+-- (how it finished: 's' succeeded, 'd' dead, 'c' cancelled, 'p' purged with its queue), s<i> (a step whose queue is
+-- not its predecessor's, until it is enqueued: '<queue>\n<id>\n<due mode>\n<due value>\n<body>' as the enqueue script
+-- takes it, then the steps after it in the same queue as its link carries them, see batch_member_done in common.lua),
+-- failure (the on-failure job, in the same form, until it is enqueued), cancelling (set by cancel).
 -- A step's finish reaches the chain as a batch member's does (batch_member_done in common.lua, the link being
 -- 'chain:<chain id>'): it counts once (HSETNX of o<i>), so that a hand-over applied again, a step run again or
 -- acknowledged late changes nothing, and in any order: a step that its predecessor's acknowledgement created in the
@@ -65,10 +65,14 @@ local function advance()
 		if not outcome then
 			break
 		end
-		if outcome == 'd' then
+		if outcome == 'd' or outcome == 'p' then
 			local step = redis.call('HMGET', meta, 'j' .. moved, 'q' .. moved)
-			finish('failed', 'step ' .. moved .. ' (job ' .. step[1] .. ' of queue \'' .. step[2] .. '\') died', moved + 1,
-				steps)
+			local which = 'step ' .. moved .. ' (job ' .. step[1] .. ' of queue \'' .. step[2] .. '\')'
+			if outcome == 'd' then
+				finish('failed', which .. ' died', moved + 1, steps)
+			else
+				finish('cancelled', which .. ' was purged with its queue', moved + 1, steps)
+			end
 			return
 		elseif outcome == 'c' or found[4] then
 			finish('cancelled', 'the chain was cancelled', moved + 1, steps)
@@ -120,7 +124,8 @@ elseif op == 'open' then
 	end
 	return undelivered()
 elseif op == 'apply' then
-	-- ARGV: the steps' queue, then per step: id, outcome ('s' succeeded, 'd' dead, 'c' cancelled)
+	-- ARGV: the steps' queue, then per step: id, outcome ('s' succeeded, 'd' dead, 'c' cancelled, 'p' purged with its
+	-- queue: the chain ends cancelled)
 	if redis.call('EXISTS', meta) == 0 then
 		-- lingered out, or its creation failed
 		return {}

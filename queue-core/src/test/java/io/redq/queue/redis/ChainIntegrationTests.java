@@ -115,6 +115,44 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void purgingTheQueueOfAPendingStepEndsTheChainWithoutItsOnFailureJob() {
+		ChainResult chain = this.dispatcher.dispatchChain(
+				ChainRequest.of(step("resize"), step("publish"), step("watermark")).onFailure(broken()).build());
+		String id = chain.chainId();
+		succeed("images");
+		handOverAll();
+		this.operations.purge("web");
+		while (this.listener.migrate("web").handOvers()) {
+			handOverAll();
+		}
+		ChainStatus purged = status(chain);
+		assertThat(purged.state()).isEqualTo(State.CANCELLED);
+		assertThat(purged.reason()).isEqualTo("step 2 (job " + id + ":2 of queue 'web') was purged with its queue");
+		assertThat(purged.steps()).extracting(Step::state)
+			.containsExactly(StepState.SUCCEEDED, StepState.CANCELLED, StepState.CANCELLED);
+		assertThat(callbacks()).isEmpty();
+		assertThat(this.operations.stats("images").ready()).as("the later step is never started").isZero();
+	}
+
+	@Test
+	void purgingAQueueDropsTheLaterStepsThatItsStepsWouldCreate() {
+		ChainResult chain = this.dispatcher
+			.dispatchChain(ChainRequest.of(step("resize"), step("watermark"), step("publish")).build());
+		String id = chain.chainId();
+		this.listener.reserve("images", 1, LEASE);
+		this.operations.purge("images");
+		while (this.listener.migrate("images").handOvers()) {
+			handOverAll();
+		}
+		assertThat(status(chain).state()).isEqualTo(State.CANCELLED);
+		assertThat(status(chain).reason())
+			.isEqualTo("step 1 (job " + id + ":1 of queue 'images') was purged with its queue");
+		assertThat(this.template.hasKey("redq:{images}:batch-links")).isFalse();
+		assertThat(this.operations.stats("images").ready()).isZero();
+		assertThat(this.operations.stats("web").ready()).isZero();
+	}
+
+	@Test
 	void aStepThatDiesEndsTheChainAndItsOnFailureJobRunsOnce() {
 		ChainResult chain = this.dispatcher.dispatchChain(acrossQueues().onFailure(broken()).build());
 		String id = chain.chainId();
