@@ -99,10 +99,22 @@ public final class BatchOperations {
 	 */
 	@SuppressWarnings("rawtypes")
 	public BatchOperations(QueueStore store, RedisScript<List> script) {
+		this(store, script, new ChainOperations(store));
+	}
+
+	/**
+	 * Create an instance that runs other versions of {@code batch.lua} and
+	 * {@code chain.lua}: for tests that check what their invariants catch.
+	 * @param store the queues
+	 * @param script the batch script
+	 * @param chainOperations the chains, which the hand-overs of chain steps go to
+	 */
+	@SuppressWarnings("rawtypes")
+	public BatchOperations(QueueStore store, RedisScript<List> script, ChainOperations chainOperations) {
 		this.store = store;
 		this.script = script;
 		this.enqueueOperations = new EnqueueOperations(store);
-		this.chainOperations = new ChainOperations(store);
+		this.chainOperations = chainOperations;
 		this.index = new CreationIndex(store.getTemplate(), store.getKeyspace().batchIndex(),
 				(id) -> Boolean.TRUE.equals(store.getTemplate().hasKey(store.batchKeys(id).meta())));
 	}

@@ -68,6 +68,9 @@ public final class ChainOperations {
 
 	private final QueueStore store;
 
+	@SuppressWarnings("rawtypes")
+	private final RedisScript<List> script;
+
 	private final EnqueueOperations enqueueOperations;
 
 	/** The index of the chains, {@link Keyspace#chainIndex()}. */
@@ -78,7 +81,19 @@ public final class ChainOperations {
 	 * @param store the queues
 	 */
 	public ChainOperations(QueueStore store) {
+		this(store, SCRIPT);
+	}
+
+	/**
+	 * Create an instance that runs another version of {@code chain.lua}: for tests that
+	 * check what its invariants catch.
+	 * @param store the queues
+	 * @param script the chain script
+	 */
+	@SuppressWarnings("rawtypes")
+	public ChainOperations(QueueStore store, RedisScript<List> script) {
 		this.store = store;
+		this.script = script;
 		this.enqueueOperations = new EnqueueOperations(store);
 		this.index = new CreationIndex(store.getTemplate(), store.getKeyspace().chainIndex(),
 				(id) -> Boolean.TRUE.equals(store.getTemplate().hasKey(store.getKeyspace().chain(id))));
@@ -322,7 +337,7 @@ public final class ChainOperations {
 
 	private List<?> run(String chainId, List<String> args) {
 		List<?> result = this.store.getTemplate()
-			.execute(SCRIPT, List.of(this.store.getKeyspace().chain(chainId)), args.toArray());
+			.execute(this.script, List.of(this.store.getKeyspace().chain(chainId)), args.toArray());
 		return (result != null) ? result : List.of();
 	}
 

@@ -1411,7 +1411,16 @@ final class ScriptTester {
 
 		CALLBACK_EARLY("a batch's callback enqueued only once the batch ended as it calls for"),
 
-		CALLBACK_ONCE("each batch callback enqueued at most once, and exactly once when its batch ended");
+		CALLBACK_ONCE("each batch callback enqueued at most once, and exactly once when its batch ended"),
+
+		STEP_ORDER("a chain's step starts only after the step before it succeeded, and never after a step died"),
+
+		STEP_ONCE("a chain's step is enqueued at most once: once it finished it never comes back unless revived"),
+
+		ON_FAILURE_ONCE("a chain's on-failure job enqueued only after a step died, at most once, and exactly once "
+				+ "when its chain failed"),
+
+		CHAIN_END("a chain ends once, as its steps' first finishes call for");
 
 		private final String description;
 
