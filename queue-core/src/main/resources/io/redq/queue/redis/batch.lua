@@ -5,10 +5,10 @@
 -- ended ('succeeded', 'failed', 'cancelled'), policy ('f' fail fast: ended at the first death; 'c' carry on), linger
 -- (ms the keys are kept once ended), queues (the members' queues, '\n' between), cancelling (set by cancel), total,
 -- succeeded, dead, cancelled (counts of finished members), and the callbacks not delivered yet: success and complete,
--- each '<queue>\n<id>\n<due mode>\n<due value>\n<body>' as the enqueue script takes it; and the members being
--- added (see add): adders (how many pending or finished members have adds of their own not confirmed yet), adds:<id>
--- (the number of that member's latest add) and add:<id>:<n> ('<queue>\n<call id>\n<ids '\n' between>' of one add
--- whose enqueue is not confirmed).
+-- each '<queue>\n<id>\n<due mode>\n<due value>\n<body>' as the enqueue script takes it; and the members added while
+-- it runs (see add): adds:<id> (the number of the latest add of a member that added, kept until its completion is
+-- applied with every add of it confirmed or settled), adders (how many members have it) and add:<id>:<n>
+-- ('<queue>\n<call id>\n<ids '\n' between>' of one add whose enqueue is not confirmed).
 -- Exactly once, never by a count: a member counts when it leaves pending (SREM says whether it was there), so that a
 -- hand-over applied again changes nothing; the batch ends in the one step that finds it done (state -> ended), which
 -- deletes the callbacks its outcome does not call for. The callbacks left are returned by every later call until the

@@ -201,6 +201,21 @@ class ScriptTesterIntegrationTests {
 	}
 
 	@Test // issue 37
+	void theTesterFindsABatchThatWaitsForMembersWhoseAddingProcessDiedBeforeTheirEnqueue() {
+		String batch = read(BatchOperations.class, "batch.lua");
+		String waiting = batch.replace("local adders = tonumber(redis.call('HGET', meta, 'adders') or '0') > 0",
+				"local adders = false");
+		assertThat(waiting).as("the settling of adds in batch.lua").isNotEqualTo(batch);
+		Violation violation = null;
+		for (long seed = 1; violation == null && seed <= BATCH_SEEDS; seed++) {
+			violation = batchTester(waiting, seed).run();
+		}
+		assertThat(violation).isNotNull();
+		// the batch never ends: its complete callback is never enqueued
+		assertThat(violation.invariant()).isEqualTo(Invariant.CALLBACK_ONCE);
+	}
+
+	@Test // issue 37
 	void theChainScriptKeepsEveryChainInvariant() {
 		Long seed = Long.getLong("redq.tester.seed");
 		List<String> violations = new ArrayList<>();
