@@ -282,7 +282,9 @@ public final class ChainOperations {
 	/**
 	 * Cancel a running chain: no later step is enqueued, and its current step is
 	 * cancelled in its queue, whose hand-over then ends the chain; a running step
-	 * finishes.
+	 * finishes. A chain whose current step is not recorded delivered ends at once, and
+	 * the step is cancelled in its queue all the same: a mover may have enqueued it and
+	 * died before it recorded the delivery.
 	 * @param chainId the chain id
 	 * @param timeout the longest wait for the call to the step's queue, or {@code null}
 	 * for the Redis command timeout
@@ -293,18 +295,14 @@ public final class ChainOperations {
 		if (result.isEmpty() || Long.valueOf(0).equals(result.get(0))) {
 			return false;
 		}
-		if (result.size() > 1) {
-			String queue = (String) result.get(1);
-			String links = this.store.keys(queue).batchLinks();
-			for (Object step : result.subList(2, result.size())) {
-				String id = (String) step;
-				// first its link no longer creates the step after it, then it is
-				// cancelled
-				this.store.getTemplate().execute(UNLINK_LATER_STEPS, List.of(links), id);
-				this.store.runOnce(this.store.getScripts().cancel(), queue,
-						List.of(this.store.keys(queue).progress(id)), List.of(id), timeout,
-						"cancel step '" + id + "' of chain " + chainId + " in queue '" + queue + "'");
-			}
+		String queue = (String) result.get(1);
+		String links = this.store.keys(queue).batchLinks();
+		for (Object step : result.subList(2, result.size())) {
+			String id = (String) step;
+			// first its link no longer creates the step after it, then it is cancelled
+			this.store.getTemplate().execute(UNLINK_LATER_STEPS, List.of(links), id);
+			this.store.runOnce(this.store.getScripts().cancel(), queue, List.of(this.store.keys(queue).progress(id)),
+					List.of(id), timeout, "cancel step '" + id + "' of chain " + chainId + " in queue '" + queue + "'");
 		}
 		return true;
 	}

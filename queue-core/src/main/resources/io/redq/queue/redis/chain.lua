@@ -15,8 +15,8 @@
 -- later call returns until the mover that enqueued it (under a fixed id, as a remembered call) reports it delivered;
 -- the step that finds one dead ends the chain and keeps the on-failure job, returned likewise.
 -- Returns, for create, 1 when done and 0 when the chain is not in a state for it; for cancel, {0} when the chain was
--- not running, {1} when it ended at once, {1, queue, id, ...} when those steps must be cancelled in their queue (the
--- current step and those after it in the same queue, which its acknowledgement may have created); for the others
+-- not running, else {1, queue, id, ...}: the steps to cancel in their queue (the current step and those after it in
+-- the same queue, which its acknowledgement may have created); for the others
 -- the jobs to deliver: {linger, name, job, ...}, empty for none.
 local meta = KEYS[1]
 local op = ARGV[1]
@@ -149,11 +149,12 @@ elseif op == 'cancel' then
 	end
 	local at = tonumber(found[2])
 	if redis.call('HEXISTS', meta, 's' .. at) == 1 then
-		-- the current step is not enqueued yet: it never will be
+		-- the current step is not enqueued yet, and never will be; or a mover enqueued it and died before it recorded
+		-- the delivery, so that it is cancelled in its queue all the same, lest it run and create the steps after it
 		finish('cancelled', 'the chain was cancelled', at, tonumber(found[3]))
-		return {1}
+	else
+		redis.call('HSET', meta, 'cancelling', 1)
 	end
-	redis.call('HSET', meta, 'cancelling', 1)
 	local step = redis.call('HMGET', meta, 'q' .. at, 'j' .. at)
 	local result = {1, step[1], step[2]}
 	for i = at + 1, tonumber(found[3]) do

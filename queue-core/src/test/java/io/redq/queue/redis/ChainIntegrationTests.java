@@ -272,6 +272,25 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void cancelAfterAMoverEnqueuedTheCurrentStepAndDiedBeforeItRecordedTheDeliveryCancelsThatStep() {
+		ChainResult chain = this.dispatcher
+			.dispatchChain(ChainRequest.of(step("resize"), step("publish"), step("publish")).build());
+		String meta = "redq:chain:{" + chain.chainId() + "}:meta";
+		Object job = this.template.opsForHash().get(meta, "s2");
+		succeed("images");
+		handOverAll();
+		assertThat(this.operations.stats("web").ready()).isEqualTo(1);
+		// the mover that enqueued step 2 died before it recorded the delivery
+		this.template.opsForHash().put(meta, "s2", job);
+		assertThat(this.dispatcher.cancelChain(chain.chainId())).isTrue();
+		assertThat(status(chain).state()).isEqualTo(State.CANCELLED);
+		assertThat(this.operations.stats("web").ready()).as("step 2 never runs, so never creates step 3").isZero();
+		handOverAll();
+		assertThat(status(chain).steps()).extracting(Step::state)
+			.containsExactly(StepState.SUCCEEDED, StepState.CANCELLED, StepState.CANCELLED);
+	}
+
+	@Test
 	void aFirstStepThatFinishesBeforeTheChainIsOpenedMovesItOnWhenItOpens() {
 		ChainOperations chains = new ChainOperations(this.operations.getStore());
 		PreparedJob first = this.dispatcher.prepare(JobRequest.of("resize", "i").id("c1:1").build());
