@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 
+import io.redq.queue.core.BatchRequest;
+import io.redq.queue.core.BatchStatus;
 import io.redq.queue.core.ChainRequest;
 import io.redq.queue.core.ChainStatus;
 import io.redq.queue.core.JobBackoff;
@@ -51,6 +53,58 @@ class ChainFaultsIntegrationTests extends ChaosSupport {
 		killInTheMiddle(workers.get(0), acrossQueues(),
 				(step) -> (step % 2 == 0) ? ChaosTask.JOB_NAME : OtherQueueJobs.JOB_NAME);
 		assertThat(this.operations.stats(OtherQueueJobs.QUEUE).dead()).isZero();
+	}
+
+	@Test // issue 37
+	void killBetweenTheTwoStepsOfACrossSlotHandOverStartsTheNextStepAndTheCallbackOnce() {
+		startRedis();
+		RedisJobDispatcher dispatcher = acrossQueues();
+		String chainId = dispatcher
+			.dispatchChain(
+					ChainRequest
+						.of(JobRequest.of(ChaosTask.JOB_NAME, ChaosTask.standard()).build(),
+								JobRequest.of(OtherQueueJobs.JOB_NAME, ChaosTask.standard()).build())
+						.build())
+			.chainId();
+		String batchId = dispatcher
+			.dispatchBatch(BatchRequest.of(List.of(JobRequest.of(ChaosTask.JOB_NAME, ChaosTask.standard()).build()))
+				.onComplete(JobRequest.of(OtherQueueJobs.JOB_NAME, ChaosTask.standard()).build())
+				.build())
+			.batchId();
+		// a worker without a migrator acknowledges both: each hand-over is recorded in
+		// the queue's slot, and the worker is killed before any is applied
+		WorkerProcess victim = launchWorker("--redq.listener.auto-startup=false",
+				"--chaos.ack-and-wait=" + ChaosTask.QUEUE);
+		awaitEntries((entry) -> entry.is("ACKED"), 2, Duration.ofSeconds(60));
+		victim.signal("KILL");
+		assertThat(victim.awaitExit(10)).isTrue();
+		assertThat(this.operations.getStore()
+			.getTemplate()
+			.opsForZSet()
+			.size(this.operations.getStore().keys(ChaosTask.QUEUE).handover())).isEqualTo(2);
+		assertThat(dispatcher.findChain(chainId).orElseThrow().steps().get(1).state())
+			.isEqualTo(ChainStatus.StepState.PENDING);
+		assertThat(dispatcher.findBatch(batchId).orElseThrow().state()).isEqualTo(BatchStatus.State.RUNNING);
+		assertThat(this.operations.stats(OtherQueueJobs.QUEUE).ready()).isZero();
+
+		// another instance's migrator applies the hand-overs
+		startWorkers(1, "--chaos.other-queue=true");
+		await().atMost(Duration.ofSeconds(60))
+			.pollInterval(Duration.ofMillis(200))
+			.until(() -> dispatcher.findChain(chainId).orElseThrow().state() == ChainStatus.State.SUCCEEDED
+					&& entries((entry) -> entry.is("DONE") && entry.id().equals(batchId + ":complete")).size() == 1);
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> List.of(ChaosTask.QUEUE, OtherQueueJobs.QUEUE)
+				.stream()
+				.map(this.operations::stats)
+				.allMatch((stats) -> stats.ready() + stats.delayed() + stats.reserved() == 0));
+		for (String id : List.of(chainId + ":2", batchId + ":complete")) {
+			assertThat(entries((entry) -> entry.is("START") && entry.id().equals(id))).as("starts of %s", id)
+				.hasSize(1);
+		}
+		assertThat(dispatcher.findBatch(batchId).orElseThrow().state()).isEqualTo(BatchStatus.State.SUCCEEDED);
+		report("kill -9 between the two steps of cross-slot hand-overs (recorded, not applied): the next step of the "
+				+ "chain and the batch's callback each started once, by another instance's migrator");
 	}
 
 	private void killInTheMiddle(WorkerProcess victim, JobDispatcher dispatcher, IntFunction<String> jobOfStep) {

@@ -76,6 +76,14 @@ public final class BatchOperations {
 
 	static final String CHAIN_QUEUE = "{chain}";
 
+	/**
+	 * The prefix of the names of the adds to settle, as {@code batch.lua} returns them.
+	 */
+	private static final String ADD = "add:";
+
+	/** The outcomes of a member's hand-over (see {@code batch_member_done}). */
+	private static final List<String> OUTCOMES = List.of("s", "d", "c", "p");
+
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> SCRIPT = script();
 
@@ -120,11 +128,16 @@ public final class BatchOperations {
 	}
 
 	/**
-	 * Create an instance that hands chain links to the given chains, for the chains' own
-	 * batches (a batch step, a batch a chain is a member of).
+	 * Create an instance that runs another version of {@code batch.lua} and hands chain
+	 * links to the given chains: for the chains' own batches (a batch step, a batch a
+	 * chain is a member of), and for tests that check what the scripts' invariants catch.
+	 * @param store the queues
+	 * @param script the batch script
+	 * @param chainOperations the chains, which the hand-overs of chain steps go to, or
+	 * {@code null} for chains of this instance's own
 	 */
 	@SuppressWarnings("rawtypes")
-	BatchOperations(QueueStore store, RedisScript<List> script, @Nullable ChainOperations chainOperations) {
+	public BatchOperations(QueueStore store, RedisScript<List> script, @Nullable ChainOperations chainOperations) {
 		this.store = store;
 		this.script = script;
 		this.enqueueOperations = new EnqueueOperations(store);
@@ -266,54 +279,56 @@ public final class BatchOperations {
 	}
 
 	/**
-	 * Add members to a running batch on behalf of one of its pending members, before they
-	 * are enqueued, at most {@value QueueStore#MAX_BATCH_SIZE} per call: the batch then
-	 * ends no earlier than the adding member's completion is handed over, which comes
-	 * after the added members are pending.
+	 * Add members of one queue to a running batch on behalf of one of its pending
+	 * members, before they are enqueued, at most {@value QueueStore#MAX_BATCH_SIZE}: the
+	 * batch then ends no earlier than the adding member's completion is handed over,
+	 * which comes after the added members are pending. The add is kept until
+	 * {@link #confirmed confirmed}; an add that its member finished without confirming
+	 * (its worker died before the enqueue, or the enqueue failed) is settled when that
+	 * member's completion is handed over: the members that were never enqueued are then
+	 * counted cancelled, so that the batch does not wait for them.
 	 * @param batchId the batch id
 	 * @param memberId the adding member's id
-	 * @param queues the added members' queues
+	 * @param queue the added members' queue
+	 * @param callId the id of the call that enqueues them (see
+	 * {@link EnqueueOperations#enqueueOnce})
 	 * @param memberIds the added members' ids
+	 * @return the number of the add, for {@link #confirmed}
 	 * @throws IllegalStateException when the batch is not running, or the adding member
 	 * is not one of its pending members
 	 */
-	void add(String batchId, String memberId, Collection<String> queues, List<String> memberIds) {
-		for (int from = 0; from < memberIds.size(); from += QueueStore.MAX_BATCH_SIZE) {
-			List<String> args = new ArrayList<>(List.of("add", memberId, String.join("\n", queues)));
-			args.addAll(memberIds.subList(from, Math.min(memberIds.size(), from + QueueStore.MAX_BATCH_SIZE)));
-			List<?> reply = run(batchId, args);
-			long code = ((Number) reply.get(0)).longValue();
-			if (code == 0) {
-				Object state = (reply.size() > 1) ? reply.get(1) : null;
-				Object outcome = (reply.size() > 2) ? reply.get(2) : null;
-				String why = (state == null)
-						? "no batch is kept under that id (it never was, or it ended and its linger passed)"
-						: (outcome != null) ? "it ended (" + outcome + ")" : "it is not open yet (" + state + ")";
-				throw new IllegalStateException("Cannot add members to batch " + batchId + ": " + why
-						+ ". Members are added only while the batch runs: dispatch the work as a job of its own, or "
-						+ "as a new batch");
-			}
-			Assert.state(code == 1,
-					() -> "Cannot add members to batch " + batchId + ": job '" + memberId
-							+ "' is not one of its pending members. Members are added by a member of the batch while "
-							+ "it runs (its own id and batch id), so that the batch cannot end before they are in it");
+	long add(String batchId, String memberId, String queue, String callId, List<String> memberIds) {
+		Assert.isTrue(memberIds.size() <= QueueStore.MAX_BATCH_SIZE,
+				() -> "At most " + QueueStore.MAX_BATCH_SIZE + " members per add; got " + memberIds.size());
+		List<String> args = new ArrayList<>(List.of("add", memberId, queue, callId));
+		args.addAll(memberIds);
+		List<?> reply = run(batchId, args);
+		long code = ((Number) reply.get(0)).longValue();
+		if (code == 0) {
+			Object state = (reply.size() > 1) ? reply.get(1) : null;
+			Object outcome = (reply.size() > 2) ? reply.get(2) : null;
+			String why = (state == null)
+					? "no batch is kept under that id (it never was, or it ended and its linger passed)"
+					: (outcome != null) ? "it ended (" + outcome + ")" : "it is not open yet (" + state + ")";
+			throw new IllegalStateException("Cannot add members to batch " + batchId + ": " + why
+					+ ". Members are added only while the batch runs: dispatch the work as a job of its own, or "
+					+ "as a new batch");
 		}
+		Assert.state(code == 1,
+				() -> "Cannot add members to batch " + batchId + ": job '" + memberId
+						+ "' is not one of its pending members. Members are added by a member of the batch while "
+						+ "it runs (its own id and batch id), so that the batch cannot end before they are in it");
+		return ((Number) reply.get(1)).longValue();
 	}
 
 	/**
-	 * Count members whose enqueue failed after they were added as cancelled, so that the
-	 * batch does not wait for them.
+	 * Record that the members of an add are enqueued.
 	 * @param batchId the batch id
-	 * @param queue the members' queue
-	 * @param memberIds the members' ids
+	 * @param memberId the adding member's id
+	 * @param add the number of the add, as {@link #add} returned it
 	 */
-	void abandon(String batchId, String queue, List<String> memberIds) {
-		List<String> args = new ArrayList<>(List.of("apply", queue));
-		for (String id : memberIds) {
-			args.add(id);
-			args.add("c");
-		}
-		deliver(batchId, run(batchId, args));
+	void confirmed(String batchId, String memberId, long add) {
+		run(batchId, List.of("confirmed", memberId, Long.toString(add)));
 	}
 
 	/**
@@ -330,15 +345,20 @@ public final class BatchOperations {
 	 * {@value #HAND_OVER_BATCH_SIZE}, deliver the callbacks of the batches that ended,
 	 * then remove the hand-overs applied. Several instances may do so at once: each step
 	 * changes nothing when applied again. The hand-overs of chain steps, whose link names
-	 * a chain, go to their chains ({@link ChainOperations}).
+	 * a chain, go to their chains ({@link ChainOperations}). The members and steps of a
+	 * purged queue come as cancelled, once the migrator found their links (see
+	 * {@code migrate.lua}).
 	 * @param queue the queue
 	 * @return how many hand-overs were applied
 	 */
 	public int handOver(String queue) {
 		String handover = this.store.keys(queue).handover();
 		StringRedisTemplate redis = this.store.getTemplate();
-		Set<String> entries = redis.opsForZSet().range(handover, 0, HAND_OVER_BATCH_SIZE - 1);
-		if (entries == null || entries.isEmpty()) {
+		Set<String> read = redis.opsForZSet().range(handover, 0, HAND_OVER_BATCH_SIZE - 1);
+		// but the member '', which keeps the cursor of the sweep after a purge (see
+		// migrate.lua)
+		List<String> entries = (read != null) ? read.stream().filter((entry) -> !entry.isEmpty()).toList() : List.of();
+		if (entries.isEmpty()) {
 			return 0;
 		}
 		Map<String, List<String>> byBatch = new LinkedHashMap<>();
@@ -499,7 +519,8 @@ public final class BatchOperations {
 					switch (queue) {
 						case BATCH_QUEUE -> cancel(id, timeout);
 						case CHAIN_QUEUE -> this.chainOperations.cancel(id, timeout);
-						default -> this.store.runOnce(this.store.getScripts().cancel(), queue, List.of(id), timeout,
+						default -> this.store.runOnce(this.store.getScripts().cancel(), queue,
+								List.of(this.store.keys(queue).progress(id)), List.of(id), timeout,
 								"cancel member '" + id + "' of batch " + batchId + " in queue '" + queue + "'");
 					}
 				}
@@ -522,6 +543,10 @@ public final class BatchOperations {
 		for (int i = 1; i < undelivered.size(); i += 2) {
 			String name = (String) undelivered.get(i);
 			String value = (String) undelivered.get(i + 1);
+			if (name.startsWith(ADD)) {
+				settle(batchId, name, value);
+				continue;
+			}
 			if (PARENT.equals(name)) {
 				handToParent(value, BATCH_QUEUE, batchId);
 			}
@@ -544,6 +569,48 @@ public final class BatchOperations {
 	void handToParent(String parent, String kind, String id) {
 		int cut = parent.lastIndexOf('\n');
 		apply(parent.substring(0, cut), List.of("apply", kind, id, parent.substring(cut + 1)));
+	}
+
+	/**
+	 * Settle an add that its member finished without confirming ({@code add:<member>:<n>}
+	 * as {@code batch.lua} returns it). Its enqueue is first made again as the same call
+	 * with no jobs, so that the enqueue, should it still come, changes nothing; then its
+	 * members that are neither linked in their queue nor handed over from there were
+	 * never enqueued, or finished and were counted, and are counted cancelled. Settled
+	 * again (a mover that died before it recorded this), it counts nothing twice.
+	 */
+	private void settle(String batchId, String name, String add) {
+		List<String> parts = List.of(add.split("\n"));
+		String queue = parts.get(0);
+		List<String> ids = parts.subList(2, parts.size());
+		this.enqueueOperations.forestall(queue, parts.get(1), this.store.getResendProtection().getWindow());
+		QueueKeys keys = this.store.keys(queue);
+		StringRedisTemplate redis = this.store.getTemplate();
+		// the links first: a member that finishes meanwhile is linked or handed over
+		List<Object> links = redis.<String, Object>opsForHash().multiGet(keys.batchLinks(), List.copyOf(ids));
+		List<String> handOvers = new ArrayList<>(ids.size() * OUTCOMES.size());
+		for (String id : ids) {
+			for (String outcome : OUTCOMES) {
+				handOvers.add(batchId + "\n" + id + "\n" + outcome);
+			}
+		}
+		List<Double> handedOver = redis.opsForZSet().score(keys.handover(), handOvers.toArray());
+		List<String> args = new ArrayList<>(List.of("apply", queue));
+		for (int i = 0; i < ids.size(); i++) {
+			boolean pending = false;
+			for (int j = 0; j < OUTCOMES.size(); j++) {
+				pending |= handedOver != null && handedOver.get(i * OUTCOMES.size() + j) != null;
+			}
+			if (links.get(i) == null && !pending) {
+				args.add(ids.get(i));
+				args.add("c");
+			}
+		}
+		if (args.size() > 2) {
+			deliver(batchId, run(batchId, args));
+		}
+		int number = name.lastIndexOf(':');
+		run(batchId, List.of("settled", name.substring(ADD.length(), number), name.substring(number + 1)));
 	}
 
 	private List<?> run(String batchId, List<String> args) {

@@ -198,6 +198,10 @@ public final class EnqueueOperations {
 	}
 
 	private static List<DispatchResult> results(List<EnqueueCommand> batch, List<?> codes) {
+		Assert.state(codes.size() == batch.size(), () -> "Redis remembers another reply for this call, of "
+				+ codes.size() + " job(s) where it took " + batch.size() + ": the call was made first by a batch that "
+				+ "settled the members added by a job that finished meanwhile (its lease expired, or its queue was "
+				+ "purged), which were counted cancelled; nothing was enqueued");
 		List<DispatchResult> results = new ArrayList<>(batch.size());
 		for (int i = 0; i < batch.size(); i++) {
 			results.add(new DispatchResult(batch.get(i).id(), OUTCOMES[((Number) codes.get(i)).intValue()]));
@@ -235,6 +239,20 @@ public final class EnqueueOperations {
 	public List<DispatchResult> enqueueOnce(String queue, String callId, List<EnqueueCommand> batch, Duration window,
 			@Nullable String batchId) {
 		return enqueue(queue, ResendProtection.once(this.store.keys(queue), callId, window), batch, batchId);
+	}
+
+	/**
+	 * Make the call of the given id, as {@link #enqueueOnce} makes it, with no jobs,
+	 * unless Redis remembers it: the call, should it still come within the window,
+	 * changes nothing.
+	 * @param queue the queue
+	 * @param callId the call's id
+	 * @param window how long Redis remembers the call
+	 */
+	void forestall(String queue, String callId, Duration window) {
+		ResendProtection.Call call = ResendProtection.once(this.store.keys(queue), callId, window);
+		this.store.runForListOnReplicas(script(false), this.store.keysOf(queue, call),
+				QueueStore.argsOf(call, args(List.of(), false)), "no job of queue '" + queue + "'");
 	}
 
 	/**

@@ -133,7 +133,26 @@ public final class QueueStore {
 	 * @return the result
 	 */
 	public <T> @Nullable T runOnce(RedisScript<T> script, String queue, ResendProtection.Call call, List<String> args) {
-		return this.redis.execute(script, keysOf(queue, call), argsOf(call, args).toArray());
+		return runOnce(script, queue, call, List.of(), args);
+	}
+
+	/**
+	 * Run a script that changes a queue as the given call, with keys besides the queue's,
+	 * as {@link #runOnce(RedisScript, String, ResendProtection.Call, List)} does.
+	 * @param <T> the result type
+	 * @param script the script
+	 * @param queue the queue
+	 * @param call the call
+	 * @param extraKeys the keys that follow the queue's, before the call's own
+	 * @param args the arguments, which follow the call's own
+	 * @return the result
+	 */
+	public <T> @Nullable T runOnce(RedisScript<T> script, String queue, ResendProtection.Call call,
+			List<String> extraKeys, List<String> args) {
+		List<String> keys = new ArrayList<>(keys(queue).all());
+		keys.addAll(extraKeys);
+		keys.add(call.key());
+		return this.redis.execute(script, keys, argsOf(call, args).toArray());
 	}
 
 	/**

@@ -493,15 +493,21 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	/**
 	 * Add members to a running batch: checked and passed through the interceptors first,
-	 * then added to the batch's pending members under the adding member, which must be
-	 * pending, then enqueued, each linked to the batch. Members of a queue whose enqueue
-	 * failed are counted cancelled, so that the batch does not wait for them.
+	 * then, per queue and {@value QueueStore#MAX_BATCH_SIZE} at most, added to the
+	 * batch's pending members under the adding member, which must be pending, then
+	 * enqueued under a call id the add recorded, each linked to the batch, then
+	 * confirmed. An add left unconfirmed (this instance died, or the enqueue failed) is
+	 * settled when the adding member's completion reaches the batch: the members never
+	 * enqueued are counted cancelled, so that the batch does not wait for them.
 	 */
 	@Override
 	public List<DispatchResult> addToBatch(String batchId, String memberId, Collection<JobRequest> members) {
 		Assert.notEmpty(members, "Add at least one member to the batch");
 		Map<String, String> header = Map.of(BatchRequest.BATCH_HEADER, batchId);
 		List<PreparedJob> prepared = new ArrayList<>(members.size());
+		List<List<PreparedJob>> steps = new ArrayList<>();
+		List<Long> adds = new ArrayList<>();
+		String callId = ResendProtection.newId();
 		try {
 			for (JobRequest request : members) {
 				Assert.isTrue(request.getId() == null,
@@ -510,35 +516,39 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 								+ "in the payload");
 				prepared.add(this.preparer.prepare(request, null, header));
 			}
-			this.batchOperations.add(batchId, memberId, prepared.stream().map(PreparedJob::queue).distinct().toList(),
-					prepared.stream().map(PreparedJob::id).toList());
+			for (List<PreparedJob> jobs : prepared.stream()
+				.collect(Collectors.groupingBy(PreparedJob::queue, LinkedHashMap::new, Collectors.toList()))
+				.values()) {
+				for (int from = 0; from < jobs.size(); from += QueueStore.MAX_BATCH_SIZE) {
+					List<PreparedJob> step = jobs.subList(from,
+							Math.min(jobs.size(), from + QueueStore.MAX_BATCH_SIZE));
+					adds.add(this.batchOperations.add(batchId, memberId, step.get(0).queue(),
+							callId + "." + steps.size(), step.stream().map(PreparedJob::id).toList()));
+					steps.add(step);
+				}
+			}
 		}
 		catch (RuntimeException ex) {
 			prepared.forEach((job) -> job.failed(ex));
 			throw ex;
 		}
-		Map<String, List<PreparedJob>> byQueue = prepared.stream()
-			.collect(Collectors.groupingBy(PreparedJob::queue, LinkedHashMap::new, Collectors.toList()));
 		Map<PreparedJob, DispatchResult> results = new IdentityHashMap<>(prepared.size());
-		List<String> queues = new ArrayList<>(byQueue.keySet());
-		for (int i = 0; i < queues.size(); i++) {
-			List<PreparedJob> jobs = byQueue.get(queues.get(i));
+		for (int i = 0; i < steps.size(); i++) {
+			List<PreparedJob> step = steps.get(i);
+			List<DispatchResult> sent;
 			try {
-				List<DispatchResult> sent = sendAll(jobs, batchId);
-				for (int j = 0; j < jobs.size(); j++) {
-					results.put(jobs.get(j), sent.get(j));
-				}
+				sent = this.enqueueOperations.enqueueOnce(step.get(0).queue(), callId + "." + i,
+						step.stream().map(PreparedJob::command).toList(), this.resendProtection.getWindow(), batchId);
 			}
 			catch (RuntimeException ex) {
-				// this queue's members and the later ones' are not enqueued
-				for (String queue : queues.subList(i, queues.size())) {
-					List<PreparedJob> unsent = byQueue.get(queue);
-					if (!queue.equals(queues.get(i))) {
-						unsent.forEach((job) -> job.failed(ex));
-					}
-					this.batchOperations.abandon(batchId, queue, unsent.stream().map(PreparedJob::id).toList());
-				}
+				// settled once the adding member finished
+				steps.subList(i, steps.size()).forEach((jobs) -> jobs.forEach((job) -> job.failed(ex)));
 				throw ex;
+			}
+			dispatched(step);
+			this.batchOperations.confirmed(batchId, memberId, adds.get(i));
+			for (int j = 0; j < step.size(); j++) {
+				results.put(step.get(j), sent.get(j));
 			}
 		}
 		return prepared.stream().map(results::get).toList();

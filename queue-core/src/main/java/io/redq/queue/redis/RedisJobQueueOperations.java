@@ -295,8 +295,8 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	 * call is not cancelled
 	 */
 	public boolean cancel(String queue, String id, @Nullable Duration timeout) {
-		Long removed = this.store.runOnce(this.scripts.cancel(), queue, List.of(id), timeout,
-				"cancel job '" + id + "' of queue '" + queue + "'");
+		Long removed = this.store.runOnce(this.scripts.cancel(), queue, List.of(this.store.keys(queue).progress(id)),
+				List.of(id), timeout, "cancel job '" + id + "' of queue '" + queue + "'");
 		return removed != null && removed == 1L;
 	}
 

@@ -6,7 +6,10 @@
 -- ended ('succeeded', 'failed', 'cancelled'), policy ('f' fail fast: ended at the first death; 'c' carry on), linger
 -- (ms the keys are kept once ended), queues (the members' queues, '\n' between), cancelling (set by cancel), total,
 -- succeeded, dead, cancelled (counts of finished members), and the callbacks not delivered yet: success and complete,
--- each '<queue>\n<id>\n<due mode>\n<due value>\n<body>' as the enqueue script takes it; and parent, for a batch
+-- each '<queue>\n<id>\n<due mode>\n<due value>\n<body>' as the enqueue script takes it; the members added while
+-- it runs (see add): adds:<id> (the number of the latest add of a member that added, kept until its completion is
+-- applied with every add of it confirmed or settled), adders (how many members have it) and add:<id>:<n>
+-- ('<queue>\n<call id>\n<ids '\n' between>' of one add whose enqueue is not confirmed); and parent, for a batch
 -- nested in another workflow (a member of a batch, a step of a chain), the link of that workflow (its batch id, or
 -- 'chain:<chain id>'), in which this batch's id is the member: the batch's end is handed over to it as a callback
 -- is delivered, as '<link>\n<outcome>' ('s' succeeded, 'd' failed, 'c' cancelled), applied there once.
@@ -15,7 +18,7 @@
 -- deletes the callbacks its outcome does not call for. The callbacks left are returned by every later call until the
 -- mover that enqueued one reports it delivered, which deletes it.
 -- Returns, for create and cancel, 1 when done and 0 when the batch is not in a state for it; for add, see there; for
--- the others the callbacks to deliver: {linger, name, callback, ...}, empty for none.
+-- the others the callbacks to deliver and, for apply, the adds to settle: {linger, name, value, ...}, empty for none.
 local meta, pending, dead, succeeded = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local op = ARGV[1]
 
@@ -65,6 +68,28 @@ local function settle()
 	end
 end
 
+-- Appends the names and values of a member's adds not confirmed to found; returns how many it has.
+local function unconfirmed(member, found)
+	local count = 0
+	for n = 1, tonumber(redis.call('HGET', meta, 'adds:' .. member) or '0') do
+		local name = 'add:' .. member .. ':' .. n
+		local add = redis.call('HGET', meta, name)
+		if add then
+			found[#found + 1] = name
+			found[#found + 1] = add
+			count = count + 1
+		end
+	end
+	return count
+end
+
+-- Forgets a finished member that has no adds left to confirm.
+local function forget_adder(member)
+	if redis.call('HDEL', meta, 'adds:' .. member) == 1 and redis.call('HINCRBY', meta, 'adders', -1) == 0 then
+		redis.call('HDEL', meta, 'adders')
+	end
+end
+
 if op == 'create' then
 	-- ARGV: creation window (ms), policy, linger (ms), total, queues, success or '', complete or '', parent or '',
 	-- then member ids (a nested workflow's id among them).
@@ -108,17 +133,23 @@ elseif op == 'seal' then
 	end
 	return undelivered()
 elseif op == 'apply' then
-	-- ARGV: the members' queue, then per member: id, outcome ('s' succeeded, 'd' dead, 'c' cancelled)
+	-- ARGV: the members' queue, then per member: id, outcome ('s' succeeded, 'd' dead, 'c' cancelled, 'p' purged with
+	-- its queue, counted as cancelled). A member that finished with adds not confirmed (its worker died between an add
+	-- and its enqueue, or the enqueue failed) gets them returned, each as 'add:<id>:<n>' and the add, by every apply of
+	-- its finish until the mover settled them (see settled): the batch waits for their members meanwhile. A batch
+	-- without such adds pays one HGET per call for them.
 	if redis.call('EXISTS', meta) == 0 then
 		-- lingered out, or its creation failed
 		return {}
 	end
 	local queue = ARGV[2]
+	local adders = tonumber(redis.call('HGET', meta, 'adders') or '0') > 0
+	local adds = {}
 	for i = 3, #ARGV, 2 do
 		local id, outcome = ARGV[i], ARGV[i + 1]
 		if redis.call('SREM', pending, id) == 1 then
 			redis.call('HINCRBY', meta, (outcome == 's') and 'succeeded' or (outcome == 'd') and 'dead' or 'cancelled', 1)
-			if outcome ~= 'c' then
+			if outcome == 's' or outcome == 'd' then
 				local list = (outcome == 'd') and dead or succeeded
 				-- a list begun before the seal expires with the creation window, one begun after the end (under fail
 				-- fast) lingers with the rest; later entries keep its expiry
@@ -131,34 +162,61 @@ elseif op == 'apply' then
 			end
 			settle()
 		end
+		if adders and unconfirmed(id, adds) == 0 then
+			forget_adder(id)
+		end
 	end
-	return undelivered()
+	local result = undelivered()
+	if #adds > 0 then
+		if #result == 0 then
+			result[1] = redis.call('HGET', meta, 'linger')
+		end
+		for _, value in ipairs(adds) do
+			result[#result + 1] = value
+		end
+	end
+	return result
 elseif op == 'delivered' then
 	-- ARGV: the callback's name
 	redis.call('HDEL', meta, ARGV[2])
 	return {}
 elseif op == 'add' then
-	-- ARGV: the adding member's id, the added members' queues ('\n' between), then their ids. Added only while the
-	-- batch is open and the adding member is pending, so that the batch cannot end before the added members are in
-	-- pending: it ends no earlier than the adding member's own completion is handed over. Returns {1} when added, {0,
-	-- state, outcome} when the batch is not open (or gone: {0}), {-1} when the adding member is not pending.
+	-- ARGV: the adding member's id, the added members' queue, the id of the call that enqueues them, then their ids.
+	-- Added only while the batch is open and the adding member is pending, so that the batch cannot end before the
+	-- added members are in pending: it ends no earlier than the adding member's own completion is handed over. The add
+	-- is kept until its enqueue is confirmed (see confirmed), or else settled once the adding member finished (see
+	-- apply). Returns {1, n} when added as the member's add n, {0, state, outcome} when the batch is not open (or gone:
+	-- {0}), {-1} when the adding member is not pending. Re-sent, it adds an add that settles to nothing.
 	local found = redis.call('HMGET', meta, 'state', 'outcome', 'queues')
 	if found[1] ~= 'open' then
 		return {0, found[1], found[2]}
 	end
-	if redis.call('SISMEMBER', pending, ARGV[2]) == 0 then
+	local member, queue = ARGV[2], ARGV[3]
+	if redis.call('SISMEMBER', pending, member) == 0 then
 		return {-1}
 	end
-	local queues = found[3]
-	for queue in string.gmatch(ARGV[3], '[^\n]+') do
-		if not string.find('\n' .. queues .. '\n', '\n' .. queue .. '\n', 1, true) then
-			queues = queues .. '\n' .. queue
-		end
+	if not string.find('\n' .. found[3] .. '\n', '\n' .. queue .. '\n', 1, true) then
+		redis.call('HSET', meta, 'queues', found[3] .. '\n' .. queue)
 	end
-	local added = redis.call('SADD', pending, unpack(ARGV, 4))
-	redis.call('HINCRBY', meta, 'total', added)
-	redis.call('HSET', meta, 'queues', queues)
-	return {1}
+	redis.call('HINCRBY', meta, 'total', redis.call('SADD', pending, unpack(ARGV, 5)))
+	local n = redis.call('HINCRBY', meta, 'adds:' .. member, 1)
+	if n == 1 then
+		redis.call('HINCRBY', meta, 'adders', 1)
+	end
+	redis.call('HSET', meta, 'add:' .. member .. ':' .. n, queue .. '\n' .. ARGV[4] .. '\n' .. table.concat(ARGV, '\n', 5))
+	return {1, n}
+elseif op == 'confirmed' then
+	-- ARGV: the adding member's id, the number of its add, whose members are enqueued
+	redis.call('HDEL', meta, 'add:' .. ARGV[2] .. ':' .. ARGV[3])
+	return {}
+elseif op == 'settled' then
+	-- ARGV: the adding member's id, the number of an add the mover settled (its members that were never enqueued are
+	-- counted cancelled)
+	redis.call('HDEL', meta, 'add:' .. ARGV[2] .. ':' .. ARGV[3])
+	if unconfirmed(ARGV[2], {}) == 0 then
+		forget_adder(ARGV[2])
+	end
+	return {}
 elseif op == 'cancel' then
 	-- the members still pending are then cancelled in their queues, whose hand-overs end the batch
 	if redis.call('HGET', meta, 'state') ~= 'open' then

@@ -3,12 +3,12 @@
 -- meta: model (of this layout, 1), state ('creating' until its first step is enqueued, 'running', then 'succeeded',
 -- 'failed' or 'cancelled'), reason (why it ended without succeeding), linger (ms the key is kept once ended), steps
 -- (how many), at (the current step, from 1), per step i: q<i> and j<i> (its queue and job id, '<chain id>:<i>'), o<i>
--- (how it finished: 's' succeeded, 'd' dead, 'c' cancelled), s<i> (a step whose queue is not its predecessor's, until
--- it is enqueued: '<queue>\n<id>\n<due mode>\n<due value>\n<body>' as the enqueue script takes it, then the steps
--- after it in the same queue as its link carries them, see batch_member_done in common.lua), failure (the on-failure
--- job, in the same form, until it is enqueued), cancelling (set by cancel), parent (for a chain that is a member of
--- a batch: that batch's id, in which this chain's id is the member; kept until the chain's end is handed over to it
--- as '<batch id>\n<outcome>', 's' succeeded, 'd' failed, 'c' cancelled, applied there once).
+-- (how it finished: 's' succeeded, 'd' dead, 'c' cancelled, 'p' purged with its queue), s<i> (a step whose queue is
+-- not its predecessor's, until it is enqueued: '<queue>\n<id>\n<due mode>\n<due value>\n<body>' as the enqueue script
+-- takes it, then the steps after it in the same queue as its link carries them, see batch_member_done in common.lua),
+-- failure (the on-failure job, in the same form, until it is enqueued), cancelling (set by cancel), parent (for a
+-- chain that is a member of a batch: that batch's id, in which this chain's id is the member; kept until the chain's
+-- end is handed over to it as '<batch id>\n<outcome>', 's' succeeded, 'd' failed, 'c' cancelled, applied there once).
 -- A step that is a batch has the queue '{batch}' (no queue has braces), the id '<chain id>:<i>' of that batch, and
 -- in s<i> the batch to create (see ChainOperations), whose end reaches the chain as its parent.
 -- A step's finish reaches the chain as a batch member's does (batch_member_done in common.lua, the link being
@@ -19,8 +19,8 @@
 -- later call returns until the mover that enqueued it (under a fixed id, as a remembered call) reports it delivered;
 -- the step that finds one dead ends the chain and keeps the on-failure job, returned likewise.
 -- Returns, for create, 1 when done and 0 when the chain is not in a state for it; for cancel, {0} when the chain was
--- not running, {1} when it ended at once, {1, queue, id, ...} when those steps must be cancelled in their queue (the
--- current step and those after it in the same queue, which its acknowledgement may have created); for the others
+-- not running, else {1, queue, id, ...}: the steps to cancel in their queue (the current step and those after it in
+-- the same queue, which its acknowledgement may have created); for the others
 -- the jobs to deliver: {linger, name, job, ...}, empty for none.
 local meta = KEYS[1]
 local op = ARGV[1]
@@ -78,11 +78,15 @@ local function advance()
 		if not outcome then
 			break
 		end
-		if outcome == 'd' then
+		if outcome == 'd' or outcome == 'p' then
 			local step = redis.call('HMGET', meta, 'j' .. moved, 'q' .. moved)
-			local reason = (step[2] == '{batch}') and ('(batch ' .. step[1] .. ') failed')
-				or ('(job ' .. step[1] .. ' of queue \'' .. step[2] .. '\') died')
-			finish('failed', 'step ' .. moved .. ' ' .. reason, moved + 1, steps)
+			local which = (step[2] == '{batch}') and ('step ' .. moved .. ' (batch ' .. step[1] .. ')')
+				or ('step ' .. moved .. ' (job ' .. step[1] .. ' of queue \'' .. step[2] .. '\')')
+			if outcome == 'd' then
+				finish('failed', which .. ((step[2] == '{batch}') and ' failed' or ' died'), moved + 1, steps)
+			else
+				finish('cancelled', which .. ' was purged with its queue', moved + 1, steps)
+			end
 			return
 		elseif outcome == 'c' or found[4] then
 			finish('cancelled', 'the chain was cancelled', moved + 1, steps)
@@ -136,7 +140,8 @@ elseif op == 'open' then
 	end
 	return undelivered()
 elseif op == 'apply' then
-	-- ARGV: the steps' queue, then per step: id, outcome ('s' succeeded, 'd' dead, 'c' cancelled)
+	-- ARGV: the steps' queue, then per step: id, outcome ('s' succeeded, 'd' dead, 'c' cancelled, 'p' purged with its
+	-- queue: the chain ends cancelled)
 	if redis.call('EXISTS', meta) == 0 then
 		-- lingered out, or its creation failed
 		return {}
@@ -160,11 +165,12 @@ elseif op == 'cancel' then
 	end
 	local at = tonumber(found[2])
 	if redis.call('HEXISTS', meta, 's' .. at) == 1 then
-		-- the current step is not enqueued yet: it never will be
+		-- the current step is not enqueued yet, and never will be; or a mover enqueued it and died before it recorded
+		-- the delivery, so that it is cancelled in its queue all the same, lest it run and create the steps after it
 		finish('cancelled', 'the chain was cancelled', at, tonumber(found[3]))
-		return {1}
+	else
+		redis.call('HSET', meta, 'cancelling', 1)
 	end
-	redis.call('HSET', meta, 'cancelling', 1)
 	local step = redis.call('HMGET', meta, 'q' .. at, 'j' .. at)
 	local result = {1, step[1], step[2]}
 	for i = at + 1, tonumber(found[3]) do

@@ -1,6 +1,7 @@
 -- Cancels a pending (ready or delayed) job, or else the successor queued behind a running one, in a call that is
--- harmless when re-sent (see remembered in common.lua): a re-sent cancel cancels no job dispatched meanwhile. ARGV:
--- the call's sequence number and re-send window (ms), id. Returns 1 when something was removed, 0 otherwise.
+-- harmless when re-sent (see remembered in common.lua): a re-sent cancel cancels no job dispatched meanwhile. KEYS: the
+-- queue's keys, then the job's progress hash (see progress.lua), which goes with a cancelled job, then the call's lane
+-- key. ARGV: the call's sequence number and re-send window (ms), id. Returns 1 when something was removed, 0 otherwise.
 local replied = remembered()
 if replied then
 	return tonumber(replied)
@@ -18,6 +19,7 @@ end
 if cancelled then
 	batch_member_done({id}, 'c')
 	forget(id)
+	redis.call('DEL', KEYS[#KEYS - 1])
 	-- a pending job with a successor ran before and waits for a retry: the id is cancelled as a whole
 	redis.call('HDEL', successors, id)
 	return tonumber(remember('1'))

@@ -540,7 +540,8 @@ local function trim_dead(now, max_size, max_age, limit)
 end
 
 -- Batches (see batch.lua): a member of a batch is linked to it in batch_links (id -> batch id) from its enqueue
--- until it first finishes. Its finish ('s' acknowledged, 'd' dead, 'c' cancelled) ends the link and records a
+-- until it first finishes. Its finish ('s' acknowledged, 'd' dead, 'c' cancelled, 'p' purged with its queue, see
+-- migrate.lua) ends the link and records a
 -- hand-over in this queue's slot, '<batch id>\n<id>\n<outcome>' in the handover set by time, which the migrator
 -- applies to the batch's own slot and then removes. A job without a link (no member, or finished before: run again,
 -- revived, acknowledged late) hands nothing over; a queue without batches pays one EXISTS per call.

@@ -2,7 +2,8 @@
 -- attempts), wakes the jobs parked behind gates held past their leases (see Gates in common.lua), and deletes dead jobs past the dead max age or beyond the dead max size, at most ARGV[1] of each, and
 -- trims the completed ids to their max size. ARGV: limit, dead max size, dead max age ms, completed max size, max
 -- stalls (how many times a job's lease may expire before a renewal confirmed its run started, without using an
--- attempt; see extend.lua).
+-- attempt; see extend.lua). It also hands over, a page a pass, the links of batch members and chain steps a purge
+-- deleted.
 -- Returns {now, due jobs moved, expired leases recovered, next due (-1 for none), dead jobs deleted, whether completions
 -- of batch members wait to be handed over (1) or not (0)}.
 local now = now_millis()
@@ -66,6 +67,28 @@ end
 -- dead jobs are trimmed here too, so that they go on a queue where nothing dies any more, and a lowered max size
 -- applies without waiting for a death
 local trimmed = trim_dead(now, tonumber(ARGV[2]), tonumber(ARGV[3]), limit)
+-- after a purge (purge.lua), the links whose jobs it deleted are handed over as purged ('p'), so that their batches and
+-- chains end: a page of about 100 links a pass, from the cursor kept as the score of the handover set's member '',
+-- which keeps the migrator coming back until the last page (see next_due). A link whose job lives is one dispatched
+-- since; a link found twice (HSCAN may return one again) was deleted the first time.
+local cursor = redis.call('ZSCORE', handover, '')
+if cursor then
+	local page = redis.call('HSCAN', batch_links, string.format('%.0f', tonumber(cursor)), 'COUNT', 100)
+	local purged = {}
+	for i = 1, #page[2], 2 do
+		if redis.call('HEXISTS', jobs, page[2][i]) == 0 then
+			purged[#purged + 1] = page[2][i]
+		end
+	end
+	if #purged > 0 then
+		batch_member_done(purged, 'p')
+	end
+	if page[1] == '0' then
+		redis.call('ZREM', handover, '')
+	else
+		redis.call('ZADD', handover, page[1], '')
+	end
+end
 -- ack trims the completed ids only while it keeps some (so that keeping none costs it nothing): ids kept under a
 -- larger max size, or before it became 0, go here
 redis.call('ZREMRANGEBYRANK', completed, 0, -tonumber(ARGV[4]) - 1)

@@ -6,11 +6,18 @@
 -- Redis, but keeps the pause switch, the lease token counter (the stale token of a purged running job must never
 -- match the lease of a new job with the same id), the data model (a queue kept by newer scripts must not look new to
 -- older ones) and the lanes of re-sent calls; a recurring job loses only its latest tick. Returns 1.
+-- The batches and chains of the purged jobs must still end: the completions waiting to be handed over stay, and so do
+-- the links of the purged members, which the migrator then hands over as purged, a page a pass (see migrate.lua),
+-- from the cursor this sets to the start: the score of the handover set's member '' (no id is empty).
 local replied = remembered()
 if replied then
 	return tonumber(replied)
 end
-local kept = {[paused] = true, [sequence] = true, [model] = true}
+local kept = {[paused] = true, [sequence] = true, [model] = true, [handover] = true}
+if redis.call('EXISTS', batch_links) == 1 then
+	kept[batch_links] = true
+	redis.call('ZADD', handover, 0, '')
+end
 local states = tonumber(ARGV[3])
 local purged = {}
 for i = 1, #KEYS - 1 - states do

@@ -15,6 +15,8 @@ import io.redq.queue.core.BatchStatus;
 import io.redq.queue.core.BatchStatus.State;
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchResult.Outcome;
+import io.redq.queue.core.Due;
+import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDefinitions;
@@ -264,6 +266,77 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(callbacks()).containsOnlyKeys(batch.batchId() + ":complete");
 	}
 
+	@Test
+	void membersAddedByAnInstanceThatDiedBeforeItEnqueuedThemAreCancelledOnceTheAddingMemberFinished() {
+		BatchResult batch = this.dispatcher.dispatchBatch(BatchRequest.of(members("mail"))
+			.onSuccess(JobRequest.of("report", "r").build())
+			.onComplete(JobRequest.of("close", "c").build())
+			.build());
+		ReservedJob adder = this.listener.reserve("mail", 1, LEASE).jobs().get(0);
+		List<DispatchResult> added = this.dispatcher.addToBatch(batch.batchId(), adder.id(), members("sms"));
+		// the instance dies between an add and its enqueue
+		BatchOperations batches = new BatchOperations(this.operations.getStore());
+		assertThat(batches.add(batch.batchId(), adder.id(), "sms", "lost-call", List.of("lost-1", "lost-2")))
+			.isEqualTo(2);
+		assertThat(status(batch).pending()).isEqualTo(4);
+		// the adding member's run ends: acknowledged here, the same for a retry or a
+		// death
+		this.listener.ack("mail", List.of(adder.lease()));
+		Set<String> handOvers = this.template.opsForZSet().range("redq:{mail}:handover", 0, -1);
+		handOverAll();
+		assertThat(status(batch))
+			.isEqualTo(new BatchStatus(batch.batchId(), State.RUNNING, BatchDeathPolicy.CARRY_ON, 4, 1, 1, 0, 2));
+		// the enqueue comes late: it changes nothing
+		List<EnqueueCommand> late = List.of(new EnqueueCommand("lost-1", Due.NOW, DuplicatePolicy.KEEP,
+				"\"job\":\"sms\",\"maxAttempts\":1,\"timeout\":0,\"payload\":\"late\"}"));
+		assertThatIllegalStateException()
+			.isThrownBy(() -> this.operations.getEnqueueOperations()
+				.enqueueOnce("sms", "lost-call", late, Duration.ofMinutes(1), batch.batchId()))
+			.withMessageContaining("nothing was enqueued");
+		assertThat(this.operations.stats("sms").ready()).isEqualTo(1);
+		// nor does the adding member's hand-over applied again
+		this.template.opsForZSet().add("redq:{mail}:handover", handOvers.iterator().next(), 0);
+		handOverAll();
+		assertThat(status(batch).cancelled()).isEqualTo(2);
+		assertThat(succeed("sms")).isEqualTo(added.get(0).id());
+		handOverAll();
+		assertThat(status(batch))
+			.isEqualTo(new BatchStatus(batch.batchId(), State.CANCELLED, BatchDeathPolicy.CARRY_ON, 4, 0, 2, 0, 2));
+		assertThat(callbacks()).containsOnlyKeys(batch.batchId() + ":complete");
+		assertThat(this.template.opsForHash().keys("redq:batch:{" + batch.batchId() + "}:meta"))
+			.as("nothing left of the adds")
+			.noneMatch((field) -> field.toString().startsWith("add"));
+	}
+
+	@Test
+	void membersEnqueuedByAnInstanceThatDiedBeforeItConfirmedTheirAddCount() {
+		BatchResult batch = this.dispatcher
+			.dispatchBatch(BatchRequest.of(members("mail")).onSuccess(JobRequest.of("report", "r").build()).build());
+		ReservedJob adder = this.listener.reserve("mail", 1, LEASE).jobs().get(0);
+		BatchOperations batches = new BatchOperations(this.operations.getStore());
+		batches.add(batch.batchId(), adder.id(), "sms", "call", List.of("a1", "a2"));
+		List<EnqueueCommand> commands = new ArrayList<>();
+		for (String id : List.of("a1", "a2")) {
+			commands.add(new EnqueueCommand(id, Due.NOW, DuplicatePolicy.KEEP,
+					"\"job\":\"sms\",\"maxAttempts\":1,\"timeout\":0,\"payload\":\"x\"}"));
+		}
+		this.operations.getEnqueueOperations()
+			.enqueueOnce("sms", "call", commands, Duration.ofMinutes(1), batch.batchId());
+		// the instance dies before it confirms the add; one added member finishes, its
+		// hand-over not applied yet when the adding member's is
+		this.listener.ack("mail", List.of(adder.lease()));
+		succeed("sms");
+		this.listener.handOver("mail");
+		assertThat(status(batch))
+			.isEqualTo(new BatchStatus(batch.batchId(), State.RUNNING, BatchDeathPolicy.CARRY_ON, 3, 2, 1, 0, 0));
+		handOverAll();
+		succeed("sms");
+		handOverAll();
+		assertThat(status(batch))
+			.isEqualTo(new BatchStatus(batch.batchId(), State.SUCCEEDED, BatchDeathPolicy.CARRY_ON, 3, 0, 3, 0, 0));
+		assertThat(callbacks()).containsOnlyKeys(batch.batchId() + ":success");
+	}
+
 	@Test // issue 37
 	void addingToAnEndedBatchOrFromAFinishedMemberIsRefusedWithAClearMessage() {
 		BatchResult batch = this.dispatcher.dispatchBatch(BatchRequest.of(members("mail", "mail")).build());
@@ -302,6 +375,59 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 		batches.seal("b1");
 		assertThat(this.dispatcher.findBatch("b1").orElseThrow().state()).isEqualTo(State.SUCCEEDED);
 		assertThat(callbacks()).containsOnlyKeys("b1:complete");
+	}
+
+	@Test
+	void purgingAQueueCountsItsMembersCancelledSoThatTheBatchEndsOnce() {
+		BatchResult batch = this.dispatcher.dispatchBatch(BatchRequest.of(members("mail", "mail", "mail", "sms"))
+			.onSuccess(JobRequest.of("report", "r").build())
+			.onComplete(JobRequest.of("close", "c").build())
+			.build());
+		succeed("mail");
+		ReservedJob running = this.listener.reserve("mail", 1, LEASE).jobs().get(0);
+		this.operations.purge("mail");
+		BatchResult after = this.dispatcher.dispatchBatch(BatchRequest.of(members("mail")).build());
+		migrateAndHandOver("mail");
+		assertThat(status(batch))
+			.isEqualTo(new BatchStatus(batch.batchId(), State.RUNNING, BatchDeathPolicy.CARRY_ON, 4, 1, 1, 0, 2));
+		assertThat(status(after).pending()).as("a member dispatched after the purge").isEqualTo(1);
+		assertThat(this.template.opsForZSet().score("redq:{mail}:handover", "")).as("the sweep ended").isNull();
+		// the purged run's late acknowledgement changes nothing
+		assertThat(this.listener.ack("mail", List.of(running.lease()))).isEmpty();
+		succeed("sms");
+		handOverAll();
+		assertThat(status(batch).state()).isEqualTo(State.CANCELLED);
+		assertThat(callbacks()).containsOnlyKeys(batch.batchId() + ":complete");
+		this.operations.purge("mail");
+		migrateAndHandOver("mail");
+		assertThat(status(batch).cancelled()).as("purged again: counted once").isEqualTo(2);
+		assertThat(status(after).cancelled()).isEqualTo(1);
+	}
+
+	@Test
+	void theMembersOfAPurgedQueueAreHandedOverAPageAPass() {
+		List<JobRequest> members = new ArrayList<>();
+		for (int i = 0; i < 1000; i++) {
+			members.add(JobRequest.of("mail", "m" + i).build());
+		}
+		BatchResult batch = this.dispatcher
+			.dispatchBatch(BatchRequest.of(members).onComplete(JobRequest.of("close", "c").build()).build());
+		this.operations.purge("mail");
+		assertThat(this.listener.migrate("mail").handOvers()).isTrue();
+		long first = this.template.opsForZSet().size("redq:{mail}:handover") - 1;
+		assertThat(first).as("a page, not the whole hash").isPositive().isLessThan(500);
+		int passes = 1;
+		while (this.template.opsForZSet().score("redq:{mail}:handover", "") != null) {
+			assertThat(this.listener.migrate("mail").nextDue()).as("due at once while pages are left").isZero();
+			passes++;
+		}
+		assertThat(passes).isGreaterThan(2);
+		handOverAll();
+		handOverAll();
+		assertThat(status(batch)).isEqualTo(
+				new BatchStatus(batch.batchId(), State.CANCELLED, BatchDeathPolicy.CARRY_ON, 1000, 0, 0, 0, 1000));
+		assertThat(callbacks()).containsOnlyKeys(batch.batchId() + ":complete");
+		assertThat(this.template.hasKey("redq:{mail}:batch-links")).isFalse();
 	}
 
 	@Test
@@ -364,9 +490,10 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 		return this.dispatcher.findBatch(batch.batchId()).orElseThrow();
 	}
 
-	private void succeed(String queue) {
+	private String succeed(String queue) {
 		ReservedJob job = this.listener.reserve(queue, 1, LEASE).jobs().get(0);
 		assertThat(this.listener.ack(queue, List.of(job.lease()))).isEmpty();
+		return job.id();
 	}
 
 	private void succeedAll(String queue) {
@@ -379,6 +506,13 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.listener.fail(queue, job.lease(), "boom", null)).isTrue();
 		assertThat(this.operations.stats(queue).dead()).isPositive();
 		return job.id();
+	}
+
+	/** What the migrator of a queue does until it has nothing left to hand over. */
+	private void migrateAndHandOver(String queue) {
+		while (this.listener.migrate(queue).handOvers()) {
+			this.listener.handOver(queue);
+		}
 	}
 
 	/** What the migrators of the members' queues do. */

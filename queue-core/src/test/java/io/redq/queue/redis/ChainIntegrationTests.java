@@ -115,6 +115,44 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void purgingTheQueueOfAPendingStepEndsTheChainWithoutItsOnFailureJob() {
+		ChainResult chain = this.dispatcher.dispatchChain(
+				ChainRequest.of(step("resize"), step("publish"), step("watermark")).onFailure(broken()).build());
+		String id = chain.chainId();
+		succeed("images");
+		handOverAll();
+		this.operations.purge("web");
+		while (this.listener.migrate("web").handOvers()) {
+			handOverAll();
+		}
+		ChainStatus purged = status(chain);
+		assertThat(purged.state()).isEqualTo(State.CANCELLED);
+		assertThat(purged.reason()).isEqualTo("step 2 (job " + id + ":2 of queue 'web') was purged with its queue");
+		assertThat(purged.steps()).extracting(Step::state)
+			.containsExactly(StepState.SUCCEEDED, StepState.CANCELLED, StepState.CANCELLED);
+		assertThat(callbacks()).isEmpty();
+		assertThat(this.operations.stats("images").ready()).as("the later step is never started").isZero();
+	}
+
+	@Test
+	void purgingAQueueDropsTheLaterStepsThatItsStepsWouldCreate() {
+		ChainResult chain = this.dispatcher
+			.dispatchChain(ChainRequest.of(step("resize"), step("watermark"), step("publish")).build());
+		String id = chain.chainId();
+		this.listener.reserve("images", 1, LEASE);
+		this.operations.purge("images");
+		while (this.listener.migrate("images").handOvers()) {
+			handOverAll();
+		}
+		assertThat(status(chain).state()).isEqualTo(State.CANCELLED);
+		assertThat(status(chain).reason())
+			.isEqualTo("step 1 (job " + id + ":1 of queue 'images') was purged with its queue");
+		assertThat(this.template.hasKey("redq:{images}:batch-links")).isFalse();
+		assertThat(this.operations.stats("images").ready()).isZero();
+		assertThat(this.operations.stats("web").ready()).isZero();
+	}
+
+	@Test
 	void aStepThatDiesEndsTheChainAndItsOnFailureJobRunsOnce() {
 		ChainResult chain = this.dispatcher.dispatchChain(acrossQueues().onFailure(broken()).build());
 		String id = chain.chainId();
@@ -231,6 +269,25 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(status(chain).steps()).extracting(Step::state)
 			.containsExactly(StepState.SUCCEEDED, StepState.CANCELLED, StepState.CANCELLED, StepState.CANCELLED);
 		assertThat(this.operations.stats("web").ready()).isZero();
+	}
+
+	@Test
+	void cancelAfterAMoverEnqueuedTheCurrentStepAndDiedBeforeItRecordedTheDeliveryCancelsThatStep() {
+		ChainResult chain = this.dispatcher
+			.dispatchChain(ChainRequest.of(step("resize"), step("publish"), step("publish")).build());
+		String meta = "redq:chain:{" + chain.chainId() + "}:meta";
+		Object job = this.template.opsForHash().get(meta, "s2");
+		succeed("images");
+		handOverAll();
+		assertThat(this.operations.stats("web").ready()).isEqualTo(1);
+		// the mover that enqueued step 2 died before it recorded the delivery
+		this.template.opsForHash().put(meta, "s2", job);
+		assertThat(this.dispatcher.cancelChain(chain.chainId())).isTrue();
+		assertThat(status(chain).state()).isEqualTo(State.CANCELLED);
+		assertThat(this.operations.stats("web").ready()).as("step 2 never runs, so never creates step 3").isZero();
+		handOverAll();
+		assertThat(status(chain).steps()).extracting(Step::state)
+			.containsExactly(StepState.SUCCEEDED, StepState.CANCELLED, StepState.CANCELLED);
 	}
 
 	@Test

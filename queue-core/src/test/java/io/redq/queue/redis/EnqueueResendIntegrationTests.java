@@ -212,7 +212,11 @@ class EnqueueResendIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	private long cancel(ResendProtection.Call call, String id) {
-		return runOnce(this.operations.getStore().getScripts().cancel(), call, List.of(id));
+		Long result = this.operations.getStore()
+			.runOnce(this.operations.getStore().getScripts().cancel(), QUEUE, call, List.of(this.keys.progress(id)),
+					List.of(id));
+		assertThat(result).isNotNull();
+		return result;
 	}
 
 	private long runOnce(RedisScript<Long> script, ResendProtection.Call call, List<String> args) {

@@ -1044,6 +1044,31 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void cancelAndPurgeDeleteTheProgressOfTheJobsTheyRemove() {
+		for (String id : List.of("cancelled", "purged", "running")) {
+			enqueue(id, Due.NOW, DuplicatePolicy.KEEP, "x");
+			ReservedJob run = reserveOne();
+			assertThat(this.listener.writeProgress(QUEUE, run.lease(), JobEnvelope.read(run.envelope()).createdAt(),
+					Map.of(ProgressFields.CURSOR, "7")))
+				.isTrue();
+			if (!id.equals("running")) {
+				// waits for its retry, with the progress of its first attempt
+				assertThat(this.listener.fail(QUEUE, run.lease(), "boom", Duration.ofMinutes(1))).isTrue();
+			}
+		}
+		assertThat(enqueue("running", Due.NOW, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, "next"))
+			.isEqualTo(Outcome.QUEUED);
+		assertThat(this.operations.cancel(QUEUE, "running")).as("the successor behind it").isTrue();
+		assertThat(this.template.hasKey(this.keys.progress("running"))).as("the running job's own").isTrue();
+		assertThat(this.operations.cancel(QUEUE, "cancelled")).isTrue();
+		assertThat(this.template.hasKey(this.keys.progress("cancelled"))).isFalse();
+		assertThat(this.template.hasKey(this.keys.progress("purged"))).isTrue();
+		this.operations.purge(QUEUE);
+		assertThat(this.template.hasKey(this.keys.progress("purged"))).isFalse();
+		assertThat(this.template.hasKey(this.keys.progress("running"))).isFalse();
+	}
+
+	@Test
 	void purgeDeletesTheGatesAndRecurringStateOfTheQueueButKeepsItsPauses() {
 		Gates gates = new Gates("account-1", "ship", 1, 1, new RateLimit(5, Duration.ofMinutes(1)));
 		enqueueAndAdmit("a", gates);

@@ -269,7 +269,8 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 			this.chainOperations.createOnce(chain.chain(), callId, this.resendWindow);
 		}
 		else if (step instanceof OutboxStep.Cancel cancel) {
-			this.store.runOnce(this.store.getScripts().cancel(), queue, call(queue, callId), List.of(cancel.id()));
+			this.store.runOnce(this.store.getScripts().cancel(), queue, call(queue, callId),
+					List.of(this.store.keys(queue).progress(cancel.id())), List.of(cancel.id()));
 		}
 		else {
 			OutboxStep.Reschedule reschedule = (OutboxStep.Reschedule) step;

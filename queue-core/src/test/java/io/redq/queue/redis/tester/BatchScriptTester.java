@@ -1,5 +1,8 @@
 package io.redq.queue.redis.tester;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -39,19 +42,22 @@ import io.redq.queue.redis.tester.ScriptTester.Violation;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * Drives {@code batch.lua} with the queue scripts on a real Redis through a random
  * interleaving, chosen by a seeded {@link Random} on one thread so that a seed reproduces
  * its run: batches created (as an outbox relay creates them, perhaps again), members
  * reserved, acknowledged (late too), failed to death, revived from the dead set and run
- * again, leases expired and migrated, hand-overs applied (again, when a migrator died
- * before it removed them) and callbacks delivered (again, when it died before it recorded
- * the delivery), callbacks run. After every step it checks that each batch counts each
- * member once, as the member first finished, and that each callback was enqueued at most
- * once and only once its batch ended as it calls for; at the end, once every member
- * finished, that each callback its batch's outcome calls for was enqueued exactly once.
+ * again, members added (by a process that may die between the add and the enqueue),
+ * leases expired and migrated, hand-overs applied (again, when a migrator died before it
+ * removed them) and callbacks delivered (again, when it died before it recorded the
+ * delivery), callbacks run. After every step it checks that each batch counts each member
+ * once, as the member first finished, and that each callback was enqueued at most once
+ * and only once its batch ended as it calls for; at the end, once every member finished,
+ * that each callback its batch's outcome calls for was enqueued exactly once.
  * <p>
  * The tester's model of a member's first finish is what it sees in the member's queue
  * after each step: the member dead, or gone (acknowledged). A callback's enqueues are
@@ -70,6 +76,12 @@ final class BatchScriptTester {
 	private static final Duration WINDOW = Duration.ofHours(1);
 
 	private static final int TRACE_LENGTH = 40;
+
+	/**
+	 * The batch script, whose add the tester runs alone for a process that dies after it.
+	 */
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> ADD = script();
 
 	private final int steps;
 
@@ -300,6 +312,24 @@ final class BatchScriptTester {
 		String queue = anyQueue();
 		int number = batch.members.size();
 		String outcome;
+		if (enabled(Fault.ADD_NOT_ENQUEUED, 0.3)) {
+			// the add's first step, as the dispatcher takes it, then its process dies
+			String id = batchId + "-lost" + number;
+			List<?> reply = this.redis.execute(ADD, this.store.batchKeys(batchId).all(), "add", adder.job.id(), queue,
+					ResendProtection.newId(), id);
+			if (Long.valueOf(1).equals(reply.get(0))) {
+				batch.members.add(new PreparedCommand(queue, EnqueueCommand.withGeneratedId(id, Due.NOW, "")));
+				this.batchOfMember.put(id, batch);
+				// never enqueued: it counts cancelled once the adding member finished
+				batch.finished.put(id, 'c');
+				outcome = "added " + id + " (member " + number + "), then its process dies before the enqueue";
+			}
+			else {
+				outcome = "refused: " + reply;
+			}
+			trace("running " + adder + " adds a member of " + queue + " to " + batchId + ": " + outcome);
+			return true;
+		}
 		try {
 			List<DispatchResult> added = this.dispatcher.addToBatch(batchId, adder.job.id(),
 					List.of(JobRequest.of(queue, batchId).build()));
@@ -577,6 +607,17 @@ final class BatchScriptTester {
 			return this.job.id() + "#" + this.job.attempt() + " of " + this.queue;
 		}
 
+	}
+
+	@SuppressWarnings("rawtypes")
+	private static RedisScript<List> script() {
+		try {
+			return RedisScript.of(new ClassPathResource("batch.lua", BatchOperations.class)
+				.getContentAsString(StandardCharsets.UTF_8), List.class);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
 	private static final class ViolationException extends RuntimeException {

@@ -89,7 +89,13 @@ enum Fault {
 	 * An outbox relay creates a batch and dies before it deletes the row: the next relay
 	 * creates it again, meanwhile or after its members finished.
 	 */
-	BATCH_CREATION_APPLIED_AGAIN(true);
+	BATCH_CREATION_APPLIED_AGAIN(true),
+
+	/**
+	 * A running member adds members to its batch and its process dies before it enqueues
+	 * them: the batch must not wait for them once the adding member finished.
+	 */
+	ADD_NOT_ENQUEUED(true);
 
 	/** The system property that lists the faults, or {@code all}. */
 	static final String PROPERTY = "redq.tester.faults";

@@ -462,7 +462,7 @@ final class ScriptTester {
 		dead.sort(null);
 		String id = dead.get(this.random.nextInt(dead.size()));
 		String envelope = snapshot.jobs.get(id);
-		long revived = operate("retry of dead " + id, this.scripts.revive(), List.of("retry", "0", id));
+		long revived = operate("retry of dead " + id, this.scripts.revive(), List.of(), List.of("retry", "0", id));
 		if (revived == 1 && envelope != null) {
 			Dispatch dispatch = dispatchOf(envelope);
 			dispatch.state = State.LIVE;
@@ -480,7 +480,8 @@ final class ScriptTester {
 	private boolean cancel() {
 		String id = "c" + this.random.nextInt(this.settings.callerIds());
 		List<Dispatch> before = storedAt(id);
-		boolean cancelled = operate("cancel of " + id, this.scripts.cancel(), List.of(id)) == 1;
+		boolean cancelled = operate("cancel of " + id, this.scripts.cancel(), List.of(this.keys.progress(id)),
+				List.of(id)) == 1;
 		settle(before, State.CANCELLED);
 		trace("an operator cancels " + id + " " + before + ": " + cancelled);
 		return true;
@@ -489,7 +490,7 @@ final class ScriptTester {
 	private boolean reschedule() {
 		String id = "c" + this.random.nextInt(this.settings.callerIds());
 		Due due = this.random.nextBoolean() ? Due.NOW : Due.after(Duration.ofMillis(1 + this.random.nextInt(30)));
-		boolean moved = operate("reschedule of " + id, this.scripts.reschedule(),
+		boolean moved = operate("reschedule of " + id, this.scripts.reschedule(), List.of(),
 				List.of(id, "d", Long.toString(due.millis()))) != 0;
 		if (moved) {
 			String envelope = this.redis.<String, String>opsForHash().get(this.keys.jobs(), id);
@@ -507,7 +508,7 @@ final class ScriptTester {
 	private boolean purge() {
 		// no gate keys: the gates of runs still running stay, as a SCAN that missed them
 		// would leave them
-		operate("purge", this.scripts.purge(), List.of("0"));
+		operate("purge", this.scripts.purge(), List.of(), List.of("0"));
 		List<Integer> purged = new ArrayList<>();
 		for (Dispatch dispatch : this.dispatches.values()) {
 			if (dispatch.state == State.LIVE) {
@@ -535,11 +536,11 @@ final class ScriptTester {
 	 * Run an operator's call that changes the queue; its reply may be lost, and the call
 	 * re-sent later.
 	 */
-	private long operate(String what, RedisScript<Long> script, List<String> args) {
+	private long operate(String what, RedisScript<Long> script, List<String> extraKeys, List<String> args) {
 		ResendProtection.Call call = this.operatorCalls.begin(this.keys);
-		Long reply = this.operations.getStore().runOnce(script, QUEUE, call, args);
+		Long reply = this.operations.getStore().runOnce(script, QUEUE, call, extraKeys, args);
 		if (enabled(Fault.OPERATOR_RESENT_LATER, 0.3)) {
-			this.lostOperatorReplies.add(new LostCall(what, call, script, args, reply));
+			this.lostOperatorReplies.add(new LostCall(what, call, script, extraKeys, args, reply));
 			trace("(the reply of the next call is lost)");
 		}
 		else {
@@ -553,7 +554,7 @@ final class ScriptTester {
 			return false;
 		}
 		LostCall lost = this.lostOperatorReplies.remove(this.random.nextInt(this.lostOperatorReplies.size()));
-		Long reply = this.operations.getStore().runOnce(lost.script, QUEUE, lost.call, lost.args);
+		Long reply = this.operations.getStore().runOnce(lost.script, QUEUE, lost.call, lost.extraKeys, lost.args);
 		check(lost.reply.equals(reply), Invariant.RUN_AGAIN_BY_RESEND,
 				() -> "the re-sent " + lost.what + " got " + reply + ", its first reply was " + lost.reply);
 		this.operatorCalls.end(lost.call);
@@ -1410,7 +1411,16 @@ final class ScriptTester {
 
 		CALLBACK_EARLY("a batch's callback enqueued only once the batch ended as it calls for"),
 
-		CALLBACK_ONCE("each batch callback enqueued at most once, and exactly once when its batch ended");
+		CALLBACK_ONCE("each batch callback enqueued at most once, and exactly once when its batch ended"),
+
+		STEP_ORDER("a chain's step starts only after the step before it succeeded, and never after a step died"),
+
+		STEP_ONCE("a chain's step is enqueued at most once: once it finished it never comes back unless revived"),
+
+		ON_FAILURE_ONCE("a chain's on-failure job enqueued only after a step died, at most once, and exactly once "
+				+ "when its chain failed"),
+
+		CHAIN_END("a chain ends once, as its steps' first finishes call for");
 
 		private final String description;
 
@@ -1536,8 +1546,8 @@ final class ScriptTester {
 
 	}
 
-	private record LostCall(String what, ResendProtection.Call call, RedisScript<Long> script, List<String> args,
-			Long reply) {
+	private record LostCall(String what, ResendProtection.Call call, RedisScript<Long> script, List<String> extraKeys,
+			List<String> args, Long reply) {
 
 	}
 

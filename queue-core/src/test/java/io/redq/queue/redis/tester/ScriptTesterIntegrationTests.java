@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 import io.redq.queue.redis.BatchOperations;
+import io.redq.queue.redis.ChainOperations;
 import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.redis.RedisQueueExtension;
@@ -199,6 +200,49 @@ class ScriptTesterIntegrationTests {
 				Invariant.CALLBACK_ONCE);
 	}
 
+	@Test // issue 37
+	void theTesterFindsABatchThatWaitsForMembersWhoseAddingProcessDiedBeforeTheirEnqueue() {
+		String batch = read(BatchOperations.class, "batch.lua");
+		String waiting = batch.replace("local adders = tonumber(redis.call('HGET', meta, 'adders') or '0') > 0",
+				"local adders = false");
+		assertThat(waiting).as("the settling of adds in batch.lua").isNotEqualTo(batch);
+		Violation violation = null;
+		for (long seed = 1; violation == null && seed <= BATCH_SEEDS; seed++) {
+			violation = batchTester(waiting, seed).run();
+		}
+		assertThat(violation).isNotNull();
+		// the batch never ends: its complete callback is never enqueued
+		assertThat(violation.invariant()).isEqualTo(Invariant.CALLBACK_ONCE);
+	}
+
+	@Test // issue 37
+	void theChainScriptKeepsEveryChainInvariant() {
+		Long seed = Long.getLong("redq.tester.seed");
+		List<String> violations = new ArrayList<>();
+		for (long each : (seed != null) ? List.of(seed) : seeds(1, BATCH_SEEDS)) {
+			Violation violation = chainTester(null, each).run();
+			if (violation != null) {
+				violations.add("seed " + each + ": " + violation);
+			}
+		}
+		assertThat(violations).as("runs with faults %s", SHORT.faults()).isEmpty();
+	}
+
+	@Test // issue 37
+	void theTesterFindsAChainThatGoesOnAfterAStepDied() {
+		String chain = read(ChainOperations.class, "chain.lua");
+		String goingOn = chain.replace("if outcome == 'd' or outcome == 'p' then", "if outcome == 'p' then");
+		assertThat(goingOn).as("the death check of chain.lua").isNotEqualTo(chain);
+		Violation violation = null;
+		for (long seed = 1; violation == null && seed <= BATCH_SEEDS; seed++) {
+			violation = chainTester(goingOn, seed).run();
+		}
+		assertThat(violation).isNotNull();
+		// the step after a dead one starts, the chain succeeds, and its on-failure job
+		// never runs
+		assertThat(violation.invariant()).isIn(Invariant.STEP_ORDER, Invariant.CHAIN_END, Invariant.ON_FAILURE_ONCE);
+	}
+
 	@Test // GH-36
 	void theTesterFindsAGroupLineLeftBehindByAJobTakenOutOfLineByOlderScriptsInAnEnqueueScriptBeforeItsFix() {
 		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("enqueue")
@@ -253,6 +297,24 @@ class ScriptTesterIntegrationTests {
 				? new BatchOperations(operations.getStore(), RedisScript.of(batchScript, List.class))
 				: operations.getBatchOperations();
 		return new BatchScriptTester(operations, batches, BATCH_STEPS, SHORT.faults(), seed);
+	}
+
+	/**
+	 * A tester of chains on a flushed Redis, with the given chain script or the shipped
+	 * one.
+	 */
+	private ChainScriptTester chainTester(@Nullable String chainScript, long seed) {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			connection.serverCommands().flushAll();
+		}
+		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
+				new Keyspace("redq"));
+		ChainOperations chains = (chainScript != null)
+				? new ChainOperations(operations.getStore(), RedisScript.of(chainScript, List.class))
+				: new ChainOperations(operations.getStore());
+		BatchOperations handOvers = new BatchOperations(operations.getStore(),
+				RedisScript.of(read(BatchOperations.class, "batch.lua"), List.class), chains);
+		return new ChainScriptTester(operations, chains, handOvers, BATCH_STEPS, SHORT.faults(), seed);
 	}
 
 	/**
