@@ -1,0 +1,40 @@
+package io.redq.queue.redis;
+
+import java.util.List;
+
+import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.TestConnections;
+import io.redq.queue.test.WithRedis;
+import org.junit.jupiter.api.BeforeEach;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Tests of a sharded queue on a single Redis, where its shards are distinct hash tags on
+ * one server.
+ *
+ * @author Redq team
+ */
+@WithRedis
+class ShardedQueueIntegrationTests extends AbstractShardedQueueIntegrationTests {
+
+	private RedisServer redis;
+
+	@BeforeEach
+	void empty(RedisServer redis) {
+		this.redis = redis;
+		redis.command("FLUSHALL");
+	}
+
+	@Override
+	LettuceConnectionFactory connectionFactory() {
+		return TestConnections.connectionFactory(this.redis);
+	}
+
+	@Override
+	boolean distinctOwners(QueueStore store, List<String> keys) {
+		// one server owns every key
+		return true;
+	}
+
+}
