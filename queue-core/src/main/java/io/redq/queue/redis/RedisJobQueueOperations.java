@@ -432,13 +432,28 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	public List<DeadJob> deadJobs(String queue, int offset, int count) {
 		// Redis reads a range that ends before it starts as counted from the end
 		Assert.isTrue(offset >= 0 && count > 0, "offset must not be negative and count must be positive");
-		return dead(queue, List.of(Integer.toString(offset), Integer.toString(count)));
+		List<String> shards = this.store.shards(queue);
+		if (shards.size() == 1) {
+			return dead(queue, List.of(Integer.toString(offset), Integer.toString(count)));
+		}
+		// the latest deaths of all shards are among the latest offset + count of each
+		List<DeadJob> all = new ArrayList<>();
+		for (String shard : shards) {
+			all.addAll(dead(shard, List.of("0", Integer.toString(offset + count))));
+		}
+		all.sort(Comparator.comparing(DeadJob::diedAt).reversed());
+		return List.copyOf(all.subList(Math.min(offset, all.size()), Math.min(offset + count, all.size())));
 	}
 
 	@Override
 	public @Nullable DeadJob deadJob(String queue, String id) {
-		List<DeadJob> found = dead(queue, List.of("ids", id));
-		return found.isEmpty() ? null : found.get(0);
+		for (String shard : this.store.shardsOfId(queue, id)) {
+			List<DeadJob> found = dead(shard, List.of("ids", id));
+			if (!found.isEmpty()) {
+				return found.get(0);
+			}
+		}
+		return null;
 	}
 
 	private List<DeadJob> dead(String queue, List<String> args) {
@@ -464,6 +479,15 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	}
 
 	private long revive(String queue, String action, Collection<String> ids) {
+		long total = 0;
+		// a job lives in one shard: the others ignore its id
+		for (String shard : this.store.shards(queue)) {
+			total += reviveShard(shard, action, ids);
+		}
+		return total;
+	}
+
+	private long reviveShard(String queue, String action, Collection<String> ids) {
 		// without ids, each call takes the oldest 1,000 of the jobs that were dead when
 		// this began: those that died at or before the latest death then
 		Set<ZSetOperations.TypedTuple<String>> latest = ids.isEmpty()

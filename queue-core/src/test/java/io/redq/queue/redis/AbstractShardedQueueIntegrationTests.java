@@ -14,6 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.redq.queue.config.JobListenerContainerFactory;
+import io.redq.queue.core.DeadJob;
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobBackoff;
@@ -199,6 +200,32 @@ abstract class AbstractShardedQueueIntegrationTests {
 	}
 
 	@Test
+	void pauseAndDeadJobsCoverEveryShard() {
+		RedisJobQueueOperations operations = operations(SHARDS);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		operations.pause(QUEUE);
+		List<String> ids = new ArrayList<>();
+		for (String shard : operations.getStore().shards(QUEUE)) {
+			assertThat(template(operations).hasKey(operations.getStore().keys(shard).paused())).as(shard).isTrue();
+			ids.add(idOn(operations, shard));
+			dispatcher.dispatch(JobRequest.of("work", "fail").id(ids.get(ids.size() - 1)).build());
+		}
+		assertThat(operations.isPaused(QUEUE)).isTrue();
+		assertThat(operations.snapshot(QUEUE).paused()).isTrue();
+		start(operations, 2);
+		operations.resume(QUEUE);
+		assertThat(operations.isPaused(QUEUE)).isFalse();
+		await().atMost(DEADLINE).until(() -> operations.stats(QUEUE).dead() == SHARDS);
+		assertThat(operations.deadJobs(QUEUE, 0, 10)).extracting(DeadJob::id).containsExactlyInAnyOrderElementsOf(ids);
+		assertThat(operations.deadJobs(QUEUE, 1, 10)).hasSize(SHARDS - 1);
+		for (String id : ids) {
+			assertThat(operations.deadJob(QUEUE, id)).isNotNull();
+		}
+		assertThat(operations.deleteDead(QUEUE, ids)).isEqualTo(SHARDS);
+		assertThat(operations.stats(QUEUE).dead()).isZero();
+	}
+
+	@Test
 	void fewerShardsAreRefusedWhileARemovedShardHoldsJobs() {
 		RedisJobQueueOperations operations = operations(SHARDS);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
@@ -242,6 +269,9 @@ abstract class AbstractShardedQueueIntegrationTests {
 				List.of(new StringJobHandler(JOB, (payload, context) -> {
 					this.order.add(context.getId());
 					this.runs.computeIfAbsent(context.getId(), (id) -> new AtomicInteger()).incrementAndGet();
+					if ("fail".equals(payload)) {
+						throw new IllegalStateException("Failed on purpose");
+					}
 				})));
 		container.start();
 		this.closeables.push(container::stop);
