@@ -209,6 +209,25 @@ public final class QueueStore {
 	}
 
 	/**
+	 * Return the shard that holds a job or its result, else the one its id maps to: one
+	 * read per shard looked at.
+	 * @param queue the queue
+	 * @param id the job id
+	 * @return the shard
+	 */
+	String shardHolding(String queue, String id) {
+		List<String> shards = shardsOfId(queue, id);
+		for (String shard : shards) {
+			QueueKeys keys = keys(shard);
+			if (shards.size() == 1 || this.redis.opsForHash().hasKey(keys.jobs(), id)
+					|| Boolean.TRUE.equals(this.redis.hasKey(keys.result(id)))) {
+				return shard;
+			}
+		}
+		return shards.get(0);
+	}
+
+	/**
 	 * Return the shard a reservation's lease token came from (see
 	 * {@link #shardToken(String, String)}).
 	 * @param queue the queue

@@ -9,7 +9,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -63,6 +65,8 @@ abstract class AbstractShardedQueueIntegrationTests {
 
 	private final List<String> order = new CopyOnWriteArrayList<>();
 
+	private final CountDownLatch held = new CountDownLatch(1);
+
 	/**
 	 * Return a started connection factory to the Redis of the test, emptied.
 	 * @return the connection factory
@@ -71,6 +75,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 
 	@AfterEach
 	void close() throws Exception {
+		this.held.countDown();
 		while (!this.closeables.isEmpty()) {
 			this.closeables.pop().close();
 		}
@@ -178,6 +183,24 @@ abstract class AbstractShardedQueueIntegrationTests {
 			await().atMost(DEADLINE).until(() -> this.runs.containsKey(id));
 		}
 		assertThat(container.isRunning()).isTrue();
+		// a caller waiting for a job's result hears of it from the job's shard
+		try (JobResults results = new JobResults(operations.getStore())) {
+			List<CompletableFuture<String>> waits = new ArrayList<>();
+			for (String shard : operations.getStore().shards(QUEUE)) {
+				String id = idOn(operations, shard, "held-");
+				dispatcher.dispatch(JobRequest.of("work", "hold").id(id).build());
+				waits.add(results.await(QUEUE, id, String.class, DEADLINE));
+			}
+			// every wait read its job's state in its shard, and asked it to announce the
+			// end
+			await().atMost(DEADLINE)
+				.until(() -> operations.getStore()
+					.shards(QUEUE)
+					.stream()
+					.allMatch((shard) -> template(operations).hasKey(operations.getStore().keys(shard).waiting())));
+			this.held.countDown();
+			waits.forEach((wait) -> assertThat(wait).succeedsWithin(DEADLINE).isNull());
+		}
 	}
 
 	@Test
@@ -242,9 +265,13 @@ abstract class AbstractShardedQueueIntegrationTests {
 	}
 
 	private String idOn(RedisJobQueueOperations operations, String shard) {
+		return idOn(operations, shard, "id-");
+	}
+
+	private String idOn(RedisJobQueueOperations operations, String shard, String prefix) {
 		for (int i = 0;; i++) {
-			if (operations.getStore().shardOf(QUEUE, "id-" + i).equals(shard)) {
-				return "id-" + i;
+			if (operations.getStore().shardOf(QUEUE, prefix + i).equals(shard)) {
+				return prefix + i;
 			}
 		}
 	}
@@ -269,6 +296,9 @@ abstract class AbstractShardedQueueIntegrationTests {
 				List.of(new StringJobHandler(JOB, (payload, context) -> {
 					this.order.add(context.getId());
 					this.runs.computeIfAbsent(context.getId(), (id) -> new AtomicInteger()).incrementAndGet();
+					if ("hold".equals(payload)) {
+						this.held.await();
+					}
 					if ("fail".equals(payload)) {
 						throw new IllegalStateException("Failed on purpose");
 					}
