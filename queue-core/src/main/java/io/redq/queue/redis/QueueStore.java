@@ -127,7 +127,12 @@ public final class QueueStore {
 		this.defaultShards = count;
 	}
 
-	private int shardCount(String queue) {
+	/**
+	 * Return how many shards a queue has.
+	 * @param queue the queue
+	 * @return the number of shards, 1 unless set otherwise
+	 */
+	public int getShards(String queue) {
 		return this.shardCounts.getOrDefault(queue, this.defaultShards);
 	}
 
@@ -140,7 +145,7 @@ public final class QueueStore {
 	 * @return the shards, one (the queue) unless the queue has more
 	 */
 	List<String> shards(String queue) {
-		if (shardCount(queue) == 1) {
+		if (getShards(queue) == 1) {
 			return List.of(queue);
 		}
 		return this.shards.computeIfAbsent(queue, (name) -> {
@@ -153,7 +158,7 @@ public final class QueueStore {
 	}
 
 	private List<String> tags(String queue) {
-		return this.placement.tags(queue, shardCount(queue));
+		return this.placement.tags(queue, getShards(queue));
 	}
 
 	/**
