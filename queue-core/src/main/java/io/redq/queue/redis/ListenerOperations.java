@@ -835,7 +835,10 @@ public final class ListenerOperations {
 	/**
 	 * Return leases by the shard that gave them, as its scripts know them.
 	 */
-	private static Map<String, List<Lease>> byShard(String queue, Collection<Lease> leases) {
+	private Map<String, List<Lease>> byShard(String queue, Collection<Lease> leases) {
+		if (this.store.shards(queue).size() == 1) {
+			return Map.of(queue, List.copyOf(leases));
+		}
 		Map<String, List<Lease>> byShard = new LinkedHashMap<>();
 		for (Lease lease : leases) {
 			byShard.computeIfAbsent(QueueStore.shardOfToken(queue, lease.token()), (shard) -> new ArrayList<>())

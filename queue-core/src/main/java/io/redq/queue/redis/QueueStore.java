@@ -145,16 +145,20 @@ public final class QueueStore {
 	 * @return the shards, one (the queue) unless the queue has more
 	 */
 	List<String> shards(String queue) {
+		List<String> shards = this.shards.get(queue);
+		return (shards != null) ? shards : this.shards.computeIfAbsent(queue, this::shardsOf);
+	}
+
+	private List<String> shardsOf(String queue) {
 		if (getShards(queue) == 1) {
 			return List.of(queue);
 		}
-		return this.shards.computeIfAbsent(queue, (name) -> {
-			List<String> names = new ArrayList<>();
-			for (int i = 0; i < tags(name).size(); i++) {
-				names.add((i == 0) ? name : name + "{" + i + "}");
-			}
-			return List.copyOf(names);
-		});
+		List<String> names = new ArrayList<>();
+		names.add(queue);
+		for (int i = 1; i < tags(queue).size(); i++) {
+			names.add(queue + "{" + i + "}");
+		}
+		return List.copyOf(names);
 	}
 
 	private List<String> tags(String queue) {
