@@ -131,15 +131,22 @@ public final class ListenerOperations {
 
 	/**
 	 * Check the data model of a queue, as every script does first: an older model is
-	 * upgraded, a newer one refused. One round trip, for an instance that starts serving
-	 * the queue.
+	 * upgraded, a newer one refused; and its shards (see {@link QueueStore#setShards}).
+	 * One round trip per shard, and one for the shards' placement, for an instance that
+	 * starts serving the queue.
 	 * @param queue the queue
 	 * @return the data model of the scripts, now the queue's
 	 * @throws io.redq.queue.core.DataModelMismatchException when the queue is kept in a
 	 * newer data model
+	 * @throws IllegalStateException when fewer shards are configured than stored while a
+	 * shard that would be removed holds jobs, or a sharded queue runs without Lettuce
 	 */
 	public long checkDataModel(String queue) {
 		this.store.checkShards(queue);
+		Assert.state(this.pipelinedWakeUp || this.store.shards(queue).size() == 1,
+				() -> "Queue '" + queue + "' has " + this.store.shards(queue).size() + " shards, whose idle "
+						+ "containers wait for a wake-up on every shard at once, which needs Lettuce: use Spring Data "
+						+ "Redis's Lettuce client, or one shard");
 		long model = 0;
 		for (String shard : this.store.shards(queue)) {
 			Long shardModel = this.store.runForLong(this.scripts.model(), shard);

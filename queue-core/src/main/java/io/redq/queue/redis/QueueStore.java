@@ -97,12 +97,16 @@ public final class QueueStore {
 
 	private QueueKeys keysOf(String shard) {
 		int brace = shard.indexOf('{');
-		if (brace < 0) {
-			return this.keyspace.queue(shard);
+		if (brace > 0 && shard.endsWith("}")) {
+			String queue = shard.substring(0, brace);
+			String number = shard.substring(brace + 1, shard.length() - 1);
+			List<String> names = shards(queue);
+			if (number.chars().allMatch(Character::isDigit) && names.contains(shard)) {
+				return this.keyspace.shard(queue, tags(queue).get(Integer.parseInt(number)));
+			}
 		}
-		String queue = shard.substring(0, brace);
-		return this.keyspace.shard(queue,
-				tags(queue).get(Integer.parseInt(shard.substring(brace + 1, shard.length() - 1))));
+		// a queue name, checked: no valid one has a brace
+		return this.keyspace.queue(shard);
 	}
 
 	/**

@@ -6,8 +6,12 @@ import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.TestConnections;
 import io.redq.queue.test.WithRedis;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * Tests of a sharded queue on a single Redis, where its shards are distinct hash tags on
@@ -29,6 +33,16 @@ class ShardedQueueIntegrationTests extends AbstractShardedQueueIntegrationTests 
 	@Override
 	LettuceConnectionFactory connectionFactory() {
 		return TestConnections.connectionFactory(this.redis);
+	}
+
+	@Test
+	void aShardNameIsNoQueueNameForTheCallers() {
+		RedisJobQueueOperations operations = operations(3);
+		assertThat(operations.getStore().keys(QUEUE + "{2}").ready()).startsWith("redq:shard:{" + QUEUE + "#");
+		for (String name : List.of(QUEUE + "{3}", QUEUE + "{0}", QUEUE + "{x}")) {
+			assertThatIllegalArgumentException().isThrownBy(() -> operations.pause(name))
+				.withMessageContaining("Invalid queue name '" + name + "'");
+		}
 	}
 
 	@Override
