@@ -67,6 +67,12 @@ abstract class AbstractShardedQueueIntegrationTests {
 
 	private final CountDownLatch held = new CountDownLatch(1);
 
+	private final AtomicInteger running = new AtomicInteger();
+
+	private final AtomicInteger peak = new AtomicInteger();
+
+	private int maxRunning;
+
 	/**
 	 * Return a started connection factory to the Redis of the test, emptied.
 	 * @return the connection factory
@@ -249,6 +255,27 @@ abstract class AbstractShardedQueueIntegrationTests {
 	}
 
 	@Test
+	void maxRunningHoldsPerShard() {
+		RedisJobQueueOperations operations = operations(SHARDS);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		for (String shard : operations.getStore().shards(QUEUE)) {
+			for (String prefix : List.of("first-", "second-")) {
+				dispatcher.dispatch(JobRequest.of("work", "hold").id(idOn(operations, shard, prefix)).build());
+			}
+		}
+		this.maxRunning = 1;
+		start(operations, 2 * SHARDS);
+		// one job of each shard runs, the other waits for its shard's place
+		await().atMost(DEADLINE).until(() -> this.running.get() == SHARDS);
+		assertThat(operations.stats(QUEUE).ready() + operations.stats(QUEUE).delayed()
+				+ operations.stats(QUEUE).reserved())
+			.isEqualTo(2L * SHARDS);
+		this.held.countDown();
+		await().atMost(DEADLINE).until(() -> this.runs.size() == 2 * SHARDS);
+		assertThat(this.peak.get()).isEqualTo(SHARDS);
+	}
+
+	@Test
 	void fewerShardsAreRefusedWhileARemovedShardHoldsJobs() {
 		RedisJobQueueOperations operations = operations(SHARDS);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
@@ -292,12 +319,19 @@ abstract class AbstractShardedQueueIntegrationTests {
 		factory.getContainerProperties().setPrefetch(0);
 		factory.getContainerProperties().setPollTimeout(Duration.ofMinutes(1));
 		factory.getContainerProperties().setShutdownTimeout(Duration.ofSeconds(1));
+		factory.getContainerProperties().setMaxRunning(this.maxRunning);
 		JobListenerContainer container = factory.createContainer(QUEUE,
 				List.of(new StringJobHandler(JOB, (payload, context) -> {
 					this.order.add(context.getId());
 					this.runs.computeIfAbsent(context.getId(), (id) -> new AtomicInteger()).incrementAndGet();
 					if ("hold".equals(payload)) {
-						this.held.await();
+						this.peak.accumulateAndGet(this.running.incrementAndGet(), Math::max);
+						try {
+							this.held.await();
+						}
+						finally {
+							this.running.decrementAndGet();
+						}
 					}
 					if ("fail".equals(payload)) {
 						throw new IllegalStateException("Failed on purpose");
