@@ -34,6 +34,7 @@ record Options(String scenario, @Nullable String redisUrl, Map<String, String> v
 			  --levels=N                 e2e: spread the jobs over N priority levels, from the highest down
 			                             (default 1: every job at the default level)
 			  --groups=N                 e2e: spread the jobs over N groups (default 0: none)
+			  --shards=N                 spread the queue over N shards (redq.queues.bench.shards, default 1)
 			  --threads=N                threads dispatching single jobs (default 8)
 			  --spread=10s               timers: the span their due times cover
 			  --lead=5s                  timers: time from the start of dispatching to the first due time
@@ -56,7 +57,11 @@ record Options(String scenario, @Nullable String redisUrl, Map<String, String> v
 		for (String arg : args) {
 			int equals = arg.indexOf('=');
 			String name = (arg.startsWith("--") && equals > 2) ? arg.substring(2, equals) : null;
-			if (name != null && NAMES.contains(name)) {
+			if ("shards".equals(name)) {
+				springArgs
+					.add("--redq.queues." + BenchmarkConfiguration.QUEUE + ".shards=" + arg.substring(equals + 1));
+			}
+			else if (name != null && NAMES.contains(name)) {
 				values.put(name, arg.substring(equals + 1));
 			}
 			else if (arg.startsWith("--")) {

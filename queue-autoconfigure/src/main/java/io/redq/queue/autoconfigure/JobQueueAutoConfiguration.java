@@ -112,6 +112,13 @@ public final class JobQueueAutoConfiguration {
 		operations.getListenerOperations().setProgressTimeToLive(properties.getProgress().getTimeToLive());
 		operations.setReplicasToWaitFor(properties.getDurability().getReplicas(),
 				properties.getDurability().getReplicaTimeout());
+		Integer shards = properties.getListener().getShards();
+		operations.getStore().setDefaultShards((shards != null) ? shards : 1);
+		properties.getQueues().forEach((queue, overrides) -> {
+			if (overrides.getShards() != null) {
+				operations.getStore().setShards(queue, overrides.getShards());
+			}
+		});
 		return operations;
 	}
 

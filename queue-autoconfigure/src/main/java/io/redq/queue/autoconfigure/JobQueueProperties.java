@@ -246,6 +246,14 @@ public class JobQueueProperties {
 		private @Nullable Integer groupMaxRunning;
 
 		/**
+		 * Number of shards of a queue, at least 1: each a hash tag of its own, placed on
+		 * different Redis Cluster masters when the queue is first used, so that one queue
+		 * spreads its load over several masters. Give every application that dispatches
+		 * to or handles the queue the same value.
+		 */
+		private @Nullable Integer shards;
+
+		/**
 		 * Create settings that leave every value to "redq.listener".
 		 */
 		public Listener() {
@@ -267,6 +275,7 @@ public class JobQueueProperties {
 			listener.autoStartup = defaults.isAutoStartup();
 			listener.maxRunning = defaults.getMaxRunning();
 			listener.groupMaxRunning = defaults.getGroupMaxRunning();
+			listener.shards = 1;
 			return listener;
 		}
 
@@ -290,6 +299,17 @@ public class JobQueueProperties {
 
 		public @Nullable Integer getConcurrency() {
 			return this.concurrency;
+		}
+
+		public @Nullable Integer getShards() {
+			return this.shards;
+		}
+
+		public void setShards(@Nullable Integer shards) {
+			if (shards != null && shards < 1) {
+				throw new IllegalArgumentException("shards must be at least 1, not " + shards);
+			}
+			this.shards = shards;
 		}
 
 		public void setConcurrency(@Nullable Integer concurrency) {

@@ -32,6 +32,7 @@ import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.redis.JobResults;
 import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.QueueStore;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.transaction.TransactionAwareJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
@@ -285,6 +286,15 @@ class JobQueueAutoConfigurationIntegrationTests {
 				assertThat(factory.createContainer("other", List.of()).getContainerProperties().getConcurrency())
 					.isEqualTo(3);
 			});
+	}
+
+	@Test
+	void shardsApplyToEveryQueueUnlessAQueueSetsItsOwn() {
+		this.runner.withPropertyValues("redq.listener.shards=2", "redq.queues.mail.shards=3").run((context) -> {
+			QueueStore store = context.getBean(RedisJobQueueOperations.class).getStore();
+			assertThat(store.getShards("mail")).isEqualTo(3);
+			assertThat(store.getShards("other")).isEqualTo(2);
+		});
 	}
 
 	@Test

@@ -49,6 +49,7 @@ class JobQueuePropertiesValidationTests {
 			redq.job.backoff.delay            | -1s  | Backoff delay must not be negative
 			redq.queues.mail.concurrency      | 0    | concurrency must be at least 1
 			redq.queues.mail.lease-time       | 1ms  | leaseTime must be at least 30ms
+			redq.queues.mail.shards           | 0    | shards must be at least 1
 			redq.key-prefix                   | a{b} | Invalid key prefix 'a{b}'
 			redq.job.max-attempts             | 0    | maxAttempts must be at least 1; got 0
 			redq.job.timeout                  | -1s  | timeout must not be negative (0 for no limit); got PT-1S

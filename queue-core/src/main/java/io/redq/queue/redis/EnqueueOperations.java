@@ -2,7 +2,9 @@ package io.redq.queue.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import io.redq.queue.core.DispatchResult;
@@ -112,6 +114,19 @@ public final class EnqueueOperations {
 			@Nullable String batchId) {
 		Assert.isTrue(batch.size() <= QueueStore.MAX_BATCH_SIZE,
 				() -> "At most " + QueueStore.MAX_BATCH_SIZE + " jobs per step; got " + batch.size());
+		if (this.store.shards(queue).size() > 1) {
+			List<CompletableFuture<List<DispatchResult>>> replies = new ArrayList<>();
+			Map<String, List<Integer>> split = split(queue, batch);
+			split.forEach((shard, indexes) -> replies.add(enqueueShardAsync(shard, part(batch, indexes), batchId)));
+			return CompletableFuture.allOf(replies.toArray(new CompletableFuture<?>[0]))
+				.thenApply(
+						(done) -> merged(batch.size(), split, replies.stream().map(CompletableFuture::join).toList()));
+		}
+		return enqueueShardAsync(queue, batch, batchId);
+	}
+
+	private CompletableFuture<List<DispatchResult>> enqueueShardAsync(String queue, List<EnqueueCommand> batch,
+			@Nullable String batchId) {
 		ResendProtection resends = this.store.getResendProtection();
 		ResendProtection.Call call = resends.begin(this.store.keys(queue));
 		CompletableFuture<List<?>> reply;
@@ -238,7 +253,50 @@ public final class EnqueueOperations {
 	 */
 	public List<DispatchResult> enqueueOnce(String queue, String callId, List<EnqueueCommand> batch, Duration window,
 			@Nullable String batchId) {
-		return enqueue(queue, ResendProtection.once(this.store.keys(queue), callId, window), batch, batchId);
+		if (this.store.shards(queue).size() == 1) {
+			return enqueue(queue, ResendProtection.once(this.store.keys(queue), callId, window), batch, batchId);
+		}
+		// one call of the same id per shard, each remembered in its own shard
+		Map<String, List<Integer>> split = split(queue, batch);
+		List<List<DispatchResult>> parts = new ArrayList<>();
+		split.forEach((shard, indexes) -> parts.add(enqueue(shard,
+				ResendProtection.once(this.store.keys(shard), callId, window), part(batch, indexes), batchId)));
+		return merged(batch.size(), split, parts);
+	}
+
+	/**
+	 * Return the positions of the jobs that go to each shard of a sharded queue (see
+	 * {@link QueueStore#shardOf(String, String)}): a job in a group goes to the group's
+	 * shard and one of a caller-given id to the id's, so that the group's turns and
+	 * limits and the id's uniqueness hold as on one shard; any other goes to the next
+	 * shard in turn.
+	 */
+	private Map<String, List<Integer>> split(String queue, List<EnqueueCommand> batch) {
+		Map<String, List<Integer>> split = new LinkedHashMap<>();
+		for (int i = 0; i < batch.size(); i++) {
+			EnqueueCommand command = batch.get(i);
+			String group = JobEnvelope.groupOf(command.body());
+			String key = (group != null) ? group : command.generatedId() ? null : command.id();
+			split.computeIfAbsent(this.store.shardOf(queue, key), (shard) -> new ArrayList<>()).add(i);
+		}
+		return split;
+	}
+
+	private static List<EnqueueCommand> part(List<EnqueueCommand> batch, List<Integer> indexes) {
+		return indexes.stream().map(batch::get).toList();
+	}
+
+	private static List<DispatchResult> merged(int size, Map<String, List<Integer>> split,
+			List<List<DispatchResult>> parts) {
+		DispatchResult[] results = new DispatchResult[size];
+		int part = 0;
+		for (List<Integer> indexes : split.values()) {
+			List<DispatchResult> shardResults = parts.get(part++);
+			for (int i = 0; i < indexes.size(); i++) {
+				results[indexes.get(i)] = shardResults.get(i);
+			}
+		}
+		return List.of(results);
 	}
 
 	/**

@@ -91,6 +91,20 @@ public record JobEnvelope(@Nullable Long createdAt, @Nullable Long availableAt, 
 	}
 
 	/**
+	 * Return the group of a job from the body of its {@link EnqueueCommand}, read only
+	 * when the body starts with a priority or a group, as it does for a job in a group.
+	 * @param body the body
+	 * @return the group, or {@code null} for none
+	 */
+	static @Nullable String groupOf(String body) {
+		if (!body.startsWith("\"priority\"") && !body.startsWith("\"group\"")) {
+			return null;
+		}
+		JsonNode group = WireFormat.jsonMapper().readTree("{" + body).get("group");
+		return (group != null && group.isString()) ? group.asString() : null;
+	}
+
+	/**
 	 * Read an envelope as Redis stores it.
 	 * @param json the stored JSON
 	 * @return the envelope

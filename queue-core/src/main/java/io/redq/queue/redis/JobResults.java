@@ -130,8 +130,10 @@ public class JobResults implements AutoCloseable {
 		QueueNames.validateId(id);
 		Assert.notNull(type, "type must not be null");
 		Assert.isTrue(timeout != null && timeout.toMillis() > 0, "timeout must be at least 1ms: a wait always ends");
-		Wait<T> wait = new Wait<>(queue, id, type, System.nanoTime() + timeout.toNanos());
-		QueueWaits waits = this.queues.computeIfAbsent(queue, QueueWaits::new);
+		// the wait follows the job's shard, which announces it
+		String shard = this.store.shardHolding(queue, id);
+		Wait<T> wait = new Wait<>(shard, id, type, System.nanoTime() + timeout.toNanos());
+		QueueWaits waits = this.queues.computeIfAbsent(shard, QueueWaits::new);
 		waits.add(wait);
 		ScheduledFuture<?> timeoutTask = this.timer.schedule(
 				() -> wait.future.completeExceptionally(new TimeoutException("No result of job " + id + " of queue '"

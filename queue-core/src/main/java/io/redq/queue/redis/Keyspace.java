@@ -43,6 +43,28 @@ public final class Keyspace {
 	}
 
 	/**
+	 * Return the keys of a shard of a logical queue.
+	 * @param queue the queue name, checked by {@link QueueNames#validate(String)}
+	 * @param tag the shard's hash tag without its braces: the queue name for its first
+	 * shard, which has the queue's own keys
+	 * @return the shard's keys
+	 */
+	QueueKeys shard(String queue, String tag) {
+		return tag.equals(QueueNames.validate(queue)) ? queue(queue) : QueueKeys.ofShard(this.prefix, tag);
+	}
+
+	/**
+	 * Return the key of a sharded queue's placement: the hash tags of its shards, in
+	 * order, chosen once by the first instance that used the queue (see
+	 * {@link ShardPlacement}).
+	 * @param queue the queue name, checked by {@link QueueNames#validate(String)}
+	 * @return the key
+	 */
+	public String placement(String queue) {
+		return this.prefix + ":placement:{" + QueueNames.validate(queue) + "}";
+	}
+
+	/**
 	 * Return the hash tag that every key of a queue shares, which chooses its Redis
 	 * Cluster slot.
 	 * @param queue the queue name, checked by {@link QueueNames#validate(String)}

@@ -4,12 +4,18 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.redq.queue.core.BatchMemberResult;
@@ -93,6 +99,10 @@ public final class ListenerOperations {
 
 	private final boolean pipelinedWakeUp;
 
+	private final Map<String, AtomicInteger> nextShard = new ConcurrentHashMap<>();
+
+	private final Map<RedisConnection, ShardWakeUps> wakeUps = Collections.synchronizedMap(new WeakHashMap<>());
+
 	private int deadLetterMaxSize = DEFAULT_DEAD_LETTER_MAX_SIZE;
 
 	private Duration deadLetterTimeToLive = DEFAULT_DEAD_LETTER_TIME_TO_LIVE;
@@ -124,16 +134,28 @@ public final class ListenerOperations {
 
 	/**
 	 * Check the data model of a queue, as every script does first: an older model is
-	 * upgraded, a newer one refused. One round trip, for an instance that starts serving
-	 * the queue.
+	 * upgraded, a newer one refused; and its shards (see {@link QueueStore#setShards}).
+	 * One round trip per shard, and one for the shards' placement, for an instance that
+	 * starts serving the queue.
 	 * @param queue the queue
 	 * @return the data model of the scripts, now the queue's
 	 * @throws io.redq.queue.core.DataModelMismatchException when the queue is kept in a
 	 * newer data model
+	 * @throws IllegalStateException when fewer shards are configured than stored while a
+	 * shard that would be removed holds jobs, or a sharded queue runs without Lettuce
 	 */
 	public long checkDataModel(String queue) {
-		Long model = this.store.runForLong(this.scripts.model(), queue);
-		return (model != null) ? model : 0;
+		this.store.checkShards(queue);
+		Assert.state(this.pipelinedWakeUp || this.store.shards(queue).size() == 1,
+				() -> "Queue '" + queue + "' has " + this.store.shards(queue).size() + " shards, whose idle "
+						+ "containers wait for a wake-up on every shard at once, which needs Lettuce: use Spring Data "
+						+ "Redis's Lettuce client, or one shard");
+		long model = 0;
+		for (String shard : this.store.shards(queue)) {
+			Long shardModel = this.store.runForLong(this.scripts.model(), shard);
+			model = (shardModel != null) ? shardModel : 0;
+		}
+		return model;
 	}
 
 	/**
@@ -175,7 +197,26 @@ public final class ListenerOperations {
 	 * @return the reservation
 	 */
 	public Reservation reserve(String queue, int max, Duration lease) {
-		return reservation(this.store.runForList(this.scripts.reserve(), queue, reserveArgs(max, lease)));
+		List<String> shards = this.store.shards(queue);
+		if (shards.size() == 1) {
+			return reservation(queue, this.store.runForList(this.scripts.reserve(), queue, reserveArgs(max, lease)));
+		}
+		// each reservation starts at the next shard, so that a busy shard starves no
+		// other
+		int first = Math.floorMod(
+				this.nextShard.computeIfAbsent(queue, (name) -> new AtomicInteger()).getAndIncrement(), shards.size());
+		Reservation all = null;
+		for (int i = 0; i < shards.size(); i++) {
+			int left = max - ((all != null) ? all.jobs().size() : 0);
+			if (left <= 0) {
+				break;
+			}
+			String shard = shards.get((first + i) % shards.size());
+			Reservation reservation = reservation(shard,
+					this.store.runForList(this.scripts.reserve(), shard, reserveArgs(left, lease)));
+			all = (all != null) ? all.and(reservation) : reservation;
+		}
+		return all;
 	}
 
 	/**
@@ -203,6 +244,12 @@ public final class ListenerOperations {
 		Assert.state(!connection.isClosed(), "The wake-up connection is closed");
 		byte[] wake = this.store.keys(queue).wake().getBytes(StandardCharsets.UTF_8);
 		long millis = Math.max(1, Math.min(timeout.toMillis(), this.longestBlockingWait.toMillis()));
+		List<String> shards = this.store.shards(queue);
+		if (shards.size() > 1) {
+			this.wakeUps.computeIfAbsent(connection, (opened) -> new ShardWakeUps(this.store, opened))
+				.await(shards, millis);
+			return reserve(queue, max, lease);
+		}
 		if (!this.pipelinedWakeUp) {
 			connection.zSetCommands().bZPopMin(wake, millis, TimeUnit.MILLISECONDS);
 			return reserve(queue, max, lease);
@@ -229,7 +276,7 @@ public final class ListenerOperations {
 		}
 		@SuppressWarnings("unchecked")
 		List<Object> reply = (List<Object>) results.get(1);
-		return reservation(AsyncScripts.decoded(reply));
+		return reservation(queue, AsyncScripts.decoded(reply));
 	}
 
 	private List<String> reserveArgs(int max, Duration lease) {
@@ -237,12 +284,12 @@ public final class ListenerOperations {
 				millis(this.deadLetterTimeToLive), Integer.toString(this.deadLetterMaxSize));
 	}
 
-	private static Reservation reservation(List<?> result) {
+	private static Reservation reservation(String shard, List<?> result) {
 		int jobsEnd = result.size() - (int) QueueStore.number(result, 2);
 		List<ReservedJob> jobs = new ArrayList<>((jobsEnd - 3) / 4);
 		for (int i = 3; i < jobsEnd; i += 4) {
 			jobs.add(new ReservedJob((String) result.get(i), (String) result.get(i + 1),
-					((Number) result.get(i + 2)).intValue(), (String) result.get(i + 3)));
+					((Number) result.get(i + 2)).intValue(), QueueStore.shardToken(shard, (String) result.get(i + 3))));
 		}
 		return new Reservation(QueueStore.number(result, 0), QueueStore.number(result, 1), jobs,
 				strings(result.subList(jobsEnd, result.size())));
@@ -317,12 +364,12 @@ public final class ListenerOperations {
 	 * @return {@code false} when the run no longer holds the lease (nothing was written)
 	 */
 	public boolean writeProgress(String queue, Lease lease, long tag, Map<String, String> fields) {
-		QueueKeys keys = this.store.keys(queue);
+		QueueKeys keys = this.store.keys(QueueStore.shardOfToken(queue, lease.token()));
 		List<String> scriptKeys = new ArrayList<>(keys.all());
 		scriptKeys.add(keys.progress(lease.id()));
 		List<String> args = new ArrayList<>(4 + 2 * fields.size());
 		args.add(lease.id());
-		args.add(lease.token());
+		args.add(QueueStore.inShard(lease).token());
 		args.add(millis(this.progressTimeToLive));
 		args.add(Long.toString(tag));
 		fields.forEach((field, value) -> {
@@ -347,10 +394,15 @@ public final class ListenerOperations {
 		List<Object> asked = new ArrayList<>(fields.size() + 1);
 		asked.add(PROGRESS_TAG);
 		asked.addAll(fields);
-		List<Object> values = this.store.getTemplate()
-			.opsForHash()
-			.multiGet(this.store.keys(queue).progress(id), asked);
-		if (!Long.toString(tag).equals(values.get(0))) {
+		List<Object> values = null;
+		// the tag tells the job's own hash: only the job's shard has it
+		for (String shard : this.store.shardsOfId(queue, id)) {
+			values = this.store.getTemplate().opsForHash().multiGet(this.store.keys(shard).progress(id), asked);
+			if (Long.toString(tag).equals(values.get(0))) {
+				break;
+			}
+		}
+		if (values == null || !Long.toString(tag).equals(values.get(0))) {
 			return Map.of();
 		}
 		Map<String, String> read = new HashMap<>();
@@ -431,8 +483,28 @@ public final class ListenerOperations {
 	 */
 	public List<String> ack(String queue, Collection<Lease> leases, Map<String, String> results,
 			Set<String> withProgress) {
-		QueueKeys queueKeys = this.store.keys(queue);
-		List<Lease> all = List.copyOf(leases);
+		List<String> refused = new ArrayList<>();
+		List<String> unconfirmed = new ArrayList<>();
+		ReplicationTimeoutException timeout = null;
+		for (Map.Entry<String, List<Lease>> shard : byShard(queue, leases).entrySet()) {
+			try {
+				refused.addAll(ackShard(shard.getKey(), shard.getValue(), results, withProgress));
+			}
+			catch (ReplicationTimeoutException ex) {
+				// the other shards are acknowledged all the same
+				timeout = (timeout != null) ? timeout : ex;
+				unconfirmed.addAll(ex.getJobIds());
+			}
+		}
+		if (timeout != null) {
+			throw timeout.forJobs(unconfirmed);
+		}
+		return refused;
+	}
+
+	private List<String> ackShard(String shard, List<Lease> all, Map<String, String> results,
+			Set<String> withProgress) {
+		QueueKeys queueKeys = this.store.keys(shard);
 		List<String> refused = new ArrayList<>();
 		List<String> unconfirmed = new ArrayList<>();
 		ReplicationTimeoutException timeout = null;
@@ -458,7 +530,7 @@ public final class ListenerOperations {
 			args.addAll(leaseArgs(batch));
 			try {
 				refused.addAll(strings(this.store.runForListOnReplicas(this.scripts.ack(), keys, args,
-						"the acknowledgement of " + batch.size() + " job(s) of queue '" + queue + "'")));
+						"the acknowledgement of " + batch.size() + " job(s) of queue '" + shard + "'")));
 			}
 			catch (ReplicationTimeoutException ex) {
 				// the batches after it are acknowledged all the same
@@ -516,9 +588,10 @@ public final class ListenerOperations {
 	 */
 	public boolean fail(String queue, Lease lease, String error, @Nullable String stackTrace,
 			@Nullable Duration retryDelay) {
-		Long result = this.store.runForLong(this.scripts.fail(), queue, lease.id(), lease.token(), error,
-				(retryDelay != null) ? millis(retryDelay) : "-1", Integer.toString(this.deadLetterMaxSize),
-				millis(this.deadLetterTimeToLive), (stackTrace != null) ? stackTrace : "");
+		Long result = this.store.runForLong(this.scripts.fail(), QueueStore.shardOfToken(queue, lease.token()),
+				lease.id(), QueueStore.inShard(lease).token(), error, (retryDelay != null) ? millis(retryDelay) : "-1",
+				Integer.toString(this.deadLetterMaxSize), millis(this.deadLetterTimeToLive),
+				(stackTrace != null) ? stackTrace : "");
 		return result != null && result == 1L;
 	}
 
@@ -533,9 +606,13 @@ public final class ListenerOperations {
 	 * @return the tokens of the leases no longer held: those jobs must not start
 	 */
 	public List<String> start(String queue, Collection<Lease> starting, Duration lease) {
-		List<String> leases = new ArrayList<>(starting.size() * 3);
-		addLeaseArgs(leases, starting, "s");
-		return extend(queue, leases, lease, lease);
+		List<String> lost = new ArrayList<>();
+		for (Map.Entry<String, List<Lease>> shard : byShard(queue, starting).entrySet()) {
+			List<String> leases = new ArrayList<>(shard.getValue().size() * 3);
+			addLeaseArgs(leases, shard.getValue(), "s");
+			lost.addAll(extendShard(shard.getKey(), leases, lease, lease));
+		}
+		return lost;
 	}
 
 	/**
@@ -554,13 +631,25 @@ public final class ListenerOperations {
 	 */
 	public List<String> extend(String queue, Collection<Lease> started, Collection<Lease> waiting, Duration lease,
 			Duration waitingLease) {
-		List<String> leases = new ArrayList<>((started.size() + waiting.size()) * 3);
-		addLeaseArgs(leases, started, "1");
-		addLeaseArgs(leases, waiting, "0");
-		return extend(queue, leases, lease, waitingLease);
+		Map<String, List<Lease>> startedByShard = byShard(queue, started);
+		Map<String, List<Lease>> waitingByShard = byShard(queue, waiting);
+		Set<String> shards = new LinkedHashSet<>(startedByShard.keySet());
+		shards.addAll(waitingByShard.keySet());
+		List<String> lost = new ArrayList<>();
+		for (String shard : shards) {
+			List<String> leases = new ArrayList<>((started.size() + waiting.size()) * 3);
+			addLeaseArgs(leases, startedByShard.getOrDefault(shard, List.of()), "1");
+			addLeaseArgs(leases, waitingByShard.getOrDefault(shard, List.of()), "0");
+			lost.addAll(extendShard(shard, leases, lease, waitingLease));
+		}
+		return lost;
 	}
 
-	private List<String> extend(String queue, List<String> leases, Duration lease, Duration waitingLease) {
+	/**
+	 * Extend leases of one shard.
+	 * @return the tokens of the leases no longer held, as the callers know them
+	 */
+	private List<String> extendShard(String shard, List<String> leases, Duration lease, Duration waitingLease) {
 		List<String> lost = new ArrayList<>();
 		int batch = QueueStore.MAX_BATCH_SIZE * 3;
 		for (int from = 0; from < leases.size(); from += batch) {
@@ -568,7 +657,9 @@ public final class ListenerOperations {
 			args.add(millis(lease));
 			args.add(millis(waitingLease));
 			args.addAll(leases.subList(from, Math.min(leases.size(), from + batch)));
-			lost.addAll(strings(this.store.runForList(this.scripts.extend(), queue, args)));
+			for (String token : strings(this.store.runForList(this.scripts.extend(), shard, args))) {
+				lost.add(QueueStore.shardToken(shard, token));
+			}
 		}
 		return lost;
 	}
@@ -583,7 +674,14 @@ public final class ListenerOperations {
 	 * @return how many jobs were handed back
 	 */
 	public long release(String queue, Collection<Lease> leases, boolean undoAttempt) {
-		List<Lease> all = List.copyOf(leases);
+		long released = 0;
+		for (Map.Entry<String, List<Lease>> shard : byShard(queue, leases).entrySet()) {
+			released += releaseShard(shard.getKey(), shard.getValue(), undoAttempt);
+		}
+		return released;
+	}
+
+	private long releaseShard(String shard, List<Lease> all, boolean undoAttempt) {
 		long released = 0;
 		for (int from = 0; from < all.size(); from += QueueStore.MAX_BATCH_SIZE) {
 			List<String> args = new ArrayList<>(2 + QueueStore.MAX_BATCH_SIZE * 3);
@@ -591,7 +689,7 @@ public final class ListenerOperations {
 			args.add(millis(this.deadLetterTimeToLive));
 			addLeaseArgs(args, all.subList(from, Math.min(all.size(), from + QueueStore.MAX_BATCH_SIZE)),
 					undoAttempt ? "1" : "0");
-			Long count = this.store.runForLong(this.scripts.release(), queue, args.toArray(new String[0]));
+			Long count = this.store.runForLong(this.scripts.release(), shard, args.toArray(new String[0]));
 			released += (count != null) ? count : 0;
 		}
 		return released;
@@ -622,7 +720,16 @@ public final class ListenerOperations {
 	 * @return what the pass did
 	 */
 	public Migration migrate(String queue, int maxStalls) {
-		List<?> result = this.store.runForList(this.scripts.migrate(), queue,
+		Migration all = null;
+		for (String shard : this.store.shards(queue)) {
+			Migration migration = migrateShard(shard, maxStalls);
+			all = (all != null) ? all.and(migration) : migration;
+		}
+		return all;
+	}
+
+	private Migration migrateShard(String shard, int maxStalls) {
+		List<?> result = this.store.runForList(this.scripts.migrate(), shard,
 				List.of(Integer.toString(MIGRATION_BATCH_SIZE), Integer.toString(this.deadLetterMaxSize),
 						millis(this.deadLetterTimeToLive), Integer.toString(this.completedMaxSize),
 						Integer.toString(maxStalls)));
@@ -640,7 +747,11 @@ public final class ListenerOperations {
 	 * @return how many completions were handed over
 	 */
 	public int handOver(String queue) {
-		return this.batchOperations.handOver(queue);
+		int handedOver = 0;
+		for (String shard : this.store.shards(queue)) {
+			handedOver += this.batchOperations.handOver(shard);
+		}
+		return handedOver;
 	}
 
 	/**
@@ -694,9 +805,10 @@ public final class ListenerOperations {
 	public long admit(String queue, Lease lease, Gates gates, Duration leaseTime) {
 		RateLimit rate = gates.rateLimit();
 		Long result = this.store.getTemplate()
-			.execute(this.scripts.admit(), gateKeys(queue, gates), lease.id(), lease.token(), millis(leaseTime),
-					(gates.exclusiveKey() != null) ? "1" : "0", Integer.toString(gates.jobMaxRunning()),
-					Integer.toString(gates.queueMaxRunning()), (rate != null) ? Integer.toString(rate.permits()) : "0",
+			.execute(this.scripts.admit(), gateKeys(queue, lease, gates), lease.id(), QueueStore.inShard(lease).token(),
+					millis(leaseTime), (gates.exclusiveKey() != null) ? "1" : "0",
+					Integer.toString(gates.jobMaxRunning()), Integer.toString(gates.queueMaxRunning()),
+					(rate != null) ? Integer.toString(rate.permits()) : "0",
 					(rate != null) ? millis(rate.window()) : "0", Integer.toString(gates.groupMaxRunning()));
 		return (result != null) ? result : -1;
 	}
@@ -711,7 +823,8 @@ public final class ListenerOperations {
 	 */
 	public void holdGates(String queue, Lease lease, Gates gates, Duration leaseTime) {
 		this.store.getTemplate()
-			.execute(this.scripts.hold(), gateKeys(queue, gates), lease.id(), lease.token(), millis(leaseTime), "1");
+			.execute(this.scripts.hold(), gateKeys(queue, lease, gates), lease.id(), QueueStore.inShard(lease).token(),
+					millis(leaseTime), "1");
 	}
 
 	/**
@@ -729,17 +842,18 @@ public final class ListenerOperations {
 	 */
 	public @Nullable ReservedJob leaveGates(String queue, Lease lease, Gates gates, Duration handOverLease) {
 		List<?> result = this.store.getTemplate()
-			.execute(this.scripts.hold(), gateKeys(queue, gates), lease.id(), lease.token(), millis(handOverLease),
-					"0");
+			.execute(this.scripts.hold(), gateKeys(queue, lease, gates), lease.id(), QueueStore.inShard(lease).token(),
+					millis(handOverLease), "0");
 		if (result == null || result.isEmpty()) {
 			return null;
 		}
 		return new ReservedJob((String) result.get(0), (String) result.get(1), ((Number) result.get(2)).intValue(),
-				(String) result.get(3));
+				QueueStore.shardToken(QueueStore.shardOfToken(queue, lease.token()), (String) result.get(3)));
 	}
 
-	private List<String> gateKeys(String queue, Gates gates) {
-		QueueKeys keys = this.store.keys(queue);
+	/** Return the keys of the gates of a job, in its shard: gates are per shard. */
+	private List<String> gateKeys(String queue, Lease lease, Gates gates) {
+		QueueKeys keys = this.store.keys(QueueStore.shardOfToken(queue, lease.token()));
 		List<String> all = new ArrayList<>(keys.all());
 		all.addAll(keys.gates(gates));
 		return all;
@@ -761,6 +875,21 @@ public final class ListenerOperations {
 		Duration commandTimeout = lettuce.getClientConfiguration().getCommandTimeout();
 		Duration half = commandTimeout.dividedBy(2);
 		return commandTimeout.minus((half.compareTo(Duration.ofSeconds(1)) < 0) ? half : Duration.ofSeconds(1));
+	}
+
+	/**
+	 * Return leases by the shard that gave them, as its scripts know them.
+	 */
+	private Map<String, List<Lease>> byShard(String queue, Collection<Lease> leases) {
+		if (this.store.shards(queue).size() == 1) {
+			return Map.of(queue, List.copyOf(leases));
+		}
+		Map<String, List<Lease>> byShard = new LinkedHashMap<>();
+		for (Lease lease : leases) {
+			byShard.computeIfAbsent(QueueStore.shardOfToken(queue, lease.token()), (shard) -> new ArrayList<>())
+				.add(QueueStore.inShard(lease));
+		}
+		return byShard;
 	}
 
 	private static void addLeaseArgs(List<String> args, Collection<Lease> leases, String flag) {

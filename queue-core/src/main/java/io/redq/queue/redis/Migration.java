@@ -29,4 +29,16 @@ public record Migration(long redisTime, int dueJobs, int expiredLeases, long nex
 		return this.dueJobs >= limit || this.expiredLeases >= limit || this.trimmedDeadJobs >= limit;
 	}
 
+	/**
+	 * Return the passes over two shards of a queue as one: the counts added up, the
+	 * earlier next due time against the later clock, so that the next pass is never late.
+	 * @param other the pass over the other shard
+	 * @return both passes
+	 */
+	Migration and(Migration other) {
+		return new Migration(Math.max(this.redisTime, other.redisTime), this.dueJobs + other.dueJobs,
+				this.expiredLeases + other.expiredLeases, Reservation.earlier(this.nextDue, other.nextDue),
+				this.trimmedDeadJobs + other.trimmedDeadJobs, this.handOvers || other.handOvers);
+	}
+
 }

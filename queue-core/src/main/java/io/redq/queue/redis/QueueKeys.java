@@ -79,8 +79,8 @@ public final class QueueKeys {
 
 	private final List<String> all;
 
-	private QueueKeys(String prefix, String queue) {
-		this.base = prefix + ":{" + queue + "}:";
+	private QueueKeys(String base) {
+		this.base = base;
 		this.ready = key("ready");
 		this.delayed = key("delayed");
 		this.reserved = key("reserved");
@@ -125,7 +125,19 @@ public final class QueueKeys {
 	 * @return the keys
 	 */
 	public static QueueKeys of(String prefix, String queue) {
-		return new QueueKeys(prefix, queue);
+		return new QueueKeys(prefix + ":{" + queue + "}:");
+	}
+
+	/**
+	 * Return the keys of a shard of a queue other than its first, which has the queue's
+	 * own keys: {@code <prefix>:shard:{<tag>}:<part>}, outside the keys of every queue,
+	 * so that no queue name shares them.
+	 * @param prefix the key prefix, e.g. {@code redq}
+	 * @param tag the shard's hash tag without its braces (see {@link ShardPlacement})
+	 * @return the keys
+	 */
+	static QueueKeys ofShard(String prefix, String tag) {
+		return new QueueKeys(prefix + ":shard:{" + tag + "}:");
 	}
 
 	private String key(String part) {

@@ -314,7 +314,7 @@ public final class QueueReader {
 	 * @return its first bytes and its size, or {@code null} when none is stored
 	 */
 	public @Nullable ResultStart result(String queue, String id, int maxBytes) {
-		String key = this.store.keys(queue).result(id);
+		String key = this.store.keys(this.store.shardHolding(queue, id)).result(id);
 		long size = size(this.redis.opsForValue().size(key));
 		String start = (size > 0) ? this.redis.opsForValue().get(key, 0, maxBytes - 1L) : null;
 		return (start != null) ? new ResultStart(start, size) : null;

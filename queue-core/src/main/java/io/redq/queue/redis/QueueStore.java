@@ -1,5 +1,6 @@
 package io.redq.queue.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,8 +10,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.zip.CRC32;
 
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.redq.queue.core.DataModelMismatchException;
@@ -28,6 +31,7 @@ import org.springframework.data.redis.core.script.DefaultScriptExecutor;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.data.redis.core.script.ScriptExecutor;
 import org.springframework.data.redis.serializer.RedisSerializer;
+import org.springframework.util.Assert;
 
 /**
  * The queues kept in Redis under one key prefix: the template and scripts that reach them
@@ -56,6 +60,16 @@ public final class QueueStore {
 
 	private final ResendProtection resendProtection = new ResendProtection();
 
+	private final ShardPlacement placement;
+
+	private final Map<String, Integer> shardCounts = new ConcurrentHashMap<>();
+
+	private int defaultShards = 1;
+
+	private final Map<String, List<String>> shards = new ConcurrentHashMap<>();
+
+	private final Map<String, AtomicInteger> nextShard = new ConcurrentHashMap<>();
+
 	private ReplicaWait replicaWait = ReplicaWait.NONE;
 
 	/**
@@ -69,6 +83,7 @@ public final class QueueStore {
 		this.redis = new StringRedisTemplate(connectionFactory);
 		this.redis.setScriptExecutor(new DataModelErrors(new DefaultScriptExecutor<>(this.redis)));
 		this.scripts = scripts;
+		this.placement = new ShardPlacement(this.redis, keyspace);
 	}
 
 	/**
@@ -77,7 +92,187 @@ public final class QueueStore {
 	 * @return its keys
 	 */
 	public QueueKeys keys(String queue) {
-		return this.keys.computeIfAbsent(queue, this.keyspace::queue);
+		return this.keys.computeIfAbsent(queue, this::keysOf);
+	}
+
+	private QueueKeys keysOf(String shard) {
+		int brace = shard.indexOf('{');
+		if (brace > 0 && shard.endsWith("}")) {
+			String queue = shard.substring(0, brace);
+			String number = shard.substring(brace + 1, shard.length() - 1);
+			List<String> names = shards(queue);
+			if (number.chars().allMatch(Character::isDigit) && names.contains(shard)) {
+				return this.keyspace.shard(queue, tags(queue).get(Integer.parseInt(number)));
+			}
+		}
+		// a queue name, checked: no valid one has a brace
+		return this.keyspace.queue(shard);
+	}
+
+	/**
+	 * Set how many shards a queue has: each its own hash tag, so its own slot, and so
+	 * possibly its own Redis Cluster master (see {@link ShardPlacement}). Set before the
+	 * queue is used.
+	 * @param queue the queue
+	 * @param count the number of shards, at least 1 (the default)
+	 */
+	public void setShards(String queue, int count) {
+		Assert.isTrue(count >= 1, () -> "Queue '" + queue + "' needs at least 1 shard, not " + count);
+		this.shardCounts.put(QueueNames.validate(queue), count);
+	}
+
+	/**
+	 * Set how many shards a queue has unless {@link #setShards(String, int)} says
+	 * otherwise. Set before the queues are used.
+	 * @param count the number of shards, at least 1 (the default)
+	 */
+	public void setDefaultShards(int count) {
+		Assert.isTrue(count >= 1, () -> "A queue needs at least 1 shard, not " + count);
+		this.defaultShards = count;
+	}
+
+	/**
+	 * Return how many shards a queue has.
+	 * @param queue the queue
+	 * @return the number of shards, 1 unless set otherwise
+	 */
+	public int getShards(String queue) {
+		return this.shardCounts.getOrDefault(queue, this.defaultShards);
+	}
+
+	/**
+	 * Return the shards of a queue, by the name every call that takes a queue takes for
+	 * one shard: the queue name for the first, whose keys are the queue's own, then
+	 * <code>&lt;queue&gt;{&lt;n&gt;}</code> (no queue name has a brace). Only this
+	 * package knows shards.
+	 * @param queue the queue
+	 * @return the shards, one (the queue) unless the queue has more
+	 */
+	List<String> shards(String queue) {
+		List<String> shards = this.shards.get(queue);
+		return (shards != null) ? shards : this.shards.computeIfAbsent(queue, this::shardsOf);
+	}
+
+	private List<String> shardsOf(String queue) {
+		if (getShards(queue) == 1) {
+			return List.of(queue);
+		}
+		List<String> names = new ArrayList<>();
+		names.add(queue);
+		for (int i = 1; i < tags(queue).size(); i++) {
+			names.add(queue + "{" + i + "}");
+		}
+		return List.copyOf(names);
+	}
+
+	private List<String> tags(String queue) {
+		return this.placement.tags(queue, getShards(queue));
+	}
+
+	/**
+	 * Check that the shards stored for a queue agree with its configured count, as an
+	 * instance that starts serving the queue does: a count that would drop a shard that
+	 * holds jobs is refused.
+	 * @param queue the queue
+	 * @throws IllegalStateException when the count would drop a shard that holds jobs
+	 */
+	void checkShards(String queue) {
+		tags(queue);
+	}
+
+	/**
+	 * Return the shard of a queue that a job goes to: the one its key maps to (a stable
+	 * hash), so that jobs of one key always share a shard, or the next in turn for a job
+	 * without one.
+	 * @param queue the queue
+	 * @param key what keeps the job with related ones (its group or caller-given id), or
+	 * {@code null} for none
+	 * @return the shard
+	 */
+	String shardOf(String queue, @Nullable String key) {
+		List<String> shards = shards(queue);
+		if (shards.size() == 1) {
+			return queue;
+		}
+		if (key == null) {
+			int next = this.nextShard.computeIfAbsent(queue, (name) -> new AtomicInteger()).getAndIncrement();
+			return shards.get(Math.floorMod(next, shards.size()));
+		}
+		CRC32 hash = new CRC32();
+		hash.update(key.getBytes(StandardCharsets.UTF_8));
+		return shards.get((int) (hash.getValue() % shards.size()));
+	}
+
+	/**
+	 * Return the shards to look for a job in by its id: first the one its id maps to.
+	 * @param queue the queue
+	 * @param id the job id
+	 * @return the shards, the likeliest first
+	 */
+	List<String> shardsOfId(String queue, String id) {
+		List<String> shards = shards(queue);
+		if (shards.size() == 1) {
+			return shards;
+		}
+		List<String> ordered = new ArrayList<>(shards);
+		String first = shardOf(queue, id);
+		ordered.remove(first);
+		ordered.add(0, first);
+		return ordered;
+	}
+
+	/**
+	 * Return the shard that holds a job or its result, else the one its id maps to: one
+	 * read per shard looked at.
+	 * @param queue the queue
+	 * @param id the job id
+	 * @return the shard
+	 */
+	String shardHolding(String queue, String id) {
+		List<String> shards = shardsOfId(queue, id);
+		for (String shard : shards) {
+			QueueKeys keys = keys(shard);
+			if (shards.size() == 1 || this.redis.opsForHash().hasKey(keys.jobs(), id)
+					|| Boolean.TRUE.equals(this.redis.hasKey(keys.result(id)))) {
+				return shard;
+			}
+		}
+		return shards.get(0);
+	}
+
+	/**
+	 * Return the shard a reservation's lease token came from (see
+	 * {@link #shardToken(String, String)}).
+	 * @param queue the queue
+	 * @param token the lease token
+	 * @return the shard
+	 */
+	static String shardOfToken(String queue, String token) {
+		int slash = token.indexOf('/');
+		return (slash < 0) ? queue : queue + "{" + token.substring(0, slash) + "}";
+	}
+
+	/**
+	 * Return a lease as its shard's scripts know it, without the shard in its token.
+	 * @param lease the lease
+	 * @return the lease in its shard
+	 */
+	static Lease inShard(Lease lease) {
+		int slash = lease.token().indexOf('/');
+		return (slash < 0) ? lease : new Lease(lease.id(), lease.token().substring(slash + 1));
+	}
+
+	/**
+	 * Return the token of a lease as the callers see it: a shard other than the first
+	 * puts its number in front, so that a later call finds the shard and no two shards'
+	 * tokens are equal.
+	 * @param shard the shard that gave the lease
+	 * @param token its token there
+	 * @return the token
+	 */
+	static String shardToken(String shard, String token) {
+		int brace = shard.indexOf('{');
+		return (brace < 0) ? token : shard.substring(brace + 1, shard.length() - 1) + "/" + token;
 	}
 
 	/**

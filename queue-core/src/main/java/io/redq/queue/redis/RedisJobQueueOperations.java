@@ -6,11 +6,13 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 import io.redq.queue.core.CompletedJob;
 import io.redq.queue.core.DeadJob;
@@ -195,7 +197,35 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public QueueSnapshot snapshot(String queue) {
-		List<?> values = this.store.runForList(this.scripts.stats(), queue, List.of());
+		QueueSnapshot all = null;
+		for (String shard : this.store.shards(queue)) {
+			QueueSnapshot snapshot = snapshotOf(shard);
+			all = (all != null) ? sum(all, snapshot) : snapshot;
+		}
+		return all;
+	}
+
+	/**
+	 * Return the snapshot of a queue from those of two of its shards: the counts added up
+	 * (a group lives in one shard), the longer wait, paused when either is.
+	 */
+	private static QueueSnapshot sum(QueueSnapshot one, QueueSnapshot other) {
+		QueueStats a = one.stats();
+		QueueStats b = other.stats();
+		Map<Integer, Long> byPriority = new TreeMap<>(Comparator.reverseOrder());
+		byPriority.putAll(one.readyByPriority());
+		other.readyByPriority().forEach((level, count) -> byPriority.merge(level, count, Long::sum));
+		return new QueueSnapshot(
+				new QueueStats(a.ready() + b.ready(), a.delayed() + b.delayed(), a.reserved() + b.reserved(),
+						a.dead() + b.dead()),
+				(one.oldestReadyAge().compareTo(other.oldestReadyAge()) >= 0) ? one.oldestReadyAge()
+						: other.oldestReadyAge(),
+				one.paused() || other.paused(), Collections.unmodifiableMap(new LinkedHashMap<>(byPriority)),
+				one.readyGroups() + other.readyGroups());
+	}
+
+	private QueueSnapshot snapshotOf(String shard) {
+		List<?> values = this.store.runForList(this.scripts.stats(), shard, List.of());
 		long oldest = QueueStore.number(values, 5);
 		// then the ready jobs per level, which the script lists lowest first
 		Map<Integer, Long> byPriority = new LinkedHashMap<>();
@@ -215,7 +245,19 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public JobStatus status(String queue, String id) {
-		List<?> result = this.store.runForList(this.scripts.status(), queue, List.of(id));
+		JobStatus status = null;
+		// a job lives in one shard: the others know it as none
+		for (String shard : this.store.shardsOfId(queue, id)) {
+			status = statusIn(shard, id);
+			if (status.state() != JobStatus.State.NONE) {
+				break;
+			}
+		}
+		return status;
+	}
+
+	private JobStatus statusIn(String shard, String id) {
+		List<?> result = this.store.runForList(this.scripts.status(), shard, List.of(id));
 		long at = QueueStore.number(result, 2);
 		return new JobStatus(JobStatus.State.valueOf(((String) result.get(1)).toUpperCase(Locale.ROOT)),
 				(at >= 0) ? Instant.ofEpochMilli(at) : null, Instant.ofEpochMilli(QueueStore.number(result, 0)));
@@ -223,7 +265,11 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public @Nullable JobProgress progress(String queue, String id) {
-		String envelope = (String) this.redis.opsForHash().get(this.store.keys(queue).jobs(), id);
+		String envelope = null;
+		for (String shard : this.store.shardsOfId(queue, id)) {
+			envelope = (envelope != null) ? envelope
+					: (String) this.redis.opsForHash().get(this.store.keys(shard).jobs(), id);
+		}
 		if (envelope == null) {
 			return null;
 		}
@@ -272,10 +318,16 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	}
 
 	private long moveTo(String queue, String id, Due due, @Nullable Duration timeout) {
-		Long result = this.store.runOnce(this.scripts.reschedule(), queue,
-				List.of(id, due.absolute() ? "a" : "d", Long.toString(due.millis())), timeout,
-				"move job '" + id + "' of queue '" + queue + "' to a new due time");
-		return (result != null) ? result : 0;
+		// a job lives in one shard: the others move nothing
+		for (String shard : this.store.shardsOfId(queue, id)) {
+			Long result = this.store.runOnce(this.scripts.reschedule(), shard,
+					List.of(id, due.absolute() ? "a" : "d", Long.toString(due.millis())), timeout,
+					"move job '" + id + "' of queue '" + queue + "' to a new due time");
+			if (result != null && result != 0) {
+				return result;
+			}
+		}
+		return 0;
 	}
 
 	@Override
@@ -295,9 +347,16 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	 * call is not cancelled
 	 */
 	public boolean cancel(String queue, String id, @Nullable Duration timeout) {
-		Long removed = this.store.runOnce(this.scripts.cancel(), queue, List.of(this.store.keys(queue).progress(id)),
-				List.of(id), timeout, "cancel job '" + id + "' of queue '" + queue + "'");
-		return removed != null && removed == 1L;
+		// a job lives in one shard: the others cancel nothing
+		for (String shard : this.store.shardsOfId(queue, id)) {
+			Long removed = this.store.runOnce(this.scripts.cancel(), shard,
+					List.of(this.store.keys(shard).progress(id)), List.of(id), timeout,
+					"cancel job '" + id + "' of queue '" + queue + "'");
+			if (removed != null && removed == 1L) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -314,15 +373,19 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public void pause(String queue) {
-		this.redis.opsForValue().set(this.store.keys(queue).paused(), "1");
+		for (String shard : this.store.shards(queue)) {
+			this.redis.opsForValue().set(this.store.keys(shard).paused(), "1");
+		}
 		publish(new QueuePausedEvent(this, queue));
 	}
 
 	@Override
 	public void resume(String queue) {
-		QueueKeys keys = this.store.keys(queue);
-		this.redis.delete(keys.paused());
-		this.redis.opsForZSet().add(keys.wake(), "w", 0);
+		for (String shard : this.store.shards(queue)) {
+			QueueKeys keys = this.store.keys(shard);
+			this.redis.delete(keys.paused());
+			this.redis.opsForZSet().add(keys.wake(), "w", 0);
+		}
 		publish(new QueueResumedEvent(this, queue));
 	}
 
@@ -342,6 +405,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public boolean isPaused(String queue) {
+		// the shards are paused and resumed together: the first tells
 		return Boolean.TRUE.equals(this.redis.hasKey(this.store.keys(queue).paused()));
 	}
 
@@ -369,13 +433,28 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	public List<DeadJob> deadJobs(String queue, int offset, int count) {
 		// Redis reads a range that ends before it starts as counted from the end
 		Assert.isTrue(offset >= 0 && count > 0, "offset must not be negative and count must be positive");
-		return dead(queue, List.of(Integer.toString(offset), Integer.toString(count)));
+		List<String> shards = this.store.shards(queue);
+		if (shards.size() == 1) {
+			return dead(queue, List.of(Integer.toString(offset), Integer.toString(count)));
+		}
+		// the latest deaths of all shards are among the latest offset + count of each
+		List<DeadJob> all = new ArrayList<>();
+		for (String shard : shards) {
+			all.addAll(dead(shard, List.of("0", Integer.toString(offset + count))));
+		}
+		all.sort(Comparator.comparing(DeadJob::diedAt).reversed());
+		return List.copyOf(all.subList(Math.min(offset, all.size()), Math.min(offset + count, all.size())));
 	}
 
 	@Override
 	public @Nullable DeadJob deadJob(String queue, String id) {
-		List<DeadJob> found = dead(queue, List.of("ids", id));
-		return found.isEmpty() ? null : found.get(0);
+		for (String shard : this.store.shardsOfId(queue, id)) {
+			List<DeadJob> found = dead(shard, List.of("ids", id));
+			if (!found.isEmpty()) {
+				return found.get(0);
+			}
+		}
+		return null;
 	}
 
 	private List<DeadJob> dead(String queue, List<String> args) {
@@ -401,6 +480,15 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	}
 
 	private long revive(String queue, String action, Collection<String> ids) {
+		long total = 0;
+		// a job lives in one shard: the others ignore its id
+		for (String shard : this.store.shards(queue)) {
+			total += reviveShard(shard, action, ids);
+		}
+		return total;
+	}
+
+	private long reviveShard(String queue, String action, Collection<String> ids) {
 		// without ids, each call takes the oldest 1,000 of the jobs that were dead when
 		// this began: those that died at or before the latest death then
 		Set<ZSetOperations.TypedTuple<String>> latest = ids.isEmpty()
@@ -436,6 +524,10 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	 */
 	@Override
 	public void purge(String queue) {
+		this.store.shards(queue).forEach(this::purgeShard);
+	}
+
+	private void purgeShard(String queue) {
 		QueueKeys keys = this.store.keys(queue);
 		Set<String> fixed = Set.copyOf(keys.all());
 		List<String> gates = new ArrayList<>();

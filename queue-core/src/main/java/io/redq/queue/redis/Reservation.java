@@ -1,5 +1,6 @@
 package io.redq.queue.redis;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -15,4 +16,27 @@ import java.util.List;
  * @since 0.1.0
  */
 public record Reservation(long redisTime, long nextDue, List<ReservedJob> jobs, List<String> missing) {
+
+	/**
+	 * Return the reservations from two shards of a queue as one: the jobs of both, the
+	 * earlier next due time against the later clock, so that the migrator is never late.
+	 * @param other the reservation from the other shard
+	 * @return both reservations
+	 */
+	Reservation and(Reservation other) {
+		List<ReservedJob> jobs = new ArrayList<>(this.jobs);
+		jobs.addAll(other.jobs);
+		List<String> missing = new ArrayList<>(this.missing);
+		missing.addAll(other.missing);
+		return new Reservation(Math.max(this.redisTime, other.redisTime), earlier(this.nextDue, other.nextDue), jobs,
+				missing);
+	}
+
+	/**
+	 * Return the earlier of two due times, either -1 for none.
+	 */
+	static long earlier(long due, long other) {
+		return (due < 0) ? other : (other < 0) ? due : Math.min(due, other);
+	}
+
 }

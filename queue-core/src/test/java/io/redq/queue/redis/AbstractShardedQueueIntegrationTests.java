@@ -1,0 +1,363 @@
+package io.redq.queue.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.redq.queue.config.JobListenerContainerFactory;
+import io.redq.queue.core.DeadJob;
+import io.redq.queue.core.DispatchResult;
+import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobDefinitions;
+import io.redq.queue.core.JobRequest;
+import io.redq.queue.core.JobStatus;
+import io.redq.queue.listener.JobListenerContainer;
+import io.redq.queue.listener.StringJobHandler;
+import io.redq.queue.script.QueueScripts;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Tests of a queue spread over three shards, on the Redis a subclass connects to: where
+ * the shards are placed, that jobs spread over them and each runs once, that a caller id,
+ * a group and a timer's key keep to one shard, that an idle container wakes for a job on
+ * any shard and that a busy shard starves no other.
+ *
+ * @author Redq team
+ */
+abstract class AbstractShardedQueueIntegrationTests {
+
+	static final String QUEUE = "sharded";
+
+	private static final int SHARDS = 3;
+
+	private static final Duration DEADLINE = Duration.ofSeconds(20);
+
+	private static final JobBackoff NO_WAIT = new JobBackoff(Duration.ZERO, 1.0, Duration.ZERO, Duration.ZERO);
+
+	private static final JobDefinition JOB = new JobDefinition("work", QUEUE, 3, Duration.ZERO, NO_WAIT, null);
+
+	private final Deque<AutoCloseable> closeables = new ArrayDeque<>();
+
+	private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+
+	private final List<String> order = new CopyOnWriteArrayList<>();
+
+	private final CountDownLatch held = new CountDownLatch(1);
+
+	private final AtomicInteger running = new AtomicInteger();
+
+	private final AtomicInteger peak = new AtomicInteger();
+
+	private int maxRunning;
+
+	/**
+	 * Return a started connection factory to the Redis of the test, emptied.
+	 * @return the connection factory
+	 */
+	abstract LettuceConnectionFactory connectionFactory();
+
+	@AfterEach
+	void close() throws Exception {
+		this.held.countDown();
+		while (!this.closeables.isEmpty()) {
+			this.closeables.pop().close();
+		}
+	}
+
+	RedisJobQueueOperations operations(int shards) {
+		LettuceConnectionFactory connectionFactory = connectionFactory();
+		this.closeables.push(connectionFactory::destroy);
+		RedisJobQueueOperations operations = new RedisJobQueueOperations(connectionFactory, QueueScripts.load(),
+				new Keyspace("redq"));
+		operations.getStore().setShards(QUEUE, shards);
+		return operations;
+	}
+
+	@Test
+	void instancesAgreeOnDistinctShardsAndAQueueOfOneShardKeepsItsOwnKeys() {
+		RedisJobQueueOperations first = operations(SHARDS);
+		RedisJobQueueOperations second = operations(SHARDS);
+		QueueStore store = first.getStore();
+		List<String> keys = store.shards(QUEUE).stream().map((shard) -> store.keys(shard).ready()).toList();
+		assertThat(second.getStore().shards(QUEUE).stream().map((shard) -> second.getStore().keys(shard).ready()))
+			.containsExactlyElementsOf(keys);
+		assertThat(new HashSet<>(keys)).hasSize(SHARDS);
+		// the first shard has the queue's own keys
+		assertThat(keys.get(0)).isEqualTo(new Keyspace("redq").queue(QUEUE).ready());
+		assertThat(distinctOwners(store, keys)).isTrue();
+		RedisJobQueueOperations single = operations(1);
+		single.getStore().setShards("plain", 1);
+		assertThat(single.getStore().shards("plain")).containsExactly("plain");
+		assertThat(template(single).hasKey(new Keyspace("redq").placement("plain"))).isFalse();
+	}
+
+	/**
+	 * Return whether the keys are each on a master of their own, as a test on a cluster
+	 * checks.
+	 */
+	abstract boolean distinctOwners(QueueStore store, List<String> keys);
+
+	@Test
+	void jobsSpreadOverEveryShardAndEachRunsExactlyOnce() {
+		RedisJobQueueOperations operations = operations(SHARDS);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		List<String> ids = new ArrayList<>();
+		for (int i = 0; i < 300; i++) {
+			ids.add(dispatcher.dispatch("work", "job " + i).id());
+		}
+		for (String shard : operations.getStore().shards(QUEUE)) {
+			assertThat(template(operations).opsForList().size(operations.getStore().keys(shard).ready())).as(shard)
+				.isGreaterThan(90);
+		}
+		assertThat(operations.stats(QUEUE).ready()).isEqualTo(300);
+		start(operations, 4);
+		await().atMost(DEADLINE).until(() -> this.runs.size() == 300 && operations.stats(QUEUE).ready() == 0);
+		assertThat(this.runs.keySet()).containsExactlyInAnyOrderElementsOf(ids);
+		assertThat(this.runs.values()).allMatch((count) -> count.get() == 1);
+	}
+
+	@Test
+	void aCallerIdAGroupAndATimersKeyEachKeepToOneShard() {
+		RedisJobQueueOperations operations = operations(SHARDS);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		Set<String> ids = new HashSet<>();
+		for (int i = 0; i < 6; i++) {
+			DispatchResult result = dispatcher.dispatch(
+					JobRequest.of("work", "again").id("once", DuplicatePolicy.KEEP).delay(Duration.ofHours(1)).build());
+			ids.add(result.id());
+		}
+		assertThat(ids).containsExactly("once");
+		assertThat(operations.stats(QUEUE).delayed()).isEqualTo(1);
+		for (int i = 0; i < 6; i++) {
+			dispatcher.dispatch(JobRequest.of("work", "grouped").group("tenant-1").delay(Duration.ofHours(1)).build());
+		}
+		long shardsWithGroup = operations.getStore()
+			.shards(QUEUE)
+			.stream()
+			.filter((shard) -> template(operations).opsForZSet().size(operations.getStore().keys(shard).delayed()) >= 6)
+			.count();
+		assertThat(shardsWithGroup).isEqualTo(1);
+		Instant at = Instant.now().plus(Duration.ofHours(1));
+		for (int key = 0; key < 6; key++) {
+			dispatcher.schedule("work", "order-" + key, at);
+		}
+		for (int key = 0; key < 6; key++) {
+			assertThat(dispatcher.reschedule("work", "order-" + key, at.plusSeconds(60))).isTrue();
+			assertThat(dispatcher.findTimer("work", "order-" + key)).isPresent();
+			assertThat(dispatcher.cancelTimer("work", "order-" + key)).isTrue();
+			assertThat(dispatcher.findTimer("work", "order-" + key)).isEmpty();
+		}
+		assertThat(operations.cancel(QUEUE, "once")).isTrue();
+		assertThat(operations.status(QUEUE, "once").state()).isEqualTo(JobStatus.State.NONE);
+		assertThat(operations.stats(QUEUE).delayed()).isEqualTo(6);
+	}
+
+	@Test
+	void anIdleContainerWakesForAJobOnAnyShard() {
+		RedisJobQueueOperations operations = operations(SHARDS);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		JobListenerContainer container = start(operations, 2);
+		// the poll timeout (a minute) is longer than the deadline: only a wake-up ends
+		// the
+		// wait in time
+		for (String shard : operations.getStore().shards(QUEUE)) {
+			String id = idOn(operations, shard);
+			dispatcher.dispatch(JobRequest.of("work", "wake").id(id).build());
+			await().atMost(DEADLINE).until(() -> this.runs.containsKey(id));
+		}
+		assertThat(container.isRunning()).isTrue();
+		// a caller waiting for a job's result hears of it from the job's shard
+		try (JobResults results = new JobResults(operations.getStore())) {
+			List<CompletableFuture<String>> waits = new ArrayList<>();
+			for (String shard : operations.getStore().shards(QUEUE)) {
+				String id = idOn(operations, shard, "held-");
+				dispatcher.dispatch(JobRequest.of("work", "hold").id(id).build());
+				waits.add(results.await(QUEUE, id, String.class, DEADLINE));
+			}
+			// every wait read its job's state in its shard, and asked it to announce the
+			// end
+			await().atMost(DEADLINE)
+				.until(() -> operations.getStore()
+					.shards(QUEUE)
+					.stream()
+					.allMatch((shard) -> template(operations).hasKey(operations.getStore().keys(shard).waiting())));
+			this.held.countDown();
+			waits.forEach((wait) -> assertThat(wait).succeedsWithin(DEADLINE).isNull());
+		}
+	}
+
+	@Test
+	void aBusyShardStarvesNoOther() {
+		RedisJobQueueOperations operations = operations(SHARDS);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		List<String> shards = operations.getStore().shards(QUEUE);
+		String busy = groupOn(operations, shards.get(0));
+		List<JobRequest> requests = new ArrayList<>();
+		for (int i = 0; i < 200; i++) {
+			requests.add(JobRequest.of("work", "busy").group(busy).build());
+		}
+		dispatcher.dispatchAll(requests);
+		String lone = idOn(operations, shards.get(SHARDS - 1));
+		dispatcher.dispatch(JobRequest.of("work", "lone").id(lone).build());
+		start(operations, 1);
+		await().atMost(DEADLINE).until(() -> this.runs.containsKey(lone));
+		// one job at a time, taken from each shard in turn
+		assertThat(this.order.indexOf(lone)).isLessThan(10);
+	}
+
+	@Test
+	void pauseAndDeadJobsCoverEveryShard() {
+		RedisJobQueueOperations operations = operations(SHARDS);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		operations.pause(QUEUE);
+		List<String> ids = new ArrayList<>();
+		for (String shard : operations.getStore().shards(QUEUE)) {
+			assertThat(template(operations).hasKey(operations.getStore().keys(shard).paused())).as(shard).isTrue();
+			ids.add(idOn(operations, shard));
+			dispatcher.dispatch(JobRequest.of("work", "fail").id(ids.get(ids.size() - 1)).build());
+		}
+		assertThat(operations.isPaused(QUEUE)).isTrue();
+		assertThat(operations.snapshot(QUEUE).paused()).isTrue();
+		start(operations, 2);
+		operations.resume(QUEUE);
+		assertThat(operations.isPaused(QUEUE)).isFalse();
+		await().atMost(DEADLINE).until(() -> operations.stats(QUEUE).dead() == SHARDS);
+		assertThat(operations.deadJobs(QUEUE, 0, 10)).extracting(DeadJob::id).containsExactlyInAnyOrderElementsOf(ids);
+		assertThat(operations.deadJobs(QUEUE, 1, 10)).hasSize(SHARDS - 1);
+		for (String id : ids) {
+			assertThat(operations.deadJob(QUEUE, id)).isNotNull();
+		}
+		assertThat(operations.deleteDead(QUEUE, ids)).isEqualTo(SHARDS);
+		assertThat(operations.stats(QUEUE).dead()).isZero();
+	}
+
+	@Test
+	void maxRunningHoldsPerShard() {
+		RedisJobQueueOperations operations = operations(SHARDS);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		for (String shard : operations.getStore().shards(QUEUE)) {
+			for (String prefix : List.of("first-", "second-")) {
+				dispatcher.dispatch(JobRequest.of("work", "hold").id(idOn(operations, shard, prefix)).build());
+			}
+		}
+		this.maxRunning = 1;
+		start(operations, 2 * SHARDS);
+		// one job of each shard runs, the other waits for its shard's place
+		await().atMost(DEADLINE).until(() -> this.running.get() == SHARDS);
+		assertThat(operations.stats(QUEUE).ready() + operations.stats(QUEUE).delayed()
+				+ operations.stats(QUEUE).reserved())
+			.isEqualTo(2L * SHARDS);
+		this.held.countDown();
+		await().atMost(DEADLINE).until(() -> this.runs.size() == 2 * SHARDS);
+		assertThat(this.peak.get()).isEqualTo(SHARDS);
+	}
+
+	@Test
+	void fewerShardsAreRefusedWhileARemovedShardHoldsJobs() {
+		RedisJobQueueOperations operations = operations(SHARDS);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		String last = operations.getStore().shards(QUEUE).get(SHARDS - 1);
+		String id = idOn(operations, last);
+		dispatcher.dispatch(JobRequest.of("work", "left").id(id).build());
+		RedisJobQueueOperations fewer = operations(SHARDS - 1);
+		assertThatIllegalStateException().isThrownBy(() -> fewer.getListenerOperations().checkDataModel(QUEUE))
+			.withMessageContaining("still holds jobs")
+			.withMessageContaining("Drain the queue with redq.queues." + QUEUE + ".shards=" + SHARDS);
+		assertThat(operations.cancel(QUEUE, id)).isTrue();
+		fewer.getListenerOperations().checkDataModel(QUEUE);
+		assertThat(fewer.getStore().shards(QUEUE)).hasSize(SHARDS - 1);
+	}
+
+	private String idOn(RedisJobQueueOperations operations, String shard) {
+		return idOn(operations, shard, "id-");
+	}
+
+	private String idOn(RedisJobQueueOperations operations, String shard, String prefix) {
+		for (int i = 0;; i++) {
+			if (operations.getStore().shardOf(QUEUE, prefix + i).equals(shard)) {
+				return prefix + i;
+			}
+		}
+	}
+
+	private String groupOn(RedisJobQueueOperations operations, String shard) {
+		return "group" + idOn(operations, shard);
+	}
+
+	private StringRedisTemplate template(RedisJobQueueOperations operations) {
+		return operations.getStore().getTemplate();
+	}
+
+	private JobListenerContainer start(RedisJobQueueOperations operations, int concurrency) {
+		JobListenerContainerFactory factory = new JobListenerContainerFactory(operations.getListenerOperations(),
+				JsonMapper.shared());
+		factory.getContainerProperties().setConcurrency(concurrency);
+		factory.getContainerProperties().setBatchSize(concurrency);
+		factory.getContainerProperties().setPrefetch(0);
+		factory.getContainerProperties().setPollTimeout(Duration.ofMinutes(1));
+		factory.getContainerProperties().setShutdownTimeout(Duration.ofSeconds(1));
+		factory.getContainerProperties().setMaxRunning(this.maxRunning);
+		JobListenerContainer container = factory.createContainer(QUEUE,
+				List.of(new StringJobHandler(JOB, (payload, context) -> {
+					this.order.add(context.getId());
+					this.runs.computeIfAbsent(context.getId(), (id) -> new AtomicInteger()).incrementAndGet();
+					if ("hold".equals(payload)) {
+						this.peak.accumulateAndGet(this.running.incrementAndGet(), Math::max);
+						try {
+							this.held.await();
+						}
+						finally {
+							this.running.decrementAndGet();
+						}
+					}
+					if ("fail".equals(payload)) {
+						throw new IllegalStateException("Failed on purpose");
+					}
+				})));
+		container.start();
+		this.closeables.push(container::stop);
+		return container;
+	}
+
+	RedisJobDispatcher dispatcher(RedisJobQueueOperations operations) {
+		RedisJobDispatcher dispatcher = new RedisJobDispatcher(operations, new JobDefinitions() {
+
+			@Override
+			public @Nullable JobDefinition find(String name) {
+				return name.equals(JOB.name()) ? JOB : null;
+			}
+
+			@Override
+			public List<JobDefinition> all() {
+				return List.of(JOB);
+			}
+
+		}, JsonMapper.shared());
+		this.closeables.push(dispatcher::stop);
+		return dispatcher;
+	}
+
+}
