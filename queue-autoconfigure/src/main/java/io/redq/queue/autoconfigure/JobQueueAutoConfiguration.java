@@ -3,6 +3,7 @@ package io.redq.queue.autoconfigure;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.resource.ClientResources;
@@ -46,6 +47,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
@@ -366,6 +368,24 @@ public final class JobQueueAutoConfiguration {
 						.build());
 				}
 			};
+		}
+
+	}
+
+	/**
+	 * Moves the application's shared Lettuce connection to a new master as soon as a
+	 * Sentinel announces it, so that the old master acknowledges no write that its
+	 * demotion would lose.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(RedisClient.class)
+	@ConditionalOnBean(LettuceConnectionFactory.class)
+	@ConditionalOnProperty(name = "spring.data.redis.sentinel.master")
+	static class LettuceSentinelFailoverConfiguration {
+
+		@Bean
+		SentinelMasterSwitchListener jobQueueSentinelMasterSwitchListener(LettuceConnectionFactory connectionFactory) {
+			return new SentinelMasterSwitchListener(connectionFactory);
 		}
 
 	}

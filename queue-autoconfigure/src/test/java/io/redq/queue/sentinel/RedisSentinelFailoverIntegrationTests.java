@@ -14,18 +14,22 @@ import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.listener.JobContext;
 import io.redq.queue.test.RedisSentinel;
+import io.redq.queue.test.RedisServer;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
  * Keeps running a queue's jobs, through {@code spring.data.redis.sentinel.*}, while the
- * Sentinels fail the master over to its replica, and loses none of the jobs whose
- * dispatch the replica confirmed ({@code redq.durability.replicas=1}).
+ * Sentinels fail the master over to its replica: loses none of the jobs whose dispatch
+ * the replica confirmed ({@code redq.durability.replicas=1}), nor, without replicas to
+ * wait for, any whose dispatch returned once a Sentinel announced the new master.
  *
  * @author Redq team
  */
@@ -79,6 +83,38 @@ class RedisSentinelFailoverIntegrationTests {
 				await().atMost(DEADLINE).until(() -> SentinelJobs.handled.containsAll(confirmed));
 				assertThat(context).hasNotFailed();
 			});
+	}
+
+	@Test
+	void queueWritesToTheNewMasterOnceASentinelAnnouncedIt() {
+		JobQueueContextRunner.on(this.sentinel).withUserConfiguration(SentinelJobs.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+			LettuceConnectionFactory connectionFactory = context.getBean(LettuceConnectionFactory.class);
+			List<String> before = dispatch(dispatcher, 10, Duration.ZERO);
+			await().atMost(DEADLINE).until(() -> SentinelJobs.handled.containsAll(before));
+			Object onOldMaster = sharedConnection(connectionFactory);
+			RedisServer oldMaster = this.sentinel.master();
+			// returns once every Sentinel has announced the switch; the old master is up
+			// and still takes writes
+			RedisServer newMaster = this.sentinel.failOver();
+			await().atMost(DEADLINE).until(() -> sharedConnection(connectionFactory) != onOldMaster);
+			// due after the old master's demotion below, so that none runs there first
+			List<String> after = dispatch(dispatcher, 20, Duration.ofSeconds(3));
+			// what the Sentinels do to the old master, up to 10 s later: it drops what it
+			// took since the switch
+			oldMaster.command("REPLICAOF", newMaster.host(), Integer.toString(newMaster.port()));
+			oldMaster.command("CLIENT", "KILL", "TYPE", "normal");
+			await().atMost(DEADLINE).until(() -> SentinelJobs.handled.containsAll(after));
+			assertThat(context).hasNotFailed();
+		});
+	}
+
+	/** The connection that the factory shares between callers now. */
+	private static Object sharedConnection(LettuceConnectionFactory connectionFactory) {
+		try (RedisConnection connection = connectionFactory.getConnection()) {
+			return connection.getNativeConnection();
+		}
 	}
 
 	private static List<String> dispatch(JobDispatcher dispatcher, int count, Duration delay) {
