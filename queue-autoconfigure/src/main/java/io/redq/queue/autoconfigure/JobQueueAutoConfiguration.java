@@ -373,19 +373,34 @@ public final class JobQueueAutoConfiguration {
 	}
 
 	/**
-	 * Moves the application's shared Lettuce connection to a new master as soon as a
-	 * Sentinel announces it, so that the old master acknowledges no write that its
-	 * demotion would lose.
+	 * Moves the application's Lettuce connections to a new master as soon as a Sentinel
+	 * announces it, so that the old master acknowledges no write that its demotion would
+	 * lose. Spring Boot applies the channel tracking to the client resources it creates,
+	 * not to an application's own {@link ClientResources} bean.
 	 */
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(RedisClient.class)
-	@ConditionalOnBean(LettuceConnectionFactory.class)
+	@ConditionalOnClass({ RedisClient.class, ClientResourcesBuilderCustomizer.class })
 	@ConditionalOnProperty(name = "spring.data.redis.sentinel.master")
 	static class LettuceSentinelFailoverConfiguration {
 
 		@Bean
-		SentinelMasterSwitchListener jobQueueSentinelMasterSwitchListener(LettuceConnectionFactory connectionFactory) {
-			return new SentinelMasterSwitchListener(connectionFactory);
+		static SentinelMasterSwitchListener.Channels jobQueueRedisChannels() {
+			return new SentinelMasterSwitchListener.Channels();
+		}
+
+		// first of the customizers, so that an application's own NettyCustomizer wins
+		@Bean
+		@Order(Ordered.HIGHEST_PRECEDENCE)
+		ClientResourcesBuilderCustomizer jobQueueRedisChannelsCustomizer(
+				SentinelMasterSwitchListener.Channels channels) {
+			return (builder) -> builder.nettyCustomizer(channels);
+		}
+
+		@Bean
+		@ConditionalOnBean(LettuceConnectionFactory.class)
+		SentinelMasterSwitchListener jobQueueSentinelMasterSwitchListener(LettuceConnectionFactory connectionFactory,
+				SentinelMasterSwitchListener.Channels channels) {
+			return new SentinelMasterSwitchListener(connectionFactory, channels);
 		}
 
 	}
