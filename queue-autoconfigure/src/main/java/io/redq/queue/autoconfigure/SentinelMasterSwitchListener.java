@@ -27,7 +27,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConverters;
  * master as soon as a Sentinel announces a failover ({@code +switch-master}). Lettuce
  * otherwise stays on the old master until the Sentinels demote it, up to 10 s after a
  * {@code SENTINEL FAILOVER}, and whatever the old master acknowledges meanwhile is lost
- * on its demotion; a master that stopped answering holds them until the command timeout.
+ * on its demotion; a master that stopped answering holds the calls sent to it until the
+ * command timeout.
  * <p>
  * Closes every network channel of the client to the old master: Lettuce reconnects each
  * at the master that a Sentinel names now, and sends the commands that had no answer
@@ -35,6 +36,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConverters;
  * Sentinel, as each announces the switch when it learns it, and closes the channels that
  * reconnected to the old master meanwhile again on each announcement. Started after the
  * connection factory, stopped before.
+ * <p>
+ * Lettuce's {@code MasterReplica} follows the Sentinels too, but only for its own
+ * connections (Spring Data Redis uses it with {@code read-from} alone), and reads the
+ * topology again 5 s after the first message of a failover, {@code +elected-leader},
+ * ignoring the {@code +switch-master} that follows within that time.
  *
  * @author Redq team
  */

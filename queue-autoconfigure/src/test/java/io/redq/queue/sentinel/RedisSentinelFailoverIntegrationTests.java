@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.lettuce.core.resource.ClientResources;
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.autoconfigure.JobQueueContextRunner;
 import io.redq.queue.core.JobDispatcher;
@@ -18,7 +19,10 @@ import io.redq.queue.test.RedisSentinel;
 import io.redq.queue.test.RedisServer;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -30,10 +34,12 @@ import static org.awaitility.Awaitility.await;
  * Keeps running a queue's jobs, through {@code spring.data.redis.sentinel.*}, while the
  * Sentinels fail the master over to its replica: loses none of the jobs whose dispatch
  * the replica confirmed ({@code redq.durability.replicas=1}), nor, without replicas to
- * wait for, any whose dispatch returned once a Sentinel announced the new master.
+ * wait for, any whose dispatch returned once a Sentinel announced the new master, and
+ * runs them without waiting for a frozen master's calls to time out.
  *
  * @author Redq team
  */
+@ExtendWith(OutputCaptureExtension.class)
 class RedisSentinelFailoverIntegrationTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(30);
@@ -138,6 +144,20 @@ class RedisSentinelFailoverIntegrationTests {
 			}
 			assertThat(context).hasNotFailed();
 		});
+	}
+
+	@Test
+	void applicationsOwnClientResourcesAreLeftAloneWithAWarning(CapturedOutput output) {
+		JobQueueContextRunner.on(this.sentinel)
+			.withBean(ClientResources.class, ClientResources::create,
+					(definition) -> definition.setDestroyMethodName("shutdown"))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(ClientResources.class).nettyCustomizer())
+					.isNotSameAs(context.getBean("jobQueueRedisChannels"));
+				assertThat(output).contains("after a Sentinel failover, the application's connections stay on the old "
+						+ "master until the Sentinels demote it");
+			});
 	}
 
 	/** The port of the server that the factory's shared connection is on now. */
