@@ -84,6 +84,8 @@ class SentinelMasterSwitchListener implements SmartLifecycle {
 			try {
 				StatefulRedisPubSubConnection<String, String> subscription = client.connectPubSub(StringCodec.UTF8,
 						sentinel);
+				// closed on stop, also when the subscription below fails
+				this.subscriptions.add(subscription);
 				subscription.addListener(new RedisPubSubAdapter<>() {
 
 					@Override
@@ -95,7 +97,6 @@ class SentinelMasterSwitchListener implements SmartLifecycle {
 
 				});
 				subscription.sync().subscribe(CHANNEL);
-				this.subscriptions.add(subscription);
 			}
 			catch (RedisException ex) {
 				logger.warn("Could not subscribe to " + CHANNEL + " on the Sentinel at " + sentinel.getHost() + ":"
