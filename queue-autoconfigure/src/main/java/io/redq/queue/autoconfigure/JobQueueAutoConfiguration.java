@@ -3,6 +3,7 @@ package io.redq.queue.autoconfigure;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.resource.ClientResources;
@@ -46,6 +47,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
@@ -373,6 +375,39 @@ public final class JobQueueAutoConfiguration {
 						.build());
 				}
 			};
+		}
+
+	}
+
+	/**
+	 * Moves the application's Lettuce connections to a new master as soon as a Sentinel
+	 * announces it, so that the old master acknowledges no write that its demotion would
+	 * lose. Spring Boot applies the channel tracking to the client resources it creates,
+	 * not to an application's own {@link ClientResources} bean.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ RedisClient.class, ClientResourcesBuilderCustomizer.class })
+	@ConditionalOnProperty(name = "spring.data.redis.sentinel.master")
+	static class LettuceSentinelFailoverConfiguration {
+
+		@Bean
+		static SentinelMasterSwitchListener.Channels jobQueueRedisChannels() {
+			return new SentinelMasterSwitchListener.Channels();
+		}
+
+		// first of the customizers, so that an application's own NettyCustomizer wins
+		@Bean
+		@Order(Ordered.HIGHEST_PRECEDENCE)
+		ClientResourcesBuilderCustomizer jobQueueRedisChannelsCustomizer(
+				SentinelMasterSwitchListener.Channels channels) {
+			return (builder) -> builder.nettyCustomizer(channels);
+		}
+
+		@Bean
+		@ConditionalOnBean(LettuceConnectionFactory.class)
+		SentinelMasterSwitchListener jobQueueSentinelMasterSwitchListener(LettuceConnectionFactory connectionFactory,
+				SentinelMasterSwitchListener.Channels channels) {
+			return new SentinelMasterSwitchListener(connectionFactory, channels);
 		}
 
 	}
