@@ -944,13 +944,15 @@ final class ScriptTester {
 		checkReadyList(snapshot).forEach((id, live) -> {
 			if (live > 0) {
 				places.merge(id, live, Integer::sum);
-				// a live entry of the ready list is a job of the default level
-				if (!snapshot.queued.containsKey(id)) {
-					levels.add(JobPriority.DEFAULT);
-				}
+				// a ready job waits at the level of its member of queued (reserve takes a
+				// member counted stale for the job while the job is ready), else at the
+				// default level; a member left by a job the older scripts took out of
+				// line
+				// is no job: its level has none unless others wait there
+				Long score = snapshot.queued.get(id);
+				levels.add((score != null) ? (int) (JobPriority.HIGHEST - score / BAND) : JobPriority.DEFAULT);
 			}
 		});
-		snapshot.queued.values().forEach((score) -> levels.add((int) (JobPriority.HIGHEST - score / BAND)));
 		this.levelsWithJobs = levels;
 		for (Map<String, Long> set : List.of(snapshot.delayed, snapshot.reserved, snapshot.dead)) {
 			set.keySet().forEach((id) -> places.merge(id, 1, Integer::sum));
