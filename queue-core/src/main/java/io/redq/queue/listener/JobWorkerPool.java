@@ -107,10 +107,12 @@ final class JobWorkerPool {
 	 * @param permits the permits of the container run that reserved it
 	 * @param leaseEndNanos when its lease runs out by {@link System#nanoTime()}, counted
 	 * from before the reservation was sent
+	 * @param admittedTo the gates it was let through as it was handed over, or
+	 * {@code null}
 	 */
-	void submit(ReservedJob job, Semaphore permits, long leaseEndNanos) {
+	void submit(ReservedJob job, Semaphore permits, long leaseEndNanos, @Nullable Gates admittedTo) {
 		JobExecution execution = new JobExecution(job, this.queue, permits, this.leaseKeeper, this.operations,
-				() -> !this.running.getAsBoolean(), leaseEndNanos);
+				() -> !this.running.getAsBoolean(), leaseEndNanos, admittedTo);
 		this.inFlight.put(job.token(), execution);
 		try {
 			this.workers.execute(new Start(execution));
@@ -205,6 +207,9 @@ final class JobWorkerPool {
 	private void run(JobExecution execution) {
 		execution.takenBy(Thread.currentThread());
 		JobLeaseKeeper.HandedOver next = null;
+		// the gates it was let through as it was handed over, until its handler runs (and
+		// leaves them): a job that ends before goes out of them too
+		Gates admittedTo = execution.admittedTo();
 		try {
 			if (!this.running.getAsBoolean()) {
 				// prefetched, and the container stops before it started
@@ -251,6 +256,7 @@ final class JobWorkerPool {
 				return;
 			}
 			execution.begin(gates);
+			admittedTo = null;
 			Duration timeout = execution.timeout();
 			if (!timeout.isZero()) {
 				execution.timeoutTask(this.scheduler.schedule(() -> this.outcomes.timedOut(execution),
@@ -281,6 +287,9 @@ final class JobWorkerPool {
 			}
 		}
 		finally {
+			if (admittedTo != null) {
+				next = this.leaseKeeper.leave(execution, admittedTo, this.running.getAsBoolean());
+			}
 			execution.end();
 			long startedNanos = execution.startedNanos();
 			if (startedNanos != 0) {
@@ -290,7 +299,7 @@ final class JobWorkerPool {
 			execution.finish();
 			if (next != null) {
 				// the job that takes the place it left takes its permit
-				submit(next.job(), execution.permits(), next.leaseEndNanos());
+				submit(next.job(), execution.permits(), next.leaseEndNanos(), next.admittedTo());
 			}
 			else {
 				execution.permits().release();

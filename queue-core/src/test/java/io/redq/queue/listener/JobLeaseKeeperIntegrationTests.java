@@ -259,7 +259,7 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 		long reservedNanos = System.nanoTime();
 		for (ReservedJob job : this.listener.reserve(QUEUE, count, lease).jobs()) {
 			executions.add(new JobExecution(job, QUEUE, new Semaphore(0), leaseKeeper, this.listener, () -> false,
-					reservedNanos + lease.toNanos()));
+					reservedNanos + lease.toNanos(), null));
 		}
 		executions.sort((a, b) -> a.getId().compareTo(b.getId()));
 		assertThat(executions).hasSize(count);

@@ -819,7 +819,8 @@ final class ScriptTester {
 			int choice = this.random.nextInt(3);
 			Duration lease = (!running || choice == 0) ? Duration.ZERO
 					: (choice == 1) ? LONG_LEASE : Duration.ofMillis(5 + this.random.nextInt(15));
-			ReservedJob next = this.listeners.leaveGates(QUEUE, run.job.lease(), run.gates, lease);
+			ListenerOperations.HandOver handOver = this.listeners.leaveGates(QUEUE, run.job.lease(), run.gates, lease);
+			ReservedJob next = (handOver != null) ? handOver.job() : null;
 			boolean lost = false;
 			if (enabled(Fault.HOLD_RESENT, 0.3)) {
 				lost = next != null;
