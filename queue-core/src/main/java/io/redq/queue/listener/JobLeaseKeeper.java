@@ -136,6 +136,12 @@ final class JobLeaseKeeper {
 				}
 				else {
 					execution.leaseRenewedUntil(renewalNanos + this.waitingLeaseTime.toNanos());
+					// let through its gates as it was handed over: it holds them while it
+					// waits for a worker
+					Gates admittedTo = execution.admittedTo();
+					if (admittedTo != null) {
+						this.operations.holdGates(this.queue, execution.job().lease(), admittedTo, this.leaseTime);
+					}
 				}
 			}
 			for (JobExecution execution : started) {
@@ -295,10 +301,9 @@ final class JobLeaseKeeper {
 	 */
 	boolean admit(JobExecution execution, Gates gates) {
 		if (gates.equals(execution.admittedTo())) {
-			// let through as the run before it left them, on the lease it was handed over
-			// with
-			execution.started();
-			return true;
+			// let through as the run before it left them: it starts as a job without
+			// gates
+			return start(execution);
 		}
 		long startNanos = System.nanoTime();
 		long wait = this.operations.admit(this.queue, execution.job().lease(), gates, this.leaseTime);

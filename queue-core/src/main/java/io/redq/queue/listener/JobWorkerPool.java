@@ -121,6 +121,7 @@ final class JobWorkerPool {
 			// reserved while the container stopped
 			if (withdraw(execution)) {
 				handBack(List.of(job.lease()), true);
+				leaveAdmitted(execution);
 			}
 		}
 	}
@@ -144,7 +145,9 @@ final class JobWorkerPool {
 		Iterator<Runnable> latestFirst = ((LinkedBlockingDeque<Runnable>) this.workers.getQueue()).descendingIterator();
 		while (candidates.size() < max && latestFirst.hasNext()) {
 			Start start = (Start) latestFirst.next();
-			if (now - start.queuedNanos > minWaitNanos) {
+			// a job let through its gates as it was handed over keeps its place: handed
+			// back, it would hold the place idle until its hold ran out
+			if (now - start.queuedNanos > minWaitNanos && start.execution.admittedTo() == null) {
 				candidates.add(start);
 			}
 		}
@@ -175,11 +178,16 @@ final class JobWorkerPool {
 	 */
 	void releaseRunningJobs(Duration shutdownTimeout) {
 		List<Lease> running = new ArrayList<>();
-		List<Lease> waiting = new ArrayList<>();
+		List<JobExecution> waiting = new ArrayList<>();
 		for (JobExecution execution : this.inFlight.values()) {
 			if (execution.settle()) {
 				// a job reserved ahead that no worker started gets its attempt back
-				(execution.isStarted() ? running : waiting).add(execution.job().lease());
+				if (execution.isStarted()) {
+					running.add(execution.job().lease());
+				}
+				else {
+					waiting.add(execution);
+				}
 				execution.interrupt();
 			}
 		}
@@ -188,7 +196,20 @@ final class JobWorkerPool {
 					+ " running job(s) of queue '" + this.queue + "' and handed them back");
 		}
 		handBack(running, false);
-		handBack(waiting, true);
+		handBack(waiting.stream().map((execution) -> execution.job().lease()).toList(), true);
+		waiting.forEach(this::leaveAdmitted);
+	}
+
+	/**
+	 * Leave the gates a job handed back before it ran was let through as it was handed
+	 * over, waking their lines, so that its place does not stay taken until its hold runs
+	 * out.
+	 */
+	private void leaveAdmitted(JobExecution execution) {
+		Gates admittedTo = execution.admittedTo();
+		if (admittedTo != null) {
+			this.leaseKeeper.leave(execution, admittedTo, false);
+		}
 	}
 
 	void handBack(List<Lease> leases, boolean undoAttempt) {
