@@ -159,7 +159,10 @@ class ScriptTesterIntegrationTests {
 		// kind wait, for a job to be handed over to a run of the other kind
 		Violation violation = firstViolation(scripts, SHORT.withSteps(1500).withFaults(EnumSet.noneOf(Fault.class)));
 		assertThat(violation).isNotNull();
-		assertThat(violation.invariant()).as("%s", violation).isEqualTo(Invariant.GATES);
+		// let through into the other kind's running set, which its leave does not free: a
+		// running limit counts a run that left, or a job waits behind a place nothing
+		// holds or hands on
+		assertThat(violation.invariant()).as("%s", violation).isIn(Invariant.GATES, Invariant.PARKED);
 	}
 
 	@Test
