@@ -157,7 +157,7 @@ class ScriptTesterIntegrationTests {
 				? QueueScripts.of(unchecked, List.class) : definition.load());
 		// longer runs: it takes a line of the queue's running limit, where jobs of either
 		// kind wait, for a job to be handed over to a run of the other kind
-		Violation violation = firstViolation(scripts, SHORT.withSteps(1500).withFaults(EnumSet.noneOf(Fault.class)));
+		Violation violation = firstViolation(scripts, SHORT.withSteps(4000).withFaults(EnumSet.noneOf(Fault.class)));
 		assertThat(violation).isNotNull();
 		// let through into the other kind's running set, which its leave does not free: a
 		// running limit counts a run that left, or a job waits behind a place nothing
