@@ -62,6 +62,8 @@ final class JobExecution implements JobContext {
 	 */
 	private final AtomicLong leaseEndNanos;
 
+	private final @Nullable Gates admittedTo;
+
 	private volatile @Nullable Thread thread;
 
 	// not this: handlers see the execution as their JobContext and might lock it
@@ -99,8 +101,9 @@ final class JobExecution implements JobContext {
 	private boolean iterated;
 
 	JobExecution(ReservedJob job, String queue, Semaphore permits, JobLeaseKeeper leaseKeeper,
-			ListenerOperations operations, BooleanSupplier stopping, long leaseEndNanos) {
+			ListenerOperations operations, BooleanSupplier stopping, long leaseEndNanos, @Nullable Gates admittedTo) {
 		this.job = job;
+		this.admittedTo = admittedTo;
 		this.queue = queue;
 		this.permits = permits;
 		this.leaseKeeper = leaseKeeper;
@@ -123,6 +126,14 @@ final class JobExecution implements JobContext {
 
 	@Nullable Gates gates() {
 		return this.gates;
+	}
+
+	/**
+	 * Return the gates the job was let through as the run before it left them, or
+	 * {@code null} when it passes its own ({@link JobLeaseKeeper#admit}).
+	 */
+	@Nullable Gates admittedTo() {
+		return this.admittedTo;
 	}
 
 	Duration timeout() {

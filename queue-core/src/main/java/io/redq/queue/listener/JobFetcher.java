@@ -140,7 +140,7 @@ final class JobFetcher {
 							+ "' had no data in Redis (deleted outside Redq?); recorded dead with that reason");
 				}
 				for (ReservedJob job : reservation.jobs()) {
-					this.workerPool.submit(job, permits, reservedNanos + this.leaseTime.toNanos());
+					this.workerPool.submit(job, permits, reservedNanos + this.leaseTime.toNanos(), null);
 				}
 				idle = reservation.jobs().isEmpty();
 				failures = 0;

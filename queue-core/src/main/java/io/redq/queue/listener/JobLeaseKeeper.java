@@ -136,6 +136,12 @@ final class JobLeaseKeeper {
 				}
 				else {
 					execution.leaseRenewedUntil(renewalNanos + this.waitingLeaseTime.toNanos());
+					// let through its gates as it was handed over: it holds them while it
+					// waits for a worker
+					Gates admittedTo = execution.admittedTo();
+					if (admittedTo != null) {
+						this.operations.holdGates(this.queue, execution.job().lease(), admittedTo, this.leaseTime);
+					}
 				}
 			}
 			for (JobExecution execution : started) {
@@ -294,6 +300,11 @@ final class JobLeaseKeeper {
 	 * @return whether the job may run now
 	 */
 	boolean admit(JobExecution execution, Gates gates) {
+		if (gates.equals(execution.admittedTo())) {
+			// let through as the run before it left them: it starts as a job without
+			// gates
+			return start(execution);
+		}
 		long startNanos = System.nanoTime();
 		long wait = this.operations.admit(this.queue, execution.job().lease(), gates, this.leaseTime);
 		if (wait == 0) {
@@ -323,9 +334,11 @@ final class JobLeaseKeeper {
 	@Nullable HandedOver leave(JobExecution execution, Gates gates, boolean handOver) {
 		long leaveNanos = System.nanoTime();
 		try {
-			ReservedJob next = this.operations.leaveGates(this.queue, execution.job().lease(), gates,
+			ListenerOperations.HandOver next = this.operations.leaveGates(this.queue, execution.job().lease(), gates,
 					handOver ? this.leaseTime : Duration.ZERO);
-			return (next != null) ? new HandedOver(next, leaveNanos + this.leaseTime.toNanos()) : null;
+			return (next != null)
+					? new HandedOver(next.job(), leaveNanos + this.leaseTime.toNanos(), next.admitted() ? gates : null)
+					: null;
 		}
 		catch (RuntimeException ex) {
 			logger
@@ -340,8 +353,10 @@ final class JobLeaseKeeper {
 	 * @param job the job
 	 * @param leaseEndNanos when its lease runs out by {@link System#nanoTime()}, counted
 	 * from before the call that reserved it
+	 * @param admittedTo the gates it was let through in that call (the ones left), or
+	 * {@code null} when it still passes its own
 	 */
-	record HandedOver(ReservedJob job, long leaseEndNanos) {
+	record HandedOver(ReservedJob job, long leaseEndNanos, @Nullable Gates admittedTo) {
 
 	}
 

@@ -107,10 +107,12 @@ final class JobWorkerPool {
 	 * @param permits the permits of the container run that reserved it
 	 * @param leaseEndNanos when its lease runs out by {@link System#nanoTime()}, counted
 	 * from before the reservation was sent
+	 * @param admittedTo the gates it was let through as it was handed over, or
+	 * {@code null}
 	 */
-	void submit(ReservedJob job, Semaphore permits, long leaseEndNanos) {
+	void submit(ReservedJob job, Semaphore permits, long leaseEndNanos, @Nullable Gates admittedTo) {
 		JobExecution execution = new JobExecution(job, this.queue, permits, this.leaseKeeper, this.operations,
-				() -> !this.running.getAsBoolean(), leaseEndNanos);
+				() -> !this.running.getAsBoolean(), leaseEndNanos, admittedTo);
 		this.inFlight.put(job.token(), execution);
 		try {
 			this.workers.execute(new Start(execution));
@@ -119,6 +121,7 @@ final class JobWorkerPool {
 			// reserved while the container stopped
 			if (withdraw(execution)) {
 				handBack(List.of(job.lease()), true);
+				leaveAdmitted(execution);
 			}
 		}
 	}
@@ -142,7 +145,9 @@ final class JobWorkerPool {
 		Iterator<Runnable> latestFirst = ((LinkedBlockingDeque<Runnable>) this.workers.getQueue()).descendingIterator();
 		while (candidates.size() < max && latestFirst.hasNext()) {
 			Start start = (Start) latestFirst.next();
-			if (now - start.queuedNanos > minWaitNanos) {
+			// a job let through its gates as it was handed over keeps its place: handed
+			// back, it would hold the place idle until its hold ran out
+			if (now - start.queuedNanos > minWaitNanos && start.execution.admittedTo() == null) {
 				candidates.add(start);
 			}
 		}
@@ -173,11 +178,16 @@ final class JobWorkerPool {
 	 */
 	void releaseRunningJobs(Duration shutdownTimeout) {
 		List<Lease> running = new ArrayList<>();
-		List<Lease> waiting = new ArrayList<>();
+		List<JobExecution> waiting = new ArrayList<>();
 		for (JobExecution execution : this.inFlight.values()) {
 			if (execution.settle()) {
 				// a job reserved ahead that no worker started gets its attempt back
-				(execution.isStarted() ? running : waiting).add(execution.job().lease());
+				if (execution.isStarted()) {
+					running.add(execution.job().lease());
+				}
+				else {
+					waiting.add(execution);
+				}
 				execution.interrupt();
 			}
 		}
@@ -186,7 +196,20 @@ final class JobWorkerPool {
 					+ " running job(s) of queue '" + this.queue + "' and handed them back");
 		}
 		handBack(running, false);
-		handBack(waiting, true);
+		handBack(waiting.stream().map((execution) -> execution.job().lease()).toList(), true);
+		waiting.forEach(this::leaveAdmitted);
+	}
+
+	/**
+	 * Leave the gates a job handed back before it ran was let through as it was handed
+	 * over, waking their lines, so that its place does not stay taken until its hold runs
+	 * out.
+	 */
+	private void leaveAdmitted(JobExecution execution) {
+		Gates admittedTo = execution.admittedTo();
+		if (admittedTo != null) {
+			this.leaseKeeper.leave(execution, admittedTo, false);
+		}
 	}
 
 	void handBack(List<Lease> leases, boolean undoAttempt) {
@@ -205,6 +228,9 @@ final class JobWorkerPool {
 	private void run(JobExecution execution) {
 		execution.takenBy(Thread.currentThread());
 		JobLeaseKeeper.HandedOver next = null;
+		// the gates it was let through as it was handed over, until its handler runs (and
+		// leaves them): a job that ends before goes out of them too
+		Gates admittedTo = execution.admittedTo();
 		try {
 			if (!this.running.getAsBoolean()) {
 				// prefetched, and the container stops before it started
@@ -251,6 +277,7 @@ final class JobWorkerPool {
 				return;
 			}
 			execution.begin(gates);
+			admittedTo = null;
 			Duration timeout = execution.timeout();
 			if (!timeout.isZero()) {
 				execution.timeoutTask(this.scheduler.schedule(() -> this.outcomes.timedOut(execution),
@@ -281,6 +308,9 @@ final class JobWorkerPool {
 			}
 		}
 		finally {
+			if (admittedTo != null) {
+				next = this.leaseKeeper.leave(execution, admittedTo, this.running.getAsBoolean());
+			}
 			execution.end();
 			long startedNanos = execution.startedNanos();
 			if (startedNanos != 0) {
@@ -290,7 +320,7 @@ final class JobWorkerPool {
 			execution.finish();
 			if (next != null) {
 				// the job that takes the place it left takes its permit
-				submit(next.job(), execution.permits(), next.leaseEndNanos());
+				submit(next.job(), execution.permits(), next.leaseEndNanos(), next.admittedTo());
 			}
 			else {
 				execution.permits().release();

@@ -831,8 +831,10 @@ public final class ListenerOperations {
 	 * Leave the gates a finished job held, so that the next job may pass, and wake the
 	 * first job parked in the line of each gate it freed. The first job woken is reserved
 	 * for the caller with the given lease (unless that is zero or the queue is paused),
-	 * who hands it to a worker, which lets it through its gates ({@link #admit}) and runs
-	 * it: the place goes on without a wake-up and a reservation.
+	 * who hands it to a worker, which runs it: the place goes on without a wake-up and a
+	 * reservation. A job whose gates are these (the same job and group, with no exclusive
+	 * key or rate limit) is let through them in the same call while they have room;
+	 * another is let through by the worker ({@link #admit}).
 	 * @param queue the queue
 	 * @param lease the lease of the run that passed the gates
 	 * @param gates the job's gates
@@ -840,15 +842,33 @@ public final class ListenerOperations {
 	 * {@link Duration#ZERO} to make every job woken ready
 	 * @return the job reserved for the caller, or {@code null}
 	 */
-	public @Nullable ReservedJob leaveGates(String queue, Lease lease, Gates gates, Duration handOverLease) {
+	public @Nullable HandOver leaveGates(String queue, Lease lease, Gates gates, Duration handOverLease) {
 		List<?> result = this.store.getTemplate()
 			.execute(this.scripts.hold(), gateKeys(queue, lease, gates), lease.id(), QueueStore.inShard(lease).token(),
-					millis(handOverLease), "0");
+					millis(handOverLease), "0", sameGates(gates), Integer.toString(gates.jobMaxRunning()),
+					Integer.toString(gates.queueMaxRunning()), Integer.toString(gates.groupMaxRunning()));
 		if (result == null || result.isEmpty()) {
 			return null;
 		}
-		return new ReservedJob((String) result.get(0), (String) result.get(1), ((Number) result.get(2)).intValue(),
-				QueueStore.shardToken(QueueStore.shardOfToken(queue, lease.token()), (String) result.get(3)));
+		return new HandOver(
+				new ReservedJob((String) result.get(0), (String) result.get(1), ((Number) result.get(2)).intValue(),
+						QueueStore.shardToken(QueueStore.shardOfToken(queue, lease.token()), (String) result.get(3))),
+				((Number) result.get(4)).intValue() == 1);
+	}
+
+	/**
+	 * Return how the envelope of a job with the given gates goes on after its times and
+	 * level, as {@link JobEnvelope} writes it: its group and job name, which give it the
+	 * same gates; empty when the job name does not, since the gates have an exclusive key
+	 * (of the payload) or a rate limit (whose places are given in {@link #admit}).
+	 */
+	private static String sameGates(Gates gates) {
+		if (gates.exclusiveKey() != null || gates.rateLimit() != null) {
+			return "";
+		}
+		String job = "\"job\":" + WireFormat.jsonMapper().writeValueAsString(gates.job()) + ",";
+		return (gates.group() != null)
+				? "\"group\":" + WireFormat.jsonMapper().writeValueAsString(gates.group()) + "," + job : job;
 	}
 
 	/** Return the keys of the gates of a job, in its shard: gates are per shard. */
@@ -919,6 +939,17 @@ public final class ListenerOperations {
 
 	private static String millis(Duration duration) {
 		return Long.toString(duration.toMillis());
+	}
+
+	/**
+	 * The first job woken by a run that left its gates, reserved for the caller.
+	 *
+	 * @param job the job
+	 * @param admitted whether it was let through its gates (the leaver's) in the same
+	 * call, so that it runs without {@link #admit}
+	 */
+	public record HandOver(ReservedJob job, boolean admitted) {
+
 	}
 
 }

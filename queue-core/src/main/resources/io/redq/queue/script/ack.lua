@@ -29,13 +29,21 @@ for i, id in ipairs(ids) do
 		if redis.call('HGET', runs, id) == token then
 			-- finished late: out of the set it waits in (forget ends another worker's lease), or out of line; a job
 			-- that died of this run's lease completes instead, and its death is taken back
-			if redis.call('ZREM', reserved, id) == 0 and redis.call('ZREM', delayed, id) == 0 then
-				local died = redis.call('ZSCORE', dead, id)
-				if died then
-					redis.call('ZREM', dead, id)
-					uncount_death(tonumber(died))
+			if redis.call('ZREM', reserved, id) == 0 then
+				if redis.call('ZREM', delayed, id) == 1 then
+					-- a delayed job has no member of queued but one that a script from before levels left when it
+					-- rescheduled the job, which goes with it, out of its group
+					if redis.call('EXISTS', stale) == 1 then
+						forget_left_member(id)
+					end
 				else
-					unready(id)
+					local died = redis.call('ZSCORE', dead, id)
+					if died then
+						redis.call('ZREM', dead, id)
+						uncount_death(tonumber(died))
+					else
+						unready(id)
+					end
 				end
 			end
 			done[#done + 1] = id

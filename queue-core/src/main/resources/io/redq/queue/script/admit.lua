@@ -47,22 +47,14 @@ if owner == holder
 	return 0
 end
 
-local function full(running, max)
-	if max <= 0 then
-		return false
-	end
-	redis.call('ZREMRANGEBYSCORE', running, '-inf', now)
-	return redis.call('ZCARD', running) >= max and not redis.call('ZSCORE', running, holder)
-end
-
 local gate
 if owner and owner ~= holder then
 	gate = exclusive
-elseif full(job_running, job_max) then
+elseif running_full(job_running, job_max, holder, now) then
 	gate = job_running
-elseif full(queue_running, queue_max) then
+elseif running_full(queue_running, queue_max, holder, now) then
 	gate = queue_running
-elseif full(group_running, group_max) then
+elseif running_full(group_running, group_max, holder, now) then
 	gate = group_running
 end
 if gate then
@@ -140,48 +132,10 @@ if wait > 0 then
 	schedule(id, now + wait)
 	return wait
 end
-redis.call('ZADD', reserved, 'XX', 'GT', now + lease, id)
-if ARGV[4] == '1' then
-	redis.call('SET', exclusive, holder, 'PX', lease)
-end
--- a running set expires with the last lease it counts, so that entries of holders that crashed do not stay forever
-if job_max > 0 then
-	redis.call('ZADD', job_running, now + lease, holder)
-	expire_after(job_running, lease)
-end
-if queue_max > 0 then
-	redis.call('ZADD', queue_running, now + lease, holder)
-	expire_after(queue_running, lease)
-end
-if group_max > 0 then
-	redis.call('ZADD', group_running, now + lease, holder)
-	expire_after(group_running, lease)
-end
 if permits > 0 then
 	redis.call('ZADD', rate, now, holder)
 	redis.call('PEXPIRE', rate, window)
 end
-local gates = {}
-for _, gate in ipairs({{ARGV[4] == '1', exclusive}, {job_max > 0, job_running}, {queue_max > 0, queue_running},
-		{group_max > 0, group_running}}) do
-	if gate[1] then
-		gates[#gates + 1] = gate[2]
-	end
-end
-if #gates > 0 then
-	redis.call('ZADD', holding, now + lease, holder)
-	redis.call('HSET', held, holder, table.concat(gates, '\0'))
-end
--- a woken job admitted where its running set has room left wakes the next in its line, so that places freed without
--- a run leaving (a raised limit, a holder's expired lease) fill one admission after another
-local entry = redis.call('EXISTS', parked) == 1 and redis.call('HGET', parked, id)
-if entry then
-	redis.call('HDEL', parked, id)
-	local gate = string.match(entry, '^([^%z]*)%z')
-	for _, running in ipairs({{job_running, job_max}, {queue_running, queue_max}, {group_running, group_max}}) do
-		if gate == running[1] and redis.call('ZCARD', gate) < running[2] then
-			wake_line(gate, 1)
-		end
-	end
-end
+pass_gates(id, holder, now, lease, ARGV[4] == '1' and exclusive or nil,
+	{{job_running, job_max}, {queue_running, queue_max}, {group_running, group_max}})
 return 0

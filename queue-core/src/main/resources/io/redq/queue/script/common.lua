@@ -386,6 +386,52 @@ local function wake_line(gate, n)
 	return #woken
 end
 
+-- Whether a running set with room for max holders (0: no limit) is full for a holder it does not count; its holders
+-- whose lease expired go first.
+local function running_full(running, max, holder, now)
+	if max <= 0 then
+		return false
+	end
+	redis.call('ZREMRANGEBYSCORE', running, '-inf', now)
+	return redis.call('ZCARD', running) >= max and not redis.call('ZSCORE', running, holder)
+end
+
+-- Lets a reserved run through its gates for lease ms (admit.lua, or a hand-over in hold.lua): its lease becomes that
+-- lease, it takes the exclusive key (nil for none) and a place in each running set given as {key, max} (max 0: no
+-- limit), and it is recorded holding them (holding, held). A woken job admitted where its running set has room left
+-- wakes the next in its line, so that places freed without a run leaving (a raised limit, a holder's expired lease)
+-- fill one admission after another.
+local function pass_gates(id, holder, now, lease, exclusive, running)
+	redis.call('ZADD', reserved, 'XX', 'GT', now + lease, id)
+	local gates = {}
+	if exclusive then
+		redis.call('SET', exclusive, holder, 'PX', lease)
+		gates[1] = exclusive
+	end
+	-- a running set expires with the last lease it counts, so that entries of holders that crashed do not stay forever
+	for _, set in ipairs(running) do
+		if set[2] > 0 then
+			redis.call('ZADD', set[1], now + lease, holder)
+			expire_after(set[1], lease)
+			gates[#gates + 1] = set[1]
+		end
+	end
+	if #gates > 0 then
+		redis.call('ZADD', holding, now + lease, holder)
+		redis.call('HSET', held, holder, table.concat(gates, '\0'))
+	end
+	local entry = redis.call('EXISTS', parked) == 1 and redis.call('HGET', parked, id)
+	if entry then
+		redis.call('HDEL', parked, id)
+		local gate = string.match(entry, '^([^%z]*)%z')
+		for _, set in ipairs(running) do
+			if gate == set[1] and redis.call('ZCARD', gate) < set[2] then
+				wake_line(gate, 1)
+			end
+		end
+	end
+end
+
 -- Takes jobs out of their gates' lines: cancelled, rescheduled, replaced or finished. A job woken for a place that
 -- leaves before its admission passes the place to the next in its line.
 local function leave_lines(...)

@@ -1,10 +1,14 @@
 -- Renews the gates a running job holds (see admit.lua), or, with ARGV[4] = 0, leaves them when it finished and
 -- wakes the first job parked in the line of each gate it freed (see Gates in common.lua). The last six KEYS as in
 -- admit.lua. ARGV: id, lease token, lease ms (renewing: the gates'; leaving: the lease to reserve the first woken job
--- with for the caller, 0 for none), 1 to renew or 0 to leave.
+-- with for the caller, 0 for none), 1 to renew or 0 to leave; leaving, optionally: how the envelope of a job whose
+-- gates are the leaver's goes on after its times and level ('"group":<group>,"job":<job>,' or '"job":<job>,' as
+-- JobEnvelope writes them; '' for none: the leaver has an exclusive key or a rate limit), and the job, queue and group
+-- max running of the leaver's gates (0: none).
 -- A renewal never shortens a gate: a run holds its gates as long as its lease, which a handler may have extended
 -- beyond the container's lease time (JobContext.extendLease). A re-sent leave finds the gates left and wakes no one.
--- Returns nothing ({}), or the job handed over: {id, envelope, attempt, lease token}.
+-- Returns nothing ({}), or the job handed over: {id, envelope, attempt, lease token, 1 when admitted past its gates
+-- else 0}.
 local group_running, exclusive, job_running, queue_running = KEYS[#KEYS - 5], KEYS[#KEYS - 4], KEYS[#KEYS - 3],
 	KEYS[#KEYS - 2]
 local holder = ARGV[1] .. ':' .. ARGV[2]
@@ -12,9 +16,13 @@ local renew = ARGV[4] == '1'
 local lease = tonumber(ARGV[3])
 
 -- The first job woken by a leave is reserved for the worker that left, as reserve.lua reserves a job, unless the queue
--- is paused: the worker hands it to one of its container's workers, which lets it through its gates (admit.lua) and
--- runs it, so that the place freed goes on without a wake-up and a reservation. A reply lost on the way leaves it to
--- its lease, as a lost reservation does. A job without data is made ready (reserve.lua buries it).
+-- is paused: the worker hands it to one of its container's workers, which runs it, so that the place freed goes on
+-- without a wake-up and a reservation. A job whose gates are the leaver's (the same job and group, the same limits)
+-- is let through them here while they have room (see pass_gates), so that it needs no admission call of its own (a
+-- drain behind a limit of 1 then costs one call per job besides its acknowledgement); any other is let through by the
+-- worker (admit.lua). A reply lost on the way leaves it to its lease, as a lost reservation does, and the gates it
+-- passed to the lease of its hold (migrate.lua wakes their lines). A job without data is made ready (reserve.lua
+-- buries it).
 local handed
 local hand_over = not renew and lease > 0 and redis.call('EXISTS', paused) == 0
 local function wake(gate)
@@ -66,4 +74,26 @@ else
 	redis.call('ZREM', holding, holder)
 	remove_present('HDEL', held, holder)
 end
-return handed or {}
+if not handed then
+	return {}
+end
+handed[5] = 0
+local same_gates = ARGV[5] or ''
+if same_gates ~= '' then
+	-- the envelope goes on after its times and level as the leaver's would: the same job and group
+	local _, times = string.find(handed[2], '^{"createdAt":%-?%d+,"availableAt":%-?%d+,')
+	local _, level = string.find(handed[2], '^"priority":%d+,', (times or 0) + 1)
+	local from = (level or times or 0) + 1
+	local id, now = handed[1], now_millis()
+	local next_holder = id .. ':' .. handed[4]
+	local running = {{job_running, tonumber(ARGV[6])}, {queue_running, tonumber(ARGV[7])},
+		{group_running, tonumber(ARGV[8])}}
+	if times and string.sub(handed[2], from, from + #same_gates - 1) == same_gates
+			and not running_full(job_running, running[1][2], next_holder, now)
+			and not running_full(queue_running, running[2][2], next_holder, now)
+			and not running_full(group_running, running[3][2], next_holder, now) then
+		pass_gates(id, next_holder, now, lease, nil, running)
+		handed[5] = 1
+	end
+end
+return handed

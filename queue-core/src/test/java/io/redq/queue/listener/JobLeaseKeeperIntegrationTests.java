@@ -60,6 +60,30 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 		return new JobLeaseKeeper(QUEUE, this.listener, properties, List.of(), jobOutcomes);
 	}
 
+	@Test // GH-36
+	void aJobLetThroughItsGatesAsItWasHandedOverHoldsThemWhileItWaitsForAWorkerAndStartsWithoutAnAdmission() {
+		Gates gates = new Gates(null, "test", 1, 0, null);
+		List<JobExecution> jobs = reserve(2, LEASE_TIME);
+		assertThat(this.leaseKeeper.admit(jobs.get(0), gates)).isTrue();
+		assertThat(this.leaseKeeper.admit(jobs.get(1), gates)).as("parked").isFalse();
+		// handed over with a lease of a second, which its hold of the gates ends with
+		JobLeaseKeeper.HandedOver handed = leaseKeeper(Duration.ofSeconds(1)).leave(jobs.get(0), gates, true);
+		assertThat(handed).isNotNull();
+		assertThat(handed.admittedTo()).isEqualTo(gates);
+		String running = this.keys.gates(gates).get(2);
+		String holder = "j1:" + handed.job().token();
+		double heldUntil = this.template.opsForZSet().score(running, holder);
+		JobExecution waiting = new JobExecution(handed.job(), QUEUE, new Semaphore(0), this.leaseKeeper, this.listener,
+				() -> false, handed.leaseEndNanos(), handed.admittedTo());
+		this.leaseKeeper.renew(List.of(waiting));
+		assertThat(this.template.opsForZSet().score(running, holder)).as("held on while it waits for a worker")
+			.isGreaterThan(heldUntil + Duration.ofMinutes(1).toMillis());
+		assertThat(this.template.opsForZSet().score(this.keys.holding(), holder)).isGreaterThan(heldUntil);
+		assertThat(this.leaseKeeper.admit(waiting, gates)).isTrue();
+		assertThat(waiting.isStarted()).isTrue();
+		assertThat(this.template.opsForZSet().range(running, 0, -1)).containsExactly(holder);
+	}
+
 	@Test
 	void aJobStartsOnTheFullLeaseItWasReservedWithWithoutACallAndOneThatWaitedLongGetsTheFullLeaseAgain() {
 		JobExecution fresh = reserve(1, LEASE_TIME).get(0);
@@ -259,7 +283,7 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 		long reservedNanos = System.nanoTime();
 		for (ReservedJob job : this.listener.reserve(QUEUE, count, lease).jobs()) {
 			executions.add(new JobExecution(job, QUEUE, new Semaphore(0), leaseKeeper, this.listener, () -> false,
-					reservedNanos + lease.toNanos()));
+					reservedNanos + lease.toNanos(), null));
 		}
 		executions.sort((a, b) -> a.getId().compareTo(b.getId()));
 		assertThat(executions).hasSize(count);

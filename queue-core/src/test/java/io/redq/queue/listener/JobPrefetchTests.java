@@ -77,7 +77,7 @@ class JobPrefetchTests {
 
 	private static JobExecution waiting() {
 		return new JobExecution(new ReservedJob("id", "{}", 1, "1:1"), "queue", new Semaphore(0), null, null,
-				() -> false, System.nanoTime());
+				() -> false, System.nanoTime(), null);
 	}
 
 	private static JobExecution started() {

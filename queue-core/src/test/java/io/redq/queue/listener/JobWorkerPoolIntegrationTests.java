@@ -193,7 +193,7 @@ class JobWorkerPoolIntegrationTests extends AbstractQueueIntegrationTests {
 			// Redis runs the worker's start only after its client gave up waiting for the
 			// reply: the worker does not start the job
 			this.redis.command("CLIENT", "PAUSE", "2500");
-			workerPool.submit(reserved.get(0).job(), new Semaphore(0), reserved.get(0).leaseEndNanos());
+			workerPool.submit(reserved.get(0).job(), new Semaphore(0), reserved.get(0).leaseEndNanos(), null);
 			await().atMost(DEADLINE).until(() -> workerPool.executions().isEmpty());
 			workerPool.stop();
 			await().atMost(DEADLINE)
@@ -220,7 +220,7 @@ class JobWorkerPoolIntegrationTests extends AbstractQueueIntegrationTests {
 		enqueue("late", "\"job\":\"test\",\"maxAttempts\":3,\"payload\":\"x\"}");
 		// little of the waiting lease left: the worker extends it before the handler runs
 		List<Reserved> reserved = reserve(1, Duration.ofMillis(500));
-		failing.submit(reserved.get(0).job(), new Semaphore(0), reserved.get(0).leaseEndNanos());
+		failing.submit(reserved.get(0).job(), new Semaphore(0), reserved.get(0).leaseEndNanos(), null);
 		await().atMost(DEADLINE).until(() -> failing.executions().isEmpty());
 		failing.stop();
 		assertThat(this.started).isEmpty();
@@ -241,7 +241,7 @@ class JobWorkerPoolIntegrationTests extends AbstractQueueIntegrationTests {
 
 	private void submit(List<Reserved> jobs) {
 		for (Reserved reserved : jobs) {
-			this.workerPool.submit(reserved.job(), new Semaphore(0), reserved.leaseEndNanos());
+			this.workerPool.submit(reserved.job(), new Semaphore(0), reserved.leaseEndNanos(), null);
 		}
 	}
 

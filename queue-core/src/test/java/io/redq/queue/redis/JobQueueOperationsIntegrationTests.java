@@ -443,6 +443,46 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test // GH-36
+	void aJobHandedOverWithTheGatesOfTheRunThatLeftIsLetThroughThemInTheSameCall() {
+		Gates gates = new Gates(null, "test", 1, 2, null, "acme", 1);
+		enqueueInGroup("holder", "\"group\":\"acme\",");
+		ReservedJob holder = reserveOne();
+		assertThat(admit(holder, gates)).isZero();
+		// at another level: the level is no gate
+		enqueueInGroup("w1", "\"priority\":7,\"group\":\"acme\",");
+		assertThat(admit(reserveOne(), gates)).isEqualTo(ListenerOperations.PARKED);
+		ListenerOperations.HandOver handOver = this.listener.leaveGates(QUEUE, holder.lease(), gates,
+				Duration.ofMinutes(1));
+		assertThat(handOver).isNotNull();
+		assertThat(handOver.job().id()).isEqualTo("w1");
+		assertThat(handOver.admitted()).isTrue();
+		String next = "w1:" + handOver.job().token();
+		for (String running : this.keys.gates(gates).subList(2, 4)) {
+			assertThat(this.template.opsForZSet().range(running, 0, -1)).as(running).containsExactly(next);
+		}
+		assertThat(this.template.opsForZSet().range(this.keys.gates(gates).get(0), 0, -1)).containsExactly(next);
+		assertThat(this.template.opsForZSet().range(this.keys.holding(), 0, -1)).containsExactly(next);
+		assertThat(this.template.opsForHash().keys(this.keys.parked())).isEmpty();
+		assertThat(admit(handOver.job(), gates)).as("a worker that admits it all the same finds it admitted").isZero();
+		assertThat(this.template.opsForZSet().zCard(this.keys.gates(gates).get(2))).isOne();
+	}
+
+	@Test // GH-36
+	void aJobHandedOverWithOtherGatesThanTheRunThatLeftPassesItsOwn() {
+		Gates gates = new Gates(null, "test", 1, 1, null);
+		Gates grouped = new Gates(null, "test", 0, 1, null, "acme", 1);
+		ReservedJob holder = enqueueAndAdmit("holder", gates);
+		enqueueInGroup("w1", "\"group\":\"acme\",");
+		assertThat(admit(reserveOne(), grouped)).isEqualTo(ListenerOperations.PARKED);
+		ListenerOperations.HandOver handOver = this.listener.leaveGates(QUEUE, holder.lease(), gates,
+				Duration.ofMinutes(1));
+		assertThat(handOver).isNotNull();
+		assertThat(handOver.admitted()).as("in a group the leaver is not in").isFalse();
+		assertThat(this.template.opsForZSet().zCard(this.keys.gates(gates).get(3))).isZero();
+		assertThat(admit(handOver.job(), grouped)).isZero();
+	}
+
+	@Test // GH-36
 	void aRunThatLeavesTakesTheFirstInLineForItsWorkerAndWakesTheLinesOfTheOtherGatesItFreed() {
 		Gates gates = new Gates("k", "test", 1, 0, null);
 		ReservedJob holder = enqueueAndAdmit("holder", gates);
@@ -451,8 +491,11 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		Gates otherKey = new Gates("other", "test", 1, 0, null);
 		assertThat(enqueueAndDefer("x1", otherKey)).as("in the line of the job's running set")
 			.isEqualTo(ListenerOperations.PARKED);
-		ReservedJob next = this.listener.leaveGates(QUEUE, holder.lease(), gates, Duration.ofMinutes(1));
-		assertThat(next).isNotNull();
+		ListenerOperations.HandOver handOver = this.listener.leaveGates(QUEUE, holder.lease(), gates,
+				Duration.ofMinutes(1));
+		assertThat(handOver).isNotNull();
+		assertThat(handOver.admitted()).as("an exclusive key is of the payload: the worker lets it through").isFalse();
+		ReservedJob next = handOver.job();
 		assertThat(next.id()).as("the first in the line of the first gate freed").isEqualTo("w1");
 		assertThat(next.attempt()).as("its attempt given back when it was parked").isOne();
 		assertThat(this.operations.stats(QUEUE)).as("reserved for the caller; x1 woken, w2 still parked")
@@ -1300,6 +1343,11 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	private static String body(Object payload) {
 		return "\"job\":\"test\",\"maxAttempts\":2,\"timeout\":0,\"payload\":"
 				+ (payload instanceof String ? "\"" + payload + "\"" : payload) + "}";
+	}
+
+	private void enqueueInGroup(String id, String levelAndGroup) {
+		this.enqueuer.enqueue(QUEUE,
+				List.of(new EnqueueCommand(id, Due.NOW, DuplicatePolicy.KEEP, levelAndGroup + body("x"))));
 	}
 
 	private Outcome enqueue(String id, Due due, DuplicatePolicy policy, Object payload) {

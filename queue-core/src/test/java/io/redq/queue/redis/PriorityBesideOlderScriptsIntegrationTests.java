@@ -116,6 +116,25 @@ class PriorityBesideOlderScriptsIntegrationTests extends AbstractQueueIntegratio
 		assertThat(this.template.hasKey(this.keys.stale())).isFalse();
 	}
 
+	@Test // GH-36
+	void aGroupedJobRescheduledByOlderScriptsAndCompletedByItsLateRunLeavesNoGroupLineBehind() {
+		RedisJobQueueOperations older = olderScripts();
+		enqueueBody("late", GroupsIntegrationTests.body(8, "t"));
+		Lease lease = this.listener.reserve(QUEUE, 1, Duration.ofMillis(50)).jobs().get(0).lease();
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.listener.migrate(QUEUE).expiredLeases() == 1);
+		// ready again at its level and in its group, rescheduled there: its member of
+		// queued stays, counted stale and in its group
+		assertThat(older.reschedule(QUEUE, "late", Due.after(Duration.ofMinutes(1)))).isTrue();
+		assertThat(this.listener.ack(QUEUE, List.of(lease))).as("the run finished late completes it").isEmpty();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		assertThat(this.operations.snapshot(QUEUE).readyGroups()).isZero();
+		assertThat(this.template.opsForHash().keys(this.keys.fair())).as("no group line left")
+			.noneMatch((field) -> field.toString().startsWith("g") || field.toString().startsWith("c"));
+		assertThat(this.template.hasKey(this.keys.queued())).isFalse();
+		assertThat(this.template.hasKey(this.keys.levels())).isFalse();
+		assertThat(this.template.hasKey(this.keys.stale())).isFalse();
+	}
+
 	private void enqueueBody(String id, String body) {
 		this.operations.getEnqueueOperations()
 			.enqueue(QUEUE, List.of(new EnqueueCommand(id, Due.NOW, DuplicatePolicy.KEEP, body)));

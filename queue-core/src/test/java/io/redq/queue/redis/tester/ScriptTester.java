@@ -63,6 +63,12 @@ final class ScriptTester {
 
 	private static final RateLimit RATE = new RateLimit(1, Duration.ofMillis(20));
 
+	/** A job with an exclusive key, running limits and a rate limit. */
+	private static final String LIMITED = "limited";
+
+	/** A job with running limits only. */
+	private static final String COUNTED = "counted";
+
 	private static final Pattern DISPATCH = Pattern.compile("\"payload\":\"d(\\d+)\"");
 
 	private static final Pattern MAX_ATTEMPTS = Pattern.compile("\"maxAttempts\":(\\d+)");
@@ -92,7 +98,7 @@ final class ScriptTester {
 			-- the running sets of the groups, as one
 			local function group_running()
 				local all = {}
-				for i = 23, #KEYS do
+				for i = 23, 25 do
 					for _, value in ipairs(range(KEYS[i])) do
 						all[#all + 1] = value
 					end
@@ -121,7 +127,7 @@ final class ScriptTester {
 				range(KEYS[12]), range(KEYS[13]), range(KEYS[14]), redis.call('HGETALL', KEYS[15]), range(KEYS[16]),
 				redis.call('HGETALL', KEYS[17]), redis.call('HGETALL', KEYS[18]), group_running(),
 				redis.call('ZRANGE', KEYS[19], 0, -1), redis.call('HGETALL', KEYS[20]), range(KEYS[21]),
-				redis.call('HGETALL', KEYS[22]), gates_held()}
+				redis.call('HGETALL', KEYS[22]), gates_held(), range(KEYS[26])}
 			""", List.class);
 
 	private final Settings settings;
@@ -216,7 +222,8 @@ final class ScriptTester {
 				exclusiveKeys.get(0), exclusiveKeys.get(1), gateKeys.get(2), gateKeys.get(3), gateKeys.get(4),
 				this.keys.stale(), this.keys.queued(), this.keys.levels(), this.keys.fair(), this.keys.lines(),
 				this.keys.parked(), this.keys.holding(), this.keys.held(), this.keys.gates(gatesOfGroup("t0")).get(0),
-				this.keys.gates(gatesOfGroup("t1")).get(0), this.keys.gates(gatesOfGroup("t2")).get(0));
+				this.keys.gates(gatesOfGroup("t1")).get(0), this.keys.gates(gatesOfGroup("t2")).get(0),
+				this.keys.gates(countedGates(null)).get(2));
 		for (int i = 0; i < settings.producers(); i++) {
 			this.producerCalls.add(new ResendProtection());
 		}
@@ -316,7 +323,8 @@ final class ScriptTester {
 		int producer = this.random.nextInt(this.settings.producers());
 		int number = this.dispatches.size() + 1;
 		int kind = this.random.nextInt(5);
-		boolean gated = this.random.nextInt(10) < 3;
+		int gate = this.random.nextInt(20);
+		boolean gated = gate < 6;
 		int maxAttempts = 1 + this.random.nextInt(3);
 		Due due = (this.random.nextInt(10) < 7) ? Due.NOW : Due.after(Duration.ofMillis(1 + this.random.nextInt(30)));
 		// half the jobs at the default level, the others at any level
@@ -324,8 +332,9 @@ final class ScriptTester {
 		// a third of the jobs in one of three groups
 		int group = this.random.nextInt(9);
 		String body = ((level != JobPriority.DEFAULT) ? "\"priority\":" + level + "," : "")
-				+ ((group < 3) ? "\"group\":\"t" + group + "\"," : "") + "\"job\":\"" + (gated ? "limited" : "plain")
-				+ "\",\"maxAttempts\":" + maxAttempts + ",\"payload\":\"d" + number + "\"}";
+				+ ((group < 3) ? "\"group\":\"t" + group + "\"," : "") + "\"job\":\""
+				+ (!gated ? "plain" : (gate < 3) ? LIMITED : COUNTED) + "\",\"maxAttempts\":" + maxAttempts
+				+ ",\"payload\":\"d" + number + "\"}";
 		String id = (kind == 0) ? "g" + number : "c" + this.random.nextInt(this.settings.callerIds());
 		EnqueueCommand command = switch (kind) {
 			case 0 -> EnqueueCommand.withGeneratedId(id, due, body);
@@ -700,7 +709,8 @@ final class ScriptTester {
 			this.lastStarts.put(job.id(), job.token());
 			for (Worker each : this.workers) {
 				for (Run other : each.running) {
-					check(other.gates == null || !gates.exclusiveKey().equals(other.gates.exclusiveKey())
+					check(other.gates == null || gates.exclusiveKey() == null
+							|| !gates.exclusiveKey().equals(other.gates.exclusiveKey())
 							|| !holdsLease(other.job.lease()), Invariant.GATES,
 							() -> job.id() + " admitted under exclusive key " + gates.exclusiveKey() + " while " + other
 									+ " holds it and its lease");
@@ -820,7 +830,8 @@ final class ScriptTester {
 			int choice = this.random.nextInt(3);
 			Duration lease = (!running || choice == 0) ? Duration.ZERO
 					: (choice == 1) ? LONG_LEASE : Duration.ofMillis(5 + this.random.nextInt(15));
-			ReservedJob next = this.listeners.leaveGates(QUEUE, run.job.lease(), run.gates, lease);
+			ListenerOperations.HandOver handOver = this.listeners.leaveGates(QUEUE, run.job.lease(), run.gates, lease);
+			ReservedJob next = (handOver != null) ? handOver.job() : null;
 			boolean lost = false;
 			if (enabled(Fault.HOLD_RESENT, 0.3)) {
 				lost = next != null;
@@ -828,10 +839,16 @@ final class ScriptTester {
 				trace(worker + " leaves the gates of " + run + " (re-sent)");
 			}
 			this.holding.remove(holder(run.job));
+			if (handOver != null && handOver.admitted()) {
+				// let through the gates it shares with the run that left, whether or not
+				// the reply reaches the worker: it holds them under its lease
+				this.holding.add(holder(next));
+				this.started.add(holder(next));
+			}
 			if (next != null) {
 				trace(worker + " leaves the gates of " + run + " and takes "
 						+ reserved(worker, next, lease, snapshotTime(), lost) + " for " + lease.toMillis() + " ms"
-						+ (lost ? ", reply lost" : ""));
+						+ (handOver.admitted() ? ", let through its gates" : "") + (lost ? ", reply lost" : ""));
 			}
 		}
 	}
@@ -945,13 +962,15 @@ final class ScriptTester {
 		checkReadyList(snapshot).forEach((id, live) -> {
 			if (live > 0) {
 				places.merge(id, live, Integer::sum);
-				// a live entry of the ready list is a job of the default level
-				if (!snapshot.queued.containsKey(id)) {
-					levels.add(JobPriority.DEFAULT);
-				}
+				// a ready job waits at the level of its member of queued (reserve takes a
+				// member counted stale for the job while the job is ready), else at the
+				// default level; a member left by a job the older scripts took out of
+				// line
+				// is no job: its level has none unless others wait there
+				Long score = snapshot.queued.get(id);
+				levels.add((score != null) ? (int) (JobPriority.HIGHEST - score / BAND) : JobPriority.DEFAULT);
 			}
 		});
-		snapshot.queued.values().forEach((score) -> levels.add((int) (JobPriority.HIGHEST - score / BAND)));
 		this.levelsWithJobs = levels;
 		for (Map<String, Long> set : List.of(snapshot.delayed, snapshot.reserved, snapshot.dead)) {
 			set.keySet().forEach((id) -> places.merge(id, 1, Integer::sum));
@@ -1209,10 +1228,16 @@ final class ScriptTester {
 			check(holder.isEmpty() || this.holding.contains(holder), Invariant.GATES,
 					() -> "an exclusive key is held by " + holder + ", not a started run");
 		}
-		for (Map<String, Long> running : List.of(snapshot.jobRunning, snapshot.queueRunning, snapshot.groupRunning)) {
+		for (Map<String, Long> running : List.of(snapshot.jobRunning, snapshot.queueRunning, snapshot.groupRunning,
+				snapshot.countedRunning)) {
 			running.forEach((holder, expiry) -> check(expiry <= snapshot.now || this.holding.contains(holder),
 					Invariant.GATES, () -> "a running limit counts " + holder + ", not a started run"));
 		}
+		// admitted where a running set had room, whether by admit or by the leave that
+		// handed the job over
+		checkRunning(snapshot, snapshot.jobRunning, gates(LIMITED, null, null).jobMaxRunning());
+		checkRunning(snapshot, snapshot.countedRunning, countedGates(null).jobMaxRunning());
+		checkRunning(snapshot, snapshot.queueRunning, countedGates(null).queueMaxRunning());
 		snapshot.rate.keySet()
 			.forEach((holder) -> check(this.started.contains(holder), Invariant.GATES,
 					() -> "the rate window counts a start of " + holder + ", which never started"));
@@ -1256,6 +1281,12 @@ final class ScriptTester {
 		});
 	}
 
+	private void checkRunning(Snapshot snapshot, Map<String, Long> running, int max) {
+		long holders = running.values().stream().filter((expiry) -> expiry > snapshot.now).count();
+		check(holders <= max, Invariant.GATES,
+				() -> "a running set of at most " + max + " counts " + holders + " holders: " + running);
+	}
+
 	private static String gateOf(String entry) {
 		return entry.substring(0, entry.indexOf('\0'));
 	}
@@ -1281,7 +1312,7 @@ final class ScriptTester {
 				hash(values.get(8)), hash(values.get(9)), (List<String>) values.get(10), scores(values.get(11)),
 				scores(values.get(12)), scores(values.get(13)), hash(values.get(14)), queued, hash(values.get(16)),
 				hash(values.get(17)), scores(values.get(18)), (List<String>) values.get(19), hash(values.get(20)),
-				scores(values.get(21)), hash(values.get(22)), hash(values.get(23)));
+				scores(values.get(21)), hash(values.get(22)), hash(values.get(23)), scores(values.get(24)));
 	}
 
 	private long snapshotTime() {
@@ -1334,16 +1365,30 @@ final class ScriptTester {
 	private static Gates gates(ReservedJob job) {
 		Matcher place = PRIORITY.matcher(job.envelope());
 		String group = place.find() ? place.group(2) : null;
-		return new Gates("x" + Math.floorMod(job.id().hashCode(), 2), "limited", 2, 3, RATE, group,
-				(group != null) ? 1 : 0);
+		if (job.envelope().contains("\"job\":\"" + COUNTED + "\"")) {
+			return countedGates(group);
+		}
+		return gates(LIMITED, "x" + Math.floorMod(job.id().hashCode(), 2), group);
+	}
+
+	private static Gates gates(String job, @Nullable String exclusiveKey, @Nullable String group) {
+		return new Gates(exclusiveKey, job, 2, 3, RATE, group, (group != null) ? 1 : 0);
+	}
+
+	/**
+	 * Return the gates of a counted job: running limits only (of one for the job), which
+	 * the run before it lets it through as it leaves them.
+	 */
+	private static Gates countedGates(@Nullable String group) {
+		return new Gates(null, COUNTED, 1, 3, null, group, (group != null) ? 1 : 0);
 	}
 
 	private static Gates gatesOfGroup(String group) {
-		return new Gates("x0", "limited", 2, 3, RATE, group, 1);
+		return gates(LIMITED, "x0", group);
 	}
 
 	private static Gates gatesWithKey(String exclusiveKey) {
-		return new Gates(exclusiveKey, "limited", 2, 3, RATE);
+		return gates(LIMITED, exclusiveKey, null);
 	}
 
 	private static String holder(ReservedJob job) {
@@ -1607,7 +1652,7 @@ final class ScriptTester {
 			Map<String, Long> jobRunning, Map<String, Long> queueRunning, Map<String, Long> rate,
 			Map<String, String> stale, Map<String, Long> queued, Map<String, String> levels, Map<String, String> fair,
 			Map<String, Long> groupRunning, List<String> lines, Map<String, String> parked, Map<String, Long> holding,
-			Map<String, String> held, Map<String, String> gatesHeld) {
+			Map<String, String> held, Map<String, String> gatesHeld, Map<String, Long> countedRunning) {
 
 		String stateOf(String id) {
 			if (this.delayed.containsKey(id)) {
