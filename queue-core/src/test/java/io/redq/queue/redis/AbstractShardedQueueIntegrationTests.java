@@ -53,7 +53,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 
 	private static final int SHARDS = 3;
 
-	private static final Duration DEADLINE = Duration.ofSeconds(20);
+	static final Duration DEADLINE = Duration.ofSeconds(20);
 
 	private static final JobBackoff NO_WAIT = new JobBackoff(Duration.ZERO, 1.0, Duration.ZERO, Duration.ZERO);
 
@@ -291,11 +291,11 @@ abstract class AbstractShardedQueueIntegrationTests {
 		assertThat(fewer.getStore().shards(QUEUE)).hasSize(SHARDS - 1);
 	}
 
-	private String idOn(RedisJobQueueOperations operations, String shard) {
+	String idOn(RedisJobQueueOperations operations, String shard) {
 		return idOn(operations, shard, "id-");
 	}
 
-	private String idOn(RedisJobQueueOperations operations, String shard, String prefix) {
+	String idOn(RedisJobQueueOperations operations, String shard, String prefix) {
 		for (int i = 0;; i++) {
 			if (operations.getStore().shardOf(QUEUE, prefix + i).equals(shard)) {
 				return prefix + i;
@@ -303,7 +303,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 		}
 	}
 
-	private String groupOn(RedisJobQueueOperations operations, String shard) {
+	String groupOn(RedisJobQueueOperations operations, String shard) {
 		return "group" + idOn(operations, shard);
 	}
 
@@ -311,7 +311,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 		return operations.getStore().getTemplate();
 	}
 
-	private JobListenerContainer start(RedisJobQueueOperations operations, int concurrency) {
+	JobListenerContainer start(RedisJobQueueOperations operations, int concurrency) {
 		JobListenerContainerFactory factory = new JobListenerContainerFactory(operations.getListenerOperations(),
 				JsonMapper.shared());
 		factory.getContainerProperties().setConcurrency(concurrency);
@@ -343,7 +343,13 @@ abstract class AbstractShardedQueueIntegrationTests {
 	}
 
 	RedisJobDispatcher dispatcher(RedisJobQueueOperations operations) {
-		RedisJobDispatcher dispatcher = new RedisJobDispatcher(operations, new JobDefinitions() {
+		RedisJobDispatcher dispatcher = new RedisJobDispatcher(operations, definitions(), JsonMapper.shared());
+		this.closeables.push(dispatcher::stop);
+		return dispatcher;
+	}
+
+	JobDefinitions definitions() {
+		return new JobDefinitions() {
 
 			@Override
 			public @Nullable JobDefinition find(String name) {
@@ -355,9 +361,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 				return List.of(JOB);
 			}
 
-		}, JsonMapper.shared());
-		this.closeables.push(dispatcher::stop);
-		return dispatcher;
+		};
 	}
 
 }
