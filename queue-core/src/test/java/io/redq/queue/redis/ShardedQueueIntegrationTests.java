@@ -1,7 +1,9 @@
 package io.redq.queue.redis;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 import io.redq.queue.core.BatchRequest;
@@ -12,6 +14,7 @@ import io.redq.queue.inspect.JobPage;
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.inspect.JobQueueInspector.SearchBy;
 import io.redq.queue.inspect.JobView;
+import io.redq.queue.inspect.QueueStatistics;
 import io.redq.queue.inspect.SearchResult;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.TestConnections;
@@ -23,6 +26,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests of a sharded queue on a single Redis, where its shards are distinct hash tags on
@@ -113,6 +117,51 @@ class ShardedQueueIntegrationTests extends AbstractShardedQueueIntegrationTests 
 		SearchResult byName = inspector.search(SearchBy.JOB, "work", 50);
 		assertThat(byName.jobs()).hasSize(10);
 		assertThat(byName.complete()).isTrue();
+	}
+
+	@Test
+	void theInspectorsStatisticsAndDeadJobsAddUpTheShards() {
+		RedisJobQueueOperations operations = operations(3);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		JobQueueInspector inspector = new JobQueueInspector(operations, definitions());
+		List<String> failing = new ArrayList<>();
+		for (String shard : operations.getStore().shards(QUEUE)) {
+			dispatcher.dispatch(JobRequest.of("work", "ok").id(idOn(operations, shard, "ok-")).build());
+			failing.add(dispatcher.dispatch(JobRequest.of("work", "fail").id(idOn(operations, shard, "fail-")).build())
+				.id());
+		}
+		start(operations, 2);
+		await().atMost(DEADLINE)
+			.until(() -> operations.stats(QUEUE).dead() == 3
+					&& operations.stats(QUEUE).ready() + operations.stats(QUEUE).reserved() == 0);
+		// the minute may turn between two runs, and the reads are a second old at most
+		await().atMost(DEADLINE).untilAsserted(() -> assertThat(inspector.minutes(QUEUE)).satisfies((minutes) -> {
+			assertThat(minutes.stream().mapToLong(QueueStatistics.Bucket::completed).sum()).isEqualTo(3);
+			assertThat(minutes.stream().mapToLong(QueueStatistics.Bucket::failed).sum()).isEqualTo(9);
+			assertThat(minutes.stream().mapToLong(QueueStatistics.Bucket::dead).sum()).isEqualTo(3);
+		}));
+		await().atMost(DEADLINE)
+			.untilAsserted(() -> assertThat(
+					inspector.statistics(QUEUE).hours().stream().mapToLong(QueueStatistics.Bucket::completed).sum())
+				.isEqualTo(3));
+		JobPage dead = inspector.jobs(QUEUE, JobStatus.State.DEAD, 0, 10);
+		assertThat(dead.total()).isEqualTo(3);
+		assertThat(dead.jobs()).extracting(JobView::id).containsExactlyInAnyOrderElementsOf(failing);
+		assertThat(dead.jobs()).extracting(JobView::at).isSortedAccordingTo(Comparator.reverseOrder());
+		assertThat(inspector.latestDeath(QUEUE)).isEqualTo(dead.jobs().get(0).at());
+		Instant cutoff = dead.jobs().get(1).at();
+		assertThat(inspector.deadJobs(QUEUE, "work", "Failed on purpose", 10, cutoff).jobs()).extracting(JobView::id)
+			.containsExactlyInAnyOrderElementsOf(
+					dead.jobs().stream().filter((view) -> !view.at().isAfter(cutoff)).map(JobView::id).toList());
+		// the retention sizes every shard's ring of hours
+		inspector.setStatisticsRetention(Duration.ofHours(2));
+		inspector.applyStatisticsRetention();
+		for (String shard : operations.getStore().shards(QUEUE)) {
+			assertThat(operations.getStore()
+				.getTemplate()
+				.opsForHash()
+				.get(operations.getStore().keys(shard).stats(), "hours")).as(shard).isEqualTo("2");
+		}
 	}
 
 	@Override
