@@ -4,12 +4,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import io.redq.queue.core.BatchRequest;
 import io.redq.queue.core.ChainRequest;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.JobStatus;
+import io.redq.queue.core.QueueStats;
+import io.redq.queue.core.RateLimit;
 import io.redq.queue.inspect.JobPage;
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.inspect.JobQueueInspector.SearchBy;
@@ -161,6 +165,94 @@ class ShardedQueueIntegrationTests extends AbstractShardedQueueIntegrationTests 
 				.getTemplate()
 				.opsForHash()
 				.get(operations.getStore().keys(shard).stats(), "hours")).as(shard).isEqualTo("2");
+		}
+	}
+
+	@Test
+	void priorityLevelsHoldPerShardAndEachReservationStartsAtTheNextShard() {
+		RedisJobQueueOperations operations = operations(3);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		List<String> high = new ArrayList<>();
+		for (String shard : operations.getStore().shards(QUEUE)) {
+			dispatcher.dispatch(JobRequest.of("work", "x").id(idOn(operations, shard, "low-")).priority(1).build());
+			high.add(dispatcher
+				.dispatch(JobRequest.of("work", "x").id(idOn(operations, shard, "high-")).priority(9).build())
+				.id());
+		}
+		List<String> reserved = new ArrayList<>();
+		for (int i = 0; i < 6; i++) {
+			reserved.addAll(operations.getListenerOperations()
+				.reserve(QUEUE, 1, Duration.ofMinutes(1))
+				.jobs()
+				.stream()
+				.map(ReservedJob::id)
+				.toList());
+		}
+		// each shard gives its higher level first, one shard per reservation in turn
+		assertThat(reserved).hasSize(6);
+		assertThat(reserved.subList(0, 3)).containsExactlyInAnyOrderElementsOf(high);
+	}
+
+	@Test
+	void anExclusiveKeyHoldsPerShard() {
+		RedisJobQueueOperations operations = operations(3);
+		Map<String, Long> admits = admit(operations, new Gates("account-1", "work", 0, 0, null));
+		assertThat(admits).containsOnlyKeys("a", "b", "c");
+		// one run per shard holds the key: a and b share a shard, c has its own
+		assertThat(admits.get("c")).isZero();
+		assertThat(List.of(admits.get("a"), admits.get("b"))).containsExactlyInAnyOrder(0L, ListenerOperations.PARKED);
+	}
+
+	@Test
+	void aRateLimitHoldsPerShard() {
+		RedisJobQueueOperations operations = operations(3);
+		Map<String, Long> admits = admit(operations,
+				new Gates(null, "work", 0, 0, new RateLimit(1, Duration.ofHours(1))));
+		assertThat(admits.get("c")).isZero();
+		assertThat(Math.min(admits.get("a"), admits.get("b"))).isZero();
+		assertThat(Math.max(admits.get("a"), admits.get("b"))).as("deferred for the window").isPositive();
+	}
+
+	/**
+	 * Dispatch a and b to the first shard and c to the second, reserve them and let each
+	 * pass the gates.
+	 * @return what each admission returned by job
+	 */
+	private Map<String, Long> admit(RedisJobQueueOperations operations, Gates gates) {
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		List<String> shards = operations.getStore().shards(QUEUE);
+		Map<String, String> ids = Map.of("a", idOn(operations, shards.get(0), "a-"), "b",
+				idOn(operations, shards.get(0), "b-"), "c", idOn(operations, shards.get(1), "c-"));
+		ids.forEach((name, id) -> dispatcher.dispatch(JobRequest.of("work", "x").id(id).build()));
+		List<ReservedJob> reserved = operations.getListenerOperations().reserve(QUEUE, 3, Duration.ofMinutes(1)).jobs();
+		assertThat(reserved).hasSize(3);
+		Map<String, Long> admits = new HashMap<>();
+		ids.forEach((name, id) -> {
+			ReservedJob job = reserved.stream().filter((each) -> each.id().equals(id)).findFirst().orElseThrow();
+			admits.put(name,
+					operations.getListenerOperations().admit(QUEUE, job.lease(), gates, Duration.ofMinutes(1)));
+		});
+		return admits;
+	}
+
+	@Test
+	void purgeEmptiesEveryShard() {
+		RedisJobQueueOperations operations = operations(3);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		for (String shard : operations.getStore().shards(QUEUE)) {
+			dispatcher.dispatch(JobRequest.of("work", "x").id(idOn(operations, shard, "now-")).build());
+			dispatcher.dispatch(JobRequest.of("work", "x")
+				.id(idOn(operations, shard, "later-"))
+				.delay(Duration.ofHours(1))
+				.build());
+		}
+		assertThat(operations.stats(QUEUE)).isEqualTo(new QueueStats(3, 3, 0, 0));
+		operations.purge(QUEUE);
+		assertThat(operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		for (String shard : operations.getStore().shards(QUEUE)) {
+			assertThat(operations.getStore().getTemplate().opsForHash().size(operations.getStore().keys(shard).jobs()))
+				.as(shard)
+				.isZero();
 		}
 	}
 
