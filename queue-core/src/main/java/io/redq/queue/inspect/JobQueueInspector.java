@@ -361,6 +361,16 @@ public class JobQueueInspector {
 	}
 
 	/**
+	 * Read the counts of each shard of a queue now (see "Scaling out"): one for a queue
+	 * of one shard.
+	 * @param queue the queue
+	 * @return the snapshots, the first shard first
+	 */
+	public List<QueueSnapshot> shardSnapshots(String queue) {
+		return this.operations.shardSnapshots(queue);
+	}
+
+	/**
 	 * Read a page of a queue's jobs in one state.
 	 * @param queue the queue
 	 * @param state the state: ready, delayed, reserved, dead or completed
