@@ -124,10 +124,6 @@ class JobReader {
 	 * order: the head that comes first in the order is taken first.
 	 */
 	private static <T> List<T> merge(List<List<T>> lists, Comparator<? super T> order, long skip, int count) {
-		if (lists.size() == 1) {
-			List<T> only = lists.get(0);
-			return only.subList((int) Math.min(skip, only.size()), (int) Math.min(skip + count, only.size()));
-		}
 		int[] heads = new int[lists.size()];
 		List<T> merged = new ArrayList<>(count);
 		for (long taken = 0; merged.size() < count; taken++) {
