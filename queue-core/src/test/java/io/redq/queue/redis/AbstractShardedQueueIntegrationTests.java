@@ -24,6 +24,11 @@ import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.JobStatus;
+import io.redq.queue.inspect.JobPage;
+import io.redq.queue.inspect.JobQueueInspector;
+import io.redq.queue.inspect.JobQueueInspector.SearchBy;
+import io.redq.queue.inspect.JobView;
+import io.redq.queue.inspect.SearchResult;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.listener.StringJobHandler;
 import io.redq.queue.script.QueueScripts;
@@ -273,6 +278,51 @@ abstract class AbstractShardedQueueIntegrationTests {
 		this.held.countDown();
 		await().atMost(DEADLINE).until(() -> this.runs.size() == 2 * SHARDS);
 		assertThat(this.peak.get()).isEqualTo(SHARDS);
+	}
+
+	@Test
+	void theInspectorPagesSearchesAndFindsJobsOnEveryShard() {
+		RedisJobQueueOperations operations = operations(SHARDS);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		JobQueueInspector inspector = new JobQueueInspector(operations, definitions());
+		List<String> shards = operations.getStore().shards(QUEUE);
+		List<String> ready = new ArrayList<>();
+		for (String shard : shards) {
+			for (String prefix : List.of("r-", "s-")) {
+				ready.add(dispatcher.dispatch(JobRequest.of("work", "x").id(idOn(operations, shard, prefix)).build())
+					.id());
+			}
+		}
+		String urgent = idOn(operations, shards.get(2), "u-");
+		dispatcher.dispatch(JobRequest.of("work", "x").id(urgent).priority(9).build());
+		JobPage page = inspector.jobs(QUEUE, JobStatus.State.READY, 0, 10);
+		assertThat(page.total()).isEqualTo(7);
+		assertThat(page.jobs()).extracting(JobView::id).first().isEqualTo(urgent);
+		// then the longest ready first, from every shard
+		assertThat(page.jobs().subList(1, 7)).extracting(JobView::id).containsExactlyInAnyOrderElementsOf(ready);
+		assertThat(page.jobs().subList(1, 7)).extracting(JobView::at).isSorted();
+		assertThat(inspector.jobs(QUEUE, JobStatus.State.READY, 2, 3).jobs()).extracting(JobView::id)
+			.containsExactlyElementsOf(page.jobs().subList(2, 5).stream().map(JobView::id).toList());
+		// delayed jobs in due order across the shards, the soonest on the last shard
+		List<String> delayed = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			String id = idOn(operations, shards.get(2 - i), "d-");
+			dispatcher.dispatch(JobRequest.of("work", "x").id(id).delay(Duration.ofHours(i + 1)).build());
+			delayed.add(id);
+		}
+		page = inspector.jobs(QUEUE, JobStatus.State.DELAYED, 0, 10);
+		assertThat(page.total()).isEqualTo(3);
+		assertThat(page.jobs()).extracting(JobView::id).containsExactlyElementsOf(delayed);
+		assertThat(inspector.jobs(QUEUE, JobStatus.State.DELAYED, 1, 1).jobs()).extracting(JobView::id)
+			.containsExactly(delayed.get(1));
+		JobView job = inspector.job(QUEUE, delayed.get(0));
+		assertThat(job).isNotNull();
+		assertThat(job.job()).isEqualTo("work");
+		assertThat(inspector.search(SearchBy.ID, "d-", 10).jobs()).extracting(JobView::id)
+			.containsExactlyInAnyOrderElementsOf(delayed);
+		SearchResult byName = inspector.search(SearchBy.JOB, "work", 50);
+		assertThat(byName.jobs()).hasSize(10);
+		assertThat(byName.complete()).isTrue();
 	}
 
 	@Test
