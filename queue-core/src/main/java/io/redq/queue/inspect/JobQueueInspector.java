@@ -55,7 +55,10 @@ import org.springframework.util.Assert;
  * {@code K / 10,000} rounds. A page of batches is one command on their index and two per
  * batch; a job's result is read up to {@value #MAX_RESULT_READ} bytes. The views are read
  * without a transaction: a job that moves while a page is read may be missing from it or
- * shown with its newer state.
+ * shown with its newer state. On a sharded queue a snapshot and the statistics are read
+ * per shard and added up, a page of jobs reads the first {@code offset + count} entries
+ * of each shard (and of ready jobs their envelopes, to merge them by level and age), and
+ * a search reads the shards in turn within the same bound.
  *
  * @author Redq team
  * @since 0.1.0
@@ -358,6 +361,16 @@ public class JobQueueInspector {
 	 */
 	public QueueSnapshot recentSnapshot(String queue) {
 		return this.snapshots.recentSnapshot(queue);
+	}
+
+	/**
+	 * Read the counts of each shard of a queue now (see "Scaling out"): one for a queue
+	 * of one shard.
+	 * @param queue the queue
+	 * @return the snapshots, the first shard first
+	 */
+	public List<QueueSnapshot> shardSnapshots(String queue) {
+		return this.operations.shardSnapshots(queue);
 	}
 
 	/**

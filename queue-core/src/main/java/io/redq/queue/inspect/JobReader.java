@@ -2,14 +2,18 @@ package io.redq.queue.inspect;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import io.redq.queue.core.DeadJob;
+import io.redq.queue.core.JobPriority;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.inspect.JobQueueInspector.SearchBy;
 import io.redq.queue.redis.QueueReader;
@@ -37,6 +41,14 @@ class JobReader {
 
 	private static final int READ_BATCH = 200;
 
+	/**
+	 * The order of the ready jobs of a sharded queue: highest level first, then the
+	 * longest ready (each shard lists its own by level, then by group and line).
+	 */
+	private static final Comparator<JobView> READY_ORDER = Comparator.comparingInt(JobReader::priority)
+		.reversed()
+		.thenComparing(JobView::at, Comparator.nullsLast(Comparator.naturalOrder()));
+
 	private static final TypeReference<Map<String, Object>> ENVELOPE = new TypeReference<>() {
 	};
 
@@ -59,24 +71,78 @@ class JobReader {
 		Assert.isTrue(offset >= 0, "offset must not be negative");
 		Assert.isTrue(count >= 1 && count <= JobQueueInspector.MAX_PAGE_SIZE,
 				() -> "count must be between 1 and " + JobQueueInspector.MAX_PAGE_SIZE);
-		long end = (long) offset + count - 1;
-		return switch (state) {
-			case READY -> {
-				List<String> ids = liveIds(queue, this.queues.readyIds(queue, offset, end));
-				yield new JobPage(state, this.queues.readyCount(queue), offset,
-						views(queue, state, entries(ids, null), false));
-			}
-			case DELAYED -> page(queue, state, ScoredSet.DELAYED, offset, end);
-			case RESERVED -> page(queue, state, ScoredSet.RESERVED, offset, end);
-			case DEAD -> page(queue, state, ScoredSet.DEAD, offset, end);
-			case COMPLETED -> page(queue, state, ScoredSet.COMPLETED, offset, end);
+		ScoredSet set = switch (state) {
+			case READY -> null;
+			case DELAYED -> ScoredSet.DELAYED;
+			case RESERVED -> ScoredSet.RESERVED;
+			case DEAD -> ScoredSet.DEAD;
+			case COMPLETED -> ScoredSet.COMPLETED;
 			case NONE -> throw new IllegalArgumentException("No page of jobs is in state NONE");
 		};
+		List<String> shards = this.queues.shards(queue);
+		// the page of a sharded queue is among the first offset + count of each shard
+		long from = (shards.size() == 1) ? offset : 0;
+		long end = (long) offset + count - 1;
+		long total = 0;
+		List<List<JobView>> views = new ArrayList<>();
+		List<List<ShardEntry>> entries = new ArrayList<>();
+		for (int index = 0; index < shards.size(); index++) {
+			String shard = shards.get(index);
+			int of = index;
+			if (set == null) {
+				total += this.queues.readyCount(shard);
+				List<String> ids = liveIds(queue, shard, this.queues.readyIds(shard, from, end));
+				views.add(views(queue, shard, state, entries(ids, null), false));
+			}
+			else {
+				total += this.queues.count(shard, set);
+				entries.add(this.queues.entries(shard, set, from, end)
+					.stream()
+					.map((entry) -> new ShardEntry(of, entry))
+					.toList());
+			}
+		}
+		if (set == null) {
+			return new JobPage(state, total, offset, merge(views, READY_ORDER, offset - from, count));
+		}
+		Comparator<Instant> time = set.latestFirst() ? Comparator.reverseOrder() : Comparator.naturalOrder();
+		Comparator<ShardEntry> order = Comparator.comparing((entry) -> entry.entry().at(), Comparator.nullsLast(time));
+		List<ShardEntry> page = merge(entries, order, offset - from, count);
+		// a job lives in one shard: its id names it in the page
+		Map<String, JobView> read = new HashMap<>();
+		for (int shard = 0; shard < shards.size(); shard++) {
+			int of = shard;
+			List<Entry> ofShard = page.stream().filter((entry) -> entry.shard() == of).map(ShardEntry::entry).toList();
+			views(queue, shards.get(shard), state, ofShard, false).forEach((view) -> read.put(view.id(), view));
+		}
+		return new JobPage(state, total, offset,
+				page.stream().map((entry) -> read.get(entry.entry().id())).filter(Objects::nonNull).toList());
 	}
 
-	private JobPage page(String queue, JobStatus.State state, ScoredSet set, int offset, long end) {
-		return new JobPage(state, this.queues.count(queue, set), offset,
-				views(queue, state, this.queues.entries(queue, set, offset, end), false));
+	/**
+	 * Return a page of the merge of lists each in the given order, keeping each list's
+	 * order: the head that comes first in the order is taken first.
+	 */
+	private static <T> List<T> merge(List<List<T>> lists, Comparator<? super T> order, long skip, int count) {
+		int[] heads = new int[lists.size()];
+		List<T> merged = new ArrayList<>(count);
+		for (long taken = 0; merged.size() < count; taken++) {
+			int first = -1;
+			for (int list = 0; list < lists.size(); list++) {
+				if (heads[list] < lists.get(list).size() && (first < 0
+						|| order.compare(lists.get(list).get(heads[list]), lists.get(first).get(heads[first])) < 0)) {
+					first = list;
+				}
+			}
+			if (first < 0) {
+				break;
+			}
+			T head = lists.get(first).get(heads[first]++);
+			if (taken >= skip) {
+				merged.add(head);
+			}
+		}
+		return merged;
 	}
 
 	/**
@@ -86,8 +152,8 @@ class JobReader {
 	 * its job is ready. One {@code HMGET} of the stale counts, and a status call per such
 	 * id.
 	 */
-	private List<String> liveIds(String queue, List<String> ids) {
-		Set<String> stale = this.queues.countedStale(queue, ids);
+	private List<String> liveIds(String queue, String shard, List<String> ids) {
+		Set<String> stale = this.queues.countedStale(shard, ids);
 		List<String> live = new ArrayList<>(ids.size());
 		Set<String> shown = new HashSet<>();
 		for (int i = 0; i < ids.size(); i++) {
@@ -109,7 +175,8 @@ class JobReader {
 		if (status.state() == JobStatus.State.NONE) {
 			return null;
 		}
-		List<JobView> found = views(queue, status.state(), List.of(new Entry(id, status.at())), withTrace);
+		List<JobView> found = views(queue, this.queues.shardHolding(queue, id), status.state(),
+				List.of(new Entry(id, status.at())), withTrace);
 		return found.isEmpty() ? null : found.get(0);
 	}
 
@@ -145,10 +212,10 @@ class JobReader {
 	}
 
 	/**
-	 * Read the jobs hash (ids, job names) or the errors hash of a queue for matches, one
-	 * {@code HSCAN} call of {@value #READ_BATCH} entries at a time while the reads allow:
-	 * each call is counted for the entries it reads, not for those it returns, since a
-	 * match by id returns only the ids that match.
+	 * Read the jobs hash (ids, job names) or the errors hash of each shard of a queue for
+	 * matches, one {@code HSCAN} call of {@value #READ_BATCH} entries at a time while the
+	 * reads allow: each call is counted for the entries it reads, not for those it
+	 * returns, since a match by id returns only the ids that match.
 	 * @return whether the whole hash was read
 	 */
 	private boolean scanHash(String queue, SearchBy by, String text, int limit, List<JobView> found,
@@ -159,15 +226,22 @@ class JobReader {
 			case ERROR -> (value) -> value.contains(text);
 		};
 		List<String> ids = new ArrayList<>();
-		boolean whole = this.queues.scan(queue, (by == SearchBy.ERROR) ? JobHash.ERRORS : JobHash.JOBS,
-				(by == SearchBy.ID) ? text : null, READ_BATCH, () -> reads.take(READ_BATCH), (id, value) -> {
-					boolean seen = found.stream().anyMatch((job) -> job.queue().equals(queue) && job.id().equals(id));
-					if (!seen && !ids.contains(id) && matches.test(value)) {
-						ids.add(id);
-						return found.size() + ids.size() < limit;
-					}
-					return true;
-				});
+		boolean whole = true;
+		for (String shard : this.queues.shards(queue)) {
+			whole = this.queues.scan(shard, (by == SearchBy.ERROR) ? JobHash.ERRORS : JobHash.JOBS,
+					(by == SearchBy.ID) ? text : null, READ_BATCH, () -> reads.take(READ_BATCH), (id, value) -> {
+						boolean seen = found.stream()
+							.anyMatch((job) -> job.queue().equals(queue) && job.id().equals(id));
+						if (!seen && !ids.contains(id) && matches.test(value)) {
+							ids.add(id);
+							return found.size() + ids.size() < limit;
+						}
+						return true;
+					});
+			if (!whole || found.size() + ids.size() >= limit) {
+				break;
+			}
+		}
 		for (String id : ids) {
 			JobView job = job(queue, id, false);
 			if (job != null && found.size() < limit) {
@@ -183,7 +257,12 @@ class JobReader {
 				() -> "limit must be between 1 and " + JobQueueInspector.MAX_PAGE_SIZE);
 		ReadBudget.Request reads = this.budget.request();
 		// the jobs that died after the cutoff come first, newest first: skipped at once
-		long skipped = (diedBy != null) ? this.queues.deadAfter(queue, diedBy) : 0;
+		long skipped = 0;
+		if (diedBy != null) {
+			for (String shard : this.queues.shards(queue)) {
+				skipped += this.queues.deadAfter(shard, diedBy);
+			}
+		}
 		List<JobView> found = new ArrayList<>();
 		for (long offset = skipped; reads.take(READ_BATCH); offset += READ_BATCH) {
 			List<DeadJob> batch = this.operations.deadJobs(queue, (int) offset, READ_BATCH);
@@ -206,8 +285,15 @@ class JobReader {
 	}
 
 	@Nullable Instant latestDeath(String queue) {
-		List<Entry> latest = this.queues.entries(queue, ScoredSet.DEAD, 0, 0);
-		return latest.isEmpty() ? null : latest.get(0).at();
+		Instant latest = null;
+		for (String shard : this.queues.shards(queue)) {
+			for (Entry entry : this.queues.entries(shard, ScoredSet.DEAD, 0, 0)) {
+				if (latest == null || (entry.at() != null && entry.at().isAfter(latest))) {
+					latest = entry.at();
+				}
+			}
+		}
+		return latest;
 	}
 
 	Object envelope(String envelope) {
@@ -231,11 +317,12 @@ class JobReader {
 	// reads what the hashes hold of the given jobs: four commands for the whole page, and
 	// for one job (a page would carry kilobytes per job) a fifth for the stack traces and
 	// two for the progress
-	private List<JobView> views(String queue, JobStatus.State state, List<Entry> ids, boolean withTraces) {
+	private List<JobView> views(String queue, String shard, JobStatus.State state, List<Entry> ids,
+			boolean withTraces) {
 		if (ids.isEmpty()) {
 			return List.of();
 		}
-		JobFields fields = this.queues.fields(queue, ids.stream().map(Entry::id).toList(), withTraces);
+		JobFields fields = this.queues.fields(shard, ids.stream().map(Entry::id).toList(), withTraces);
 		List<@Nullable String> traces = fields.traces();
 		List<JobView> views = new ArrayList<>(ids.size());
 		for (int i = 0; i < ids.size(); i++) {
@@ -287,6 +374,21 @@ class JobReader {
 
 	private static List<Entry> entries(List<String> ids, @Nullable Instant at) {
 		return ids.stream().map((id) -> new Entry(id, at)).toList();
+	}
+
+	private static int priority(JobView view) {
+		return (view.envelope() instanceof Map<?, ?> map && map.get("priority") instanceof Number level)
+				? level.intValue() : JobPriority.DEFAULT;
+	}
+
+	/**
+	 * An entry of a sorted set of one of a queue's shards.
+	 *
+	 * @param shard the shard's index
+	 * @param entry the entry
+	 */
+	private record ShardEntry(int shard, Entry entry) {
+
 	}
 
 }

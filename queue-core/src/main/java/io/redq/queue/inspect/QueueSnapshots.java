@@ -84,7 +84,9 @@ class QueueSnapshots {
 	void applyStatisticsRetention(Collection<String> queues) {
 		String hours = Integer.toString(this.statisticsHours);
 		for (String queue : queues) {
-			this.reader.setStatistic(queue, STATISTICS_HOURS_FIELD, hours);
+			for (String shard : this.reader.shards(queue)) {
+				this.reader.setStatistic(shard, STATISTICS_HOURS_FIELD, hours);
+			}
 		}
 	}
 
@@ -92,25 +94,46 @@ class QueueSnapshots {
 		return recent.computeIfAbsent(queue, (name) -> new Recent<>(() -> read.apply(name)));
 	}
 
+	// each shard counts the jobs it finished: the queue's buckets add them up
 	private QueueStatistics readStatistics(String queue) {
-		Map<Object, Object> fields = this.reader.statistics(queue);
+		List<Map<Object, Object>> shards = this.reader.shards(queue).stream().map(this.reader::statistics).toList();
 		long minute = redisMinute();
-		Object stored = fields.get(STATISTICS_HOURS_FIELD);
+		Object stored = shards.get(0).get(STATISTICS_HOURS_FIELD);
 		int hours = (stored != null) ? Integer.parseInt((String) stored) : JobQueueInspector.DEFAULT_STATISTICS_HOURS;
-		return new QueueStatistics(buckets(fields, "m", minute, MINUTES, 60_000),
-				buckets(fields, "h", minute / 60, hours, 3_600_000));
+		return new QueueStatistics(sum(shards, (fields) -> buckets(fields, "m", minute, MINUTES, 60_000)),
+				sum(shards, (fields) -> buckets(fields, "h", minute / 60, hours, 3_600_000)));
 	}
 
-	// the minutes alone: 60 fields, however many hours the retention keeps
+	// the minutes alone: 60 fields per shard, however many hours the retention keeps
 	private List<QueueStatistics.Bucket> readMinutes(String queue) {
-		List<Object> values = this.reader.statistics(queue, MINUTE_FIELDS);
-		Map<Object, Object> fields = new HashMap<>();
-		for (int slot = 0; slot < MINUTES; slot++) {
-			if (values.get(slot) != null) {
-				fields.put(MINUTE_FIELDS.get(slot), values.get(slot));
+		List<Map<Object, Object>> shards = new ArrayList<>();
+		for (String shard : this.reader.shards(queue)) {
+			List<Object> values = this.reader.statistics(shard, MINUTE_FIELDS);
+			Map<Object, Object> fields = new HashMap<>();
+			for (int slot = 0; slot < MINUTES; slot++) {
+				if (values.get(slot) != null) {
+					fields.put(MINUTE_FIELDS.get(slot), values.get(slot));
+				}
+			}
+			shards.add(fields);
+		}
+		long minute = redisMinute();
+		return sum(shards, (fields) -> buckets(fields, "m", minute, MINUTES, 60_000));
+	}
+
+	private static List<QueueStatistics.Bucket> sum(List<Map<Object, Object>> shards,
+			Function<Map<Object, Object>, List<QueueStatistics.Bucket>> buckets) {
+		List<QueueStatistics.Bucket> sum = buckets.apply(shards.get(0));
+		for (Map<Object, Object> shard : shards.subList(1, shards.size())) {
+			List<QueueStatistics.Bucket> more = buckets.apply(shard);
+			for (int i = 0; i < sum.size(); i++) {
+				QueueStatistics.Bucket a = sum.get(i);
+				QueueStatistics.Bucket b = more.get(i);
+				sum.set(i, new QueueStatistics.Bucket(a.start(), a.completed() + b.completed(), a.failed() + b.failed(),
+						a.dead() + b.dead()));
 			}
 		}
-		return buckets(fields, "m", redisMinute(), MINUTES, 60_000);
+		return sum;
 	}
 
 	private long redisMinute() {

@@ -28,7 +28,9 @@ import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
 /**
  * The raw reads of a queue's structures that inspection turns into its model, each
  * bounded by its arguments, and the few writes of its settings; inspection reaches Redis
- * through here alone, so that only this package knows the keys.
+ * through here alone, so that only this package knows the keys. A read of a sharded
+ * queue's structures reads one shard: it takes one of {@link #shards(String)} for the
+ * queue.
  *
  * @author Redq team
  * @since 0.1.0
@@ -71,6 +73,27 @@ public final class QueueReader {
 	 */
 	public boolean hasModel(String queue) {
 		return Boolean.TRUE.equals(this.redis.hasKey(this.store.getKeyspace().queue(queue).model()));
+	}
+
+	/**
+	 * Return the shards of a queue, by the names the reads here take for one shard: the
+	 * queue itself when it has one shard.
+	 * @param queue a valid queue name
+	 * @return the shards, the queue's own keys first
+	 */
+	public List<String> shards(String queue) {
+		return this.store.shards(queue);
+	}
+
+	/**
+	 * Return the shard of a queue that holds a job, else the one its id maps to: one read
+	 * per shard looked at, none for a queue of one shard.
+	 * @param queue the queue
+	 * @param id the job id
+	 * @return the shard
+	 */
+	public String shardHolding(String queue, String id) {
+		return this.store.shardHolding(queue, id);
 	}
 
 	/**
@@ -369,6 +392,14 @@ public final class QueueReader {
 
 		ScoredSet(boolean latestFirst) {
 			this.latestFirst = latestFirst;
+		}
+
+		/**
+		 * Return whether the set is listed latest first rather than soonest first.
+		 * @return whether it is listed latest first
+		 */
+		public boolean latestFirst() {
+			return this.latestFirst;
 		}
 
 		private String key(QueueKeys keys) {

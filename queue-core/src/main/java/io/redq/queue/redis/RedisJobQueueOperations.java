@@ -197,12 +197,18 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public QueueSnapshot snapshot(String queue) {
-		QueueSnapshot all = null;
-		for (String shard : this.store.shards(queue)) {
-			QueueSnapshot snapshot = snapshotOf(shard);
-			all = (all != null) ? sum(all, snapshot) : snapshot;
-		}
-		return all;
+		return shardSnapshots(queue).stream().reduce(RedisJobQueueOperations::sum).orElseThrow();
+	}
+
+	/**
+	 * Return the snapshot of each shard of a queue, which {@link #snapshot(String)} adds
+	 * up: one script call per shard.
+	 * @param queue the queue
+	 * @return the snapshots, the shard of the queue's own keys first; one for a queue of
+	 * one shard
+	 */
+	public List<QueueSnapshot> shardSnapshots(String queue) {
+		return this.store.shards(queue).stream().map(this::snapshotOf).toList();
 	}
 
 	/**

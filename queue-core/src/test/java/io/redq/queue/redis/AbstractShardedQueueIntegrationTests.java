@@ -24,6 +24,11 @@ import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.JobStatus;
+import io.redq.queue.inspect.JobPage;
+import io.redq.queue.inspect.JobQueueInspector;
+import io.redq.queue.inspect.JobQueueInspector.SearchBy;
+import io.redq.queue.inspect.JobView;
+import io.redq.queue.inspect.SearchResult;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.listener.StringJobHandler;
 import io.redq.queue.script.QueueScripts;
@@ -53,7 +58,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 
 	private static final int SHARDS = 3;
 
-	private static final Duration DEADLINE = Duration.ofSeconds(20);
+	static final Duration DEADLINE = Duration.ofSeconds(20);
 
 	private static final JobBackoff NO_WAIT = new JobBackoff(Duration.ZERO, 1.0, Duration.ZERO, Duration.ZERO);
 
@@ -276,6 +281,51 @@ abstract class AbstractShardedQueueIntegrationTests {
 	}
 
 	@Test
+	void theInspectorPagesSearchesAndFindsJobsOnEveryShard() {
+		RedisJobQueueOperations operations = operations(SHARDS);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		JobQueueInspector inspector = new JobQueueInspector(operations, definitions());
+		List<String> shards = operations.getStore().shards(QUEUE);
+		List<String> ready = new ArrayList<>();
+		for (String shard : shards) {
+			for (String prefix : List.of("r-", "s-")) {
+				ready.add(dispatcher.dispatch(JobRequest.of("work", "x").id(idOn(operations, shard, prefix)).build())
+					.id());
+			}
+		}
+		String urgent = idOn(operations, shards.get(2), "u-");
+		dispatcher.dispatch(JobRequest.of("work", "x").id(urgent).priority(9).build());
+		JobPage page = inspector.jobs(QUEUE, JobStatus.State.READY, 0, 10);
+		assertThat(page.total()).isEqualTo(7);
+		assertThat(page.jobs()).extracting(JobView::id).first().isEqualTo(urgent);
+		// then the longest ready first, from every shard
+		assertThat(page.jobs().subList(1, 7)).extracting(JobView::id).containsExactlyInAnyOrderElementsOf(ready);
+		assertThat(page.jobs().subList(1, 7)).extracting(JobView::at).isSorted();
+		assertThat(inspector.jobs(QUEUE, JobStatus.State.READY, 2, 3).jobs()).extracting(JobView::id)
+			.containsExactlyElementsOf(page.jobs().subList(2, 5).stream().map(JobView::id).toList());
+		// delayed jobs in due order across the shards, the soonest on the last shard
+		List<String> delayed = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			String id = idOn(operations, shards.get(2 - i), "d-");
+			dispatcher.dispatch(JobRequest.of("work", "x").id(id).delay(Duration.ofHours(i + 1)).build());
+			delayed.add(id);
+		}
+		page = inspector.jobs(QUEUE, JobStatus.State.DELAYED, 0, 10);
+		assertThat(page.total()).isEqualTo(3);
+		assertThat(page.jobs()).extracting(JobView::id).containsExactlyElementsOf(delayed);
+		assertThat(inspector.jobs(QUEUE, JobStatus.State.DELAYED, 1, 1).jobs()).extracting(JobView::id)
+			.containsExactly(delayed.get(1));
+		JobView job = inspector.job(QUEUE, delayed.get(0));
+		assertThat(job).isNotNull();
+		assertThat(job.job()).isEqualTo("work");
+		assertThat(inspector.search(SearchBy.ID, "d-", 10).jobs()).extracting(JobView::id)
+			.containsExactlyInAnyOrderElementsOf(delayed);
+		SearchResult byName = inspector.search(SearchBy.JOB, "work", 50);
+		assertThat(byName.jobs()).hasSize(10);
+		assertThat(byName.complete()).isTrue();
+	}
+
+	@Test
 	void fewerShardsAreRefusedWhileARemovedShardHoldsJobs() {
 		RedisJobQueueOperations operations = operations(SHARDS);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
@@ -291,11 +341,11 @@ abstract class AbstractShardedQueueIntegrationTests {
 		assertThat(fewer.getStore().shards(QUEUE)).hasSize(SHARDS - 1);
 	}
 
-	private String idOn(RedisJobQueueOperations operations, String shard) {
+	String idOn(RedisJobQueueOperations operations, String shard) {
 		return idOn(operations, shard, "id-");
 	}
 
-	private String idOn(RedisJobQueueOperations operations, String shard, String prefix) {
+	String idOn(RedisJobQueueOperations operations, String shard, String prefix) {
 		for (int i = 0;; i++) {
 			if (operations.getStore().shardOf(QUEUE, prefix + i).equals(shard)) {
 				return prefix + i;
@@ -303,7 +353,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 		}
 	}
 
-	private String groupOn(RedisJobQueueOperations operations, String shard) {
+	String groupOn(RedisJobQueueOperations operations, String shard) {
 		return "group" + idOn(operations, shard);
 	}
 
@@ -311,7 +361,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 		return operations.getStore().getTemplate();
 	}
 
-	private JobListenerContainer start(RedisJobQueueOperations operations, int concurrency) {
+	JobListenerContainer start(RedisJobQueueOperations operations, int concurrency) {
 		JobListenerContainerFactory factory = new JobListenerContainerFactory(operations.getListenerOperations(),
 				JsonMapper.shared());
 		factory.getContainerProperties().setConcurrency(concurrency);
@@ -343,7 +393,13 @@ abstract class AbstractShardedQueueIntegrationTests {
 	}
 
 	RedisJobDispatcher dispatcher(RedisJobQueueOperations operations) {
-		RedisJobDispatcher dispatcher = new RedisJobDispatcher(operations, new JobDefinitions() {
+		RedisJobDispatcher dispatcher = new RedisJobDispatcher(operations, definitions(), JsonMapper.shared());
+		this.closeables.push(dispatcher::stop);
+		return dispatcher;
+	}
+
+	JobDefinitions definitions() {
+		return new JobDefinitions() {
 
 			@Override
 			public @Nullable JobDefinition find(String name) {
@@ -355,9 +411,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 				return List.of(JOB);
 			}
 
-		}, JsonMapper.shared());
-		this.closeables.push(dispatcher::stop);
-		return dispatcher;
+		};
 	}
 
 }

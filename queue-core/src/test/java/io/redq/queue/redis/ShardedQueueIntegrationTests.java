@@ -1,10 +1,23 @@
 package io.redq.queue.redis;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import io.redq.queue.core.BatchRequest;
 import io.redq.queue.core.ChainRequest;
 import io.redq.queue.core.JobRequest;
+import io.redq.queue.core.JobStatus;
+import io.redq.queue.core.QueueStats;
+import io.redq.queue.core.RateLimit;
+import io.redq.queue.inspect.JobPage;
+import io.redq.queue.inspect.JobQueueInspector;
+import io.redq.queue.inspect.JobView;
+import io.redq.queue.inspect.QueueStatistics;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.TestConnections;
 import io.redq.queue.test.WithRedis;
@@ -15,6 +28,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests of a sharded queue on a single Redis, where its shards are distinct hash tags on
@@ -60,6 +74,139 @@ class ShardedQueueIntegrationTests extends AbstractShardedQueueIntegrationTests 
 					ChainRequest.of(JobRequest.of("work", "a").build(), JobRequest.of("work", "b").build()).build()))
 			.withMessageContaining("queue 'sharded', which is sharded");
 		assertThat(operations.stats(QUEUE).ready()).isZero();
+	}
+
+	@Test
+	void theInspectorsStatisticsAndDeadJobsAddUpTheShards() {
+		RedisJobQueueOperations operations = operations(3);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		JobQueueInspector inspector = new JobQueueInspector(operations, definitions());
+		List<String> failing = new ArrayList<>();
+		for (String shard : operations.getStore().shards(QUEUE)) {
+			dispatcher.dispatch(JobRequest.of("work", "ok").id(idOn(operations, shard, "ok-")).build());
+			failing.add(dispatcher.dispatch(JobRequest.of("work", "fail").id(idOn(operations, shard, "fail-")).build())
+				.id());
+		}
+		start(operations, 2);
+		await().atMost(DEADLINE)
+			.until(() -> operations.stats(QUEUE).dead() == 3
+					&& operations.stats(QUEUE).ready() + operations.stats(QUEUE).reserved() == 0);
+		// the minute may turn between two runs, and the reads are a second old at most
+		await().atMost(DEADLINE).untilAsserted(() -> assertThat(inspector.minutes(QUEUE)).satisfies((minutes) -> {
+			assertThat(minutes.stream().mapToLong(QueueStatistics.Bucket::completed).sum()).isEqualTo(3);
+			assertThat(minutes.stream().mapToLong(QueueStatistics.Bucket::failed).sum()).isEqualTo(9);
+			assertThat(minutes.stream().mapToLong(QueueStatistics.Bucket::dead).sum()).isEqualTo(3);
+		}));
+		await().atMost(DEADLINE)
+			.untilAsserted(() -> assertThat(
+					inspector.statistics(QUEUE).hours().stream().mapToLong(QueueStatistics.Bucket::completed).sum())
+				.isEqualTo(3));
+		JobPage dead = inspector.jobs(QUEUE, JobStatus.State.DEAD, 0, 10);
+		assertThat(dead.total()).isEqualTo(3);
+		assertThat(dead.jobs()).extracting(JobView::id).containsExactlyInAnyOrderElementsOf(failing);
+		assertThat(dead.jobs()).extracting(JobView::at).isSortedAccordingTo(Comparator.reverseOrder());
+		assertThat(inspector.latestDeath(QUEUE)).isEqualTo(dead.jobs().get(0).at());
+		Instant cutoff = dead.jobs().get(1).at();
+		assertThat(inspector.deadJobs(QUEUE, "work", "Failed on purpose", 10, cutoff).jobs()).extracting(JobView::id)
+			.containsExactlyInAnyOrderElementsOf(
+					dead.jobs().stream().filter((view) -> !view.at().isAfter(cutoff)).map(JobView::id).toList());
+		// the retention sizes every shard's ring of hours
+		inspector.setStatisticsRetention(Duration.ofHours(2));
+		inspector.applyStatisticsRetention();
+		for (String shard : operations.getStore().shards(QUEUE)) {
+			assertThat(operations.getStore()
+				.getTemplate()
+				.opsForHash()
+				.get(operations.getStore().keys(shard).stats(), "hours")).as(shard).isEqualTo("2");
+		}
+	}
+
+	@Test
+	void priorityLevelsHoldPerShardAndEachReservationStartsAtTheNextShard() {
+		RedisJobQueueOperations operations = operations(3);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		List<String> high = new ArrayList<>();
+		for (String shard : operations.getStore().shards(QUEUE)) {
+			dispatcher.dispatch(JobRequest.of("work", "x").id(idOn(operations, shard, "low-")).priority(1).build());
+			high.add(dispatcher
+				.dispatch(JobRequest.of("work", "x").id(idOn(operations, shard, "high-")).priority(9).build())
+				.id());
+		}
+		List<String> reserved = new ArrayList<>();
+		for (int i = 0; i < 6; i++) {
+			reserved.addAll(operations.getListenerOperations()
+				.reserve(QUEUE, 1, Duration.ofMinutes(1))
+				.jobs()
+				.stream()
+				.map(ReservedJob::id)
+				.toList());
+		}
+		// each shard gives its higher level first, one shard per reservation in turn
+		assertThat(reserved).hasSize(6);
+		assertThat(reserved.subList(0, 3)).containsExactlyInAnyOrderElementsOf(high);
+	}
+
+	@Test
+	void anExclusiveKeyHoldsPerShard() {
+		RedisJobQueueOperations operations = operations(3);
+		Map<String, Long> admits = admit(operations, new Gates("account-1", "work", 0, 0, null));
+		assertThat(admits).containsOnlyKeys("a", "b", "c");
+		// one run per shard holds the key: a and b share a shard, c has its own
+		assertThat(admits.get("c")).isZero();
+		assertThat(List.of(admits.get("a"), admits.get("b"))).containsExactlyInAnyOrder(0L, ListenerOperations.PARKED);
+	}
+
+	@Test
+	void aRateLimitHoldsPerShard() {
+		RedisJobQueueOperations operations = operations(3);
+		Map<String, Long> admits = admit(operations,
+				new Gates(null, "work", 0, 0, new RateLimit(1, Duration.ofHours(1))));
+		assertThat(admits.get("c")).isZero();
+		assertThat(Math.min(admits.get("a"), admits.get("b"))).isZero();
+		assertThat(Math.max(admits.get("a"), admits.get("b"))).as("deferred for the window").isPositive();
+	}
+
+	/**
+	 * Dispatch a and b to the first shard and c to the second, reserve them and let each
+	 * pass the gates.
+	 * @return what each admission returned by job
+	 */
+	private Map<String, Long> admit(RedisJobQueueOperations operations, Gates gates) {
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		List<String> shards = operations.getStore().shards(QUEUE);
+		Map<String, String> ids = Map.of("a", idOn(operations, shards.get(0), "a-"), "b",
+				idOn(operations, shards.get(0), "b-"), "c", idOn(operations, shards.get(1), "c-"));
+		ids.forEach((name, id) -> dispatcher.dispatch(JobRequest.of("work", "x").id(id).build()));
+		List<ReservedJob> reserved = operations.getListenerOperations().reserve(QUEUE, 3, Duration.ofMinutes(1)).jobs();
+		assertThat(reserved).hasSize(3);
+		Map<String, Long> admits = new HashMap<>();
+		ids.forEach((name, id) -> {
+			ReservedJob job = reserved.stream().filter((each) -> each.id().equals(id)).findFirst().orElseThrow();
+			admits.put(name,
+					operations.getListenerOperations().admit(QUEUE, job.lease(), gates, Duration.ofMinutes(1)));
+		});
+		return admits;
+	}
+
+	@Test
+	void purgeEmptiesEveryShard() {
+		RedisJobQueueOperations operations = operations(3);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		for (String shard : operations.getStore().shards(QUEUE)) {
+			dispatcher.dispatch(JobRequest.of("work", "x").id(idOn(operations, shard, "now-")).build());
+			dispatcher.dispatch(JobRequest.of("work", "x")
+				.id(idOn(operations, shard, "later-"))
+				.delay(Duration.ofHours(1))
+				.build());
+		}
+		assertThat(operations.stats(QUEUE)).isEqualTo(new QueueStats(3, 3, 0, 0));
+		operations.purge(QUEUE);
+		assertThat(operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		for (String shard : operations.getStore().shards(QUEUE)) {
+			assertThat(operations.getStore().getTemplate().opsForHash().size(operations.getStore().keys(shard).jobs()))
+				.as(shard)
+				.isZero();
+		}
 	}
 
 	@Override

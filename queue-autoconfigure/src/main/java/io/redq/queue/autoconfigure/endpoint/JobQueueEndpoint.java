@@ -143,12 +143,14 @@ public class JobQueueEndpoint {
 	 * @param offset how many of the newest batches or chains to skip (default 0)
 	 * @param count the most batches or chains to return (default
 	 * {@value #DEFAULT_PAGE_SIZE}, at most {@value #MAX_PAGE_SIZE})
+	 * @param shards whether to describe each shard of the queue too, read afresh (default
+	 * {@code false})
 	 * @return the queue or the page, or {@code null} when this application does not know
 	 * the queue
 	 */
 	@ReadOperation
 	public @Nullable OperationResponseBody queue(@Selector String queue, @Nullable Integer offset,
-			@Nullable Integer count) {
+			@Nullable Integer count, @Nullable Boolean shards) {
 		return read(() -> {
 			if (BATCHES.equals(queue)) {
 				int from = offset(offset);
@@ -161,7 +163,17 @@ public class JobQueueEndpoint {
 				return new ChainsDescriptor(page.total(), page.offset(),
 						page.chains().stream().map(JobQueueEndpoint::describe).toList());
 			}
-			return this.inspector.exists(queue) ? describe(this.inspector.recentSnapshot(queue)) : null;
+			if (!this.inspector.exists(queue)) {
+				return null;
+			}
+			if (Boolean.TRUE.equals(shards)) {
+				List<QueueDescriptor> described = this.inspector.shardSnapshots(queue)
+					.stream()
+					.map(JobQueueEndpoint::describe)
+					.toList();
+				return describe(this.inspector.snapshot(queue)).withShards(described);
+			}
+			return describe(this.inspector.recentSnapshot(queue));
 		});
 	}
 
@@ -468,7 +480,7 @@ public class JobQueueEndpoint {
 	private static QueueDescriptor describe(QueueSnapshot snapshot) {
 		return new QueueDescriptor(snapshot.stats().ready(), snapshot.stats().delayed(), snapshot.stats().reserved(),
 				snapshot.stats().dead(), snapshot.oldestReadyAge(), snapshot.paused(), snapshot.readyByPriority(),
-				snapshot.readyGroups());
+				snapshot.readyGroups(), null);
 	}
 
 	private static DeadJobDescriptor describe(JobView job, boolean withEnvelope) {
@@ -517,9 +529,17 @@ public class JobQueueEndpoint {
 	 * @param readyByPriority the ready jobs per priority level, highest first, levels
 	 * without any left out
 	 * @param readyGroups how many groups have ready jobs
+	 * @param shards each shard's counts, the first shard first, when asked for
 	 */
 	public record QueueDescriptor(long ready, long delayed, long reserved, long dead, Duration oldestReadyAge,
-			boolean paused, Map<Integer, Long> readyByPriority, long readyGroups) implements OperationResponseBody {
+			boolean paused, Map<Integer, Long> readyByPriority, long readyGroups,
+			@Nullable List<QueueDescriptor> shards) implements OperationResponseBody {
+
+		QueueDescriptor withShards(List<QueueDescriptor> shards) {
+			return new QueueDescriptor(this.ready, this.delayed, this.reserved, this.dead, this.oldestReadyAge,
+					this.paused, this.readyByPriority, this.readyGroups, shards);
+		}
+
 	}
 
 	/**

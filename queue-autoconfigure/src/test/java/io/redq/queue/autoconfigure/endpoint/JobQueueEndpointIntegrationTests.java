@@ -46,7 +46,7 @@ import static org.awaitility.Awaitility.await;
  */
 @SpringBootTest(classes = EndpointTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=redq", "management.endpoint.redq.access=unrestricted",
-				"redq.listener.auto-startup=false", "redq.jobs.report.queue=reports",
+				"redq.listener.auto-startup=false", "redq.jobs.report.queue=reports", "redq.queues.reports.shards=2",
 				"spring.web.error.include-message=always", "redq.completed.max-size=2" })
 @ContextConfiguration(initializers = RedisServerInitializer.class)
 class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
@@ -77,6 +77,24 @@ class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 					{"ready": 4, "delayed": 1, "paused": false}""");
 		});
 		get("/unknown").expectStatus().isNotFound();
+	}
+
+	@Test
+	void describesEachShardOfAQueueOnRequest() {
+		for (int i = 0; i < 10; i++) {
+			this.dispatcher.dispatch(JobRequest.of("report", "r" + i).id("r" + i).build());
+		}
+		Map<?, ?> reports = get("/reports?shards=true").expectStatus()
+			.isOk()
+			.expectBody(Map.class)
+			.returnResult()
+			.getResponseBody();
+		assertThat(reports.get("ready")).isEqualTo(10);
+		List<?> shards = (List<?>) reports.get("shards");
+		assertThat(shards).hasSize(2);
+		assertThat(shards.stream().mapToInt((shard) -> (Integer) ((Map<?, ?>) shard).get("ready")).sum()).isEqualTo(10);
+		get("/ops?shards=true").expectStatus().isOk().expectBody().jsonPath("$.shards.length()").isEqualTo(1);
+		get("/ops").expectStatus().isOk().expectBody().jsonPath("$.shards").doesNotExist();
 	}
 
 	@Test // GH-35
