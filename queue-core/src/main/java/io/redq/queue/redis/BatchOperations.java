@@ -146,10 +146,6 @@ public final class BatchOperations {
 				(id) -> Boolean.TRUE.equals(store.getTemplate().hasKey(store.batchKeys(id).meta())));
 	}
 
-	ChainOperations chainOperations() {
-		return this.chainOperations;
-	}
-
 	/**
 	 * Create a batch that is not open yet: its state, callbacks and pending members, at
 	 * most {@value QueueStore#MAX_BATCH_SIZE} members per call. Every member is added

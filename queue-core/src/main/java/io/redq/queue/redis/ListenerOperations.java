@@ -641,7 +641,7 @@ public final class ListenerOperations {
 	 * @return the result, empty when the step returned nothing or its result expired
 	 */
 	public <T> Optional<T> chainStepResult(String chainId, int step, Class<T> type) {
-		return this.batchOperations.chainOperations().stepResult(chainId, step, type);
+		return this.batchOperations.chains().stepResult(chainId, step, type);
 	}
 
 	/**
