@@ -108,10 +108,16 @@ public final class JobQueueAutoConfiguration {
 		DataSize resultMaxSize = properties.getResults().getMaxSize();
 		Assert.isTrue(resultMaxSize.toBytes() > 0 && resultMaxSize.toBytes() <= Integer.MAX_VALUE,
 				() -> "redq.results.max-size must be between 1B and 2GB, not " + resultMaxSize);
-		operations.getListenerOperations().setResultMaxSize((int) resultMaxSize.toBytes());
-		operations.getListenerOperations().setResultTimeToLive(properties.getResults().getTimeToLive());
-		operations.getListenerOperations().setProgressInterval(properties.getProgress().getInterval());
-		operations.getListenerOperations().setProgressTimeToLive(properties.getProgress().getTimeToLive());
+		operations.getListenerOperations().getProgressOperations().setResultMaxSize((int) resultMaxSize.toBytes());
+		operations.getListenerOperations()
+			.getProgressOperations()
+			.setResultTimeToLive(properties.getResults().getTimeToLive());
+		operations.getListenerOperations()
+			.getProgressOperations()
+			.setProgressInterval(properties.getProgress().getInterval());
+		operations.getListenerOperations()
+			.getProgressOperations()
+			.setProgressTimeToLive(properties.getProgress().getTimeToLive());
 		operations.setReplicasToWaitFor(properties.getDurability().getReplicas(),
 				properties.getDurability().getReplicaTimeout());
 		Integer shards = properties.getListener().getShards();

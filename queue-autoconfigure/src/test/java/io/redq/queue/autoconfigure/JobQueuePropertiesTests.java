@@ -16,6 +16,7 @@ import io.redq.queue.lock.RedisLockService;
 import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.ProgressOperations;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import org.junit.jupiter.api.Test;
@@ -97,9 +98,9 @@ class JobQueuePropertiesTests {
 	@Test
 	void resultDefaultsAreTheLibraryDefaults() {
 		assertThat(this.properties.getResults().getMaxSize().toBytes())
-			.isEqualTo(ListenerOperations.DEFAULT_RESULT_MAX_SIZE);
+			.isEqualTo(ProgressOperations.DEFAULT_RESULT_MAX_SIZE);
 		assertThat(this.properties.getResults().getTimeToLive())
-			.isEqualTo(ListenerOperations.DEFAULT_RESULT_TIME_TO_LIVE);
+			.isEqualTo(ProgressOperations.DEFAULT_RESULT_TIME_TO_LIVE);
 	}
 
 	@Test

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.redq.queue.redis.GateOperations;
 import io.redq.queue.redis.Gates;
 import io.redq.queue.core.JobLimits;
 import io.redq.queue.core.JobMetrics;
@@ -140,7 +141,8 @@ final class JobLeaseKeeper {
 					// waits for a worker
 					Gates admittedTo = execution.admittedTo();
 					if (admittedTo != null) {
-						this.operations.holdGates(this.queue, execution.job().lease(), admittedTo, this.leaseTime);
+						this.operations.getGateOperations()
+							.holdGates(this.queue, execution.job().lease(), admittedTo, this.leaseTime);
 					}
 				}
 			}
@@ -152,8 +154,8 @@ final class JobLeaseKeeper {
 					execution.leaseRenewedUntil(renewalNanos + this.leaseTime.toNanos());
 					execution.confirm();
 					if (execution.gates() != null) {
-						this.operations.holdGates(this.queue, execution.job().lease(), execution.gates(),
-								this.leaseTime);
+						this.operations.getGateOperations()
+							.holdGates(this.queue, execution.job().lease(), execution.gates(), this.leaseTime);
 					}
 				}
 			}
@@ -232,7 +234,7 @@ final class JobLeaseKeeper {
 			execution.confirm();
 			Gates gates = execution.gates();
 			if (gates != null) {
-				this.operations.holdGates(this.queue, execution.job().lease(), gates, duration);
+				this.operations.getGateOperations().holdGates(this.queue, execution.job().lease(), gates, duration);
 			}
 		}
 		else {
@@ -306,13 +308,14 @@ final class JobLeaseKeeper {
 			return start(execution);
 		}
 		long startNanos = System.nanoTime();
-		long wait = this.operations.admit(this.queue, execution.job().lease(), gates, this.leaseTime);
+		long wait = this.operations.getGateOperations()
+			.admit(this.queue, execution.job().lease(), gates, this.leaseTime);
 		if (wait == 0) {
 			started(execution, startNanos);
 			return true;
 		}
 		execution.settle();
-		if (wait == ListenerOperations.PARKED) {
+		if (wait == GateOperations.PARKED) {
 			if (logger.isDebugEnabled()) {
 				logger.debug("Job " + execution.getId() + " waits in line for its limits " + gates);
 			}
@@ -334,8 +337,8 @@ final class JobLeaseKeeper {
 	@Nullable HandedOver leave(JobExecution execution, Gates gates, boolean handOver) {
 		long leaveNanos = System.nanoTime();
 		try {
-			ListenerOperations.HandOver next = this.operations.leaveGates(this.queue, execution.job().lease(), gates,
-					handOver ? this.leaseTime : Duration.ZERO);
+			GateOperations.HandOver next = this.operations.getGateOperations()
+				.leaveGates(this.queue, execution.job().lease(), gates, handOver ? this.leaseTime : Duration.ZERO);
 			return (next != null)
 					? new HandedOver(next.job(), leaveNanos + this.leaseTime.toNanos(), next.admitted() ? gates : null)
 					: null;

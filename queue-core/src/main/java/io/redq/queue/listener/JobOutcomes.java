@@ -90,7 +90,7 @@ final class JobOutcomes {
 		String written = null;
 		if (result != null) {
 			try {
-				written = this.operations.writeResult(execution.getId(), result);
+				written = this.operations.getProgressOperations().writeResult(execution.getId(), result);
 			}
 			catch (IllegalArgumentException ex) {
 				// the message says all: a cause would repeat it in the job's error

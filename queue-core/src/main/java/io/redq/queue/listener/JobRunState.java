@@ -61,7 +61,7 @@ final class JobRunState {
 		this.queue = queue;
 		this.lease = lease;
 		this.tag = tag;
-		this.intervalNanos = operations.getProgressInterval().toNanos();
+		this.intervalNanos = operations.getProgressOperations().getProgressInterval().toNanos();
 		this.leaseLost = leaseLost;
 	}
 
@@ -106,7 +106,9 @@ final class JobRunState {
 	synchronized @Nullable String kept(String field) {
 		if (!this.kept.containsKey(field)) {
 			this.kept.put(field,
-					this.operations.readProgress(this.queue, this.lease.id(), this.tag, List.of(field)).get(field));
+					this.operations.getProgressOperations()
+						.readProgress(this.queue, this.lease.id(), this.tag, List.of(field))
+						.get(field));
 		}
 		return this.kept.get(field);
 	}
@@ -155,7 +157,7 @@ final class JobRunState {
 		fields.put(ProgressFields.WRITES, Integer.toString(this.writes + 1));
 		try {
 			this.written = true;
-			if (!this.operations.writeProgress(this.queue, this.lease, this.tag, fields)) {
+			if (!this.operations.getProgressOperations().writeProgress(this.queue, this.lease, this.tag, fields)) {
 				this.leaseLost.run();
 				return false;
 			}

@@ -146,10 +146,6 @@ public final class BatchOperations {
 				(id) -> Boolean.TRUE.equals(store.getTemplate().hasKey(store.batchKeys(id).meta())));
 	}
 
-	ChainOperations chainOperations() {
-		return this.chainOperations;
-	}
-
 	/**
 	 * Create a batch that is not open yet: its state, callbacks and pending members, at
 	 * most {@value QueueStore#MAX_BATCH_SIZE} members per call. Every member is added
@@ -178,8 +174,8 @@ public final class BatchOperations {
 	private boolean create(String batchId, BatchDeathPolicy deathPolicy, Duration linger, Duration creationWindow,
 			Collection<String> queues, @Nullable PreparedCommand onSuccess, @Nullable PreparedCommand onComplete,
 			List<String> memberIds, @Nullable String parent) {
-		List<String> head = List.of("create", millis(creationWindow),
-				(deathPolicy == BatchDeathPolicy.FAIL_FAST) ? "f" : "c", millis(linger),
+		List<String> head = List.of("create", QueueStore.millis(creationWindow),
+				(deathPolicy == BatchDeathPolicy.FAIL_FAST) ? "f" : "c", QueueStore.millis(linger),
 				Integer.toString(memberIds.size()), String.join("\n", queues), StoredJob.format(onSuccess),
 				StoredJob.format(onComplete), (parent != null) ? parent : "");
 		for (int from = 0; from < memberIds.size(); from += QueueStore.MAX_BATCH_SIZE) {
@@ -637,10 +633,6 @@ public final class BatchOperations {
 
 	static Duration maximum(Duration a, Duration b) {
 		return (a.compareTo(b) >= 0) ? a : b;
-	}
-
-	private static String millis(Duration duration) {
-		return Long.toString(duration.toMillis());
 	}
 
 	@SuppressWarnings("rawtypes")

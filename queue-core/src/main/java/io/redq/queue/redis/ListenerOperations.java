@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -20,11 +19,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.lettuce.core.RedisNoScriptException;
 import io.redq.queue.core.BatchMemberResult;
 import io.redq.queue.core.BatchStatus;
-import io.redq.queue.core.RateLimit;
 import io.redq.queue.core.ReplicationTimeoutException;
 import io.redq.queue.script.QueueScripts;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.core.JacksonException;
 
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -36,8 +33,10 @@ import org.springframework.util.Assert;
 
 /**
  * The calls of the listener containers: reserve jobs under a lease, acknowledge, fail,
- * extend and release them, migrate due and expired jobs, pass and leave a job's gates,
- * and wait for a wake-up.
+ * extend and release them, migrate due and expired jobs, and wait for a wake-up. A job's
+ * gates are passed and left through the {@link #getGateOperations() gate operations}, its
+ * progress and result written through the {@link #getProgressOperations() progress
+ * operations}.
  *
  * <p>
  * Every time a script records or compares comes from the Redis clock ({@code TIME}),
@@ -48,12 +47,6 @@ import org.springframework.util.Assert;
  * @see QueueScripts
  */
 public final class ListenerOperations {
-
-	/**
-	 * The field of a job's progress hash that holds the creation time of the job that
-	 * wrote it (see {@code progress.lua}).
-	 */
-	private static final String PROGRESS_TAG = "t";
 
 	/** The most due jobs, and the most expired leases, that one migrator pass moves. */
 	public static final int MIGRATION_BATCH_SIZE = 1000;
@@ -69,27 +62,6 @@ public final class ListenerOperations {
 	 * run started, without using an attempt.
 	 */
 	public static final int DEFAULT_MAX_STALLS = 1;
-
-	/**
-	 * What {@link #admit} returns for a job parked behind a gate: it waits, at no cost,
-	 * until a place is freed for it.
-	 */
-	public static final long PARKED = -2;
-
-	/** The default largest result kept, in bytes of its JSON. */
-	public static final int DEFAULT_RESULT_MAX_SIZE = 64 * 1024;
-
-	/** The default time a completed job's result is kept. */
-	public static final Duration DEFAULT_RESULT_TIME_TO_LIVE = Duration.ofHours(1);
-
-	/** The default shortest time between two progress writes of a run. */
-	public static final Duration DEFAULT_PROGRESS_INTERVAL = Duration.ofSeconds(1);
-
-	/**
-	 * The default time a job's progress, cursor and steps are kept after their last
-	 * write.
-	 */
-	public static final Duration DEFAULT_PROGRESS_TIME_TO_LIVE = Duration.ofDays(7);
 
 	private final QueueStore store;
 
@@ -111,13 +83,9 @@ public final class ListenerOperations {
 
 	private final BatchOperations batchOperations;
 
-	private Duration resultTimeToLive = DEFAULT_RESULT_TIME_TO_LIVE;
+	private final GateOperations gateOperations;
 
-	private int resultMaxSize = DEFAULT_RESULT_MAX_SIZE;
-
-	private Duration progressInterval = DEFAULT_PROGRESS_INTERVAL;
-
-	private Duration progressTimeToLive = DEFAULT_PROGRESS_TIME_TO_LIVE;
+	private final ProgressOperations progressOperations;
 
 	/**
 	 * Create an instance.
@@ -127,9 +95,28 @@ public final class ListenerOperations {
 		this.store = store;
 		this.scripts = store.getScripts();
 		this.batchOperations = new BatchOperations(store);
+		this.gateOperations = new GateOperations(store);
+		this.progressOperations = new ProgressOperations(store);
 		RedisConnectionFactory connectionFactory = store.getTemplate().getRequiredConnectionFactory();
 		this.longestBlockingWait = longestBlockingWait(connectionFactory);
 		this.pipelinedWakeUp = connectionFactory instanceof LettuceConnectionFactory;
+	}
+
+	/**
+	 * Return the calls on the gates of the jobs of the same queues.
+	 * @return the gate operations
+	 */
+	public GateOperations getGateOperations() {
+		return this.gateOperations;
+	}
+
+	/**
+	 * Return the calls on the progress and results of the jobs of the same queues, and
+	 * their settings.
+	 * @return the progress operations
+	 */
+	public ProgressOperations getProgressOperations() {
+		return this.progressOperations;
 	}
 
 	/**
@@ -280,8 +267,8 @@ public final class ListenerOperations {
 	}
 
 	private List<String> reserveArgs(int max, Duration lease) {
-		return List.of(Integer.toString(Math.min(max, QueueStore.MAX_BATCH_SIZE)), millis(lease),
-				millis(this.deadLetterTimeToLive), Integer.toString(this.deadLetterMaxSize));
+		return List.of(Integer.toString(Math.min(max, QueueStore.MAX_BATCH_SIZE)), QueueStore.millis(lease),
+				QueueStore.millis(this.deadLetterTimeToLive), Integer.toString(this.deadLetterMaxSize));
 	}
 
 	private static Reservation reservation(String shard, List<?> result) {
@@ -305,141 +292,6 @@ public final class ListenerOperations {
 	}
 
 	/**
-	 * Set how long a completed job's result is kept.
-	 * @param resultTimeToLive the retention of results, at least a millisecond
-	 */
-	public void setResultTimeToLive(Duration resultTimeToLive) {
-		Assert.isTrue(resultTimeToLive.toMillis() > 0, "resultTimeToLive must be at least 1ms");
-		this.resultTimeToLive = resultTimeToLive;
-	}
-
-	/**
-	 * Set the largest result kept, in bytes of its JSON: a job that returns a larger one
-	 * fails instead.
-	 * @param resultMaxSize the largest result, at least 1
-	 */
-	public void setResultMaxSize(int resultMaxSize) {
-		Assert.isTrue(resultMaxSize > 0, "resultMaxSize must be positive");
-		this.resultMaxSize = resultMaxSize;
-	}
-
-	/**
-	 * Set the shortest time between two writes of a run's progress and cursor: a handler
-	 * that reports more often has only its latest values written.
-	 * @param progressInterval the interval, at least a millisecond
-	 */
-	public void setProgressInterval(Duration progressInterval) {
-		Assert.isTrue(progressInterval.toMillis() > 0, "progressInterval must be at least 1ms");
-		this.progressInterval = progressInterval;
-	}
-
-	/**
-	 * Return the shortest time between two writes of a run's progress and cursor.
-	 * @return the interval
-	 */
-	public Duration getProgressInterval() {
-		return this.progressInterval;
-	}
-
-	/**
-	 * Set how long a job's progress, cursor and finished steps are kept after their last
-	 * write: they go when the job completes, and outlive its other ends (death,
-	 * cancellation, purge) by at most this time. Longer than a job waits between two
-	 * attempts, which resume at the cursor kept.
-	 * @param progressTimeToLive the retention, at least a millisecond
-	 */
-	public void setProgressTimeToLive(Duration progressTimeToLive) {
-		Assert.isTrue(progressTimeToLive.toMillis() > 0, "progressTimeToLive must be at least 1ms");
-		this.progressTimeToLive = progressTimeToLive;
-	}
-
-	/**
-	 * Write what a running job keeps across its attempts (its progress, cursor and
-	 * finished steps), if the run still holds the job's lease.
-	 * @param queue the queue
-	 * @param lease the run's lease
-	 * @param tag the job's creation time (epoch ms), which tells a hash left by an
-	 * earlier job of the same id
-	 * @param fields the fields to write, see {@link #readProgress}
-	 * @return {@code false} when the run no longer holds the lease (nothing was written)
-	 */
-	public boolean writeProgress(String queue, Lease lease, long tag, Map<String, String> fields) {
-		QueueKeys keys = this.store.keys(QueueStore.shardOfToken(queue, lease.token()));
-		List<String> scriptKeys = new ArrayList<>(keys.all());
-		scriptKeys.add(keys.progress(lease.id()));
-		List<String> args = new ArrayList<>(4 + 2 * fields.size());
-		args.add(lease.id());
-		args.add(QueueStore.inShard(lease).token());
-		args.add(millis(this.progressTimeToLive));
-		args.add(Long.toString(tag));
-		fields.forEach((field, value) -> {
-			args.add(field);
-			args.add(value);
-		});
-		Long written = this.store.getTemplate().execute(this.scripts.progress(), scriptKeys, args.toArray());
-		return written != null && written == 1L;
-	}
-
-	/**
-	 * Read fields of what a job kept across its attempts, when it was kept for this job
-	 * rather than an earlier one of the same id: one {@code HMGET} of the fields named,
-	 * since a job may keep any number of steps.
-	 * @param queue the queue
-	 * @param id the job id
-	 * @param tag the job's creation time (epoch ms)
-	 * @param fields the fields to read (see {@link ProgressFields})
-	 * @return the fields present, empty when none is
-	 */
-	public Map<String, String> readProgress(String queue, String id, long tag, List<String> fields) {
-		List<Object> asked = new ArrayList<>(fields.size() + 1);
-		asked.add(PROGRESS_TAG);
-		asked.addAll(fields);
-		List<Object> values = null;
-		// the tag tells the job's own hash: only the job's shard has it
-		for (String shard : this.store.shardsOfId(queue, id)) {
-			values = this.store.getTemplate().opsForHash().multiGet(this.store.keys(shard).progress(id), asked);
-			if (Long.toString(tag).equals(values.get(0))) {
-				break;
-			}
-		}
-		if (values == null || !Long.toString(tag).equals(values.get(0))) {
-			return Map.of();
-		}
-		Map<String, String> read = new HashMap<>();
-		for (int i = 0; i < fields.size(); i++) {
-			if (values.get(i + 1) != null) {
-				read.put(fields.get(i), (String) values.get(i + 1));
-			}
-		}
-		return read;
-	}
-
-	/**
-	 * Write a job's result in Redq's wire format (JSON), to be acknowledged with the job.
-	 * @param id the job id
-	 * @param result the value the job's handler returned
-	 * @return the JSON
-	 * @throws IllegalArgumentException when the result cannot be written as JSON or is
-	 * larger than the {@link #setResultMaxSize maximum size}, saying which and what to do
-	 */
-	public String writeResult(String id, Object result) {
-		byte[] json;
-		try {
-			json = WireFormat.jsonMapper().writeValueAsBytes(result);
-		}
-		catch (JacksonException ex) {
-			throw new IllegalArgumentException("Result of job " + id + " (a " + result.getClass().getName()
-					+ ") cannot be written as JSON: " + ex.getOriginalMessage(), ex);
-		}
-		if (json.length > this.resultMaxSize) {
-			throw new IllegalArgumentException("Result of job " + id + " is " + json.length + " bytes of JSON, over "
-					+ "the limit of " + this.resultMaxSize + " (redq.results.max-size): return a smaller result, such "
-					+ "as where the data is kept, or raise the limit");
-		}
-		return new String(json, StandardCharsets.UTF_8);
-	}
-
-	/**
 	 * Acknowledge completed jobs that returned no result.
 	 * @param queue the queue
 	 * @param leases the leases of the completed jobs
@@ -452,10 +304,10 @@ public final class ListenerOperations {
 
 	/**
 	 * Acknowledge completed jobs: they are gone from Redis, but for the results they
-	 * returned, kept for the {@link #setResultTimeToLive result time to live}; the
-	 * callers waiting for them are told. A run whose lease ended (its worker stalled past
-	 * it) is accepted as long as no worker reserved its job since: the job is taken out
-	 * of the ready list, the delayed or dead set where it waits. Each
+	 * returned, kept for the {@link ProgressOperations#setResultTimeToLive result time to
+	 * live}; the callers waiting for them are told. A run whose lease ended (its worker
+	 * stalled past it) is accepted as long as no worker reserved its job since: the job
+	 * is taken out of the ready list, the delayed or dead set where it waits. Each
 	 * {@value QueueStore#MAX_BATCH_SIZE} are acknowledged in one script call.
 	 * @param queue the queue
 	 * @param leases the leases of the completed jobs
@@ -473,8 +325,8 @@ public final class ListenerOperations {
 
 	/**
 	 * Acknowledge completed jobs as {@link #ack(String, Collection, Map)} does, and
-	 * delete the progress of those that {@link #writeProgress wrote some} with their
-	 * completion.
+	 * delete the progress of those that {@link ProgressOperations#writeProgress wrote
+	 * some} with their completion.
 	 * @param queue the queue
 	 * @param leases the leases of the completed jobs
 	 * @param results the results by job id, in Redq's wire format
@@ -525,7 +377,7 @@ public final class ListenerOperations {
 			List<String> args = new ArrayList<>();
 			args.add(Integer.toString(this.completedMaxSize));
 			args.add(Integer.toString(writes.size() / 2));
-			args.add(millis(this.resultTimeToLive));
+			args.add(QueueStore.millis(this.progressOperations.getResultTimeToLive()));
 			args.addAll(writes);
 			args.addAll(leaseArgs(batch));
 			try {
@@ -589,9 +441,9 @@ public final class ListenerOperations {
 	public boolean fail(String queue, Lease lease, String error, @Nullable String stackTrace,
 			@Nullable Duration retryDelay) {
 		Long result = this.store.runForLong(this.scripts.fail(), QueueStore.shardOfToken(queue, lease.token()),
-				lease.id(), QueueStore.inShard(lease).token(), error, (retryDelay != null) ? millis(retryDelay) : "-1",
-				Integer.toString(this.deadLetterMaxSize), millis(this.deadLetterTimeToLive),
-				(stackTrace != null) ? stackTrace : "");
+				lease.id(), QueueStore.inShard(lease).token(), error,
+				(retryDelay != null) ? QueueStore.millis(retryDelay) : "-1", Integer.toString(this.deadLetterMaxSize),
+				QueueStore.millis(this.deadLetterTimeToLive), (stackTrace != null) ? stackTrace : "");
 		return result != null && result == 1L;
 	}
 
@@ -654,8 +506,8 @@ public final class ListenerOperations {
 		int batch = QueueStore.MAX_BATCH_SIZE * 3;
 		for (int from = 0; from < leases.size(); from += batch) {
 			List<String> args = new ArrayList<>(2 + batch);
-			args.add(millis(lease));
-			args.add(millis(waitingLease));
+			args.add(QueueStore.millis(lease));
+			args.add(QueueStore.millis(waitingLease));
 			args.addAll(leases.subList(from, Math.min(leases.size(), from + batch)));
 			for (String token : strings(this.store.runForList(this.scripts.extend(), shard, args))) {
 				lost.add(QueueStore.shardToken(shard, token));
@@ -686,7 +538,7 @@ public final class ListenerOperations {
 		for (int from = 0; from < all.size(); from += QueueStore.MAX_BATCH_SIZE) {
 			List<String> args = new ArrayList<>(2 + QueueStore.MAX_BATCH_SIZE * 3);
 			args.add(Integer.toString(this.deadLetterMaxSize));
-			args.add(millis(this.deadLetterTimeToLive));
+			args.add(QueueStore.millis(this.deadLetterTimeToLive));
 			addLeaseArgs(args, all.subList(from, Math.min(all.size(), from + QueueStore.MAX_BATCH_SIZE)),
 					undoAttempt ? "1" : "0");
 			Long count = this.store.runForLong(this.scripts.release(), shard, args.toArray(new String[0]));
@@ -731,7 +583,7 @@ public final class ListenerOperations {
 	private Migration migrateShard(String shard, int maxStalls) {
 		List<?> result = this.store.runForList(this.scripts.migrate(), shard,
 				List.of(Integer.toString(MIGRATION_BATCH_SIZE), Integer.toString(this.deadLetterMaxSize),
-						millis(this.deadLetterTimeToLive), Integer.toString(this.completedMaxSize),
+						QueueStore.millis(this.deadLetterTimeToLive), Integer.toString(this.completedMaxSize),
 						Integer.toString(maxStalls)));
 		return new Migration(QueueStore.number(result, 0), (int) QueueStore.number(result, 1),
 				(int) QueueStore.number(result, 2), QueueStore.number(result, 3), (int) QueueStore.number(result, 4),
@@ -786,97 +638,7 @@ public final class ListenerOperations {
 	 * @return the result, empty when the step returned nothing or its result expired
 	 */
 	public <T> Optional<T> chainStepResult(String chainId, int step, Class<T> type) {
-		return this.batchOperations.chainOperations().stepResult(chainId, step, type);
-	}
-
-	/**
-	 * Let a reserved job pass its gates, or defer it: back to delayed with its attempt
-	 * given back. A job stopped by a taken key or a full running set is parked in that
-	 * gate's line, at no cost, until a run leaves the gate or a holder's lease expires,
-	 * which wakes the first in line. A job deferred by the rate limit is given the next
-	 * place the window has room for, behind the jobs deferred before it.
-	 * @param queue the queue
-	 * @param lease the job's lease
-	 * @param gates the job's gates
-	 * @param leaseTime how long the gates are held unless renewed
-	 * @return 0 when admitted, -1 when the lease is no longer held by that token,
-	 * {@link #PARKED} when parked, else the wait in ms
-	 */
-	public long admit(String queue, Lease lease, Gates gates, Duration leaseTime) {
-		RateLimit rate = gates.rateLimit();
-		Long result = this.store.getTemplate()
-			.execute(this.scripts.admit(), gateKeys(queue, lease, gates), lease.id(), QueueStore.inShard(lease).token(),
-					millis(leaseTime), (gates.exclusiveKey() != null) ? "1" : "0",
-					Integer.toString(gates.jobMaxRunning()), Integer.toString(gates.queueMaxRunning()),
-					(rate != null) ? Integer.toString(rate.permits()) : "0",
-					(rate != null) ? millis(rate.window()) : "0", Integer.toString(gates.groupMaxRunning()));
-		return (result != null) ? result : -1;
-	}
-
-	/**
-	 * Renew the gates a running job holds to {@code leaseTime} from now; a gate held
-	 * longer (the job extended its lease) keeps its longer hold.
-	 * @param queue the queue
-	 * @param lease the lease of the run that passed the gates
-	 * @param gates the job's gates
-	 * @param leaseTime the new lease of the gates
-	 */
-	public void holdGates(String queue, Lease lease, Gates gates, Duration leaseTime) {
-		this.store.getTemplate()
-			.execute(this.scripts.hold(), gateKeys(queue, lease, gates), lease.id(), QueueStore.inShard(lease).token(),
-					millis(leaseTime), "1");
-	}
-
-	/**
-	 * Leave the gates a finished job held, so that the next job may pass, and wake the
-	 * first job parked in the line of each gate it freed. The first job woken is reserved
-	 * for the caller with the given lease (unless that is zero or the queue is paused),
-	 * who hands it to a worker, which runs it: the place goes on without a wake-up and a
-	 * reservation. A job whose gates are these (the same job and group, with no exclusive
-	 * key or rate limit) is let through them in the same call while they have room;
-	 * another is let through by the worker ({@link #admit}).
-	 * @param queue the queue
-	 * @param lease the lease of the run that passed the gates
-	 * @param gates the job's gates
-	 * @param handOverLease the lease to reserve the first job woken with, or
-	 * {@link Duration#ZERO} to make every job woken ready
-	 * @return the job reserved for the caller, or {@code null}
-	 */
-	public @Nullable HandOver leaveGates(String queue, Lease lease, Gates gates, Duration handOverLease) {
-		List<?> result = this.store.getTemplate()
-			.execute(this.scripts.hold(), gateKeys(queue, lease, gates), lease.id(), QueueStore.inShard(lease).token(),
-					millis(handOverLease), "0", sameGates(gates), Integer.toString(gates.jobMaxRunning()),
-					Integer.toString(gates.queueMaxRunning()), Integer.toString(gates.groupMaxRunning()));
-		if (result == null || result.isEmpty()) {
-			return null;
-		}
-		return new HandOver(
-				new ReservedJob((String) result.get(0), (String) result.get(1), ((Number) result.get(2)).intValue(),
-						QueueStore.shardToken(QueueStore.shardOfToken(queue, lease.token()), (String) result.get(3))),
-				((Number) result.get(4)).intValue() == 1);
-	}
-
-	/**
-	 * Return how the envelope of a job with the given gates goes on after its times and
-	 * level, as {@link JobEnvelope} writes it: its group and job name, which give it the
-	 * same gates; empty when the job name does not, since the gates have an exclusive key
-	 * (of the payload) or a rate limit (whose places are given in {@link #admit}).
-	 */
-	private static String sameGates(Gates gates) {
-		if (gates.exclusiveKey() != null || gates.rateLimit() != null) {
-			return "";
-		}
-		String job = "\"job\":" + WireFormat.jsonMapper().writeValueAsString(gates.job()) + ",";
-		return (gates.group() != null)
-				? "\"group\":" + WireFormat.jsonMapper().writeValueAsString(gates.group()) + "," + job : job;
-	}
-
-	/** Return the keys of the gates of a job, in its shard: gates are per shard. */
-	private List<String> gateKeys(String queue, Lease lease, Gates gates) {
-		QueueKeys keys = this.store.keys(QueueStore.shardOfToken(queue, lease.token()));
-		List<String> all = new ArrayList<>(keys.all());
-		all.addAll(keys.gates(gates));
-		return all;
+		return this.batchOperations.chains().stepResult(chainId, step, type);
 	}
 
 	/**
@@ -935,21 +697,6 @@ public final class ListenerOperations {
 			strings.add((String) value);
 		}
 		return strings;
-	}
-
-	private static String millis(Duration duration) {
-		return Long.toString(duration.toMillis());
-	}
-
-	/**
-	 * The first job woken by a run that left its gates, reserved for the caller.
-	 *
-	 * @param job the job
-	 * @param admitted whether it was let through its gates (the leaver's) in the same
-	 * call, so that it runs without {@link #admit}
-	 */
-	public record HandOver(ReservedJob job, boolean admitted) {
-
 	}
 
 }

@@ -2,8 +2,8 @@ package io.redq.queue.redis;
 
 /**
  * The fields of a job's progress hash (see {@link QueueKeys#progress(String)}), which
- * {@link ListenerOperations#writeProgress} writes and
- * {@link ListenerOperations#readProgress} reads.
+ * {@link ProgressOperations#writeProgress} writes and
+ * {@link ProgressOperations#readProgress} reads.
  *
  * @author Redq team
  * @since 0.1.0

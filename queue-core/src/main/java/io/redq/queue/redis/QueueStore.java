@@ -586,6 +586,15 @@ public final class QueueStore {
 	}
 
 	/**
+	 * Write a duration as the milliseconds the scripts take.
+	 * @param duration the duration
+	 * @return its milliseconds, in decimal
+	 */
+	static String millis(Duration duration) {
+		return Long.toString(duration.toMillis());
+	}
+
+	/**
 	 * Return a {@link DataModelMismatchException} for the error of a script that found
 	 * another data model in Redis (see {@code common.lua}), else the given exception.
 	 * @param ex a script's failure

@@ -286,9 +286,9 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 		catch (JacksonException ex) {
 			return null;
 		}
-		Map<String, String> fields = this.listenerOperations.readProgress(queue, id,
-				(read != null && read.createdAt() != null) ? read.createdAt() : 0,
-				List.of(ProgressFields.FRACTION, ProgressFields.MESSAGE, ProgressFields.CURSOR));
+		Map<String, String> fields = this.listenerOperations.getProgressOperations()
+			.readProgress(queue, id, (read != null && read.createdAt() != null) ? read.createdAt() : 0,
+					List.of(ProgressFields.FRACTION, ProgressFields.MESSAGE, ProgressFields.CURSOR));
 		String fraction = fields.get(ProgressFields.FRACTION);
 		String cursor = fields.get(ProgressFields.CURSOR);
 		if (fraction == null && cursor == null) {

@@ -233,7 +233,7 @@ class JobProgressIntegrationTests {
 		this.connectionFactories.add(connectionFactory);
 		RedisJobQueueOperations operations = new RedisJobQueueOperations(connectionFactory, QueueScripts.load(),
 				new Keyspace("redq"));
-		operations.getListenerOperations().setProgressInterval(INTERVAL);
+		operations.getListenerOperations().getProgressOperations().setProgressInterval(INTERVAL);
 		return operations;
 	}
 

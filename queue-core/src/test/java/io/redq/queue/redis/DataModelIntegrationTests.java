@@ -152,14 +152,14 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.listener.migrate(QUEUE).dueJobs()).as("deferred by a recheck: due").isOne();
 		assertThat(this.template.opsForValue().get(this.keys.model())).isEqualTo(Long.toString(MODEL));
 		ReservedJob waiter = this.listener.reserve(QUEUE, 1, LONG_LEASE).jobs().get(0);
-		assertThat(this.listener.admit(QUEUE, waiter.lease(), gates, LONG_LEASE))
+		assertThat(this.listener.getGateOperations().admit(QUEUE, waiter.lease(), gates, LONG_LEASE))
 			.as("the key a model-4 run holds stops it: parked")
-			.isEqualTo(ListenerOperations.PARKED);
-		this.listener.leaveGates(QUEUE, new Lease("holder", "7:1"), gates, Duration.ZERO);
+			.isEqualTo(GateOperations.PARKED);
+		this.listener.getGateOperations().leaveGates(QUEUE, new Lease("holder", "7:1"), gates, Duration.ZERO);
 		assertThat(this.operations.stats(QUEUE)).as("the model-4 run left its key: the waiter is woken")
 			.isEqualTo(new QueueStats(1, 0, 1, 0));
-		assertThat(this.listener.admit(QUEUE, this.listener.reserve(QUEUE, 1, LONG_LEASE).jobs().get(0).lease(), gates,
-				LONG_LEASE))
+		assertThat(this.listener.getGateOperations()
+			.admit(QUEUE, this.listener.reserve(QUEUE, 1, LONG_LEASE).jobs().get(0).lease(), gates, LONG_LEASE))
 			.isZero();
 	}
 

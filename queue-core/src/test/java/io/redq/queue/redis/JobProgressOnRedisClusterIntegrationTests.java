@@ -65,18 +65,22 @@ class JobProgressOnRedisClusterIntegrationTests {
 						"\"job\":\"import\",\"maxAttempts\":2,\"timeout\":0,\"payload\":1}")));
 			ReservedJob first = listener.reserve(queue, 1, Duration.ofMinutes(1)).jobs().get(0);
 			long tag = JobEnvelope.read(first.envelope()).createdAt();
-			assertThat(listener.writeProgress(queue, first.lease(), tag, Map.of(ProgressFields.FRACTION, "0.25",
-					ProgressFields.MESSAGE, "a quarter on " + queue, ProgressFields.CURSOR, "25")))
+			assertThat(
+					listener.getProgressOperations()
+						.writeProgress(queue, first.lease(), tag, Map.of(ProgressFields.FRACTION, "0.25",
+								ProgressFields.MESSAGE, "a quarter on " + queue, ProgressFields.CURSOR, "25")))
 				.isTrue();
 			assertThat(listener.fail(queue, first.lease(), "interrupted", Duration.ZERO)).isTrue();
 			assertThat(this.operations.progress(queue, "long"))
 				.isEqualTo(new JobProgress(0.25, "a quarter on " + queue, "25"));
 			// a run that lost its lease writes nothing
-			assertThat(listener.writeProgress(queue, first.lease(), tag, Map.of(ProgressFields.CURSOR, "0"))).isFalse();
+			assertThat(listener.getProgressOperations()
+				.writeProgress(queue, first.lease(), tag, Map.of(ProgressFields.CURSOR, "0"))).isFalse();
 
 			ReservedJob second = listener.reserve(queue, 1, Duration.ofMinutes(1)).jobs().get(0);
 			assertThat(second.attempt()).isEqualTo(2);
-			assertThat(listener.readProgress(queue, "long", tag, List.of(ProgressFields.CURSOR)))
+			assertThat(
+					listener.getProgressOperations().readProgress(queue, "long", tag, List.of(ProgressFields.CURSOR)))
 				.isEqualTo(Map.of(ProgressFields.CURSOR, "25"));
 			assertThat(listener.ack(queue, List.of(second.lease()), Map.of("long", "\"imported\""), Set.of("long")))
 				.isEmpty();

@@ -408,8 +408,8 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		enqueueAndAdmit("holder", gates);
 		enqueue("deferred", Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob deferred = reserveOne();
-		assertThat(admit(deferred, gates)).isEqualTo(ListenerOperations.PARKED);
-		assertThat(admit(deferred, gates)).as("not a lost lease").isEqualTo(ListenerOperations.PARKED);
+		assertThat(admit(deferred, gates)).isEqualTo(GateOperations.PARKED);
+		assertThat(admit(deferred, gates)).as("not a lost lease").isEqualTo(GateOperations.PARKED);
 		assertThat(this.template.opsForZSet().zCard(this.keys.lines())).as("in line once").isOne();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 1, 0));
 	}
@@ -420,21 +420,21 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		ReservedJob first = enqueueAndAdmit("h1", gates);
 		ReservedJob second = enqueueAndAdmit("h2", gates);
 		for (String id : List.of("w1", "w2", "w3", "w4")) {
-			assertThat(enqueueAndDefer(id, gates)).isEqualTo(ListenerOperations.PARKED);
+			assertThat(enqueueAndDefer(id, gates)).isEqualTo(GateOperations.PARKED);
 		}
 		Migration migration = this.listener.migrate(QUEUE);
 		assertThat(migration.dueJobs()).as("a parked job is not due").isZero();
 		assertThat(migration.nextDue()).as("the holders' leases, not a parked job")
 			.isBetween(migration.redisTime(), migration.redisTime() + 60_000);
-		this.listener.leaveGates(QUEUE, first.lease(), gates, Duration.ZERO);
-		this.listener.leaveGates(QUEUE, first.lease(), gates, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, first.lease(), gates, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, first.lease(), gates, Duration.ZERO);
 		assertThat(this.operations.stats(QUEUE)).as("one place freed, one woken, once")
 			.isEqualTo(new QueueStats(1, 3, 2, 0));
 		ReservedJob woken = reserveOne();
 		assertThat(woken.id()).isEqualTo("w1");
 		assertThat(admit(woken, gates)).isZero();
-		this.listener.leaveGates(QUEUE, second.lease(), gates, Duration.ZERO);
-		this.listener.leaveGates(QUEUE, woken.lease(), gates, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, second.lease(), gates, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, woken.lease(), gates, Duration.ZERO);
 		assertThat(this.operations.stats(QUEUE)).as("two places freed, two woken")
 			.isEqualTo(new QueueStats(2, 1, 3, 0));
 		// each wake puts its job at the head of the ready line
@@ -450,9 +450,9 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(admit(holder, gates)).isZero();
 		// at another level: the level is no gate
 		enqueueInGroup("w1", "\"priority\":7,\"group\":\"acme\",");
-		assertThat(admit(reserveOne(), gates)).isEqualTo(ListenerOperations.PARKED);
-		ListenerOperations.HandOver handOver = this.listener.leaveGates(QUEUE, holder.lease(), gates,
-				Duration.ofMinutes(1));
+		assertThat(admit(reserveOne(), gates)).isEqualTo(GateOperations.PARKED);
+		GateOperations.HandOver handOver = this.listener.getGateOperations()
+			.leaveGates(QUEUE, holder.lease(), gates, Duration.ofMinutes(1));
 		assertThat(handOver).isNotNull();
 		assertThat(handOver.job().id()).isEqualTo("w1");
 		assertThat(handOver.admitted()).isTrue();
@@ -473,9 +473,9 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		Gates grouped = new Gates(null, "test", 0, 1, null, "acme", 1);
 		ReservedJob holder = enqueueAndAdmit("holder", gates);
 		enqueueInGroup("w1", "\"group\":\"acme\",");
-		assertThat(admit(reserveOne(), grouped)).isEqualTo(ListenerOperations.PARKED);
-		ListenerOperations.HandOver handOver = this.listener.leaveGates(QUEUE, holder.lease(), gates,
-				Duration.ofMinutes(1));
+		assertThat(admit(reserveOne(), grouped)).isEqualTo(GateOperations.PARKED);
+		GateOperations.HandOver handOver = this.listener.getGateOperations()
+			.leaveGates(QUEUE, holder.lease(), gates, Duration.ofMinutes(1));
 		assertThat(handOver).isNotNull();
 		assertThat(handOver.admitted()).as("in a group the leaver is not in").isFalse();
 		assertThat(this.template.opsForZSet().zCard(this.keys.gates(gates).get(3))).isZero();
@@ -490,9 +490,9 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		enqueueAndDefer("w2", gates);
 		Gates otherKey = new Gates("other", "test", 1, 0, null);
 		assertThat(enqueueAndDefer("x1", otherKey)).as("in the line of the job's running set")
-			.isEqualTo(ListenerOperations.PARKED);
-		ListenerOperations.HandOver handOver = this.listener.leaveGates(QUEUE, holder.lease(), gates,
-				Duration.ofMinutes(1));
+			.isEqualTo(GateOperations.PARKED);
+		GateOperations.HandOver handOver = this.listener.getGateOperations()
+			.leaveGates(QUEUE, holder.lease(), gates, Duration.ofMinutes(1));
 		assertThat(handOver).isNotNull();
 		assertThat(handOver.admitted()).as("an exclusive key is of the payload: the worker lets it through").isFalse();
 		ReservedJob next = handOver.job();
@@ -500,18 +500,19 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(next.attempt()).as("its attempt given back when it was parked").isOne();
 		assertThat(this.operations.stats(QUEUE)).as("reserved for the caller; x1 woken, w2 still parked")
 			.isEqualTo(new QueueStats(1, 1, 2, 0));
-		assertThat(this.listener.leaveGates(QUEUE, holder.lease(), gates, Duration.ofMinutes(1)))
+		assertThat(this.listener.getGateOperations().leaveGates(QUEUE, holder.lease(), gates, Duration.ofMinutes(1)))
 			.as("a re-sent leave takes no one")
 			.isNull();
 		ReservedJob woken = reserveOne();
 		assertThat(woken.id()).isEqualTo("x1");
 		assertThat(admit(next, gates)).as("it passes its gates as a reserved job does").isZero();
-		assertThat(admit(woken, otherKey)).as("the running set is taken again").isEqualTo(ListenerOperations.PARKED);
+		assertThat(admit(woken, otherKey)).as("the running set is taken again").isEqualTo(GateOperations.PARKED);
 		assertThat(this.listener.ack(QUEUE, List.of(next.lease()))).isEmpty();
 		// a paused queue hands out nothing: the jobs woken are made ready, for when it
 		// resumes
 		this.operations.pause(QUEUE);
-		assertThat(this.listener.leaveGates(QUEUE, next.lease(), gates, Duration.ofMinutes(1))).isNull();
+		assertThat(this.listener.getGateOperations().leaveGates(QUEUE, next.lease(), gates, Duration.ofMinutes(1)))
+			.isNull();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(2, 0, 1, 0));
 	}
 
@@ -524,7 +525,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		}
 		// the limit is raised to 3 while they wait
 		Gates three = new Gates(null, "test", 3, 0, null);
-		this.listener.leaveGates(QUEUE, holder.lease(), three, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, holder.lease(), three, Duration.ZERO);
 		assertThat(admit(reserveOne(), three)).isZero();
 		assertThat(this.operations.stats(QUEUE)).as("admitted with room left: the next one is woken")
 			.isEqualTo(new QueueStats(1, 2, 2, 0));
@@ -540,12 +541,12 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		ReservedJob holder = enqueueAndAdmit("holder", gates);
 		enqueueAndDefer("w1", gates);
 		enqueueAndDefer("w2", gates);
-		this.listener.leaveGates(QUEUE, holder.lease(), gates, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, holder.lease(), gates, Duration.ZERO);
 		ReservedJob woken = reserveOne();
 		// another job takes the key between the waking and the admission
 		ReservedJob other = enqueueAndAdmit("other", gates);
-		assertThat(admit(woken, gates)).isEqualTo(ListenerOperations.PARKED);
-		this.listener.leaveGates(QUEUE, other.lease(), gates, Duration.ZERO);
+		assertThat(admit(woken, gates)).isEqualTo(GateOperations.PARKED);
+		this.listener.getGateOperations().leaveGates(QUEUE, other.lease(), gates, Duration.ZERO);
 		assertThat(reserveOne().id()).isEqualTo("w1");
 	}
 
@@ -555,9 +556,10 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		enqueue("holder", Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob holder = reserveOne();
 		// its worker dies: nothing renews or leaves its gates
-		assertThat(this.listener.admit(QUEUE, holder.lease(), gates, Duration.ofMillis(200))).isZero();
-		assertThat(enqueueAndDefer("w1", gates)).isEqualTo(ListenerOperations.PARKED);
-		assertThat(enqueueAndDefer("w2", gates)).isEqualTo(ListenerOperations.PARKED);
+		assertThat(this.listener.getGateOperations().admit(QUEUE, holder.lease(), gates, Duration.ofMillis(200)))
+			.isZero();
+		assertThat(enqueueAndDefer("w1", gates)).isEqualTo(GateOperations.PARKED);
+		assertThat(enqueueAndDefer("w2", gates)).isEqualTo(GateOperations.PARKED);
 		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
 			this.listener.migrate(QUEUE);
 			assertThat(this.operations.status(QUEUE, "w1").state()).isEqualTo(JobStatus.State.READY);
@@ -579,7 +581,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		Instant later = Instant.now().plusSeconds(3600);
 		assertThat(this.operations.reschedule(QUEUE, "rescheduled", Due.at(later))).isTrue();
 		assertThat(this.template.opsForZSet().zCard(this.keys.lines())).isOne();
-		this.listener.leaveGates(QUEUE, holder.lease(), gates, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, holder.lease(), gates, Duration.ZERO);
 		ReservedJob next = reserveOne();
 		assertThat(next.id()).isEqualTo("next");
 		assertThat(admit(next, gates)).isZero();
@@ -592,10 +594,9 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	void aGroupsRunningLimitDefersItsNextJobUntilARunLeavesWhileAnotherGroupsJobIsAdmitted() {
 		Gates acme = new Gates(null, "test", 0, 0, null, "acme", 1);
 		ReservedJob first = enqueueAndAdmit("a1", acme);
-		assertThat(enqueueAndDefer("a2", acme)).as("the group's one place is taken")
-			.isEqualTo(ListenerOperations.PARKED);
+		assertThat(enqueueAndDefer("a2", acme)).as("the group's one place is taken").isEqualTo(GateOperations.PARKED);
 		enqueueAndAdmit("g1", new Gates(null, "test", 0, 0, null, "globex", 1));
-		this.listener.leaveGates(QUEUE, first.lease(), acme, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, first.lease(), acme, Duration.ZERO);
 		assertThat(this.operations.stats(QUEUE)).as("the group's waiting job is ready once a run of it left")
 			.isEqualTo(new QueueStats(1, 0, 2, 0));
 		assertThat(admit(reserveOne(), acme)).isZero();
@@ -610,7 +611,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 			assertThat(this.template.getExpire(running, TimeUnit.MILLISECONDS)).isBetween(1L,
 					Duration.ofMinutes(1).toMillis());
 		}
-		this.listener.holdGates(QUEUE, job.lease(), gates, Duration.ofMinutes(10));
+		this.listener.getGateOperations().holdGates(QUEUE, job.lease(), gates, Duration.ofMinutes(10));
 		for (String running : runningSets) {
 			assertThat(this.template.getExpire(running, TimeUnit.MILLISECONDS))
 				.isGreaterThan(Duration.ofMinutes(9).toMillis());
@@ -813,13 +814,13 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		this.listener.release(QUEUE, List.of(first.lease()), false);
 		ReservedJob second = reserveOne();
 		assertThat(admit(second, gates)).as("the second run waits for the first one's exclusive key and running place")
-			.isEqualTo(ListenerOperations.PARKED);
-		this.listener.leaveGates(QUEUE, first.lease(), gates, Duration.ZERO);
+			.isEqualTo(GateOperations.PARKED);
+		this.listener.getGateOperations().leaveGates(QUEUE, first.lease(), gates, Duration.ZERO);
 		assertThat(this.operations.stats(QUEUE)).as("the first run left: the waiting job is ready at once")
 			.isEqualTo(new QueueStats(1, 0, 0, 0));
 		ReservedJob third = reserveOne();
 		assertThat(admit(third, gates)).isZero();
-		this.listener.leaveGates(QUEUE, second.lease(), gates, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, second.lease(), gates, Duration.ZERO);
 		assertThat(this.template.opsForValue().get(this.keys.gates(gates).get(1)))
 			.as("a run that never passed the gates does not free the key another run holds")
 			.isEqualTo("a:" + third.token());
@@ -830,10 +831,10 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		Gates gates = new Gates("auction-42", "close-auction", 0, 0, null);
 		ReservedJob holder = enqueueAndAdmit("holder", gates);
 		enqueue("timer", Due.NOW, DuplicatePolicy.KEEP, "y");
-		assertThat(admit(reserveOne(), gates)).isEqualTo(ListenerOperations.PARKED);
+		assertThat(admit(reserveOne(), gates)).isEqualTo(GateOperations.PARKED);
 		Instant later = Instant.now().plusSeconds(3600);
 		assertThat(this.operations.reschedule(QUEUE, "timer", Due.at(later))).isTrue();
-		this.listener.leaveGates(QUEUE, holder.lease(), gates, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, holder.lease(), gates, Duration.ZERO);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 1, 0));
 		assertThat(this.operations.status(QUEUE, "timer").at()).isEqualTo(later.truncatedTo(ChronoUnit.MILLIS));
 	}
@@ -905,7 +906,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(admit(job, gates)).as("the re-send").isZero();
 		assertThat(this.template.opsForZSet().zCard(rate)).as("one start in the window").isEqualTo(1);
 		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.RESERVED);
-		this.listener.leaveGates(QUEUE, job.lease(), gates, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, job.lease(), gates, Duration.ZERO);
 		this.listener.ack(QUEUE, List.of(job.lease()));
 		assertThat(enqueueAndDefer("b", gates)).as("the next job waits for the one start's window only")
 			.isBetween(9_000L, 10_000L);
@@ -1091,8 +1092,9 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		for (String id : List.of("cancelled", "purged", "running")) {
 			enqueue(id, Due.NOW, DuplicatePolicy.KEEP, "x");
 			ReservedJob run = reserveOne();
-			assertThat(this.listener.writeProgress(QUEUE, run.lease(), JobEnvelope.read(run.envelope()).createdAt(),
-					Map.of(ProgressFields.CURSOR, "7")))
+			assertThat(this.listener.getProgressOperations()
+				.writeProgress(QUEUE, run.lease(), JobEnvelope.read(run.envelope()).createdAt(),
+						Map.of(ProgressFields.CURSOR, "7")))
 				.isTrue();
 			if (!id.equals("running")) {
 				// waits for its retry, with the progress of its first attempt
@@ -1115,7 +1117,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	void purgeDeletesTheGatesAndRecurringStateOfTheQueueButKeepsItsPauses() {
 		Gates gates = new Gates("account-1", "ship", 1, 1, new RateLimit(5, Duration.ofMinutes(1)));
 		enqueueAndAdmit("a", gates);
-		assertThat(enqueueAndDefer("b", gates)).as("waits for the exclusive key").isEqualTo(ListenerOperations.PARKED);
+		assertThat(enqueueAndDefer("b", gates)).as("waits for the exclusive key").isEqualTo(GateOperations.PARKED);
 		this.template.opsForHash().put(this.keys.recurring("nightly"), "last", "1");
 		this.template.opsForHash().put(this.keys.recurring("weekly"), "last", "1");
 		this.template.opsForHash().put(this.keys.recurring("weekly"), "paused", "1");
@@ -1319,7 +1321,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	private long admit(ReservedJob job, Gates gates) {
-		return this.listener.admit(QUEUE, job.lease(), gates, Duration.ofMinutes(1));
+		return this.listener.getGateOperations().admit(QUEUE, job.lease(), gates, Duration.ofMinutes(1));
 	}
 
 	/**

@@ -72,7 +72,7 @@ class JobResultsIntegrationTests {
 		LettuceConnectionFactory connectionFactory = TestConnections.connectionFactory(this.redis);
 		this.closeables.push(connectionFactory::destroy);
 		this.operations = new RedisJobQueueOperations(connectionFactory, QueueScripts.load(), new Keyspace("redq"));
-		this.operations.getListenerOperations().setResultMaxSize(1000);
+		this.operations.getListenerOperations().getProgressOperations().setResultMaxSize(1000);
 		JobListenerContainerFactory containerFactory = new JobListenerContainerFactory(
 				this.operations.getListenerOperations(), JsonMapper.shared());
 		containerFactory.getContainerProperties().setShutdownTimeout(Duration.ofSeconds(1));
@@ -125,7 +125,7 @@ class JobResultsIntegrationTests {
 
 	@Test
 	void resultsAreKeptForTheirTimeToLive() {
-		this.operations.getListenerOperations().setResultTimeToLive(Duration.ofMinutes(10));
+		this.operations.getListenerOperations().getProgressOperations().setResultTimeToLive(Duration.ofMinutes(10));
 		String id = this.dispatcher.dispatch("quote", "lamp").id();
 		await().atMost(DEADLINE).until(() -> this.operations.stats(QUEUE).pending() == 0);
 		long ttl = Long.parseLong(this.redis.command("PTTL", "redq:{quotes}:result:" + id));

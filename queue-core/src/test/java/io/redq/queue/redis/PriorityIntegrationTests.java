@@ -196,13 +196,14 @@ class PriorityIntegrationTests extends AbstractQueueIntegrationTests {
 		for (Gates gates : List.of(new Gates("key", "test", 0, 0, null), new Gates(null, "test", 1, 0, null))) {
 			enqueue("holder", 9);
 			ReservedJob holder = reserveOne();
-			assertThat(this.listener.admit(QUEUE, holder.lease(), gates, LEASE)).isZero();
+			assertThat(this.listener.getGateOperations().admit(QUEUE, holder.lease(), gates, LEASE)).isZero();
 			enqueue("waiter", 8);
 			ReservedJob waiter = reserveOne();
-			assertThat(this.listener.admit(QUEUE, waiter.lease(), gates, LEASE)).isEqualTo(ListenerOperations.PARKED);
+			assertThat(this.listener.getGateOperations().admit(QUEUE, waiter.lease(), gates, LEASE))
+				.isEqualTo(GateOperations.PARKED);
 			enqueue("normal", JobPriority.DEFAULT);
 			// the holder leaves its gate: the waiter is woken at the head of its level
-			this.listener.leaveGates(QUEUE, holder.lease(), gates, Duration.ZERO);
+			this.listener.getGateOperations().leaveGates(QUEUE, holder.lease(), gates, Duration.ZERO);
 			assertThat(reserveOneByOne(2)).containsExactly("waiter", "normal");
 			this.operations.purge(QUEUE);
 		}
@@ -213,10 +214,10 @@ class PriorityIntegrationTests extends AbstractQueueIntegrationTests {
 		Gates gates = new Gates(null, "test", 0, 0, new RateLimit(1, Duration.ofMillis(100)));
 		enqueue("holder", 9);
 		ReservedJob holder = reserveOne();
-		assertThat(this.listener.admit(QUEUE, holder.lease(), gates, LEASE)).isZero();
+		assertThat(this.listener.getGateOperations().admit(QUEUE, holder.lease(), gates, LEASE)).isZero();
 		enqueue("waiter", 8);
 		ReservedJob waiter = reserveOne();
-		assertThat(this.listener.admit(QUEUE, waiter.lease(), gates, LEASE)).isPositive();
+		assertThat(this.listener.getGateOperations().admit(QUEUE, waiter.lease(), gates, LEASE)).isPositive();
 		enqueue("normal", JobPriority.DEFAULT);
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.listener.migrate(QUEUE).dueJobs() == 1);
 		assertThat(reserveOneByOne(2)).containsExactly("waiter", "normal");

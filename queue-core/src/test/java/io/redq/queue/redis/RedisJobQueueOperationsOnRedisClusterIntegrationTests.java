@@ -112,7 +112,7 @@ class RedisJobQueueOperationsOnRedisClusterIntegrationTests {
 				.enqueue(queue, List.of(new EnqueueCommand("a", Due.NOW, DuplicatePolicy.KEEP,
 						"\"job\":\"ship\",\"maxAttempts\":1,\"timeout\":0,\"payload\":1}")));
 			ReservedJob job = listener.reserve(queue, 1, Duration.ofMinutes(1)).jobs().get(0);
-			assertThat(listener.admit(queue, job.lease(), gates, Duration.ofMinutes(1))).isZero();
+			assertThat(listener.getGateOperations().admit(queue, job.lease(), gates, Duration.ofMinutes(1))).isZero();
 			template.opsForHash().put(operations.getStore().keys(queue).recurring("nightly"), "last", "1");
 		}
 		try (RedisClusterConnection connection = this.connectionFactory.getClusterConnection()) {

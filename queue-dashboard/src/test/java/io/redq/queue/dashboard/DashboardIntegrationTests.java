@@ -169,8 +169,9 @@ class DashboardIntegrationTests extends AbstractDashboardHttpIntegrationTests {
 		this.dispatcher.dispatch(JobRequest.of("report", "q1").id("r1").build());
 		var listener = this.operations.getListenerOperations();
 		ReservedJob job = listener.reserve("reports", 1, Duration.ofMinutes(1)).jobs().get(0);
-		assertThat(listener.writeProgress("reports", job.lease(), JobEnvelope.read(job.envelope()).createdAt(),
-				Map.of(ProgressFields.FRACTION, "0.5", ProgressFields.MESSAGE, "half", ProgressFields.CURSOR, "42")))
+		assertThat(listener.getProgressOperations()
+			.writeProgress("reports", job.lease(), JobEnvelope.read(job.envelope()).createdAt(), Map
+				.of(ProgressFields.FRACTION, "0.5", ProgressFields.MESSAGE, "half", ProgressFields.CURSOR, "42")))
 			.isTrue();
 		get("/api/queues/reports/job?id=r1").expectStatus().isOk().expectBody().json("""
 				{"id": "r1", "state": "RESERVED", "progress": {"fraction": 0.5, "message": "half", "cursor": "42"}}""");

@@ -172,8 +172,9 @@ class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 		this.dispatcher.dispatch(JobRequest.of("work", "payload p1").id("p1").build());
 		ListenerOperations listener = this.operations.getListenerOperations();
 		ReservedJob job = listener.reserve(QUEUE, 1, Duration.ofSeconds(30)).jobs().get(0);
-		assertThat(listener.writeProgress(QUEUE, job.lease(), JobEnvelope.read(job.envelope()).createdAt(),
-				Map.of(ProgressFields.FRACTION, "0.4", ProgressFields.MESSAGE, "row 40", ProgressFields.CURSOR, "40")))
+		assertThat(listener.getProgressOperations()
+			.writeProgress(QUEUE, job.lease(), JobEnvelope.read(job.envelope()).createdAt(), Map
+				.of(ProgressFields.FRACTION, "0.4", ProgressFields.MESSAGE, "row 40", ProgressFields.CURSOR, "40")))
 			.isTrue();
 		listener.fail(QUEUE, job.lease(), "error p1", null);
 		get("/ops/dead/p1").expectStatus()
@@ -190,8 +191,9 @@ class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 				{"id": "r1", "job": "work", "state": "READY", "attempts": 0}""").jsonPath("$.progress").doesNotExist();
 		ListenerOperations listener = this.operations.getListenerOperations();
 		ReservedJob job = listener.reserve(QUEUE, 1, Duration.ofSeconds(30)).jobs().get(0);
-		assertThat(listener.writeProgress(QUEUE, job.lease(), JobEnvelope.read(job.envelope()).createdAt(),
-				Map.of(ProgressFields.FRACTION, "0.25", ProgressFields.MESSAGE, "row 25", ProgressFields.CURSOR, "25")))
+		assertThat(listener.getProgressOperations()
+			.writeProgress(QUEUE, job.lease(), JobEnvelope.read(job.envelope()).createdAt(), Map
+				.of(ProgressFields.FRACTION, "0.25", ProgressFields.MESSAGE, "row 25", ProgressFields.CURSOR, "25")))
 			.isTrue();
 		get("/ops/jobs/r1").expectStatus()
 			.isOk()

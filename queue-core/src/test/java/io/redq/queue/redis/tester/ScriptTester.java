@@ -25,6 +25,7 @@ import io.redq.queue.core.RateLimit;
 import io.redq.queue.core.Uniqueness;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.EnqueueOperations;
+import io.redq.queue.redis.GateOperations;
 import io.redq.queue.redis.Gates;
 import io.redq.queue.redis.Lease;
 import io.redq.queue.redis.ListenerOperations;
@@ -695,11 +696,11 @@ final class ScriptTester {
 		ReservedJob job = held.job;
 		Gates gates = held.dispatch.gated ? gates(job) : null;
 		if (gates != null) {
-			long admitted = this.listeners.admit(QUEUE, job.lease(), gates, LONG_LEASE);
+			long admitted = this.listeners.getGateOperations().admit(QUEUE, job.lease(), gates, LONG_LEASE);
 			String resent = "";
 			if (enabled(Fault.ADMIT_RESENT, 0.3)) {
 				long first = admitted;
-				admitted = this.listeners.admit(QUEUE, job.lease(), gates, LONG_LEASE);
+				admitted = this.listeners.getGateOperations().admit(QUEUE, job.lease(), gates, LONG_LEASE);
 				resent = " (reply lost: " + first + "; re-sent)";
 			}
 			trace(worker + " admits " + job.id() + "@" + job.attempt() + " " + job.token() + resent + ": " + admitted);
@@ -830,12 +831,13 @@ final class ScriptTester {
 			int choice = this.random.nextInt(3);
 			Duration lease = (!running || choice == 0) ? Duration.ZERO
 					: (choice == 1) ? LONG_LEASE : Duration.ofMillis(5 + this.random.nextInt(15));
-			ListenerOperations.HandOver handOver = this.listeners.leaveGates(QUEUE, run.job.lease(), run.gates, lease);
+			GateOperations.HandOver handOver = this.listeners.getGateOperations()
+				.leaveGates(QUEUE, run.job.lease(), run.gates, lease);
 			ReservedJob next = (handOver != null) ? handOver.job() : null;
 			boolean lost = false;
 			if (enabled(Fault.HOLD_RESENT, 0.3)) {
 				lost = next != null;
-				this.listeners.leaveGates(QUEUE, run.job.lease(), run.gates, lease);
+				this.listeners.getGateOperations().leaveGates(QUEUE, run.job.lease(), run.gates, lease);
 				trace(worker + " leaves the gates of " + run + " (re-sent)");
 			}
 			this.holding.remove(holder(run.job));
@@ -866,9 +868,9 @@ final class ScriptTester {
 		}
 		for (Run run : worker.running) {
 			if (run.gates != null) {
-				this.listeners.holdGates(QUEUE, run.job.lease(), run.gates, LONG_LEASE);
+				this.listeners.getGateOperations().holdGates(QUEUE, run.job.lease(), run.gates, LONG_LEASE);
 				if (enabled(Fault.HOLD_RESENT, 0.3)) {
-					this.listeners.holdGates(QUEUE, run.job.lease(), run.gates, LONG_LEASE);
+					this.listeners.getGateOperations().holdGates(QUEUE, run.job.lease(), run.gates, LONG_LEASE);
 				}
 			}
 		}

@@ -1,0 +1,135 @@
+package io.redq.queue.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.redq.queue.core.RateLimit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The calls of the listener containers on a job's gates (its exclusive key, running
+ * limits and rate limit): pass them, hold them while the job runs, and leave them,
+ * handing the place over to the first job parked behind them.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ * @see ListenerOperations#getGateOperations()
+ */
+public final class GateOperations {
+
+	/**
+	 * What {@link #admit} returns for a job parked behind a gate: it waits, at no cost,
+	 * until a place is freed for it.
+	 */
+	public static final long PARKED = -2;
+
+	private final QueueStore store;
+
+	GateOperations(QueueStore store) {
+		this.store = store;
+	}
+
+	/**
+	 * Let a reserved job pass its gates, or defer it: back to delayed with its attempt
+	 * given back. A job stopped by a taken key or a full running set is parked in that
+	 * gate's line, at no cost, until a run leaves the gate or a holder's lease expires,
+	 * which wakes the first in line. A job deferred by the rate limit is given the next
+	 * place the window has room for, behind the jobs deferred before it.
+	 * @param queue the queue
+	 * @param lease the job's lease
+	 * @param gates the job's gates
+	 * @param leaseTime how long the gates are held unless renewed
+	 * @return 0 when admitted, -1 when the lease is no longer held by that token,
+	 * {@link #PARKED} when parked, else the wait in ms
+	 */
+	public long admit(String queue, Lease lease, Gates gates, Duration leaseTime) {
+		RateLimit rate = gates.rateLimit();
+		Long result = this.store.getTemplate()
+			.execute(this.store.getScripts().admit(), gateKeys(queue, lease, gates), lease.id(),
+					QueueStore.inShard(lease).token(), QueueStore.millis(leaseTime),
+					(gates.exclusiveKey() != null) ? "1" : "0", Integer.toString(gates.jobMaxRunning()),
+					Integer.toString(gates.queueMaxRunning()), (rate != null) ? Integer.toString(rate.permits()) : "0",
+					(rate != null) ? QueueStore.millis(rate.window()) : "0", Integer.toString(gates.groupMaxRunning()));
+		return (result != null) ? result : -1;
+	}
+
+	/**
+	 * Renew the gates a running job holds to {@code leaseTime} from now; a gate held
+	 * longer (the job extended its lease) keeps its longer hold.
+	 * @param queue the queue
+	 * @param lease the lease of the run that passed the gates
+	 * @param gates the job's gates
+	 * @param leaseTime the new lease of the gates
+	 */
+	public void holdGates(String queue, Lease lease, Gates gates, Duration leaseTime) {
+		this.store.getTemplate()
+			.execute(this.store.getScripts().hold(), gateKeys(queue, lease, gates), lease.id(),
+					QueueStore.inShard(lease).token(), QueueStore.millis(leaseTime), "1");
+	}
+
+	/**
+	 * Leave the gates a finished job held, so that the next job may pass, and wake the
+	 * first job parked in the line of each gate it freed. The first job woken is reserved
+	 * for the caller with the given lease (unless that is zero or the queue is paused),
+	 * who hands it to a worker, which runs it: the place goes on without a wake-up and a
+	 * reservation. A job whose gates are these (the same job and group, with no exclusive
+	 * key or rate limit) is let through them in the same call while they have room;
+	 * another is let through by the worker ({@link #admit}).
+	 * @param queue the queue
+	 * @param lease the lease of the run that passed the gates
+	 * @param gates the job's gates
+	 * @param handOverLease the lease to reserve the first job woken with, or
+	 * {@link Duration#ZERO} to make every job woken ready
+	 * @return the job reserved for the caller, or {@code null}
+	 */
+	public @Nullable HandOver leaveGates(String queue, Lease lease, Gates gates, Duration handOverLease) {
+		List<?> result = this.store.getTemplate()
+			.execute(this.store.getScripts().hold(), gateKeys(queue, lease, gates), lease.id(),
+					QueueStore.inShard(lease).token(), QueueStore.millis(handOverLease), "0", sameGates(gates),
+					Integer.toString(gates.jobMaxRunning()), Integer.toString(gates.queueMaxRunning()),
+					Integer.toString(gates.groupMaxRunning()));
+		if (result == null || result.isEmpty()) {
+			return null;
+		}
+		return new HandOver(
+				new ReservedJob((String) result.get(0), (String) result.get(1), ((Number) result.get(2)).intValue(),
+						QueueStore.shardToken(QueueStore.shardOfToken(queue, lease.token()), (String) result.get(3))),
+				((Number) result.get(4)).intValue() == 1);
+	}
+
+	/**
+	 * Return how the envelope of a job with the given gates goes on after its times and
+	 * level, as {@link JobEnvelope} writes it: its group and job name, which give it the
+	 * same gates; empty when the job name does not, since the gates have an exclusive key
+	 * (of the payload) or a rate limit (whose places are given in {@link #admit}).
+	 */
+	private static String sameGates(Gates gates) {
+		if (gates.exclusiveKey() != null || gates.rateLimit() != null) {
+			return "";
+		}
+		String job = "\"job\":" + WireFormat.jsonMapper().writeValueAsString(gates.job()) + ",";
+		return (gates.group() != null)
+				? "\"group\":" + WireFormat.jsonMapper().writeValueAsString(gates.group()) + "," + job : job;
+	}
+
+	/** Return the keys of the gates of a job, in its shard: gates are per shard. */
+	private List<String> gateKeys(String queue, Lease lease, Gates gates) {
+		QueueKeys keys = this.store.keys(QueueStore.shardOfToken(queue, lease.token()));
+		List<String> all = new ArrayList<>(keys.all());
+		all.addAll(keys.gates(gates));
+		return all;
+	}
+
+	/**
+	 * The first job woken by a run that left its gates, reserved for the caller.
+	 *
+	 * @param job the job
+	 * @param admitted whether it was let through its gates (the leaver's) in the same
+	 * call, so that it runs without {@link #admit}
+	 */
+	public record HandOver(ReservedJob job, boolean admitted) {
+
+	}
+
+}
