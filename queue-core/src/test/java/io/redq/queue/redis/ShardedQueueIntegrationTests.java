@@ -153,7 +153,7 @@ class ShardedQueueIntegrationTests extends AbstractShardedQueueIntegrationTests 
 		assertThat(admits).containsOnlyKeys("a", "b", "c");
 		// one run per shard holds the key: a and b share a shard, c has its own
 		assertThat(admits.get("c")).isZero();
-		assertThat(List.of(admits.get("a"), admits.get("b"))).containsExactlyInAnyOrder(0L, ListenerOperations.PARKED);
+		assertThat(List.of(admits.get("a"), admits.get("b"))).containsExactlyInAnyOrder(0L, GateOperations.PARKED);
 	}
 
 	@Test
@@ -183,7 +183,9 @@ class ShardedQueueIntegrationTests extends AbstractShardedQueueIntegrationTests 
 		ids.forEach((name, id) -> {
 			ReservedJob job = reserved.stream().filter((each) -> each.id().equals(id)).findFirst().orElseThrow();
 			admits.put(name,
-					operations.getListenerOperations().admit(QUEUE, job.lease(), gates, Duration.ofMinutes(1)));
+					operations.getListenerOperations()
+						.getGateOperations()
+						.admit(QUEUE, job.lease(), gates, Duration.ofMinutes(1)));
 		});
 		return admits;
 	}
