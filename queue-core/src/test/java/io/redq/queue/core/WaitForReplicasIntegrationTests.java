@@ -36,7 +36,14 @@ import static org.awaitility.Awaitility.await;
  */
 class WaitForReplicasIntegrationTests {
 
-	private static final Duration REPLICA_TIMEOUT = Duration.ofMillis(300);
+	/**
+	 * How long a write waits for a replica that is up: long enough for a loaded machine,
+	 * since the tests assert that it is confirmed, not how soon.
+	 */
+	private static final Duration REPLICA_TIMEOUT = Duration.ofMinutes(1);
+
+	/** How long a write waits for a paused replica, which never confirms it. */
+	private static final Duration PAUSED_REPLICA_TIMEOUT = Duration.ofMillis(300);
 
 	private RedisServer master;
 
@@ -83,6 +90,7 @@ class WaitForReplicasIntegrationTests {
 
 	@Test
 	void dispatchThatNoReplicaConfirmsThrowsAndKeepsTheJobOnTheMaster() {
+		this.operations.setReplicasToWaitFor(1, PAUSED_REPLICA_TIMEOUT);
 		this.replica.pause();
 		assertThatExceptionOfType(ReplicationTimeoutException.class)
 			.isThrownBy(() -> this.dispatcher.dispatch(JobRequest.of("send-mail", "hello").id("mail-1").build()))
@@ -105,6 +113,7 @@ class WaitForReplicasIntegrationTests {
 		ListenerOperations listener = this.operations.getListenerOperations();
 		List<ReservedJob> jobs = listener.reserve("mail", 1, Duration.ofMinutes(1)).jobs();
 		assertThat(jobs).hasSize(1);
+		this.operations.setReplicasToWaitFor(1, PAUSED_REPLICA_TIMEOUT);
 		this.replica.pause();
 		assertThatExceptionOfType(ReplicationTimeoutException.class)
 			.isThrownBy(() -> listener.ack("mail", List.of(jobs.get(0).lease())))
@@ -117,7 +126,6 @@ class WaitForReplicasIntegrationTests {
 
 	@Test
 	void anAcknowledgementThatWaitsForALaggingReplicaHoldsNoOtherCommand() throws Exception {
-		this.operations.setReplicasToWaitFor(1, Duration.ofMinutes(1));
 		this.dispatcher.dispatch(JobRequest.of("send-mail", "hello").id("mail-1").build());
 		ListenerOperations listener = this.operations.getListenerOperations();
 		List<ReservedJob> jobs = listener.reserve("mail", 1, Duration.ofMinutes(1)).jobs();
@@ -146,7 +154,7 @@ class WaitForReplicasIntegrationTests {
 	@Test
 	void lockThatNoReplicaConfirmsIsReleasedAgain() {
 		RedisLockService locks = new RedisLockService(this.connectionFactory, new Keyspace("redq"));
-		locks.setReplicasToWaitFor(1, REPLICA_TIMEOUT);
+		locks.setReplicasToWaitFor(1, PAUSED_REPLICA_TIMEOUT);
 		this.replica.pause();
 		assertThatExceptionOfType(ReplicationTimeoutException.class)
 			.isThrownBy(() -> locks.tryAcquire("invoice-42", Duration.ZERO))
@@ -161,6 +169,7 @@ class WaitForReplicasIntegrationTests {
 		RedisLockService locks = new RedisLockService(this.connectionFactory, new Keyspace("redq"));
 		locks.setReplicasToWaitFor(1, REPLICA_TIMEOUT);
 		assertThat(locks.tryAcquire("invoice-42", Duration.ZERO)).isNotNull();
+		locks.setReplicasToWaitFor(1, PAUSED_REPLICA_TIMEOUT);
 		this.replica.pause();
 		// a write on the shared connection that no replica confirms
 		new StringRedisTemplate(this.connectionFactory).opsForValue().set("unconfirmed", "x");

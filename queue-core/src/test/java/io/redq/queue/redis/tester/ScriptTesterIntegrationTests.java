@@ -183,9 +183,12 @@ class ScriptTesterIntegrationTests {
 		assertThat(violation).isNotNull();
 		// a cancelled, replaced or rescheduled job's entry is reserved: a job without
 		// data dies, a rescheduled job runs early, a job is in two places (also found as
-		// a running job still waiting in the line of its level)
-		assertThat(violation.invariant()).isIn(Invariant.ONE_STATE, Invariant.EARLY, Invariant.RUN_AGAIN_BY_RESEND,
-				Invariant.LEVEL);
+		// a running job still waiting in the line of its level), or a level with jobs
+		// waits beyond its bound while stale entries take the turns; which one comes
+		// first follows from the Redis clock, so from the machine's load
+		assertThat(violation.invariant()).as("%s", violation)
+			.isIn(Invariant.ONE_STATE, Invariant.EARLY, Invariant.RUN_AGAIN_BY_RESEND, Invariant.LEVEL,
+					Invariant.SHARES);
 	}
 
 	@Test // issue 37
