@@ -357,7 +357,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 		return "group" + idOn(operations, shard);
 	}
 
-	private StringRedisTemplate template(RedisJobQueueOperations operations) {
+	StringRedisTemplate template(RedisJobQueueOperations operations) {
 		return operations.getStore().getTemplate();
 	}
 
