@@ -3,17 +3,21 @@ package io.redq.queue.redis;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.redq.queue.core.BatchDeathPolicy;
 import io.redq.queue.core.BatchRequest;
 import io.redq.queue.core.BatchResult;
 import io.redq.queue.core.BatchStatus;
 import io.redq.queue.core.ChainRequest;
 import io.redq.queue.core.ChainResult;
 import io.redq.queue.core.ChainStatus;
+import io.redq.queue.core.Due;
+import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueStats;
@@ -32,6 +36,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -118,6 +123,44 @@ class ShardedQueueIntegrationTests extends AbstractShardedQueueIntegrationTests 
 		assertThat(status.cancelled()).isEqualTo(8);
 		listener.handOver(QUEUE);
 		assertThat(operations.stats(QUEUE).ready()).as("the callback").isEqualTo(1);
+	}
+
+	@Test
+	void anUnconfirmedAddIsSettledByItsMembersLinksOnEveryShard() {
+		RedisJobQueueOperations operations = operations(3);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		BatchResult batch = dispatcher
+			.dispatchBatch(BatchRequest.of(List.of(JobRequest.of("work", "adder").build())).build());
+		ReservedJob adder = reserve(operations, 1).get(0);
+		// the last shard first, so that a late enqueue reaches another shard than the
+		// first
+		List<String> shards = new ArrayList<>(operations.getStore().shards(QUEUE));
+		Collections.reverse(shards);
+		List<String> enqueued = shards.stream().map((shard) -> idOn(operations, shard, "a-")).toList();
+		List<String> lost = shards.stream().map((shard) -> idOn(operations, shard, "lost-")).toList();
+		BatchOperations batches = operations.getBatchOperations();
+		batches.add(batch.batchId(), adder.id(), QUEUE, "call", enqueued);
+		batches.add(batch.batchId(), adder.id(), QUEUE, "lost-call", lost);
+		EnqueueOperations enqueue = operations.getEnqueueOperations();
+		enqueue.enqueueOnce(QUEUE, "call", commands(enqueued), Duration.ofMinutes(1), batch.batchId());
+		// the instance dies before it confirms the adds; the adding member's run ends
+		ListenerOperations listener = operations.getListenerOperations();
+		listener.ack(QUEUE, List.of(adder.lease()));
+		listener.handOver(QUEUE);
+		assertThat(batches.find(batch.batchId()).get()).isEqualTo(
+				new BatchStatus(batch.batchId(), BatchStatus.State.RUNNING, BatchDeathPolicy.CARRY_ON, 7, 3, 1, 0, 3));
+		// the lost enqueue comes late: it changes nothing on any shard
+		assertThatIllegalStateException().isThrownBy(
+				() -> enqueue.enqueueOnce(QUEUE, "lost-call", commands(lost), Duration.ofMinutes(1), batch.batchId()))
+			.withMessageContaining("nothing was enqueued");
+		assertThat(operations.stats(QUEUE).ready()).isEqualTo(3);
+	}
+
+	private static List<EnqueueCommand> commands(List<String> ids) {
+		return ids.stream()
+			.map((id) -> new EnqueueCommand(id, Due.NOW, DuplicatePolicy.KEEP,
+					"\"job\":\"work\",\"maxAttempts\":1,\"timeout\":0,\"payload\":\"x\"}"))
+			.toList();
 	}
 
 	@Test
