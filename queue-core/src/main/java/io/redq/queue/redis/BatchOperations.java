@@ -525,7 +525,8 @@ public final class BatchOperations {
 					switch (queue) {
 						case BATCH_QUEUE -> cancel(id, timeout);
 						case CHAIN_QUEUE -> this.chainOperations.cancel(id, timeout);
-						default -> cancelJob(queue, id, timeout, "member '" + id + "' of batch " + batchId);
+						default -> cancelJob(queue, this.store.shardHolding(queue, id), id, timeout,
+								"member '" + id + "' of batch " + batchId);
 					}
 				}
 			}
@@ -534,15 +535,16 @@ public final class BatchOperations {
 	}
 
 	/**
-	 * Cancel a job of a workflow in the shard of its queue that holds it.
+	 * Cancel a job of a workflow in the given shard of its queue, the one that holds it
+	 * (see {@link QueueStore#shardHolding}).
 	 * @param queue the job's queue
+	 * @param shard the shard that holds the job
 	 * @param id the job id
 	 * @param timeout the longest wait for the call, or {@code null} for the Redis command
 	 * timeout
 	 * @param what what the job is, for a failure's message
 	 */
-	void cancelJob(String queue, String id, @Nullable Duration timeout, String what) {
-		String shard = this.store.shardHolding(queue, id);
+	void cancelJob(String queue, String shard, String id, @Nullable Duration timeout, String what) {
 		this.store.runOnce(this.store.getScripts().cancel(), shard, List.of(this.store.keys(shard).progress(id)),
 				List.of(id), timeout, "cancel " + what + " in queue '" + queue + "'");
 	}

@@ -371,11 +371,10 @@ public final class ChainOperations {
 		for (Object step : result.subList(2, result.size())) {
 			String id = (String) step;
 			// first its link, in the shard that holds the step, no longer creates the
-			// step
-			// after it, then it is cancelled
-			String links = this.store.keys(this.store.shardHolding(queue, id)).batchLinks();
-			this.store.getTemplate().execute(UNLINK_LATER_STEPS, List.of(links), id);
-			this.batchOperations.cancelJob(queue, id, timeout, "step '" + id + "' of chain " + chainId);
+			// step after it, then the step is cancelled
+			String shard = this.store.shardHolding(queue, id);
+			this.store.getTemplate().execute(UNLINK_LATER_STEPS, List.of(this.store.keys(shard).batchLinks()), id);
+			this.batchOperations.cancelJob(queue, shard, id, timeout, "step '" + id + "' of chain " + chainId);
 		}
 		return true;
 	}
