@@ -16,7 +16,7 @@ import org.springframework.util.Assert;
  * A batch whose members and callbacks were checked, passed through the dispatch
  * interceptors and written, under a batch id chosen at once, not sent yet: for a batch
  * dispatched inside a transaction, sent after the commit
- * ({@link RedisJobDispatcher#sendBatch(PreparedBatch)}) or stored in a transactional
+ * ({@link WorkflowDispatcher#sendBatch(PreparedBatch)}) or stored in a transactional
  * outbox ({@link #command()}). It tells the interceptors how its dispatch ended.
  *
  * @author Redq team

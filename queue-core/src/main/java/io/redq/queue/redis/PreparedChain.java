@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * A chain whose steps and on-failure job were checked, passed through the dispatch
  * interceptors and written, under a chain id chosen at once, not sent yet: for a chain
  * dispatched inside a transaction, sent after the commit
- * ({@link RedisJobDispatcher#sendChain(PreparedChain)}) or stored in a transactional
+ * ({@link WorkflowDispatcher#sendChain(PreparedChain)}) or stored in a transactional
  * outbox ({@link #command()}). It tells the interceptors how its dispatch ended.
  *
  * @author Redq team

@@ -27,6 +27,7 @@ import io.redq.queue.core.Timer;
 import io.redq.queue.redis.PreparedBatch;
 import io.redq.queue.redis.PreparedChain;
 import io.redq.queue.redis.RedisJobDispatcher;
+import io.redq.queue.redis.WorkflowDispatcher;
 import io.redq.queue.support.JobQueueLifecycle;
 import org.jspecify.annotations.Nullable;
 
@@ -204,10 +205,10 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 		if (transaction == null) {
 			return this.target.dispatchBatch(request);
 		}
-		RedisJobDispatcher redis = redisTarget("batch");
+		WorkflowDispatcher workflows = workflowTarget("batch");
 		JobOutbox outbox = this.outbox;
 		refuseNestingInOutbox(request.isNesting(), outbox, "batch");
-		PreparedBatch batch = redis.prepareBatch(request);
+		PreparedBatch batch = workflows.prepareBatch(request);
 		JobOutbox.Entry entry;
 		try {
 			entry = (outbox != null) ? outbox.prepareBatch(batch) : null;
@@ -217,7 +218,7 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 			throw ex;
 		}
 		transaction.add(new TransactionalDispatches.WorkflowDispatch("dispatch batch " + batch.id(), () -> {
-			redis.sendBatch(batch);
+			workflows.sendBatch(batch);
 			return true;
 		}, batch::failed, entry));
 		return batch.deferred();
@@ -262,10 +263,10 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 		if (transaction == null) {
 			return this.target.dispatchChain(request);
 		}
-		RedisJobDispatcher redis = redisTarget("chain");
+		WorkflowDispatcher workflows = workflowTarget("chain");
 		JobOutbox outbox = this.outbox;
 		refuseNestingInOutbox(request.isNesting(), outbox, "chain");
-		PreparedChain chain = redis.prepareChain(request);
+		PreparedChain chain = workflows.prepareChain(request);
 		JobOutbox.Entry entry;
 		try {
 			entry = (outbox != null) ? outbox.prepareChain(chain) : null;
@@ -275,7 +276,7 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 			throw ex;
 		}
 		transaction.add(new TransactionalDispatches.WorkflowDispatch("dispatch chain " + chain.id(), () -> {
-			redis.sendChain(chain);
+			workflows.sendChain(chain);
 			return true;
 		}, chain::failed, entry));
 		return chain.result();
@@ -396,13 +397,13 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 		return new TransactionalDispatches.Dispatch(withId, withId.getId(), null, future);
 	}
 
-	private RedisJobDispatcher redisTarget(String workflow) {
+	private WorkflowDispatcher workflowTarget(String workflow) {
 		if (!(this.target instanceof RedisJobDispatcher redis)) {
 			throw new IllegalStateException("A " + workflow + " follows a transaction only with a RedisJobDispatcher "
 					+ "as the target; " + this.target.getClass().getName() + " is not one. Dispatch the " + workflow
 					+ " after the transaction commits, or outside it");
 		}
-		return redis;
+		return redis.getWorkflowDispatcher();
 	}
 
 	private @Nullable TransactionalDispatches currentTransaction() {
