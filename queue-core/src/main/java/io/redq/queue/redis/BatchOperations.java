@@ -472,8 +472,7 @@ public final class BatchOperations {
 		}
 		Map<BatchMember, String> found = new HashMap<>();
 		byQueue.forEach((queue, inQueue) -> {
-			// a member ran on any shard of its queue: one read per shard of those not
-			// found
+			// a member ran on any shard: each shard is read for those not found yet
 			for (String shard : this.store.shards(queue)) {
 				List<BatchMember> missing = inQueue.stream().filter((member) -> !found.containsKey(member)).toList();
 				if (missing.isEmpty()) {
@@ -604,8 +603,7 @@ public final class BatchOperations {
 		String queue = parts.get(0);
 		List<String> ids = parts.subList(2, parts.size());
 		List<String> shards = this.store.shards(queue);
-		// the enqueue makes one call of the id per shard (see
-		// EnqueueOperations#enqueueOnce)
+		// the enqueue makes one call of this id per shard it sends to
 		for (String shard : shards) {
 			this.enqueueOperations.forestall(shard, parts.get(1), this.store.getResendProtection().getWindow());
 		}
