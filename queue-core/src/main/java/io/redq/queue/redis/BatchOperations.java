@@ -344,11 +344,13 @@ public final class BatchOperations {
 	 * a chain, go to their chains ({@link ChainOperations}). The members and steps of a
 	 * purged queue come as cancelled, once the migrator found their links (see
 	 * {@code migrate.lua}).
-	 * @param queue the queue
+	 * @param shard the queue, or one of its shards (see {@link QueueStore#shards})
 	 * @return how many hand-overs were applied
 	 */
-	public int handOver(String queue) {
-		String handover = this.store.keys(queue).handover();
+	public int handOver(String shard) {
+		String handover = this.store.keys(shard).handover();
+		// the workflows know the queue, whichever shard its members ran on
+		String queue = QueueStore.queueOf(shard);
 		StringRedisTemplate redis = this.store.getTemplate();
 		Set<String> read = redis.opsForZSet().range(handover, 0, HAND_OVER_BATCH_SIZE - 1);
 		// but the member '', which keeps the cursor of the sweep after a purge (see
@@ -470,14 +472,21 @@ public final class BatchOperations {
 		}
 		Map<BatchMember, String> found = new HashMap<>();
 		byQueue.forEach((queue, inQueue) -> {
-			QueueKeys keys = this.store.keys(queue);
-			List<String> values = this.store.getTemplate()
-				.opsForValue()
-				.multiGet(inQueue.stream().map((member) -> keys.result(member.id())).toList());
-			for (int i = 0; i < inQueue.size(); i++) {
-				String value = (values != null) ? values.get(i) : null;
-				if (value != null) {
-					found.put(inQueue.get(i), value);
+			// a member ran on any shard: each shard is read for those not found yet
+			for (String shard : this.store.shards(queue)) {
+				List<BatchMember> missing = inQueue.stream().filter((member) -> !found.containsKey(member)).toList();
+				if (missing.isEmpty()) {
+					break;
+				}
+				QueueKeys keys = this.store.keys(shard);
+				List<String> values = this.store.getTemplate()
+					.opsForValue()
+					.multiGet(missing.stream().map((member) -> keys.result(member.id())).toList());
+				for (int i = 0; i < missing.size(); i++) {
+					String value = (values != null) ? values.get(i) : null;
+					if (value != null) {
+						found.put(missing.get(i), value);
+					}
 				}
 			}
 		});
@@ -515,14 +524,28 @@ public final class BatchOperations {
 					switch (queue) {
 						case BATCH_QUEUE -> cancel(id, timeout);
 						case CHAIN_QUEUE -> this.chainOperations.cancel(id, timeout);
-						default -> this.store.runOnce(this.store.getScripts().cancel(), queue,
-								List.of(this.store.keys(queue).progress(id)), List.of(id), timeout,
-								"cancel member '" + id + "' of batch " + batchId + " in queue '" + queue + "'");
+						default -> cancelJob(queue, this.store.shardHolding(queue, id), id, timeout,
+								"member '" + id + "' of batch " + batchId);
 					}
 				}
 			}
 		}
 		return true;
+	}
+
+	/**
+	 * Cancel a job of a workflow in the given shard of its queue, the one that holds it
+	 * (see {@link QueueStore#shardHolding}).
+	 * @param queue the job's queue
+	 * @param shard the shard that holds the job
+	 * @param id the job id
+	 * @param timeout the longest wait for the call, or {@code null} for the Redis command
+	 * timeout
+	 * @param what what the job is, for a failure's message
+	 */
+	void cancelJob(String queue, String shard, String id, @Nullable Duration timeout, String what) {
+		this.store.runOnce(this.store.getScripts().cancel(), shard, List.of(this.store.keys(shard).progress(id)),
+				List.of(id), timeout, "cancel " + what + " in queue '" + queue + "'");
 	}
 
 	/**
@@ -579,25 +602,34 @@ public final class BatchOperations {
 		List<String> parts = List.of(add.split("\n"));
 		String queue = parts.get(0);
 		List<String> ids = parts.subList(2, parts.size());
-		this.enqueueOperations.forestall(queue, parts.get(1), this.store.getResendProtection().getWindow());
-		QueueKeys keys = this.store.keys(queue);
+		List<String> shards = this.store.shards(queue);
+		// the enqueue makes one call of this id per shard it sends to
+		for (String shard : shards) {
+			this.enqueueOperations.forestall(shard, parts.get(1), this.store.getResendProtection().getWindow());
+		}
 		StringRedisTemplate redis = this.store.getTemplate();
-		// the links first: a member that finishes meanwhile is linked or handed over
-		List<Object> links = redis.<String, Object>opsForHash().multiGet(keys.batchLinks(), List.copyOf(ids));
 		List<String> handOvers = new ArrayList<>(ids.size() * OUTCOMES.size());
 		for (String id : ids) {
 			for (String outcome : OUTCOMES) {
 				handOvers.add(batchId + "\n" + id + "\n" + outcome);
 			}
 		}
-		List<Double> handedOver = redis.opsForZSet().score(keys.handover(), handOvers.toArray());
+		boolean[] found = new boolean[ids.size()];
+		for (String shard : shards) {
+			QueueKeys keys = this.store.keys(shard);
+			// the links first: a member that finishes meanwhile is linked or handed over
+			List<Object> links = redis.<String, Object>opsForHash().multiGet(keys.batchLinks(), List.copyOf(ids));
+			List<Double> handedOver = redis.opsForZSet().score(keys.handover(), handOvers.toArray());
+			for (int i = 0; i < ids.size(); i++) {
+				found[i] |= links.get(i) != null;
+				for (int j = 0; j < OUTCOMES.size(); j++) {
+					found[i] |= handedOver != null && handedOver.get(i * OUTCOMES.size() + j) != null;
+				}
+			}
+		}
 		List<String> args = new ArrayList<>(List.of("apply", queue));
 		for (int i = 0; i < ids.size(); i++) {
-			boolean pending = false;
-			for (int j = 0; j < OUTCOMES.size(); j++) {
-				pending |= handedOver != null && handedOver.get(i * OUTCOMES.size() + j) != null;
-			}
-			if (links.get(i) == null && !pending) {
+			if (!found[i]) {
 				args.add(ids.get(i));
 				args.add("c");
 			}

@@ -303,7 +303,10 @@ public final class ChainOperations {
 		String id = (String) found.get(1);
 		Assert.state(queue != null && id != null, () -> "Chain " + chainId + " has no step " + step
 				+ ": it has fewer steps, or it ended longer ago than redq.batches.linger and is no longer kept");
-		return Optional.ofNullable(this.store.getTemplate().opsForValue().get(this.store.keys(queue).result(id)))
+		return Optional
+			.ofNullable(this.store.getTemplate()
+				.opsForValue()
+				.get(this.store.keys(this.store.shardHolding(queue, id)).result(id)))
 			.map((json) -> JobResults.read(queue, id, json, type));
 	}
 
@@ -365,13 +368,13 @@ public final class ChainOperations {
 			return true;
 		}
 		String queue = (String) result.get(1);
-		String links = this.store.keys(queue).batchLinks();
 		for (Object step : result.subList(2, result.size())) {
 			String id = (String) step;
-			// first its link no longer creates the step after it, then it is cancelled
-			this.store.getTemplate().execute(UNLINK_LATER_STEPS, List.of(links), id);
-			this.store.runOnce(this.store.getScripts().cancel(), queue, List.of(this.store.keys(queue).progress(id)),
-					List.of(id), timeout, "cancel step '" + id + "' of chain " + chainId + " in queue '" + queue + "'");
+			// first its link, in the shard that holds the step, no longer creates the
+			// step after it, then the step is cancelled
+			String shard = this.store.shardHolding(queue, id);
+			this.store.getTemplate().execute(UNLINK_LATER_STEPS, List.of(this.store.keys(shard).batchLinks()), id);
+			this.batchOperations.cancelJob(queue, shard, id, timeout, "step '" + id + "' of chain " + chainId);
 		}
 		return true;
 	}

@@ -241,6 +241,16 @@ public final class QueueStore {
 	}
 
 	/**
+	 * Return the queue a shard is of, as the callers know it (see {@link #shards}).
+	 * @param shard the shard, or a queue name
+	 * @return the queue
+	 */
+	static String queueOf(String shard) {
+		int brace = shard.indexOf('{');
+		return (brace < 0) ? shard : shard.substring(0, brace);
+	}
+
+	/**
 	 * Return the shard a reservation's lease token came from (see
 	 * {@link #shardToken(String, String)}).
 	 * @param queue the queue

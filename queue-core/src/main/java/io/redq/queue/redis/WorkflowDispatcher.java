@@ -94,7 +94,7 @@ public final class WorkflowDispatcher {
 		Map<String, PreparedJob> callbacks = new LinkedHashMap<>();
 		try {
 			for (JobRequest memberRequest : request.getMembers()) {
-				prepared.add(unsharded(this.preparer.prepare(memberRequest, null, member)));
+				prepared.add(this.preparer.prepare(memberRequest, null, member));
 			}
 			for (BatchRequest batch : request.getBatches()) {
 				batches.add(prepareBatch(batch));
@@ -190,7 +190,7 @@ public final class WorkflowDispatcher {
 						() -> "Batch member '" + request.getJobName() + "' has the id '" + request.getId()
 								+ "': batch members get ids of their own; leave the id out and pass the business key "
 								+ "in the payload");
-				prepared.add(unsharded(this.preparer.prepare(request, null, header)));
+				prepared.add(this.preparer.prepare(request, null, header));
 			}
 			for (List<PreparedJob> jobs : prepared.stream()
 				.collect(Collectors.groupingBy(PreparedJob::queue, LinkedHashMap::new, Collectors.toList()))
@@ -230,21 +230,6 @@ public final class WorkflowDispatcher {
 		return prepared.stream().map(results::get).toList();
 	}
 
-	/**
-	 * Refuse a batch member or chain step of a sharded queue: their links, cancels and
-	 * results are read in the queue's first shard only, so far. Callbacks and on-failure
-	 * jobs, which are only enqueued, may go to any queue.
-	 */
-	private PreparedJob unsharded(PreparedJob job) {
-		if (this.store.getShards(job.queue()) > 1) {
-			throw new IllegalArgumentException("Job '" + job.jobName() + "' goes to queue '" + job.queue()
-					+ "', which is sharded: batch members and chain steps cannot go to a sharded queue yet; "
-					+ "send them to a queue with one shard (redq.queues." + job.queue()
-					+ ".shards=1), or dispatch them one by one");
-		}
-		return job;
-	}
-
 	private void prepareCallback(Map<String, PreparedJob> callbacks, String name, @Nullable JobRequest request,
 			String batchId) {
 		if (request != null) {
@@ -274,8 +259,8 @@ public final class WorkflowDispatcher {
 				String position = Integer.toString(steps.size() + 1);
 				// a batch step's id is its step id, which its end is handed over under
 				steps.add((step instanceof BatchRequest batch) ? prepareBatch(batch, chainId + ":" + position)
-						: unsharded(this.preparer.prepare((JobRequest) step, chainId + ":" + position,
-								Map.of(ChainRequest.CHAIN_HEADER, chainId, ChainRequest.STEP_HEADER, position))));
+						: this.preparer.prepare((JobRequest) step, chainId + ":" + position,
+								Map.of(ChainRequest.CHAIN_HEADER, chainId, ChainRequest.STEP_HEADER, position)));
 			}
 			if (request.getOnFailure() != null) {
 				onFailure = this.preparer.prepare(request.getOnFailure(), chainId + ":" + ChainOperations.FAILURE, Map

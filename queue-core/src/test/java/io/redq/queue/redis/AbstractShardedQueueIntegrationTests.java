@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -16,8 +18,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.redq.queue.config.JobListenerContainerFactory;
+import io.redq.queue.core.BatchDeathPolicy;
+import io.redq.queue.core.BatchRequest;
+import io.redq.queue.core.BatchResult;
+import io.redq.queue.core.BatchStatus;
+import io.redq.queue.core.ChainRequest;
+import io.redq.queue.core.ChainResult;
+import io.redq.queue.core.ChainStatus;
 import io.redq.queue.core.DeadJob;
 import io.redq.queue.core.DispatchResult;
+import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
@@ -339,6 +349,160 @@ abstract class AbstractShardedQueueIntegrationTests {
 		assertThat(operations.cancel(QUEUE, id)).isTrue();
 		fewer.getListenerOperations().checkDataModel(QUEUE);
 		assertThat(fewer.getStore().shards(QUEUE)).hasSize(SHARDS - 1);
+	}
+
+	@Test
+	void aBatchOnAShardedQueueEndsOnceAndReadsItsMembersResultsOnEveryShard() {
+		RedisJobQueueOperations operations = operations(3);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		List<JobRequest> members = new ArrayList<>();
+		for (int i = 0; i < 9; i++) {
+			members.add(JobRequest.of("work", "m" + i).build());
+		}
+		BatchResult batch = dispatcher
+			.dispatchBatch(BatchRequest.of(members).onComplete(JobRequest.of("work", "done").build()).build());
+		assertThat(operations.getStore().shards(QUEUE))
+			.allMatch((shard) -> template(operations).opsForList().size(operations.getStore().keys(shard).ready()) > 0);
+		Map<String, String> results = new HashMap<>();
+		List<Lease> leases = new ArrayList<>();
+		for (ReservedJob job : reserve(operations, 9)) {
+			leases.add(job.lease());
+			results.put(job.id(), "\"r-" + job.id() + "\"");
+		}
+		ListenerOperations listener = operations.getListenerOperations();
+		assertThat(listener.ack(QUEUE, leases, results)).isEmpty();
+		listener.handOver(QUEUE);
+		assertThat(operations.getBatchOperations().find(batch.batchId()).get().state())
+			.isEqualTo(BatchStatus.State.SUCCEEDED);
+		listener.handOver(QUEUE);
+		assertThat(operations.stats(QUEUE).ready()).as("the callback, once").isEqualTo(1);
+		assertThat(operations.getBatchOperations().memberResults(batch.batchId(), String.class, 0, 10)).extracting(
+				(result) -> result.member().queue() + " " + result.member().id() + " " + result.value().orElse(null))
+			.containsExactlyInAnyOrderElementsOf(
+					batch.members().stream().map((member) -> QUEUE + " " + member.id() + " r-" + member.id()).toList());
+	}
+
+	@Test
+	void aBatchCancelCancelsItsPendingMembersOnEveryShard() {
+		RedisJobQueueOperations operations = operations(3);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		List<JobRequest> members = new ArrayList<>();
+		for (int i = 0; i < 9; i++) {
+			members.add(JobRequest.of("work", "m" + i).build());
+		}
+		BatchResult batch = dispatcher
+			.dispatchBatch(BatchRequest.of(members).onComplete(JobRequest.of("work", "done").build()).build());
+		ReservedJob running = reserve(operations, 1).get(0);
+		assertThat(dispatcher.cancelBatch(batch.batchId())).isTrue();
+		assertThat(operations.stats(QUEUE).ready()).isZero();
+		ListenerOperations listener = operations.getListenerOperations();
+		listener.ack(QUEUE, List.of(running.lease()));
+		listener.handOver(QUEUE);
+		BatchStatus status = operations.getBatchOperations().find(batch.batchId()).get();
+		assertThat(status.state()).isEqualTo(BatchStatus.State.CANCELLED);
+		assertThat(status.cancelled()).isEqualTo(8);
+		listener.handOver(QUEUE);
+		assertThat(operations.stats(QUEUE).ready()).as("the callback").isEqualTo(1);
+	}
+
+	@Test
+	void anUnconfirmedAddIsSettledByItsMembersLinksOnEveryShard() {
+		RedisJobQueueOperations operations = operations(3);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		BatchResult batch = dispatcher
+			.dispatchBatch(BatchRequest.of(List.of(JobRequest.of("work", "adder").build())).build());
+		ReservedJob adder = reserve(operations, 1).get(0);
+		// the last shard first, so that a late enqueue reaches another shard than the
+		// first
+		List<String> shards = new ArrayList<>(operations.getStore().shards(QUEUE));
+		Collections.reverse(shards);
+		List<String> enqueued = shards.stream().map((shard) -> idOn(operations, shard, "a-")).toList();
+		List<String> lost = shards.stream().map((shard) -> idOn(operations, shard, "lost-")).toList();
+		BatchOperations batches = operations.getBatchOperations();
+		batches.add(batch.batchId(), adder.id(), QUEUE, "call", enqueued);
+		batches.add(batch.batchId(), adder.id(), QUEUE, "lost-call", lost);
+		EnqueueOperations enqueue = operations.getEnqueueOperations();
+		enqueue.enqueueOnce(QUEUE, "call", commands(enqueued), Duration.ofMinutes(1), batch.batchId());
+		// the instance dies before it confirms the adds; the adding member's run ends
+		ListenerOperations listener = operations.getListenerOperations();
+		listener.ack(QUEUE, List.of(adder.lease()));
+		listener.handOver(QUEUE);
+		assertThat(batches.find(batch.batchId()).get()).isEqualTo(
+				new BatchStatus(batch.batchId(), BatchStatus.State.RUNNING, BatchDeathPolicy.CARRY_ON, 7, 3, 1, 0, 3));
+		// the lost enqueue comes late: it changes nothing on any shard
+		assertThatIllegalStateException().isThrownBy(
+				() -> enqueue.enqueueOnce(QUEUE, "lost-call", commands(lost), Duration.ofMinutes(1), batch.batchId()))
+			.withMessageContaining("nothing was enqueued");
+		assertThat(operations.stats(QUEUE).ready()).isEqualTo(3);
+	}
+
+	private static List<EnqueueCommand> commands(List<String> ids) {
+		return ids.stream()
+			.map((id) -> new EnqueueCommand(id, Due.NOW, DuplicatePolicy.KEEP,
+					"\"job\":\"work\",\"maxAttempts\":1,\"timeout\":0,\"payload\":\"x\"}"))
+			.toList();
+	}
+
+	@Test
+	void aChainOnAShardedQueueRunsItsStepsInOrderAndReadsTheirResults() {
+		RedisJobQueueOperations operations = operations(3);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		operations.getStore().setShards("plain", 1);
+		List<JobRequest> steps = new ArrayList<>();
+		for (int i = 1; i <= 6; i++) {
+			// steps 3 and 4 go to another queue, to and from the sharded one
+			steps.add(JobRequest.of("work", "s" + i).queue((i == 3 || i == 4) ? "plain" : QUEUE).build());
+		}
+		ChainResult chain = dispatcher.dispatchChain(ChainRequest.of(steps).build());
+		ListenerOperations listener = operations.getListenerOperations();
+		for (int step = 1; step <= 6; step++) {
+			String queue = (step == 3 || step == 4) ? "plain" : QUEUE;
+			assertThat(operations.stats(QUEUE).ready() + operations.stats("plain").ready()).as("one step at a time")
+				.isEqualTo(1);
+			ReservedJob job = listener.reserve(queue, 1, Duration.ofMinutes(1)).jobs().get(0);
+			assertThat(job.id()).isEqualTo(chain.chainId() + ":" + step);
+			listener.ack(queue, List.of(job.lease()), Map.of(job.id(), "\"r" + step + "\""));
+			listener.handOver(queue);
+		}
+		assertThat(operations.getChainOperations().find(chain.chainId()).get().state())
+			.isEqualTo(ChainStatus.State.SUCCEEDED);
+		for (int step = 1; step <= 6; step++) {
+			assertThat(operations.getChainOperations().stepResult(chain.chainId(), step, String.class))
+				.contains("r" + step);
+		}
+	}
+
+	@Test
+	void aChainCancelOnAShardedQueueCancelsItsStepAndEnqueuesNoLaterOne() {
+		RedisJobQueueOperations operations = operations(3);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		ChainResult chain = dispatcher.dispatchChain(
+				ChainRequest
+					.of(JobRequest.of("work", "a").build(), JobRequest.of("work", "b").build(),
+							JobRequest.of("work", "c").build())
+					.build());
+		ListenerOperations listener = operations.getListenerOperations();
+		ReservedJob first = listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
+		listener.ack(QUEUE, List.of(first.lease()));
+		listener.handOver(QUEUE);
+		assertThat(operations.stats(QUEUE).ready()).isEqualTo(1);
+		assertThat(dispatcher.cancelChain(chain.chainId())).isTrue();
+		assertThat(operations.stats(QUEUE).ready()).isZero();
+		listener.handOver(QUEUE);
+		assertThat(operations.getChainOperations().find(chain.chainId()).get().state())
+			.isEqualTo(ChainStatus.State.CANCELLED);
+		assertThat(operations.stats(QUEUE).ready()).as("no later step").isZero();
+	}
+
+	private List<ReservedJob> reserve(RedisJobQueueOperations operations, int count) {
+		List<ReservedJob> reserved = new ArrayList<>();
+		await().atMost(DEADLINE).until(() -> {
+			reserved.addAll(operations.getListenerOperations()
+				.reserve(QUEUE, count - reserved.size(), Duration.ofMinutes(1))
+				.jobs());
+			return reserved.size() == count;
+		});
+		return reserved;
 	}
 
 	String idOn(RedisJobQueueOperations operations, String shard) {

@@ -8,8 +8,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.redq.queue.core.BatchRequest;
-import io.redq.queue.core.ChainRequest;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueStats;
@@ -60,20 +58,6 @@ class ShardedQueueIntegrationTests extends AbstractShardedQueueIntegrationTests 
 			assertThatIllegalArgumentException().isThrownBy(() -> operations.pause(name))
 				.withMessageContaining("Invalid queue name '" + name + "'");
 		}
-	}
-
-	@Test
-	void batchMembersAndChainStepsAreRefusedOnAShardedQueue() {
-		RedisJobQueueOperations operations = operations(3);
-		RedisJobDispatcher dispatcher = dispatcher(operations);
-		assertThatIllegalArgumentException().isThrownBy(
-				() -> dispatcher.dispatchBatch(BatchRequest.of(List.of(JobRequest.of("work", "a").build())).build()))
-			.withMessageContaining("queue 'sharded', which is sharded");
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> dispatcher.dispatchChain(
-					ChainRequest.of(JobRequest.of("work", "a").build(), JobRequest.of("work", "b").build()).build()))
-			.withMessageContaining("queue 'sharded', which is sharded");
-		assertThat(operations.stats(QUEUE).ready()).isZero();
 	}
 
 	@Test
