@@ -405,10 +405,10 @@ class JobQueueAutoConfigurationIntegrationTests {
 
 	@Test
 	void batchesLingerPropertySetsHowLongAnEndedBatchIsKept() {
-		this.runner.run((context) -> assertThat(context.getBean(RedisJobDispatcher.class))
+		this.runner.run((context) -> assertThat(context.getBean(RedisJobDispatcher.class).getWorkflowDispatcher())
 			.hasFieldOrPropertyWithValue("batchLinger", RedisJobDispatcher.DEFAULT_BATCH_LINGER));
 		this.runner.withPropertyValues("redq.batches.linger=2h")
-			.run((context) -> assertThat(context.getBean(RedisJobDispatcher.class))
+			.run((context) -> assertThat(context.getBean(RedisJobDispatcher.class).getWorkflowDispatcher())
 				.hasFieldOrPropertyWithValue("batchLinger", Duration.ofHours(2)));
 	}
 
