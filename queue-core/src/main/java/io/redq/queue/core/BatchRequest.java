@@ -26,9 +26,10 @@ import org.springframework.util.Assert;
  * A member may be a batch ({@link Builder#batch}) or a chain ({@link Builder#chain}) of
  * its own, which counts as one member: it succeeds when that batch or chain succeeded,
  * and dies when it failed (under its own death policy, or a step died), its end handed
- * over once. Nesting is one level deep: a nested batch or chain holds jobs only. Members
- * and callbacks carry the batch id in the header {@value #BATCH_HEADER}; a callback also
- * carries {@value #CALLBACK_HEADER} ({@code success} or {@code complete}).
+ * over once, level by level. A nested batch or chain may nest workflows of its own, down
+ * to {@value #MAX_DEPTH} levels counting the outermost. Members and callbacks carry the
+ * batch id in the header {@value #BATCH_HEADER}; a callback also carries
+ * {@value #CALLBACK_HEADER} ({@code success} or {@code complete}).
  *
  * @author Redq team
  * @since 0.1.0
@@ -43,6 +44,12 @@ public final class BatchRequest {
 	 * The header that says which callback a job is: {@code success} or {@code complete}.
 	 */
 	public static final String CALLBACK_HEADER = "redq-batch-callback";
+
+	/**
+	 * The most levels a workflow nests, counting itself: a batch of jobs is one level, a
+	 * batch with a chain of jobs as a member two.
+	 */
+	public static final int MAX_DEPTH = 8;
 
 	private final List<JobRequest> members;
 
@@ -129,6 +136,43 @@ public final class BatchRequest {
 	}
 
 	/**
+	 * Return how many levels the batch nests, counting itself: 1 when its members are
+	 * jobs.
+	 * @return the depth
+	 */
+	int depth() {
+		int nested = 0;
+		for (BatchRequest batch : this.batches) {
+			nested = Math.max(nested, batch.depth());
+		}
+		for (ChainRequest chain : this.chains) {
+			nested = Math.max(nested, chain.depth());
+		}
+		return nested + 1;
+	}
+
+	/**
+	 * Return how many jobs the batch holds, its nested workflows' included, callbacks
+	 * excluded.
+	 * @return the count
+	 */
+	int jobCount() {
+		return this.members.size() + this.batches.stream().mapToInt(BatchRequest::jobCount).sum()
+				+ this.chains.stream().mapToInt(ChainRequest::jobCount).sum();
+	}
+
+	/**
+	 * Refuse a workflow nested below {@link #MAX_DEPTH} levels.
+	 * @param depth the nested workflow's depth
+	 * @param what what the nested workflow is, for the message
+	 */
+	static void checkNestedDepth(int depth, String what) {
+		Assert.isTrue(depth < MAX_DEPTH, () -> what + " nests " + depth + " levels, so the workflow would nest "
+				+ (depth + 1) + ": workflows nest at most " + MAX_DEPTH + " levels deep. Flatten a level (a batch "
+				+ "of batches of jobs is a batch of the jobs), or dispatch the innermost workflows from a handler");
+	}
+
+	/**
 	 * Return the job that runs when every member succeeded.
 	 * @return the job, or {@code null} for none
 	 */
@@ -187,13 +231,14 @@ public final class BatchRequest {
 		/**
 		 * Add a batch as one member: it succeeds when that batch succeeded, and dies when
 		 * it failed or was cancelled. The member's id is the nested batch's id.
-		 * @param batch the batch, whose members are jobs
+		 * @param batch the batch, which may nest workflows of its own
 		 * @return this builder
+		 * @throws IllegalArgumentException when the batch would nest more than
+		 * {@value #MAX_DEPTH} levels
 		 */
 		public Builder batch(BatchRequest batch) {
 			Assert.notNull(batch, "A nested batch must be a BatchRequest, not null");
-			Assert.isTrue(!batch.isNesting(), "A nested batch holds jobs only: nesting is one level deep. Make its "
-					+ "batches and chains members of the outer batch instead");
+			checkNestedDepth(batch.depth(), "The nested batch");
 			this.batches.add(batch);
 			return this;
 		}
@@ -201,13 +246,14 @@ public final class BatchRequest {
 		/**
 		 * Add a chain as one member: it succeeds when the chain succeeded, and dies when
 		 * a step died or the chain was cancelled. The member's id is the chain's id.
-		 * @param chain the chain, whose steps are jobs
+		 * @param chain the chain, whose steps may be batches
 		 * @return this builder
+		 * @throws IllegalArgumentException when the chain would nest more than
+		 * {@value #MAX_DEPTH} levels
 		 */
 		public Builder chain(ChainRequest chain) {
 			Assert.notNull(chain, "A nested chain must be a ChainRequest, not null");
-			Assert.isTrue(!chain.isNesting(), "A chain in a batch has jobs as steps: nesting is one level deep. "
-					+ "Make its batch steps batches of their own");
+			checkNestedDepth(chain.depth(), "The nested chain");
 			this.chains.add(chain);
 			return this;
 		}

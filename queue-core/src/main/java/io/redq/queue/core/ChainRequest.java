@@ -27,9 +27,10 @@ import org.springframework.util.Assert;
  * A step may be a batch ({@link Builder#step(BatchRequest)}): the step after it starts
  * only once the batch succeeded, and a batch that failed (under its own death policy) or
  * was cancelled ends the chain as a dead step does. Its id is {@code <chain id>:<step>},
- * the batch's id. Nesting is one level deep: a batch step holds jobs only, and holds at
- * most {@value #MAX_BATCH_STEP_MEMBERS} members, since the chain keeps it until it
- * starts.
+ * the batch's id. A batch step may nest batches and chains of its own, down to
+ * {@value BatchRequest#MAX_DEPTH} levels counting the outermost workflow, and holds at
+ * most {@value #MAX_BATCH_STEP_MEMBERS} jobs, its nested workflows' included, since the
+ * chain keeps it until it starts.
  *
  * @author Redq team
  * @since 0.1.0
@@ -49,7 +50,7 @@ public final class ChainRequest {
 	/** The most steps a chain has. */
 	public static final int MAX_STEPS = 1000;
 
-	/** The most members a batch step has. */
+	/** The most jobs a batch step holds, its nested workflows' included. */
 	public static final int MAX_BATCH_STEP_MEMBERS = 1000;
 
 	private final List<Object> steps;
@@ -130,6 +131,31 @@ public final class ChainRequest {
 	}
 
 	/**
+	 * Return how many levels the chain nests, counting itself: 1 when its steps are jobs.
+	 * @return the depth
+	 */
+	int depth() {
+		int nested = 0;
+		for (Object step : this.steps) {
+			if (step instanceof BatchRequest batch) {
+				nested = Math.max(nested, batch.depth());
+			}
+		}
+		return nested + 1;
+	}
+
+	/**
+	 * Return how many jobs the chain holds as steps, its batch steps' included, the
+	 * on-failure job excluded.
+	 * @return the count
+	 */
+	int jobCount() {
+		return this.steps.stream()
+			.mapToInt((step) -> (step instanceof BatchRequest batch) ? batch.jobCount() : 1)
+			.sum();
+	}
+
+	/**
 	 * Return the job that runs when a step dies.
 	 * @return the job, or {@code null} for none
 	 */
@@ -164,17 +190,20 @@ public final class ChainRequest {
 		/**
 		 * Add a step that is a batch: it starts after the steps added before, and the
 		 * step after it once the batch succeeded.
-		 * @param batch the batch, whose members are jobs
+		 * @param batch the batch, which may nest workflows of its own
 		 * @return this builder
+		 * @throws IllegalArgumentException when the batch holds more than
+		 * {@value #MAX_BATCH_STEP_MEMBERS} jobs, or the chain would nest more than
+		 * {@value BatchRequest#MAX_DEPTH} levels
 		 */
 		public Builder step(BatchRequest batch) {
 			Assert.notNull(batch, "A batch step must be a BatchRequest, not null");
-			Assert.isTrue(!batch.isNesting(), "A batch step holds jobs only: nesting is one level deep. Make its "
-					+ "batches and chains steps of the outer chain, or a batch of their own");
-			Assert.isTrue(batch.getMembers().size() <= MAX_BATCH_STEP_MEMBERS,
-					() -> "A batch step has at most " + MAX_BATCH_STEP_MEMBERS + " members, since the chain keeps it "
-							+ "until it starts; got " + batch.getMembers().size() + ". Split it into batch steps, or "
-							+ "dispatch the batch from a step's handler");
+			BatchRequest.checkNestedDepth(batch.depth(), "The batch step");
+			int jobs = batch.jobCount();
+			Assert.isTrue(jobs <= MAX_BATCH_STEP_MEMBERS,
+					() -> "A batch step holds at most " + MAX_BATCH_STEP_MEMBERS + " jobs, its nested workflows' "
+							+ "included, since the chain keeps it until it starts; got " + jobs + ". Split it into "
+							+ "batch steps, or dispatch the batch from a step's handler");
 			this.steps.add(batch);
 			return this;
 		}

@@ -264,6 +264,15 @@ public final class BatchOperations {
 			int step = 0;
 			for (Map.Entry<String, List<EnqueueCommand>> queue : byQueue.entrySet()) {
 				List<EnqueueCommand> members = queue.getValue();
+				if (BATCH_QUEUE.equals(queue.getKey()) || CHAIN_QUEUE.equals(queue.getKey())) {
+					// each nested workflow is created as a call of its own, under its id,
+					// unique in the tree
+					for (EnqueueCommand member : members) {
+						createNestedOnce(new PreparedCommand(queue.getKey(), member), callId + "/" + member.id(),
+								window, batch.id());
+					}
+					continue;
+				}
 				for (int from = 0; from < members.size(); from += QueueStore.MAX_BATCH_SIZE) {
 					this.enqueueOperations.enqueueOnce(queue.getKey(), callId + "." + step++,
 							members.subList(from, Math.min(members.size(), from + QueueStore.MAX_BATCH_SIZE)), window,
@@ -272,6 +281,20 @@ public final class BatchOperations {
 			}
 		}
 		seal(batch.id());
+	}
+
+	/**
+	 * Create a nested batch or chain, as {@link BatchCommand#nest()} or
+	 * {@link ChainCommand#nest()} gave it, as a call its caller may make again, with the
+	 * given link as its parent.
+	 */
+	void createNestedOnce(PreparedCommand nested, String callId, Duration window, String parent) {
+		if (BATCH_QUEUE.equals(nested.queue())) {
+			createOnce(BatchCommand.unnest(nested), callId, window, parent);
+		}
+		else {
+			this.chainOperations.createOnce(ChainCommand.unnest(nested), callId, window, parent);
+		}
 	}
 
 	/**

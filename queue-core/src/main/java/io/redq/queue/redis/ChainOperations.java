@@ -189,9 +189,21 @@ public final class ChainOperations {
 	 * @param window how long Redis remembers the call
 	 */
 	public void createOnce(ChainCommand chain, String callId, Duration window) {
+		createOnce(chain, callId, window, null);
+	}
+
+	/**
+	 * Create a chain as {@link #createOnce(ChainCommand, String, Duration)} does, as a
+	 * member of the given batch.
+	 * @param chain the chain
+	 * @param callId the call's id
+	 * @param window how long Redis remembers the call
+	 * @param parent the id of the batch the chain is a member of, or {@code null}
+	 */
+	void createOnce(ChainCommand chain, String callId, Duration window, @Nullable String parent) {
 		ChainCommand kept = new ChainCommand(chain.id(), BatchOperations.maximum(chain.linger(), window), chain.steps(),
 				chain.onFailure());
-		String link = create(kept, BatchOperations.maximum(CREATION_WINDOW, window), null);
+		String link = create(kept, BatchOperations.maximum(CREATION_WINDOW, window), parent);
 		if (link != null) {
 			start(chain.steps().get(0), callId + ".1", window, link);
 		}

@@ -10,8 +10,6 @@ import io.redq.queue.core.BatchResult;
 import io.redq.queue.core.DispatchResult;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.util.Assert;
-
 /**
  * A batch whose members and callbacks were checked, passed through the dispatch
  * interceptors and written, under a batch id chosen at once, not sent yet: for a batch
@@ -111,18 +109,16 @@ public final class PreparedBatch {
 	}
 
 	/**
-	 * Return the batch as Redis stores it, for an outbox row.
+	 * Return the batch as Redis stores it, for an outbox row: its nested batches and
+	 * chains as members of their own ({@link BatchCommand#nest()},
+	 * {@link ChainCommand#nest()}), after its jobs, in the order of {@link #memberIds()}.
 	 * @return the batch
-	 * @throws IllegalStateException when a member is a batch or a chain: an outbox row
-	 * does not hold those yet
 	 */
 	public BatchCommand command() {
-		Assert.state(this.batches.isEmpty() && this.chains.isEmpty(), () -> "Batch " + this.id
-				+ " has batches or chains as members, which a transactional outbox does not store yet: dispatch it "
-				+ "outside the transaction, or without an outbox (after the commit), or dispatch the nested "
-				+ "workflows as batches and chains of their own");
-		return new BatchCommand(this.id, this.deathPolicy, this.linger,
-				this.members.stream().map(PreparedBatch::command).toList(),
+		List<PreparedCommand> members = new ArrayList<>(this.members.stream().map(PreparedBatch::command).toList());
+		this.batches.forEach((batch) -> members.add(batch.command().nest()));
+		this.chains.forEach((chain) -> members.add(chain.command().nest()));
+		return new BatchCommand(this.id, this.deathPolicy, this.linger, members,
 				command(this.callbacks.get(BatchOperations.SUCCESS)),
 				command(this.callbacks.get(BatchOperations.COMPLETE)));
 	}

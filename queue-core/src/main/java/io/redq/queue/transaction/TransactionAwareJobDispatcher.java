@@ -207,7 +207,6 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 		}
 		WorkflowDispatcher workflows = workflowTarget("batch");
 		JobOutbox outbox = this.outbox;
-		refuseNestingInOutbox(request.isNesting(), outbox, "batch");
 		PreparedBatch batch = workflows.prepareBatch(request);
 		JobOutbox.Entry entry;
 		try {
@@ -265,7 +264,6 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 		}
 		WorkflowDispatcher workflows = workflowTarget("chain");
 		JobOutbox outbox = this.outbox;
-		refuseNestingInOutbox(request.isNesting(), outbox, "chain");
 		PreparedChain chain = workflows.prepareChain(request);
 		JobOutbox.Entry entry;
 		try {
@@ -280,16 +278,6 @@ public class TransactionAwareJobDispatcher implements JobDispatcher, JobQueueLif
 			return true;
 		}, chain::failed, entry));
 		return chain.result();
-	}
-
-	/**
-	 * Refuse a nested workflow that an outbox would store: an outbox row does not hold
-	 * batches or chains nested in others yet.
-	 */
-	private static void refuseNestingInOutbox(boolean nesting, @Nullable JobOutbox outbox, String what) {
-		Assert.state(!nesting || outbox == null, () -> "A " + what + " that nests batches or chains cannot be "
-				+ "dispatched inside a transaction with a transactional outbox yet: dispatch it after the commit "
-				+ "(TransactionSynchronization.afterCommit), or dispatch the nested workflows on their own");
 	}
 
 	@Override

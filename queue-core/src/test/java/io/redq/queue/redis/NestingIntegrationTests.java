@@ -238,24 +238,198 @@ class NestingIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
-	void nestingDeeperThanOneLevelAndEmptyWorkflowsAreRefusedAtTheCall() {
-		BatchRequest nesting = BatchRequest.builder().batch(BatchRequest.of(List.of(job("mail"))).build()).build();
-		assertThatIllegalArgumentException().isThrownBy(() -> BatchRequest.builder().batch(nesting))
-			.withMessageContaining("nesting is one level deep");
-		assertThatIllegalArgumentException().isThrownBy(() -> ChainRequest.builder().step(nesting))
-			.withMessageContaining("nesting is one level deep");
-		ChainRequest withBatchStep = ChainRequest.builder()
-			.step(job("resize"))
-			.step(BatchRequest.of(List.of(job("mail"))).build())
+	void aThreeLevelTreeHandsEachEndOverLevelByLevelOnceAndStartsNoStepBeforeItsPredecessor() {
+		BatchResult outer = this.dispatcher
+			.dispatchBatch(threeLevels(BatchRequest.of(List.of(job("sms"), job("sms")))));
+		String chainId = outer.members().get(1).id();
+		String innerId = chainId + ":2";
+		assertThat(this.dispatcher.findBatch(innerId)).as("not before the step before succeeded").isEmpty();
+		assertThat(this.operations.stats("sms").ready()).isZero();
+		succeed("images");
+		handOverAll();
+		assertThat(status(innerId).total()).isEqualTo(2);
+		succeed("sms");
+		handOverAll();
+		assertThat(this.operations.stats("web").ready()).as("not before the batch succeeded").isZero();
+		succeed("mail");
+		succeed("sms");
+		Set<String> last = this.template.opsForZSet().range("redq:{sms}:handover", 0, -1);
+		handOverAll();
+		assertThat(status(innerId).state()).isEqualTo(BatchStatus.State.SUCCEEDED);
+		assertThat(chainStatus(chainId).steps()).extracting(Step::state)
+			.containsExactly(StepState.SUCCEEDED, StepState.SUCCEEDED, StepState.RUNNING);
+		assertThat(status(outer.batchId()).pending()).as("the chain runs on").isEqualTo(1);
+		assertThat(callbacks()).containsOnlyKeys(innerId + ":complete");
+		succeedAll("callbacks");
+		assertThat(succeed("web")).isEqualTo(chainId + ":3");
+		handOverAll();
+		assertThat(chainStatus(chainId).state()).isEqualTo(ChainStatus.State.SUCCEEDED);
+		assertThat(status(outer.batchId())).isEqualTo(new BatchStatus(outer.batchId(), BatchStatus.State.SUCCEEDED,
+				BatchDeathPolicy.CARRY_ON, 2, 0, 2, 0, 0));
+		assertThat(callbacks()).containsOnlyKeys(outer.batchId() + ":success", outer.batchId() + ":complete");
+		succeedAll("callbacks");
+		// every level's end applied again, as movers that died before they recorded it
+		this.template.opsForZSet().add("redq:{sms}:handover", last.iterator().next(), 0);
+		handOverAll();
+		this.operations.getBatchOperations()
+			.handToParent(ChainOperations.link(chainId) + "\ns", BatchOperations.BATCH_QUEUE, innerId);
+		this.operations.getBatchOperations()
+			.handToParent(outer.batchId() + "\ns", BatchOperations.CHAIN_QUEUE, chainId);
+		assertThat(status(innerId).succeeded()).as("counted once").isEqualTo(2);
+		assertThat(status(outer.batchId()).succeeded()).as("counted once").isEqualTo(2);
+		assertThat(callbacks()).as("each callback once").isEmpty();
+		for (String queue : QUEUES) {
+			assertThat(this.operations.stats(queue).ready()).as("each step and member ran once").isZero();
+		}
+	}
+
+	@Test
+	void aDeathAtTheDeepestLevelUnderFailFastEndsEachLevelOnce() {
+		BatchResult outer = this.dispatcher
+			.dispatchBatch(threeLevels(BatchRequest.of(List.of(job("sms"), job("sms"))).failFast()));
+		String chainId = outer.members().get(1).id();
+		String innerId = chainId + ":2";
+		succeed("images");
+		handOverAll();
+		kill("sms");
+		Set<String> death = this.template.opsForZSet().range("redq:{sms}:handover", 0, -1);
+		handOverAll();
+		assertThat(status(innerId).state()).as("at the first death").isEqualTo(BatchStatus.State.FAILED);
+		assertThat(chainStatus(chainId).state()).isEqualTo(ChainStatus.State.FAILED);
+		assertThat(chainStatus(chainId).steps()).extracting(Step::state)
+			.containsExactly(StepState.SUCCEEDED, StepState.DEAD, StepState.CANCELLED);
+		assertThat(status(outer.batchId()).dead()).isEqualTo(1);
+		assertThat(status(outer.batchId()).state()).as("the outer batch carries on")
+			.isEqualTo(BatchStatus.State.RUNNING);
+		assertThat(callbacks()).containsOnlyKeys(innerId + ":complete", chainId + ":failure");
+		succeedAll("callbacks");
+		succeed("mail");
+		handOverAll();
+		assertThat(status(outer.batchId())).isEqualTo(
+				new BatchStatus(outer.batchId(), BatchStatus.State.FAILED, BatchDeathPolicy.CARRY_ON, 2, 0, 1, 1, 0));
+		assertThat(callbacks()).containsOnlyKeys(outer.batchId() + ":complete");
+		succeedAll("callbacks");
+		// the other member finishes late, and every level's end is applied again
+		succeedAll("sms");
+		this.template.opsForZSet().add("redq:{sms}:handover", death.iterator().next(), 0);
+		handOverAll();
+		this.operations.getBatchOperations()
+			.handToParent(ChainOperations.link(chainId) + "\nd", BatchOperations.BATCH_QUEUE, innerId);
+		this.operations.getBatchOperations()
+			.handToParent(outer.batchId() + "\nd", BatchOperations.CHAIN_QUEUE, chainId);
+		assertThat(status(outer.batchId()).dead()).as("counted once").isEqualTo(1);
+		assertThat(callbacks()).as("each callback once").isEmpty();
+		assertThat(this.operations.stats("web").ready()).as("the step after the dead one never starts").isZero();
+	}
+
+	@Test
+	void aDeathAtTheDeepestLevelUnderCarryOnEndsEachLevelOnceItsLastMemberFinished() {
+		BatchResult outer = this.dispatcher
+			.dispatchBatch(threeLevels(BatchRequest.of(List.of(job("sms"), job("sms"))).carryOn()));
+		String chainId = outer.members().get(1).id();
+		String innerId = chainId + ":2";
+		succeed("mail");
+		succeed("images");
+		handOverAll();
+		kill("sms");
+		handOverAll();
+		assertThat(status(innerId).state()).as("the inner batch carries on").isEqualTo(BatchStatus.State.RUNNING);
+		assertThat(chainStatus(chainId).state()).isEqualTo(ChainStatus.State.RUNNING);
+		assertThat(status(outer.batchId()).pending()).isEqualTo(1);
+		assertThat(callbacks()).isEmpty();
+		succeed("sms");
+		Set<String> last = this.template.opsForZSet().range("redq:{sms}:handover", 0, -1);
+		handOverAll();
+		assertThat(status(innerId))
+			.isEqualTo(new BatchStatus(innerId, BatchStatus.State.FAILED, BatchDeathPolicy.CARRY_ON, 2, 0, 1, 1, 0));
+		assertThat(chainStatus(chainId).state()).isEqualTo(ChainStatus.State.FAILED);
+		assertThat(status(outer.batchId())).isEqualTo(
+				new BatchStatus(outer.batchId(), BatchStatus.State.FAILED, BatchDeathPolicy.CARRY_ON, 2, 0, 1, 1, 0));
+		assertThat(callbacks()).containsOnlyKeys(innerId + ":complete", chainId + ":failure",
+				outer.batchId() + ":complete");
+		succeedAll("callbacks");
+		this.template.opsForZSet().add("redq:{sms}:handover", last.iterator().next(), 0);
+		handOverAll();
+		this.operations.getBatchOperations()
+			.handToParent(ChainOperations.link(chainId) + "\nd", BatchOperations.BATCH_QUEUE, innerId);
+		this.operations.getBatchOperations()
+			.handToParent(outer.batchId() + "\nd", BatchOperations.CHAIN_QUEUE, chainId);
+		assertThat(status(outer.batchId()).dead()).as("counted once").isEqualTo(1);
+		assertThat(callbacks()).as("each callback once").isEmpty();
+		assertThat(this.operations.stats("web").ready()).as("the step after the dead one never starts").isZero();
+	}
+
+	@Test
+	void aFiveLevelTreeWhoseDeepLevelsWaitInAChainStepRunsToItsEnd() {
+		// the batch step waits in its chain with a chain and a batch nested in it
+		BatchRequest deep = BatchRequest.builder()
+			.chain(ChainRequest.builder()
+				.step(job("publish"))
+				.step(BatchRequest.of(List.of(job("sms")))
+					.onComplete(JobRequest.of("close", "deepest").build())
+					.build())
+				.build())
 			.build();
-		assertThatIllegalArgumentException().isThrownBy(() -> BatchRequest.builder().chain(withBatchStep))
-			.withMessageContaining("nesting is one level deep");
+		BatchResult outer = this.dispatcher.dispatchBatch(BatchRequest.builder()
+			.chain(ChainRequest.builder().step(job("resize")).step(deep).build())
+			.onSuccess(JobRequest.of("report", "campaign").build())
+			.build());
+		String chainId = outer.members().get(0).id();
+		succeed("images");
+		handOverAll();
+		assertThat(status(chainId + ":2").total()).isEqualTo(1);
+		String publish = succeed("web");
+		String deepestId = publish.substring(0, publish.lastIndexOf(':')) + ":2";
+		handOverAll();
+		assertThat(status(deepestId).total()).isEqualTo(1);
+		succeed("sms");
+		handOverAll();
+		assertThat(status(deepestId).state()).isEqualTo(BatchStatus.State.SUCCEEDED);
+		assertThat(status(chainId + ":2").state()).isEqualTo(BatchStatus.State.SUCCEEDED);
+		assertThat(chainStatus(chainId).state()).isEqualTo(ChainStatus.State.SUCCEEDED);
+		assertThat(status(outer.batchId()).state()).isEqualTo(BatchStatus.State.SUCCEEDED);
+		assertThat(callbacks()).containsOnlyKeys(deepestId + ":complete", outer.batchId() + ":success");
+	}
+
+	@Test
+	void nestingDeeperThanTheMaximumAndEmptyWorkflowsAreRefusedAtTheCall() {
+		BatchRequest deepest = BatchRequest.of(List.of(job("mail"))).build();
+		for (int depth = 2; depth < BatchRequest.MAX_DEPTH; depth++) {
+			deepest = BatchRequest.builder().batch(deepest).build();
+		}
+		BatchRequest sevenLevels = deepest;
+		BatchRequest eightLevels = BatchRequest.builder().batch(sevenLevels).build();
+		assertThatIllegalArgumentException().isThrownBy(() -> BatchRequest.builder().batch(eightLevels))
+			.withMessageContaining("workflows nest at most 8 levels deep");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> ChainRequest.builder().step(job("resize")).step(eightLevels))
+			.withMessageContaining("workflows nest at most 8 levels deep");
+		ChainRequest eightLevelChain = ChainRequest.builder().step(job("resize")).step(sevenLevels).build();
+		assertThatIllegalArgumentException().isThrownBy(() -> BatchRequest.builder().chain(eightLevelChain))
+			.withMessageContaining("The nested chain nests 8 levels");
 		assertThatIllegalArgumentException().isThrownBy(() -> BatchRequest.builder().build())
 			.withMessageContaining("at least one member");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> ChainRequest.builder().step(BatchRequest.of(List.of(job("mail"))).build()).build())
 			.withMessageContaining("at least two steps");
 		assertThat(this.template.keys("redq:*")).as("nothing sent").isEmpty();
+	}
+
+	/**
+	 * A batch of a job and a chain whose second step is the given batch: three levels.
+	 */
+	private static BatchRequest threeLevels(BatchRequest.Builder deepest) {
+		return BatchRequest.builder()
+			.member(job("mail"))
+			.chain(ChainRequest.builder()
+				.step(job("resize"))
+				.step(deepest.onComplete(JobRequest.of("close", "inner").build()).build())
+				.step(job("publish"))
+				.onFailure(JobRequest.of("broken", "x").build())
+				.build())
+			.onSuccess(JobRequest.of("report", "campaign").build())
+			.onComplete(JobRequest.of("close", "campaign").build())
+			.build();
 	}
 
 	private static JobRequest job(String jobName) {

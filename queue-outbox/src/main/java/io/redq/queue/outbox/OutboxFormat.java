@@ -53,24 +53,36 @@ import tools.jackson.databind.node.ObjectNode;
  *   "steps":[{"queue":"images","id":"c1:1","delay":0,...}],"onFailure":{"queue":"images","id":"c1:failure",...}}]}
  * </pre>
  *
+ * Version 4 adds nesting beyond a chain's batch step of jobs: a member that is a batch or
+ * a chain names the queue {@code {batch}} or {@code {chain}} (as a chain's batch step
+ * does since version 3), its body the nested workflow as Redis keeps it until it is
+ * created (see {@code BatchCommand#nest()}).
+ * <p>
  * A row is written as the lowest version that holds its steps: without a batch or a chain
  * as version 1, which the versions from before batches read, without a chain as version
- * 2, which the versions from before chains in transactions read. A row of a version this
- * class does not read is refused with a reason, so that the relay moves it aside rather
- * than guess.
+ * 2, which the versions from before chains in transactions read, without nesting deeper
+ * than a chain's batch step of jobs as version 3, which the versions from before deeper
+ * nesting read. A row of a version this class does not read is refused with a reason, so
+ * that the relay moves it aside rather than guess.
  *
  * @author Redq team
  */
 final class OutboxFormat {
 
-	/** The newest version that this class writes and reads: version 2 with chains. */
-	static final int VERSION = 3;
+	/** The newest version that this class writes and reads: version 3 with nesting. */
+	static final int VERSION = 4;
 
 	/** The version of the rows without a batch or a chain. */
 	private static final int WITHOUT_BATCHES = 1;
 
 	/** The version of the rows with a batch and without a chain. */
 	private static final int WITHOUT_CHAINS = 2;
+
+	/**
+	 * The version of the rows with a chain and without nesting deeper than a chain's
+	 * batch step of jobs.
+	 */
+	private static final int WITHOUT_NESTING = 3;
 
 	/** Redq's own mapper: the application's settings never reach the rows. */
 	private static final JsonMapper MAPPER = JsonMapper.builder().build();
@@ -85,8 +97,7 @@ final class OutboxFormat {
 	 */
 	static String write(List<OutboxStep> steps) {
 		ObjectNode row = MAPPER.createObjectNode();
-		row.put("v", steps.stream().anyMatch(OutboxStep.Chain.class::isInstance) ? VERSION
-				: steps.stream().anyMatch(OutboxStep.Batch.class::isInstance) ? WITHOUT_CHAINS : WITHOUT_BATCHES);
+		row.put("v", version(steps));
 		ArrayNode array = row.putArray("steps");
 		for (OutboxStep step : steps) {
 			ObjectNode node = array.addObject();
@@ -110,6 +121,23 @@ final class OutboxFormat {
 			}
 		}
 		return MAPPER.writeValueAsString(row);
+	}
+
+	/**
+	 * Return the lowest version that holds the steps: a version that reads a batch step
+	 * of a chain reads nothing deeper.
+	 */
+	private static int version(List<OutboxStep> steps) {
+		int version = WITHOUT_BATCHES;
+		for (OutboxStep step : steps) {
+			if (step instanceof OutboxStep.Batch batch) {
+				version = Math.max(version, (batch.batch().depth() > 1) ? VERSION : WITHOUT_CHAINS);
+			}
+			else if (step instanceof OutboxStep.Chain chain) {
+				version = Math.max(version, (chain.chain().depth() > 2) ? VERSION : WITHOUT_NESTING);
+			}
+		}
+		return version;
 	}
 
 	private static void write(EnqueueCommand job, ObjectNode node) {
@@ -216,12 +244,12 @@ final class OutboxFormat {
 				}
 				else if (step instanceof OutboxStep.Batch batch) {
 					batch.batch()
-						.members()
+						.jobs()
 						.forEach((job) -> names.add(JobEnvelope.read("{" + job.command().body()).job()));
 				}
 				else if (step instanceof OutboxStep.Chain chain) {
 					chain.chain()
-						.steps()
+						.jobs()
 						.forEach((job) -> names.add(JobEnvelope.read("{" + job.command().body()).job()));
 				}
 			}
