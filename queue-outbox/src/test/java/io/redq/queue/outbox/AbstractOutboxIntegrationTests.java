@@ -620,6 +620,167 @@ abstract class AbstractOutboxIntegrationTests {
 		});
 	}
 
+	@Test // issue 37: nesting
+	void nestedWorkflowOfACommittedTransactionIsOneRowFromWhichTheRelayCreatesEveryLevelOnce() {
+		runner().withUserConfiguration(BatchJobsConfiguration.class).run((context) -> {
+			Outbox outbox = new Outbox(context);
+			outbox.jdbc.update("DELETE FROM " + JdbcJobOutbox.TABLE);
+			BatchResult batch = outbox.transaction
+				.execute((status) -> outbox.dispatcher.dispatchBatch(BatchRequest.builder()
+					.member(JobRequest.of("batch-member", "a").build())
+					.chain(ChainRequest.builder()
+						.step(JobRequest.of("batch-member", "b").build())
+						.step(BatchRequest
+							.of(List.of(JobRequest.of("batch-audit", "c").build(),
+									JobRequest.of("batch-audit", "d").build()))
+							.onComplete(JobRequest.of("batch-done", "inner").build())
+							.build())
+						.step(JobRequest.of("batch-member", "e").build())
+						.onFailure(JobRequest.of("batch-done", "failed").build())
+						.build())
+					.onSuccess(JobRequest.of("batch-done", "succeeded").build())
+					.onComplete(JobRequest.of("batch-done", "completed").build())
+					.build()));
+			assertThat(outbox.rows()).as("the whole tree in one row").isOne();
+			assertThat(outbox.jdbc.queryForObject("SELECT steps FROM " + JdbcJobOutbox.TABLE, String.class))
+				.as("a row of the version that holds nesting")
+				.startsWith("{\"v\":4,");
+			assertThat(outbox.dispatcher.findBatch(batch.batchId())).as("nothing in Redis before the relay").isEmpty();
+			assertThat(outbox.relay().relay()).isOne();
+			BatchJobs jobs = context.getBean(BatchJobs.class);
+			await().atMost(Duration.ofSeconds(60))
+				.untilAsserted(() -> assertThat(outbox.dispatcher.findBatch(batch.batchId())).get()
+					.extracting(BatchStatus::state)
+					.isEqualTo(BatchStatus.State.SUCCEEDED));
+			await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(jobs.done).hasSize(3));
+			assertThat(jobs.members).as("each job once").containsExactlyInAnyOrder("a", "b", "c", "d", "e");
+			List<String> chain = jobs.members.stream().filter((member) -> !member.equals("a")).toList();
+			assertThat(chain.get(0)).as("no step before its predecessor succeeded").isEqualTo("b");
+			assertThat(chain.get(3)).isEqualTo("e");
+			assertThat(jobs.done).as("each callback once").containsExactlyInAnyOrder("inner", "succeeded", "completed");
+		});
+	}
+
+	@Test // issue 37: nesting
+	void nestedWorkflowOfATransactionThatRolledBackIsNeitherWrittenNorSent() {
+		run((outbox) -> {
+			AtomicReference<BatchResult> batch = new AtomicReference<>();
+			outbox.transaction.executeWithoutResult((status) -> {
+				batch.set(outbox.dispatcher.dispatchBatch(threeLevels()));
+				status.setRollbackOnly();
+			});
+			assertThat(outbox.rows()).isZero();
+			outbox.relayAll();
+			assertThat(outbox.dispatcher.findBatch(batch.get().batchId())).isEmpty();
+			assertThat(outbox.redis.keys("redq:batch:*")).isEmpty();
+			assertThat(outbox.redis.keys("redq:chain:*")).isEmpty();
+			assertThat(outbox.ready("mail")).isEmpty();
+			assertThat(outbox.ready("audit")).isEmpty();
+		});
+	}
+
+	@Test // issue 37: nesting
+	void nestedRowAppliedAgainAfterARelayDiedOrFailedHalfWayCreatesEachLevelOnce() {
+		run((outbox) -> {
+			BatchResult batch = outbox.transaction.execute((status) -> outbox.dispatcher.dispatchBatch(threeLevels()));
+			String chainId = batch.members().get(1).id();
+			String innerId = chainId + ":1";
+			// the deepest level's second queue refuses the relay's first attempt (a newer
+			// data model), after the outer batch, the chain and the inner batch were
+			// created and the mail members enqueued: a relay that failed between sends
+			outbox.redis.opsForValue().set("redq:{audit}:model", "99");
+			assertThat(outbox.relay().relay()).isOne();
+			assertThat(outbox.rows()).as("kept for a retry").isOne();
+			ListenerOperations listener = outbox.operations.getListenerOperations();
+			assertThat(outbox.ready("mail")).hasSize(2);
+			succeed(listener, "mail");
+			succeed(listener, "mail");
+			listener.handOver("mail");
+			outbox.redis.delete("redq:{audit}:model");
+			outbox.jdbc.update("UPDATE " + JdbcJobOutbox.TABLE + " SET next_attempt_at = 0");
+			String nonce = outbox.jdbc.queryForObject("SELECT nonce FROM " + JdbcJobOutbox.TABLE, String.class);
+			String steps = outbox.jdbc.queryForObject("SELECT steps FROM " + JdbcJobOutbox.TABLE, String.class);
+			BatchCommand command = ((OutboxStep.Batch) OutboxFormat.read(steps).get(0)).batch();
+			assertThat(outbox.relay().relay()).isOne();
+			assertThat(outbox.rows()).isZero();
+			// a relay that applied the row and died before deleting it applies it again
+			BatchOperations batches = outbox.operations.getBatchOperations();
+			batches.createOnce(command, nonce + ".0", JdbcOutboxRelay.DEFAULT_RESEND_WINDOW);
+			assertThat(outbox.ready("mail")).as("no member created again").isEmpty();
+			assertThat(outbox.ready("audit")).as("the deepest members once").hasSize(1);
+			assertThat(outbox.dispatcher.findBatch(innerId)).get()
+				.extracting(BatchStatus::state, BatchStatus::total, BatchStatus::pending, BatchStatus::succeeded)
+				.as("the member that finished meanwhile is not pending again")
+				.containsExactly(BatchStatus.State.RUNNING, 2L, 1L, 1L);
+			assertThat(outbox.dispatcher.findBatch(batch.batchId())).get()
+				.extracting(BatchStatus::state, BatchStatus::total, BatchStatus::pending, BatchStatus::succeeded)
+				.containsExactly(BatchStatus.State.RUNNING, 2L, 1L, 1L);
+			succeed(listener, "audit");
+			listener.handOver("audit");
+			assertThat(outbox.ready("mail")).as("the step after the batch, once it succeeded")
+				.containsExactly(chainId + ":2");
+			succeed(listener, "mail");
+			listener.handOver("mail");
+			batches.createOnce(command, nonce + ".0", JdbcOutboxRelay.DEFAULT_RESEND_WINDOW);
+			assertThat(outbox.dispatcher.findBatch(batch.batchId())).get()
+				.extracting(BatchStatus::state, BatchStatus::succeeded)
+				.containsExactly(BatchStatus.State.SUCCEEDED, 2L);
+			assertThat(outbox.dispatcher.findChain(chainId)).get()
+				.extracting(ChainStatus::state)
+				.isEqualTo(ChainStatus.State.SUCCEEDED);
+			assertThat(outbox.ready("mail")).isEmpty();
+			assertThat(outbox.ready("audit")).as("each callback enqueued once")
+				.containsExactlyInAnyOrder(innerId + ":complete", batch.batchId() + ":complete");
+		});
+	}
+
+	@Test // issue 37: nesting
+	void withTheOutboxDisabledANestedWorkflowIsSentAfterTheCommitOrNotAtAll() {
+		runner().withPropertyValues("redq.outbox.enabled=false").run((context) -> {
+			TransactionTemplate transaction = new TransactionTemplate(
+					context.getBean(PlatformTransactionManager.class));
+			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+			BatchResult rolledBack = transaction.execute((status) -> {
+				status.setRollbackOnly();
+				return dispatcher.dispatchBatch(threeLevels());
+			});
+			BatchResult batch = transaction.execute((status) -> {
+				BatchResult result = dispatcher.dispatchBatch(threeLevels());
+				assertThat(dispatcher.findBatch(result.batchId())).as("not before the commit").isEmpty();
+				return result;
+			});
+			String chainId = batch.members().get(1).id();
+			await().untilAsserted(() -> assertThat(dispatcher.findBatch(batch.batchId())).get()
+				.extracting(BatchStatus::state)
+				.isEqualTo(BatchStatus.State.RUNNING));
+			assertThat(dispatcher.findChain(chainId)).get()
+				.extracting(ChainStatus::state)
+				.isEqualTo(ChainStatus.State.RUNNING);
+			assertThat(dispatcher.findBatch(chainId + ":1")).get()
+				.extracting(BatchStatus::state, BatchStatus::total)
+				.containsExactly(BatchStatus.State.RUNNING, 2L);
+			assertThat(dispatcher.findBatch(rolledBack.batchId())).isEmpty();
+			assertThat(dispatcher.findChain(rolledBack.members().get(1).id())).isEmpty();
+		});
+	}
+
+	/**
+	 * A batch of an invoice and a chain whose first step is a batch of an invoice and an
+	 * audit, then an invoice: three levels, created by one send.
+	 */
+	private static BatchRequest threeLevels() {
+		return BatchRequest.builder()
+			.member(invoice("a"))
+			.chain(ChainRequest.builder()
+				.step(BatchRequest.of(List.of(invoice("b"), JobRequest.of("audit", "c").build()))
+					.onComplete(JobRequest.of("audit", "inner").build())
+					.build())
+				.step(invoice("d"))
+				.build())
+			.onComplete(JobRequest.of("audit", "done").build())
+			.build();
+	}
+
 	private static JobRequest invoice(String order) {
 		return JobRequest.of("send-invoice", order).build();
 	}
