@@ -41,4 +41,23 @@ class Nesting {
 		// end::nesting[]
 	}
 
+	void nestDeeper(String campaignId, List<JobRequest> lowResolution, List<JobRequest> highResolution,
+			JobRequest resize, JobRequest publish) {
+		JobDispatcher dispatcher = this.dispatcher;
+		// tag::deeper[]
+		dispatcher.dispatchBatch(BatchRequest.builder()
+			.member(JobRequest.of("mail-summary", campaignId).build())
+			.chain(ChainRequest.builder()
+				.step(resize)
+				.step(BatchRequest.builder()
+					.batch(BatchRequest.of(lowResolution).build())
+					.batch(BatchRequest.of(highResolution).failFast().build())
+					.build())
+				.step(publish)
+				.build())
+			.onComplete(JobRequest.of("close-campaign", campaignId).build())
+			.build());
+		// end::deeper[]
+	}
+
 }
