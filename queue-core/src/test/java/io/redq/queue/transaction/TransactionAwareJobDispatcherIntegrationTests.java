@@ -1,6 +1,5 @@
 package io.redq.queue.transaction;
 
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -224,32 +223,40 @@ class TransactionAwareJobDispatcherIntegrationTests extends AbstractQueueIntegra
 	}
 
 	@Test // issue 37, nesting
-	void aNestedWorkflowIsSentAfterTheCommitAndRefusedAtTheCallWithAnOutbox() {
+	void aWorkflowNestedFourLevelsIsSentWholeAfterTheCommitOrNotAtAll() {
+		// a batch holding a chain whose first step is a batch holding a chain
 		BatchRequest nesting = BatchRequest.builder()
 			.member(audit("a"))
-			.chain(ChainRequest.of(JobRequest.of("send-invoice", "c").build(), audit("c")).build())
+			.chain(ChainRequest.builder()
+				.step(BatchRequest.builder()
+					.chain(ChainRequest.of(JobRequest.of("send-invoice", "c").build(), audit("c")).build())
+					.build())
+				.step(audit("d"))
+				.build())
 			.build();
-		BatchResult batch = this.transaction.execute((status) -> this.dispatcher.dispatchBatch(nesting));
+		BatchResult rolledBack = this.transaction.execute((status) -> {
+			status.setRollbackOnly();
+			return this.dispatcher.dispatchBatch(nesting);
+		});
+		BatchResult batch = this.transaction.execute((status) -> {
+			BatchResult result = this.dispatcher.dispatchBatch(nesting);
+			assertThat(this.target.findBatch(result.batchId())).as("not before the commit").isEmpty();
+			return result;
+		});
 		String chainId = batch.members().get(1).id();
-		await().untilAsserted(() -> assertThat(this.target.findChain(chainId)).get()
+		await().untilAsserted(() -> assertThat(this.target.findBatch(batch.batchId())).get()
+			.extracting(BatchStatus::state)
+			.isEqualTo(BatchStatus.State.RUNNING));
+		assertThat(this.target.findChain(chainId)).get()
 			.extracting(ChainStatus::state)
-			.isEqualTo(ChainStatus.State.RUNNING));
-		assertThat(this.target.findBatch(batch.batchId())).get().extracting(BatchStatus::total).isEqualTo(2L);
-		this.dispatcher.setOutbox((JobOutbox) Proxy.newProxyInstance(getClass().getClassLoader(),
-				new Class<?>[] { JobOutbox.class }, (proxy, method, args) -> {
-					throw new AssertionError("the outbox is not reached");
-				}));
-		assertThatIllegalStateException()
-			.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.dispatcher.dispatchBatch(nesting)))
-			.withMessageContaining("transactional outbox");
-		ChainRequest batchStep = ChainRequest.builder()
-			.step(audit("s"))
-			.step(BatchRequest.of(List.of(audit("b"))).build())
-			.build();
-		assertThatIllegalStateException()
-			.isThrownBy(
-					() -> this.transaction.executeWithoutResult((status) -> this.dispatcher.dispatchChain(batchStep)))
-			.withMessageContaining("transactional outbox");
+			.isEqualTo(ChainStatus.State.RUNNING);
+		assertThat(this.target.findBatch(chainId + ":1")).get()
+			.extracting(BatchStatus::state, BatchStatus::total)
+			.as("the chain's first step, holding the innermost chain")
+			.containsExactly(BatchStatus.State.RUNNING, 1L);
+		assertThat(ready()).as("the innermost chain's first step").hasSize(1);
+		assertThat(this.target.findBatch(rolledBack.batchId())).isEmpty();
+		assertThat(this.target.findChain(rolledBack.members().get(1).id())).isEmpty();
 	}
 
 	@Test
