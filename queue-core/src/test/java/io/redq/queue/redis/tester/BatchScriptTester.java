@@ -5,7 +5,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,21 +13,14 @@ import java.util.Set;
 import io.redq.queue.core.BatchDeathPolicy;
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.Due;
-import io.redq.queue.core.JobBackoff;
-import io.redq.queue.core.JobDefinition;
-import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.redis.BatchCommand;
 import io.redq.queue.redis.BatchOperations;
 import io.redq.queue.redis.ChainOperations;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.PreparedCommand;
-import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.redis.ResendProtection;
-import io.redq.queue.redis.tester.ScriptTester.Violation;
-import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -56,26 +48,12 @@ final class BatchScriptTester extends WorkflowScriptTester {
 
 	private final BatchOperations batches;
 
-	/** What a running member adds to its batch through. */
-	private final RedisJobDispatcher dispatcher;
-
 	private final Map<String, Batch> batchOfMember = new HashMap<>();
 
 	BatchScriptTester(RedisJobQueueOperations operations, BatchOperations batches, int steps, Set<Fault> faults,
 			long seed) {
 		super(operations, batches, new ChainOperations(operations.getStore()), QUEUES, steps, faults, seed);
 		this.batches = batches;
-		this.dispatcher = new RedisJobDispatcher(operations, new MemberJobs(), JsonMapper.shared());
-	}
-
-	@Override
-	@Nullable Violation run() {
-		try {
-			return super.run();
-		}
-		finally {
-			this.dispatcher.stop();
-		}
 	}
 
 	@Override
@@ -185,25 +163,6 @@ final class BatchScriptTester extends WorkflowScriptTester {
 		}
 		trace("running " + adder + " adds a member of " + queue + " to " + batchId + ": " + outcome);
 		return true;
-	}
-
-	/** The jobs that members add: one per member queue, named after it. */
-	private static final class MemberJobs implements JobDefinitions {
-
-		private final List<JobDefinition> all = QUEUES.stream()
-			.map((queue) -> new JobDefinition(queue, queue, 2, Duration.ZERO, JobBackoff.DEFAULT, String.class))
-			.toList();
-
-		@Override
-		public @Nullable JobDefinition find(String name) {
-			return this.all.stream().filter((definition) -> definition.name().equals(name)).findFirst().orElse(null);
-		}
-
-		@Override
-		public Collection<JobDefinition> all() {
-			return this.all;
-		}
-
 	}
 
 	@SuppressWarnings("rawtypes")

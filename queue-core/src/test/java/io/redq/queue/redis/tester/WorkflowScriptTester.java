@@ -3,6 +3,7 @@ package io.redq.queue.redis.tester;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -16,6 +17,9 @@ import java.util.function.Supplier;
 
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.Uniqueness;
 import io.redq.queue.redis.BatchKeys;
 import io.redq.queue.redis.BatchOperations;
@@ -24,11 +28,13 @@ import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.PreparedCommand;
 import io.redq.queue.redis.QueueStore;
+import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.redis.ReservedJob;
 import io.redq.queue.redis.tester.ScriptTester.Invariant;
 import io.redq.queue.redis.tester.ScriptTester.Violation;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -81,6 +87,12 @@ abstract class WorkflowScriptTester {
 
 	/** What cancels chains. */
 	private final ChainOperations chains;
+
+	/**
+	 * What sends workflows and adds members to batches, as an application does, with a
+	 * job of each member queue named after it.
+	 */
+	final RedisJobDispatcher dispatcher;
 
 	final ListenerOperations listeners;
 
@@ -141,6 +153,7 @@ abstract class WorkflowScriptTester {
 		this.store = operations.getStore();
 		this.listeners = operations.getListenerOperations();
 		this.redis = this.store.getTemplate();
+		this.dispatcher = new RedisJobDispatcher(operations, new MemberJobs(queues), JsonMapper.shared());
 	}
 
 	/**
@@ -162,6 +175,9 @@ abstract class WorkflowScriptTester {
 		}
 		catch (ViolationException ex) {
 			return new Violation(ex.invariant, this.step, ex.getMessage(), List.copyOf(this.trace));
+		}
+		finally {
+			this.dispatcher.stop();
 		}
 	}
 
@@ -391,7 +407,7 @@ abstract class WorkflowScriptTester {
 		this.step = this.steps + 1;
 		this.finishing = true;
 		trace("every member and callback is run to its end");
-		for (int round = 0; round < 1000 && !allDone(); round++) {
+		for (int round = 0; round < 1000 && !quiet(); round++) {
 			for (Held job : List.copyOf(this.held)) {
 				this.held.remove(job);
 				if (this.listeners.ack(job.queue, List.of(job.job.lease())).isEmpty() && job.queue.equals(CALLBACKS)) {
@@ -414,9 +430,11 @@ abstract class WorkflowScriptTester {
 		this.workflows.values().forEach(Workflow::checkAtEnd);
 	}
 
-	private boolean allDone() {
-		return this.held.isEmpty() && this.workflows.values().stream().allMatch(Workflow::done)
-				&& this.queues.stream().allMatch(this::idle) && idle(CALLBACKS);
+	/**
+	 * Whether nothing is left to run or hand over, so that no workflow can move on.
+	 */
+	private boolean quiet() {
+		return this.held.isEmpty() && this.queues.stream().allMatch(this::idle) && idle(CALLBACKS);
 	}
 
 	/**
@@ -657,9 +675,6 @@ abstract class WorkflowScriptTester {
 		/** Check it once everything ran to its end. */
 		abstract void checkAtEnd();
 
-		/** Whether nothing of it is left to run. */
-		abstract boolean done();
-
 	}
 
 	/**
@@ -779,11 +794,6 @@ abstract class WorkflowScriptTester {
 			Long pending = redis().opsForSet().size(keys().pending());
 			check(pending == 0, Invariant.BATCH_COUNTS,
 					() -> this.id + " still has " + pending + " pending once every member finished: " + this);
-		}
-
-		@Override
-		boolean done() {
-			return !this.started || ended();
 		}
 
 		@Override
@@ -907,13 +917,31 @@ abstract class WorkflowScriptTester {
 		}
 
 		@Override
-		boolean done() {
-			return ENDED.contains(String.valueOf(state()));
+		public String toString() {
+			return this.id + " of " + this.members + (this.cancelled ? " (cancelled)" : "");
+		}
+
+	}
+
+	/** The jobs of the member queues, one per queue, named after it. */
+	private static final class MemberJobs implements JobDefinitions {
+
+		private final List<JobDefinition> all;
+
+		MemberJobs(List<String> queues) {
+			this.all = queues.stream()
+				.map((queue) -> new JobDefinition(queue, queue, 2, Duration.ZERO, JobBackoff.DEFAULT, String.class))
+				.toList();
 		}
 
 		@Override
-		public String toString() {
-			return this.id + " of " + this.members + (this.cancelled ? " (cancelled)" : "");
+		public @Nullable JobDefinition find(String name) {
+			return this.all.stream().filter((definition) -> definition.name().equals(name)).findFirst().orElse(null);
+		}
+
+		@Override
+		public Collection<JobDefinition> all() {
+			return this.all;
 		}
 
 	}
