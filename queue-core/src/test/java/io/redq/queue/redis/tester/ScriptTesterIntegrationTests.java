@@ -44,7 +44,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * adds a run of several minutes with more actors and jobs, beside an instance with the
  * scripts from before priority levels on the same queue (the short runs and the checks
  * that the tester finds the bugs of mutated scripts run them alone, unless the bug needs
- * that instance).
+ * that instance), and a run of the workflow testers ({@link BatchScriptTester},
+ * {@link ChainScriptTester} and {@link NestingScriptTester}) as long.
  *
  * @author Redq team
  */
@@ -63,6 +64,13 @@ class ScriptTesterIntegrationTests {
 	private static final int BATCH_STEPS = 300;
 
 	private static final int BATCH_SEEDS = 6;
+
+	/**
+	 * The nesting tester's runs: trees of batches and chains, each checked after a step.
+	 */
+	private static final int NESTING_STEPS = 250;
+
+	private static final int NESTING_SEEDS = 3;
 
 	private static final Duration LONG_RUN = Duration.ofMinutes(Long.getLong("redq.tester.minutes", 5));
 
@@ -264,6 +272,76 @@ class ScriptTesterIntegrationTests {
 		assertThat(violation.invariant()).isIn(Invariant.STEP_ORDER, Invariant.CHAIN_END, Invariant.ON_FAILURE_ONCE);
 	}
 
+	@Test // issue 37
+	void theWorkflowScriptsKeepEveryInvariantOfNestedWorkflows() {
+		Long seed = Long.getLong("redq.tester.seed");
+		List<String> violations = new ArrayList<>();
+		for (long each : (seed != null) ? List.of(seed) : seeds(1, NESTING_SEEDS)) {
+			Violation violation = nestingTester(QueueScripts.load(), null, null, each).run();
+			if (violation != null) {
+				violations.add("seed " + each + ": " + violation);
+			}
+		}
+		assertThat(violations).as("runs with faults %s", SHORT.faults()).isEmpty();
+	}
+
+	@Test // issue 37
+	void theTesterFindsANestedBatchWhoseFailureItsParentCountsAsASuccess() {
+		String succeeding = mutated(BatchOperations.class, "batch.lua", "failed = 'd'", "failed = 's'");
+		Violation violation = firstNestingViolation(QueueScripts.load(), succeeding, null);
+		assertThat(violation).isNotNull();
+		// a parent batch counts a success that no member of the nested batch made, or a
+		// chain starts the step after a batch step that failed, or succeeds
+		assertThat(violation.invariant()).as("%s", violation)
+			.isIn(Invariant.BATCH_COUNTS, Invariant.STEP_ORDER, Invariant.CHAIN_END, Invariant.CALLBACK_EARLY);
+	}
+
+	@Test // issue 37
+	void theTesterFindsANestedChainWhoseFailureItsParentCountsAsASuccess() {
+		String succeeding = mutated(ChainOperations.class, "chain.lua", "failed = 'd'", "failed = 's'");
+		Violation violation = firstNestingViolation(QueueScripts.load(), null, succeeding);
+		assertThat(violation).isNotNull();
+		// the batch holding the chain counts a success that no step made
+		assertThat(violation.invariant()).as("%s", violation).isIn(Invariant.BATCH_COUNTS, Invariant.CALLBACK_EARLY);
+	}
+
+	@Test // issue 37
+	void theTesterFindsANestedBatchThatNeverHandsItsEndToItsParent() {
+		String keeping = mutated(BatchOperations.class, "batch.lua",
+				"if found[1] ~= 'ended' or not (found[3] or found[4] or found[5]) then",
+				"found[5] = nil\n\tif found[1] ~= 'ended' or not (found[3] or found[4]) then");
+		Violation violation = firstNestingViolation(QueueScripts.load(), keeping, null);
+		assertThat(violation).isNotNull();
+		// the parent waits for the nested batch forever: its callbacks never come
+		assertThat(violation.invariant()).as("%s", violation)
+			.isIn(Invariant.CALLBACK_ONCE, Invariant.CHAIN_END, Invariant.ON_FAILURE_ONCE);
+	}
+
+	@Test // issue 37
+	void theTesterFindsAPurgeThatDeletesTheLinksOfItsWorkflowMembers() {
+		String dropping = mutated(QueueScripts.class, "purge.lua", "\tkept[batch_links] = true\n", "");
+		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("purge")
+				? QueueScripts.of(dropping, Long.class) : definition.load());
+		Violation violation = firstNestingViolation(scripts, null, null);
+		assertThat(violation).isNotNull();
+		// the purged members are never handed over: their workflows never end
+		assertThat(violation.invariant()).as("%s", violation)
+			.isIn(Invariant.CALLBACK_ONCE, Invariant.CHAIN_END, Invariant.ON_FAILURE_ONCE);
+	}
+
+	@Test // issue 37
+	void theTesterFindsASweepThatHandsOverJobsDispatchedAfterThePurge() {
+		String sweeping = mutated(QueueScripts.class, "migrate.lua",
+				"if redis.call('HEXISTS', jobs, page[2][i]) == 0 then", "if true then");
+		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("migrate")
+				? QueueScripts.of(sweeping, List.class) : definition.load());
+		Violation violation = firstNestingViolation(scripts, null, null);
+		assertThat(violation).isNotNull();
+		// a member dispatched since counts purged while it waits or runs
+		assertThat(violation.invariant()).as("%s", violation)
+			.isIn(Invariant.BATCH_COUNTS, Invariant.CHAIN_END, Invariant.STEP_ORDER);
+	}
+
 	@Test // GH-36
 	void theTesterFindsAGroupLineLeftBehindByAJobTakenOutOfLineByOlderScriptsInAnEnqueueScriptBeforeItsFix() {
 		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("enqueue")
@@ -311,6 +389,32 @@ class ScriptTesterIntegrationTests {
 		assertThat(violations).isEmpty();
 	}
 
+	@Test // issue 37
+	@EnabledIfSystemProperty(named = "redq.tester.long", matches = "true")
+	void theWorkflowScriptsKeepEveryInvariantInALongRun() {
+		long end = System.nanoTime() + LONG_RUN.toNanos();
+		List<String> violations = new ArrayList<>();
+		long seed = Long.getLong("redq.tester.seed", 1000);
+		int runs = 0;
+		while (System.nanoTime() < end) {
+			// batches, chains and trees of both in turn
+			Violation violation = switch (runs % 3) {
+				case 0 -> batchTester(null, seed).run();
+				case 1 -> chainTester(null, seed).run();
+				default -> nestingTester(QueueScripts.load(), null, null, seed).run();
+			};
+			if (violation != null) {
+				violations.add("seed " + seed + " (" + List.of("batches", "chains", "nesting").get(runs % 3) + "): "
+						+ violation);
+			}
+			runs++;
+			seed++;
+		}
+		System.out.printf("Workflow script testers, long run: %d runs (seeds up to %d), %d violations, faults %s%n",
+				runs, seed - 1, violations.size(), SHORT.faults());
+		assertThat(violations).isEmpty();
+	}
+
 	private @Nullable Violation run(QueueScripts scripts, Settings settings, long seed) {
 		return tester(scripts, settings, seed, false).run();
 	}
@@ -347,6 +451,39 @@ class ScriptTesterIntegrationTests {
 		BatchOperations handOvers = new BatchOperations(operations.getStore(),
 				RedisScript.of(read(BatchOperations.class, "batch.lua"), List.class), chains);
 		return new ChainScriptTester(operations, chains, handOvers, BATCH_STEPS, SHORT.faults(), seed);
+	}
+
+	/**
+	 * A tester of nested workflows on a flushed Redis, with the given queue scripts and
+	 * the given batch and chain scripts or the shipped ones.
+	 */
+	private NestingScriptTester nestingTester(QueueScripts scripts, @Nullable String batchScript,
+			@Nullable String chainScript, long seed) {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			connection.serverCommands().flushAll();
+		}
+		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, scripts,
+				new Keyspace("redq"));
+		ChainOperations chains = new ChainOperations(operations.getStore(), RedisScript
+			.of((chainScript != null) ? chainScript : read(ChainOperations.class, "chain.lua"), List.class));
+		BatchOperations handOvers = new BatchOperations(
+				operations.getStore(), RedisScript
+					.of((batchScript != null) ? batchScript : read(BatchOperations.class, "batch.lua"), List.class),
+				chains);
+		return new NestingScriptTester(operations, handOvers, chains, NESTING_STEPS, SHORT.faults(), seed);
+	}
+
+	/**
+	 * Run the nesting tester's seeds until one finds a violation, at most twice as many
+	 * as its default run.
+	 */
+	private @Nullable Violation firstNestingViolation(QueueScripts scripts, @Nullable String batchScript,
+			@Nullable String chainScript) {
+		Violation violation = null;
+		for (long seed = 1; violation == null && seed <= 2 * NESTING_SEEDS; seed++) {
+			violation = nestingTester(scripts, batchScript, chainScript, seed).run();
+		}
+		return violation;
 	}
 
 	/**
@@ -471,6 +608,16 @@ class ScriptTesterIntegrationTests {
 		String withoutSkipping = reserve.replace("if redis.call('EXISTS', stale) == 0 then", "if true then");
 		assertThat(withoutSkipping).as("the skipping of reserve.lua").isNotEqualTo(reserve);
 		return withoutSkipping;
+	}
+
+	/**
+	 * A script with one piece replaced, which must be in it.
+	 */
+	private static String mutated(Class<?> type, String name, String piece, String replacement) {
+		String script = read(type, name);
+		String mutated = script.replace(piece, replacement);
+		assertThat(mutated).as("%s in %s", piece, name).isNotEqualTo(script);
+		return mutated;
 	}
 
 	private static String read(Class<?> type, String name) {
