@@ -979,7 +979,7 @@ public class JobQueueProperties {
 
 	/**
 	 * How many Redis replicas must have a dispatch, an acknowledgement or a lock before
-	 * it counts as done (Redis WAIT). Standalone and Sentinel-managed Redis only.
+	 * it counts as done (Redis WAIT; on a Redis Cluster, on the master that took it).
 	 */
 	public static class Durability {
 

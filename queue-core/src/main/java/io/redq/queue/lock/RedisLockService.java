@@ -154,14 +154,14 @@ public class RedisLockService implements DisposableBean {
 	 * {@code tryAcquire} returns it (Redis {@code WAIT}), so that a failover to one of
 	 * them neither frees the lock nor hands its token out again. When fewer confirm
 	 * within the timeout, the lock is released again and
-	 * {@link io.redq.queue.core.ReplicationTimeoutException} is thrown. Standalone and
-	 * Sentinel-managed Redis only.
+	 * {@link io.redq.queue.core.ReplicationTimeoutException} is thrown. On a Redis
+	 * Cluster, the replicas of the master that serves the lock's slot.
 	 * <p>
 	 * Default 0: no waiting.
 	 * @param replicas the number of replicas
 	 * @param timeout the longest wait for them
-	 * @throws IllegalStateException when replicas are to be waited for on a Redis Cluster
-	 * or with another client than Lettuce
+	 * @throws IllegalStateException when replicas are to be waited for with another
+	 * client than Lettuce
 	 */
 	public void setReplicasToWaitFor(int replicas, Duration timeout) {
 		this.replicaWait = new ReplicaWait(this.redis.getRequiredConnectionFactory(), replicas, timeout);

@@ -38,8 +38,22 @@ final class AsyncScripts {
 	 * @param args its arguments
 	 * @return its reply, or the error translated as the template would
 	 */
-	@SuppressWarnings("unchecked")
 	static CompletableFuture<List<?>> run(RedisClusterAsyncCommands<byte[], byte[]> commands, RedisScript<?> script,
+			List<String> keys, List<String> args) {
+		return ScriptRefusals.retriedAsync(() -> runOnce(commands, script, keys, args));
+	}
+
+	/**
+	 * Run a script that returns a list once, also when Redis refuses it (see
+	 * {@link ScriptRefusals}), for a caller that sends it again elsewhere.
+	 * @param commands the connection
+	 * @param script the script
+	 * @param keys its keys
+	 * @param args its arguments
+	 * @return its reply, or the error translated as the template would
+	 */
+	@SuppressWarnings("unchecked")
+	static CompletableFuture<List<?>> runOnce(RedisClusterAsyncCommands<byte[], byte[]> commands, RedisScript<?> script,
 			List<String> keys, List<String> args) {
 		return send(commands, script, ScriptOutputType.MULTI, keys, args)
 			.thenApply((result) -> decoded((List<Object>) result));
@@ -55,22 +69,22 @@ final class AsyncScripts {
 	 */
 	static CompletableFuture<Long> runForLong(RedisClusterAsyncCommands<byte[], byte[]> commands,
 			RedisScript<Long> script, List<String> keys, List<String> args) {
-		return send(commands, script, ScriptOutputType.INTEGER, keys, args).thenApply(Long.class::cast);
+		return ScriptRefusals.retriedAsync(
+				() -> send(commands, script, ScriptOutputType.INTEGER, keys, args).thenApply(Long.class::cast));
 	}
 
 	private static CompletableFuture<Object> send(RedisClusterAsyncCommands<byte[], byte[]> commands,
 			RedisScript<?> script, ScriptOutputType type, List<String> keys, List<String> args) {
 		byte[][] keyBytes = bytes(keys);
 		byte[][] argBytes = bytes(args);
-		CompletableFuture<Object> reply = ScriptRefusals
-			.retriedAsync(() -> commands.evalsha(script.getSha1(), type, keyBytes, argBytes)
-				.handle((result, ex) -> (ex != null && cause(ex) instanceof RedisNoScriptException)
-						? commands.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8), type, keyBytes,
-								argBytes)
-						: (ex != null) ? CompletableFuture.failedFuture(cause(ex))
-								: CompletableFuture.completedFuture(result))
-				.thenCompose((stage) -> stage)
-				.toCompletableFuture());
+		CompletableFuture<Object> reply = commands.evalsha(script.getSha1(), type, keyBytes, argBytes)
+			.handle((result, ex) -> (ex != null && cause(ex) instanceof RedisNoScriptException)
+					? commands.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8), type, keyBytes,
+							argBytes)
+					: (ex != null) ? CompletableFuture.failedFuture(cause(ex))
+							: CompletableFuture.completedFuture(result))
+			.thenCompose((stage) -> stage)
+			.toCompletableFuture();
 		return reply.handle((result, ex) -> {
 			if (ex != null) {
 				throw translated(cause(ex));

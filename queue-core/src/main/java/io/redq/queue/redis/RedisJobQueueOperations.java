@@ -135,13 +135,14 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	 * as done: each runs on a connection of its own (see {@link ReplicaWait}), followed
 	 * by Redis {@code WAIT}. A dispatch or acknowledgement that fewer replicas confirmed
 	 * within the timeout throws {@link ReplicationTimeoutException}, which names its jobs
-	 * (they are on the master). Standalone and Sentinel-managed Redis only.
+	 * (they are on the master). On a Redis Cluster, each waits for the replicas of the
+	 * master that took it.
 	 * <p>
 	 * Default 0: no waiting, and a failover may lose the writes of the last moments.
 	 * @param replicas the number of replicas
 	 * @param timeout the longest wait for them
-	 * @throws IllegalStateException when replicas are to be waited for on a Redis Cluster
-	 * or with another client than Lettuce
+	 * @throws IllegalStateException when replicas are to be waited for with another
+	 * client than Lettuce
 	 */
 	public void setReplicasToWaitFor(int replicas, Duration timeout) {
 		this.store.setReplicaWait(new ReplicaWait(this.redis.getRequiredConnectionFactory(), replicas, timeout));

@@ -10,8 +10,13 @@ import java.util.function.Predicate;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.redq.queue.core.ReplicationTimeoutException;
 import org.jspecify.annotations.Nullable;
@@ -25,7 +30,15 @@ import org.springframework.util.Assert;
 /**
  * How many replicas must have a write before it counts as done: after the write, Redis
  * {@code WAIT} on the connection it ran on ({@code WAIT} counts the writes of its own
- * connection). Standalone and Sentinel-managed Redis on Lettuce only.
+ * connection). Standalone, Sentinel-managed and Cluster Redis on Lettuce.
+ * <p>
+ * On a Redis Cluster, the write and its {@code WAIT} go to the master that serves the
+ * slot of the script's keys (for a sharded queue, the shard's master), on that master's
+ * connection: a {@code WAIT} on another node would count that node's replicas, of none of
+ * this connection's writes, and pass. A script that the node refuses because the slot
+ * moved ({@code MOVED}, {@code READONLY} after a failover) changed nothing there: the
+ * topology is read again and the script and its {@code WAIT} go to the master that serves
+ * the slot now.
  * <p>
  * The writes that wait run on connections of their own, opened by the connection
  * factory's client and reused, one per write in flight: a {@code WAIT} holds its
@@ -50,7 +63,7 @@ public final class ReplicaWait {
 
 	private final Duration timeout;
 
-	private final Deque<StatefulRedisConnection<byte[], byte[]>> idle = new ConcurrentLinkedDeque<>();
+	private final Deque<StatefulConnection<byte[], byte[]>> idle = new ConcurrentLinkedDeque<>();
 
 	private ReplicaWait() {
 		this.connectionFactory = null;
@@ -63,8 +76,8 @@ public final class ReplicaWait {
 	 * @param connectionFactory the factory of the connections the writes run on
 	 * @param replicas the replicas that must confirm each write, 0 for none
 	 * @param timeout the longest wait for them
-	 * @throws IllegalStateException when replicas are to be waited for on a Redis
-	 * Cluster, or with another client than Lettuce
+	 * @throws IllegalStateException when replicas are to be waited for with another
+	 * client than Lettuce
 	 */
 	public ReplicaWait(RedisConnectionFactory connectionFactory, int replicas, Duration timeout) {
 		Assert.isTrue(replicas >= 0, "replicas must not be negative");
@@ -73,9 +86,6 @@ public final class ReplicaWait {
 			Assert.state(connectionFactory instanceof LettuceConnectionFactory,
 					() -> "redq.durability.replicas needs the Lettuce client: " + connectionFactory.getClass().getName()
 							+ " cannot send WAIT");
-			Assert.state(!((LettuceConnectionFactory) connectionFactory).isClusterAware(),
-					"redq.durability.replicas is not supported on a Redis Cluster yet: set it to 0, or use a "
-							+ "standalone or Sentinel-managed Redis");
 		}
 		this.connectionFactory = (replicas > 0) ? (LettuceConnectionFactory) connectionFactory : null;
 		this.replicas = replicas;
@@ -140,13 +150,21 @@ public final class ReplicaWait {
 	CompletableFuture<List<?>> writeAsync(RedisScript<?> script, List<String> keys, List<String> args,
 			Predicate<List<?>> wrote, String written) {
 		Assert.state(isEnabled(), "No replica to wait for");
-		StatefulRedisConnection<byte[], byte[]> connection = take();
-		RedisAsyncCommands<byte[], byte[]> commands = connection.async();
+		StatefulConnection<byte[], byte[]> connection = take();
 		CompletableFuture<List<?>> result;
 		try {
-			result = AsyncScripts.run(commands, script, keys, args)
-				.thenCompose((list) -> wrote.test(list) ? waitForReplicas(commands, list, written)
-						: CompletableFuture.completedFuture(list));
+			if (connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
+				Assert.isTrue(!keys.isEmpty(), "A script that waits for replicas on a Redis Cluster needs a key");
+				int slot = SlotHash.getSlot(keys.get(0));
+				result = ScriptRefusals.retriedAsync(() -> master(cluster, slot)
+					.thenCompose((master) -> writeAndWait(master.async(), false, script, keys, args, wrote, written))
+					.exceptionallyCompose((ex) -> ScriptRefusals.isRefusal(ex) ? refreshTopology(ex)
+							: CompletableFuture.failedFuture(ex)));
+			}
+			else {
+				result = writeAndWait(((StatefulRedisConnection<byte[], byte[]>) connection).async(), true, script,
+						keys, args, wrote, written);
+			}
 		}
 		catch (RuntimeException ex) {
 			giveBack(connection);
@@ -154,6 +172,40 @@ public final class ReplicaWait {
 		}
 		result.whenComplete((list, ex) -> giveBack(connection));
 		return result;
+	}
+
+	private CompletableFuture<List<?>> writeAndWait(RedisAsyncCommands<byte[], byte[]> commands, boolean retried,
+			RedisScript<?> script, List<String> keys, List<String> args, Predicate<List<?>> wrote, String written) {
+		CompletableFuture<List<?>> reply = retried ? AsyncScripts.run(commands, script, keys, args)
+				: AsyncScripts.runOnce(commands, script, keys, args);
+		return reply.thenCompose((list) -> wrote.test(list) ? waitForReplicas(commands, list, written)
+				: CompletableFuture.completedFuture(list));
+	}
+
+	/**
+	 * The connection to the master that serves a slot, as the client last read the
+	 * topology.
+	 */
+	private static CompletableFuture<StatefulRedisConnection<byte[], byte[]>> master(
+			StatefulRedisClusterConnection<byte[], byte[]> cluster, int slot) {
+		RedisClusterNode master = cluster.getPartitions().getMasterBySlot(slot);
+		if (master == null) {
+			return CompletableFuture.failedFuture(new IllegalStateException("No master of the Redis Cluster serves "
+					+ "slot " + slot + " in the topology that Lettuce last read: check CLUSTER SHARDS"));
+		}
+		return cluster.getConnectionAsync(master.getNodeId());
+	}
+
+	/**
+	 * Read the Cluster's topology again after a node refused a script, so that the next
+	 * try goes to the slot's master now; then fail with the refusal.
+	 */
+	private <T> CompletableFuture<T> refreshTopology(Throwable refusal) {
+		Assert.state(this.connectionFactory != null, "No connection factory");
+		return ((RedisClusterClient) this.connectionFactory.getRequiredNativeClient()).refreshPartitionsAsync()
+			.handle((refreshed, ex) -> refusal)
+			.thenCompose(CompletableFuture::<T>failedFuture)
+			.toCompletableFuture();
 	}
 
 	private CompletableFuture<List<?>> waitForReplicas(RedisAsyncCommands<byte[], byte[]> commands, List<?> list,
@@ -176,8 +228,8 @@ public final class ReplicaWait {
 			});
 	}
 
-	private StatefulRedisConnection<byte[], byte[]> take() {
-		StatefulRedisConnection<byte[], byte[]> connection = this.idle.pollFirst();
+	private StatefulConnection<byte[], byte[]> take() {
+		StatefulConnection<byte[], byte[]> connection = this.idle.pollFirst();
 		if (connection != null) {
 			return connection;
 		}
@@ -188,12 +240,15 @@ public final class ReplicaWait {
 			this.connectionFactory.getConnection().close();
 		}
 		AbstractRedisClient client = this.connectionFactory.getRequiredNativeClient();
-		Assert.state(client instanceof RedisClient, () -> "redq.durability.replicas needs a standalone or "
-				+ "Sentinel-managed Redis; the Lettuce client is a " + client.getClass().getName());
+		if (client instanceof RedisClusterClient cluster) {
+			return cluster.connect(ByteArrayCodec.INSTANCE);
+		}
+		Assert.state(client instanceof RedisClient, () -> "redq.durability.replicas needs a standalone, "
+				+ "Sentinel-managed or Cluster Redis; the Lettuce client is a " + client.getClass().getName());
 		return ((RedisClient) client).connect(ByteArrayCodec.INSTANCE);
 	}
 
-	private void giveBack(StatefulRedisConnection<byte[], byte[]> connection) {
+	private void giveBack(StatefulConnection<byte[], byte[]> connection) {
 		if (connection.isOpen() && this.idle.size() < MAX_IDLE_CONNECTIONS) {
 			this.idle.addFirst(connection);
 		}

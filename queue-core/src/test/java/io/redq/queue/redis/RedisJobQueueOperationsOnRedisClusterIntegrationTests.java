@@ -148,10 +148,6 @@ class RedisJobQueueOperationsOnRedisClusterIntegrationTests {
 		}
 	}
 
-	/**
-	 * Waiting for replicas is refused on a Redis Cluster when it is set, at startup,
-	 * rather than sent to a node that did not take the write.
-	 */
 	@Test
 	void theInspectorFindsTheQueuesOfEveryMasterAndListsTheInstances() {
 		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
@@ -172,20 +168,6 @@ class RedisJobQueueOperationsOnRedisClusterIntegrationTests {
 		await().atMost(Duration.ofSeconds(10))
 			.untilAsserted(() -> assertThat(inspector.queueNames()).containsAll(queues).contains("consumed"));
 		assertThat(inspector.instances()).extracting(InstanceView::id).containsExactly("a");
-	}
-
-	@Test
-	void waitingForReplicasIsRefusedWhenItIsSet() {
-		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
-				new Keyspace("redq"));
-		assertThatIllegalStateException().isThrownBy(() -> operations.setReplicasToWaitFor(1, Duration.ofSeconds(1)))
-			.withMessage("redq.durability.replicas is not supported on a Redis Cluster yet: set it to 0, or "
-					+ "use a standalone or Sentinel-managed Redis");
-		RedisLockService locks = new RedisLockService(this.connectionFactory, new Keyspace("redq"));
-		assertThatIllegalStateException().isThrownBy(() -> locks.setReplicasToWaitFor(1, Duration.ofSeconds(1)))
-			.withMessageStartingWith("redq.durability.replicas is not supported on a Redis Cluster yet");
-		operations.setReplicasToWaitFor(0, Duration.ofSeconds(1));
-		locks.destroy();
 	}
 
 }
