@@ -259,8 +259,7 @@ final class JobWorkerPool {
 		}
 		finally {
 			// let through its gates as it was handed over, it ended before its handler
-			// ran
-			// (which leaves them): it goes out of them too
+			// ran (which leaves them): it goes out of them too
 			Gates admittedTo = execution.admittedTo();
 			if (admittedTo != null && execution.startedNanos() == 0) {
 				next = this.leaseKeeper.leave(execution, admittedTo, this.running.getAsBoolean());
