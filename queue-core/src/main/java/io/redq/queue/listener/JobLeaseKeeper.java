@@ -339,15 +339,52 @@ final class JobLeaseKeeper {
 		try {
 			GateOperations.HandOver next = this.operations.getGateOperations()
 				.leaveGates(this.queue, execution.job().lease(), gates, handOver ? this.leaseTime : Duration.ZERO);
-			return (next != null)
-					? new HandedOver(next.job(), leaveNanos + this.leaseTime.toNanos(), next.admitted() ? gates : null)
-					: null;
+			return handedOver(next, gates, leaveNanos);
 		}
 		catch (RuntimeException ex) {
 			logger
 				.warn("Could not leave the limits of job " + execution.getId() + "; they expire with its lease: " + ex);
 			return null;
 		}
+	}
+
+	/**
+	 * Return whether {@link #completeAndLeave} may acknowledge a completed job.
+	 */
+	boolean completesOnLeave() {
+		return this.operations.getGateOperations().completesOnLeave();
+	}
+
+	/**
+	 * Acknowledge a completed job that returned nothing and wrote no progress and leave
+	 * its gates in one call, as {@link #leave} does: the acknowledgement of a job that
+	 * holds a place others wait for goes with the leave that hands the place on.
+	 * @return the job taken, with the lease it was reserved with, or {@code null}
+	 */
+	@Nullable HandedOver completeAndLeave(JobExecution execution, Gates gates, boolean handOver) {
+		long leaveNanos = System.nanoTime();
+		try {
+			GateOperations.Completion completion = this.operations.getGateOperations()
+				.completeAndLeaveGates(this.queue, execution.job().lease(), gates,
+						handOver ? this.leaseTime : Duration.ZERO);
+			if (completion.refused()) {
+				logger.warn("Late acknowledgement of job " + execution.getId() + " refused: its lease expired and "
+						+ "another worker has taken the job since");
+			}
+			return handedOver(completion.next(), gates, leaveNanos);
+		}
+		catch (RuntimeException ex) {
+			logger.error("Could not acknowledge job " + execution.getId() + " of queue '" + this.queue
+					+ "' nor leave its limits; it may run again once its lease expires, and its limits expire with it",
+					ex);
+			return null;
+		}
+	}
+
+	private @Nullable HandedOver handedOver(GateOperations.@Nullable HandOver next, Gates gates, long leaveNanos) {
+		return (next != null)
+				? new HandedOver(next.job(), leaveNanos + this.leaseTime.toNanos(), next.admitted() ? gates : null)
+				: null;
 	}
 
 	/**

@@ -105,6 +105,27 @@ final class JobOutcomes {
 		}
 	}
 
+	/**
+	 * Settle a completed job whose acknowledgement goes with the leave of its gates
+	 * ({@link JobLeaseKeeper#completeAndLeave}): one that returned nothing and wrote no
+	 * progress, which the acknowledgement would write.
+	 * @return whether the caller acknowledges it and then calls
+	 * {@link #acknowledgedOnLeave}; {@code false} when it is to go through
+	 * {@link #completed} (it returned a result or wrote progress) or was settled already
+	 * (it timed out or lost its lease)
+	 */
+	boolean settleForLeave(JobExecution execution, @Nullable Object result) {
+		return result == null && !execution.wroteProgress() && execution.settle();
+	}
+
+	/**
+	 * Report a job completed whose acknowledgement went with the leave of its gates.
+	 */
+	void acknowledgedOnLeave(JobExecution execution) {
+		report(execution, JobMetrics.Outcome.COMPLETED, null);
+		this.interceptors.afterSuccess(execution);
+	}
+
 	void failed(JobExecution execution, Throwable ex) {
 		if (!execution.settle()) {
 			logger.debug("Job " + execution.getId() + " failed after its outcome was settled", ex);

@@ -111,9 +111,7 @@ final class JobWorkerPool {
 	 * {@code null}
 	 */
 	void submit(ReservedJob job, Semaphore permits, long leaseEndNanos, @Nullable Gates admittedTo) {
-		JobExecution execution = new JobExecution(job, this.queue, permits, this.leaseKeeper, this.operations,
-				() -> !this.running.getAsBoolean(), leaseEndNanos, admittedTo);
-		this.inFlight.put(job.token(), execution);
+		JobExecution execution = track(job, permits, leaseEndNanos, admittedTo);
 		try {
 			this.workers.execute(new Start(execution));
 		}
@@ -124,6 +122,16 @@ final class JobWorkerPool {
 				leaveAdmitted(execution);
 			}
 		}
+	}
+
+	/**
+	 * Hold a reserved job until it is settled: its lease is renewed from now on.
+	 */
+	private JobExecution track(ReservedJob job, Semaphore permits, long leaseEndNanos, @Nullable Gates admittedTo) {
+		JobExecution execution = new JobExecution(job, this.queue, permits, this.leaseKeeper, this.operations,
+				() -> !this.running.getAsBoolean(), leaseEndNanos, admittedTo);
+		this.inFlight.put(job.token(), execution);
+		return execution;
 	}
 
 	/**
@@ -225,23 +233,75 @@ final class JobWorkerPool {
 		}
 	}
 
-	private void run(JobExecution execution) {
+	/**
+	 * Run a job, and then each job handed over to this worker as the one before it left
+	 * its gates, while no other job waits for a worker: a drain behind a limit goes on
+	 * without a hand-off between threads.
+	 */
+	private void run(JobExecution first) {
+		for (JobExecution execution = first; execution != null;) {
+			execution = runAndHandOn(execution);
+		}
+	}
+
+	/**
+	 * Run a job; return the job handed over as it left its gates when this worker runs it
+	 * next, else {@code null}.
+	 */
+	private @Nullable JobExecution runAndHandOn(JobExecution execution) {
 		execution.takenBy(Thread.currentThread());
 		JobLeaseKeeper.HandedOver next = null;
-		// the gates it was let through as it was handed over, until its handler runs (and
-		// leaves them): a job that ends before goes out of them too
-		Gates admittedTo = execution.admittedTo();
+		boolean ended = false;
+		JobExecution following = null;
+		try {
+			next = attempt(execution);
+			ended = true;
+		}
+		finally {
+			// let through its gates as it was handed over, it ended before its handler
+			// ran (which leaves them): it goes out of them too
+			Gates admittedTo = execution.admittedTo();
+			if (admittedTo != null && execution.startedNanos() == 0) {
+				next = this.leaseKeeper.leave(execution, admittedTo, this.running.getAsBoolean());
+			}
+			execution.end();
+			long startedNanos = execution.startedNanos();
+			if (startedNanos != 0) {
+				this.prefetch.recordDuration(System.nanoTime() - startedNanos);
+			}
+			this.inFlight.remove(execution.job().token());
+			execution.finish();
+			// the job that takes the place it left takes its permit
+			if (next == null) {
+				execution.permits().release();
+			}
+			else if (ended && waitingCount() == 0) {
+				following = track(next.job(), execution.permits(), next.leaseEndNanos(), next.admittedTo());
+			}
+			else {
+				submit(next.job(), execution.permits(), next.leaseEndNanos(), next.admittedTo());
+			}
+		}
+		return following;
+	}
+
+	/**
+	 * Read a job, let it through its gates and run its handler; return the job handed
+	 * over as it left its gates, or {@code null}.
+	 */
+	private JobLeaseKeeper.@Nullable HandedOver attempt(JobExecution execution) {
+		JobLeaseKeeper.HandedOver next = null;
 		try {
 			if (!this.running.getAsBoolean()) {
 				// prefetched, and the container stops before it started
 				if (execution.settle()) {
 					handBack(List.of(execution.job().lease()), true);
 				}
-				return;
+				return null;
 			}
 			if (execution.isSettled()) {
 				// its lease was lost while it waited: it may run elsewhere already
-				return;
+				return null;
 			}
 			JobEnvelope envelope;
 			try {
@@ -250,23 +310,23 @@ final class JobWorkerPool {
 			catch (JacksonException ex) {
 				this.outcomes.bury(execution,
 						"Malformed job: its data in Redis is not a Redq job envelope: " + ex.getOriginalMessage());
-				return;
+				return null;
 			}
 			if (envelope == null || envelope.job() == null) {
 				this.outcomes.bury(execution,
 						"Malformed job: its data in Redis is not a Redq job envelope: it names no job");
-				return;
+				return null;
 			}
 			if (envelope.timeout() != null && envelope.timeout() < 0) {
 				this.outcomes.bury(execution, "Malformed job: its timeout is " + envelope.timeout()
 						+ " ms; a timeout is 0 (no limit) or a positive number of ms");
-				return;
+				return null;
 			}
 			JobHandler handler = this.handlers.get(envelope.job());
 			if (handler == null) {
 				this.outcomes.bury(execution, "No handler for job '" + envelope.job() + "' in this application (queue '"
 						+ this.queue + "' has handlers for " + this.handlers.keySet() + ")");
-				return;
+				return null;
 			}
 			// set before anything can fail, so that a failure is retried as defined
 			execution.resolve(envelope, handler);
@@ -274,10 +334,9 @@ final class JobWorkerPool {
 			execution.payload(payload);
 			Gates gates = this.leaseKeeper.gates(handler, payload, envelope.group());
 			if (!start(execution, gates)) {
-				return;
+				return null;
 			}
 			execution.begin(gates);
-			admittedTo = null;
 			Duration timeout = execution.timeout();
 			if (!timeout.isZero()) {
 				execution.timeoutTask(this.scheduler.schedule(() -> this.outcomes.timedOut(execution),
@@ -287,12 +346,23 @@ final class JobWorkerPool {
 			try {
 				result = this.interceptors.run(handler, payload, execution);
 			}
-			finally {
+			catch (Throwable ex) {
 				if (gates != null) {
 					next = this.leaseKeeper.leave(execution, gates, this.running.getAsBoolean());
 				}
+				throw ex;
 			}
-			this.outcomes.completed(execution, result);
+			if (gates == null) {
+				this.outcomes.completed(execution, result);
+			}
+			else if (this.leaseKeeper.completesOnLeave() && this.outcomes.settleForLeave(execution, result)) {
+				next = this.leaseKeeper.completeAndLeave(execution, gates, this.running.getAsBoolean());
+				this.outcomes.acknowledgedOnLeave(execution);
+			}
+			else {
+				next = this.leaseKeeper.leave(execution, gates, this.running.getAsBoolean());
+				this.outcomes.completed(execution, result);
+			}
 		}
 		catch (Throwable ex) {
 			// the next attempt resumes where this one ended
@@ -307,25 +377,7 @@ final class JobWorkerPool {
 				this.outcomes.failed(execution, ex);
 			}
 		}
-		finally {
-			if (admittedTo != null) {
-				next = this.leaseKeeper.leave(execution, admittedTo, this.running.getAsBoolean());
-			}
-			execution.end();
-			long startedNanos = execution.startedNanos();
-			if (startedNanos != 0) {
-				this.prefetch.recordDuration(System.nanoTime() - startedNanos);
-			}
-			this.inFlight.remove(execution.job().token());
-			execution.finish();
-			if (next != null) {
-				// the job that takes the place it left takes its permit
-				submit(next.job(), execution.permits(), next.leaseEndNanos(), next.admittedTo());
-			}
-			else {
-				execution.permits().release();
-			}
-		}
+		return next;
 	}
 
 	/**

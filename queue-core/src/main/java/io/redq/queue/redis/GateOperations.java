@@ -2,6 +2,7 @@ package io.redq.queue.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 
 import io.redq.queue.core.RateLimit;
@@ -26,8 +27,18 @@ public final class GateOperations {
 
 	private final QueueStore store;
 
+	private volatile int completedMaxSize;
+
 	GateOperations(QueueStore store) {
 		this.store = store;
+	}
+
+	/**
+	 * Set how many ids of completed jobs to keep per queue, as the acknowledgements do.
+	 * @see ListenerOperations#setCompletedMaxSize(int)
+	 */
+	void setCompletedMaxSize(int completedMaxSize) {
+		this.completedMaxSize = completedMaxSize;
 	}
 
 	/**
@@ -84,18 +95,62 @@ public final class GateOperations {
 	 * @return the job reserved for the caller, or {@code null}
 	 */
 	public @Nullable HandOver leaveGates(String queue, Lease lease, Gates gates, Duration handOverLease) {
+		return handOver(queue, lease, leave(queue, lease, gates, handOverLease, false), 0);
+	}
+
+	/**
+	 * Return whether {@link #completeAndLeaveGates} may acknowledge a job: not while
+	 * acknowledgements wait for replicas, whose timeout would lose the job handed over.
+	 * @return whether a completion and its leave may go in one call
+	 */
+	public boolean completesOnLeave() {
+		return !this.store.getReplicaWait().isEnabled();
+	}
+
+	/**
+	 * Acknowledge a completed job that returned nothing and wrote no progress, and leave
+	 * its gates, in one call: as {@link ListenerOperations#ack(String, Collection)} and
+	 * then {@link #leaveGates} do, so that a drain behind a limit costs one round trip
+	 * per job. Only while {@link #completesOnLeave()}.
+	 * @param queue the queue
+	 * @param lease the lease of the completed run, which passed the gates
+	 * @param gates the job's gates
+	 * @param handOverLease the lease to reserve the first job woken with, or
+	 * {@link Duration#ZERO} to make every job woken ready
+	 * @return whether the acknowledgement was refused, and the job reserved for the
+	 * caller
+	 */
+	public Completion completeAndLeaveGates(String queue, Lease lease, Gates gates, Duration handOverLease) {
+		List<?> result = leave(queue, lease, gates, handOverLease, true);
+		boolean refused = !result.isEmpty() && ((Number) result.get(0)).intValue() == 1;
+		return new Completion(refused, handOver(queue, lease, result, 1));
+	}
+
+	private List<?> leave(String queue, Lease lease, Gates gates, Duration handOverLease, boolean acknowledge) {
+		List<String> args = new ArrayList<>(List.of(lease.id(), QueueStore.inShard(lease).token(),
+				QueueStore.millis(handOverLease), "0", sameGates(gates), Integer.toString(gates.jobMaxRunning()),
+				Integer.toString(gates.queueMaxRunning()), Integer.toString(gates.groupMaxRunning())));
+		if (acknowledge) {
+			args.add(Integer.toString(this.completedMaxSize));
+		}
 		List<?> result = this.store.getTemplate()
-			.execute(this.store.getScripts().hold(), gateKeys(queue, lease, gates), lease.id(),
-					QueueStore.inShard(lease).token(), QueueStore.millis(handOverLease), "0", sameGates(gates),
-					Integer.toString(gates.jobMaxRunning()), Integer.toString(gates.queueMaxRunning()),
-					Integer.toString(gates.groupMaxRunning()));
-		if (result == null || result.isEmpty()) {
+			.execute(this.store.getScripts().hold(), gateKeys(queue, lease, gates), args.toArray());
+		return (result != null) ? result : List.of();
+	}
+
+	/**
+	 * Read the job a leave handed over from its reply, where its fields begin at
+	 * {@code from}.
+	 */
+	private static @Nullable HandOver handOver(String queue, Lease lease, List<?> result, int from) {
+		if (result.size() <= from) {
 			return null;
 		}
 		return new HandOver(
-				new ReservedJob((String) result.get(0), (String) result.get(1), ((Number) result.get(2)).intValue(),
-						QueueStore.shardToken(QueueStore.shardOfToken(queue, lease.token()), (String) result.get(3))),
-				((Number) result.get(4)).intValue() == 1);
+				new ReservedJob((String) result.get(from), (String) result.get(from + 1),
+						((Number) result.get(from + 2)).intValue(), QueueStore
+							.shardToken(QueueStore.shardOfToken(queue, lease.token()), (String) result.get(from + 3))),
+				((Number) result.get(from + 4)).intValue() == 1);
 	}
 
 	/**
@@ -129,6 +184,17 @@ public final class GateOperations {
 	 * call, so that it runs without {@link #admit}
 	 */
 	public record HandOver(ReservedJob job, boolean admitted) {
+
+	}
+
+	/**
+	 * What {@link #completeAndLeaveGates} did.
+	 *
+	 * @param refused whether the acknowledgement was refused: another worker reserved the
+	 * job since this run's lease expired
+	 * @param next the first job woken, reserved for the caller, or {@code null}
+	 */
+	public record Completion(boolean refused, @Nullable HandOver next) {
 
 	}
 

@@ -172,6 +172,7 @@ public final class ListenerOperations {
 	public void setCompletedMaxSize(int completedMaxSize) {
 		Assert.isTrue(completedMaxSize >= 0, "completedMaxSize must not be negative");
 		this.completedMaxSize = completedMaxSize;
+		this.gateOperations.setCompletedMaxSize(completedMaxSize);
 	}
 
 	/**

@@ -15,58 +15,14 @@ local first = 4 + 2 * results
 if #ARGV < first then
 	return {}
 end
-local ids = {}
+local ids, tokens = {}, {}
 for i = first, #ARGV, 2 do
 	ids[#ids + 1] = ARGV[i]
+	tokens[#tokens + 1] = ARGV[i + 1]
 end
-local tokens = redis.call('HMGET', leases, unpack(ids))
-local done, refused = {}, {}
-for i, id in ipairs(ids) do
-	local token = ARGV[first + 2 * i - 1]
-	if tokens[i] == token then
-		done[#done + 1] = id
-	elseif redis.call('HEXISTS', jobs, id) == 1 then
-		if redis.call('HGET', runs, id) == token then
-			-- finished late: out of the set it waits in (forget ends another worker's lease), or out of line; a job
-			-- that died of this run's lease completes instead, and its death is taken back
-			if redis.call('ZREM', reserved, id) == 0 then
-				if redis.call('ZREM', delayed, id) == 1 then
-					-- a delayed job has no member of queued but one that a script from before levels left when it
-					-- rescheduled the job, which goes with it, out of its group
-					if redis.call('EXISTS', stale) == 1 then
-						forget_left_member(id)
-					end
-				else
-					local died = redis.call('ZSCORE', dead, id)
-					if died then
-						redis.call('ZREM', dead, id)
-						uncount_death(tonumber(died))
-					else
-						unready(id)
-					end
-				end
-			end
-			done[#done + 1] = id
-		else
-			refused[#refused + 1] = id
-		end
-	end
-end
-if #done > 0 then
-	drop(reserved, unpack(done))
-	local now = now_millis()
-	count_finished(#done, 0, 0, now)
-	batch_member_done(done, 's')
-	if keep > 0 then
-		local entries = {}
-		for _, id in ipairs(done) do
-			entries[#entries + 1] = now
-			entries[#entries + 1] = id
-		end
-		redis.call('ZADD', completed, unpack(entries))
-		redis.call('ZREMRANGEBYRANK', completed, 0, -keep - 1)
-	end
-	if results > 0 then
+local write_results
+if results > 0 then
+	write_results = function(done)
 		-- a refused run's result is not the job's, nor its progress hash that of the run that took the job over
 		local accepted = {}
 		for _, id in ipairs(done) do
@@ -83,11 +39,5 @@ if #done > 0 then
 			end
 		end
 	end
-	announce('c', done)
-	if redis.call('EXISTS', successors) == 1 then
-		for _, id in ipairs(done) do
-			promote(id)
-		end
-	end
 end
-return refused
+return acknowledge(ids, tokens, keep, write_results)

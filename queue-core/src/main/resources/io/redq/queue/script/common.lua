@@ -792,3 +792,67 @@ end
 local function uncount_death(died_at)
 	add_counts(died_at, 0, -1, -1, false)
 end
+
+-- Acknowledges completed runs, given as their ids and lease tokens (in the same order) (see ack.lua, and hold.lua, which acknowledges the
+-- run that leaves its gates in the same call): the accepted ones complete, and write_results (or nil) writes what
+-- they leave before the callers waiting for them are told. Returns the refused ids.
+local function acknowledge(ids, tokens_sent, keep, write_results)
+	local tokens = redis.call('HMGET', leases, unpack(ids))
+	local done, refused = {}, {}
+	for i, id in ipairs(ids) do
+		local token = tokens_sent[i]
+		if tokens[i] == token then
+			done[#done + 1] = id
+		elseif redis.call('HEXISTS', jobs, id) == 1 then
+			if redis.call('HGET', runs, id) == token then
+				-- finished late: out of the set it waits in (forget ends another worker's lease), or out of line; a job
+				-- that died of this run's lease completes instead, and its death is taken back
+				if redis.call('ZREM', reserved, id) == 0 then
+					if redis.call('ZREM', delayed, id) == 1 then
+						-- a delayed job has no member of queued but one that a script from before levels left when it
+						-- rescheduled the job, which goes with it, out of its group
+						if redis.call('EXISTS', stale) == 1 then
+							forget_left_member(id)
+						end
+					else
+						local died = redis.call('ZSCORE', dead, id)
+						if died then
+							redis.call('ZREM', dead, id)
+							uncount_death(tonumber(died))
+						else
+							unready(id)
+						end
+					end
+				end
+				done[#done + 1] = id
+			else
+				refused[#refused + 1] = id
+			end
+		end
+	end
+	if #done > 0 then
+		drop(reserved, unpack(done))
+		local now = now_millis()
+		count_finished(#done, 0, 0, now)
+		batch_member_done(done, 's')
+		if keep > 0 then
+			local entries = {}
+			for _, id in ipairs(done) do
+				entries[#entries + 1] = now
+				entries[#entries + 1] = id
+			end
+			redis.call('ZADD', completed, unpack(entries))
+			redis.call('ZREMRANGEBYRANK', completed, 0, -keep - 1)
+		end
+		if write_results then
+			write_results(done)
+		end
+		announce('c', done)
+		if redis.call('EXISTS', successors) == 1 then
+			for _, id in ipairs(done) do
+				promote(id)
+			end
+		end
+	end
+	return refused
+end

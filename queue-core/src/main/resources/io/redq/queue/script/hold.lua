@@ -4,25 +4,32 @@
 -- with for the caller, 0 for none), 1 to renew or 0 to leave; leaving, optionally: how the envelope of a job whose
 -- gates are the leaver's goes on after its times and level ('"group":<group>,"job":<job>,' or '"job":<job>,' as
 -- JobEnvelope writes them; '' for none: the leaver has an exclusive key or a rate limit), and the job, queue and group
--- max running of the leaver's gates (0: none).
+-- max running of the leaver's gates (0: none), then, to acknowledge the leaver's run as completed in the same call
+-- (before it leaves, as ack.lua acknowledges a run that returned nothing and wrote no progress), how many completed ids
+-- to keep.
 -- A renewal never shortens a gate: a run holds its gates as long as its lease, which a handler may have extended
 -- beyond the container's lease time (JobContext.extendLease). A re-sent leave finds the gates left and wakes no one.
 -- Returns nothing ({}), or the job handed over: {id, envelope, attempt, lease token, 1 when admitted past its gates
--- else 0}.
+-- else 0}; acknowledging, the same after 1 when the acknowledgement was refused (see ack.lua) else 0. A re-sent leave
+-- that acknowledged finds the job gone, which neither completes nor refuses it again.
 local group_running, exclusive, job_running, queue_running = KEYS[#KEYS - 5], KEYS[#KEYS - 4], KEYS[#KEYS - 3],
 	KEYS[#KEYS - 2]
 local holder = ARGV[1] .. ':' .. ARGV[2]
 local renew = ARGV[4] == '1'
 local lease = tonumber(ARGV[3])
+local refused
+if not renew and ARGV[9] then
+	refused = #acknowledge({ARGV[1]}, {ARGV[2]}, tonumber(ARGV[9])) > 0
+end
 
 -- The first job woken by a leave is reserved for the worker that left, as reserve.lua reserves a job, unless the queue
--- is paused: the worker hands it to one of its container's workers, which runs it, so that the place freed goes on
--- without a wake-up and a reservation. A job whose gates are the leaver's (the same job and group, the same limits)
--- is let through them here while they have room (see pass_gates), so that it needs no admission call of its own (a
--- drain behind a limit of 1 then costs one call per job besides its acknowledgement); any other is let through by the
--- worker (admit.lua). A reply lost on the way leaves it to its lease, as a lost reservation does, and the gates it
--- passed to the lease of its hold (migrate.lua wakes their lines). A job without data is made ready (reserve.lua
--- buries it).
+-- is paused: the worker runs it next (or hands it to another of its container's workers while jobs wait for one), so
+-- that the place freed goes on without a wake-up and a reservation. A job whose gates are the leaver's (the same job
+-- and group, the same limits) is let through them here while they have room (see pass_gates), so that it needs no
+-- admission call of its own (a drain behind a limit of 1 then costs one call per job, which acknowledges the run that
+-- left too); any other is let through by the worker (admit.lua). A reply lost on the way leaves it to its lease, as a
+-- lost reservation does, and the gates it passed to the lease of its hold (migrate.lua wakes their lines). A job
+-- without data is made ready (reserve.lua buries it).
 local handed
 local hand_over = not renew and lease > 0 and redis.call('EXISTS', paused) == 0
 local function wake(gate)
@@ -74,8 +81,12 @@ else
 	redis.call('ZREM', holding, holder)
 	remove_present('HDEL', held, holder)
 end
+local acknowledged = {}
+if refused ~= nil then
+	acknowledged[1] = refused and 1 or 0
+end
 if not handed then
-	return {}
+	return acknowledged
 end
 handed[5] = 0
 local same_gates = ARGV[5] or ''
@@ -96,4 +107,7 @@ if same_gates ~= '' then
 		handed[5] = 1
 	end
 end
-return handed
+for _, field in ipairs(handed) do
+	acknowledged[#acknowledged + 1] = field
+end
+return acknowledged

@@ -3,20 +3,26 @@ package io.redq.queue.listener;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.redq.queue.core.DeadJob;
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobLimits;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.redis.AbstractQueueIntegrationTests;
 import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.redis.GateOperations;
+import io.redq.queue.redis.Gates;
 import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.QueueStore;
@@ -48,6 +54,13 @@ class JobWorkerPoolIntegrationTests extends AbstractQueueIntegrationTests {
 	private static final Duration DEADLINE = Duration.ofSeconds(10);
 
 	private static final Duration LEASE_TIME = Duration.ofMinutes(5);
+
+	private static final String GATED = "\"job\":\"gated\",\"maxAttempts\":3,\"payload\":\"x\"}";
+
+	private static final String FREE = "\"job\":\"free\",\"maxAttempts\":3,\"payload\":\"x\"}";
+
+	/** The gates of job "gated": one runs at a time. */
+	private static final Gates GATES = new Gates(null, "gated", 1, 0, null);
 
 	/** The ids whose handler started, in order. */
 	private final List<String> started = new CopyOnWriteArrayList<>();
@@ -226,6 +239,128 @@ class JobWorkerPoolIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.started).isEmpty();
 		assertThat(this.operations.stats(QUEUE)).as("still reserved, not dead: its lease expires as a stall")
 			.isEqualTo(new QueueStats(0, 0, 1, 0));
+	}
+
+	@Test // GH-36
+	void aJobHandedOverAsTheRunBeforeItLeftItsGatesRunsOnThatWorkerWhileNoJobWaitsForOne() {
+		GatedPool pool = new GatedPool(2);
+		enqueue("g1", GATED);
+		enqueue("g2", GATED);
+		submit(pool.workers, reserve(2, LEASE_TIME));
+		// either starts, the other waits in line
+		await().atMost(DEADLINE).until(() -> this.started.size() == 1 && parked() == 1);
+		String first = this.started.get(0);
+		String second = first.equals("g1") ? "g2" : "g1";
+		pool.release(first);
+		pool.release(second);
+		await().atMost(DEADLINE).until(() -> pool.workers.executions().isEmpty() && this.started.contains(second));
+		assertThat(pool.threads.get(second)).as("the worker that left").isEqualTo(pool.threads.get(first));
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		assertThat(this.template.hasKey(this.keys.holding())).isFalse();
+		pool.stop();
+	}
+
+	@Test // GH-36
+	void aJobHandedOverWhileAJobWaitsForAWorkerWaitsAdmittedAndIsHandedBackOutOfItsGatesWhenItsContainerStops() {
+		GatedPool pool = new GatedPool(1);
+		enqueue("g1", GATED);
+		enqueue("g2", GATED);
+		enqueue("free", FREE);
+		submit(pool.workers, reserve(1, LEASE_TIME));
+		await().atMost(DEADLINE).until(() -> this.started.contains("g1"));
+		ReservedJob g2 = reserve(1, LEASE_TIME).get(0).job();
+		assertThat(this.listener.getGateOperations().admit(QUEUE, g2.lease(), GATES, LEASE_TIME))
+			.isEqualTo(GateOperations.PARKED);
+		// waits for the only worker, so that the job handed over waits behind it
+		submit(pool.workers, reserve(1, LEASE_TIME));
+		pool.release("g1");
+		await().atMost(DEADLINE).until(() -> this.started.contains("free"));
+		String running = this.keys.gates(GATES).get(2);
+		assertThat(this.template.opsForZSet().range(running, 0, -1)).as("let through as it was handed over")
+			.singleElement()
+			.asString()
+			.startsWith("g2:");
+		pool.running.set(false);
+		pool.release("free");
+		await().atMost(DEADLINE).until(() -> pool.workers.executions().isEmpty());
+		assertThat(this.started).containsExactly("g1", "free");
+		await().atMost(DEADLINE).until(() -> this.operations.stats(QUEUE).equals(new QueueStats(1, 0, 0, 0)));
+		assertThat(this.template.hasKey(running)).as("out of its gates").isFalse();
+		assertThat(this.template.hasKey(this.keys.holding())).isFalse();
+		assertThat(reserve(1, LEASE_TIME).get(0).job().attempt()).as("its attempt given back").isOne();
+		pool.stop();
+	}
+
+	/**
+	 * Return how many jobs wait in the lines of their gates.
+	 */
+	private long parked() {
+		return this.template.opsForZSet().size(this.keys.lines());
+	}
+
+	private static void submit(JobWorkerPool workers, List<Reserved> jobs) {
+		for (Reserved reserved : jobs) {
+			workers.submit(reserved.job(), new Semaphore(0), reserved.leaseEndNanos(), null);
+		}
+	}
+
+	/**
+	 * A worker pool with a job "gated" that runs one at a time and a job "free" without
+	 * limits, each run held until released by its id.
+	 */
+	private final class GatedPool {
+
+		private final AtomicBoolean running = new AtomicBoolean(true);
+
+		private final Map<String, String> threads = new ConcurrentHashMap<>();
+
+		private final Map<String, CountDownLatch> holds = new ConcurrentHashMap<>();
+
+		private final JobWorkerPool workers;
+
+		private final JobAcknowledger acknowledger;
+
+		GatedPool(int concurrency) {
+			ContainerProperties properties = new ContainerProperties();
+			properties.setLeaseTime(LEASE_TIME);
+			this.acknowledger = new JobAcknowledger(QUEUE, JobWorkerPoolIntegrationTests.this.listener);
+			this.acknowledger.start(new CustomizableThreadFactory("test-acker-"));
+			JobOutcomes outcomes = new JobOutcomes(QUEUE, JobWorkerPoolIntegrationTests.this.listener,
+					this.acknowledger);
+			Map<String, JobHandler> handlers = Map.of("gated", handler("gated", new JobLimits(null, 1, null)), "free",
+					handler("free", JobLimits.NONE));
+			JobLeaseKeeper leaseKeeper = new JobLeaseKeeper(QUEUE, JobWorkerPoolIntegrationTests.this.listener,
+					properties, handlers.values(), outcomes);
+			this.workers = new JobWorkerPool(QUEUE, this.running::get, JobWorkerPoolIntegrationTests.this.listener,
+					handlers, leaseKeeper, outcomes, new JobPrefetch(QUEUE, () -> true, properties));
+			this.workers.start(concurrency, new CustomizableThreadFactory("test-gated-"),
+					JobWorkerPoolIntegrationTests.this.scheduler);
+		}
+
+		private JobHandler handler(String name, JobLimits limits) {
+			return new StringJobHandler(
+					new JobDefinition(name, QUEUE, 3, Duration.ZERO,
+							new JobBackoff(Duration.ZERO, 1.0, Duration.ZERO, Duration.ZERO), String.class, limits),
+					(payload, context) -> {
+						this.threads.put(context.getId(), Thread.currentThread().getName());
+						JobWorkerPoolIntegrationTests.this.started.add(context.getId());
+						if (!this.holds.computeIfAbsent(context.getId(), (id) -> new CountDownLatch(1))
+							.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
+							throw new IllegalStateException("Not released: " + context.getId());
+						}
+					});
+		}
+
+		void release(String id) {
+			this.holds.computeIfAbsent(id, (key) -> new CountDownLatch(1)).countDown();
+		}
+
+		void stop() {
+			this.holds.values().forEach(CountDownLatch::countDown);
+			this.workers.stop();
+			this.acknowledger.stop();
+		}
+
 	}
 
 	private void enqueue(String id, String body) {

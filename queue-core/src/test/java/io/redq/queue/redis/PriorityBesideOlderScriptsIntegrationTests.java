@@ -135,6 +135,32 @@ class PriorityBesideOlderScriptsIntegrationTests extends AbstractQueueIntegratio
 		assertThat(this.template.hasKey(this.keys.stale())).isFalse();
 	}
 
+	@Test // GH-36
+	void aGroupedJobRescheduledByOlderScriptsAndCancelledHereLeavesNoGroupLineBehind() {
+		RedisJobQueueOperations older = olderScripts();
+		ListenerOperations olderListener = older.getListenerOperations();
+		enqueueBody("delayed", GroupsIntegrationTests.body(8, "t"));
+		enqueueBody("ready", GroupsIntegrationTests.body(3, "t"));
+		// rescheduled there: each keeps its member of queued, counted stale and in its
+		// group; the older migrator then makes one ready in the ready list
+		assertThat(older.reschedule(QUEUE, "delayed", Due.after(Duration.ofMinutes(1)))).isTrue();
+		assertThat(older.reschedule(QUEUE, "ready", Due.after(Duration.ofMillis(20)))).isTrue();
+		await().atMost(Duration.ofSeconds(10)).until(() -> olderListener.migrate(QUEUE).dueJobs() == 1);
+		assertThat(this.operations.cancel(QUEUE, "delayed")).isTrue();
+		assertThat(this.operations.cancel(QUEUE, "ready")).isTrue();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		assertThat(this.operations.snapshot(QUEUE).readyGroups()).isZero();
+		// the entry the older migrator pushed to the ready list stays, counted stale,
+		// until a reservation skips it
+		assertThat(this.listener.reserve(QUEUE, 10, LEASE).jobs()).isEmpty();
+		assertThat(this.template.opsForList().size(this.keys.ready())).isZero();
+		assertThat(this.template.opsForHash().keys(this.keys.fair())).as("no group line left")
+			.noneMatch((field) -> field.toString().startsWith("g") || field.toString().startsWith("c"));
+		assertThat(this.template.hasKey(this.keys.queued())).isFalse();
+		assertThat(this.template.hasKey(this.keys.levels())).isFalse();
+		assertThat(this.template.hasKey(this.keys.stale())).isFalse();
+	}
+
 	private void enqueueBody(String id, String body) {
 		this.operations.getEnqueueOperations()
 			.enqueue(QUEUE, List.of(new EnqueueCommand(id, Due.NOW, DuplicatePolicy.KEEP, body)));

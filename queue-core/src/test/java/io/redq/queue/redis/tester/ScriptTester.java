@@ -180,6 +180,9 @@ final class ScriptTester {
 	 */
 	private final Set<String> holding = new HashSet<>();
 
+	/** What the last acknowledgement that left its run's gates handed over. */
+	private GateOperations.@Nullable HandOver handOver;
+
 	/** The gate holders of every run that started. */
 	private final Set<String> started = new HashSet<>();
 
@@ -759,6 +762,9 @@ final class ScriptTester {
 		Run run = worker.running.remove(this.random.nextInt(worker.running.size()));
 		Lease lease = run.job.lease();
 		int outcome = this.random.nextInt(100);
+		Duration leaving = null;
+		GateOperations.HandOver handOver = null;
+		boolean handOverLost = false;
 		if (outcome < 60) {
 			boolean holds = holdsLease(lease);
 			// a run that finished late is accepted unless a run of its job started since
@@ -768,7 +774,11 @@ final class ScriptTester {
 			// ran
 			boolean late = !holds && lease.token().equals(this.lastStarts.get(lease.id())) && exists
 					&& dispatchOf(stored) == run.dispatch;
-			List<String> refused = this.listeners.ack(QUEUE, List.of(lease));
+			// a run with gates is acknowledged with its leave, as a container does, or
+			// before it
+			leaving = (run.gates != null && this.random.nextBoolean()) ? handOverLease(true) : null;
+			List<String> refused = acknowledge(run, leaving);
+			handOver = this.handOver;
 			boolean accepted = !refused.contains(lease.id());
 			if (accepted && exists) {
 				run.dispatch.counted[COMPLETED]++;
@@ -785,7 +795,8 @@ final class ScriptTester {
 			String resent = "";
 			if (enabled(Fault.ACK_RESENT, 0.3)) {
 				resent = " (reply lost: " + refused + "; re-sent)";
-				refused = this.listeners.ack(QUEUE, List.of(lease));
+				handOverLost = handOver != null;
+				refused = acknowledge(run, leaving);
 			}
 			if (holds || (exists && late)) {
 				run.dispatch.state = State.COMPLETED;
@@ -817,8 +828,38 @@ final class ScriptTester {
 			trace(worker + " fails " + run + ((retry != null) ? ", retry in " + retry.toMillis() + " ms" : ", dead")
 					+ resent + ": " + failed);
 		}
-		leaveGates(worker, run, true);
+		if (leaving != null) {
+			tookOver(worker, run, handOver, leaving, handOverLost);
+		}
+		else {
+			leaveGates(worker, run, true);
+		}
 		return true;
+	}
+
+	/**
+	 * Acknowledge a run, with the leave of its gates when a hand-over lease is given,
+	 * which keeps what it handed over in {@link #handOver}.
+	 * @return the refused ids
+	 */
+	private List<String> acknowledge(Run run, @Nullable Duration leaving) {
+		if (leaving == null) {
+			return this.listeners.ack(QUEUE, List.of(run.job.lease()));
+		}
+		GateOperations.Completion completion = this.listeners.getGateOperations()
+			.completeAndLeaveGates(QUEUE, run.job.lease(), run.gates, leaving);
+		this.handOver = completion.next();
+		return completion.refused() ? List.of(run.job.id()) : List.of();
+	}
+
+	/**
+	 * Return the lease a leaving run takes the first job woken with: none (every job
+	 * woken is made ready), short or long, as a container does.
+	 */
+	private Duration handOverLease(boolean running) {
+		int choice = this.random.nextInt(3);
+		return (!running || choice == 0) ? Duration.ZERO
+				: (choice == 1) ? LONG_LEASE : Duration.ofMillis(5 + this.random.nextInt(15));
 	}
 
 	/**
@@ -828,30 +869,37 @@ final class ScriptTester {
 	 */
 	private void leaveGates(Worker worker, Run run, boolean running) {
 		if (run.gates != null) {
-			int choice = this.random.nextInt(3);
-			Duration lease = (!running || choice == 0) ? Duration.ZERO
-					: (choice == 1) ? LONG_LEASE : Duration.ofMillis(5 + this.random.nextInt(15));
+			Duration lease = handOverLease(running);
 			GateOperations.HandOver handOver = this.listeners.getGateOperations()
 				.leaveGates(QUEUE, run.job.lease(), run.gates, lease);
-			ReservedJob next = (handOver != null) ? handOver.job() : null;
 			boolean lost = false;
 			if (enabled(Fault.HOLD_RESENT, 0.3)) {
-				lost = next != null;
+				lost = handOver != null;
 				this.listeners.getGateOperations().leaveGates(QUEUE, run.job.lease(), run.gates, lease);
 				trace(worker + " leaves the gates of " + run + " (re-sent)");
 			}
-			this.holding.remove(holder(run.job));
-			if (handOver != null && handOver.admitted()) {
-				// let through the gates it shares with the run that left, whether or not
-				// the reply reaches the worker: it holds them under its lease
-				this.holding.add(holder(next));
-				this.started.add(holder(next));
-			}
-			if (next != null) {
-				trace(worker + " leaves the gates of " + run + " and takes "
-						+ reserved(worker, next, lease, snapshotTime(), lost) + " for " + lease.toMillis() + " ms"
-						+ (handOver.admitted() ? ", let through its gates" : "") + (lost ? ", reply lost" : ""));
-			}
+			tookOver(worker, run, handOver, lease, lost);
+		}
+	}
+
+	/**
+	 * Record that a run left its gates, and the job its leave reserved for the worker (a
+	 * reply lost: for none).
+	 */
+	private void tookOver(Worker worker, Run run, GateOperations.@Nullable HandOver handOver, Duration lease,
+			boolean lost) {
+		ReservedJob next = (handOver != null) ? handOver.job() : null;
+		this.holding.remove(holder(run.job));
+		if (handOver != null && handOver.admitted()) {
+			// let through the gates it shares with the run that left, whether or not
+			// the reply reaches the worker: it holds them under its lease
+			this.holding.add(holder(next));
+			this.started.add(holder(next));
+		}
+		if (next != null) {
+			trace(worker + " leaves the gates of " + run + " and takes "
+					+ reserved(worker, next, lease, snapshotTime(), lost) + " for " + lease.toMillis() + " ms"
+					+ (handOver.admitted() ? ", let through its gates" : "") + (lost ? ", reply lost" : ""));
 		}
 	}
 

@@ -1,0 +1,95 @@
+package io.redq.queue.redis;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.redq.queue.core.Due;
+import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.QueueStats;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.core.RedisCallback;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Tests for {@link GateOperations} against a real Redis.
+ *
+ * @author Redq team
+ */
+class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
+
+	private static final Duration LEASE = Duration.ofMinutes(1);
+
+	/** One job "test" runs at a time. */
+	private static final Gates GATES = new Gates(null, "test", 1, 0, null);
+
+	private GateOperations gates() {
+		return this.listener.getGateOperations();
+	}
+
+	@Test // GH-36
+	void aCompletionThatLeavesItsGatesAcknowledgesTheRunAndLetsTheNextInLineThroughAndChangesNothingWhenReSent() {
+		enqueue("a");
+		enqueue("b");
+		List<ReservedJob> jobs = this.listener.reserve(QUEUE, 2, LEASE).jobs();
+		assertThat(gates().admit(QUEUE, jobs.get(0).lease(), GATES, LEASE)).isZero();
+		assertThat(gates().admit(QUEUE, jobs.get(1).lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
+		GateOperations.Completion completion = gates().completeAndLeaveGates(QUEUE, jobs.get(0).lease(), GATES, LEASE);
+		assertThat(completion.refused()).isFalse();
+		assertThat(completion.next()).isNotNull();
+		ReservedJob next = completion.next().job();
+		assertThat(next.id()).isEqualTo("b");
+		assertThat(completion.next().admitted()).isTrue();
+		assertThat(this.template.opsForHash().hasKey(this.keys.jobs(), "a")).as("acknowledged").isFalse();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));
+		String running = this.keys.gates(GATES).get(2);
+		assertThat(this.template.opsForZSet().range(running, 0, -1))
+			.containsExactly("b:" + QueueStore.inShard(next.lease()).token());
+		Map<String, String> before = dump();
+		// a client re-sends the call after a lost reply
+		GateOperations.Completion again = gates().completeAndLeaveGates(QUEUE, jobs.get(0).lease(), GATES, LEASE);
+		assertThat(again.refused()).isFalse();
+		assertThat(again.next()).isNull();
+		assertThat(dump()).isEqualTo(before);
+	}
+
+	@Test // GH-36
+	void aCompletionRefusedSinceAnotherWorkerReservedTheJobLeavesOnlyItsOwnGatesAndTheJobToThatWorker() {
+		enqueue("a");
+		Lease stalled = this.listener.reserve(QUEUE, 1, Duration.ofMillis(50)).jobs().get(0).lease();
+		assertThat(gates().admit(QUEUE, stalled, GATES, Duration.ofMillis(50))).isZero();
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.listener.migrate(QUEUE).expiredLeases() == 1);
+		ReservedJob again = this.listener.reserve(QUEUE, 1, LEASE).jobs().get(0);
+		assertThat(gates().admit(QUEUE, again.lease(), GATES, LEASE)).isZero();
+		GateOperations.Completion completion = gates().completeAndLeaveGates(QUEUE, stalled, GATES, LEASE);
+		assertThat(completion.refused()).isTrue();
+		assertThat(completion.next()).isNull();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));
+		assertThat(this.template.opsForZSet().range(this.keys.gates(GATES).get(2), 0, -1))
+			.containsExactly("a:" + QueueStore.inShard(again.lease()).token());
+	}
+
+	/**
+	 * Return every key of the Redis with its serialized value.
+	 */
+	private Map<String, String> dump() {
+		Map<String, String> values = new TreeMap<>();
+		for (String key : this.template.keys("*")) {
+			byte[] value = this.template
+				.execute((RedisCallback<byte[]>) (connection) -> connection.keyCommands().dump(key.getBytes()));
+			values.put(key, Arrays.toString(value));
+		}
+		return values;
+	}
+
+	private void enqueue(String id) {
+		this.enqueuer.enqueue(QUEUE, List.of(new EnqueueCommand(id, Due.NOW, DuplicatePolicy.KEEP,
+				"\"job\":\"test\",\"maxAttempts\":3,\"payload\":\"x\"}")));
+	}
+
+}
