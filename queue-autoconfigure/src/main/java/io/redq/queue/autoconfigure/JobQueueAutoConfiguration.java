@@ -245,6 +245,7 @@ public final class JobQueueAutoConfiguration {
 		dispatcher.setCoalescing(coalescing.isEnabled());
 		dispatcher.setCoalescingMaxJobs(coalescing.getMaxJobs());
 		dispatcher.setCoalescingMaxSize(coalescing.getMaxSize().toBytes());
+		dispatcher.setCoalescingMaxInFlight(coalescing.getMaxInFlight());
 		dispatcher.setBatchLinger(properties.getBatches().getLinger());
 		dispatcher.setMetrics(metrics.getIfAvailable(() -> JobMetrics.NONE));
 		dispatcher.setObservationEnabled(properties.isObservationEnabled());

@@ -727,6 +727,12 @@ public class JobQueueProperties {
 		 */
 		private DataSize maxSize = DataSize.ofMegabytes(1);
 
+		/**
+		 * Most script calls of a queue's synchronous dispatches in flight at once; a
+		 * queue with an asynchronous dispatch waiting or in flight has one at most.
+		 */
+		private int maxInFlight = 1;
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -749,6 +755,14 @@ public class JobQueueProperties {
 
 		public void setMaxSize(DataSize maxSize) {
 			this.maxSize = maxSize;
+		}
+
+		public int getMaxInFlight() {
+			return this.maxInFlight;
+		}
+
+		public void setMaxInFlight(int maxInFlight) {
+			this.maxInFlight = maxInFlight;
 		}
 
 	}

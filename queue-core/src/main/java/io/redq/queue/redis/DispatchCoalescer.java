@@ -70,6 +70,8 @@ final class DispatchCoalescer {
 
 	private volatile long maxSize = DEFAULT_MAX_SIZE;
 
+	private volatile int maxInFlight = 1;
+
 	private volatile Duration timeout = RedisJobDispatcher.DEFAULT_TIMEOUT;
 
 	private Duration closeTimeout = Duration.ofSeconds(10);
@@ -103,6 +105,11 @@ final class DispatchCoalescer {
 	void setMaxSize(long maxSize) {
 		Assert.isTrue(maxSize > 0, () -> "maxSize must be positive; got " + maxSize);
 		this.maxSize = maxSize;
+	}
+
+	void setMaxInFlight(int maxInFlight) {
+		Assert.isTrue(maxInFlight > 0, () -> "maxInFlight must be positive; got " + maxInFlight);
+		this.maxInFlight = maxInFlight;
 	}
 
 	void setTimeout(Duration timeout) {
@@ -205,7 +212,7 @@ final class DispatchCoalescer {
 	}
 
 	private void submit(Lane lane, Dispatch dispatch) {
-		Call call = (this.enabled || dispatch.async) ? lane.add(dispatch, this.maxJobs, this.maxSize)
+		Call call = (this.enabled || dispatch.async) ? lane.add(dispatch, this.maxJobs, this.maxSize, this.maxInFlight)
 				: dispatch.sentAlone();
 		if (call != null) {
 			send(lane, call);
@@ -238,7 +245,7 @@ final class DispatchCoalescer {
 	 */
 	private void replied(Lane lane, Call call, @Nullable List<DispatchResult> results, @Nullable Throwable failure) {
 		call.replied.set(true);
-		Call next = lane.finished(call, this.maxJobs, this.maxSize);
+		Call next = lane.finished(call, this.maxJobs, this.maxSize, this.maxInFlight);
 		for (int i = 0; i < call.dispatches.size(); i++) {
 			Dispatch dispatch = call.dispatches.get(i);
 			if (dispatch.async) {
@@ -312,7 +319,7 @@ final class DispatchCoalescer {
 	}
 
 	private void sendNext(Lane lane, Call call) {
-		Call next = lane.finished(call, this.maxJobs, this.maxSize);
+		Call next = lane.finished(call, this.maxJobs, this.maxSize, this.maxInFlight);
 		if (next != null) {
 			send(lane, next);
 		}
@@ -421,34 +428,52 @@ final class DispatchCoalescer {
 
 		private final ArrayDeque<Dispatch> waiting = new ArrayDeque<>();
 
-		private @Nullable Call inFlight;
+		/** How many of the waiting dispatches are asynchronous. */
+		private int asyncWaiting;
+
+		private final List<Call> inFlight = new ArrayList<>();
 
 		Lane(String queue) {
 			this.queue = queue;
 		}
 
 		/**
-		 * Add a dispatch, and return the call to send now if none is in flight.
+		 * Add a dispatch, and return the call to send now if there is room in flight.
 		 */
-		synchronized @Nullable Call add(Dispatch dispatch, int maxJobs, long maxSize) {
+		synchronized @Nullable Call add(Dispatch dispatch, int maxJobs, long maxSize, int maxInFlight) {
 			this.waiting.add(dispatch);
-			if (this.inFlight != null) {
-				return null;
+			if (dispatch.async) {
+				this.asyncWaiting++;
 			}
-			this.inFlight = next(maxJobs, maxSize);
-			return this.inFlight;
+			return nextIfRoom(maxJobs, maxSize, maxInFlight);
 		}
 
 		/**
 		 * End a call in flight (replied or timed out), and return the next call to send,
-		 * if dispatches wait.
+		 * if dispatches wait and there is room in flight.
 		 */
-		synchronized @Nullable Call finished(Call call, int maxJobs, long maxSize) {
-			if (this.inFlight != call) {
+		synchronized @Nullable Call finished(Call call, int maxJobs, long maxSize, int maxInFlight) {
+			if (!this.inFlight.remove(call)) {
 				return null;
 			}
-			this.inFlight = this.waiting.isEmpty() ? null : next(maxJobs, maxSize);
-			return this.inFlight;
+			return nextIfRoom(maxJobs, maxSize, maxInFlight);
+		}
+
+		/**
+		 * The next call, when dispatches wait and none is in flight, or up to the most in
+		 * flight when no asynchronous dispatch waits or is in flight: one thread's
+		 * asynchronous dispatches are sent one call after the other's reply, so that they
+		 * are stored in order whichever connection a call takes; synchronous ones of
+		 * different threads have no order to keep.
+		 */
+		private @Nullable Call nextIfRoom(int maxJobs, long maxSize, int maxInFlight) {
+			if (this.waiting.isEmpty() || (!this.inFlight.isEmpty() && (this.inFlight.size() >= maxInFlight
+					|| this.asyncWaiting > 0 || this.inFlight.stream().anyMatch(Call::hasAsync)))) {
+				return null;
+			}
+			Call call = next(maxJobs, maxSize);
+			this.inFlight.add(call);
+			return call;
 		}
 
 		/** The waiting dispatches in order, up to the bounds, at least one. */
@@ -462,6 +487,9 @@ final class DispatchCoalescer {
 					break;
 				}
 				dispatches.add(this.waiting.poll());
+				if (dispatch.async) {
+					this.asyncWaiting--;
+				}
 			}
 			Call call = new Call(dispatches);
 			dispatches.forEach((dispatch) -> dispatch.call = call);
@@ -473,7 +501,13 @@ final class DispatchCoalescer {
 		 * @return whether it was waiting, and so is not sent
 		 */
 		synchronized boolean withdraw(Dispatch dispatch) {
-			return dispatch.call == null && this.waiting.remove(dispatch);
+			if (dispatch.call != null || !this.waiting.remove(dispatch)) {
+				return false;
+			}
+			if (dispatch.async) {
+				this.asyncWaiting--;
+			}
+			return true;
 		}
 
 	}
@@ -487,17 +521,15 @@ final class DispatchCoalescer {
 
 		private final AtomicBoolean replied = new AtomicBoolean();
 
+		private final boolean hasAsync;
+
 		Call(List<Dispatch> dispatches) {
 			this.dispatches = dispatches;
+			this.hasAsync = dispatches.stream().anyMatch((dispatch) -> dispatch.async);
 		}
 
 		boolean hasAsync() {
-			for (Dispatch dispatch : this.dispatches) {
-				if (dispatch.async) {
-					return true;
-				}
-			}
-			return false;
+			return this.hasAsync;
 		}
 
 	}

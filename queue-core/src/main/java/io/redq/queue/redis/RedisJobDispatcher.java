@@ -235,6 +235,21 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	}
 
 	/**
+	 * Set how many script calls of a queue's synchronous dispatches may be in flight at
+	 * once while coalescing: a synchronous dispatch that arrives while fewer are in
+	 * flight is sent at once (with those waiting) instead of waiting for a reply. A queue
+	 * with an asynchronous dispatch waiting or in flight has one call in flight at most,
+	 * so that one thread's asynchronous dispatches keep their order.
+	 * <p>
+	 * Default 1.
+	 * @param maxInFlight the most calls in flight, at least 1
+	 * @see #setCoalescing(boolean)
+	 */
+	public void setCoalescingMaxInFlight(int maxInFlight) {
+		this.coalescer.setMaxInFlight(maxInFlight);
+	}
+
+	/**
 	 * Set how long Redis remembers the reply of a call that changes a queue (each
 	 * dispatch script call of up to 1,000 jobs, and the operations' cancel, reschedule,
 	 * retry or delete of dead jobs and purge on the same queues), so that the same call

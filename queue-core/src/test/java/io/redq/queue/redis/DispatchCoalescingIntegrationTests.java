@@ -254,6 +254,53 @@ class DispatchCoalescingIntegrationTests {
 	}
 
 	@Test
+	void withTwoCallsInFlightASynchronousDispatchArrivingWhileOneIsInFlightIsSentAtOnce() throws Exception {
+		this.dispatcher.setCoalescingMaxInFlight(2);
+		long before = ScriptExecutions.count(this.redis);
+		FutureTask<DispatchResult> first = holdRedisWhileDispatching("first");
+		FutureTask<DispatchResult> second = inThread(dispatch("second"));
+		awaitCallersWaiting();
+		List<FutureTask<DispatchResult>> others = new ArrayList<>();
+		for (int i = 0; i < 8; i++) {
+			others.add(inThread(dispatch("s" + i)));
+		}
+		awaitCallersWaiting();
+		this.redis.command("CLIENT", "UNPAUSE");
+		List<DispatchResult> results = new ArrayList<>(
+				List.of(first.get(WAIT.toSeconds(), TimeUnit.SECONDS), second.get(WAIT.toSeconds(), TimeUnit.SECONDS)));
+		for (FutureTask<DispatchResult> caller : others) {
+			results.add(caller.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+		}
+		assertThat(results).extracting(DispatchResult::outcome).containsOnly(Outcome.CREATED);
+		assertThat(ScriptExecutions.count(this.redis) - before)
+			.as("the first call, the second sent beside it, then one for the 8 jobs that came while both were in flight")
+			.isEqualTo(3);
+		assertThat(this.redis.command("LRANGE", "redq:{default}:ready", "0", "-1").lines()).hasSize(11)
+			.doesNotHaveDuplicates()
+			.startsWith("warm", "first", "second");
+	}
+
+	@Test
+	void withTwoCallsInFlightAnAsynchronousDispatchWaitingKeepsOneCallInFlight() throws Exception {
+		this.dispatcher.setCoalescingMaxInFlight(2);
+		long before = ScriptExecutions.count(this.redis);
+		FutureTask<DispatchResult> first = holdRedisWhileDispatching("first");
+		CompletableFuture<DispatchResult> async = this.dispatcher
+			.dispatchAsync(JobRequest.of("ping", "async").id("async").build());
+		FutureTask<DispatchResult> sync = inThread(dispatch("sync"));
+		awaitCallersWaiting();
+		this.redis.command("CLIENT", "UNPAUSE");
+		assertThat(List.of(first.get(WAIT.toSeconds(), TimeUnit.SECONDS), async.get(WAIT.toSeconds(), TimeUnit.SECONDS),
+				sync.get(WAIT.toSeconds(), TimeUnit.SECONDS)))
+			.extracting(DispatchResult::outcome)
+			.containsOnly(Outcome.CREATED);
+		assertThat(ScriptExecutions.count(this.redis) - before).as("the first call, then one for the two jobs")
+			.isEqualTo(2);
+		assertThat(this.redis.command("LRANGE", "redq:{default}:ready", "0", "-1").lines()).containsExactly("warm",
+				"first", "async", "sync");
+	}
+
+	@Test
 	void oneThreadsDispatchesAreStoredInTheirOrderWhetherSynchronousOrNot() throws Exception {
 		List<CompletableFuture<DispatchResult>> results = new ArrayList<>();
 		for (int i = 0; i < 400; i++) {

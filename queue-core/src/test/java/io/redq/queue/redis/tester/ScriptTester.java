@@ -326,41 +326,40 @@ final class ScriptTester {
 	private boolean produce() {
 		int producer = this.random.nextInt(this.settings.producers());
 		int number = this.dispatches.size() + 1;
-		int kind = this.random.nextInt(5);
-		int gate = this.random.nextInt(20);
-		boolean gated = gate < 6;
-		int maxAttempts = 1 + this.random.nextInt(3);
-		Due due = (this.random.nextInt(10) < 7) ? Due.NOW : Due.after(Duration.ofMillis(1 + this.random.nextInt(30)));
-		// half the jobs at the default level, the others at any level
-		int level = (this.random.nextBoolean()) ? JobPriority.DEFAULT : this.random.nextInt(JobPriority.HIGHEST + 1);
-		// a third of the jobs in one of three groups
-		int group = this.random.nextInt(9);
-		String body = ((level != JobPriority.DEFAULT) ? "\"priority\":" + level + "," : "")
-				+ ((group < 3) ? "\"group\":\"t" + group + "\"," : "") + "\"job\":\""
-				+ (!gated ? "plain" : (gate < 3) ? LIMITED : COUNTED) + "\",\"maxAttempts\":" + maxAttempts
-				+ ",\"payload\":\"d" + number + "\"}";
-		String id = (kind == 0) ? "g" + number : "c" + this.random.nextInt(this.settings.callerIds());
-		EnqueueCommand command = switch (kind) {
-			case 0 -> EnqueueCommand.withGeneratedId(id, due, body);
-			case 1 -> new EnqueueCommand(id, due, DuplicatePolicy.KEEP, body);
-			case 2 -> new EnqueueCommand(id, due, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, body);
-			case 3 -> new EnqueueCommand(id, due, DuplicatePolicy.REPLACE, body);
-			default -> new EnqueueCommand(id, due, DuplicatePolicy.REPLACE, Uniqueness.UNTIL_STARTED, body);
-		};
+		Job job = newJob(number);
 		ResendProtection calls = this.producerCalls.get(producer);
 		ResendProtection.Call call = calls.begin(this.keys);
-		List<EnqueueCommand> sent = new ArrayList<>(List.of(command));
+		List<Job> sent = new ArrayList<>(List.of(job));
 		// a third of the jobs push.lua takes go with others in one call, as dispatchAll
 		// sends them
-		boolean pushed = kind == 0 && due == Due.NOW && level == JobPriority.DEFAULT && group >= 3;
+		boolean pushed = job.kind() == 0 && job.due() == Due.NOW && job.level() == JobPriority.DEFAULT
+				&& job.group() >= 3;
 		int companions = (pushed && this.random.nextInt(3) == 0) ? 1 + this.random.nextInt(2) : 0;
 		for (int i = 1; i <= companions; i++) {
-			sent.add(EnqueueCommand.withGeneratedId("g" + (number + i), Due.NOW,
-					"\"job\":\"plain\",\"maxAttempts\":" + maxAttempts + ",\"payload\":\"d" + (number + i) + "\"}"));
+			sent.add(new Job(
+					EnqueueCommand
+						.withGeneratedId("g" + (number + i), Due.NOW,
+								"\"job\":\"plain\",\"maxAttempts\":" + job.maxAttempts() + ",\"payload\":\"d"
+										+ (number + i) + "\"}"),
+					0, job.maxAttempts(), false, Due.NOW, JobPriority.DEFAULT, 3));
 		}
+		// a quarter of the other calls carry up to three more jobs of any kind, policy,
+		// due time, level, group and gates, as concurrent dispatches share a call: each
+		// at an id of its own in the call, whose state before the call is its own
+		if (companions == 0 && this.random.nextInt(4) == 0) {
+			for (int i = 1 + this.random.nextInt(3); i > 0; i--) {
+				Job companion = newJob(number + sent.size());
+				if (sent.stream().noneMatch((other) -> other.command().id().equals(companion.command().id()))) {
+					sent.add(companion);
+				}
+			}
+		}
+		List<EnqueueCommand> commands = sent.stream().map(Job::command).toList();
 		List<Dispatch> batch = new ArrayList<>();
 		for (int i = 0; i < sent.size(); i++) {
-			Dispatch dispatch = new Dispatch(number + i, sent.get(i), maxAttempts, gated && i == 0, calls, call, sent);
+			Job each = sent.get(i);
+			Dispatch dispatch = new Dispatch(number + i, each.command(), each.maxAttempts(), each.gated(), calls, call,
+					commands);
 			this.dispatches.put(dispatch.number, dispatch);
 			batch.add(dispatch);
 		}
@@ -382,11 +381,38 @@ final class ScriptTester {
 		if (!this.lostEnqueueReplies.contains(dispatch)) {
 			dispatch.calls.end(dispatch.call);
 		}
-		trace("producer " + producer + " enqueues d" + number + " as " + command.id() + " (" + kindName(kind) + ", max "
-				+ maxAttempts + ", " + due + (gated ? ", gated" : "") + ")"
-				+ ((companions > 0) ? " with " + batch.subList(1, batch.size()) + " in one call" : "") + ": " + results
-				+ lost);
+		trace("producer " + producer + " enqueues "
+				+ batch.stream().map((each) -> each + " as " + each.command.id()).toList() + " ("
+				+ sent.stream().map(Job::describe).toList() + ") in one call: " + results + lost);
 		return true;
+	}
+
+	/**
+	 * Make a job of any kind, policy, due time, level, group and gates.
+	 */
+	private Job newJob(int number) {
+		int kind = this.random.nextInt(5);
+		int gate = this.random.nextInt(20);
+		boolean gated = gate < 6;
+		int maxAttempts = 1 + this.random.nextInt(3);
+		Due due = (this.random.nextInt(10) < 7) ? Due.NOW : Due.after(Duration.ofMillis(1 + this.random.nextInt(30)));
+		// half the jobs at the default level, the others at any level
+		int level = (this.random.nextBoolean()) ? JobPriority.DEFAULT : this.random.nextInt(JobPriority.HIGHEST + 1);
+		// a third of the jobs in one of three groups
+		int group = this.random.nextInt(9);
+		String body = ((level != JobPriority.DEFAULT) ? "\"priority\":" + level + "," : "")
+				+ ((group < 3) ? "\"group\":\"t" + group + "\"," : "") + "\"job\":\""
+				+ (!gated ? "plain" : (gate < 3) ? LIMITED : COUNTED) + "\",\"maxAttempts\":" + maxAttempts
+				+ ",\"payload\":\"d" + number + "\"}";
+		String id = (kind == 0) ? "g" + number : "c" + this.random.nextInt(this.settings.callerIds());
+		EnqueueCommand command = switch (kind) {
+			case 0 -> EnqueueCommand.withGeneratedId(id, due, body);
+			case 1 -> new EnqueueCommand(id, due, DuplicatePolicy.KEEP, body);
+			case 2 -> new EnqueueCommand(id, due, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, body);
+			case 3 -> new EnqueueCommand(id, due, DuplicatePolicy.REPLACE, body);
+			default -> new EnqueueCommand(id, due, DuplicatePolicy.REPLACE, Uniqueness.UNTIL_STARTED, body);
+		};
+		return new Job(command, kind, maxAttempts, gated, due, level, group);
 	}
 
 	/**
@@ -1637,6 +1663,18 @@ final class ScriptTester {
 		@Override
 		public String toString() {
 			return "d" + this.number;
+		}
+
+	}
+
+	/**
+	 * A job a producer makes, with what it was made of.
+	 */
+	private record Job(EnqueueCommand command, int kind, int maxAttempts, boolean gated, Due due, int level,
+			int group) {
+
+		String describe() {
+			return kindName(this.kind) + ", max " + this.maxAttempts + ", " + this.due + (this.gated ? ", gated" : "");
 		}
 
 	}
