@@ -65,14 +65,18 @@ public final class QueueReader {
 	}
 
 	/**
-	 * Return whether a queue has its model key, which every script writes: whether Redq
-	 * ever used the queue. Not through the store, which keeps the keys of every queue it
-	 * is asked about.
+	 * Return whether a queue has its model key, which every script writes, or the
+	 * placement of its shards, which a sharded queue has before any of its shards is
+	 * used: whether Redq ever used the queue. One {@code EXISTS} (both keys share the
+	 * queue's slot). Not through the store, which keeps the keys of every queue it is
+	 * asked about.
 	 * @param queue a valid queue name
 	 * @return whether it has been used
 	 */
 	public boolean hasModel(String queue) {
-		return Boolean.TRUE.equals(this.redis.hasKey(this.store.getKeyspace().queue(queue).model()));
+		Keyspace keyspace = this.store.getKeyspace();
+		Long found = this.redis.countExistingKeys(List.of(keyspace.queue(queue).model(), keyspace.placement(queue)));
+		return found != null && found > 0;
 	}
 
 	/**

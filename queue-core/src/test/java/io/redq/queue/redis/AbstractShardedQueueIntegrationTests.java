@@ -336,6 +336,38 @@ abstract class AbstractShardedQueueIntegrationTests {
 	}
 
 	@Test
+	void aQueueWhoseJobsAllLiveInALaterShardIsDiscovered() {
+		RedisJobQueueOperations operations = operations(SHARDS);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		String last = operations.getStore().shards(QUEUE).get(SHARDS - 1);
+		dispatcher.dispatch(JobRequest.of("work", "x").id(idOn(operations, last)).build());
+		assertThat(template(operations).hasKey(operations.getStore().keys(QUEUE).model())).as("first shard used")
+			.isFalse();
+		// an application that has no job of the queue finds it in Redis alone
+		JobQueueInspector inspector = new JobQueueInspector(operations, new JobDefinitions() {
+
+			@Override
+			public @Nullable JobDefinition find(String name) {
+				return null;
+			}
+
+			@Override
+			public List<JobDefinition> all() {
+				return List.of();
+			}
+
+		});
+		inspector.setDiscoveryInterval(Duration.ZERO);
+		assertThat(inspector.exists(QUEUE)).isTrue();
+		await().atMost(DEADLINE).until(() -> inspector.queueNames().contains(QUEUE));
+		assertThat(inspector.queues()).singleElement().satisfies((queue) -> {
+			assertThat(queue.discovered()).isTrue();
+			assertThat(queue.snapshot().stats().ready()).isEqualTo(1);
+		});
+		assertThat(operations.stats(QUEUE).ready()).isEqualTo(1);
+	}
+
+	@Test
 	void fewerShardsAreRefusedWhileARemovedShardHoldsJobs() {
 		RedisJobQueueOperations operations = operations(SHARDS);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
