@@ -39,6 +39,7 @@ import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.inspect.JobQueueInspector.SearchBy;
 import io.redq.queue.inspect.JobView;
 import io.redq.queue.inspect.SearchResult;
+import io.redq.queue.inspect.ShardView;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.listener.StringJobHandler;
 import io.redq.queue.script.QueueScripts;
@@ -333,6 +334,45 @@ abstract class AbstractShardedQueueIntegrationTests {
 		SearchResult byName = inspector.search(SearchBy.JOB, "work", 50);
 		assertThat(byName.jobs()).hasSize(10);
 		assertThat(byName.complete()).isTrue();
+	}
+
+	@Test
+	void theInspectorDescribesEachShardWhereItLivesAndWhatItHolds() {
+		RedisJobQueueOperations operations = operations(SHARDS);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		List<String> shards = operations.getStore().shards(QUEUE);
+		for (int i = 0; i < shards.size(); i++) {
+			for (int job = 0; job <= i; job++) {
+				dispatcher.dispatch(
+						JobRequest.of("work", "x").id(idOn(operations, shards.get(i), "job" + job + "-")).build());
+			}
+		}
+		dispatcher.dispatch(JobRequest.of("work", "x")
+			.id(idOn(operations, shards.get(1), "later-"))
+			.delay(Duration.ofHours(1))
+			.build());
+		List<ShardView> views = new JobQueueInspector(operations, definitions()).shards(QUEUE);
+		assertThat(views).extracting(ShardView::hashTag)
+			.containsExactlyElementsOf(
+					shards.stream().map((shard) -> operations.getStore().keys(shard).hashTag()).toList())
+			.startsWith("{" + QUEUE + "}")
+			.doesNotHaveDuplicates();
+		assertThat(views).extracting((view) -> view.snapshot().stats().ready()).containsExactly(1L, 2L, 3L);
+		assertThat(views).extracting((view) -> view.snapshot().stats().delayed()).containsExactly(0L, 1L, 0L);
+		for (ShardView view : views) {
+			QueueReader.ShardPlace expected = expectedPlace(view.hashTag());
+			assertThat(view.slot()).as(view.hashTag()).isEqualTo((expected != null) ? expected.slot() : null);
+			assertThat(view.master()).as(view.hashTag()).isEqualTo((expected != null) ? expected.master() : null);
+		}
+	}
+
+	/**
+	 * Return where a hash tag lives on the Redis of the test.
+	 * @param hashTag the hash tag
+	 * @return its slot and master, or {@code null} without a cluster
+	 */
+	QueueReader.@Nullable ShardPlace expectedPlace(String hashTag) {
+		return null;
 	}
 
 	@Test
