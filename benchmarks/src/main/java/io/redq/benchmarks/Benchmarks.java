@@ -121,7 +121,7 @@ public final class Benchmarks {
 		result.put("java", Runtime.version().toString());
 		result.put("cpus", Runtime.getRuntime().availableProcessors());
 		result.put("redis", admin.info("server").get("redis_version"));
-		result.put("masters", admin.masters().size());
+		result.put("redisMasters", admin.masters().size());
 		result.put("scriptsSha1", scriptsSha1());
 		result.put("loadAverageBefore", loadAverage());
 		admin.deleteKeys(KEYSPACE.pattern());
