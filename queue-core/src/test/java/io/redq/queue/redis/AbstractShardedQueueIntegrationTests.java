@@ -156,6 +156,26 @@ abstract class AbstractShardedQueueIntegrationTests {
 	}
 
 	@Test
+	void theJobsWithoutKeysOfOneCallGoToOneShardAndTheCallsTakeTheShardsInTurn() {
+		RedisJobQueueOperations operations = operations(SHARDS);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		List<String> shards = operations.getStore().shards(QUEUE);
+		for (int call = 1; call <= SHARDS; call++) {
+			List<JobRequest> requests = new ArrayList<>();
+			for (int i = 0; i < 30; i++) {
+				requests.add(JobRequest.of("work", "x").build());
+			}
+			dispatcher.dispatchAll(requests);
+			List<Long> ready = shards.stream()
+				.map((shard) -> template(operations).opsForList().size(operations.getStore().keys(shard).ready()))
+				.toList();
+			assertThat(ready).as("after call " + call).allMatch((count) -> count == 0L || count == 30L);
+			assertThat(ready.stream().filter((count) -> count == 30L).count()).as("after call " + call).isEqualTo(call);
+		}
+		assertThat(operations.stats(QUEUE).ready()).isEqualTo(30L * SHARDS);
+	}
+
+	@Test
 	void aCallerIdAGroupAndATimersKeyEachKeepToOneShard() {
 		RedisJobQueueOperations operations = operations(SHARDS);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
