@@ -286,6 +286,7 @@ async function queueView(name, state, offset) {
 		return;
 	}
 	remember([queue]);
+	const shards = shownShards.has(name) ? await get(api('queues', name, 'shards')) : null;
 	const statistics = await get(api('queues', name, 'statistics'));
 	const filter = state === 'dead' ? deadFilter() : null;
 	let page;
@@ -327,6 +328,7 @@ async function queueView(name, state, offset) {
 		el('span', {}, 'running ', el('b', { id: 'queue-reserved' }, queue.reserved)),
 		el('span', {}, 'dead ', el('b', { id: 'queue-dead' }, queue.dead)),
 		el('span', {}, 'oldest ready ', el('b', {}, age(queue.oldestReadyAgeMillis)))),
+	shardsSection(name, shards),
 	chart(name, 400, 100), legend(),
 	statistics ? [statisticsChart('per-minute', 'Per minute, last hour', statistics.minutes),
 		statisticsChart('per-hour', 'Per hour, last ' + statistics.hours.length + ' hours', statistics.hours)] : null,
@@ -350,6 +352,39 @@ async function queueView(name, state, offset) {
 	page.total !== undefined ? pager(name, state, offset, page.total) : null,
 	page.complete === false ? el('p', { class: 'muted' }, 'More may match: the search reads a bounded number.')
 		: null);
+}
+
+// the queues whose shards this page shows, on request: each shard's counts are read afresh at every poll
+const shownShards = new Set();
+
+// a queue's shards, where each lives (its hash tag, and on a Redis Cluster its slot and master) and its counts; a
+// switch that only reads, so no change is sent
+function shardsSection(name, shards) {
+	const toggle = el('button', { type: 'button', id: 'queue-shards-toggle', onclick: async () => {
+		if (shownShards.has(name)) {
+			shownShards.delete(name);
+		}
+		else {
+			shownShards.add(name);
+		}
+		await render();
+	} }, shards ? 'Hide shards' : 'Show shards');
+	if (!shards) {
+		return el('div', { class: 'bar' }, toggle);
+	}
+	const cluster = shards.some((shard) => shard.master !== null && shard.master !== undefined);
+	return el('div', {}, el('div', { class: 'bar' }, toggle),
+		el('div', { class: 'table' }, el('table', { id: 'queue-shards' },
+			el('thead', {}, el('tr', {}, el('th', { class: 'num' }, 'shard'), el('th', {}, 'hash tag'),
+				el('th', { class: 'num' }, 'ready'), el('th', { class: 'num' }, 'delayed'),
+				el('th', { class: 'num' }, 'running'), el('th', { class: 'num' }, 'dead'),
+				cluster ? el('th', {}, 'master') : null, cluster ? el('th', { class: 'num' }, 'slot') : null)),
+			el('tbody', {}, shards.map((shard, index) => el('tr', { 'data-shard': index },
+				el('td', { class: 'num' }, index + 1), el('td', { class: 'id tag' }, shard.hashTag),
+				el('td', { class: 'num ready' }, shard.ready), el('td', { class: 'num delayed' }, shard.delayed),
+				el('td', { class: 'num reserved' }, shard.reserved), el('td', { class: 'num dead' }, shard.dead),
+				cluster ? el('td', { class: 'master' }, shard.master || 'no master') : null,
+				cluster ? el('td', { class: 'num slot' }, shard.slot) : null))))));
 }
 
 function pager(name, state, offset, total) {

@@ -16,6 +16,7 @@ import java.util.stream.Stream;
 import io.redq.benchmarks.EndToEndScenario.Dispatch;
 import io.redq.queue.redis.Keyspace;
 import io.redq.queue.script.QueueScripts;
+import io.redq.queue.test.RedisCluster;
 import io.redq.queue.test.RedisServer;
 
 /**
@@ -28,7 +29,8 @@ import io.redq.queue.test.RedisServer;
  *
  * <p>
  * Without {@code --redis}, a {@code redis-server} is started on a free loopback port and
- * stopped at the end (or {@code REDQ_TEST_REDIS_URL} is used). Other {@code --name=value}
+ * stopped at the end (or {@code REDQ_TEST_REDIS_URL} is used); with {@code --cluster=N},
+ * a cluster of N masters, each master's figures reported too. Other {@code --name=value}
  * arguments, such as {@code --redq.listener.concurrency=16}, go to the Spring
  * application.
  *
@@ -99,28 +101,44 @@ public final class Benchmarks {
 			throw new IllegalArgumentException(
 					"Unknown or missing --scenario; choose one of " + SCENARIOS.keySet() + "\n" + Options.USAGE);
 		}
+		int masters = options.intValue("cluster", 0);
+		if (masters > 0 && options.redisUrl() != null) {
+			throw new IllegalArgumentException("--cluster starts a cluster of its own: leave out --redis");
+		}
+		if (masters > 0) {
+			try (RedisCluster cluster = RedisCluster.start(masters, 0)) {
+				return run(out, options, scenario, new RedisAdmin(cluster));
+			}
+		}
 		try (RedisServer server = (options.redisUrl() != null) ? RedisServer.at(options.redisUrl())
 				: RedisServer.start()) {
-			RedisAdmin admin = new RedisAdmin(server);
-			Result result = new Result(options.scenario());
-			result.put("java", Runtime.version().toString());
-			result.put("cpus", Runtime.getRuntime().availableProcessors());
-			result.put("redis", admin.info("server").get("redis_version"));
-			result.put("scriptsSha1", scriptsSha1());
-			result.put("loadAverageBefore", loadAverage());
-			admin.deleteKeys(KEYSPACE.pattern());
-			OptionalDouble lpush = OptionalDouble.empty();
-			if (options.lpushRequests() > 0) {
-				lpush = LpushBaseline.run(admin, options.lpushRequests(), out);
-			}
-			Harness harness = new Harness(options, admin, out);
-			scenario.run(harness, result);
-			admin.deleteKeys(KEYSPACE.pattern());
-			result.put("loadAverageAfter", loadAverage());
-			lpush.ifPresent(result::lpushBaseline);
-			result.print(out);
-			return result;
+			return run(out, options, scenario, new RedisAdmin(server));
 		}
+	}
+
+	private static Result run(PrintStream out, Options options, Scenario scenario, RedisAdmin admin) throws Exception {
+		Result result = new Result(options.scenario());
+		result.put("java", Runtime.version().toString());
+		result.put("cpus", Runtime.getRuntime().availableProcessors());
+		result.put("redis", admin.info("server").get("redis_version"));
+		result.put("redisMasters", admin.masters().size());
+		result.put("scriptsSha1", scriptsSha1());
+		result.put("loadAverageBefore", loadAverage());
+		admin.deleteKeys(KEYSPACE.pattern());
+		OptionalDouble lpush = OptionalDouble.empty();
+		if (admin.cluster() != null) {
+			out.println("No LPUSH baseline on a cluster (redis-benchmark's list lives on one master): no ratios.");
+		}
+		else if (options.lpushRequests() > 0) {
+			lpush = LpushBaseline.run(admin, options.lpushRequests(), out);
+		}
+		Harness harness = new Harness(options, admin, out);
+		scenario.run(harness, result);
+		admin.deleteKeys(KEYSPACE.pattern());
+		result.put("loadAverageAfter", loadAverage());
+		lpush.ifPresent(result::lpushBaseline);
+		result.print(out);
+		return result;
 	}
 
 	/**

@@ -22,6 +22,11 @@ import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.redis.QueueKeys;
+import io.redq.queue.redis.QueueReader;
+import io.redq.queue.redis.QueueStore;
+import io.redq.queue.redis.RedisJobQueueOperations;
+import io.redq.queue.test.RedisCluster;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -50,6 +55,8 @@ final class Harness {
 
 	private final PrintStream out;
 
+	private @Nullable ConfigurableApplicationContext context;
+
 	Harness(Options options, RedisAdmin redis, PrintStream out) {
 		this.options = options;
 		this.redis = redis;
@@ -77,15 +84,19 @@ final class Harness {
 	 * @return the running context
 	 */
 	ConfigurableApplicationContext start(Class<?> jobs, String... properties) {
-		List<String> all = new ArrayList<>(List.of("spring.data.redis.host=" + this.redis.host(),
-				"spring.data.redis.port=" + this.redis.port(), "redq.key-prefix=" + Benchmarks.KEY_PREFIX,
-				"spring.main.banner-mode=off", "spring.main.log-startup-info=false", "logging.level.root=warn",
+		RedisCluster cluster = this.redis.cluster();
+		List<String> all = new ArrayList<>((cluster != null) ? List.of(cluster.springProperties()) : List
+			.of("spring.data.redis.host=" + this.redis.host(), "spring.data.redis.port=" + this.redis.port()));
+		all.addAll(List.of("redq.key-prefix=" + Benchmarks.KEY_PREFIX, "spring.main.banner-mode=off",
+				"spring.main.log-startup-info=false", "logging.level.root=warn",
 				// the workers ran on virtual threads (Java 21+) in every measurement so
 				// far
 				"spring.threads.virtual.enabled=true"));
 		all.addAll(List.of(properties));
-		return new SpringApplicationBuilder(BenchmarkConfiguration.class, jobs).properties(all.toArray(String[]::new))
+		this.context = new SpringApplicationBuilder(BenchmarkConfiguration.class, jobs)
+			.properties(all.toArray(String[]::new))
 			.run(this.options.springArgs());
+		return this.context;
 	}
 
 	/**
@@ -257,12 +268,28 @@ final class Harness {
 			checkDeadline(deadline, recorder.started() + " of " + jobs + " jobs started");
 			Thread.sleep(1);
 		}
-		String data = queueKeys().jobs();
-		while (this.redis.hlen(data) > 0) {
-			checkDeadline(deadline, "jobs not acknowledged");
-			Thread.sleep(1);
+		for (String data : jobKeys()) {
+			while (this.redis.hlen(data) > 0) {
+				checkDeadline(deadline, "jobs not acknowledged");
+				Thread.sleep(1);
+			}
 		}
 		return System.nanoTime();
+	}
+
+	/**
+	 * Return the key of the jobs' data in each shard of the benchmark queue, as the
+	 * application started last places them.
+	 */
+	private List<String> jobKeys() {
+		if (this.context == null || !this.context.isActive()) {
+			return List.of(queueKeys().jobs());
+		}
+		QueueStore store = this.context.getBean(RedisJobQueueOperations.class).getStore();
+		return new QueueReader(store).shards(BenchmarkConfiguration.QUEUE)
+			.stream()
+			.map((shard) -> store.keys(shard).jobs())
+			.toList();
 	}
 
 	static void startContainers(ConfigurableApplicationContext context) {

@@ -15,7 +15,8 @@ import org.springframework.boot.convert.DurationStyle;
  * Spring application.
  *
  * @param scenario the scenario to run
- * @param redisUrl the Redis to use, or {@code null} to start one
+ * @param redisUrl the Redis to use, or {@code null} to start one (or a cluster with
+ * {@code --cluster})
  * @param values the harness options by name
  * @param springArgs the arguments for the Spring application
  * @author Redq team
@@ -35,6 +36,8 @@ record Options(String scenario, @Nullable String redisUrl, Map<String, String> v
 			                             (default 1: every job at the default level)
 			  --groups=N                 e2e: spread the jobs over N groups (default 0: none)
 			  --shards=N                 spread the queue over N shards (redq.queues.bench.shards, default 1)
+			  --cluster=N                start a Redis Cluster of N masters (no replicas) on free loopback ports
+			                             instead of one redis-server, and report each master's commands and CPU
 			  --threads=N                threads dispatching single jobs (default 8)
 			  --spread=10s               timers: the span their due times cover
 			  --lead=5s                  timers: time from the start of dispatching to the first due time
@@ -48,8 +51,8 @@ record Options(String scenario, @Nullable String redisUrl, Map<String, String> v
 			""";
 
 	private static final List<String> NAMES = List.of("scenario", "redis", "jobs", "warmup", "producers", "rate",
-			"levels", "groups", "threads", "spread", "lead", "gap", "queues", "duration", "lpush-requests", "rounds",
-			"steps", "hold");
+			"levels", "groups", "cluster", "threads", "spread", "lead", "gap", "queues", "duration", "lpush-requests",
+			"rounds", "steps", "hold");
 
 	static Options parse(String... args) {
 		Map<String, String> values = new LinkedHashMap<>();

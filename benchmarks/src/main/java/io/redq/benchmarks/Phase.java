@@ -1,12 +1,17 @@
 package io.redq.benchmarks;
 
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+
+import io.redq.queue.test.RedisServer;
 
 /**
  * A measured stretch of a scenario: its wall time, the CPU time of this JVM and of each
- * kind of its threads, the time its JIT compiler took, and what Redis did meanwhile.
+ * kind of its threads, the time its JIT compiler took, and what Redis did meanwhile: on a
+ * cluster, every master's figures added up, and each master's on its own.
  *
  * @author Redq team
  * @since 0.1.0
@@ -14,6 +19,8 @@ import java.util.Map;
 final class Phase {
 
 	private final Harness harness;
+
+	private final List<RedisStats> mastersBefore;
 
 	private final RedisStats redisBefore;
 
@@ -27,7 +34,8 @@ final class Phase {
 
 	private Phase(Harness harness) {
 		this.harness = harness;
-		this.redisBefore = RedisStats.take(harness.redis());
+		this.mastersBefore = RedisStats.perMaster(harness.redis());
+		this.redisBefore = RedisStats.sum(this.mastersBefore);
 		this.cpuNanos = processCpuNanos();
 		this.threadCpu = ThreadCpu.take();
 		this.jitMillis = Harness.jitMillis();
@@ -81,7 +89,8 @@ final class Phase {
 		Map<String, Long> byKind = this.threadCpu.used();
 		long jitMillis = Harness.jitMillis() - this.jitMillis;
 		double cpuSeconds = cpuNanos / 1e9;
-		RedisStats stats = RedisStats.take(this.harness.redis()).since(this.redisBefore);
+		List<RedisStats> masters = RedisStats.perMaster(this.harness.redis());
+		RedisStats stats = RedisStats.sum(masters).since(this.redisBefore);
 		result.put(prefix.isEmpty() ? "jobsPerSecond" : prefix + Result.THROUGHPUT, jobs / seconds);
 		result.put(prefix.isEmpty() ? "seconds" : prefix + "Seconds", seconds);
 		result.put(prefix.isEmpty() ? "jvmCpuPercent" : prefix + "JvmCpuPercent", 100 * cpuSeconds / seconds);
@@ -100,7 +109,32 @@ final class Phase {
 		micros.put("jit", Result.round(jitMillis * 1e3 / jobs));
 		micros.put("other", Result.round(Math.max(0, cpuNanos - accounted) / 1e3 / jobs));
 		result.put(prefix.isEmpty() ? "cpuMicrosPerJob" : prefix + "CpuMicrosPerJob", micros);
+		if (masters.size() > 1) {
+			result.put(prefix.isEmpty() ? "masters" : prefix + "Masters", perMaster(masters, stats, jobs));
+		}
 		return stats;
+	}
+
+	/**
+	 * Describe what each master of a cluster did, and log it: its commands and their
+	 * share of all masters' commands, and its CPU time per job of the phase.
+	 */
+	private List<Map<String, Object>> perMaster(List<RedisStats> masters, RedisStats all, int jobs) {
+		List<RedisServer> servers = this.harness.redis().masters();
+		List<Map<String, Object>> described = new ArrayList<>();
+		for (int i = 0; i < masters.size(); i++) {
+			RedisStats stats = masters.get(i).since(this.mastersBefore.get(i));
+			Map<String, Object> master = new LinkedHashMap<>();
+			master.put("port", servers.get(i).port());
+			master.put("commands", stats.total());
+			master.put("commandShare", Result.round(100.0 * stats.total() / Math.max(1, all.total())));
+			master.put("scriptCallsPerJob", Result.round((double) stats.scriptCalls() / jobs));
+			master.put("redisCpuMicrosPerJob", Result.round(stats.cpuSeconds() * 1e6 / jobs));
+			master.put("redisCpuSeconds", Result.round(stats.cpuSeconds()));
+			this.harness.log("  master " + master);
+			described.add(master);
+		}
+		return described;
 	}
 
 	static long processCpuNanos() {

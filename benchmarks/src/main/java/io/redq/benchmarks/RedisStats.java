@@ -1,12 +1,15 @@
 package io.redq.benchmarks;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+
+import io.redq.queue.test.RedisServer;
 
 /**
  * Redis's command counts ({@code INFO commandstats}) and CPU time at one moment, less the
- * harness's own commands; {@link #since(RedisStats)} gives what happened between two of
- * them.
+ * harness's own commands, of one server or of every master of a cluster added up;
+ * {@link #since(RedisStats)} gives what happened between two of them.
  *
  * <p>
  * Redis counts the commands a Lua script calls as well as the script call itself. Redq's
@@ -23,20 +26,56 @@ import java.util.Map;
  */
 record RedisStats(Map<String, Long> calls, Map<String, Long> micros, double cpuSeconds, long nanos) {
 
+	/**
+	 * Take the statistics of the benchmark's Redis: of every master of a cluster added
+	 * up.
+	 * @param admin the harness's access to Redis
+	 * @return the statistics
+	 */
 	static RedisStats take(RedisAdmin admin) {
+		return sum(perMaster(admin));
+	}
+
+	/**
+	 * Add up the statistics of several masters.
+	 * @param masters the statistics of each, at least one
+	 * @return their sum
+	 */
+	static RedisStats sum(List<RedisStats> masters) {
+		return masters.stream().reduce(RedisStats::plus).orElseThrow();
+	}
+
+	/**
+	 * Take the statistics of each master of the benchmark's Redis: one on a single Redis.
+	 * @param admin the harness's access to Redis
+	 * @return the statistics, in the order of {@link RedisAdmin#masters()}
+	 */
+	static List<RedisStats> perMaster(RedisAdmin admin) {
+		return admin.masters().stream().map((master) -> take(admin, master)).toList();
+	}
+
+	private static RedisStats take(RedisAdmin admin, RedisServer server) {
 		Map<String, Long> calls = new LinkedHashMap<>();
 		Map<String, Long> micros = new LinkedHashMap<>();
-		admin.info("commandstats").forEach((key, value) -> {
+		admin.info(server, "commandstats").forEach((key, value) -> {
 			String name = key.substring(key.indexOf('_') + 1);
 			if (!name.equals("info")) {
 				calls.put(name, field(value, "calls"));
 				micros.put(name, field(value, "usec"));
 			}
 		});
-		admin.sent().forEach((name, count) -> calls.computeIfPresent(name, (key, value) -> value - count));
-		Map<String, String> cpu = admin.info("cpu");
+		admin.sent(server).forEach((name, count) -> calls.computeIfPresent(name, (key, value) -> value - count));
+		Map<String, String> cpu = admin.info(server, "cpu");
 		double cpuSeconds = Double.parseDouble(cpu.get("used_cpu_user")) + Double.parseDouble(cpu.get("used_cpu_sys"));
 		return new RedisStats(calls, micros, cpuSeconds, System.nanoTime());
+	}
+
+	private RedisStats plus(RedisStats other) {
+		Map<String, Long> calls = new LinkedHashMap<>(this.calls);
+		Map<String, Long> micros = new LinkedHashMap<>(this.micros);
+		other.calls.forEach((name, count) -> calls.merge(name, count, Long::sum));
+		other.micros.forEach((name, count) -> micros.merge(name, count, Long::sum));
+		return new RedisStats(calls, micros, this.cpuSeconds + other.cpuSeconds, Math.max(this.nanos, other.nanos));
 	}
 
 	/**

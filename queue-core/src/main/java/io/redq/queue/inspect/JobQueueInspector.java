@@ -374,6 +374,23 @@ public class JobQueueInspector {
 	}
 
 	/**
+	 * Read each shard of a queue now: where it lives (its hash tag, and on a Redis
+	 * Cluster its slot and master) and its counts. One for a queue of one shard.
+	 * @param queue the queue
+	 * @return the shards, the first shard first
+	 */
+	public List<ShardView> shards(String queue) {
+		List<QueueReader.ShardPlace> places = this.queueReader.shardPlaces(queue);
+		List<QueueSnapshot> snapshots = shardSnapshots(queue);
+		List<ShardView> shards = new ArrayList<>(places.size());
+		for (int i = 0; i < Math.min(places.size(), snapshots.size()); i++) {
+			QueueReader.ShardPlace place = places.get(i);
+			shards.add(new ShardView(place.hashTag(), place.slot(), place.master(), snapshots.get(i)));
+		}
+		return shards;
+	}
+
+	/**
 	 * Read a page of a queue's jobs in one state.
 	 * @param queue the queue
 	 * @param state the state: ready, delayed, reserved, dead or completed

@@ -268,16 +268,26 @@ public final class EnqueueOperations {
 	 * Return the positions of the jobs that go to each shard of a sharded queue (see
 	 * {@link QueueStore#shardOf(String, String)}): a job in a group goes to the group's
 	 * shard and one of a caller-given id to the id's, so that the group's turns and
-	 * limits and the id's uniqueness hold as on one shard; any other goes to the next
-	 * shard in turn.
+	 * limits and the id's uniqueness hold as on one shard; the others all go to the next
+	 * shard in turn, so that a batch without keys is one script call on one master (the
+	 * calls spread the jobs), not one smaller call per shard.
 	 */
 	private Map<String, List<Integer>> split(String queue, List<EnqueueCommand> batch) {
 		Map<String, List<Integer>> split = new LinkedHashMap<>();
+		String turn = null;
 		for (int i = 0; i < batch.size(); i++) {
 			EnqueueCommand command = batch.get(i);
 			String group = JobEnvelope.groupOf(command.body());
 			String key = (group != null) ? group : command.generatedId() ? null : command.id();
-			split.computeIfAbsent(this.store.shardOf(queue, key), (shard) -> new ArrayList<>()).add(i);
+			String shard;
+			if (key != null) {
+				shard = this.store.shardOf(queue, key);
+			}
+			else {
+				turn = (turn != null) ? turn : this.store.shardOf(queue, null);
+				shard = turn;
+			}
+			split.computeIfAbsent(shard, (name) -> new ArrayList<>()).add(i);
 		}
 		return split;
 	}

@@ -160,31 +160,47 @@ public final class Keyspace {
 
 	/**
 	 * Return the {@code SCAN} pattern that matches every queue's model key, which every
-	 * script writes, so each queue ever used has one (see {@link #queueOfModelKey}).
+	 * script writes, so each queue ever used has one, and the model keys of the shards of
+	 * a sharded queue, so that a queue whose jobs all live in a later shard is found too
+	 * (see {@link #queueOfModelKey}).
 	 * @return the pattern
 	 */
 	public String queueModelPattern() {
-		return escapeGlob(this.prefix) + ":{*" + MODEL_SUFFIX;
+		return escapeGlob(this.prefix) + ":*{*" + MODEL_SUFFIX;
 	}
 
 	/**
-	 * Return the queue whose model key this is.
+	 * Return the queue whose model key, or whose shard's model key, this is.
 	 * @param key a key that {@link #queueModelPattern()} matched
-	 * @return the queue name, or {@code null} when the key is no valid queue's model key
+	 * @return the queue name, or {@code null} when the key is no valid queue's or shard's
+	 * model key
 	 */
 	public @Nullable String queueOfModelKey(String key) {
-		String start = this.prefix + ":{";
-		if (!key.startsWith(start) || !key.endsWith(MODEL_SUFFIX)
-				|| key.length() < start.length() + MODEL_SUFFIX.length()) {
+		if (!key.endsWith(MODEL_SUFFIX)) {
 			return null;
 		}
-		String queue = key.substring(start.length(), key.length() - MODEL_SUFFIX.length());
+		String queue = tagAfter(key, this.prefix + ":{");
+		if (queue == null) {
+			// a shard's tag is <queue>#<n> (see ShardPlacement)
+			String tag = tagAfter(key, this.prefix + ":shard:{");
+			int hash = (tag != null) ? tag.lastIndexOf('#') : -1;
+			if (hash <= 0 || hash == tag.length() - 1
+					|| !tag.substring(hash + 1).chars().allMatch(Character::isDigit)) {
+				return null;
+			}
+			queue = tag.substring(0, hash);
+		}
 		try {
 			return QueueNames.validate(queue);
 		}
 		catch (IllegalArgumentException ex) {
 			return null;
 		}
+	}
+
+	private static @Nullable String tagAfter(String key, String start) {
+		return (key.startsWith(start) && key.length() > start.length() + MODEL_SUFFIX.length())
+				? key.substring(start.length(), key.length() - MODEL_SUFFIX.length()) : null;
 	}
 
 	/**

@@ -14,7 +14,6 @@ import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.redq.queue.core.BatchMemberResult;
@@ -71,7 +70,7 @@ public final class ListenerOperations {
 
 	private final boolean pipelinedWakeUp;
 
-	private final Map<String, AtomicInteger> nextShard = new ConcurrentHashMap<>();
+	private final Map<String, ShardTurns> shardTurns = new ConcurrentHashMap<>();
 
 	private final Map<RedisConnection, ShardWakeUps> wakeUps = Collections.synchronizedMap(new WeakHashMap<>());
 
@@ -185,23 +184,24 @@ public final class ListenerOperations {
 	 * @return the reservation
 	 */
 	public Reservation reserve(String queue, int max, Duration lease) {
+		return reserve(queue, max, lease, List.of());
+	}
+
+	private Reservation reserve(String queue, int max, Duration lease, List<String> woken) {
 		List<String> shards = this.store.shards(queue);
 		if (shards.size() == 1) {
 			return reservation(queue, this.store.runForList(this.scripts.reserve(), queue, reserveArgs(max, lease)));
 		}
-		// each reservation starts at the next shard, so that a busy shard starves no
-		// other
-		int first = Math.floorMod(
-				this.nextShard.computeIfAbsent(queue, (name) -> new AtomicInteger()).getAndIncrement(), shards.size());
+		ShardTurns turns = this.shardTurns.computeIfAbsent(queue, (name) -> new ShardTurns());
 		Reservation all = null;
-		for (int i = 0; i < shards.size(); i++) {
-			int left = max - ((all != null) ? all.jobs().size() : 0);
+		for (String shard : turns.order(shards, woken)) {
+			int left = Math.min(max - ((all != null) ? all.jobs().size() : 0), QueueStore.MAX_BATCH_SIZE);
 			if (left <= 0) {
 				break;
 			}
-			String shard = shards.get((first + i) % shards.size());
 			Reservation reservation = reservation(shard,
 					this.store.runForList(this.scripts.reserve(), shard, reserveArgs(left, lease)));
+			turns.found(shard, left, reservation.jobs().size());
 			all = (all != null) ? all.and(reservation) : reservation;
 		}
 		return all;
@@ -234,9 +234,10 @@ public final class ListenerOperations {
 		long millis = Math.max(1, Math.min(timeout.toMillis(), this.longestBlockingWait.toMillis()));
 		List<String> shards = this.store.shards(queue);
 		if (shards.size() > 1) {
-			this.wakeUps.computeIfAbsent(connection, (opened) -> new ShardWakeUps(this.store, opened))
+			List<String> woken = this.wakeUps
+				.computeIfAbsent(connection, (opened) -> new ShardWakeUps(this.store, opened))
 				.await(shards, millis);
-			return reserve(queue, max, lease);
+			return reserve(queue, max, lease, woken);
 		}
 		if (!this.pipelinedWakeUp) {
 			connection.zSetCommands().bZPopMin(wake, millis, TimeUnit.MILLISECONDS);

@@ -452,6 +452,15 @@ public final class QueueKeys {
 	}
 
 	/**
+	 * Return the hash tag that every key of the queue (or shard) shares, which chooses
+	 * its Redis Cluster slot.
+	 * @return the hash tag with its braces, e.g. <code>{mail}</code>
+	 */
+	public String hashTag() {
+		return this.base.substring(this.base.indexOf('{'), this.base.lastIndexOf('}') + 1);
+	}
+
+	/**
 	 * Return the {@code SCAN} pattern that matches every key of the queue, its gates and
 	 * recurring jobs included, and no key of another queue.
 	 * @return the pattern

@@ -20,6 +20,9 @@ import io.redq.queue.core.JobPriority;
 import io.redq.queue.script.QueueScripts;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisClusterNode;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -65,14 +68,18 @@ public final class QueueReader {
 	}
 
 	/**
-	 * Return whether a queue has its model key, which every script writes: whether Redq
-	 * ever used the queue. Not through the store, which keeps the keys of every queue it
-	 * is asked about.
+	 * Return whether a queue has its model key, which every script writes, or the
+	 * placement of its shards, which a sharded queue has before any of its shards is
+	 * used: whether Redq ever used the queue. One {@code EXISTS} (both keys share the
+	 * queue's slot). Not through the store, which keeps the keys of every queue it is
+	 * asked about.
 	 * @param queue a valid queue name
 	 * @return whether it has been used
 	 */
 	public boolean hasModel(String queue) {
-		return Boolean.TRUE.equals(this.redis.hasKey(this.store.getKeyspace().queue(queue).model()));
+		Keyspace keyspace = this.store.getKeyspace();
+		Long found = this.redis.countExistingKeys(List.of(keyspace.queue(queue).model(), keyspace.placement(queue)));
+		return found != null && found > 0;
 	}
 
 	/**
@@ -94,6 +101,31 @@ public final class QueueReader {
 	 */
 	public String shardHolding(String queue, String id) {
 		return this.store.shardHolding(queue, id);
+	}
+
+	/**
+	 * Return where each shard of a queue lives: its hash tag, and on a Redis Cluster its
+	 * slot and the master that serves it, as the client's view of the cluster says.
+	 * @param queue a valid queue name
+	 * @return the places, in the order of {@link #shards(String)}
+	 */
+	public List<ShardPlace> shardPlaces(String queue) {
+		List<ShardPlace> places = this.redis.execute((RedisCallback<List<ShardPlace>>) (connection) -> {
+			List<ShardPlace> found = new ArrayList<>();
+			for (String shard : shards(queue)) {
+				String tag = this.store.keys(shard).hashTag();
+				if (connection instanceof RedisClusterConnection cluster) {
+					int slot = ClusterSlotHashUtil.calculateSlot(tag);
+					RedisClusterNode master = cluster.clusterGetNodeForSlot(slot);
+					found.add(new ShardPlace(tag, slot, (master != null) ? master.asString() : null));
+				}
+				else {
+					found.add(new ShardPlace(tag, null, null));
+				}
+			}
+			return found;
+		});
+		return (places != null) ? places : List.of();
 	}
 
 	/**
@@ -423,6 +455,18 @@ public final class QueueReader {
 
 		/** The last errors. */
 		ERRORS
+
+	}
+
+	/**
+	 * Where a shard of a queue lives.
+	 *
+	 * @param hashTag the hash tag its keys share, e.g. <code>{mail#2}</code>
+	 * @param slot its Redis Cluster slot, or {@code null} without a cluster
+	 * @param master the address of the master that serves the slot, or {@code null}
+	 * without a cluster or while no master serves it
+	 */
+	public record ShardPlace(String hashTag, @Nullable Integer slot, @Nullable String master) {
 
 	}
 

@@ -2,6 +2,7 @@ package io.redq.queue.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import io.lettuce.core.KeyValue;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 
@@ -43,8 +45,9 @@ final class ShardWakeUps {
 	 * Wait until a shard is woken or the time passes.
 	 * @param shards the queue's shards
 	 * @param millis how long to wait at most
+	 * @return the shards whose wake-up ended the wait, none when the time passed
 	 */
-	synchronized void await(List<String> shards, long millis) {
+	synchronized List<String> await(List<String> shards, long millis) {
 		send(shards, millis);
 		try {
 			CompletableFuture.anyOf(this.pending.values().toArray(new CompletableFuture<?>[0]))
@@ -61,7 +64,27 @@ final class ShardWakeUps {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		this.pending.values().removeIf(CompletableFuture::isDone);
+		List<String> woken = new ArrayList<>();
+		this.pending.entrySet().removeIf((wait) -> {
+			if (!wait.getValue().isDone()) {
+				return false;
+			}
+			if (woke(wait.getKey(), wait.getValue())) {
+				woken.add(wait.getKey());
+			}
+			return true;
+		});
+		return woken;
+	}
+
+	/**
+	 * Return whether a finished wait took a wake-up of a shard: on a single Redis, one
+	 * wait for every shard says which key it popped.
+	 */
+	private boolean woke(String shard, CompletableFuture<?> wait) {
+		Object popped = wait.isCompletedExceptionally() ? null : wait.getNow(null);
+		return popped instanceof KeyValue<?, ?> value && value.hasValue() && value.getKey() instanceof byte[] key
+				&& Arrays.equals(key, wake(shard));
 	}
 
 	@SuppressWarnings("unchecked")

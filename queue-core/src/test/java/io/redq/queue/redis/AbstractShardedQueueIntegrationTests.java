@@ -39,6 +39,7 @@ import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.inspect.JobQueueInspector.SearchBy;
 import io.redq.queue.inspect.JobView;
 import io.redq.queue.inspect.SearchResult;
+import io.redq.queue.inspect.ShardView;
 import io.redq.queue.listener.JobListenerContainer;
 import io.redq.queue.listener.StringJobHandler;
 import io.redq.queue.script.QueueScripts;
@@ -152,6 +153,26 @@ abstract class AbstractShardedQueueIntegrationTests {
 		await().atMost(DEADLINE).until(() -> this.runs.size() == 300 && operations.stats(QUEUE).ready() == 0);
 		assertThat(this.runs.keySet()).containsExactlyInAnyOrderElementsOf(ids);
 		assertThat(this.runs.values()).allMatch((count) -> count.get() == 1);
+	}
+
+	@Test
+	void theJobsWithoutKeysOfOneCallGoToOneShardAndTheCallsTakeTheShardsInTurn() {
+		RedisJobQueueOperations operations = operations(SHARDS);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		List<String> shards = operations.getStore().shards(QUEUE);
+		for (int call = 1; call <= SHARDS; call++) {
+			List<JobRequest> requests = new ArrayList<>();
+			for (int i = 0; i < 30; i++) {
+				requests.add(JobRequest.of("work", "x").build());
+			}
+			dispatcher.dispatchAll(requests);
+			List<Long> ready = shards.stream()
+				.map((shard) -> template(operations).opsForList().size(operations.getStore().keys(shard).ready()))
+				.toList();
+			assertThat(ready).as("after call " + call).allMatch((count) -> count == 0L || count == 30L);
+			assertThat(ready.stream().filter((count) -> count == 30L).count()).as("after call " + call).isEqualTo(call);
+		}
+		assertThat(operations.stats(QUEUE).ready()).isEqualTo(30L * SHARDS);
 	}
 
 	@Test
@@ -333,6 +354,77 @@ abstract class AbstractShardedQueueIntegrationTests {
 		SearchResult byName = inspector.search(SearchBy.JOB, "work", 50);
 		assertThat(byName.jobs()).hasSize(10);
 		assertThat(byName.complete()).isTrue();
+	}
+
+	@Test
+	void theInspectorDescribesEachShardWhereItLivesAndWhatItHolds() {
+		RedisJobQueueOperations operations = operations(SHARDS);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		List<String> shards = operations.getStore().shards(QUEUE);
+		for (int i = 0; i < shards.size(); i++) {
+			for (int job = 0; job <= i; job++) {
+				dispatcher.dispatch(
+						JobRequest.of("work", "x").id(idOn(operations, shards.get(i), "job" + job + "-")).build());
+			}
+		}
+		dispatcher.dispatch(JobRequest.of("work", "x")
+			.id(idOn(operations, shards.get(1), "later-"))
+			.delay(Duration.ofHours(1))
+			.build());
+		List<ShardView> views = new JobQueueInspector(operations, definitions()).shards(QUEUE);
+		assertThat(views).extracting(ShardView::hashTag)
+			.containsExactlyElementsOf(
+					shards.stream().map((shard) -> operations.getStore().keys(shard).hashTag()).toList())
+			.startsWith("{" + QUEUE + "}")
+			.doesNotHaveDuplicates();
+		assertThat(views).extracting((view) -> view.snapshot().stats().ready()).containsExactly(1L, 2L, 3L);
+		assertThat(views).extracting((view) -> view.snapshot().stats().delayed()).containsExactly(0L, 1L, 0L);
+		for (ShardView view : views) {
+			QueueReader.ShardPlace expected = expectedPlace(view.hashTag());
+			assertThat(view.slot()).as(view.hashTag()).isEqualTo((expected != null) ? expected.slot() : null);
+			assertThat(view.master()).as(view.hashTag()).isEqualTo((expected != null) ? expected.master() : null);
+		}
+	}
+
+	/**
+	 * Return where a hash tag lives on the Redis of the test.
+	 * @param hashTag the hash tag
+	 * @return its slot and master, or {@code null} without a cluster
+	 */
+	QueueReader.@Nullable ShardPlace expectedPlace(String hashTag) {
+		return null;
+	}
+
+	@Test
+	void aQueueWhoseJobsAllLiveInALaterShardIsDiscovered() {
+		RedisJobQueueOperations operations = operations(SHARDS);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		String last = operations.getStore().shards(QUEUE).get(SHARDS - 1);
+		dispatcher.dispatch(JobRequest.of("work", "x").id(idOn(operations, last)).build());
+		assertThat(template(operations).hasKey(operations.getStore().keys(QUEUE).model())).as("first shard used")
+			.isFalse();
+		// an application that has no job of the queue finds it in Redis alone
+		JobQueueInspector inspector = new JobQueueInspector(operations, new JobDefinitions() {
+
+			@Override
+			public @Nullable JobDefinition find(String name) {
+				return null;
+			}
+
+			@Override
+			public List<JobDefinition> all() {
+				return List.of();
+			}
+
+		});
+		inspector.setDiscoveryInterval(Duration.ZERO);
+		assertThat(inspector.exists(QUEUE)).isTrue();
+		await().atMost(DEADLINE).until(() -> inspector.queueNames().contains(QUEUE));
+		assertThat(inspector.queues()).singleElement().satisfies((queue) -> {
+			assertThat(queue.discovered()).isTrue();
+			assertThat(queue.snapshot().stats().ready()).isEqualTo(1);
+		});
+		assertThat(operations.stats(QUEUE).ready()).isEqualTo(1);
 	}
 
 	@Test

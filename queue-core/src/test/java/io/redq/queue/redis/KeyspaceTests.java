@@ -70,7 +70,7 @@ class KeyspaceTests {
 	void patternsEscapeThePrefix() {
 		Keyspace globby = new Keyspace("a*b");
 		assertThat(globby.pattern()).isEqualTo("a\\*b:*");
-		assertThat(globby.queueModelPattern()).isEqualTo("a\\*b:{*}:model");
+		assertThat(globby.queueModelPattern()).isEqualTo("a\\*b:*{*}:model");
 		assertThat(globby.queue("mail").pattern()).isEqualTo("a\\*b:{mail}:*");
 	}
 
@@ -81,6 +81,17 @@ class KeyspaceTests {
 		assertThat(this.keyspace.queueOfModelKey("other:{mail}:model")).isNull();
 		assertThat(this.keyspace.queueOfModelKey("shop:{}:model")).isNull();
 		assertThat(this.keyspace.queueOfModelKey("shop:{mail}:ready")).isNull();
+	}
+
+	@Test
+	void queueIsParsedBackFromItsShardsModelKey() {
+		assertThat(this.keyspace.queueOfModelKey(this.keyspace.shard("mail", "mail#2").model())).isEqualTo("mail");
+		assertThat(this.keyspace.queueOfModelKey("shop:shard:{a#1#12}:model")).isEqualTo("a#1");
+		assertThat(this.keyspace.queueOfModelKey("shop:shard:{mail}:model")).isNull();
+		assertThat(this.keyspace.queueOfModelKey("shop:shard:{mail#}:model")).isNull();
+		assertThat(this.keyspace.queueOfModelKey("shop:shard:{#1}:model")).isNull();
+		assertThat(this.keyspace.queueOfModelKey("shop:shard:{mail#x}:model")).isNull();
+		assertThat(this.keyspace.queueOfModelKey("shop:lock:{mail#1}:model")).isNull();
 	}
 
 	@Test

@@ -40,6 +40,13 @@ class ShardedQueueOnRedisClusterIntegrationTests extends AbstractShardedQueueInt
 	}
 
 	@Override
+	QueueReader.ShardPlace expectedPlace(String hashTag) {
+		RedisServer master = cluster.masterOf(hashTag);
+		return new QueueReader.ShardPlace(hashTag, Integer.valueOf(master.command("CLUSTER", "KEYSLOT", hashTag)),
+				master.host() + ":" + master.port());
+	}
+
+	@Override
 	boolean distinctOwners(QueueStore store, List<String> keys) {
 		Set<RedisServer> owners = new HashSet<>();
 		keys.forEach((key) -> owners.add(cluster.masterOf(key)));

@@ -6,10 +6,12 @@ import java.util.Map;
 
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.QueueSnapshot;
+import io.redq.queue.core.QueueStats;
 import io.redq.queue.inspect.InspectedQueue;
 import io.redq.queue.inspect.InstanceView;
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.inspect.QueueStatistics;
+import io.redq.queue.inspect.ShardView;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
@@ -22,7 +24,8 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The dashboard's view of the queues: the list with each queue's counts and last hour,
- * one queue with its statistics, and the changes of a whole queue (pause, resume, purge).
+ * one queue with its statistics and, on request, its shards, and the changes of a whole
+ * queue (pause, resume, purge).
  *
  * @author Redq team
  * @since 0.1.0
@@ -72,6 +75,14 @@ public class QueuesController {
 			.read(() -> this.inspector.statistics(this.guard.requireQueue(queue)));
 		return new StatisticsJson(statistics.minutes().stream().map(BucketJson::of).toList(),
 				statistics.hours().stream().map(BucketJson::of).toList());
+	}
+
+	@GetMapping("/{queue}/shards")
+	List<ShardJson> shards(@PathVariable String queue) {
+		return this.inspector.read(() -> this.inspector.shards(this.guard.requireQueue(queue)))
+			.stream()
+			.map(ShardJson::of)
+			.toList();
 	}
 
 	@PostMapping("/{queue}/{action:pause|resume}")
@@ -136,6 +147,21 @@ public class QueuesController {
 					snapshot.stats().ready(), snapshot.stats().delayed(), snapshot.stats().reserved(),
 					snapshot.stats().dead(), snapshot.oldestReadyAge().toMillis(), snapshot.paused(), consumers,
 					lastHour);
+		}
+
+	}
+
+	/**
+	 * A shard of a queue as the page shows it on request: where it lives (its hash tag,
+	 * and on a Redis Cluster its slot and master) and its counts, read afresh.
+	 */
+	record ShardJson(String hashTag, @Nullable Integer slot, @Nullable String master, long ready, long delayed,
+			long reserved, long dead) {
+
+		static ShardJson of(ShardView shard) {
+			QueueStats stats = shard.snapshot().stats();
+			return new ShardJson(shard.hashTag(), shard.slot(), shard.master(), stats.ready(), stats.delayed(),
+					stats.reserved(), stats.dead());
 		}
 
 	}
