@@ -534,6 +534,18 @@ public final class BatchOperations {
 	}
 
 	/**
+	 * Make a batch that does not exist yet ended and cancelled, so that its creation is
+	 * refused: a batch step of a chain cancelled after a mover read the step, which that
+	 * mover may still create. A batch created before is left as it is.
+	 * @param batchId the batch id
+	 * @param window how long the batch is kept so, at least as long as the mover's call
+	 * may come
+	 */
+	void forestall(String batchId, Duration window) {
+		run(batchId, List.of("forestall", QueueStore.millis(window)));
+	}
+
+	/**
 	 * Cancel a job of a workflow in the given shard of its queue, the one that holds it
 	 * (see {@link QueueStore#shardHolding}).
 	 * @param queue the job's queue

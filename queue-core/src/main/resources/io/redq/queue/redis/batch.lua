@@ -17,7 +17,7 @@
 -- hand-over applied again changes nothing; the batch ends in the one step that finds it done (state -> ended), which
 -- deletes the callbacks its outcome does not call for. The callbacks left are returned by every later call until the
 -- mover that enqueued one reports it delivered, which deletes it.
--- Returns, for create and cancel, 1 when done and 0 when the batch is not in a state for it; for add, see there; for
+-- Returns, for create, cancel and forestall, 1 when done and 0 when the batch is not in a state for it; for add, see there; for
 -- the others the callbacks to deliver and, for apply, the adds to settle: {linger, name, value, ...}, empty for none.
 local meta, pending, dead, succeeded = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local op = ARGV[1]
@@ -223,6 +223,17 @@ elseif op == 'cancel' then
 		return {0}
 	end
 	redis.call('HSET', meta, 'cancelling', 1)
+	return {1}
+elseif op == 'forestall' then
+	-- ARGV: how long (ms) to keep the batch. A batch step of a chain cancelled after a mover read the step, which that
+	-- mover may still create: made ended and cancelled before it exists, its creation is refused. Returns 1 when made
+	-- so, 0 when the batch exists (then cancelled as any other)
+	if redis.call('EXISTS', meta) == 1 then
+		return {0}
+	end
+	redis.call('HSET', meta, 'model', 1, 'state', 'ended', 'outcome', 'cancelled', 'policy', 'c', 'linger', ARGV[2],
+		'total', 0, 'succeeded', 0, 'dead', 0, 'cancelled', 0)
+	redis.call('PEXPIRE', meta, ARGV[2])
 	return {1}
 end
 return redis.error_reply('Unknown batch operation ' .. tostring(op))
