@@ -186,10 +186,12 @@ elseif op == 'add' then
 	-- added members are in pending: it ends no earlier than the adding member's own completion is handed over. The add
 	-- is kept until its enqueue is confirmed (see confirmed), or else settled once the adding member finished (see
 	-- apply). Returns {1, n} when added as the member's add n, {0, state, outcome} when the batch is not open (or gone:
-	-- {0}), {-1} when the adding member is not pending. Re-sent, it adds an add that settles to nothing.
-	local found = redis.call('HMGET', meta, 'state', 'outcome', 'queues')
-	if found[1] ~= 'open' then
-		return {0, found[1], found[2]}
+	-- {0}) or is being cancelled (outcome 'cancelled': its cancel forestalls the enqueues of the adds it finds, and
+	-- would miss those after it), {-1} when the adding member is not pending. Re-sent, it adds an add that settles to
+	-- nothing.
+	local found = redis.call('HMGET', meta, 'state', 'outcome', 'queues', 'cancelling')
+	if found[1] ~= 'open' or found[4] then
+		return {0, found[1], found[4] and 'cancelled' or found[2]}
 	end
 	local member, queue = ARGV[2], ARGV[3]
 	if redis.call('SISMEMBER', pending, member) == 0 then
