@@ -17,8 +17,9 @@
 -- hand-over applied again changes nothing; the batch ends in the one step that finds it done (state -> ended), which
 -- deletes the callbacks its outcome does not call for. The callbacks left are returned by every later call until the
 -- mover that enqueued one reports it delivered, which deletes it.
--- Returns, for create, cancel and forestall, 1 when done and 0 when the batch is not in a state for it; for add, see there; for
--- the others the callbacks to deliver and, for apply, the adds to settle: {linger, name, value, ...}, empty for none.
+-- Returns, for create, cancel and forestall, 1 when done and 0 when the batch is not in a state for it; for add, see
+-- there; for the others the callbacks to deliver and, for apply, the adds to settle: {linger, name, value, ...}, empty
+-- for none.
 local meta, pending, dead, succeeded = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local op = ARGV[1]
 
