@@ -9,9 +9,11 @@ import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 
 import io.redq.queue.core.BatchRequest;
+import io.redq.queue.core.BatchResult;
 import io.redq.queue.core.BatchStatus;
 import io.redq.queue.core.ChainRequest;
 import io.redq.queue.core.ChainStatus;
+import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDefinitions;
@@ -34,6 +36,9 @@ class ChainFaultsIntegrationTests extends ChaosSupport {
 	private static final int CHAINS = 100;
 
 	private static final int STEPS = 3;
+
+	/** How many chains with a batch step, and as many batches of chains. */
+	private static final int NESTED = 20;
 
 	@Test // issue 37
 	void killedWorkerLeavesEveryChainInOneQueueToSucceedWithEachStepAfterItsPredecessorsSuccess() {
@@ -105,6 +110,113 @@ class ChainFaultsIntegrationTests extends ChaosSupport {
 		assertThat(dispatcher.findBatch(batchId).orElseThrow().state()).isEqualTo(BatchStatus.State.SUCCEEDED);
 		report("kill -9 between the two steps of cross-slot hand-overs (recorded, not applied): the next step of the "
 				+ "chain and the batch's callback each started once, by another instance's migrator");
+	}
+
+	@Test // issue 37
+	void killedWorkerInTheMiddleOfNestedHandOversAcrossQueuesRunsEachStepAfterItsPredecessorAndEachCallbackOnce() {
+		startRedis();
+		WorkerProcess victim = startWorkers(2, "--chaos.other-queue=true").get(0);
+		RedisJobDispatcher dispatcher = acrossQueues();
+		// chains with a batch step, and batches of chains, each hand-over across queues
+		List<String> chainIds = new ArrayList<>();
+		List<BatchResult> batches = new ArrayList<>();
+		for (int i = 0; i < NESTED; i++) {
+			chainIds.add(
+					dispatcher
+						.dispatchChain(ChainRequest.builder()
+							.step(task(ChaosTask.JOB_NAME))
+							.step(BatchRequest.of(List.of(task(OtherQueueJobs.JOB_NAME), task(ChaosTask.JOB_NAME)))
+								.build())
+							.step(task(OtherQueueJobs.JOB_NAME))
+							.build())
+						.chainId());
+			batches.add(dispatcher.dispatchBatch(BatchRequest.builder()
+				.chain(ChainRequest.of(task(ChaosTask.JOB_NAME), task(OtherQueueJobs.JOB_NAME)).build())
+				.chain(ChainRequest.of(task(OtherQueueJobs.JOB_NAME), task(ChaosTask.JOB_NAME)).build())
+				.onSuccess(task(OtherQueueJobs.JOB_NAME))
+				.onComplete(task(ChaosTask.JOB_NAME))
+				.build()));
+		}
+		awaitEntries((entry) -> entry.pid() == victim.pid() && entry.is("DONE"), 20, Duration.ofSeconds(60));
+		victim.signal("KILL");
+		assertThat(victim.awaitExit(10)).isTrue();
+
+		await().atMost(Duration.ofSeconds(120))
+			.pollInterval(Duration.ofMillis(200))
+			.until(() -> chainIds.stream()
+				.allMatch((id) -> dispatcher.findChain(id).orElseThrow().state() == ChainStatus.State.SUCCEEDED)
+					&& batches.stream()
+						.allMatch((batch) -> dispatcher.findBatch(batch.batchId())
+							.orElseThrow()
+							.state() == BatchStatus.State.SUCCEEDED));
+		await().atMost(Duration.ofSeconds(60))
+			.until(() -> List.of(ChaosTask.QUEUE, OtherQueueJobs.QUEUE)
+				.stream()
+				.map(this.operations::stats)
+				.allMatch((stats) -> stats.ready() + stats.delayed() + stats.reserved() == 0));
+		List<LedgerEntry> entries = entries();
+		Map<String, Long> firstStart = entries.stream()
+			.filter((entry) -> entry.is("START"))
+			.collect(Collectors.toMap(LedgerEntry::id, LedgerEntry::time, Math::min));
+		Map<String, Long> firstDone = entries.stream()
+			.filter((entry) -> entry.is("DONE"))
+			.collect(Collectors.toMap(LedgerEntry::id, LedgerEntry::time, Math::min));
+		for (String chainId : chainIds) {
+			List<String> members = this.operations.getBatchOperations()
+				.memberResults(chainId + ":2", String.class, 0, 10)
+				.stream()
+				.map((result) -> result.member().id())
+				.toList();
+			assertThat(members).as("the members of the batch step of %s", chainId).hasSize(2);
+			assertAfter(firstStart, firstDone, members, List.of(chainId + ":1"));
+			assertAfter(firstStart, firstDone, List.of(chainId + ":3"), members);
+		}
+		for (BatchResult batch : batches) {
+			List<String> lastSteps = new ArrayList<>();
+			for (DispatchResult member : batch.members()) {
+				assertAfter(firstStart, firstDone, List.of(member.id() + ":2"), List.of(member.id() + ":1"));
+				lastSteps.add(member.id() + ":2");
+			}
+			List<String> callbacks = List.of(batch.batchId() + ":success", batch.batchId() + ":complete");
+			assertAfter(firstStart, firstDone, callbacks, lastSteps);
+			for (String callback : callbacks) {
+				// enqueued once: started at most once by each worker, the survivors'
+				// start
+				// being a run again of the killed worker's
+				for (boolean killed : List.of(true, false)) {
+					assertThat(entries.stream()
+						.filter((entry) -> entry.is("START") && entry.id().equals(callback)
+								&& (entry.pid() == victim.pid()) == killed))
+						.as("starts of %s by the %s worker", callback, killed ? "killed" : "surviving")
+						.hasSizeLessThanOrEqualTo(1);
+				}
+			}
+		}
+		assertThat(this.operations.stats(ChaosTask.QUEUE).dead() + this.operations.stats(OtherQueueJobs.QUEUE).dead())
+			.isZero();
+		report("kill -9 of one of two workers in the middle of " + NESTED + " chains with a batch step and " + NESTED
+				+ " batches of two chains, across queues: each step and member started after its predecessors' "
+				+ "success, each callback once");
+	}
+
+	/**
+	 * Every job of {@code later} first started after each of {@code before} first ended.
+	 */
+	private static void assertAfter(Map<String, Long> firstStart, Map<String, Long> firstDone, List<String> later,
+			List<String> before) {
+		for (String id : before) {
+			assertThat(firstDone).as("%s ran to its end", id).containsKey(id);
+		}
+		long after = before.stream().mapToLong(firstDone::get).max().orElseThrow();
+		for (String id : later) {
+			assertThat(firstStart).as("%s started", id).containsKey(id);
+			assertThat(firstStart.get(id)).as("%s started after the success of %s", id, before)
+				.isGreaterThanOrEqualTo(after);
+		}
+	}
+
+	private static JobRequest task(String jobName) {
+		return JobRequest.of(jobName, ChaosTask.standard()).maxAttempts(5).build();
 	}
 
 	private void killInTheMiddle(WorkerProcess victim, JobDispatcher dispatcher, IntFunction<String> jobOfStep) {

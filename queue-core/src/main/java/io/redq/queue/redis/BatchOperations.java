@@ -535,6 +535,7 @@ public final class BatchOperations {
 		}
 		BatchKeys keys = this.store.batchKeys(batchId);
 		StringRedisTemplate redis = this.store.getTemplate();
+		forestallAdds(keys.meta());
 		Object queues = redis.opsForHash().get(keys.meta(), "queues");
 		if (queues == null) {
 			return true;
@@ -554,6 +555,46 @@ public final class BatchOperations {
 			}
 		}
 		return true;
+	}
+
+	/**
+	 * Forestall the enqueues of a cancelled batch's adds that are not confirmed (see
+	 * {@link #add}), lest a member that added before the cancel enqueue the added members
+	 * after the cancel looked for them in their queues; they are counted cancelled once
+	 * the adding member finished ({@link #settle}). The batch takes no add once it is
+	 * cancelled.
+	 */
+	private void forestallAdds(String meta) {
+		ScanOptions adds = ScanOptions.scanOptions().match(ADD + "*").count(QueueStore.MAX_BATCH_SIZE).build();
+		try (Cursor<Map.Entry<Object, Object>> found = this.store.getTemplate().opsForHash().scan(meta, adds)) {
+			while (found.hasNext()) {
+				String[] add = found.next().getValue().toString().split("\n", 3);
+				forestall(add[0], add[1]);
+			}
+		}
+	}
+
+	/**
+	 * Make the call of an add's enqueue with no jobs, so that the enqueue, should it
+	 * still come, changes nothing: once in each shard of the queue, since the enqueue
+	 * makes one call of its id per shard it sends to.
+	 */
+	private void forestall(String queue, String callId) {
+		for (String shard : this.store.shards(queue)) {
+			this.enqueueOperations.forestall(shard, callId, this.store.getResendProtection().getWindow());
+		}
+	}
+
+	/**
+	 * Make a batch that does not exist yet ended and cancelled, so that its creation is
+	 * refused: a batch step of a chain cancelled after a mover read the step, which that
+	 * mover may still create. A batch created before is left as it is.
+	 * @param batchId the batch id
+	 * @param window how long the batch is kept so, at least as long as the mover's call
+	 * may come
+	 */
+	void forestall(String batchId, Duration window) {
+		run(batchId, List.of("forestall", QueueStore.millis(window)));
 	}
 
 	/**
@@ -626,10 +667,7 @@ public final class BatchOperations {
 		String queue = parts.get(0);
 		List<String> ids = parts.subList(2, parts.size());
 		List<String> shards = this.store.shards(queue);
-		// the enqueue makes one call of this id per shard it sends to
-		for (String shard : shards) {
-			this.enqueueOperations.forestall(shard, parts.get(1), this.store.getResendProtection().getWindow());
-		}
+		forestall(queue, parts.get(1));
 		StringRedisTemplate redis = this.store.getTemplate();
 		List<String> handOvers = new ArrayList<>(ids.size() * OUTCOMES.size());
 		for (String id : ids) {

@@ -361,9 +361,11 @@ public final class ChainOperations {
 	/**
 	 * Cancel a running chain: no later step is enqueued, and its current step is
 	 * cancelled in its queue, whose hand-over then ends the chain; a running step
-	 * finishes. A chain whose current step is not recorded delivered ends at once, and
-	 * the step is cancelled in its queue all the same: a mover may have enqueued it and
-	 * died before it recorded the delivery.
+	 * finishes. A chain whose current step is not recorded delivered ends at once: the
+	 * step's enqueue (or its batch's creation) is forestalled, lest a live mover that
+	 * read it before the cancel enqueue it after, then the step is cancelled in its queue
+	 * all the same, since a mover may have enqueued it before, and died before it
+	 * recorded the delivery.
 	 * @param chainId the chain id
 	 * @param timeout the longest wait for the call to the step's queue, or {@code null}
 	 * for the Redis command timeout
@@ -374,12 +376,16 @@ public final class ChainOperations {
 		if (result.isEmpty() || Long.valueOf(0).equals(result.get(0))) {
 			return false;
 		}
-		if (result.size() > 1 && BatchOperations.BATCH_QUEUE.equals(result.get(1))) {
+		boolean undelivered = Long.valueOf(2).equals(result.get(0));
+		String queue = (String) result.get(1);
+		if (undelivered) {
+			forestall(chainId, queue, (String) result.get(2));
+		}
+		if (BatchOperations.BATCH_QUEUE.equals(queue)) {
 			// a batch step is cancelled as a batch, whose end then ends the chain
 			this.batchOperations.cancel((String) result.get(2), timeout);
 			return true;
 		}
-		String queue = (String) result.get(1);
 		for (Object step : result.subList(2, result.size())) {
 			String id = (String) step;
 			// first its link, in the shard that holds the step, no longer creates the
@@ -392,18 +398,35 @@ public final class ChainOperations {
 	}
 
 	/**
+	 * Make the call that enqueues a chain's current step, or the creation of its batch,
+	 * before the mover that read the step makes it, so that it changes nothing: the chain
+	 * was cancelled between that mover's read and its enqueue.
+	 */
+	private void forestall(String chainId, String queue, String stepId) {
+		Duration window = deliveryWindow(Duration.ofMillis(Long.parseLong(String
+			.valueOf(this.store.getTemplate().opsForHash().get(this.store.getKeyspace().chain(chainId), "linger")))));
+		if (BatchOperations.BATCH_QUEUE.equals(queue)) {
+			this.batchOperations.forestall(stepId, window);
+			return;
+		}
+		String callId = "chain:" + chainId + ":s" + stepId.substring(stepId.lastIndexOf(':') + 1);
+		// the enqueue makes one call of this id per shard it sends to
+		for (String shard : this.store.shards(queue)) {
+			this.enqueueOperations.forestall(shard, callId, window);
+		}
+	}
+
+	/**
 	 * Enqueue the jobs that a chain's script returned, each under its fixed id as a call
 	 * Redis remembers for the chain's linger (at least the re-send window), and hand the
 	 * end of a chain that is a batch member over to that batch, then record each
 	 * delivered. A step is linked to its chain; the on-failure job is not.
 	 */
-	private void deliver(String chainId, List<?> undelivered) {
+	void deliver(String chainId, List<?> undelivered) {
 		if (undelivered.isEmpty()) {
 			return;
 		}
-		Duration linger = Duration.ofMillis(Long.parseLong(undelivered.get(0).toString()));
-		Duration resendWindow = this.store.getResendProtection().getWindow();
-		Duration window = (linger.compareTo(resendWindow) >= 0) ? linger : resendWindow;
+		Duration window = deliveryWindow(Duration.ofMillis(Long.parseLong(undelivered.get(0).toString())));
 		for (int i = 1; i < undelivered.size(); i += 2) {
 			String name = (String) undelivered.get(i);
 			String stored = (String) undelivered.get(i + 1);
@@ -419,12 +442,26 @@ public final class ChainOperations {
 				// a step is kept with the steps after it in its queue, which its link
 				// carries
 				int carried = stored.indexOf('\0');
-				start(StoredJob.parse((carried < 0) ? stored : stored.substring(0, carried)),
-						"chain:" + chainId + ":" + name, window,
-						link(chainId) + ((carried < 0) ? "" : stored.substring(carried)));
+				try {
+					start(StoredJob.parse((carried < 0) ? stored : stored.substring(0, carried)),
+							"chain:" + chainId + ":" + name, window,
+							link(chainId) + ((carried < 0) ? "" : stored.substring(carried)));
+				}
+				catch (EnqueueOperations.Forestalled ex) {
+					// the chain was cancelled since it returned the step: nothing was
+					// enqueued, nor ever will be
+				}
 			}
 			run(chainId, List.of("delivered", name));
 		}
+	}
+
+	/**
+	 * Return how long Redis remembers the enqueue of a chain's step or on-failure job:
+	 * the chain's linger, at least the re-send window.
+	 */
+	private Duration deliveryWindow(Duration linger) {
+		return BatchOperations.maximum(linger, this.store.getResendProtection().getWindow());
 	}
 
 	private List<?> run(String chainId, List<String> args) {

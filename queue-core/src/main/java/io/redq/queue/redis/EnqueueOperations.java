@@ -213,10 +213,12 @@ public final class EnqueueOperations {
 	}
 
 	private static List<DispatchResult> results(List<EnqueueCommand> batch, List<?> codes) {
-		Assert.state(codes.size() == batch.size(), () -> "Redis remembers another reply for this call, of "
-				+ codes.size() + " job(s) where it took " + batch.size() + ": the call was made first by a batch that "
-				+ "settled the members added by a job that finished meanwhile (its lease expired, or its queue was "
-				+ "purged), which were counted cancelled; nothing was enqueued");
+		if (codes.size() != batch.size()) {
+			throw new Forestalled("Redis remembers another reply for this call, of " + codes.size()
+					+ " job(s) where it took " + batch.size() + ": the call was forestalled, by a batch that settled "
+					+ "the members added by a job that finished meanwhile (its lease expired, or its queue was purged), "
+					+ "which were counted cancelled, or by the cancel of their batch or chain; nothing was enqueued");
+		}
 		List<DispatchResult> results = new ArrayList<>(batch.size());
 		for (int i = 0; i < batch.size(); i++) {
 			results.add(new DispatchResult(batch.get(i).id(), OUTCOMES[((Number) codes.get(i)).intValue()]));
@@ -312,7 +314,7 @@ public final class EnqueueOperations {
 	/**
 	 * Make the call of the given id, as {@link #enqueueOnce} makes it, with no jobs,
 	 * unless Redis remembers it: the call, should it still come within the window,
-	 * changes nothing.
+	 * changes nothing and throws {@link Forestalled}.
 	 * @param queue the queue
 	 * @param callId the call's id
 	 * @param window how long Redis remembers the call
@@ -321,6 +323,18 @@ public final class EnqueueOperations {
 		ResendProtection.Call call = ResendProtection.once(this.store.keys(queue), callId, window);
 		this.store.runForListOnReplicas(script(false), this.store.keysOf(queue, call),
 				QueueStore.argsOf(call, args(List.of(), false)), "no job of queue '" + queue + "'");
+	}
+
+	/**
+	 * Thrown by an enqueue whose call was {@link #forestall forestalled}: nothing was
+	 * enqueued, and nothing will be under that call.
+	 */
+	static final class Forestalled extends IllegalStateException {
+
+		Forestalled(String message) {
+			super(message);
+		}
+
 	}
 
 	/**

@@ -17,8 +17,9 @@
 -- hand-over applied again changes nothing; the batch ends in the one step that finds it done (state -> ended), which
 -- deletes the callbacks its outcome does not call for. The callbacks left are returned by every later call until the
 -- mover that enqueued one reports it delivered, which deletes it.
--- Returns, for create and cancel, 1 when done and 0 when the batch is not in a state for it; for add, see there; for
--- the others the callbacks to deliver and, for apply, the adds to settle: {linger, name, value, ...}, empty for none.
+-- Returns, for create, cancel and forestall, 1 when done and 0 when the batch is not in a state for it; for add, see
+-- there; for the others the callbacks to deliver and, for apply, the adds to settle: {linger, name, value, ...}, empty
+-- for none.
 local meta, pending, dead, succeeded = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local op = ARGV[1]
 
@@ -186,10 +187,12 @@ elseif op == 'add' then
 	-- added members are in pending: it ends no earlier than the adding member's own completion is handed over. The add
 	-- is kept until its enqueue is confirmed (see confirmed), or else settled once the adding member finished (see
 	-- apply). Returns {1, n} when added as the member's add n, {0, state, outcome} when the batch is not open (or gone:
-	-- {0}), {-1} when the adding member is not pending. Re-sent, it adds an add that settles to nothing.
-	local found = redis.call('HMGET', meta, 'state', 'outcome', 'queues')
-	if found[1] ~= 'open' then
-		return {0, found[1], found[2]}
+	-- {0}) or is being cancelled (outcome 'cancelled': its cancel forestalls the enqueues of the adds it finds, and
+	-- would miss those after it), {-1} when the adding member is not pending. Re-sent, it adds an add that settles to
+	-- nothing.
+	local found = redis.call('HMGET', meta, 'state', 'outcome', 'queues', 'cancelling')
+	if found[1] ~= 'open' or found[4] then
+		return {0, found[1], found[4] and 'cancelled' or found[2]}
 	end
 	local member, queue = ARGV[2], ARGV[3]
 	if redis.call('SISMEMBER', pending, member) == 0 then
@@ -223,6 +226,17 @@ elseif op == 'cancel' then
 		return {0}
 	end
 	redis.call('HSET', meta, 'cancelling', 1)
+	return {1}
+elseif op == 'forestall' then
+	-- ARGV: how long (ms) to keep the batch. A batch step of a chain cancelled after a mover read the step, which that
+	-- mover may still create: made ended and cancelled before it exists, its creation is refused. Returns 1 when made
+	-- so, 0 when the batch exists (then cancelled as any other)
+	if redis.call('EXISTS', meta) == 1 then
+		return {0}
+	end
+	redis.call('HSET', meta, 'model', 1, 'state', 'ended', 'outcome', 'cancelled', 'policy', 'c', 'linger', ARGV[2],
+		'total', 0, 'succeeded', 0, 'dead', 0, 'cancelled', 0)
+	redis.call('PEXPIRE', meta, ARGV[2])
 	return {1}
 end
 return redis.error_reply('Unknown batch operation ' .. tostring(op))

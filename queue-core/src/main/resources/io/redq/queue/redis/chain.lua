@@ -20,7 +20,8 @@
 -- the step that finds one dead ends the chain and keeps the on-failure job, returned likewise.
 -- Returns, for create, 1 when done and 0 when the chain is not in a state for it; for cancel, {0} when the chain was
 -- not running, else {1, queue, id, ...}: the steps to cancel in their queue (the current step and those after it in
--- the same queue, which its acknowledgement may have created); for the others
+-- the same queue, which its acknowledgement may have created), {2, ...} likewise when the current step was not
+-- recorded delivered, so that a mover may still enqueue it: the caller then forestalls that enqueue; for the others
 -- the jobs to deliver: {linger, name, job, ...}, empty for none.
 local meta = KEYS[1]
 local op = ARGV[1]
@@ -164,15 +165,17 @@ elseif op == 'cancel' then
 		return {0}
 	end
 	local at = tonumber(found[2])
-	if redis.call('HEXISTS', meta, 's' .. at) == 1 then
-		-- the current step is not enqueued yet, and never will be; or a mover enqueued it and died before it recorded
-		-- the delivery, so that it is cancelled in its queue all the same, lest it run and create the steps after it
+	local undelivered = redis.call('HEXISTS', meta, 's' .. at) == 1
+	if undelivered then
+		-- the current step is not enqueued yet, and never will be (a live mover that read it before may still be on
+		-- its way: the caller forestalls its enqueue); or a mover enqueued it and died before it recorded the
+		-- delivery, so that it is cancelled in its queue all the same, lest it run and create the steps after it
 		finish('cancelled', 'the chain was cancelled', at, tonumber(found[3]))
 	else
 		redis.call('HSET', meta, 'cancelling', 1)
 	end
 	local step = redis.call('HMGET', meta, 'q' .. at, 'j' .. at)
-	local result = {1, step[1], step[2]}
+	local result = {undelivered and 2 or 1, step[1], step[2]}
 	for i = at + 1, tonumber(found[3]) do
 		local later = redis.call('HMGET', meta, 'q' .. i, 'j' .. i)
 		if later[1] ~= step[1] then

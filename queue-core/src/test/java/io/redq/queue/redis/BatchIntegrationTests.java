@@ -308,6 +308,35 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 			.noneMatch((field) -> field.toString().startsWith("add"));
 	}
 
+	@Test // issue 37
+	void membersAddedBeforeTheirBatchIsCancelledAndEnqueuedAfterAreNeverEnqueuedAndNoneIsAddedAfter() {
+		BatchResult batch = this.dispatcher
+			.dispatchBatch(BatchRequest.of(members("mail")).onComplete(JobRequest.of("close", "c").build()).build());
+		ReservedJob adder = this.listener.reserve("mail", 1, LEASE).jobs().get(0);
+		// a live member's add is recorded...
+		BatchOperations batches = new BatchOperations(this.operations.getStore());
+		batches.add(batch.batchId(), adder.id(), "sms", "slow-call", List.of("a1"));
+		// ...its batch is cancelled...
+		assertThat(this.dispatcher.cancelBatch(batch.batchId())).isTrue();
+		// ...then the add's enqueue comes
+		List<EnqueueCommand> late = List.of(new EnqueueCommand("a1", Due.NOW, DuplicatePolicy.KEEP,
+				"\"job\":\"sms\",\"maxAttempts\":1,\"timeout\":0,\"payload\":\"late\"}"));
+		assertThatIllegalStateException()
+			.isThrownBy(() -> this.operations.getEnqueueOperations()
+				.enqueueOnce("sms", "slow-call", late, Duration.ofMinutes(1), batch.batchId()))
+			.withMessageContaining("nothing was enqueued");
+		assertThat(this.template.hasKey("redq:{sms}:jobs")).as("the added member never runs").isFalse();
+		assertThatIllegalStateException()
+			.isThrownBy(() -> this.dispatcher.addToBatch(batch.batchId(), adder.id(), members("sms")))
+			.withMessageContaining("it ended (cancelled)");
+		assertThat(this.template.hasKey("redq:{sms}:jobs")).isFalse();
+		this.listener.ack("mail", List.of(adder.lease()));
+		handOverAll();
+		assertThat(status(batch))
+			.isEqualTo(new BatchStatus(batch.batchId(), State.CANCELLED, BatchDeathPolicy.CARRY_ON, 2, 0, 1, 0, 1));
+		assertThat(callbacks()).containsOnlyKeys(batch.batchId() + ":complete");
+	}
+
 	@Test
 	void membersEnqueuedByAnInstanceThatDiedBeforeItConfirmedTheirAddCount() {
 		BatchResult batch = this.dispatcher

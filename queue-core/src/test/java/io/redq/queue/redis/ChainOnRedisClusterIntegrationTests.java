@@ -1,5 +1,7 @@
 package io.redq.queue.redis;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -31,8 +33,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -193,6 +197,72 @@ class ChainOnRedisClusterIntegrationTests {
 			.handToParent("chain:" + id + "\ns", BatchOperations.BATCH_QUEUE, id + ":2");
 		assertThat(this.operations.stats("q3").ready()).as("the next step, once").isEqualTo(1);
 		assertThat(succeed("q3")).isEqualTo(id + ":3");
+	}
+
+	@Test
+	void aCancelBetweenALiveMoversReadOfTheNextStepAndItsEnqueueStartsNoStep() throws IOException {
+		ChainResult chain = this.dispatcher.dispatchChain(
+				ChainRequest
+					.of(JobRequest.of("first", "a").build(), JobRequest.of("second", "b").build(),
+							JobRequest.of("third", "c").build())
+					.build());
+		String id = chain.chainId();
+		succeed("q0");
+		// a live mover applies the hand-over of step 1 and reads step 2 from the chain...
+		List<?> read = applyHandOver(id, "q0", id + ":1");
+		assertThat(read).element(1).isEqualTo("s2");
+		// ...the chain is cancelled meanwhile...
+		assertThat(this.dispatcher.cancelChain(id)).isTrue();
+		// ...then the mover enqueues step 2 as it read it
+		this.operations.getBatchOperations().chains().deliver(id, read);
+		assertThat(this.template.hasKey(this.operations.getStore().keys("q1").jobs()))
+			.as("the cancelled chain's step is never enqueued")
+			.isFalse();
+		this.listener.handOver("q0");
+		assertThat(this.template.hasKey(this.operations.getStore().keys("q1").jobs())).isFalse();
+		assertThat(this.dispatcher.findChain(id).orElseThrow()).satisfies((ended) -> {
+			assertThat(ended.state()).isEqualTo(State.CANCELLED);
+			assertThat(ended.steps()).extracting(Step::state)
+				.containsExactly(StepState.SUCCEEDED, StepState.CANCELLED, StepState.CANCELLED);
+		});
+	}
+
+	@Test
+	void aCancelBetweenALiveMoversReadOfABatchStepAndItsCreationCreatesNoMember() throws IOException {
+		ChainResult chain = this.dispatcher.dispatchChain(ChainRequest.builder()
+			.step(JobRequest.of("first", "a").build())
+			.step(BatchRequest.of(List.of(JobRequest.of("second", "b").build(), JobRequest.of("third", "c").build()))
+				.build())
+			.step(JobRequest.of("report", "x").build())
+			.build());
+		String id = chain.chainId();
+		succeed("q0");
+		List<?> read = applyHandOver(id, "q0", id + ":1");
+		assertThat(read).element(1).isEqualTo("s2");
+		assertThat(this.dispatcher.cancelChain(id)).isTrue();
+		this.operations.getBatchOperations().chains().deliver(id, read);
+		for (String queue : List.of("q1", "q2", "q3")) {
+			assertThat(this.template.hasKey(this.operations.getStore().keys(queue).jobs()))
+				.as("no member of the batch step is enqueued in %s", queue)
+				.isFalse();
+		}
+		BatchStatus batch = this.dispatcher.findBatch(id + ":2").orElseThrow();
+		assertThat(batch.state()).isEqualTo(BatchStatus.State.CANCELLED);
+		assertThat(batch.total()).isZero();
+		assertThat(this.dispatcher.findChain(id).orElseThrow().state()).isEqualTo(State.CANCELLED);
+	}
+
+	/**
+	 * Apply a step's success to its chain as a mover does, by hand: the chain script's
+	 * reply is what that mover then enqueues.
+	 */
+	private List<?> applyHandOver(String chainId, String queue, String stepId) throws IOException {
+		@SuppressWarnings("rawtypes")
+		RedisScript<List> script = RedisScript.of(
+				new ClassPathResource("chain.lua", ChainOperations.class).getContentAsString(StandardCharsets.UTF_8),
+				List.class);
+		return this.template.execute(script, List.of(this.operations.getStore().getKeyspace().chain(chainId)), "apply",
+				queue, stepId, "s");
 	}
 
 	/** Succeed a job of a queue, then apply its hand-over twice, as two movers would. */
