@@ -447,14 +447,17 @@ abstract class AbstractShardedQueueIntegrationTests {
 	void aBatchOnAShardedQueueEndsOnceAndReadsItsMembersResultsOnEveryShard() {
 		RedisJobQueueOperations operations = operations(3);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
+		// the jobs of one call without keys go to one shard: groups spread these over all
+		List<String> shards = operations.getStore().shards(QUEUE);
 		List<JobRequest> members = new ArrayList<>();
 		for (int i = 0; i < 9; i++) {
-			members.add(JobRequest.of("work", "m" + i).build());
+			String group = idOn(operations, shards.get(i % shards.size()), "group" + i + "-");
+			members.add(JobRequest.of("work", "m" + i).group(group).build());
 		}
 		BatchResult batch = dispatcher
 			.dispatchBatch(BatchRequest.of(members).onComplete(JobRequest.of("work", "done").build()).build());
 		assertThat(operations.getStore().shards(QUEUE))
-			.allMatch((shard) -> template(operations).opsForList().size(operations.getStore().keys(shard).ready()) > 0);
+			.allMatch((shard) -> template(operations).opsForHash().size(operations.getStore().keys(shard).jobs()) > 0);
 		Map<String, String> results = new HashMap<>();
 		List<Lease> leases = new ArrayList<>();
 		for (ReservedJob job : reserve(operations, 9)) {
