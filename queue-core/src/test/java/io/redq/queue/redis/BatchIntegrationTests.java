@@ -2,7 +2,6 @@ package io.redq.queue.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -19,9 +18,7 @@ import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
-import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobRequest;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -50,8 +47,8 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 
 	@BeforeEach
 	void setUp() {
-		this.dispatcher = new RedisJobDispatcher(this.operations, definitions(job("mail", "mail"), job("sms", "sms"),
-				job("report", "callbacks"), job("close", "callbacks")), this.jsonMapper);
+		this.dispatcher = new RedisJobDispatcher(this.operations, TestJobDefinitions.of(job("mail", "mail"),
+				job("sms", "sms"), job("report", "callbacks"), job("close", "callbacks")), this.jsonMapper);
 	}
 
 	@AfterEach
@@ -558,22 +555,6 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 
 	private static JobDefinition job(String name, String queue) {
 		return new JobDefinition(name, queue, 1, Duration.ZERO, JobBackoff.DEFAULT, String.class);
-	}
-
-	private static JobDefinitions definitions(JobDefinition... definitions) {
-		return new JobDefinitions() {
-
-			@Override
-			public @Nullable JobDefinition find(String name) {
-				return all().stream().filter((definition) -> definition.name().equals(name)).findFirst().orElse(null);
-			}
-
-			@Override
-			public Collection<JobDefinition> all() {
-				return List.of(definitions);
-			}
-
-		};
 	}
 
 }

@@ -1,7 +1,6 @@
 package io.redq.queue.redis;
 
 import java.time.Duration;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,9 +13,7 @@ import io.redq.queue.core.ChainStatus.Step;
 import io.redq.queue.core.ChainStatus.StepState;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
-import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobRequest;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,7 +42,7 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 
 	@BeforeEach
 	void setUp() {
-		this.dispatcher = new RedisJobDispatcher(this.operations, definitions(job("resize", "images"),
+		this.dispatcher = new RedisJobDispatcher(this.operations, TestJobDefinitions.of(job("resize", "images"),
 				job("watermark", "images"), job("publish", "web"), job("broken", "callbacks")), this.jsonMapper);
 	}
 
@@ -396,22 +393,6 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 
 	private static JobDefinition job(String name, String queue) {
 		return new JobDefinition(name, queue, 1, Duration.ZERO, JobBackoff.DEFAULT, String.class);
-	}
-
-	private static JobDefinitions definitions(JobDefinition... definitions) {
-		return new JobDefinitions() {
-
-			@Override
-			public @Nullable JobDefinition find(String name) {
-				return all().stream().filter((definition) -> definition.name().equals(name)).findFirst().orElse(null);
-			}
-
-			@Override
-			public Collection<JobDefinition> all() {
-				return List.of(definitions);
-			}
-
-		};
 	}
 
 }

@@ -3,7 +3,6 @@ package io.redq.queue.redis;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 
@@ -19,13 +18,11 @@ import io.redq.queue.core.ChainStatus.Step;
 import io.redq.queue.core.ChainStatus.StepState;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
-import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisCluster;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.TestConnections;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
@@ -80,8 +77,9 @@ class ChainOnRedisClusterIntegrationTests {
 				new Keyspace("chains"));
 		this.listener = this.operations.getListenerOperations();
 		this.template = this.operations.getStore().getTemplate();
-		this.dispatcher = new RedisJobDispatcher(this.operations, definitions(job("first", "q0"), job("second", "q1"),
-				job("third", "q2"), job("broken", "q0"), job("report", "q3"), job("close", "q3")), JsonMapper.shared());
+		this.dispatcher = new RedisJobDispatcher(this.operations, TestJobDefinitions.of(job("first", "q0"),
+				job("second", "q1"), job("third", "q2"), job("broken", "q0"), job("report", "q3"), job("close", "q3")),
+				JsonMapper.shared());
 	}
 
 	@AfterEach
@@ -283,22 +281,6 @@ class ChainOnRedisClusterIntegrationTests {
 
 	private static JobDefinition job(String name, String queue) {
 		return new JobDefinition(name, queue, 1, Duration.ZERO, JobBackoff.DEFAULT, String.class);
-	}
-
-	private static JobDefinitions definitions(JobDefinition... definitions) {
-		return new JobDefinitions() {
-
-			@Override
-			public @Nullable JobDefinition find(String name) {
-				return all().stream().filter((definition) -> definition.name().equals(name)).findFirst().orElse(null);
-			}
-
-			@Override
-			public Collection<JobDefinition> all() {
-				return List.of(definitions);
-			}
-
-		};
 	}
 
 }

@@ -3,13 +3,11 @@ package io.redq.queue.redis;
 import java.lang.reflect.Type;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
-import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueStats;
 import org.jspecify.annotations.Nullable;
@@ -38,8 +36,9 @@ class DispatchPayloadTypeIntegrationTests extends AbstractQueueIntegrationTests 
 	@BeforeEach
 	void setUp() {
 		this.dispatcher = new RedisJobDispatcher(this.operations,
-				definitions(job("greet", Greeting.class), job("bill", Invoice.class), job("close-auction", long.class),
-						job("count", Integer.class), job("bill-all", new ParameterizedTypeReference<List<Invoice>>() {
+				TestJobDefinitions.of(job("greet", Greeting.class), job("bill", Invoice.class),
+						job("close-auction", long.class), job("count", Integer.class),
+						job("bill-all", new ParameterizedTypeReference<List<Invoice>>() {
 						}.getType()), job("anything", Object.class), job("remote", null)),
 				this.jsonMapper);
 	}
@@ -95,22 +94,6 @@ class DispatchPayloadTypeIntegrationTests extends AbstractQueueIntegrationTests 
 
 	private static JobDefinition job(String name, @Nullable Type payloadType) {
 		return new JobDefinition(name, QUEUE, 3, Duration.ZERO, JobBackoff.DEFAULT, payloadType);
-	}
-
-	private static JobDefinitions definitions(JobDefinition... definitions) {
-		return new JobDefinitions() {
-
-			@Override
-			public @Nullable JobDefinition find(String name) {
-				return all().stream().filter((definition) -> definition.name().equals(name)).findFirst().orElse(null);
-			}
-
-			@Override
-			public Collection<JobDefinition> all() {
-				return List.of(definitions);
-			}
-
-		};
 	}
 
 	record Greeting(String name) {

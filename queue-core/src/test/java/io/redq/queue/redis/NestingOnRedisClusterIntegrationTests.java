@@ -1,7 +1,6 @@
 package io.redq.queue.redis;
 
 import java.time.Duration;
-import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 
@@ -16,13 +15,11 @@ import io.redq.queue.core.ChainStatus.Step;
 import io.redq.queue.core.ChainStatus.StepState;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
-import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisCluster;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.TestConnections;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
@@ -73,8 +70,9 @@ class NestingOnRedisClusterIntegrationTests {
 				new Keyspace("nesting"));
 		this.listener = this.operations.getListenerOperations();
 		this.template = this.operations.getStore().getTemplate();
-		this.dispatcher = new RedisJobDispatcher(this.operations, definitions(job("first", "q0"), job("second", "q1"),
-				job("third", "q2"), job("broken", "q3"), job("report", "q3"), job("close", "q3")), JsonMapper.shared());
+		this.dispatcher = new RedisJobDispatcher(this.operations, TestJobDefinitions.of(job("first", "q0"),
+				job("second", "q1"), job("third", "q2"), job("broken", "q3"), job("report", "q3"), job("close", "q3")),
+				JsonMapper.shared());
 	}
 
 	@AfterEach
@@ -210,22 +208,6 @@ class NestingOnRedisClusterIntegrationTests {
 
 	private static JobDefinition job(String name, String queue) {
 		return new JobDefinition(name, queue, 1, Duration.ZERO, JobBackoff.DEFAULT, String.class);
-	}
-
-	private static JobDefinitions definitions(JobDefinition... definitions) {
-		return new JobDefinitions() {
-
-			@Override
-			public @Nullable JobDefinition find(String name) {
-				return all().stream().filter((definition) -> definition.name().equals(name)).findFirst().orElse(null);
-			}
-
-			@Override
-			public Collection<JobDefinition> all() {
-				return List.of(definitions);
-			}
-
-		};
 	}
 
 }

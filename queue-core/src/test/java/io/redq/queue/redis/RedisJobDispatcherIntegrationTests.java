@@ -4,7 +4,6 @@ import java.lang.reflect.Type;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +18,6 @@ import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
-import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueStats;
@@ -53,9 +51,9 @@ class RedisJobDispatcherIntegrationTests extends AbstractQueueIntegrationTests {
 	@BeforeEach
 	void setUp() {
 		this.dispatcher = new RedisJobDispatcher(this.operations,
-				definitions(job("send-invoice", "mail", Invoice.class), job("close-auction", "auctions", Long.class),
-						job("ping", "default", String.class), job("pong", "default", String.class),
-						job("remote", "elsewhere", null)),
+				TestJobDefinitions.of(job("send-invoice", "mail", Invoice.class),
+						job("close-auction", "auctions", Long.class), job("ping", "default", String.class),
+						job("pong", "default", String.class), job("remote", "elsewhere", null)),
 				this.jsonMapper);
 	}
 
@@ -357,22 +355,6 @@ class RedisJobDispatcherIntegrationTests extends AbstractQueueIntegrationTests {
 
 	private static JobDefinition job(String name, String queue, @Nullable Type payloadType) {
 		return new JobDefinition(name, queue, 3, Duration.ZERO, JobBackoff.DEFAULT, payloadType);
-	}
-
-	private static JobDefinitions definitions(JobDefinition... definitions) {
-		return new JobDefinitions() {
-
-			@Override
-			public @Nullable JobDefinition find(String name) {
-				return all().stream().filter((definition) -> definition.name().equals(name)).findFirst().orElse(null);
-			}
-
-			@Override
-			public Collection<JobDefinition> all() {
-				return List.of(definitions);
-			}
-
-		};
 	}
 
 	record Invoice(String number, int cents) {

@@ -1,7 +1,6 @@
 package io.redq.queue.redis;
 
 import java.time.Duration;
-import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +15,6 @@ import io.redq.queue.core.BatchResult;
 import io.redq.queue.core.ChainRequest;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
-import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisCluster;
@@ -77,7 +75,8 @@ class WorkflowResultsOnRedisClusterIntegrationTests {
 		this.listener = this.operations.getListenerOperations();
 		this.template = this.operations.getStore().getTemplate();
 		this.dispatcher = new RedisJobDispatcher(this.operations,
-				definitions(job("first", "q0"), job("second", "q1"), job("third", "q2")), JsonMapper.shared());
+				TestJobDefinitions.of(job("first", "q0"), job("second", "q1"), job("third", "q2")),
+				JsonMapper.shared());
 		assertThat(QUEUES.stream().map(SlotHash::getSlot).distinct()).hasSize(3);
 	}
 
@@ -184,22 +183,6 @@ class WorkflowResultsOnRedisClusterIntegrationTests {
 
 	private static JobDefinition job(String name, String queue) {
 		return new JobDefinition(name, queue, 1, Duration.ZERO, JobBackoff.DEFAULT, String.class);
-	}
-
-	private static JobDefinitions definitions(JobDefinition... definitions) {
-		return new JobDefinitions() {
-
-			@Override
-			public @Nullable JobDefinition find(String name) {
-				return all().stream().filter((definition) -> definition.name().equals(name)).findFirst().orElse(null);
-			}
-
-			@Override
-			public Collection<JobDefinition> all() {
-				return List.of(definitions);
-			}
-
-		};
 	}
 
 }
