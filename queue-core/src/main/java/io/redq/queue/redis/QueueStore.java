@@ -103,9 +103,12 @@ public final class QueueStore {
 		if (brace > 0 && shard.endsWith("}")) {
 			String queue = shard.substring(0, brace);
 			String number = shard.substring(brace + 1, shard.length() - 1);
-			List<String> names = shardsToRead(queue);
+			// read once: the names and the tags of an unknown count come from one
+			// placement
+			List<String> stored = countKnown(queue) ? null : this.placement.stored(queue);
+			List<String> names = (stored != null) ? names(queue, stored) : shards(queue);
 			if (number.chars().allMatch(Character::isDigit) && names.contains(shard)) {
-				List<String> tags = countKnown(queue) ? tags(queue) : this.placement.stored(queue);
+				List<String> tags = (stored != null) ? stored : tags(queue);
 				return this.keyspace.shard(queue, tags.get(Integer.parseInt(number)));
 			}
 		}
