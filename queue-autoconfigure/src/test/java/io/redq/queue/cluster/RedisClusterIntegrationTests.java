@@ -10,15 +10,22 @@ import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions.RefreshTrigger;
 import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.autoconfigure.JobQueueContextRunner;
+import io.redq.queue.autoconfigure.endpoint.JobQueueEndpoint;
+import io.redq.queue.autoconfigure.endpoint.JobQueueEndpoint.QueueDescriptor;
+import io.redq.queue.autoconfigure.endpoint.JobQueueEndpoint.ShardDescriptor;
+import io.redq.queue.autoconfigure.endpoint.JobQueueEndpointAutoConfiguration;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.listener.JobContext;
 import io.redq.queue.test.RedisCluster;
+import io.redq.queue.test.RedisServer;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.context.annotation.Configuration;
@@ -63,6 +70,35 @@ class RedisClusterIntegrationTests {
 				await().atMost(DEADLINE).until(() -> operations.stats(queue).equals(new QueueStats(0, 0, 0, 0)));
 			}
 		});
+	}
+
+	@Test
+	void theEndpointShowsWhereEachShardOfAQueueLives() {
+		JobQueueContextRunner.on(cluster)
+			.withConfiguration(AutoConfigurations.of(JobQueueEndpointAutoConfiguration.class))
+			.withUserConfiguration(ClusterJobs.class)
+			.withPropertyValues("management.endpoints.web.exposure.include=redq", "redq.listener.auto-startup=false",
+					"redq.queues.q0.shards=3")
+			.run((context) -> {
+				JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+				for (int i = 0; i < 6; i++) {
+					dispatcher.dispatch("cluster-job-0", i);
+				}
+				QueueDescriptor queue = (QueueDescriptor) context.getBean(JobQueueEndpoint.class)
+					.queue("q0", null, null, true);
+				assertThat(queue).isNotNull();
+				assertThat(queue.shards()).hasSize(3);
+				assertThat(queue.shards()).extracting(ShardDescriptor::hashTag).startsWith("{q0}");
+				for (ShardDescriptor shard : queue.shards()) {
+					RedisServer master = cluster.masterOf(shard.hashTag());
+					assertThat(shard.slot()).as(shard.hashTag())
+						.isEqualTo(Integer.valueOf(master.command("CLUSTER", "KEYSLOT", shard.hashTag())));
+					assertThat(shard.master()).as(shard.hashTag()).isEqualTo(master.host() + ":" + master.port());
+				}
+				// three masters: the placement puts each shard on its own
+				assertThat(queue.shards()).extracting(ShardDescriptor::master).doesNotHaveDuplicates();
+				assertThat(queue.shards().stream().mapToLong(ShardDescriptor::ready).sum()).isEqualTo(6);
+			});
 	}
 
 	@Test

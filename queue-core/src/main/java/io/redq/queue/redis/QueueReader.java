@@ -84,12 +84,13 @@ public final class QueueReader {
 
 	/**
 	 * Return the shards of a queue, by the names the reads here take for one shard: the
-	 * queue itself when it has one shard.
+	 * queue itself when it has one shard. Without a shard count for the queue in this
+	 * instance, those of the placement stored in Redis, read afresh and never written.
 	 * @param queue a valid queue name
 	 * @return the shards, the queue's own keys first
 	 */
 	public List<String> shards(String queue) {
-		return this.store.shards(queue);
+		return this.store.shardsToRead(queue);
 	}
 
 	/**

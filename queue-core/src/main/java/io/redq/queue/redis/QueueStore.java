@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -70,6 +71,8 @@ public final class QueueStore {
 
 	private final Map<String, AtomicInteger> nextShard = new ConcurrentHashMap<>();
 
+	private final Set<String> served = ConcurrentHashMap.newKeySet();
+
 	private ReplicaWait replicaWait = ReplicaWait.NONE;
 
 	/**
@@ -100,9 +103,13 @@ public final class QueueStore {
 		if (brace > 0 && shard.endsWith("}")) {
 			String queue = shard.substring(0, brace);
 			String number = shard.substring(brace + 1, shard.length() - 1);
-			List<String> names = shards(queue);
+			// read once: the names and the tags of an unknown count come from one
+			// placement
+			List<String> stored = countKnown(queue) ? null : this.placement.stored(queue);
+			List<String> names = (stored != null) ? names(queue, stored) : shards(queue);
 			if (number.chars().allMatch(Character::isDigit) && names.contains(shard)) {
-				return this.keyspace.shard(queue, tags(queue).get(Integer.parseInt(number)));
+				List<String> tags = (stored != null) ? stored : tags(queue);
+				return this.keyspace.shard(queue, tags.get(Integer.parseInt(number)));
 			}
 		}
 		// a queue name, checked: no valid one has a brace
@@ -154,12 +161,30 @@ public final class QueueStore {
 	}
 
 	private List<String> shardsOf(String queue) {
-		if (getShards(queue) == 1) {
-			return List.of(queue);
-		}
+		return (getShards(queue) == 1) ? List.of(queue) : names(queue, tags(queue));
+	}
+
+	/**
+	 * Return the shards of a queue to read it: those of {@link #shards(String)} when this
+	 * instance knows the queue's shard count (set for the queue or by default, or checked
+	 * since it serves the queue), else those of the placement stored in Redis, read
+	 * afresh and never written, so that an instance that only inspects the queue sees
+	 * every shard without changing what the others chose.
+	 * @param queue the queue
+	 * @return the shards, the queue's own keys first
+	 */
+	List<String> shardsToRead(String queue) {
+		return countKnown(queue) ? shards(queue) : names(queue, this.placement.stored(queue));
+	}
+
+	private boolean countKnown(String queue) {
+		return this.defaultShards > 1 || this.shardCounts.containsKey(queue) || this.served.contains(queue);
+	}
+
+	private static List<String> names(String queue, List<String> tags) {
 		List<String> names = new ArrayList<>();
 		names.add(queue);
-		for (int i = 1; i < tags(queue).size(); i++) {
+		for (int i = 1; i < tags.size(); i++) {
 			names.add(queue + "{" + i + "}");
 		}
 		return List.copyOf(names);
@@ -178,6 +203,7 @@ public final class QueueStore {
 	 */
 	void checkShards(String queue) {
 		tags(queue);
+		this.served.add(queue);
 	}
 
 	/**

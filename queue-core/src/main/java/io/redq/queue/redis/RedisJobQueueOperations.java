@@ -203,13 +203,14 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	/**
 	 * Return the snapshot of each shard of a queue, which {@link #snapshot(String)} adds
-	 * up: one script call per shard.
+	 * up: one script call per shard, and a read of the stored placement of a queue whose
+	 * shard count this instance does not know (see "Scaling out").
 	 * @param queue the queue
 	 * @return the snapshots, the shard of the queue's own keys first; one for a queue of
 	 * one shard
 	 */
 	public List<QueueSnapshot> shardSnapshots(String queue) {
-		return this.store.shards(queue).stream().map(this::snapshotOf).toList();
+		return this.store.shardsToRead(queue).stream().map(this::snapshotOf).toList();
 	}
 
 	/**

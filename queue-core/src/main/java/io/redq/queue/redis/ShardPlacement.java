@@ -6,6 +6,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisClusterNode;
@@ -60,7 +62,7 @@ final class ShardPlacement {
 			this.redis.opsForValue().setIfAbsent(key, String.join("\n", choose(queue, count, List.of(queue))));
 			stored = this.redis.opsForValue().get(key);
 		}
-		List<String> tags = (stored != null) ? Arrays.asList(stored.split("\n")) : List.of(queue);
+		List<String> tags = parse(queue, stored);
 		if (tags.size() == count) {
 			return tags;
 		}
@@ -88,6 +90,20 @@ final class ShardPlacement {
 			this.redis.opsForValue().set(key, String.join("\n", changed));
 		}
 		return List.copyOf(changed);
+	}
+
+	/**
+	 * Return the tags stored for a queue, read only: for an instance that does not know
+	 * the queue's shard count, and so must neither choose nor change them.
+	 * @param queue the queue
+	 * @return the stored tags, or the queue name alone when none are stored
+	 */
+	List<String> stored(String queue) {
+		return parse(queue, this.redis.opsForValue().get(this.keyspace.placement(queue)));
+	}
+
+	private static List<String> parse(String queue, @Nullable String stored) {
+		return (stored != null) ? Arrays.asList(stored.split("\n")) : List.of(queue);
 	}
 
 	private boolean holdsJobs(String queue, String tag) {

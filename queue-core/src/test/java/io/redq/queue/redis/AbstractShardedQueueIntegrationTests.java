@@ -104,12 +104,15 @@ abstract class AbstractShardedQueueIntegrationTests {
 	}
 
 	RedisJobQueueOperations operations(int shards) {
-		LettuceConnectionFactory connectionFactory = connectionFactory();
-		this.closeables.push(connectionFactory::destroy);
-		RedisJobQueueOperations operations = new RedisJobQueueOperations(connectionFactory, QueueScripts.load(),
-				new Keyspace("redq"));
+		RedisJobQueueOperations operations = operationsWithoutShardCount();
 		operations.getStore().setShards(QUEUE, shards);
 		return operations;
+	}
+
+	private RedisJobQueueOperations operationsWithoutShardCount() {
+		LettuceConnectionFactory connectionFactory = connectionFactory();
+		this.closeables.push(connectionFactory::destroy);
+		return new RedisJobQueueOperations(connectionFactory, QueueScripts.load(), new Keyspace("redq"));
 	}
 
 	@Test
@@ -384,6 +387,36 @@ abstract class AbstractShardedQueueIntegrationTests {
 			assertThat(view.slot()).as(view.hashTag()).isEqualTo((expected != null) ? expected.slot() : null);
 			assertThat(view.master()).as(view.hashTag()).isEqualTo((expected != null) ? expected.master() : null);
 		}
+	}
+
+	@Test
+	void anInspectorWithoutTheShardCountReadsEveryShardOfTheStoredPlacementAndNeverWritesIt() {
+		RedisJobQueueOperations operations = operations(SHARDS);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		List<String> shards = operations.getStore().shards(QUEUE);
+		for (int i = 0; i < shards.size(); i++) {
+			for (int job = 0; job <= i; job++) {
+				dispatcher.dispatch(
+						JobRequest.of("work", "x").id(idOn(operations, shards.get(i), "job" + job + "-")).build());
+			}
+		}
+		String placement = new Keyspace("redq").placement(QUEUE);
+		StringRedisTemplate redis = template(operations);
+		String stored = redis.opsForValue().get(placement);
+		Long ttl = redis.getExpire(placement);
+		// a dashboard-only application: no listener, no redq.queues.<queue>.shards
+		JobQueueInspector inspector = new JobQueueInspector(operationsWithoutShardCount(), definitions());
+		List<ShardView> views = inspector.shards(QUEUE);
+		assertThat(views).extracting(ShardView::hashTag)
+			.containsExactlyElementsOf(
+					shards.stream().map((shard) -> operations.getStore().keys(shard).hashTag()).toList());
+		assertThat(views).extracting((view) -> view.snapshot().stats().ready()).containsExactly(1L, 2L, 3L);
+		assertThat(inspector.snapshot(QUEUE).stats().ready()).isEqualTo(6);
+		JobPage page = inspector.jobs(QUEUE, JobStatus.State.READY, 0, 10);
+		assertThat(page.total()).isEqualTo(6);
+		assertThat(page.jobs()).hasSize(6);
+		assertThat(redis.opsForValue().get(placement)).isEqualTo(stored);
+		assertThat(redis.getExpire(placement)).isEqualTo(ttl);
 	}
 
 	/**

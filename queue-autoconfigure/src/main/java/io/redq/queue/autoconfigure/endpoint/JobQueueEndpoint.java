@@ -28,6 +28,7 @@ import io.redq.queue.inspect.InstanceView;
 import io.redq.queue.inspect.JobQueueInspector;
 import io.redq.queue.inspect.JobView;
 import io.redq.queue.inspect.ResultView;
+import io.redq.queue.inspect.ShardView;
 import io.redq.queue.redis.QueueStore;
 import org.jspecify.annotations.Nullable;
 
@@ -167,7 +168,7 @@ public class JobQueueEndpoint {
 				return null;
 			}
 			if (Boolean.TRUE.equals(shards)) {
-				List<QueueDescriptor> described = this.inspector.shardSnapshots(queue)
+				List<ShardDescriptor> described = this.inspector.shards(queue)
 					.stream()
 					.map(JobQueueEndpoint::describe)
 					.toList();
@@ -483,6 +484,13 @@ public class JobQueueEndpoint {
 				snapshot.readyGroups(), null);
 	}
 
+	private static ShardDescriptor describe(ShardView shard) {
+		QueueSnapshot snapshot = shard.snapshot();
+		return new ShardDescriptor(shard.hashTag(), shard.slot(), shard.master(), snapshot.stats().ready(),
+				snapshot.stats().delayed(), snapshot.stats().reserved(), snapshot.stats().dead(),
+				snapshot.oldestReadyAge(), snapshot.paused(), snapshot.readyByPriority(), snapshot.readyGroups());
+	}
+
 	private static DeadJobDescriptor describe(JobView job, boolean withEnvelope) {
 		return new DeadJobDescriptor(job.id(), job.job(), job.attempts(), (job.error() != null) ? job.error() : "",
 				job.at(), withEnvelope ? job.envelope() : null, job.progress());
@@ -529,17 +537,43 @@ public class JobQueueEndpoint {
 	 * @param readyByPriority the ready jobs per priority level, highest first, levels
 	 * without any left out
 	 * @param readyGroups how many groups have ready jobs
-	 * @param shards each shard's counts, the first shard first, when asked for
+	 * @param shards each shard, where it lives and its counts, the first shard first,
+	 * when asked for
 	 */
 	public record QueueDescriptor(long ready, long delayed, long reserved, long dead, Duration oldestReadyAge,
 			boolean paused, Map<Integer, Long> readyByPriority, long readyGroups,
-			@Nullable List<QueueDescriptor> shards) implements OperationResponseBody {
+			@Nullable List<ShardDescriptor> shards) implements OperationResponseBody {
 
-		QueueDescriptor withShards(List<QueueDescriptor> shards) {
+		QueueDescriptor withShards(List<ShardDescriptor> shards) {
 			return new QueueDescriptor(this.ready, this.delayed, this.reserved, this.dead, this.oldestReadyAge,
 					this.paused, this.readyByPriority, this.readyGroups, shards);
 		}
 
+	}
+
+	/**
+	 * One shard of a queue, as the dashboard shows it: where it lives, and its counts,
+	 * oldest ready age and pause state.
+	 *
+	 * @param hashTag the hash tag its keys share, e.g. <code>{orders#2}</code>; the first
+	 * shard's is the queue's own, <code>{orders}</code>
+	 * @param slot its Redis Cluster slot, or {@code null} without a cluster
+	 * @param master the address ({@code host:port}) of the master that serves the slot,
+	 * or {@code null} without a cluster or while no master serves it
+	 * @param ready jobs waiting to run
+	 * @param delayed jobs waiting for their due time, including retries in backoff
+	 * @param reserved jobs held by a worker
+	 * @param dead dead jobs
+	 * @param oldestReadyAge how long the oldest ready job has waited; zero when none is
+	 * ready
+	 * @param paused whether the shard is paused
+	 * @param readyByPriority the ready jobs per priority level, highest first, levels
+	 * without any left out
+	 * @param readyGroups how many groups have ready jobs
+	 */
+	public record ShardDescriptor(String hashTag, @Nullable Integer slot, @Nullable String master, long ready,
+			long delayed, long reserved, long dead, Duration oldestReadyAge, boolean paused,
+			Map<Integer, Long> readyByPriority, long readyGroups) {
 	}
 
 	/**

@@ -22,12 +22,13 @@ class JobQueueEndpointRuntimeHints implements RuntimeHintsRegistrar {
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
 				JobQueueEndpoint.QueuesDescriptor.class, JobQueueEndpoint.QueueDescriptor.class,
-				JobQueueEndpoint.CompletedJobsDescriptor.class, JobQueueEndpoint.DeadJobsDescriptor.class,
-				JobQueueEndpoint.DeadJobDescriptor.class, JobQueueEndpoint.ChangeDescriptor.class,
-				JobQueueEndpoint.ResultDescriptor.class, JobQueueEndpoint.JobDescriptor.class,
-				JobQueueEndpoint.BatchesDescriptor.class, JobQueueEndpoint.BatchSummaryDescriptor.class,
-				JobQueueEndpoint.BatchDescriptor.class, JobQueueEndpoint.ChainsDescriptor.class,
-				JobQueueEndpoint.ChainSummaryDescriptor.class, JobQueueEndpoint.ChainDescriptor.class);
+				JobQueueEndpoint.ShardDescriptor.class, JobQueueEndpoint.CompletedJobsDescriptor.class,
+				JobQueueEndpoint.DeadJobsDescriptor.class, JobQueueEndpoint.DeadJobDescriptor.class,
+				JobQueueEndpoint.ChangeDescriptor.class, JobQueueEndpoint.ResultDescriptor.class,
+				JobQueueEndpoint.JobDescriptor.class, JobQueueEndpoint.BatchesDescriptor.class,
+				JobQueueEndpoint.BatchSummaryDescriptor.class, JobQueueEndpoint.BatchDescriptor.class,
+				JobQueueEndpoint.ChainsDescriptor.class, JobQueueEndpoint.ChainSummaryDescriptor.class,
+				JobQueueEndpoint.ChainDescriptor.class);
 	}
 
 }

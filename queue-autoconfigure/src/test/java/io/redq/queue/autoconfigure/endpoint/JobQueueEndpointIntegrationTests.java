@@ -14,6 +14,8 @@ import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueStats;
 import io.redq.queue.inspect.InstanceHeartbeat;
+import io.redq.queue.inspect.JobQueueInspector;
+import io.redq.queue.inspect.ShardView;
 import io.redq.queue.redis.JobEnvelope;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.ProgressFields;
@@ -56,6 +58,9 @@ class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 	@Autowired
 	private InstanceHeartbeat heartbeat;
 
+	@Autowired
+	private JobQueueInspector inspector;
+
 	@Test
 	void listsEveryQueueWithItsCountsPerPriorityAndGroupsOldestAgeAndPauseState() {
 		this.dispatcher.dispatch("work", "a");
@@ -80,7 +85,7 @@ class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 	}
 
 	@Test
-	void describesEachShardOfAQueueOnRequest() {
+	void describesEachShardOfAQueueOnRequestWhereItLivesAsTheInspectorDoes() {
 		for (int i = 0; i < 10; i++) {
 			this.dispatcher.dispatch(JobRequest.of("report", "r" + i).id("r" + i).build());
 		}
@@ -93,7 +98,23 @@ class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 		List<?> shards = (List<?>) reports.get("shards");
 		assertThat(shards).hasSize(2);
 		assertThat(shards.stream().mapToInt((shard) -> (Integer) ((Map<?, ?>) shard).get("ready")).sum()).isEqualTo(10);
-		get("/ops?shards=true").expectStatus().isOk().expectBody().jsonPath("$.shards.length()").isEqualTo(1);
+		List<ShardView> places = this.inspector.shards("reports");
+		for (int i = 0; i < places.size(); i++) {
+			Map<?, ?> shard = (Map<?, ?>) shards.get(i);
+			assertThat(shard.get("hashTag")).isEqualTo(places.get(i).hashTag());
+			// one Redis: no slot, no master
+			assertThat(shard.get("slot")).isNull();
+			assertThat(shard.get("master")).isNull();
+			assertThat(shard.get("ready")).isEqualTo((int) places.get(i).snapshot().stats().ready());
+		}
+		assertThat(places).extracting(ShardView::hashTag).first().isEqualTo("{reports}");
+		get("/ops?shards=true").expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.shards.length()")
+			.isEqualTo(1)
+			.jsonPath("$.shards[0].hashTag")
+			.isEqualTo("{ops}");
 		get("/ops").expectStatus().isOk().expectBody().jsonPath("$.shards").doesNotExist();
 	}
 
