@@ -221,8 +221,11 @@ elseif op == 'settled' then
 	end
 	return {}
 elseif op == 'cancel' then
-	-- the members still pending are then cancelled in their queues, whose hand-overs end the batch
-	if redis.call('HGET', meta, 'state') ~= 'open' then
+	-- ARGV: 'creating' to cancel a batch still being created too, whose caller forestalls the enqueues of its members
+	-- and counts cancelled those never enqueued (see BatchOperations): its seal then opens it as being cancelled.
+	-- The members still pending are then cancelled in their queues, whose hand-overs end the batch
+	local state = redis.call('HGET', meta, 'state')
+	if state ~= 'open' and not (state == 'creating' and ARGV[2] == 'creating') then
 		return {0}
 	end
 	redis.call('HSET', meta, 'cancelling', 1)
