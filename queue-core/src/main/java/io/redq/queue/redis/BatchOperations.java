@@ -165,7 +165,7 @@ public final class BatchOperations {
 			Map<String, PreparedJob> callbacks, List<String> memberIds, @Nullable String parent) {
 		Assert.state(create(batchId, deathPolicy, linger, CREATION_WINDOW, queues,
 				PreparedBatch.command(callbacks.get(SUCCESS)), PreparedBatch.command(callbacks.get(COMPLETE)),
-				memberIds, parent), () -> "Batch " + batchId + " was opened while it was created");
+				memberIds, parent), () -> "Batch " + batchId + " was opened or cancelled while it was created");
 	}
 
 	/**
@@ -255,40 +255,53 @@ public final class BatchOperations {
 	 * {@code null}
 	 */
 	void createOnce(BatchCommand batch, String callId, Duration window, @Nullable String parent) {
+		Map<String, List<EnqueueCommand>> byQueue = byQueue(batch);
+		if (create(batch.id(), batch.deathPolicy(), maximum(batch.linger(), window), maximum(CREATION_WINDOW, window),
+				byQueue.keySet(), batch.onSuccess(), batch.onComplete(),
+				batch.members().stream().map((member) -> member.command().id()).toList(), parent)) {
+			enqueueMembers(batch, callId, window);
+		}
+		seal(batch.id());
+	}
+
+	/**
+	 * Enqueue the members of a batch created by {@link #createOnce}, and create its
+	 * nested workflows: per queue, one call of {@code <callId>.<step>} per
+	 * {@value QueueStore#MAX_BATCH_SIZE} members, steps counted across the queues.
+	 */
+	void enqueueMembers(BatchCommand batch, String callId, Duration window) {
+		int step = 0;
+		for (Map.Entry<String, List<EnqueueCommand>> queue : byQueue(batch).entrySet()) {
+			List<EnqueueCommand> members = queue.getValue();
+			if (BATCH_QUEUE.equals(queue.getKey()) || CHAIN_QUEUE.equals(queue.getKey())) {
+				// each nested workflow is created as a call of its own, under its id,
+				// unique in the tree
+				for (EnqueueCommand member : members) {
+					createNestedOnce(new PreparedCommand(queue.getKey(), member), callId + "/" + member.id(), window,
+							batch.id());
+				}
+				continue;
+			}
+			for (int from = 0; from < members.size(); from += QueueStore.MAX_BATCH_SIZE) {
+				try {
+					this.enqueueOperations.enqueueOnce(queue.getKey(), callId + "." + step++,
+							members.subList(from, Math.min(members.size(), from + QueueStore.MAX_BATCH_SIZE)), window,
+							batch.id());
+				}
+				catch (EnqueueOperations.Forestalled ex) {
+					// the batch was cancelled while it was created (see cancel), which
+					// counts these members cancelled: the seal then ends it
+				}
+			}
+		}
+	}
+
+	private static Map<String, List<EnqueueCommand>> byQueue(BatchCommand batch) {
 		Map<String, List<EnqueueCommand>> byQueue = new LinkedHashMap<>();
 		for (PreparedCommand member : batch.members()) {
 			byQueue.computeIfAbsent(member.queue(), (queue) -> new ArrayList<>()).add(member.command());
 		}
-		if (create(batch.id(), batch.deathPolicy(), maximum(batch.linger(), window), maximum(CREATION_WINDOW, window),
-				byQueue.keySet(), batch.onSuccess(), batch.onComplete(),
-				batch.members().stream().map((member) -> member.command().id()).toList(), parent)) {
-			int step = 0;
-			for (Map.Entry<String, List<EnqueueCommand>> queue : byQueue.entrySet()) {
-				List<EnqueueCommand> members = queue.getValue();
-				if (BATCH_QUEUE.equals(queue.getKey()) || CHAIN_QUEUE.equals(queue.getKey())) {
-					// each nested workflow is created as a call of its own, under its id,
-					// unique in the tree
-					for (EnqueueCommand member : members) {
-						createNestedOnce(new PreparedCommand(queue.getKey(), member), callId + "/" + member.id(),
-								window, batch.id());
-					}
-					continue;
-				}
-				for (int from = 0; from < members.size(); from += QueueStore.MAX_BATCH_SIZE) {
-					try {
-						this.enqueueOperations.enqueueOnce(queue.getKey(), callId + "." + step++,
-								members.subList(from, Math.min(members.size(), from + QueueStore.MAX_BATCH_SIZE)),
-								window, batch.id());
-					}
-					catch (EnqueueOperations.Forestalled ex) {
-						// the batch was cancelled while it was created (see cancel),
-						// which
-						// counts these members cancelled: the seal then ends it
-					}
-				}
-			}
-		}
-		seal(batch.id());
+		return byQueue;
 	}
 
 	/**

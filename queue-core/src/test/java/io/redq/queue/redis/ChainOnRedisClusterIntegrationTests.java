@@ -40,6 +40,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * Tests of chains on a three-node Redis Cluster started by the test on 127.0.0.1: steps
@@ -260,6 +261,9 @@ class ChainOnRedisClusterIntegrationTests {
 		BatchCommand batch = readAndCreateBatchStep(id);
 		// ...the chain is cancelled meanwhile...
 		assertThat(this.dispatcher.cancelChain(id)).isTrue();
+		// ...a later call of the creation (a batch of more than 1,000 members) adds
+		// none...
+		assertThatIllegalStateException().isThrownBy(() -> create(id, batch)).withMessageContaining("cancelled");
 		// ...then the mover goes on: the members' enqueues and the seal
 		finishCreation(id, batch);
 		for (String queue : List.of("q1", "q2", "q3")) {
@@ -318,21 +322,27 @@ class ChainOnRedisClusterIntegrationTests {
 		List<?> read = applyHandOver(chainId, "q0", chainId + ":1");
 		assertThat(read).element(1).isEqualTo("s2");
 		BatchCommand batch = BatchCommand.unnest(StoredJob.parse((String) read.get(2)));
-		this.operations.getBatchOperations()
-			.create(batch.id(), batch.deathPolicy(), batch.linger(), List.of("q1", "q2"), Map.of(),
-					batch.members().stream().map((member) -> member.command().id()).toList(),
-					ChainOperations.link(chainId));
+		create(chainId, batch);
 		assertThat(this.dispatcher.findBatch(batch.id()).orElseThrow().state()).isEqualTo(BatchStatus.State.CREATING);
 		return batch;
 	}
 
+	private void create(String chainId, BatchCommand batch) {
+		this.operations.getBatchOperations()
+			.create(batch.id(), batch.deathPolicy(), batch.linger(), List.of("q1", "q2"), Map.of(),
+					batch.members().stream().map((member) -> member.command().id()).toList(),
+					ChainOperations.link(chainId));
+	}
+
 	/**
-	 * The rest of a batch step's creation by a live mover: its call made in full, whose
-	 * creation is a re-send.
+	 * The rest of a batch step's creation by a live mover, as
+	 * {@link BatchOperations#createOnce} goes on after the batch's creation: the members'
+	 * enqueues, then the seal.
 	 */
 	private void finishCreation(String chainId, BatchCommand batch) {
-		this.operations.getBatchOperations()
-			.createOnce(batch, "chain:" + chainId + ":s2", window(), ChainOperations.link(chainId));
+		BatchOperations batches = this.operations.getBatchOperations();
+		batches.enqueueMembers(batch, "chain:" + chainId + ":s2", window());
+		batches.seal(batch.id());
 	}
 
 	private Duration window() {
