@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -164,7 +165,7 @@ public final class BatchOperations {
 			Map<String, PreparedJob> callbacks, List<String> memberIds, @Nullable String parent) {
 		Assert.state(create(batchId, deathPolicy, linger, CREATION_WINDOW, queues,
 				PreparedBatch.command(callbacks.get(SUCCESS)), PreparedBatch.command(callbacks.get(COMPLETE)),
-				memberIds, parent), () -> "Batch " + batchId + " was opened while it was created");
+				memberIds, parent), () -> "Batch " + batchId + " was opened or cancelled while it was created");
 	}
 
 	/**
@@ -254,33 +255,53 @@ public final class BatchOperations {
 	 * {@code null}
 	 */
 	void createOnce(BatchCommand batch, String callId, Duration window, @Nullable String parent) {
-		Map<String, List<EnqueueCommand>> byQueue = new LinkedHashMap<>();
-		for (PreparedCommand member : batch.members()) {
-			byQueue.computeIfAbsent(member.queue(), (queue) -> new ArrayList<>()).add(member.command());
-		}
+		Map<String, List<EnqueueCommand>> byQueue = byQueue(batch);
 		if (create(batch.id(), batch.deathPolicy(), maximum(batch.linger(), window), maximum(CREATION_WINDOW, window),
 				byQueue.keySet(), batch.onSuccess(), batch.onComplete(),
 				batch.members().stream().map((member) -> member.command().id()).toList(), parent)) {
-			int step = 0;
-			for (Map.Entry<String, List<EnqueueCommand>> queue : byQueue.entrySet()) {
-				List<EnqueueCommand> members = queue.getValue();
-				if (BATCH_QUEUE.equals(queue.getKey()) || CHAIN_QUEUE.equals(queue.getKey())) {
-					// each nested workflow is created as a call of its own, under its id,
-					// unique in the tree
-					for (EnqueueCommand member : members) {
-						createNestedOnce(new PreparedCommand(queue.getKey(), member), callId + "/" + member.id(),
-								window, batch.id());
-					}
-					continue;
+			enqueueMembers(batch, callId, window);
+		}
+		seal(batch.id());
+	}
+
+	/**
+	 * Enqueue the members of a batch created by {@link #createOnce}, and create its
+	 * nested workflows: per queue, one call of {@code <callId>.<step>} per
+	 * {@value QueueStore#MAX_BATCH_SIZE} members, steps counted across the queues.
+	 */
+	void enqueueMembers(BatchCommand batch, String callId, Duration window) {
+		int step = 0;
+		for (Map.Entry<String, List<EnqueueCommand>> queue : byQueue(batch).entrySet()) {
+			List<EnqueueCommand> members = queue.getValue();
+			if (BATCH_QUEUE.equals(queue.getKey()) || CHAIN_QUEUE.equals(queue.getKey())) {
+				// each nested workflow is created as a call of its own, under its id,
+				// unique in the tree
+				for (EnqueueCommand member : members) {
+					createNestedOnce(new PreparedCommand(queue.getKey(), member), callId + "/" + member.id(), window,
+							batch.id());
 				}
-				for (int from = 0; from < members.size(); from += QueueStore.MAX_BATCH_SIZE) {
+				continue;
+			}
+			for (int from = 0; from < members.size(); from += QueueStore.MAX_BATCH_SIZE) {
+				try {
 					this.enqueueOperations.enqueueOnce(queue.getKey(), callId + "." + step++,
 							members.subList(from, Math.min(members.size(), from + QueueStore.MAX_BATCH_SIZE)), window,
 							batch.id());
 				}
+				catch (EnqueueOperations.Forestalled ex) {
+					// the batch was cancelled while it was created (see cancel), which
+					// counts these members cancelled: the seal then ends it
+				}
 			}
 		}
-		seal(batch.id());
+	}
+
+	private static Map<String, List<EnqueueCommand>> byQueue(BatchCommand batch) {
+		Map<String, List<EnqueueCommand>> byQueue = new LinkedHashMap<>();
+		for (PreparedCommand member : batch.members()) {
+			byQueue.computeIfAbsent(member.queue(), (queue) -> new ArrayList<>()).add(member.command());
+		}
+		return byQueue;
 	}
 
 	/**
@@ -530,20 +551,49 @@ public final class BatchOperations {
 	 * @return whether a running batch was cancelled
 	 */
 	public boolean cancel(String batchId, @Nullable Duration timeout) {
-		if (!run(batchId, List.of("cancel")).equals(List.of(1L))) {
+		return cancel(batchId, timeout, null);
+	}
+
+	/**
+	 * Cancel a batch as {@link #cancel(String, Duration)} does, or one that a live mover
+	 * may still be creating under the given call id ({@link #createOnce}): the enqueues
+	 * of its members are then forestalled first, and those never enqueued are counted
+	 * cancelled, so that the mover's seal opens the batch as being cancelled, and it ends
+	 * {@code CANCELLED} once the members enqueued before the cancel are cancelled too.
+	 * @param batchId the batch id
+	 * @param timeout the longest wait for each call, or {@code null} for the Redis
+	 * command timeout
+	 * @param creationCallId the id of the call that creates the batch, or {@code null} to
+	 * cancel only a batch that runs
+	 * @return whether the batch was cancelled
+	 */
+	boolean cancel(String batchId, @Nullable Duration timeout, @Nullable String creationCallId) {
+		List<String> args = (creationCallId != null) ? List.of("cancel", "creating") : List.of("cancel");
+		if (!run(batchId, args).equals(List.of(1L))) {
 			return false;
 		}
 		BatchKeys keys = this.store.batchKeys(batchId);
 		StringRedisTemplate redis = this.store.getTemplate();
 		forestallAdds(keys.meta());
-		Object queues = redis.opsForHash().get(keys.meta(), "queues");
+		List<Object> found = redis.opsForHash().multiGet(keys.meta(), List.of("queues", "total"));
+		Object queues = found.get(0);
 		if (queues == null) {
 			return true;
+		}
+		List<String> memberQueues = Arrays.stream(((String) queues).split("\n"))
+			.filter((queue) -> !BATCH_QUEUE.equals(queue) && !CHAIN_QUEUE.equals(queue))
+			.toList();
+		List<String> toCount = new ArrayList<>();
+		if (creationCallId != null) {
+			forestallCreation(creationCallId, memberQueues, number(found.get(1)));
 		}
 		ScanOptions page = ScanOptions.scanOptions().count(QueueStore.MAX_BATCH_SIZE).build();
 		try (Cursor<String> pending = redis.opsForSet().scan(keys.pending(), page)) {
 			while (pending.hasNext()) {
 				String id = pending.next();
+				if (creationCallId != null) {
+					toCount.add(id);
+				}
 				for (String queue : ((String) queues).split("\n")) {
 					switch (queue) {
 						case BATCH_QUEUE -> cancel(id, timeout);
@@ -554,7 +604,28 @@ public final class BatchOperations {
 				}
 			}
 		}
+		if (!memberQueues.isEmpty()) {
+			for (int from = 0; from < toCount.size(); from += QueueStore.MAX_BATCH_SIZE) {
+				countNeverEnqueued(batchId, memberQueues,
+						toCount.subList(from, Math.min(toCount.size(), from + QueueStore.MAX_BATCH_SIZE)));
+			}
+		}
 		return true;
+	}
+
+	/**
+	 * Forestall the enqueues of the members of a batch that a live mover may still be
+	 * creating under the given call id: every step {@link #createOnce} may make, in each
+	 * of the members' queues, since the batch does not keep how many members each queue
+	 * has (a queue's members take one step per {@value QueueStore#MAX_BATCH_SIZE}).
+	 */
+	private void forestallCreation(String callId, List<String> queues, long total) {
+		long steps = queues.size() + total / QueueStore.MAX_BATCH_SIZE;
+		for (long step = 0; step < steps; step++) {
+			for (String queue : queues) {
+				forestall(queue, callId + "." + step);
+			}
+		}
 	}
 
 	/**
@@ -666,8 +737,18 @@ public final class BatchOperations {
 		List<String> parts = List.of(add.split("\n"));
 		String queue = parts.get(0);
 		List<String> ids = parts.subList(2, parts.size());
-		List<String> shards = this.store.shards(queue);
 		forestall(queue, parts.get(1));
+		countNeverEnqueued(batchId, List.of(queue), ids);
+		int number = name.lastIndexOf(':');
+		run(batchId, List.of("settled", name.substring(ADD.length(), number), name.substring(number + 1)));
+	}
+
+	/**
+	 * Count cancelled the members whose enqueues were forestalled: those that are neither
+	 * linked in any shard of their queues nor handed over from there were never enqueued,
+	 * or finished and were counted, which counting them again does not change.
+	 */
+	private void countNeverEnqueued(String batchId, List<String> queues, List<String> ids) {
 		StringRedisTemplate redis = this.store.getTemplate();
 		List<String> handOvers = new ArrayList<>(ids.size() * OUTCOMES.size());
 		for (String id : ids) {
@@ -676,7 +757,7 @@ public final class BatchOperations {
 			}
 		}
 		boolean[] found = new boolean[ids.size()];
-		for (String shard : shards) {
+		for (String shard : queues.stream().flatMap((queue) -> this.store.shards(queue).stream()).toList()) {
 			QueueKeys keys = this.store.keys(shard);
 			// the links first: a member that finishes meanwhile is linked or handed over
 			List<Object> links = redis.<String, Object>opsForHash().multiGet(keys.batchLinks(), List.copyOf(ids));
@@ -688,7 +769,9 @@ public final class BatchOperations {
 				}
 			}
 		}
-		List<String> args = new ArrayList<>(List.of("apply", queue));
+		// the queue of an apply names the lists of succeeded and dead members, which a
+		// cancelled member does not join
+		List<String> args = new ArrayList<>(List.of("apply", queues.get(0)));
 		for (int i = 0; i < ids.size(); i++) {
 			if (!found[i]) {
 				args.add(ids.get(i));
@@ -698,8 +781,6 @@ public final class BatchOperations {
 		if (args.size() > 2) {
 			deliver(batchId, run(batchId, args));
 		}
-		int number = name.lastIndexOf(':');
-		run(batchId, List.of("settled", name.substring(ADD.length(), number), name.substring(number + 1)));
 	}
 
 	private List<?> run(String batchId, List<String> args) {

@@ -382,8 +382,10 @@ public final class ChainOperations {
 			forestall(chainId, queue, (String) result.get(2));
 		}
 		if (BatchOperations.BATCH_QUEUE.equals(queue)) {
-			// a batch step is cancelled as a batch, whose end then ends the chain
-			this.batchOperations.cancel((String) result.get(2), timeout);
+			// a batch step is cancelled as a batch, whose end then ends the chain; one
+			// not recorded delivered may be in a live mover's creation still
+			String batchId = (String) result.get(2);
+			this.batchOperations.cancel(batchId, timeout, undelivered ? stepCallId(chainId, batchId) : null);
 			return true;
 		}
 		for (Object step : result.subList(2, result.size())) {
@@ -409,11 +411,19 @@ public final class ChainOperations {
 			this.batchOperations.forestall(stepId, window);
 			return;
 		}
-		String callId = "chain:" + chainId + ":s" + stepId.substring(stepId.lastIndexOf(':') + 1);
+		String callId = stepCallId(chainId, stepId);
 		// the enqueue makes one call of this id per shard it sends to
 		for (String shard : this.store.shards(queue)) {
 			this.enqueueOperations.forestall(shard, callId, window);
 		}
+	}
+
+	/**
+	 * Return the id of the call that enqueues a step, or creates a batch step, as
+	 * {@link #deliver} makes it.
+	 */
+	private static String stepCallId(String chainId, String stepId) {
+		return "chain:" + chainId + ":s" + stepId.substring(stepId.lastIndexOf(':') + 1);
 	}
 
 	/**

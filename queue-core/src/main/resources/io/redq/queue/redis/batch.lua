@@ -95,9 +95,11 @@ if op == 'create' then
 	-- ARGV: creation window (ms), policy, linger (ms), total, queues, success or '', complete or '', parent or '',
 	-- then member ids (a nested workflow's id among them).
 	-- Called once per chunk of members, all before any member is enqueued; the keys expire after the window unless
-	-- sealed, so that a creation that failed half-way leaves nothing. A re-send that comes after the seal is refused.
-	local state = redis.call('HGET', meta, 'state')
-	if state and state ~= 'creating' then
+	-- sealed, so that a creation that failed half-way leaves nothing. A re-send that comes after the seal is refused,
+	-- and so is a call after a cancel, which cancelled or counted the members it found pending (see cancel).
+	local found = redis.call('HMGET', meta, 'state', 'cancelling')
+	local state = found[1]
+	if state and state ~= 'creating' or found[2] then
 		return {0}
 	end
 	if not state then
@@ -221,8 +223,11 @@ elseif op == 'settled' then
 	end
 	return {}
 elseif op == 'cancel' then
-	-- the members still pending are then cancelled in their queues, whose hand-overs end the batch
-	if redis.call('HGET', meta, 'state') ~= 'open' then
+	-- ARGV: 'creating' to cancel a batch still being created too, whose caller forestalls the enqueues of its members
+	-- and counts cancelled those never enqueued (see BatchOperations): its seal then opens it as being cancelled.
+	-- The members still pending are then cancelled in their queues, whose hand-overs end the batch
+	local state = redis.call('HGET', meta, 'state')
+	if state ~= 'open' and not (state == 'creating' and ARGV[2] == 'creating') then
 		return {0}
 	end
 	redis.call('HSET', meta, 'cancelling', 1)

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import io.lettuce.core.cluster.SlotHash;
@@ -36,6 +37,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * Tests of chains on a three-node Redis Cluster started by the test on 127.0.0.1: steps
@@ -248,6 +250,101 @@ class ChainOnRedisClusterIntegrationTests {
 		assertThat(batch.state()).isEqualTo(BatchStatus.State.CANCELLED);
 		assertThat(batch.total()).isZero();
 		assertThat(this.dispatcher.findChain(id).orElseThrow().state()).isEqualTo(State.CANCELLED);
+	}
+
+	@Test
+	void aCancelWhileALiveMoverCreatesABatchStepRunsNoMember() throws IOException {
+		String id = dispatchChainWithABatchStep();
+		// a live mover reads the batch step and creates the batch...
+		BatchCommand batch = readAndCreateBatchStep(id);
+		// ...the chain is cancelled meanwhile...
+		assertThat(this.dispatcher.cancelChain(id)).isTrue();
+		// ...a later call of the creation (a batch of more than 1,000 members) adds
+		// none...
+		assertThatIllegalStateException().isThrownBy(() -> create(id, batch)).withMessageContaining("cancelled");
+		// ...then the mover goes on: the members' enqueues and the seal
+		finishCreation(id, batch);
+		for (String queue : List.of("q1", "q2", "q3")) {
+			assertThat(this.template.hasKey(this.operations.getStore().keys(queue).jobs()))
+				.as("no member of the batch step is enqueued in %s", queue)
+				.isFalse();
+		}
+		assertThat(this.dispatcher.findBatch(batch.id()).orElseThrow()).satisfies((ended) -> {
+			assertThat(ended.state()).isEqualTo(BatchStatus.State.CANCELLED);
+			assertThat(ended.total()).isEqualTo(2);
+			assertThat(ended.cancelled()).isEqualTo(2);
+		});
+		assertThat(this.dispatcher.findChain(id).orElseThrow().state()).isEqualTo(State.CANCELLED);
+	}
+
+	@Test
+	void aCancelBetweenTheEnqueuesOfABatchStepsMembersRunsNoMember() throws IOException {
+		String id = dispatchChainWithABatchStep();
+		BatchCommand batch = readAndCreateBatchStep(id);
+		// the mover enqueues the members of the first queue...
+		new EnqueueOperations(this.operations.getStore()).enqueueOnce("q1", "chain:" + id + ":s2.0",
+				List.of(batch.members().get(0).command()), window(), batch.id());
+		// ...the chain is cancelled...
+		assertThat(this.dispatcher.cancelChain(id)).isTrue();
+		// ...and the mover goes on with the second
+		finishCreation(id, batch);
+		assertThat(this.listener.reserve("q1", 1, LEASE).jobs()).as("the member enqueued before is cancelled")
+			.isEmpty();
+		assertThat(this.template.hasKey(this.operations.getStore().keys("q2").jobs()))
+			.as("the member after is never enqueued")
+			.isFalse();
+		this.listener.handOver("q1");
+		assertThat(this.dispatcher.findBatch(batch.id()).orElseThrow()).satisfies((ended) -> {
+			assertThat(ended.state()).isEqualTo(BatchStatus.State.CANCELLED);
+			assertThat(ended.cancelled()).isEqualTo(2);
+		});
+		assertThat(this.template.hasKey(this.operations.getStore().keys("q3").jobs())).isFalse();
+	}
+
+	private String dispatchChainWithABatchStep() {
+		ChainResult chain = this.dispatcher.dispatchChain(ChainRequest.builder()
+			.step(JobRequest.of("first", "a").build())
+			.step(BatchRequest.of(List.of(JobRequest.of("second", "b").build(), JobRequest.of("third", "c").build()))
+				.build())
+			.step(JobRequest.of("report", "x").build())
+			.build());
+		succeed("q0");
+		return chain.chainId();
+	}
+
+	/**
+	 * Read a chain's batch step as a live mover does, and create the batch, by hand: the
+	 * first step of {@link BatchOperations#createOnce}.
+	 */
+	private BatchCommand readAndCreateBatchStep(String chainId) throws IOException {
+		List<?> read = applyHandOver(chainId, "q0", chainId + ":1");
+		assertThat(read).element(1).isEqualTo("s2");
+		BatchCommand batch = BatchCommand.unnest(StoredJob.parse((String) read.get(2)));
+		create(chainId, batch);
+		assertThat(this.dispatcher.findBatch(batch.id()).orElseThrow().state()).isEqualTo(BatchStatus.State.CREATING);
+		return batch;
+	}
+
+	private void create(String chainId, BatchCommand batch) {
+		this.operations.getBatchOperations()
+			.create(batch.id(), batch.deathPolicy(), batch.linger(), List.of("q1", "q2"), Map.of(),
+					batch.members().stream().map((member) -> member.command().id()).toList(),
+					ChainOperations.link(chainId));
+	}
+
+	/**
+	 * The rest of a batch step's creation by a live mover, as
+	 * {@link BatchOperations#createOnce} goes on after the batch's creation: the members'
+	 * enqueues, then the seal.
+	 */
+	private void finishCreation(String chainId, BatchCommand batch) {
+		BatchOperations batches = this.operations.getBatchOperations();
+		batches.enqueueMembers(batch, "chain:" + chainId + ":s2", window());
+		batches.seal(batch.id());
+	}
+
+	private Duration window() {
+		return this.operations.getStore().getResendProtection().getWindow();
 	}
 
 	/**
