@@ -94,10 +94,10 @@ class DashboardBatchesIntegrationTests extends AbstractDashboardHttpIntegrationT
 				.get(0);
 			Lease lease = job.lease();
 			if (job.envelope().contains("fail")) {
-				this.operations.getListenerOperations().fail(QUEUE, lease, "failed", null);
+				this.operations.getListenerOperations().getLeaseOperations().fail(QUEUE, lease, "failed", null);
 			}
 			else {
-				this.operations.getListenerOperations().ack(QUEUE, List.of(lease));
+				this.operations.getListenerOperations().getLeaseOperations().ack(QUEUE, List.of(lease));
 			}
 		}
 		this.operations.getBatchOperations().handOver(QUEUE);
@@ -211,6 +211,7 @@ class DashboardBatchesIntegrationTests extends AbstractDashboardHttpIntegrationT
 			.jobs()
 			.get(0);
 		this.operations.getListenerOperations()
+			.getLeaseOperations()
 			.ack(QUEUE, List.of(job.lease()), (result != null) ? Map.of(job.id(), result) : Map.of());
 	}
 

@@ -161,10 +161,10 @@ class DashboardChainsIntegrationTests extends AbstractDashboardHttpIntegrationTe
 			.jobs()
 			.get(0);
 		if (fail) {
-			this.operations.getListenerOperations().fail(QUEUE, job.lease(), "failed", null);
+			this.operations.getListenerOperations().getLeaseOperations().fail(QUEUE, job.lease(), "failed", null);
 		}
 		else {
-			this.operations.getListenerOperations().ack(QUEUE, List.of(job.lease()));
+			this.operations.getListenerOperations().getLeaseOperations().ack(QUEUE, List.of(job.lease()));
 		}
 	}
 
