@@ -101,7 +101,7 @@ class BatchScenario implements Scenario {
 				.stream()
 				.map(ReservedJob::lease)
 				.toList();
-			listener.ack(BenchmarkConfiguration.QUEUE, leases);
+			listener.getLeaseOperations().ack(BenchmarkConfiguration.QUEUE, leases);
 			if (members) {
 				listener.handOver(BenchmarkConfiguration.QUEUE);
 			}

@@ -145,7 +145,8 @@ class SearchScenario implements Scenario {
 			List<ReservedJob> batch = listener.reserve(BenchmarkConfiguration.QUEUE, 1000, Duration.ofMinutes(5))
 				.jobs();
 			for (ReservedJob job : batch) {
-				listener.fail(BenchmarkConfiguration.QUEUE, job.lease(), "java.io.IOException: disk full", null);
+				listener.getLeaseOperations()
+					.fail(BenchmarkConfiguration.QUEUE, job.lease(), "java.io.IOException: disk full", null);
 			}
 			killed += batch.size();
 		}

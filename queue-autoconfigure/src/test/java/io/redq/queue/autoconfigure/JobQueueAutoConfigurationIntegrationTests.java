@@ -345,7 +345,7 @@ class JobQueueAutoConfigurationIntegrationTests {
 				List<ReservedJob> jobs = operations.reserve("other", 2, Duration.ofMinutes(1)).jobs();
 				assertThat(jobs).hasSize(2);
 				for (ReservedJob job : jobs) {
-					assertThat(operations.fail("other", job.lease(), "boom", null)).isTrue();
+					assertThat(operations.getLeaseOperations().fail("other", job.lease(), "boom", null)).isTrue();
 				}
 				assertThat(redis.command("ZCARD", "redq:{other}:dead")).isEqualTo("1");
 			});

@@ -65,7 +65,7 @@ public class ChaosWorker {
 				ledger.record("START", job.id(), job.attempt());
 				ledger.record("DONE", job.id(), job.attempt());
 			}
-			listener.ack(queue, jobs.stream().map(ReservedJob::lease).toList());
+			listener.getLeaseOperations().ack(queue, jobs.stream().map(ReservedJob::lease).toList());
 			for (ReservedJob job : jobs) {
 				ledger.record("ACKED", job.id(), job.attempt());
 			}

@@ -128,14 +128,6 @@ public final class BatchRequest {
 	}
 
 	/**
-	 * Return whether a member is a batch or a chain.
-	 * @return whether the batch nests workflows
-	 */
-	public boolean isNesting() {
-		return !this.batches.isEmpty() || !this.chains.isEmpty();
-	}
-
-	/**
 	 * Return how many levels the batch nests, counting itself: 1 when its members are
 	 * jobs.
 	 * @return the depth

@@ -123,14 +123,6 @@ public final class ChainRequest {
 	}
 
 	/**
-	 * Return whether a step is a batch.
-	 * @return whether the chain nests a batch
-	 */
-	public boolean isNesting() {
-		return this.steps.stream().anyMatch(BatchRequest.class::isInstance);
-	}
-
-	/**
 	 * Return how many levels the chain nests, counting itself: 1 when its steps are jobs.
 	 * @return the depth
 	 */

@@ -113,7 +113,7 @@ final class JobAcknowledger {
 
 	private void ack(List<Lease> batch, Map<String, String> results, Set<String> withProgress) {
 		try {
-			for (String id : this.operations.ack(this.queue, batch, results, withProgress)) {
+			for (String id : this.operations.getLeaseOperations().ack(this.queue, batch, results, withProgress)) {
 				logger.warn("Late acknowledgement of job " + id + " refused: its lease expired and another worker "
 						+ "has taken the job since");
 			}

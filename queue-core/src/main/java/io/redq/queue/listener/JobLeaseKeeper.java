@@ -128,8 +128,8 @@ final class JobLeaseKeeper {
 			List<JobExecution> waiting = new ArrayList<>();
 			held.forEach((execution) -> (execution.isStarted() ? started : waiting).add(execution));
 			long renewalNanos = System.nanoTime();
-			Set<String> lostTokens = new HashSet<>(this.operations.extend(this.queue, leases(started), leases(waiting),
-					this.leaseTime, this.waitingLeaseTime));
+			Set<String> lostTokens = new HashSet<>(this.operations.getLeaseOperations()
+				.extend(this.queue, leases(started), leases(waiting), this.leaseTime, this.waitingLeaseTime));
 			this.failureLog.succeeded();
 			for (JobExecution execution : waiting) {
 				if (lostTokens.contains(execution.job().token())) {
@@ -201,7 +201,8 @@ final class JobLeaseKeeper {
 	 */
 	private List<Boolean> startAll(List<JobExecution> executions) {
 		long startNanos = System.nanoTime();
-		Set<String> lostTokens = new HashSet<>(this.operations.start(this.queue, leases(executions), this.leaseTime));
+		Set<String> lostTokens = new HashSet<>(
+				this.operations.getLeaseOperations().start(this.queue, leases(executions), this.leaseTime));
 		List<Boolean> held = new ArrayList<>(executions.size());
 		for (JobExecution execution : executions) {
 			if (lostTokens.contains(execution.job().token())) {
@@ -228,7 +229,8 @@ final class JobLeaseKeeper {
 	 */
 	boolean extend(JobExecution execution, Duration duration) {
 		long renewalNanos = System.nanoTime();
-		if (this.operations.extend(this.queue, List.of(execution.job().lease()), List.of(), duration, duration)
+		if (this.operations.getLeaseOperations()
+			.extend(this.queue, List.of(execution.job().lease()), List.of(), duration, duration)
 			.isEmpty()) {
 			execution.leaseRenewedUntil(renewalNanos + duration.toNanos());
 			execution.confirm();

@@ -284,7 +284,8 @@ final class JobOutcomes {
 	private boolean recordFailure(JobExecution execution, String error, @Nullable String stackTrace,
 			@Nullable Duration retryDelay) {
 		try {
-			if (this.operations.fail(this.queue, execution.job().lease(), error, stackTrace, retryDelay)) {
+			if (this.operations.getLeaseOperations()
+				.fail(this.queue, execution.job().lease(), error, stackTrace, retryDelay)) {
 				return true;
 			}
 			logger.warn("Failure of job " + execution.getId() + " refused: its lease was lost to another worker");

@@ -225,7 +225,7 @@ final class JobWorkerPool {
 			return;
 		}
 		try {
-			this.operations.release(this.queue, leases, undoAttempt);
+			this.operations.getLeaseOperations().release(this.queue, leases, undoAttempt);
 		}
 		catch (RuntimeException ex) {
 			logger.error("Could not hand back " + leases.size() + " job(s) of queue '" + this.queue

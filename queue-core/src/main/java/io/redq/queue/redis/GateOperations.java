@@ -109,9 +109,9 @@ public final class GateOperations {
 
 	/**
 	 * Acknowledge a completed job that returned nothing and wrote no progress, and leave
-	 * its gates, in one call: as {@link ListenerOperations#ack(String, Collection)} and
-	 * then {@link #leaveGates} do, so that a drain behind a limit costs one round trip
-	 * per job. Only while {@link #completesOnLeave()}.
+	 * its gates, in one call: as {@link LeaseOperations#ack(String, Collection)} and then
+	 * {@link #leaveGates} do, so that a drain behind a limit costs one round trip per
+	 * job. Only while {@link #completesOnLeave()}.
 	 * @param queue the queue
 	 * @param lease the lease of the completed run, which passed the gates
 	 * @param gates the job's gates

@@ -622,6 +622,19 @@ public final class QueueStore {
 	}
 
 	/**
+	 * Read the strings a script returned.
+	 * @param values what the script returned
+	 * @return the strings
+	 */
+	static List<String> strings(List<?> values) {
+		List<String> strings = new ArrayList<>(values.size());
+		for (Object value : values) {
+			strings.add((String) value);
+		}
+		return strings;
+	}
+
+	/**
 	 * Write a duration as the milliseconds the scripts take.
 	 * @param duration the duration
 	 * @return its milliseconds, in decimal

@@ -8,8 +8,8 @@
  * inject them by those interfaces. The other classes are internal: the keys, the records
  * the scripts take and return, and the script calls of producers
  * ({@link EnqueueOperations}) and listener containers ({@link ListenerOperations}, with
- * its {@link GateOperations} and {@link ProgressOperations}) on a shared
- * {@link QueueStore}. They change without notice between versions.
+ * its {@link LeaseOperations}, {@link GateOperations} and {@link ProgressOperations}) on
+ * a shared {@link QueueStore}. They change without notice between versions.
  */
 @NullMarked
 package io.redq.queue.redis;

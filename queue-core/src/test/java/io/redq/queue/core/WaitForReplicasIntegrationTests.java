@@ -116,7 +116,7 @@ class WaitForReplicasIntegrationTests {
 		this.operations.setReplicasToWaitFor(1, PAUSED_REPLICA_TIMEOUT);
 		this.replica.pause();
 		assertThatExceptionOfType(ReplicationTimeoutException.class)
-			.isThrownBy(() -> listener.ack("mail", List.of(jobs.get(0).lease())))
+			.isThrownBy(() -> listener.getLeaseOperations().ack("mail", List.of(jobs.get(0).lease())))
 			.withMessageStartingWith("Redis took the acknowledgement of 1 job(s) of queue 'mail', but only 0 of the 1")
 			.withMessageEndingWith("Jobs concerned: mail-1.")
 			.satisfies((ex) -> assertThat(ex.getJobIds()).containsExactly("mail-1"));
@@ -131,7 +131,7 @@ class WaitForReplicasIntegrationTests {
 		List<ReservedJob> jobs = listener.reserve("mail", 1, Duration.ofMinutes(1)).jobs();
 		this.replica.pause();
 		CompletableFuture<List<String>> ack = CompletableFuture
-			.supplyAsync(() -> listener.ack("mail", List.of(jobs.get(0).lease())));
+			.supplyAsync(() -> listener.getLeaseOperations().ack("mail", List.of(jobs.get(0).lease())));
 		await().atMost(Duration.ofSeconds(30)).until(() -> this.master.command("CLIENT", "LIST").contains("cmd=wait"));
 		// on the shared connection, as the workers' reservations and renewals
 		assertThat(this.operations.stats("mail").ready()).isZero();

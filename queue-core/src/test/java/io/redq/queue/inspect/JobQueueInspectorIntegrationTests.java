@@ -124,7 +124,8 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 		this.dispatcher.dispatch(JobRequest.of("work", "later").id("d1").delay(Duration.ofHours(1)).build());
 		ReservedJob running = this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
 		ReservedJob dying = this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
-		this.listener.fail(QUEUE, dying.lease(), "java.lang.IllegalStateException: <script>alert(1)</script>", null);
+		this.listener.getLeaseOperations()
+			.fail(QUEUE, dying.lease(), "java.lang.IllegalStateException: <script>alert(1)</script>", null);
 
 		JobPage ready = this.inspector.jobs(QUEUE, JobStatus.State.READY, 0, 10);
 		assertThat(ready.total()).isEqualTo(1);
@@ -197,7 +198,8 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 	void showsTheStackTraceOfAFailureWithOneJobOnlyWhileItsErrorIsTheLast() {
 		this.dispatcher.dispatch(JobRequest.of("work", "x").id("t1").build());
 		String trace = "java.lang.IllegalStateException: boom\n\tat shop.Orders.place(Orders.java:42)";
-		this.listener.fail(QUEUE, reserveOne().lease(), "java.lang.IllegalStateException: boom", trace, Duration.ZERO);
+		this.listener.getLeaseOperations()
+			.fail(QUEUE, reserveOne().lease(), "java.lang.IllegalStateException: boom", trace, Duration.ZERO);
 		JobView failed = this.inspector.job(QUEUE, "t1");
 		assertThat(failed).isNotNull();
 		assertThat(failed.stackTrace()).isEqualTo(trace);
@@ -211,8 +213,8 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.inspector.job(QUEUE, "t1").stackTrace()).as("the trace of an earlier failure").isNull();
 		redis.put(errors, "t1", "java.lang.IllegalStateException: boom");
 		// a failure without a trace replaces the error and removes the earlier trace
-		this.listener.fail(QUEUE, reserveOne().lease(), "Timed out after PT1S: the handler was interrupted",
-				Duration.ZERO);
+		this.listener.getLeaseOperations()
+			.fail(QUEUE, reserveOne().lease(), "Timed out after PT1S: the handler was interrupted", Duration.ZERO);
 		JobView timedOut = this.inspector.job(QUEUE, "t1");
 		assertThat(timedOut.error()).startsWith("Timed out");
 		assertThat(timedOut.stackTrace()).isNull();
@@ -221,8 +223,9 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 			.opsForHash()
 			.hasKey(this.operations.getStore().keys(QUEUE).traces(), "t1")).isFalse();
 		// a completed job leaves no trace behind
-		this.listener.fail(QUEUE, reserveOne().lease(), "java.lang.IllegalStateException: boom", trace, Duration.ZERO);
-		this.listener.ack(QUEUE, List.of(reserveOne().lease()));
+		this.listener.getLeaseOperations()
+			.fail(QUEUE, reserveOne().lease(), "java.lang.IllegalStateException: boom", trace, Duration.ZERO);
+		this.listener.getLeaseOperations().ack(QUEUE, List.of(reserveOne().lease()));
 		assertThat(this.operations.getStore().getTemplate().hasKey(this.operations.getStore().keys(QUEUE).traces()))
 			.isFalse();
 	}
@@ -237,7 +240,7 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 		this.dispatcher.dispatch(JobRequest.of("work", "b").id("order-43").queue("nowhere").build());
 		this.dispatcher.dispatch(JobRequest.of("remote", "c").id("close-auction:7").build());
 		ReservedJob dying = this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
-		this.listener.fail(QUEUE, dying.lease(), "java.net.SocketTimeoutException: slow", null);
+		this.listener.getLeaseOperations().fail(QUEUE, dying.lease(), "java.net.SocketTimeoutException: slow", null);
 
 		assertThat(this.inspector.search(SearchBy.ID, "order-42", 10).jobs()).extracting(JobView::id)
 			.containsExactly("order-42");
@@ -309,7 +312,7 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 			.atMost(Duration.ofSeconds(5))
 			.until(() -> this.operations.status(QUEUE, "j2").redisTime().isAfter(cutoff));
 		ReservedJob again = this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
-		this.listener.fail(QUEUE, again.lease(), "again", null);
+		this.listener.getLeaseOperations().fail(QUEUE, again.lease(), "again", null);
 		assertThat(this.inspector.deadJobs(QUEUE, null, null, 10).jobs()).extracting(JobView::id)
 			.containsExactly("j2", "j1", "j0");
 		assertThat(this.inspector.deadJobs(QUEUE, null, null, 10, cutoff).jobs()).extracting(JobView::id)
@@ -319,7 +322,7 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 	private void kill(String id) {
 		this.dispatcher.dispatch(JobRequest.of("work", "p").id(id).build());
 		ReservedJob job = this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
-		this.listener.fail(QUEUE, job.lease(), "java.io.IOException: " + id, null);
+		this.listener.getLeaseOperations().fail(QUEUE, job.lease(), "java.io.IOException: " + id, null);
 	}
 
 	@Test // GH-35
@@ -346,7 +349,8 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 		for (int i = 0; i < 4; i++) {
 			this.dispatcher.dispatch(JobRequest.of("work", "p").id("j" + i).build());
 			ReservedJob job = this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
-			this.listener.fail(QUEUE, job.lease(), (i % 2 == 0) ? "java.io.IOException: x" : "other", null);
+			this.listener.getLeaseOperations()
+				.fail(QUEUE, job.lease(), (i % 2 == 0) ? "java.io.IOException: x" : "other", null);
 		}
 		SearchResult io = this.inspector.deadJobs(QUEUE, "work", "IOException", 10);
 		assertThat(io.jobs()).extracting(JobView::id).containsExactly("j2", "j0");
@@ -361,8 +365,8 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 			this.dispatcher.dispatch("work", payload);
 		}
 		List<ReservedJob> reserved = this.listener.reserve(QUEUE, 3, Duration.ofMinutes(1)).jobs();
-		this.listener.ack(QUEUE, List.of(reserved.get(0).lease(), reserved.get(1).lease()));
-		this.listener.fail(QUEUE, reserved.get(2).lease(), "boom", null);
+		this.listener.getLeaseOperations().ack(QUEUE, List.of(reserved.get(0).lease(), reserved.get(1).lease()));
+		this.listener.getLeaseOperations().fail(QUEUE, reserved.get(2).lease(), "boom", null);
 		QueueStatistics statistics = this.inspector.statistics(QUEUE);
 		assertThat(statistics.minutes()).hasSize(60);
 		assertThat(statistics.hours()).hasSize(JobQueueInspector.DEFAULT_STATISTICS_HOURS);
@@ -391,15 +395,15 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 		this.dispatcher.dispatch(JobRequest.of("work", "p").id("expired").build());
 		ReservedJob expired = this.listener.reserve(QUEUE, 1, Duration.ofMillis(50)).jobs().get(0);
 		// a renewal confirms the run started: its lease's expiry uses its attempt
-		assertThat(this.listener.extend(QUEUE, List.of(expired.lease()), List.of(), Duration.ofMillis(50),
-				Duration.ofMillis(50)))
+		assertThat(this.listener.getLeaseOperations()
+			.extend(QUEUE, List.of(expired.lease()), List.of(), Duration.ofMillis(50), Duration.ofMillis(50)))
 			.isEmpty();
 		Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> this.listener.migrate(QUEUE).expiredLeases() == 1);
 		assertThat(counts()).as("completed, failed, dead").containsExactly(0L, 1L, 1L);
 		// a shutdown that interrupts the last attempt
 		this.dispatcher.dispatch(JobRequest.of("work", "p").id("interrupted").build());
 		ReservedJob interrupted = this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
-		assertThat(this.listener.release(QUEUE, List.of(interrupted.lease()), false)).isZero();
+		assertThat(this.listener.getLeaseOperations().release(QUEUE, List.of(interrupted.lease()), false)).isZero();
 		// an id whose data was deleted outside Redq
 		this.dispatcher.dispatch(JobRequest.of("work", "p").id("missing").build());
 		this.template.opsForHash().delete(this.keys.jobs(), "missing");
@@ -407,7 +411,7 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.inspector.deadJobs(QUEUE, null, null, 10).jobs()).hasSize(3);
 		assertThat(counts()).containsExactly(0L, 3L, 3L);
 		// the run whose lease expired completes after all: the job completed, not died
-		assertThat(this.listener.ack(QUEUE, List.of(expired.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(expired.lease()))).isEmpty();
 		assertThat(this.operations.status(QUEUE, "expired").state()).isEqualTo(JobStatus.State.NONE);
 		assertThat(counts()).containsExactly(1L, 2L, 2L);
 	}
@@ -443,7 +447,7 @@ class JobQueueInspectorIntegrationTests extends AbstractQueueIntegrationTests {
 		}
 		this.dispatcher.dispatch("work", "a");
 		ReservedJob job = this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
-		this.listener.ack(QUEUE, List.of(job.lease()));
+		this.listener.getLeaseOperations().ack(QUEUE, List.of(job.lease()));
 		QueueStatistics statistics = this.inspector.statistics(QUEUE);
 		assertThat(statistics.hours()).hasSize(24);
 		assertThat(statistics.minutes().stream().mapToLong(QueueStatistics.Bucket::completed).sum()).isEqualTo(1);

@@ -63,7 +63,7 @@ class JobMigratorIntegrationTests extends AbstractQueueIntegrationTests {
 			.onComplete(JobRequest.of("done", "d").build())
 			.build());
 		Reservation reservation = this.listener.reserve(QUEUE, 1, Duration.ofSeconds(30));
-		this.listener.ack(QUEUE, List.of(reservation.jobs().get(0).lease()));
+		this.listener.getLeaseOperations().ack(QUEUE, List.of(reservation.jobs().get(0).lease()));
 		this.migrator.start(this.scheduler);
 		await().atMost(DEADLINE).until(() -> this.operations.stats("callbacks").ready() == 1);
 		assertThat(dispatcher.findBatch(batch.batchId()).orElseThrow().state()).isEqualTo(BatchStatus.State.SUCCEEDED);
@@ -80,8 +80,9 @@ class JobMigratorIntegrationTests extends AbstractQueueIntegrationTests {
 		enqueue("long", Due.NOW);
 		Reservation both = this.listener.reserve(QUEUE, 2, Duration.ofMinutes(1));
 		assertThat(both.jobs()).hasSize(2);
-		this.listener.ack(QUEUE,
-				both.jobs().stream().filter((job) -> !job.id().equals("long")).map(ReservedJob::lease).toList());
+		this.listener.getLeaseOperations()
+			.ack(QUEUE,
+					both.jobs().stream().filter((job) -> !job.id().equals("long")).map(ReservedJob::lease).toList());
 		// the next reservation finds nothing and tells the migrator when to run: for the
 		// member's hand-over, not when the other job's lease ends
 		Reservation next = this.listener.reserve(QUEUE, 1, Duration.ofMinutes(1));

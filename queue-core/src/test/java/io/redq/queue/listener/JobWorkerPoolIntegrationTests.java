@@ -200,8 +200,8 @@ class JobWorkerPoolIntegrationTests extends AbstractQueueIntegrationTests {
 			// the lease script is loaded in Redis, so that the worker's call needs no
 			// second
 			// try
-			this.listener.extend(QUEUE, List.of(), List.of(reserved.get(0).job().lease()), Duration.ZERO,
-					Duration.ofSeconds(2));
+			this.listener.getLeaseOperations()
+				.extend(QUEUE, List.of(), List.of(reserved.get(0).job().lease()), Duration.ZERO, Duration.ofSeconds(2));
 			double reservedUntil = this.template.opsForZSet().score(this.keys.reserved(), "once");
 			// Redis runs the worker's start only after its client gave up waiting for the
 			// reply: the worker does not start the job

@@ -498,7 +498,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 			results.put(job.id(), "\"r-" + job.id() + "\"");
 		}
 		ListenerOperations listener = operations.getListenerOperations();
-		assertThat(listener.ack(QUEUE, leases, results)).isEmpty();
+		assertThat(listener.getLeaseOperations().ack(QUEUE, leases, results)).isEmpty();
 		listener.handOver(QUEUE);
 		assertThat(operations.getBatchOperations().find(batch.batchId()).get().state())
 			.isEqualTo(BatchStatus.State.SUCCEEDED);
@@ -524,7 +524,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 		assertThat(dispatcher.cancelBatch(batch.batchId())).isTrue();
 		assertThat(operations.stats(QUEUE).ready()).isZero();
 		ListenerOperations listener = operations.getListenerOperations();
-		listener.ack(QUEUE, List.of(running.lease()));
+		listener.getLeaseOperations().ack(QUEUE, List.of(running.lease()));
 		listener.handOver(QUEUE);
 		BatchStatus status = operations.getBatchOperations().find(batch.batchId()).get();
 		assertThat(status.state()).isEqualTo(BatchStatus.State.CANCELLED);
@@ -553,7 +553,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 		enqueue.enqueueOnce(QUEUE, "call", commands(enqueued), Duration.ofMinutes(1), batch.batchId());
 		// the instance dies before it confirms the adds; the adding member's run ends
 		ListenerOperations listener = operations.getListenerOperations();
-		listener.ack(QUEUE, List.of(adder.lease()));
+		listener.getLeaseOperations().ack(QUEUE, List.of(adder.lease()));
 		listener.handOver(QUEUE);
 		assertThat(batches.find(batch.batchId()).get()).isEqualTo(
 				new BatchStatus(batch.batchId(), BatchStatus.State.RUNNING, BatchDeathPolicy.CARRY_ON, 7, 3, 1, 0, 3));
@@ -589,7 +589,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 				.isEqualTo(1);
 			ReservedJob job = listener.reserve(queue, 1, Duration.ofMinutes(1)).jobs().get(0);
 			assertThat(job.id()).isEqualTo(chain.chainId() + ":" + step);
-			listener.ack(queue, List.of(job.lease()), Map.of(job.id(), "\"r" + step + "\""));
+			listener.getLeaseOperations().ack(queue, List.of(job.lease()), Map.of(job.id(), "\"r" + step + "\""));
 			listener.handOver(queue);
 		}
 		assertThat(operations.getChainOperations().find(chain.chainId()).get().state())
@@ -611,7 +611,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 					.build());
 		ListenerOperations listener = operations.getListenerOperations();
 		ReservedJob first = listener.reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
-		listener.ack(QUEUE, List.of(first.lease()));
+		listener.getLeaseOperations().ack(QUEUE, List.of(first.lease()));
 		listener.handOver(QUEUE);
 		assertThat(operations.stats(QUEUE).ready()).isEqualTo(1);
 		assertThat(dispatcher.cancelChain(chain.chainId())).isTrue();

@@ -104,8 +104,8 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 		BatchResult batch = this.dispatcher.dispatchBatch(
 				BatchRequest.of(members("mail")).onSuccess(JobRequest.of("report", "campaign-1").build()).build());
 		ReservedJob member = this.listener.reserve("mail", 1, LEASE).jobs().get(0);
-		this.listener.ack("mail", List.of(member.lease()));
-		this.listener.ack("mail", List.of(member.lease()));
+		this.listener.getLeaseOperations().ack("mail", List.of(member.lease()));
+		this.listener.getLeaseOperations().ack("mail", List.of(member.lease()));
 		Set<String> handOvers = this.template.opsForZSet().range("redq:{mail}:handover", 0, -1);
 		assertThat(handOvers).hasSize(1);
 		handOverAll();
@@ -134,12 +134,13 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.operations.retryDead("mail", List.of(dead))).isEqualTo(1);
 		List<ReservedJob> reserved = this.listener.reserve("mail", 2, LEASE).jobs();
 		ReservedJob revived = reserved.stream().filter((job) -> job.id().equals(dead)).findFirst().orElseThrow();
-		this.listener.ack("mail", List.of(revived.lease()));
+		this.listener.getLeaseOperations().ack("mail", List.of(revived.lease()));
 		assertThat(this.template.opsForZSet().size("redq:{mail}:handover")).isZero();
 		handOverAll();
 		assertThat(status(batch)).extracting(BatchStatus::state, BatchStatus::pending, BatchStatus::dead)
 			.containsExactly(State.RUNNING, 1L, 1L);
-		this.listener.ack("mail", reserved.stream().filter((job) -> job != revived).map(ReservedJob::lease).toList());
+		this.listener.getLeaseOperations()
+			.ack("mail", reserved.stream().filter((job) -> job != revived).map(ReservedJob::lease).toList());
 		handOverAll();
 		assertThat(status(batch))
 			.isEqualTo(new BatchStatus(batch.batchId(), State.FAILED, BatchDeathPolicy.CARRY_ON, 2, 0, 1, 1, 0));
@@ -156,8 +157,10 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.listener.migrate("mail").expiredLeases() == 1);
 		ReservedJob second = this.listener.reserve("mail", 1, LEASE).jobs().get(0);
 		assertThat(second.id()).isEqualTo(first.id());
-		this.listener.ack("mail", List.of(second.lease()));
-		assertThat(this.listener.ack("mail", List.of(first.lease()))).as("late, and the job is gone").isEmpty();
+		this.listener.getLeaseOperations().ack("mail", List.of(second.lease()));
+		assertThat(this.listener.getLeaseOperations().ack("mail", List.of(first.lease())))
+			.as("late, and the job is gone")
+			.isEmpty();
 		assertThat(this.template.opsForZSet().size("redq:{mail}:handover")).isEqualTo(1);
 		handOverAll();
 		assertThat(status(batch).succeeded()).isEqualTo(1);
@@ -213,7 +216,7 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(status(batch))
 			.isEqualTo(new BatchStatus(batch.batchId(), State.RUNNING, BatchDeathPolicy.CARRY_ON, 3, 1, 0, 0, 2));
 		assertThat(callbacks()).isEmpty();
-		this.listener.ack("mail", List.of(running.lease()));
+		this.listener.getLeaseOperations().ack("mail", List.of(running.lease()));
 		handOverAll();
 		assertThat(status(batch))
 			.isEqualTo(new BatchStatus(batch.batchId(), State.CANCELLED, BatchDeathPolicy.CARRY_ON, 3, 0, 1, 0, 2));
@@ -233,7 +236,7 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 		String envelope = (String) this.template.opsForHash().get("redq:{sms}:jobs", added.get(0).id());
 		assertThat(this.jsonMapper.readTree(envelope).get("headers").get(BatchRequest.BATCH_HEADER).asString())
 			.isEqualTo(batch.batchId());
-		this.listener.ack("mail", List.of(adder.lease()));
+		this.listener.getLeaseOperations().ack("mail", List.of(adder.lease()));
 		handOverAll();
 		assertThat(status(batch)).as("open until the added members finish")
 			.isEqualTo(new BatchStatus(batch.batchId(), State.RUNNING, BatchDeathPolicy.CARRY_ON, 3, 2, 1, 0, 0));
@@ -256,7 +259,7 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 		this.dispatcher.addToBatch(batch.batchId(), adder.id(), members("sms"));
 		assertThat(this.dispatcher.cancelBatch(batch.batchId())).isTrue();
 		assertThat(this.operations.stats("sms").ready()).as("the added member's queue too").isZero();
-		this.listener.ack("mail", List.of(adder.lease()));
+		this.listener.getLeaseOperations().ack("mail", List.of(adder.lease()));
 		handOverAll();
 		assertThat(status(batch))
 			.isEqualTo(new BatchStatus(batch.batchId(), State.CANCELLED, BatchDeathPolicy.CARRY_ON, 2, 0, 1, 0, 1));
@@ -278,7 +281,7 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(status(batch).pending()).isEqualTo(4);
 		// the adding member's run ends: acknowledged here, the same for a retry or a
 		// death
-		this.listener.ack("mail", List.of(adder.lease()));
+		this.listener.getLeaseOperations().ack("mail", List.of(adder.lease()));
 		Set<String> handOvers = this.template.opsForZSet().range("redq:{mail}:handover", 0, -1);
 		handOverAll();
 		assertThat(status(batch))
@@ -327,7 +330,7 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 			.isThrownBy(() -> this.dispatcher.addToBatch(batch.batchId(), adder.id(), members("sms")))
 			.withMessageContaining("it ended (cancelled)");
 		assertThat(this.template.hasKey("redq:{sms}:jobs")).isFalse();
-		this.listener.ack("mail", List.of(adder.lease()));
+		this.listener.getLeaseOperations().ack("mail", List.of(adder.lease()));
 		handOverAll();
 		assertThat(status(batch))
 			.isEqualTo(new BatchStatus(batch.batchId(), State.CANCELLED, BatchDeathPolicy.CARRY_ON, 2, 0, 1, 0, 1));
@@ -350,7 +353,7 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 			.enqueueOnce("sms", "call", commands, Duration.ofMinutes(1), batch.batchId());
 		// the instance dies before it confirms the add; one added member finishes, its
 		// hand-over not applied yet when the adding member's is
-		this.listener.ack("mail", List.of(adder.lease()));
+		this.listener.getLeaseOperations().ack("mail", List.of(adder.lease()));
 		succeed("sms");
 		this.listener.handOver("mail");
 		assertThat(status(batch))
@@ -367,7 +370,7 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 	void addingToAnEndedBatchOrFromAFinishedMemberIsRefusedWithAClearMessage() {
 		BatchResult batch = this.dispatcher.dispatchBatch(BatchRequest.of(members("mail", "mail")).build());
 		ReservedJob first = this.listener.reserve("mail", 1, LEASE).jobs().get(0);
-		this.listener.ack("mail", List.of(first.lease()));
+		this.listener.getLeaseOperations().ack("mail", List.of(first.lease()));
 		handOverAll();
 		assertThatIllegalStateException()
 			.isThrownBy(() -> this.dispatcher.addToBatch(batch.batchId(), first.id(), members("sms")))
@@ -419,7 +422,7 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(status(after).pending()).as("a member dispatched after the purge").isEqualTo(1);
 		assertThat(this.template.opsForZSet().score("redq:{mail}:handover", "")).as("the sweep ended").isNull();
 		// the purged run's late acknowledgement changes nothing
-		assertThat(this.listener.ack("mail", List.of(running.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack("mail", List.of(running.lease()))).isEmpty();
 		succeed("sms");
 		handOverAll();
 		assertThat(status(batch).state()).isEqualTo(State.CANCELLED);
@@ -518,18 +521,18 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 
 	private String succeed(String queue) {
 		ReservedJob job = this.listener.reserve(queue, 1, LEASE).jobs().get(0);
-		assertThat(this.listener.ack(queue, List.of(job.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(queue, List.of(job.lease()))).isEmpty();
 		return job.id();
 	}
 
 	private void succeedAll(String queue) {
 		List<Lease> leases = this.listener.reserve(queue, 100, LEASE).jobs().stream().map(ReservedJob::lease).toList();
-		assertThat(this.listener.ack(queue, leases)).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(queue, leases)).isEmpty();
 	}
 
 	private String kill(String queue) {
 		ReservedJob job = this.listener.reserve(queue, 1, LEASE).jobs().get(0);
-		assertThat(this.listener.fail(queue, job.lease(), "boom", null)).isTrue();
+		assertThat(this.listener.getLeaseOperations().fail(queue, job.lease(), "boom", null)).isTrue();
 		assertThat(this.operations.stats(queue).dead()).isPositive();
 		return job.id();
 	}

@@ -196,8 +196,8 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 		ChainResult chain = this.dispatcher.dispatchChain(acrossQueues().build());
 		String id = chain.chainId();
 		ReservedJob first = this.listener.reserve("images", 1, LEASE).jobs().get(0);
-		this.listener.ack("images", List.of(first.lease()));
-		this.listener.ack("images", List.of(first.lease()));
+		this.listener.getLeaseOperations().ack("images", List.of(first.lease()));
+		this.listener.getLeaseOperations().ack("images", List.of(first.lease()));
 		Set<String> handOvers = this.template.opsForZSet().range("redq:{images}:handover", 0, -1);
 		assertThat(handOvers).hasSize(1);
 		handOverAll();
@@ -213,7 +213,7 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.operations.stats("images").ready()).as("step 3 waits for step 2").isZero();
 		assertThat(status(chain).steps()).extracting(Step::state)
 			.containsExactly(StepState.SUCCEEDED, StepState.RUNNING, StepState.PENDING);
-		this.listener.ack("web", List.of(second.lease()));
+		this.listener.getLeaseOperations().ack("web", List.of(second.lease()));
 		handOverAll();
 		assertThat(succeed("images")).isEqualTo(id + ":3");
 		handOverAll();
@@ -227,8 +227,10 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.listener.migrate("images").expiredLeases() == 1);
 		ReservedJob second = this.listener.reserve("images", 1, LEASE).jobs().get(0);
 		assertThat(second.id()).isEqualTo(first.id());
-		this.listener.ack("images", List.of(second.lease()));
-		assertThat(this.listener.ack("images", List.of(first.lease()))).as("late, and the job is gone").isEmpty();
+		this.listener.getLeaseOperations().ack("images", List.of(second.lease()));
+		assertThat(this.listener.getLeaseOperations().ack("images", List.of(first.lease())))
+			.as("late, and the job is gone")
+			.isEmpty();
 		assertThat(this.template.opsForZSet().size("redq:{images}:handover")).isEqualTo(1);
 		handOverAll();
 		assertThat(status(chain).steps()).extracting(Step::state)
@@ -259,7 +261,7 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.dispatcher.cancelChain(chain.chainId())).isTrue();
 		handOverAll();
 		assertThat(status(chain).state()).isEqualTo(State.RUNNING);
-		this.listener.ack("images", List.of(running.lease()));
+		this.listener.getLeaseOperations().ack("images", List.of(running.lease()));
 		assertThat(this.operations.stats("images").ready()).as("its link no longer carries the next step").isZero();
 		handOverAll();
 		assertThat(status(chain).state()).isEqualTo(State.CANCELLED);
@@ -368,13 +370,13 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 
 	private String succeed(String queue) {
 		ReservedJob job = this.listener.reserve(queue, 1, LEASE).jobs().get(0);
-		assertThat(this.listener.ack(queue, List.of(job.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(queue, List.of(job.lease()))).isEmpty();
 		return job.id();
 	}
 
 	private String kill(String queue) {
 		ReservedJob job = this.listener.reserve(queue, 1, LEASE).jobs().get(0);
-		assertThat(this.listener.fail(queue, job.lease(), "boom", null)).isTrue();
+		assertThat(this.listener.getLeaseOperations().fail(queue, job.lease(), "boom", null)).isTrue();
 		assertThat(this.operations.stats(queue).dead()).isPositive();
 		return job.id();
 	}

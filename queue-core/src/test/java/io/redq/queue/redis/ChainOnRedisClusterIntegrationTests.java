@@ -136,7 +136,7 @@ class ChainOnRedisClusterIntegrationTests {
 		succeed("q0");
 		this.listener.handOver("q0");
 		ReservedJob second = this.listener.reserve("q1", 1, LEASE).jobs().get(0);
-		assertThat(this.listener.fail("q1", second.lease(), "boom", null)).isTrue();
+		assertThat(this.listener.getLeaseOperations().fail("q1", second.lease(), "boom", null)).isTrue();
 		String handover = this.operations.getStore().keys("q1").handover();
 		Set<String> handOvers = this.template.opsForZSet().range(handover, 0, -1);
 		this.listener.handOver("q1");
@@ -372,7 +372,7 @@ class ChainOnRedisClusterIntegrationTests {
 
 	private String succeed(String queue) {
 		ReservedJob job = this.listener.reserve(queue, 1, LEASE).jobs().get(0);
-		assertThat(this.listener.ack(queue, List.of(job.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(queue, List.of(job.lease()))).isEmpty();
 		return job.id();
 	}
 

@@ -179,13 +179,13 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 		this.template.opsForValue().set(this.keys.sequence(), "3");
 		this.template.opsForValue().set(this.keys.model(), "3");
 		// the model-3 runs finish under today's scripts
-		assertThat(this.listener.ack(QUEUE, List.of(new Lease("in-time", "1:1")))).isEmpty();
-		assertThat(this.listener.fail(QUEUE, new Lease("last", "3:3"), "boom", null)).isTrue();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(new Lease("in-time", "1:1")))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().fail(QUEUE, new Lease("last", "3:3"), "boom", null)).isTrue();
 		assertThat(this.listener.migrate(QUEUE).expiredLeases()).isOne();
 		// the lease of the model-3 run that stalled past it ended under today's scripts,
 		// which recorded the run: it is accepted when it finishes late, as any run whose
 		// job no worker reserved since, and its job does not run again
-		assertThat(this.listener.ack(QUEUE, List.of(new Lease("late", "2:1")))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(new Lease("late", "2:1")))).isEmpty();
 		assertThat(runAll(this.operations, null)).isEmpty();
 		assertThat(this.template.opsForHash().keys(this.keys.jobs())).containsExactly("last");
 		assertThat(this.template.opsForZSet().range(this.keys.dead(), 0, -1)).containsExactly("last");
@@ -226,7 +226,8 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 		Map<String, List<Integer>> completed = new TreeMap<>();
 		// today's instance runs a batch and completes half of it
 		List<ReservedJob> todays = this.listener.reserve(QUEUE, 4, SHORT_LEASE).jobs();
-		assertThat(this.listener.ack(QUEUE, List.of(todays.get(0).lease(), todays.get(1).lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(todays.get(0).lease(), todays.get(1).lease())))
+			.isEmpty();
 		completed.put(todays.get(0).id(), new ArrayList<>(List.of(1)));
 		completed.put(todays.get(1).id(), new ArrayList<>(List.of(1)));
 		// an instance of the next model touches the queue
@@ -234,7 +235,8 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 		enqueue(next, "next");
 		// today's scripts refuse the queue: no result, reserve, dispatch or start
 		assertThatExceptionOfType(DataModelMismatchException.class)
-			.isThrownBy(() -> this.listener.ack(QUEUE, List.of(todays.get(2).lease(), todays.get(3).lease())))
+			.isThrownBy(() -> this.listener.getLeaseOperations()
+				.ack(QUEUE, List.of(todays.get(2).lease(), todays.get(3).lease())))
 			.withMessage(MISMATCH);
 		assertThatExceptionOfType(DataModelMismatchException.class)
 			.isThrownBy(() -> this.listener.reserve(QUEUE, 10, LONG_LEASE))
@@ -298,7 +300,7 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 					completed.add(job.lease());
 				}
 			}
-			assertThat(listener.ack(QUEUE, completed)).isEmpty();
+			assertThat(listener.getLeaseOperations().ack(QUEUE, completed)).isEmpty();
 		}
 		return runs;
 	}

@@ -50,7 +50,8 @@ class EnqueueResendIntegrationTests extends AbstractQueueIntegrationTests {
 					tuple(later, Outcome.CREATED));
 		List<ReservedJob> ran = this.listener.reserve(QUEUE, 10, LEASE).jobs();
 		assertThat(ran).extracting(ReservedJob::id).containsExactly(generated, "chosen");
-		assertThat(this.listener.ack(QUEUE, ran.stream().map(ReservedJob::lease).toList())).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, ran.stream().map(ReservedJob::lease).toList()))
+			.isEmpty();
 		// the reply was lost: Lettuce re-sends the same call when it reconnects
 		assertThat(this.enqueuer.enqueue(QUEUE, call, batch)).isEqualTo(first);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 0, 0));
@@ -78,7 +79,8 @@ class EnqueueResendIntegrationTests extends AbstractQueueIntegrationTests {
 			List<ReservedJob> ran = this.listener.reserve(QUEUE, 10, LEASE).jobs();
 			assertThat(ran).extracting(ReservedJob::id)
 				.containsExactlyElementsOf(batch.stream().map(EnqueueCommand::id).toList());
-			assertThat(this.listener.ack(QUEUE, ran.stream().map(ReservedJob::lease).toList())).isEmpty();
+			assertThat(this.listener.getLeaseOperations().ack(QUEUE, ran.stream().map(ReservedJob::lease).toList()))
+				.isEmpty();
 			assertThat(this.enqueuer.enqueue(QUEUE, call, batch)).isEqualTo(first);
 			assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
 			assertThat(this.template.hasKey(this.keys.jobs())).isFalse();
@@ -96,7 +98,7 @@ class EnqueueResendIntegrationTests extends AbstractQueueIntegrationTests {
 			.extracting(DispatchResult::outcome)
 			.containsExactly(Outcome.CREATED);
 		assertThat(this.template.hasKey(this.keys.successors())).isFalse();
-		assertThat(this.listener.ack(QUEUE, List.of(running.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(running.lease()))).isEmpty();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
 	}
 
@@ -170,11 +172,13 @@ class EnqueueResendIntegrationTests extends AbstractQueueIntegrationTests {
 	@Test
 	void aRetryOfDeadJobsReSentAfterTheJobDiedAgainRevivesNothing() {
 		enqueue("a", Due.NOW);
-		this.listener.fail(QUEUE, this.listener.reserve(QUEUE, 1, LEASE).jobs().get(0).lease(), "boom", null);
+		this.listener.getLeaseOperations()
+			.fail(QUEUE, this.listener.reserve(QUEUE, 1, LEASE).jobs().get(0).lease(), "boom", null);
 		ResendProtection.Call call = begin();
 		QueueScripts scripts = this.operations.getStore().getScripts();
 		assertThat(runOnce(scripts.revive(), call, List.of("retry", "0", "a"))).isEqualTo(1);
-		this.listener.fail(QUEUE, this.listener.reserve(QUEUE, 1, LEASE).jobs().get(0).lease(), "boom again", null);
+		this.listener.getLeaseOperations()
+			.fail(QUEUE, this.listener.reserve(QUEUE, 1, LEASE).jobs().get(0).lease(), "boom again", null);
 		assertThat(runOnce(scripts.revive(), call, List.of("retry", "0", "a"))).isEqualTo(1);
 		assertThat(this.operations.stats(QUEUE)).as("dead again, and left dead").isEqualTo(new QueueStats(0, 0, 0, 1));
 	}

@@ -80,7 +80,7 @@ class GroupsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.operations.cancel(QUEUE, "a2")).isTrue();
 		ReservedJob a1 = reserveOne();
 		assertThat(a1.id()).isEqualTo("a1");
-		assertThat(this.listener.fail(QUEUE, a1.lease(), "boom", Duration.ofMillis(50))).isTrue();
+		assertThat(this.listener.getLeaseOperations().fail(QUEUE, a1.lease(), "boom", Duration.ofMillis(50))).isTrue();
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.listener.migrate(QUEUE).dueJobs() == 1);
 		assertThat(this.template.opsForHash().get(this.keys.levels(), "a1")).isEqualTo("7 a");
 		assertThat(this.operations.snapshot(QUEUE).readyGroups()).isEqualTo(2);

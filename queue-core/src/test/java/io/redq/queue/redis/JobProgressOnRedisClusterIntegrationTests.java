@@ -70,7 +70,7 @@ class JobProgressOnRedisClusterIntegrationTests {
 						.writeProgress(queue, first.lease(), tag, Map.of(ProgressFields.FRACTION, "0.25",
 								ProgressFields.MESSAGE, "a quarter on " + queue, ProgressFields.CURSOR, "25")))
 				.isTrue();
-			assertThat(listener.fail(queue, first.lease(), "interrupted", Duration.ZERO)).isTrue();
+			assertThat(listener.getLeaseOperations().fail(queue, first.lease(), "interrupted", Duration.ZERO)).isTrue();
 			assertThat(this.operations.progress(queue, "long"))
 				.isEqualTo(new JobProgress(0.25, "a quarter on " + queue, "25"));
 			// a run that lost its lease writes nothing
@@ -82,8 +82,8 @@ class JobProgressOnRedisClusterIntegrationTests {
 			assertThat(
 					listener.getProgressOperations().readProgress(queue, "long", tag, List.of(ProgressFields.CURSOR)))
 				.isEqualTo(Map.of(ProgressFields.CURSOR, "25"));
-			assertThat(listener.ack(queue, List.of(second.lease()), Map.of("long", "\"imported\""), Set.of("long")))
-				.isEmpty();
+			assertThat(listener.getLeaseOperations()
+				.ack(queue, List.of(second.lease()), Map.of("long", "\"imported\""), Set.of("long"))).isEmpty();
 			assertThat(this.operations.getStore()
 				.getTemplate()
 				.hasKey(this.operations.getStore().keys(queue).progress("long"))).isFalse();

@@ -56,7 +56,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		});
 		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "a"))
 			.isEqualTo(reservation.redisTime() + 30_000.0);
-		assertThat(this.listener.ack(QUEUE, List.of(reservation.jobs().get(0).lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(reservation.jobs().get(0).lease()))).isEmpty();
 		assertThat(this.template.keys("redq:*"))
 			.as("besides the dispatch, remembered for the re-send window, the statistics and the leases hash")
 			.filteredOn((key) -> !key.contains(":sent:"))
@@ -73,7 +73,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		this.template.opsForValue().set(this.keys.waiting(), "s");
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "one");
 		Reservation reservation = this.listener.reserve(QUEUE, 1, Duration.ofSeconds(30));
-		assertThat(this.listener.ack(QUEUE, List.of(reservation.jobs().get(0).lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(reservation.jobs().get(0).lease()))).isEmpty();
 		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.NONE);
 		assertThat(this.operations.stats(QUEUE).pending()).isZero();
 	}
@@ -137,13 +137,13 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.template.opsForHash().get(this.keys.leases(), "a")).isEqualTo(first.token());
 		// the hash a reserve and an ack search stays empty while jobs succeed first time
 		assertThat(this.template.hasKey(this.keys.attempts())).isFalse();
-		assertThat(this.listener.fail(QUEUE, first.lease(), "failure", Duration.ZERO)).isTrue();
+		assertThat(this.listener.getLeaseOperations().fail(QUEUE, first.lease(), "failure", Duration.ZERO)).isTrue();
 		assertThat(this.template.opsForHash().get(this.keys.attempts(), "a")).isEqualTo("1");
 		ReservedJob second = reserveOne();
 		assertThat(second.attempt()).isEqualTo(2);
 		assertThat(second.token()).endsWith(":2");
 		assertThat(this.template.hasKey(this.keys.attempts())).isFalse();
-		this.listener.ack(QUEUE, List.of(second.lease()));
+		this.listener.getLeaseOperations().ack(QUEUE, List.of(second.lease()));
 		assertThat(this.template.keys("*")).doesNotContain(this.keys.attempts(), this.keys.jobs());
 		assertThat(this.template.opsForHash().keys(this.keys.leases())).as("only the field that keeps a hash table")
 			.containsExactly("");
@@ -169,7 +169,8 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		}
 		List<ReservedJob> jobs = this.listener.reserve(QUEUE, 3, Duration.ofSeconds(30)).jobs();
 		Lease stale = new Lease("j1", "0");
-		assertThat(this.listener.ack(QUEUE, List.of(jobs.get(0).lease(), stale, jobs.get(2).lease())))
+		assertThat(
+				this.listener.getLeaseOperations().ack(QUEUE, List.of(jobs.get(0).lease(), stale, jobs.get(2).lease())))
 			.containsExactly("j1");
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));
 		assertThat(this.template.opsForHash().keys(this.keys.jobs())).containsExactly("j1");
@@ -221,7 +222,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		enqueue("a", Due.NOW, DuplicatePolicy.REPLACE, "first");
 		ReservedJob running = reserveOne();
 		assertThat(enqueue("a", Due.NOW, DuplicatePolicy.REPLACE, "second")).isEqualTo(Outcome.DROPPED);
-		assertThat(this.listener.fail(QUEUE, running.lease(), "boom", null)).isTrue();
+		assertThat(this.listener.getLeaseOperations().fail(QUEUE, running.lease(), "boom", null)).isTrue();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 1));
 		assertThat(enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "third")).isEqualTo(Outcome.CREATED);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(1, 0, 0, 0));
@@ -253,10 +254,10 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(redelivered.attempt()).isEqualTo(2);
 		assertThat(redelivered.token()).isNotEqualTo(stalled.token());
 		assertThat(confirmStarted(stalled, Duration.ofMinutes(1))).containsExactly(stalled.token());
-		assertThat(this.listener.ack(QUEUE, List.of(stalled.lease()))).containsExactly("a");
-		assertThat(this.listener.fail(QUEUE, stalled.lease(), "late", null)).isFalse();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(stalled.lease()))).containsExactly("a");
+		assertThat(this.listener.getLeaseOperations().fail(QUEUE, stalled.lease(), "late", null)).isFalse();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));
-		assertThat(this.listener.ack(QUEUE, List.of(redelivered.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(redelivered.lease()))).isEmpty();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
 	}
 
@@ -317,7 +318,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 						+ "stalled or lost the reply before its first lease renewal");
 		ReservedJob job = reserveOne();
 		assertThat(job.attempt()).isEqualTo(1);
-		assertThat(this.listener.ack(QUEUE, List.of(job.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(job.lease()))).isEmpty();
 		assertThat(this.template.hasKey(this.keys.stalls())).isFalse();
 		assertThat(this.template.hasKey(this.keys.started())).isFalse();
 	}
@@ -330,8 +331,9 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		long now = this.listener.migrate(QUEUE).redisTime();
 		for (int i = 0; i < 2; i++) {
 			// re-sent: the same call again changes nothing
-			assertThat(this.listener.extend(QUEUE, List.of(jobs.get(0).lease()), List.of(jobs.get(1).lease()),
-					Duration.ofMinutes(5), Duration.ofSeconds(5)))
+			assertThat(this.listener.getLeaseOperations()
+				.extend(QUEUE, List.of(jobs.get(0).lease()), List.of(jobs.get(1).lease()), Duration.ofMinutes(5),
+						Duration.ofSeconds(5)))
 				.isEmpty();
 		}
 		assertThat(this.template.opsForSet().members(this.keys.started())).containsExactly("started");
@@ -339,7 +341,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 			.isGreaterThanOrEqualTo(now + Duration.ofMinutes(5).toMillis());
 		assertThat(this.template.opsForZSet().score(this.keys.reserved(), "waiting")).isBetween(now + 5000.0,
 				now + 6000.0);
-		assertThat(this.listener.fail(QUEUE, jobs.get(0).lease(), "boom", Duration.ZERO)).isTrue();
+		assertThat(this.listener.getLeaseOperations().fail(QUEUE, jobs.get(0).lease(), "boom", Duration.ZERO)).isTrue();
 		assertThat(this.template.hasKey(this.keys.started())).as("a run that ended is no longer started").isFalse();
 	}
 
@@ -358,8 +360,8 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 				.forEach((job) -> leases.add(job.lease()));
 		}
 		long now = this.listener.migrate(QUEUE).redisTime();
-		assertThat(this.listener.extend(QUEUE, leases, List.of(), Duration.ofMinutes(5), Duration.ofSeconds(5)))
-			.isEmpty();
+		assertThat(this.listener.getLeaseOperations()
+			.extend(QUEUE, leases, List.of(), Duration.ofMinutes(5), Duration.ofSeconds(5))).isEmpty();
 		assertThat(this.template.opsForSet().size(this.keys.started())).isEqualTo(jobs);
 		assertThat(this.template.opsForZSet().count(this.keys.reserved(), now + 60_000, Double.POSITIVE_INFINITY))
 			.isEqualTo(jobs);
@@ -369,20 +371,20 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	void aRunThatFinishesAfterItsLeaseEndedIsAcceptedWhileNoWorkerReservedItsJobSince() {
 		// back in the ready list
 		Lease stalled = runPastItsLease("ready", 3, false);
-		assertThat(this.listener.ack(QUEUE, List.of(stalled))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(stalled))).isEmpty();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
 		// dead of its expired lease, its only attempt
 		stalled = runPastItsLease("dead", 1, true);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 1));
-		assertThat(this.listener.ack(QUEUE, List.of(stalled))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(stalled))).isEmpty();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
 		// reserved again by another worker, which starts it on that lease: that run
 		// stands
 		stalled = runPastItsLease("again", 3, false);
 		ReservedJob other = reserveOne();
-		assertThat(this.listener.ack(QUEUE, List.of(stalled))).containsExactly("again");
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(stalled))).containsExactly("again");
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));
-		assertThat(this.listener.ack(QUEUE, List.of(other.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(other.lease()))).isEmpty();
 		assertThat(this.template.hasKey(this.keys.runs())).as("forgotten with the job").isFalse();
 	}
 
@@ -395,9 +397,11 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 				"\"job\":\"test\",\"maxAttempts\":" + maxAttempts + ",\"payload\":\"x\"}")));
 		Duration shortLease = Duration.ofMillis(50);
 		Lease lease = this.listener.reserve(QUEUE, 1, shortLease).jobs().get(0).lease();
-		assertThat(this.listener.start(QUEUE, List.of(lease), shortLease)).isEmpty();
+		assertThat(this.listener.getLeaseOperations().start(QUEUE, List.of(lease), shortLease)).isEmpty();
 		if (confirmed) {
-			assertThat(this.listener.extend(QUEUE, List.of(lease), List.of(), shortLease, shortLease)).isEmpty();
+			assertThat(
+					this.listener.getLeaseOperations().extend(QUEUE, List.of(lease), List.of(), shortLease, shortLease))
+				.isEmpty();
 		}
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.listener.migrate(QUEUE).expiredLeases() == 1);
 		return lease;
@@ -508,7 +512,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(woken.id()).isEqualTo("x1");
 		assertThat(admit(next, gates)).as("it passes its gates as a reserved job does").isZero();
 		assertThat(admit(woken, otherKey)).as("the running set is taken again").isEqualTo(GateOperations.PARKED);
-		assertThat(this.listener.ack(QUEUE, List.of(next.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(next.lease()))).isEmpty();
 		// a paused queue hands out nothing: the jobs woken are made ready, for when it
 		// resumes
 		this.operations.pause(QUEUE);
@@ -623,14 +627,16 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	void failRetriesAfterTheDelayOrBuriesWithTheError() {
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob first = reserveOne();
-		assertThat(this.listener.fail(QUEUE, first.lease(), "first failure", Duration.ofMillis(200))).isTrue();
+		assertThat(
+				this.listener.getLeaseOperations().fail(QUEUE, first.lease(), "first failure", Duration.ofMillis(200)))
+			.isTrue();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 0, 0));
 		double due = this.template.opsForZSet().score(this.keys.delayed(), "a");
 		assertThat(due - this.listener.migrate(QUEUE).redisTime()).isBetween(1.0, 200.0);
 		await().atMost(Duration.ofSeconds(2)).until(() -> this.listener.migrate(QUEUE).dueJobs() == 1);
 		ReservedJob second = reserveOne();
 		assertThat(second.attempt()).isEqualTo(2);
-		assertThat(this.listener.fail(QUEUE, second.lease(), "second failure", null)).isTrue();
+		assertThat(this.listener.getLeaseOperations().fail(QUEUE, second.lease(), "second failure", null)).isTrue();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 1));
 		assertThat(this.template.opsForHash().get(this.keys.errors(), "a")).isEqualTo("second failure");
 		assertThat(this.template.opsForHash().get(this.keys.attempts(), "a")).isEqualTo("2");
@@ -641,7 +647,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		this.operations.setDeadLetterMaxSize(2);
 		for (int i = 0; i < 4; i++) {
 			enqueue("d" + i, Due.NOW, DuplicatePolicy.KEEP, "x");
-			this.listener.fail(QUEUE, reserveOne().lease(), "dead " + i, null);
+			this.listener.getLeaseOperations().fail(QUEUE, reserveOne().lease(), "dead " + i, null);
 		}
 		assertThat(this.template.opsForZSet().range(this.keys.dead(), 0, -1)).containsExactlyInAnyOrder("d2", "d3");
 		assertThat(this.template.opsForHash().keys(this.keys.jobs())).containsExactlyInAnyOrder("d2", "d3");
@@ -654,12 +660,12 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		enqueue("b", Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob a = reserveOne();
-		assertThat(this.listener.release(QUEUE, List.of(a.lease()), true)).isEqualTo(1);
-		assertThat(this.listener.release(QUEUE, List.of(a.lease()), true)).isZero();
+		assertThat(this.listener.getLeaseOperations().release(QUEUE, List.of(a.lease()), true)).isEqualTo(1);
+		assertThat(this.listener.getLeaseOperations().release(QUEUE, List.of(a.lease()), true)).isZero();
 		ReservedJob again = reserveOne();
 		assertThat(again.id()).isEqualTo("a");
 		assertThat(again.attempt()).isEqualTo(1);
-		assertThat(this.listener.release(QUEUE, List.of(again.lease()), false)).isEqualTo(1);
+		assertThat(this.listener.getLeaseOperations().release(QUEUE, List.of(again.lease()), false)).isEqualTo(1);
 		assertThat(reserveOne().attempt()).isEqualTo(2);
 	}
 
@@ -667,11 +673,15 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	void aRunningJobHandedBackOnItsLastAttemptDiesInsteadOfRunningPastItsLimit() {
 		// maxAttempts 2: interrupted at shutdown on the second attempt
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
-		assertThat(this.listener.release(QUEUE, List.of(reserveOne().lease()), false)).isEqualTo(1);
+		assertThat(this.listener.getLeaseOperations().release(QUEUE, List.of(reserveOne().lease()), false))
+			.isEqualTo(1);
 		ReservedJob last = reserveOne();
 		assertThat(last.attempt()).isEqualTo(2);
-		assertThat(this.listener.release(QUEUE, List.of(last.lease()), false)).as("not handed back").isZero();
-		assertThat(this.listener.release(QUEUE, List.of(last.lease()), false)).as("a re-send").isZero();
+		assertThat(this.listener.getLeaseOperations().release(QUEUE, List.of(last.lease()), false))
+			.as("not handed back")
+			.isZero();
+		assertThat(this.listener.getLeaseOperations().release(QUEUE, List.of(last.lease()), false)).as("a re-send")
+			.isZero();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 1));
 		assertThat(this.operations.deadJob(QUEUE, "a").error())
 			.isEqualTo("Interrupted on attempt 2, its last: its worker shut down");
@@ -681,9 +691,9 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	void aRepeatedAcknowledgementIsNotReportedAsRefused() {
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "x");
 		ReservedJob job = reserveOne();
-		assertThat(this.listener.ack(QUEUE, List.of(job.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(job.lease()))).isEmpty();
 		// a client that lost the reply sends the same acknowledgement again
-		assertThat(this.listener.ack(QUEUE, List.of(job.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(job.lease()))).isEmpty();
 	}
 
 	@Test
@@ -732,7 +742,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(enqueue("a", Due.NOW, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, "kept out"))
 			.isEqualTo(Outcome.KEPT);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));
-		assertThat(this.listener.ack(QUEUE, List.of(running.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(running.lease()))).isEmpty();
 		ReservedJob successor = reserveOne();
 		assertThat(successor.id()).isEqualTo("a");
 		assertThat(successor.attempt()).isEqualTo(1);
@@ -745,7 +755,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "first");
 		ReservedJob running = reserveOne();
 		enqueue("a", new Due(false, 60_000), DuplicatePolicy.REPLACE, Uniqueness.UNTIL_STARTED, "next");
-		assertThat(this.listener.fail(QUEUE, running.lease(), "boom", null)).isTrue();
+		assertThat(this.listener.getLeaseOperations().fail(QUEUE, running.lease(), "boom", null)).isTrue();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 0, 0));
 		assertThat(this.template.opsForHash().get(this.keys.errors(), "a")).isNull();
 	}
@@ -757,7 +767,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, "next");
 		assertThat(this.operations.cancel(QUEUE, "a")).isTrue();
 		assertThat(this.operations.cancel(QUEUE, "a")).isFalse();
-		this.listener.ack(QUEUE, List.of(running.lease()));
+		this.listener.getLeaseOperations().ack(QUEUE, List.of(running.lease()));
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
 	}
 
@@ -766,7 +776,8 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "first");
 		ReservedJob running = reserveOne();
 		enqueue("a", Due.NOW, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, "next");
-		assertThat(this.listener.fail(QUEUE, running.lease(), "boom", Duration.ofMinutes(1))).isTrue();
+		assertThat(this.listener.getLeaseOperations().fail(QUEUE, running.lease(), "boom", Duration.ofMinutes(1)))
+			.isTrue();
 		assertThat(this.operations.cancel(QUEUE, "a")).isTrue();
 		assertThat(this.template.hasKey(this.keys.successors())).isFalse();
 		assertThat(enqueue("a", Due.NOW, DuplicatePolicy.KEEP, "after the cancel")).isEqualTo(Outcome.CREATED);
@@ -778,14 +789,14 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		ReservedJob running = reserveOne();
 		assertThat(enqueue("a", Due.NOW, DuplicatePolicy.REPLACE_PAYLOAD, Uniqueness.UNTIL_STARTED, "second"))
 			.isEqualTo(Outcome.QUEUED);
-		assertThat(this.listener.fail(QUEUE, running.lease(), "boom", Duration.ZERO)).isTrue();
+		assertThat(this.listener.getLeaseOperations().fail(QUEUE, running.lease(), "boom", Duration.ZERO)).isTrue();
 		assertThat(enqueue("a", Due.NOW, DuplicatePolicy.REPLACE_PAYLOAD, Uniqueness.UNTIL_STARTED, "third"))
 			.isEqualTo(Outcome.REPLACED);
 		ReservedJob replaced = reserveOne();
 		assertThat(replaced.envelope()).contains("\"payload\":\"third\"");
 		assertThat(replaced.attempt()).isEqualTo(1);
 		assertThat(this.template.opsForHash().get(this.keys.errors(), "a")).isNull();
-		this.listener.ack(QUEUE, List.of(replaced.lease()));
+		this.listener.getLeaseOperations().ack(QUEUE, List.of(replaced.lease()));
 		assertThat(this.operations.stats(QUEUE)).as("the older second payload does not run after the third")
 			.isEqualTo(new QueueStats(0, 0, 0, 0));
 	}
@@ -801,7 +812,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 			.matches(".*\"availableAt\":\\d+,.*");
 		ReservedJob running = reserveOne();
 		enqueue("far", Due.at(last), DuplicatePolicy.REPLACE, Uniqueness.UNTIL_STARTED, "successor");
-		assertThat(this.listener.ack(QUEUE, List.of(running.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(running.lease()))).isEmpty();
 		assertThat(this.operations.status(QUEUE, "far").at()).isEqualTo(last);
 		assertThat((String) this.template.opsForHash().get(this.keys.jobs(), "far"))
 			.contains("\"availableAt\":" + last.toEpochMilli() + ",");
@@ -812,7 +823,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		Gates gates = new Gates("account-1", "ship", 1, 0, null);
 		ReservedJob first = enqueueAndAdmit("a", gates);
 		// a stopping instance hands the job back while its handler still runs
-		this.listener.release(QUEUE, List.of(first.lease()), false);
+		this.listener.getLeaseOperations().release(QUEUE, List.of(first.lease()), false);
 		ReservedJob second = reserveOne();
 		assertThat(admit(second, gates)).as("the second run waits for the first one's exclusive key and running place")
 			.isEqualTo(GateOperations.PARKED);
@@ -937,7 +948,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.template.opsForZSet().zCard(rate)).as("one start in the window").isEqualTo(1);
 		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.RESERVED);
 		this.listener.getGateOperations().leaveGates(QUEUE, job.lease(), gates, Duration.ZERO);
-		this.listener.ack(QUEUE, List.of(job.lease()));
+		this.listener.getLeaseOperations().ack(QUEUE, List.of(job.lease()));
 		assertThat(enqueueAndDefer("b", gates)).isPositive();
 		assertThat(placeOf("b", gates)).as("the next job waits for the one start's window only")
 			.isEqualTo(start + 10_000);
@@ -1031,7 +1042,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		String edited = (String) this.template.opsForHash().get(this.keys.successors(), "index");
 		assertThat(edited).as("the last payload, the first edit's due time")
 			.isEqualTo(queued.substring(0, queued.indexOf(':') + 1) + body("third"));
-		assertThat(this.listener.ack(QUEUE, List.of(running.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(running.lease()))).isEmpty();
 		JobStatus next = this.operations.status(QUEUE, "index");
 		assertThat(Duration.between(next.redisTime(), next.at())).isLessThanOrEqualTo(Duration.ofSeconds(10));
 	}
@@ -1061,7 +1072,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.READY);
 		ReservedJob job = reserveOne();
 		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.RESERVED);
-		this.listener.fail(QUEUE, job.lease(), "boom", null);
+		this.listener.getLeaseOperations().fail(QUEUE, job.lease(), "boom", null);
 		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.DEAD);
 	}
 
@@ -1084,7 +1095,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	void deadJobsArePagedNewestFirstAndCanBeRetriedOrDeleted() {
 		for (int i = 0; i < 5; i++) {
 			enqueue("d" + i, Due.NOW, DuplicatePolicy.KEEP, "x");
-			this.listener.fail(QUEUE, reserveOne().lease(), "error " + i, null);
+			this.listener.getLeaseOperations().fail(QUEUE, reserveOne().lease(), "error " + i, null);
 		}
 		List<DeadJob> page = this.operations.deadJobs(QUEUE, 0, 2);
 		assertThat(page).extracting(DeadJob::id).containsExactly("d4", "d3");
@@ -1116,7 +1127,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.operations.isPaused(QUEUE)).as("still paused").isTrue();
 		assertThat(this.template.opsForValue().get(this.keys.sequence())).as("lease tokens go on").isNotNull();
 		// the running job's acknowledgement finds nothing left to complete
-		assertThat(this.listener.ack(QUEUE, List.of(running.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(running.lease()))).isEmpty();
 		assertThat(this.template.keys("redq:*")).doesNotContain(this.keys.jobs(), this.keys.reserved());
 	}
 
@@ -1131,7 +1142,8 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 				.isTrue();
 			if (!id.equals("running")) {
 				// waits for its retry, with the progress of its first attempt
-				assertThat(this.listener.fail(QUEUE, run.lease(), "boom", Duration.ofMinutes(1))).isTrue();
+				assertThat(this.listener.getLeaseOperations().fail(QUEUE, run.lease(), "boom", Duration.ofMinutes(1)))
+					.isTrue();
 			}
 		}
 		assertThat(enqueue("running", Due.NOW, DuplicatePolicy.KEEP, Uniqueness.UNTIL_STARTED, "next"))
@@ -1214,7 +1226,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		while (!(reserved = this.listener.reserve(QUEUE, 100, Duration.ofSeconds(30)).jobs()).isEmpty()) {
 			for (ReservedJob job : reserved) {
 				runs.merge(job.id(), 1, Integer::sum);
-				this.listener.fail(QUEUE, job.lease(), "boom", null);
+				this.listener.getLeaseOperations().fail(QUEUE, job.lease(), "boom", null);
 				failed++;
 			}
 		}
@@ -1309,7 +1321,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(reserved).hasSize(5000);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 5000, 0));
 		this.operations.setCompletedMaxSize(5000);
-		assertThat(this.listener.ack(QUEUE, leases)).as("every lease is still held").isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, leases)).as("every lease is still held").isEmpty();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
 		assertThat(this.operations.completedJobs(QUEUE, 5000)).hasSize(5000);
 		assertThat(this.template.opsForHash().size(this.keys.jobs())).isZero();
@@ -1362,7 +1374,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	 * @return the tokens of the leases no longer held
 	 */
 	private List<String> confirmStarted(ReservedJob job, Duration lease) {
-		return this.listener.extend(QUEUE, List.of(job.lease()), List.of(), lease, lease);
+		return this.listener.getLeaseOperations().extend(QUEUE, List.of(job.lease()), List.of(), lease, lease);
 	}
 
 	private ReservedJob reserveOne() {

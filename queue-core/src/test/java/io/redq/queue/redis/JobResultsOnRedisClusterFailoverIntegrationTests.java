@@ -84,7 +84,8 @@ class JobResultsOnRedisClusterFailoverIntegrationTests {
 			// until Lettuce's next topology refresh, the ack may go to the lost master
 			await().atMost(DEADLINE)
 				.ignoreExceptions()
-				.untilAsserted(() -> listener.ack(QUEUE, List.of(job.lease()), Map.of("done", "7")));
+				.untilAsserted(
+						() -> listener.getLeaseOperations().ack(QUEUE, List.of(job.lease()), Map.of("done", "7")));
 			assertThat(result).succeedsWithin(DEADLINE).isEqualTo(7);
 		}
 	}

@@ -98,10 +98,10 @@ class JobResultsOnRedisClusterIntegrationTests {
 			String queue = queues.get(i);
 			for (ReservedJob job : running.subList(2 * i, 2 * i + 2)) {
 				if (job.id().equals("done")) {
-					listener.ack(queue, List.of(job.lease()), Map.of("done", Integer.toString(i)));
+					listener.getLeaseOperations().ack(queue, List.of(job.lease()), Map.of("done", Integer.toString(i)));
 				}
 				else {
-					listener.fail(queue, job.lease(), "no luck on " + queue, null);
+					listener.getLeaseOperations().fail(queue, job.lease(), "no luck on " + queue, null);
 				}
 			}
 		}
@@ -139,7 +139,7 @@ class JobResultsOnRedisClusterIntegrationTests {
 			ReservedJob job = listener.reserve("q0", 1, Duration.ofMinutes(1)).jobs().get(0);
 			CompletableFuture<Integer> result = this.results.await("q0", "done", Integer.class, LONG);
 			await().atMost(DEADLINE).until(() -> this.operations.getStore().getTemplate().hasKey(channel));
-			listener.ack("q0", List.of(job.lease()), Map.of("done", "7"));
+			listener.getLeaseOperations().ack("q0", List.of(job.lease()), Map.of("done", "7"));
 			assertThat(result).succeedsWithin(DEADLINE).isEqualTo(7);
 			// a plain PUBLISH reaches every node, after any announcement made before it
 			owner.command("PUBLISH", channel, "marker");

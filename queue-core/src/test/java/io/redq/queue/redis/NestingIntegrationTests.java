@@ -76,9 +76,9 @@ class NestingIntegrationTests extends AbstractQueueIntegrationTests {
 		handOverAll();
 		assertThat(status(outer.batchId()).pending()).as("the inner batch runs on").isEqualTo(1);
 		ReservedJob lastMember = this.listener.reserve("sms", 1, LEASE).jobs().get(0);
-		assertThat(this.listener.ack("sms", List.of(lastMember.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack("sms", List.of(lastMember.lease()))).isEmpty();
 		// Lettuce re-sends the acknowledgement after a reconnect
-		this.listener.ack("sms", List.of(lastMember.lease()));
+		this.listener.getLeaseOperations().ack("sms", List.of(lastMember.lease()));
 		Set<String> last = this.template.opsForZSet().range("redq:{sms}:handover", 0, -1);
 		assertThat(last).as("one hand-over").hasSize(1);
 		handOverAll();
@@ -444,7 +444,7 @@ class NestingIntegrationTests extends AbstractQueueIntegrationTests {
 
 	private String succeed(String queue) {
 		ReservedJob job = this.listener.reserve(queue, 1, LEASE).jobs().get(0);
-		assertThat(this.listener.ack(queue, List.of(job.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(queue, List.of(job.lease()))).isEmpty();
 		return job.id();
 	}
 
@@ -456,7 +456,7 @@ class NestingIntegrationTests extends AbstractQueueIntegrationTests {
 
 	private void kill(String queue) {
 		ReservedJob job = this.listener.reserve(queue, 1, LEASE).jobs().get(0);
-		assertThat(this.listener.fail(queue, job.lease(), "boom", null)).isTrue();
+		assertThat(this.listener.getLeaseOperations().fail(queue, job.lease(), "boom", null)).isTrue();
 		assertThat(this.operations.stats(queue).dead()).isPositive();
 	}
 

@@ -186,14 +186,14 @@ class NestingOnRedisClusterIntegrationTests {
 	/** Succeed a job of a queue, then apply its hand-over twice, as two movers would. */
 	private void succeedAndHandOverTwice(String queue) {
 		ReservedJob job = this.listener.reserve(queue, 1, LEASE).jobs().get(0);
-		assertThat(this.listener.ack(queue, List.of(job.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(queue, List.of(job.lease()))).isEmpty();
 		handOverTwice(queue);
 	}
 
 	/** Fail a job of a queue past its attempts, then apply its hand-over twice. */
 	private void killAndHandOverTwice(String queue) {
 		ReservedJob job = this.listener.reserve(queue, 1, LEASE).jobs().get(0);
-		assertThat(this.listener.fail(queue, job.lease(), "boom", null)).isTrue();
+		assertThat(this.listener.getLeaseOperations().fail(queue, job.lease(), "boom", null)).isTrue();
 		handOverTwice(queue);
 	}
 

@@ -125,7 +125,9 @@ class PriorityBesideOlderScriptsIntegrationTests extends AbstractQueueIntegratio
 		// ready again at its level and in its group, rescheduled there: its member of
 		// queued stays, counted stale and in its group
 		assertThat(older.reschedule(QUEUE, "late", Due.after(Duration.ofMinutes(1)))).isTrue();
-		assertThat(this.listener.ack(QUEUE, List.of(lease))).as("the run finished late completes it").isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(lease)))
+			.as("the run finished late completes it")
+			.isEmpty();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
 		assertThat(this.operations.snapshot(QUEUE).readyGroups()).isZero();
 		assertThat(this.template.opsForHash().keys(this.keys.fair())).as("no group line left")
@@ -174,17 +176,22 @@ class PriorityBesideOlderScriptsIntegrationTests extends AbstractQueueIntegratio
 		// since, for both
 		ListenerOperations olderListener = olderScripts().getListenerOperations();
 		Lease byOlder = reserveAndLetExpire(olderListener, this.listener, "a");
-		assertThat(this.listener.ack(QUEUE, List.of(byOlder))).as("late, reserved by the older scripts").isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(byOlder)))
+			.as("late, reserved by the older scripts")
+			.isEmpty();
 		Lease byNewer = reserveAndLetExpire(this.listener, this.listener, "b");
-		assertThat(olderListener.ack(QUEUE, List.of(byNewer))).as("late, acknowledged by the older scripts").isEmpty();
+		assertThat(olderListener.getLeaseOperations().ack(QUEUE, List.of(byNewer)))
+			.as("late, acknowledged by the older scripts")
+			.isEmpty();
 		Lease overtaken = reserveAndLetExpire(this.listener, this.listener, "c");
 		ReservedJob again = olderListener.reserve(QUEUE, 1, LEASE).jobs().get(0);
-		assertThat(this.listener.ack(QUEUE, List.of(overtaken))).as("reserved again since").containsExactly("c");
-		assertThat(this.listener.ack(QUEUE, List.of(again.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(overtaken))).as("reserved again since")
+			.containsExactly("c");
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(again.lease()))).isEmpty();
 		// an expiry the older migrator recovers records nothing: the late run is refused
 		// and its job runs again, as before either release
 		Lease unrecorded = reserveAndLetExpire(this.listener, olderListener, "d");
-		assertThat(this.listener.ack(QUEUE, List.of(unrecorded))).containsExactly("d");
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(unrecorded))).containsExactly("d");
 		Map<String, List<Integer>> runs = new TreeMap<>();
 		run(this.listener, 10, runs);
 		assertThat(runs).containsOnlyKeys("d");
@@ -209,7 +216,7 @@ class PriorityBesideOlderScriptsIntegrationTests extends AbstractQueueIntegratio
 			runs.computeIfAbsent(job.id(), (id) -> new ArrayList<>()).add(job.attempt());
 			done.add(job.lease());
 		}
-		assertThat(listener.ack(QUEUE, done)).isEmpty();
+		assertThat(listener.getLeaseOperations().ack(QUEUE, done)).isEmpty();
 	}
 
 	private static long pending(QueueStats stats) {

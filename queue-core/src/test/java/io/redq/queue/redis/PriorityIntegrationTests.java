@@ -172,9 +172,10 @@ class PriorityIntegrationTests extends AbstractQueueIntegrationTests {
 		enqueue("high", 9);
 		ReservedJob high = reserveOne();
 		enqueue("normal", JobPriority.DEFAULT);
-		assertThat(this.listener.fail(QUEUE, high.lease(), "boom", Duration.ZERO)).isTrue();
+		assertThat(this.listener.getLeaseOperations().fail(QUEUE, high.lease(), "boom", Duration.ZERO)).isTrue();
 		assertThat(reserveOneByOne(1)).containsExactly("high");
-		assertThat(this.listener.fail(QUEUE, this.lastReserved.lease(), "boom", Duration.ofMillis(100))).isTrue();
+		assertThat(this.listener.getLeaseOperations()
+			.fail(QUEUE, this.lastReserved.lease(), "boom", Duration.ofMillis(100))).isTrue();
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.listener.migrate(QUEUE).dueJobs() == 1);
 		assertThat(reserveOneByOne(2)).containsExactly("high", "normal");
 	}
@@ -187,7 +188,7 @@ class PriorityIntegrationTests extends AbstractQueueIntegrationTests {
 		enqueue("normal", JobPriority.DEFAULT);
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.listener.migrate(QUEUE).expiredLeases() == 1);
 		assertThat(reserveOneByOne(1)).containsExactly("high");
-		assertThat(this.listener.release(QUEUE, List.of(this.lastReserved.lease()), true)).isOne();
+		assertThat(this.listener.getLeaseOperations().release(QUEUE, List.of(this.lastReserved.lease()), true)).isOne();
 		assertThat(reserveOneByOne(3)).containsExactly("high", "high-later", "normal");
 	}
 
@@ -226,7 +227,7 @@ class PriorityIntegrationTests extends AbstractQueueIntegrationTests {
 	@Test
 	void aDeadJobRetriedComesBackAtItsLevel() {
 		enqueue("high", 9);
-		assertThat(this.listener.fail(QUEUE, reserveOne().lease(), "boom", null)).isTrue();
+		assertThat(this.listener.getLeaseOperations().fail(QUEUE, reserveOne().lease(), "boom", null)).isTrue();
 		enqueue("normal", JobPriority.DEFAULT);
 		assertThat(this.operations.retryDead(QUEUE, List.of("high"))).isOne();
 		assertThat(reserveOneByOne(2)).containsExactly("high", "normal");
@@ -287,7 +288,7 @@ class PriorityIntegrationTests extends AbstractQueueIntegrationTests {
 		enqueue("a", 9);
 		ReservedJob job = reserveOne();
 		assertThat(job.envelope()).contains("\"priority\":9");
-		assertThat(this.listener.ack(QUEUE, List.of(job.lease()))).isEmpty();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(job.lease()))).isEmpty();
 		assertThat(this.template.hasKey(this.keys.levels())).isFalse();
 		assertThat(this.template.hasKey(this.keys.queued())).isFalse();
 	}

@@ -85,7 +85,7 @@ class RedisJobQueueOperationsOnRedisClusterIntegrationTests {
 					.build());
 		for (String queue : queues) {
 			ReservedJob job = listener.reserve(queue, 1, Duration.ofMinutes(1)).jobs().get(0);
-			assertThat(listener.ack(queue, List.of(job.lease()))).isEmpty();
+			assertThat(listener.getLeaseOperations().ack(queue, List.of(job.lease()))).isEmpty();
 		}
 		// every migrator hands its queue's completion over, twice
 		for (int pass = 0; pass < 2; pass++) {

@@ -45,7 +45,7 @@ class RetentionIntegrationTests extends AbstractQueueIntegrationTests {
 		this.operations.setCompletedMaxSize(3);
 		enqueue(5, 0);
 		for (ReservedJob job : this.listener.reserve(QUEUE, 5, LEASE).jobs()) {
-			this.listener.ack(QUEUE, List.of(job.lease()));
+			this.listener.getLeaseOperations().ack(QUEUE, List.of(job.lease()));
 		}
 		List<CompletedJob> completed = this.operations.completedJobs(QUEUE, 10);
 		assertThat(completed).extracting(CompletedJob::id).containsExactly("j4", "j3", "j2");
@@ -65,10 +65,11 @@ class RetentionIntegrationTests extends AbstractQueueIntegrationTests {
 		this.operations.setCompletedMaxSize(3);
 		enqueue(4, 0);
 		List<ReservedJob> jobs = this.listener.reserve(QUEUE, 4, LEASE).jobs();
-		this.listener.ack(QUEUE, List.of(jobs.get(0).lease(), jobs.get(1).lease(), jobs.get(2).lease()));
+		this.listener.getLeaseOperations()
+			.ack(QUEUE, List.of(jobs.get(0).lease(), jobs.get(1).lease(), jobs.get(2).lease()));
 		assertThat(this.operations.completedJobs(QUEUE, 10)).hasSize(3);
 		this.operations.setCompletedMaxSize(0);
-		this.listener.ack(QUEUE, List.of(jobs.get(3).lease()));
+		this.listener.getLeaseOperations().ack(QUEUE, List.of(jobs.get(3).lease()));
 		this.listener.migrate(QUEUE);
 		assertThat(this.operations.completedJobs(QUEUE, 10)).isEmpty();
 		assertThat(this.template.hasKey(this.keys.completed())).isFalse();
@@ -79,7 +80,7 @@ class RetentionIntegrationTests extends AbstractQueueIntegrationTests {
 		this.operations.setDeadLetterTimeToLive(Duration.ofMillis(300));
 		enqueue(3, 0);
 		for (ReservedJob job : this.listener.reserve(QUEUE, 3, LEASE).jobs()) {
-			this.listener.fail(QUEUE, job.lease(), "failed", null);
+			this.listener.getLeaseOperations().fail(QUEUE, job.lease(), "failed", null);
 		}
 		Migration early = this.listener.migrate(QUEUE);
 		assertThat(early.trimmedDeadJobs()).isZero();
@@ -98,7 +99,7 @@ class RetentionIntegrationTests extends AbstractQueueIntegrationTests {
 	void theMigratorTrimsDeadJobsBeyondALoweredMaxSizeWithEveryKeyTheyOwn() {
 		enqueue(5, 0);
 		for (ReservedJob job : this.listener.reserve(QUEUE, 5, LEASE).jobs()) {
-			this.listener.fail(QUEUE, job.lease(), "failed", null);
+			this.listener.getLeaseOperations().fail(QUEUE, job.lease(), "failed", null);
 		}
 		// a restart with a lower limit: nothing dies, the migrator trims
 		this.operations.setDeadLetterMaxSize(2);
@@ -135,7 +136,8 @@ class RetentionIntegrationTests extends AbstractQueueIntegrationTests {
 		this.operations.setCompletedMaxSize(keep);
 		enqueue(10, from);
 		List<Lease> leases = this.listener.reserve(QUEUE, 10, LEASE).jobs().stream().map(ReservedJob::lease).toList();
-		return ScriptExecutions.commandsOf(this.redis, () -> assertThat(this.listener.ack(QUEUE, leases)).isEmpty());
+		return ScriptExecutions.commandsOf(this.redis,
+				() -> assertThat(this.listener.getLeaseOperations().ack(QUEUE, leases)).isEmpty());
 	}
 
 	/**

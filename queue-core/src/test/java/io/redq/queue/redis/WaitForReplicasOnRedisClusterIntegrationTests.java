@@ -159,7 +159,7 @@ class WaitForReplicasOnRedisClusterIntegrationTests {
 		RedisServer lagging = cluster.masterOf(laggingJobs);
 		pause(cluster.replicasOf(lagging).get(0));
 		assertThatExceptionOfType(ReplicationTimeoutException.class)
-			.isThrownBy(() -> listener.ack(QUEUE, List.of(jobs.get(0).lease())))
+			.isThrownBy(() -> listener.getLeaseOperations().ack(QUEUE, List.of(jobs.get(0).lease())))
 			.satisfies((ex) -> assertThat(ex.getJobIds()).containsExactly(id));
 		// the acknowledgement stays on the master
 		assertThat(lagging.command("HEXISTS", laggingJobs, id)).isEqualTo("0");

@@ -111,7 +111,7 @@ class WorkflowResultsOnRedisClusterIntegrationTests {
 		this.listener.handOver("q1");
 		String a = succeed("q0", "\"A\"");
 		ReservedJob d = this.listener.reserve("q0", 1, LEASE).jobs().get(0);
-		assertThat(this.listener.fail("q0", d.lease(), "boom", null)).isTrue();
+		assertThat(this.listener.getLeaseOperations().fail("q0", d.lease(), "boom", null)).isTrue();
 		this.listener.handOver("q0");
 		assertThat(this.listener.findBatch(batch.batchId()).orElseThrow().dead()).isEqualTo(1);
 		BatchKeys keys = this.operations.getStore().batchKeys(batch.batchId());
@@ -140,7 +140,7 @@ class WorkflowResultsOnRedisClusterIntegrationTests {
 					.failFast()
 					.build());
 		ReservedJob a = this.listener.reserve("q0", 1, LEASE).jobs().get(0);
-		assertThat(this.listener.fail("q0", a.lease(), "boom", null)).isTrue();
+		assertThat(this.listener.getLeaseOperations().fail("q0", a.lease(), "boom", null)).isTrue();
 		this.listener.handOver("q0");
 		String b = succeed("q1", "\"B\"");
 		this.listener.handOver("q1");
@@ -171,9 +171,8 @@ class WorkflowResultsOnRedisClusterIntegrationTests {
 
 	private String succeed(String queue, @Nullable String result) {
 		ReservedJob job = this.listener.reserve(queue, 1, LEASE).jobs().get(0);
-		assertThat(
-				this.listener.ack(queue, List.of(job.lease()), (result != null) ? Map.of(job.id(), result) : Map.of()))
-			.isEmpty();
+		assertThat(this.listener.getLeaseOperations()
+			.ack(queue, List.of(job.lease()), (result != null) ? Map.of(job.id(), result) : Map.of())).isEmpty();
 		return job.id();
 	}
 

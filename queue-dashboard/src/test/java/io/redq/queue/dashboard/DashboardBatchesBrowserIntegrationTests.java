@@ -54,7 +54,7 @@ class DashboardBatchesBrowserIntegrationTests extends AbstractBrowserIntegration
 			.jobs()
 			.get(0);
 		assertThat(first.id()).isEqualTo(dead);
-		this.operations.getListenerOperations().fail(QUEUE, first.lease(), "boom", null);
+		this.operations.getListenerOperations().getLeaseOperations().fail(QUEUE, first.lease(), "boom", null);
 		this.operations.getBatchOperations().handOver(QUEUE);
 		open("batches");
 		String row = "#batches tr[data-id='" + batchId + "']";
@@ -90,7 +90,9 @@ class DashboardBatchesBrowserIntegrationTests extends AbstractBrowserIntegration
 			.jobs()
 			.get(0);
 		String result = "{\"items\":\"" + "x".repeat(5000) + "\"}";
-		this.operations.getListenerOperations().ack(QUEUE, List.of(job.lease()), java.util.Map.of("r1", result));
+		this.operations.getListenerOperations()
+			.getLeaseOperations()
+			.ack(QUEUE, List.of(job.lease()), java.util.Map.of("r1", result));
 		open("job/ops/r1");
 		await().atMost(DEADLINE).until(() -> !text("#job-result").isEmpty());
 		assertThat(text("#job-result-size")).contains(result.length() + " bytes").contains("first 4096");

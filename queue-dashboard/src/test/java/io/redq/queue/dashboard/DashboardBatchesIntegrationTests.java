@@ -22,8 +22,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.MediaType;
 import org.springframework.test.context.ContextConfiguration;
 
 import static io.redq.queue.dashboard.DashboardTestApplication.QUEUE;
@@ -51,7 +49,7 @@ class DashboardBatchesIntegrationTests extends AbstractDashboardHttpIntegrationT
 		for (int i = 0; i < 3; i++) {
 			ids.add(batch("a" + i, "b" + i).batchId());
 		}
-		List<Map<String, Object>> all = batches(0, 20);
+		List<Map<String, Object>> all = page("batches", 0, 20);
 		assertThat(all).extracting((batch) -> batch.get("id")).containsExactlyInAnyOrderElementsOf(ids);
 		assertThat(all).extracting((batch) -> ((Number) batch.get("createdAt")).longValue())
 			.isSortedAccordingTo((a, b) -> Long.compare(b, a));
@@ -60,13 +58,13 @@ class DashboardBatchesIntegrationTests extends AbstractDashboardHttpIntegrationT
 			.containsEntry("pending", 2));
 		// pages follow the same order
 		List<Object> paged = new ArrayList<>();
-		paged.addAll(batches(0, 2).stream().map((batch) -> batch.get("id")).toList());
-		paged.addAll(batches(2, 2).stream().map((batch) -> batch.get("id")).toList());
+		paged.addAll(page("batches", 0, 2).stream().map((batch) -> batch.get("id")).toList());
+		paged.addAll(page("batches", 2, 2).stream().map((batch) -> batch.get("id")).toList());
 		assertThat(paged).isEqualTo(all.stream().map((batch) -> batch.get("id")).toList());
 		// a batch whose state expired is dropped from the index once read
 		String expired = (String) all.get(1).get("id");
 		this.operations.getStore().getTemplate().delete(new Keyspace("redq").batch(expired).all());
-		assertThat(batches(0, 20)).extracting((batch) -> batch.get("id")).doesNotContain(expired).hasSize(2);
+		assertThat(page("batches", 0, 20)).extracting((batch) -> batch.get("id")).doesNotContain(expired).hasSize(2);
 		assertThat(this.operations.getStore().getTemplate().opsForZSet().zCard(new Keyspace("redq").batchIndex()))
 			.isEqualTo(2);
 		get("/api/batches?count=" + (JobQueueInspector.MAX_PAGE_SIZE + 1)).expectStatus().isBadRequest();
@@ -94,10 +92,10 @@ class DashboardBatchesIntegrationTests extends AbstractDashboardHttpIntegrationT
 				.get(0);
 			Lease lease = job.lease();
 			if (job.envelope().contains("fail")) {
-				this.operations.getListenerOperations().fail(QUEUE, lease, "failed", null);
+				this.operations.getListenerOperations().getLeaseOperations().fail(QUEUE, lease, "failed", null);
 			}
 			else {
-				this.operations.getListenerOperations().ack(QUEUE, List.of(lease));
+				this.operations.getListenerOperations().getLeaseOperations().ack(QUEUE, List.of(lease));
 			}
 		}
 		this.operations.getBatchOperations().handOver(QUEUE);
@@ -123,21 +121,7 @@ class DashboardBatchesIntegrationTests extends AbstractDashboardHttpIntegrationT
 		String batchId = batch.batchId();
 		String c1 = batch.members().get(0).id();
 		String c2 = batch.members().get(1).id();
-		// a form of another site, and a script of another site with the header
-		this.client.post()
-			.uri("/api/batches/" + batchId + "/cancel")
-			.contentType(MediaType.APPLICATION_FORM_URLENCODED)
-			.header(HttpHeaders.ORIGIN, "http://evil.example")
-			.exchange()
-			.expectStatus()
-			.isForbidden();
-		this.client.post()
-			.uri("/api/batches/" + batchId + "/cancel")
-			.header(DashboardGuard.CHANGE_HEADER, "1")
-			.header(HttpHeaders.ORIGIN, "http://evil.example")
-			.exchange()
-			.expectStatus()
-			.isForbidden();
+		assertRefusedFromAnotherSite("/api/batches/" + batchId + "/cancel");
 		assertThat(this.operations.status(QUEUE, c1).state()).isEqualTo(JobStatus.State.READY);
 		assertThat(this.dispatcher.findBatch(batchId))
 			.hasValueSatisfying((status) -> assertThat(status.state()).isEqualTo(BatchStatus.State.RUNNING));
@@ -191,19 +175,6 @@ class DashboardBatchesIntegrationTests extends AbstractDashboardHttpIntegrationT
 		return this.dispatcher.dispatchBatch(BatchRequest.of(members).carryOn().build());
 	}
 
-	@SuppressWarnings("unchecked")
-	private List<Map<String, Object>> batches(int offset, int count) {
-		Map<String, Object> page = this.client.get()
-			.uri("/api/batches?offset=" + offset + "&count=" + count)
-			.exchange()
-			.expectStatus()
-			.isOk()
-			.expectBody(Map.class)
-			.returnResult()
-			.getResponseBody();
-		return (List<Map<String, Object>>) page.get("batches");
-	}
-
 	private void complete(String id, String result) {
 		this.dispatcher.dispatch(JobRequest.of("work", "p").id(id).build());
 		ReservedJob job = this.operations.getListenerOperations()
@@ -211,6 +182,7 @@ class DashboardBatchesIntegrationTests extends AbstractDashboardHttpIntegrationT
 			.jobs()
 			.get(0);
 		this.operations.getListenerOperations()
+			.getLeaseOperations()
 			.ack(QUEUE, List.of(job.lease()), (result != null) ? Map.of(job.id(), result) : Map.of());
 	}
 

@@ -52,7 +52,7 @@ class DashboardChainsBrowserIntegrationTests extends AbstractBrowserIntegrationT
 			.reserve(QUEUE, 1, Duration.ofMinutes(1))
 			.jobs()
 			.get(0);
-		this.operations.getListenerOperations().ack(QUEUE, List.of(first.lease()));
+		this.operations.getListenerOperations().getLeaseOperations().ack(QUEUE, List.of(first.lease()));
 		this.operations.getBatchOperations().handOver(QUEUE);
 		open("chains");
 		String row = "#chains tr[data-id='" + chainId + "']";

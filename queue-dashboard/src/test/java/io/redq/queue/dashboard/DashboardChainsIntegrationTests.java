@@ -21,8 +21,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.MediaType;
 import org.springframework.test.context.ContextConfiguration;
 
 import static io.redq.queue.dashboard.DashboardTestApplication.QUEUE;
@@ -52,7 +50,7 @@ class DashboardChainsIntegrationTests extends AbstractDashboardHttpIntegrationTe
 		for (int i = 0; i < 3; i++) {
 			ids.add(chain("a" + i, "b" + i).chainId());
 		}
-		List<Map<String, Object>> all = chains(0, 20);
+		List<Map<String, Object>> all = page("chains", 0, 20);
 		assertThat(all).extracting((chain) -> chain.get("id")).containsExactlyInAnyOrderElementsOf(ids);
 		assertThat(all).extracting((chain) -> ((Number) chain.get("createdAt")).longValue())
 			.isSortedAccordingTo((a, b) -> Long.compare(b, a));
@@ -61,13 +59,13 @@ class DashboardChainsIntegrationTests extends AbstractDashboardHttpIntegrationTe
 			.containsEntry("succeeded", 0));
 		// pages follow the same order
 		List<Object> paged = new ArrayList<>();
-		paged.addAll(chains(0, 2).stream().map((chain) -> chain.get("id")).toList());
-		paged.addAll(chains(2, 2).stream().map((chain) -> chain.get("id")).toList());
+		paged.addAll(page("chains", 0, 2).stream().map((chain) -> chain.get("id")).toList());
+		paged.addAll(page("chains", 2, 2).stream().map((chain) -> chain.get("id")).toList());
 		assertThat(paged).isEqualTo(all.stream().map((chain) -> chain.get("id")).toList());
 		// a chain whose state expired is dropped from the index once read
 		String expired = (String) all.get(1).get("id");
 		this.operations.getStore().getTemplate().delete(KEYSPACE.chain(expired));
-		assertThat(chains(0, 20)).extracting((chain) -> chain.get("id")).doesNotContain(expired).hasSize(2);
+		assertThat(page("chains", 0, 20)).extracting((chain) -> chain.get("id")).doesNotContain(expired).hasSize(2);
 		assertThat(this.operations.getStore().getTemplate().opsForZSet().zCard(KEYSPACE.chainIndex())).isEqualTo(2);
 		get("/api/chains?count=" + (JobQueueInspector.MAX_PAGE_SIZE + 1)).expectStatus().isBadRequest();
 		get("/api/chains?offset=-1").expectStatus().isBadRequest();
@@ -112,21 +110,7 @@ class DashboardChainsIntegrationTests extends AbstractDashboardHttpIntegrationTe
 		ChainResult chain = chain("c1", "c2");
 		String id = chain.chainId();
 		String first = chain.stepIds().get(0);
-		// a form of another site, and a script of another site with the header
-		this.client.post()
-			.uri("/api/chains/" + id + "/cancel")
-			.contentType(MediaType.APPLICATION_FORM_URLENCODED)
-			.header(HttpHeaders.ORIGIN, "http://evil.example")
-			.exchange()
-			.expectStatus()
-			.isForbidden();
-		this.client.post()
-			.uri("/api/chains/" + id + "/cancel")
-			.header(DashboardGuard.CHANGE_HEADER, "1")
-			.header(HttpHeaders.ORIGIN, "http://evil.example")
-			.exchange()
-			.expectStatus()
-			.isForbidden();
+		assertRefusedFromAnotherSite("/api/chains/" + id + "/cancel");
 		assertThat(this.operations.status(QUEUE, first).state()).isEqualTo(JobStatus.State.READY);
 		assertThat(this.dispatcher.findChain(id))
 			.hasValueSatisfying((status) -> assertThat(status.state()).isEqualTo(ChainStatus.State.RUNNING));
@@ -161,24 +145,11 @@ class DashboardChainsIntegrationTests extends AbstractDashboardHttpIntegrationTe
 			.jobs()
 			.get(0);
 		if (fail) {
-			this.operations.getListenerOperations().fail(QUEUE, job.lease(), "failed", null);
+			this.operations.getListenerOperations().getLeaseOperations().fail(QUEUE, job.lease(), "failed", null);
 		}
 		else {
-			this.operations.getListenerOperations().ack(QUEUE, List.of(job.lease()));
+			this.operations.getListenerOperations().getLeaseOperations().ack(QUEUE, List.of(job.lease()));
 		}
-	}
-
-	@SuppressWarnings("unchecked")
-	private List<Map<String, Object>> chains(int offset, int count) {
-		Map<String, Object> page = this.client.get()
-			.uri("/api/chains?offset=" + offset + "&count=" + count)
-			.exchange()
-			.expectStatus()
-			.isOk()
-			.expectBody(Map.class)
-			.returnResult()
-			.getResponseBody();
-		return (List<Map<String, Object>>) page.get("chains");
 	}
 
 }

@@ -106,8 +106,13 @@ class DashboardIntegrationTests extends AbstractDashboardHttpIntegrationTests {
 		this.dispatcher.dispatch("report", "q1");
 		this.dispatcher.dispatch("report", "q2");
 		var listener = this.operations.getListenerOperations();
-		listener.ack("reports",
-				listener.reserve("reports", 2, Duration.ofMinutes(1)).jobs().stream().map(ReservedJob::lease).toList());
+		listener.getLeaseOperations()
+			.ack("reports",
+					listener.reserve("reports", 2, Duration.ofMinutes(1))
+						.jobs()
+						.stream()
+						.map(ReservedJob::lease)
+						.toList());
 		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
 			List<Map<String, Object>> queues = get("/api/queues").expectStatus()
 				.isOk()
@@ -260,7 +265,9 @@ class DashboardIntegrationTests extends AbstractDashboardHttpIntegrationTests {
 				.reserve(QUEUE, 1000, Duration.ofMinutes(1))
 				.jobs()) {
 				retried.add(job.id());
-				this.operations.getListenerOperations().fail(QUEUE, job.lease(), "java.io.IOException: again", null);
+				this.operations.getListenerOperations()
+					.getLeaseOperations()
+					.fail(QUEUE, job.lease(), "java.io.IOException: again", null);
 			}
 		}
 		assertThat(retried).as("each dead job retried once").doesNotHaveDuplicates().hasSize(250);
@@ -363,7 +370,7 @@ class DashboardIntegrationTests extends AbstractDashboardHttpIntegrationTests {
 	private void kill(String id, String error) {
 		this.dispatcher.dispatch(JobRequest.of("work", "p").id(id).build());
 		var job = this.operations.getListenerOperations().reserve(QUEUE, 1, Duration.ofMinutes(1)).jobs().get(0);
-		this.operations.getListenerOperations().fail(QUEUE, job.lease(), error, null);
+		this.operations.getListenerOperations().getLeaseOperations().fail(QUEUE, job.lease(), error, null);
 	}
 
 }

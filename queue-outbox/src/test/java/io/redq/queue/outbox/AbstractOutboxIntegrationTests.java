@@ -787,7 +787,7 @@ abstract class AbstractOutboxIntegrationTests {
 
 	private static void succeed(ListenerOperations listener, String queue) {
 		ReservedJob job = listener.reserve(queue, 1, Duration.ofMinutes(1)).jobs().get(0);
-		assertThat(listener.ack(queue, List.of(job.lease()))).isEmpty();
+		assertThat(listener.getLeaseOperations().ack(queue, List.of(job.lease()))).isEmpty();
 	}
 
 	@Test

@@ -53,7 +53,7 @@ abstract class EndpointHttpSupport {
 			.jobs()
 			.get(0);
 		assertThat(job.id()).isEqualTo(id);
-		this.operations.getListenerOperations().fail(QUEUE, job.lease(), "error " + id, null);
+		this.operations.getListenerOperations().getLeaseOperations().fail(QUEUE, job.lease(), "error " + id, null);
 	}
 
 }

@@ -63,7 +63,7 @@ class JobQueueEndpointBatchesIntegrationTests extends EndpointHttpSupport {
 			.get(0);
 		String dead = firstBatch.members().get(0).id();
 		assertThat(dying.id()).isEqualTo(dead);
-		this.operations.getListenerOperations().fail(QUEUE, dying.lease(), "error", null);
+		this.operations.getListenerOperations().getLeaseOperations().fail(QUEUE, dying.lease(), "error", null);
 		this.operations.getBatchOperations().handOver(QUEUE);
 		get("/batches/" + first).expectStatus().isOk().expectBody().json("""
 				{"batch": {"id": "%s", "state": "RUNNING", "deathPolicy": "CARRY_ON", "total": 2, "pending": 1,
@@ -89,7 +89,9 @@ class JobQueueEndpointBatchesIntegrationTests extends EndpointHttpSupport {
 			.reserve(QUEUE, 1, Duration.ofSeconds(30))
 			.jobs()
 			.get(0);
-		this.operations.getListenerOperations().ack(QUEUE, List.of(job.lease()), Map.of("r1", "{\"sent\":3}"));
+		this.operations.getListenerOperations()
+			.getLeaseOperations()
+			.ack(QUEUE, List.of(job.lease()), Map.of("r1", "{\"sent\":3}"));
 		get("/ops/completed/r1").expectStatus().isOk().expectBody().json("""
 				{"id": "r1", "json": "{\\"sent\\":3}", "size": 10, "truncated": false}""");
 		get("/ops/completed/unknown").expectStatus().isNotFound();

@@ -59,7 +59,7 @@ class JobQueueEndpointChainsIntegrationTests extends EndpointHttpSupport {
 			.jobs()
 			.get(0);
 		assertThat(dying.id()).isEqualTo(firstChain.stepIds().get(0));
-		this.operations.getListenerOperations().fail(QUEUE, dying.lease(), "error", null);
+		this.operations.getListenerOperations().getLeaseOperations().fail(QUEUE, dying.lease(), "error", null);
 		this.operations.getBatchOperations().handOver(QUEUE);
 		get("/chains/" + first).expectStatus()
 			.isOk()

@@ -197,7 +197,7 @@ class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 			.writeProgress(QUEUE, job.lease(), JobEnvelope.read(job.envelope()).createdAt(), Map
 				.of(ProgressFields.FRACTION, "0.4", ProgressFields.MESSAGE, "row 40", ProgressFields.CURSOR, "40")))
 			.isTrue();
-		listener.fail(QUEUE, job.lease(), "error p1", null);
+		listener.getLeaseOperations().fail(QUEUE, job.lease(), "error p1", null);
 		get("/ops/dead/p1").expectStatus()
 			.isOk()
 			.expectBody()
@@ -266,7 +266,7 @@ class JobQueueEndpointIntegrationTests extends EndpointHttpSupport {
 				.reserve(QUEUE, 1, Duration.ofSeconds(30))
 				.jobs()
 				.get(0);
-			this.operations.getListenerOperations().ack(QUEUE, List.of(job.lease()));
+			this.operations.getListenerOperations().getLeaseOperations().ack(QUEUE, List.of(job.lease()));
 		}
 		get("/ops/completed").expectStatus()
 			.isOk()

@@ -758,7 +758,9 @@ final class ScriptTester {
 			else {
 				// the run gets the lease it was reserved with, so that short leases
 				// still expire
-				boolean kept = this.listeners.start(QUEUE, List.of(job.lease()), held.lease()).isEmpty();
+				boolean kept = this.listeners.getLeaseOperations()
+					.start(QUEUE, List.of(job.lease()), held.lease())
+					.isEmpty();
 				if (kept) {
 					this.lastStarts.put(job.id(), job.token());
 				}
@@ -833,12 +835,12 @@ final class ScriptTester {
 			// as the error handler does: the last attempt is not retried
 			boolean dies = outcome >= 85 || run.job.attempt() >= run.dispatch.maxAttempts;
 			Duration retry = dies ? null : Duration.ofMillis((outcome < 70) ? 0 : 1 + this.random.nextInt(30));
-			boolean failed = this.listeners.fail(QUEUE, lease, "failed", retry);
+			boolean failed = this.listeners.getLeaseOperations().fail(QUEUE, lease, "failed", retry);
 			Double due = this.redis.opsForZSet().score(this.keys.delayed(), lease.id());
 			String resent = "";
 			if (enabled(Fault.FAIL_RESENT, 0.3)) {
 				resent = " (reply lost: " + failed + "; re-sent)";
-				this.listeners.fail(QUEUE, lease, "failed", retry);
+				this.listeners.getLeaseOperations().fail(QUEUE, lease, "failed", retry);
 			}
 			if (failed) {
 				run.dispatch.acceptedFailures++;
@@ -870,7 +872,7 @@ final class ScriptTester {
 	 */
 	private List<String> acknowledge(Run run, @Nullable Duration leaving) {
 		if (leaving == null) {
-			return this.listeners.ack(QUEUE, List.of(run.job.lease()));
+			return this.listeners.getLeaseOperations().ack(QUEUE, List.of(run.job.lease()));
 		}
 		GateOperations.Completion completion = this.listeners.getGateOperations()
 			.completeAndLeaveGates(QUEUE, run.job.lease(), run.gates, leaving);
@@ -936,9 +938,9 @@ final class ScriptTester {
 			return false;
 		}
 		// the renewal confirms the started runs
-		List<String> lost = this.listeners.extend(QUEUE, started, waiting, LONG_LEASE, LONG_LEASE);
+		List<String> lost = this.listeners.getLeaseOperations().extend(QUEUE, started, waiting, LONG_LEASE, LONG_LEASE);
 		if (enabled(Fault.EXTEND_RESENT, 0.3)) {
-			lost = this.listeners.extend(QUEUE, started, waiting, LONG_LEASE, LONG_LEASE);
+			lost = this.listeners.getLeaseOperations().extend(QUEUE, started, waiting, LONG_LEASE, LONG_LEASE);
 		}
 		for (Run run : worker.running) {
 			if (run.gates != null) {
@@ -966,10 +968,11 @@ final class ScriptTester {
 			.filter((run) -> enabled(Fault.RUNNING_JOBS_HANDED_BACK, 0.5))
 			.toList();
 		List<Lease> running = interrupted.stream().map((run) -> run.job.lease()).toList();
-		long released = this.listeners.release(QUEUE, notStarted, true) + this.listeners.release(QUEUE, running, false);
+		long released = this.listeners.getLeaseOperations().release(QUEUE, notStarted, true)
+				+ this.listeners.getLeaseOperations().release(QUEUE, running, false);
 		if (enabled(Fault.RELEASE_RESENT, 0.3)) {
-			this.listeners.release(QUEUE, notStarted, true);
-			this.listeners.release(QUEUE, running, false);
+			this.listeners.getLeaseOperations().release(QUEUE, notStarted, true);
+			this.listeners.getLeaseOperations().release(QUEUE, running, false);
 		}
 		worker.held.clear();
 		worker.running.removeAll(interrupted);

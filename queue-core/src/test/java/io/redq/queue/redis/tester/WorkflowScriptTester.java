@@ -254,10 +254,11 @@ abstract class WorkflowScriptTester {
 			return false;
 		}
 		Held job = this.held.remove(this.random.nextInt(this.held.size()));
-		boolean accepted = this.listeners.ack(job.queue, List.of(job.job.lease())).isEmpty();
+		boolean accepted = this.listeners.getLeaseOperations().ack(job.queue, List.of(job.job.lease())).isEmpty();
 		String resent = "";
 		if (enabled(Fault.ACK_RESENT, 0.2)) {
-			resent = ", re-sent: " + this.listeners.ack(job.queue, List.of(job.job.lease())).isEmpty();
+			resent = ", re-sent: "
+					+ this.listeners.getLeaseOperations().ack(job.queue, List.of(job.job.lease())).isEmpty();
 		}
 		if (accepted && job.queue.equals(CALLBACKS)) {
 			this.callbacksRun.add(job.job.id());
@@ -272,7 +273,7 @@ abstract class WorkflowScriptTester {
 			return false;
 		}
 		this.held.remove(job);
-		boolean failed = this.listeners.fail(job.queue, job.job.lease(), "boom", Duration.ZERO);
+		boolean failed = this.listeners.getLeaseOperations().fail(job.queue, job.job.lease(), "boom", Duration.ZERO);
 		trace("a worker fails " + job + ": " + failed);
 		return true;
 	}
@@ -410,7 +411,8 @@ abstract class WorkflowScriptTester {
 		for (int round = 0; round < 1000 && !quiet(); round++) {
 			for (Held job : List.copyOf(this.held)) {
 				this.held.remove(job);
-				if (this.listeners.ack(job.queue, List.of(job.job.lease())).isEmpty() && job.queue.equals(CALLBACKS)) {
+				if (this.listeners.getLeaseOperations().ack(job.queue, List.of(job.job.lease())).isEmpty()
+						&& job.queue.equals(CALLBACKS)) {
 					this.callbacksRun.add(job.job.id());
 				}
 			}
