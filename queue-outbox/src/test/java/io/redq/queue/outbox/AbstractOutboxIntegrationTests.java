@@ -975,13 +975,13 @@ abstract class AbstractOutboxIntegrationTests {
 	void rowOfAnotherFormatVersionIsMovedAsideAndItsQueueGoesOn() {
 		run((outbox) -> {
 			outbox.jdbc.update("INSERT INTO " + JdbcJobOutbox.TABLE + " (queue, nonce, steps, job_count, created_at) "
-					+ "VALUES ('mail', 'n1', '{\"v\":4,\"steps\":[]}', 1, 0)");
+					+ "VALUES ('mail', 'n1', '{\"v\":99,\"steps\":[]}', 1, 0)");
 			String id = outbox.commit(JobRequest.of("send-invoice", "order-1").build());
 			outbox.relayAll();
 			assertThat(outbox.ready("mail")).containsExactly(id);
 			assertThat(outbox.outbox.parkedRows(0, 10)).singleElement()
 				.extracting(JdbcJobOutbox.ParkedRow::reason, InstanceOfAssertFactories.STRING)
-				.contains("format version 4");
+				.contains("format version 99");
 		});
 	}
 
@@ -990,7 +990,7 @@ abstract class AbstractOutboxIntegrationTests {
 		run((outbox) -> {
 			for (int i = 0; i < 3; i++) {
 				outbox.jdbc.update("INSERT INTO " + JdbcJobOutbox.TABLE + " (queue, nonce, steps, job_count, "
-						+ "created_at) VALUES ('mail', ?, '{\"v\":4,\"steps\":[]}', 1, 0)", "n" + i);
+						+ "created_at) VALUES ('mail', ?, '{\"v\":99,\"steps\":[]}', 1, 0)", "n" + i);
 			}
 			outbox.relayAll();
 			List<JdbcJobOutbox.ParkedRow> first = outbox.outbox.parkedRows(0, 2);
