@@ -21,6 +21,7 @@ import io.redq.queue.core.QueueStats;
 import io.redq.queue.listener.JobContext;
 import io.redq.queue.test.RedisCluster;
 import io.redq.queue.test.RedisServer;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -50,6 +51,12 @@ class RedisClusterIntegrationTests {
 	@BeforeAll
 	static void startCluster() {
 		cluster = RedisCluster.start(3, 0);
+	}
+
+	@AfterEach
+	void flush() {
+		// a queue's shards and jobs of one test must not meet another test's containers
+		cluster.masters().forEach(RedisServer::flushAll);
 	}
 
 	@Test
