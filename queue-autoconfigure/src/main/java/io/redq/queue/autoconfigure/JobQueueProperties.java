@@ -713,7 +713,7 @@ public class JobQueueProperties {
 		 * asynchronous ones always do. When false, each synchronous dispatch is a call of
 		 * its own.
 		 */
-		private boolean enabled;
+		private boolean enabled = true;
 
 		/**
 		 * Most jobs in one shared call, from 1 to 1,000 (the most of one script call, as
@@ -731,7 +731,7 @@ public class JobQueueProperties {
 		 * Most script calls of a queue's synchronous dispatches in flight at once; a
 		 * queue with an asynchronous dispatch waiting or in flight has one at most.
 		 */
-		private int maxInFlight = 1;
+		private int maxInFlight = 2;
 
 		public boolean isEnabled() {
 			return this.enabled;

@@ -89,7 +89,7 @@ class ProxyFaultsIntegrationTests extends ChaosSupport {
 	void aLostReplyOfASharedDispatchCallIsReportedToEachOfItsCallersAndItsJobsAreStoredOnce() throws Exception {
 		ChaosProxy proxy = startRedisBehindProxy();
 		RedisJobDispatcher flaky = dispatcherVia(proxy.port(), Duration.ofSeconds(20));
-		flaky.setCoalescing(true);
+		flaky.setCoalescingMaxInFlight(1);
 		flaky.dispatch(request("warm"));
 		// the first call held in Redis while the others arrive: they share the next call
 		this.redis.command("CLIENT", "PAUSE", "30000", "WRITE");

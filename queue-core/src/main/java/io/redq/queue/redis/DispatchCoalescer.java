@@ -64,13 +64,13 @@ final class DispatchCoalescer {
 	private final Set<Dispatch> asyncPending = ConcurrentHashMap.newKeySet();
 
 	/** Whether synchronous dispatches share calls too; asynchronous ones always do. */
-	private volatile boolean enabled;
+	private volatile boolean enabled = true;
 
 	private volatile int maxJobs = QueueStore.MAX_BATCH_SIZE;
 
 	private volatile long maxSize = DEFAULT_MAX_SIZE;
 
-	private volatile int maxInFlight = 1;
+	private volatile int maxInFlight = 2;
 
 	private volatile Duration timeout = RedisJobDispatcher.DEFAULT_TIMEOUT;
 

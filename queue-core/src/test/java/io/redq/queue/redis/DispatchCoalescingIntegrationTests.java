@@ -70,7 +70,11 @@ class DispatchCoalescingIntegrationTests {
 		catalog.register(new JobDefinition("ping", "default", 3, Duration.ZERO, JobBackoff.DEFAULT, String.class));
 		catalog.register(new JobDefinition("tick", "default", 3, Duration.ZERO, JobBackoff.DEFAULT, Long.class));
 		this.dispatcher = new RedisJobDispatcher(operations, catalog, JsonMapper.shared());
-		this.dispatcher.setCoalescing(true);
+		// shared calls are the default; one call in flight, so that every dispatch
+		// arriving
+		// meanwhile waits for the next call (with the default two, the first of them goes
+		// at once)
+		this.dispatcher.setCoalescingMaxInFlight(1);
 		this.dispatcher.setInterceptors(List.of(new DispatchInterceptor() {
 
 			@Override
