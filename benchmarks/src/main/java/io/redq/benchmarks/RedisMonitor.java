@@ -77,12 +77,18 @@ final class RedisMonitor implements AutoCloseable {
 	/**
 	 * Read lines until one matches.
 	 * @param wanted the line wanted
-	 * @param timeoutMillis how long to wait for each line
+	 * @param timeoutMillis how long to read at most
 	 * @return the line, or {@code null} when none came within the timeout
 	 */
 	@Nullable Line next(Predicate<Line> wanted, int timeoutMillis) {
-		String text;
-		while ((text = readLine(timeoutMillis)) != null) {
+		// other clients' commands keep coming: the timeout bounds the whole search
+		long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+		long left;
+		while ((left = (deadline - System.nanoTime()) / 1_000_000) > 0) {
+			String text = readLine((int) left);
+			if (text == null) {
+				return null;
+			}
 			Line line = Line.parse(text);
 			if (line != null && wanted.test(line)) {
 				return line;
