@@ -84,6 +84,18 @@ final class Harness {
 	 * @return the running context
 	 */
 	ConfigurableApplicationContext start(Class<?> jobs, String... properties) {
+		return start(List.of(jobs), properties);
+	}
+
+	/**
+	 * Start the application against the benchmark's Redis.
+	 * @param sources {@link BenchmarkConfiguration.NoopJobs} or
+	 * {@link BenchmarkConfiguration.IdleJobs}, and what else the scenario needs
+	 * @param properties properties of the scenario, in {@code name=value} form; arguments
+	 * of the command line take precedence
+	 * @return the running context
+	 */
+	ConfigurableApplicationContext start(List<Class<?>> sources, String... properties) {
 		RedisCluster cluster = this.redis.cluster();
 		List<String> all = new ArrayList<>((cluster != null) ? List.of(cluster.springProperties()) : List
 			.of("spring.data.redis.host=" + this.redis.host(), "spring.data.redis.port=" + this.redis.port()));
@@ -93,7 +105,7 @@ final class Harness {
 				// far
 				"spring.threads.virtual.enabled=true"));
 		all.addAll(List.of(properties));
-		this.context = new SpringApplicationBuilder(BenchmarkConfiguration.class, jobs)
+		this.context = new SpringApplicationBuilder(BenchmarkConfiguration.class).sources(sources.toArray(Class[]::new))
 			.properties(all.toArray(String[]::new))
 			.run(this.options.springArgs());
 		return this.context;

@@ -42,6 +42,7 @@ record Options(String scenario, @Nullable String redisUrl, Map<String, String> v
 			  --spread=10s               timers: the span their due times cover
 			  --lead=5s                  timers: time from the start of dispatching to the first due time
 			  --gap=10ms                 idle-pickup: pause between jobs
+			  --split=true               idle-pickup: split each pickup's time with MONITOR and Lettuce's reply times
 			  --queues=10                idle-cost: queues with a handler
 			  --duration=20s             idle-cost: measuring time; soak: total time
 			  --lpush-requests=200000    redis-benchmark LPUSH requests; 0 skips it
@@ -52,7 +53,7 @@ record Options(String scenario, @Nullable String redisUrl, Map<String, String> v
 
 	private static final List<String> NAMES = List.of("scenario", "redis", "jobs", "warmup", "producers", "rate",
 			"levels", "groups", "cluster", "threads", "spread", "lead", "gap", "queues", "duration", "lpush-requests",
-			"rounds", "steps", "hold");
+			"rounds", "steps", "hold", "split");
 
 	static Options parse(String... args) {
 		Map<String, String> values = new LinkedHashMap<>();
@@ -106,6 +107,10 @@ record Options(String scenario, @Nullable String redisUrl, Map<String, String> v
 
 	int threads() {
 		return intValue("threads", 8);
+	}
+
+	boolean split() {
+		return Boolean.parseBoolean(this.values.getOrDefault("split", "true"));
 	}
 
 	int lpushRequests() {

@@ -31,6 +31,8 @@ class Recorder {
 
 	private volatile long lastStartNanos;
 
+	private volatile long lastStartMicros;
+
 	/**
 	 * Start counting afresh.
 	 * @param expected how many latencies to keep
@@ -47,13 +49,15 @@ class Recorder {
 	void started(JobContext context) {
 		long nanos = System.nanoTime();
 		Instant from = this.fromAvailableAt ? context.getAvailableAt() : context.getCreatedAt();
-		long micros = ChronoUnit.MICROS.between(from, Instant.now());
+		Instant now = Instant.now();
+		long micros = ChronoUnit.MICROS.between(from, now);
 		int index = this.started.getAndIncrement();
 		long[] latencies = this.latencies;
 		if (index < latencies.length) {
 			latencies[index] = micros;
 		}
 		this.lastStartNanos = nanos;
+		this.lastStartMicros = now.getEpochSecond() * 1_000_000 + now.getNano() / 1000;
 		this.each.release();
 	}
 
@@ -72,6 +76,15 @@ class Recorder {
 			throw new IllegalStateException("No job started within " + timeout);
 		}
 		return this.lastStartNanos;
+	}
+
+	/**
+	 * Return when the handler that started last started, on the wall clock of
+	 * {@link RedisMonitor#now()}.
+	 * @return the microseconds since the epoch
+	 */
+	long lastStartMicros() {
+		return this.lastStartMicros;
 	}
 
 	long[] latencies() {

@@ -48,9 +48,20 @@ public final class Result {
 		long[] sorted = micros.clone();
 		Arrays.sort(sorted);
 		put(prefix + "Samples", sorted.length);
+		putPercentiles(prefix, sorted);
+		put(prefix + "MaxMs", (sorted.length > 0) ? sorted[sorted.length - 1] / 1000.0 : 0.0);
+	}
+
+	/**
+	 * Add p50 and p99 of latencies.
+	 * @param prefix the name prefix, e.g. {@code latency}
+	 * @param micros the latencies in microseconds
+	 */
+	void putPercentiles(String prefix, long[] micros) {
+		long[] sorted = micros.clone();
+		Arrays.sort(sorted);
 		put(prefix + "P50Ms", percentile(sorted, 50) / 1000.0);
 		put(prefix + "P99Ms", percentile(sorted, 99) / 1000.0);
-		put(prefix + "MaxMs", (sorted.length > 0) ? sorted[sorted.length - 1] / 1000.0 : 0.0);
 	}
 
 	/**

@@ -53,7 +53,10 @@ class BenchmarksIntegrationTests {
 						List.of("jobsPerSecond", "latencyP50Ms", "latencyP99Ms", "roundTripsPerJob")),
 				Arguments.of("idle-pickup", List.of("--jobs=20", "--gap=5ms"),
 						List.of("pickupP50Ms", "pickupP99Ms", "pickupMaxMs", "stallMaxMs", "stallsOver5Ms",
-								"roundTripsPerJob")),
+								"roundTripsPerJob", "splitSamples", "splitToEventLoopP50Ms", "splitToScriptP50Ms",
+								"splitToReservationP50Ms", "splitToReplyP50Ms", "splitToHandlerP99Ms",
+								"splitDispatchReplyP50Ms", "handOffIdleP50Ms", "handOffNextP99Ms", "pingIdleP50Ms",
+								"pingNextP99Ms")),
 				Arguments.of("lone-dispatch", List.of("--jobs=200"),
 						List.of("dispatchP50Ms", "dispatchP99Ms", "dispatchMaxMs", "roundTripsPerJob")),
 				Arguments.of("timers", List.of("--jobs=200", "--spread=1s", "--lead=500ms"),
@@ -106,6 +109,10 @@ class BenchmarksIntegrationTests {
 			if (result.get(field).isNumber()) {
 				assertThat(result.get(field).asDouble()).as(field).isNotNegative();
 			}
+		}
+		if (result.has("splitSamples")) {
+			// every pickup is found in MONITOR's lines and Lettuce's replies
+			assertThat(result.get("splitSamples").asInt()).isEqualTo(result.get("jobs").asInt());
 		}
 		if (result.has("jobsPerSecond")) {
 			assertThat(result.get("jobsPerSecond").asDouble()).isPositive();
