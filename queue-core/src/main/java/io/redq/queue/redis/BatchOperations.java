@@ -105,7 +105,7 @@ public final class BatchOperations {
 	 * @param store the queues
 	 */
 	public BatchOperations(QueueStore store) {
-		this(store, SCRIPT);
+		this(store, SCRIPT, null, null);
 	}
 
 	/**
@@ -114,7 +114,7 @@ public final class BatchOperations {
 	 * @param chainOperations the chains
 	 */
 	BatchOperations(QueueStore store, ChainOperations chainOperations) {
-		this(store, SCRIPT, chainOperations);
+		this(store, SCRIPT, null, chainOperations);
 	}
 
 	/**
@@ -125,24 +125,34 @@ public final class BatchOperations {
 	 */
 	@SuppressWarnings("rawtypes")
 	public BatchOperations(QueueStore store, RedisScript<List> script) {
-		this(store, script, null);
+		this(store, script, null, null);
 	}
 
 	/**
-	 * Create an instance that runs another version of {@code batch.lua} and hands chain
-	 * links to the given chains: for the chains' own batches (a batch step, a batch a
-	 * chain is a member of), and for tests that check what the scripts' invariants catch.
+	 * Create an instance that runs other versions of {@code batch.lua} and
+	 * {@code chain.lua}, with chains of its own ({@link #chains()}): for tests that check
+	 * what the scripts' invariants catch.
 	 * @param store the queues
 	 * @param script the batch script
-	 * @param chainOperations the chains, which the hand-overs of chain steps go to, or
-	 * {@code null} for chains of this instance's own
+	 * @param chainScript the chain script
 	 */
 	@SuppressWarnings("rawtypes")
-	public BatchOperations(QueueStore store, RedisScript<List> script, @Nullable ChainOperations chainOperations) {
+	public BatchOperations(QueueStore store, RedisScript<List> script, RedisScript<List> chainScript) {
+		this(store, script, chainScript, null);
+	}
+
+	/**
+	 * Create an instance that hands chain links to the given chains, or to chains of its
+	 * own that run the given version of {@code chain.lua} or the shipped one.
+	 */
+	@SuppressWarnings("rawtypes")
+	private BatchOperations(QueueStore store, RedisScript<List> script, @Nullable RedisScript<List> chainScript,
+			@Nullable ChainOperations chainOperations) {
 		this.store = store;
 		this.script = script;
 		this.enqueueOperations = new EnqueueOperations(store);
-		this.chainOperations = (chainOperations != null) ? chainOperations : new ChainOperations(store, this);
+		this.chainOperations = (chainOperations != null) ? chainOperations
+				: new ChainOperations(store, chainScript, this);
 		this.index = new CreationIndex(store.getTemplate(), store.getKeyspace().batchIndex(),
 				(id) -> Boolean.TRUE.equals(store.getTemplate().hasKey(store.batchKeys(id).meta())));
 	}
@@ -255,13 +265,21 @@ public final class BatchOperations {
 	 * {@code null}
 	 */
 	void createOnce(BatchCommand batch, String callId, Duration window, @Nullable String parent) {
-		Map<String, List<EnqueueCommand>> byQueue = byQueue(batch);
-		if (create(batch.id(), batch.deathPolicy(), maximum(batch.linger(), window), maximum(CREATION_WINDOW, window),
-				byQueue.keySet(), batch.onSuccess(), batch.onComplete(),
-				batch.members().stream().map((member) -> member.command().id()).toList(), parent)) {
+		if (create(batch, window, parent)) {
 			enqueueMembers(batch, callId, window);
 		}
 		seal(batch.id());
+	}
+
+	/**
+	 * Create a batch that is not open yet, the first step of {@link #createOnce}: kept at
+	 * least the window once it ended, and a creation left half-done at least the window.
+	 * @return {@code false} when the batch was opened or cancelled before
+	 */
+	boolean create(BatchCommand batch, Duration window, @Nullable String parent) {
+		return create(batch.id(), batch.deathPolicy(), maximum(batch.linger(), window),
+				maximum(CREATION_WINDOW, window), byQueue(batch).keySet(), batch.onSuccess(), batch.onComplete(),
+				batch.members().stream().map((member) -> member.command().id()).toList(), parent);
 	}
 
 	/**
@@ -435,7 +453,7 @@ public final class BatchOperations {
 	 * Return the chains whose batches these are.
 	 * @return the chains
 	 */
-	ChainOperations chains() {
+	public ChainOperations chains() {
 		return this.chainOperations;
 	}
 
@@ -688,7 +706,7 @@ public final class BatchOperations {
 	 * remembers for the batch's linger (at least the re-send window), and hand a nested
 	 * batch's end over to its parent, which counts it once, then record each delivered.
 	 */
-	private void deliver(String batchId, List<?> undelivered) {
+	void deliver(String batchId, List<?> undelivered) {
 		if (undelivered.isEmpty()) {
 			return;
 		}
@@ -783,7 +801,7 @@ public final class BatchOperations {
 		}
 	}
 
-	private List<?> run(String batchId, List<String> args) {
+	List<?> run(String batchId, List<String> args) {
 		List<?> result = this.store.getTemplate()
 			.execute(this.script, this.store.batchKeys(batchId).all(), args.toArray());
 		return (result != null) ? result : List.of();

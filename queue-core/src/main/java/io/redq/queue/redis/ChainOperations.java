@@ -84,7 +84,7 @@ public final class ChainOperations {
 	 * @param store the queues
 	 */
 	public ChainOperations(QueueStore store) {
-		this(store, SCRIPT, null);
+		this(store, null, null);
 	}
 
 	/**
@@ -99,16 +99,13 @@ public final class ChainOperations {
 	}
 
 	/**
-	 * Create an instance whose batches are the given ones.
+	 * Create an instance that runs the given version of {@code chain.lua} or the shipped
+	 * one, whose batches are the given ones or its own.
 	 */
-	ChainOperations(QueueStore store, BatchOperations batchOperations) {
-		this(store, SCRIPT, batchOperations);
-	}
-
 	@SuppressWarnings("rawtypes")
-	private ChainOperations(QueueStore store, RedisScript<List> script, @Nullable BatchOperations batchOperations) {
+	ChainOperations(QueueStore store, @Nullable RedisScript<List> script, @Nullable BatchOperations batchOperations) {
 		this.store = store;
-		this.script = script;
+		this.script = (script != null) ? script : SCRIPT;
 		this.enqueueOperations = new EnqueueOperations(store);
 		this.batchOperations = (batchOperations != null) ? batchOperations : new BatchOperations(store, this);
 		this.index = new CreationIndex(store.getTemplate(), store.getKeyspace().chainIndex(),
@@ -470,11 +467,11 @@ public final class ChainOperations {
 	 * Return how long Redis remembers the enqueue of a chain's step or on-failure job:
 	 * the chain's linger, at least the re-send window.
 	 */
-	private Duration deliveryWindow(Duration linger) {
+	Duration deliveryWindow(Duration linger) {
 		return BatchOperations.maximum(linger, this.store.getResendProtection().getWindow());
 	}
 
-	private List<?> run(String chainId, List<String> args) {
+	List<?> run(String chainId, List<String> args) {
 		List<?> result = this.store.getTemplate()
 			.execute(this.script, List.of(this.store.getKeyspace().chain(chainId)), args.toArray());
 		return (result != null) ? result : List.of();

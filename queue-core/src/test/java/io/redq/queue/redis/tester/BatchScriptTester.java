@@ -16,7 +16,6 @@ import io.redq.queue.core.Due;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.redis.BatchCommand;
 import io.redq.queue.redis.BatchOperations;
-import io.redq.queue.redis.ChainOperations;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.PreparedCommand;
 import io.redq.queue.redis.RedisJobQueueOperations;
@@ -52,7 +51,7 @@ final class BatchScriptTester extends WorkflowScriptTester {
 
 	BatchScriptTester(RedisJobQueueOperations operations, BatchOperations batches, int steps, Set<Fault> faults,
 			long seed) {
-		super(operations, batches, new ChainOperations(operations.getStore()), QUEUES, steps, faults, seed);
+		super(operations, batches, batches.chains(), QUEUES, steps, faults, seed);
 		this.batches = batches;
 	}
 
