@@ -212,7 +212,7 @@ public final class ChainOperations {
 	 */
 	private void start(PreparedCommand step, String callId, Duration window, String link) {
 		if (isBatch(step)) {
-			this.batchOperations.createOnce(BatchCommand.unnest(step), callId, window, link);
+			this.batchOperations.getCreationOperations().createOnce(BatchCommand.unnest(step), callId, window, link);
 		}
 		else {
 			this.enqueueOperations.enqueueOnce(step.queue(), callId, List.of(step.command()), window, link);
@@ -382,7 +382,8 @@ public final class ChainOperations {
 			// a batch step is cancelled as a batch, whose end then ends the chain; one
 			// not recorded delivered may be in a live mover's creation still
 			String batchId = (String) result.get(2);
-			this.batchOperations.cancel(batchId, timeout, undelivered ? stepCallId(chainId, batchId) : null);
+			this.batchOperations.getCancelOperations()
+				.cancel(batchId, timeout, undelivered ? stepCallId(chainId, batchId) : null);
 			return true;
 		}
 		for (Object step : result.subList(2, result.size())) {
@@ -391,7 +392,8 @@ public final class ChainOperations {
 			// step after it, then the step is cancelled
 			String shard = this.store.shardHolding(queue, id);
 			this.store.getTemplate().execute(UNLINK_LATER_STEPS, List.of(this.store.keys(shard).batchLinks()), id);
-			this.batchOperations.cancelJob(queue, shard, id, timeout, "step '" + id + "' of chain " + chainId);
+			this.batchOperations.getCancelOperations()
+				.cancelJob(queue, shard, id, timeout, "step '" + id + "' of chain " + chainId);
 		}
 		return true;
 	}
@@ -405,7 +407,7 @@ public final class ChainOperations {
 		Duration window = deliveryWindow(Duration.ofMillis(Long.parseLong(String
 			.valueOf(this.store.getTemplate().opsForHash().get(this.store.getKeyspace().chain(chainId), "linger")))));
 		if (BatchOperations.BATCH_QUEUE.equals(queue)) {
-			this.batchOperations.forestall(stepId, window);
+			this.batchOperations.getCancelOperations().forestall(stepId, window);
 			return;
 		}
 		String callId = stepCallId(chainId, stepId);

@@ -267,7 +267,7 @@ class ChainOnRedisClusterIntegrationTests extends AbstractWorkflowOnRedisCluster
 
 	/**
 	 * Read a chain's batch step as a live mover does, and create the batch, by hand: the
-	 * first step of {@link BatchOperations#createOnce}.
+	 * first step of {@link BatchCreationOperations#createOnce}.
 	 */
 	private BatchCommand readAndCreateBatchStep(String chainId) throws IOException {
 		List<?> read = applyHandOver(chainId, "q0", chainId + ":1");
@@ -280,6 +280,7 @@ class ChainOnRedisClusterIntegrationTests extends AbstractWorkflowOnRedisCluster
 
 	private void create(String chainId, BatchCommand batch) {
 		this.operations.getBatchOperations()
+			.getCreationOperations()
 			.create(batch.id(), batch.deathPolicy(), batch.linger(), List.of("q1", "q2"), Map.of(),
 					batch.members().stream().map((member) -> member.command().id()).toList(),
 					ChainOperations.link(chainId));
@@ -287,11 +288,11 @@ class ChainOnRedisClusterIntegrationTests extends AbstractWorkflowOnRedisCluster
 
 	/**
 	 * The rest of a batch step's creation by a live mover, as
-	 * {@link BatchOperations#createOnce} goes on after the batch's creation: the
+	 * {@link BatchCreationOperations#createOnce} goes on after the batch's creation: the
 	 * members' enqueues, then the seal.
 	 */
 	private void finishCreation(String chainId, BatchCommand batch) {
-		BatchOperations batches = this.operations.getBatchOperations();
+		BatchCreationOperations batches = this.operations.getBatchOperations().getCreationOperations();
 		batches.enqueueMembers(batch, "chain:" + chainId + ":s2", window());
 		batches.seal(batch.id());
 	}

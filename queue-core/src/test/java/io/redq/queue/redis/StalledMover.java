@@ -17,9 +17,10 @@ import org.jspecify.annotations.Nullable;
  * {@link BatchOperations#handOver}) that stalls between its steps, for the workflow
  * testers: it applies the hand-overs to their workflows at once, then delivers what they
  * call for one piece at a time, as a live mover that other movers and cancels overtake. A
- * batch step of a chain is created in the steps of {@link BatchOperations#createOnce}:
- * the batch, its members' enqueues (those of its first queue alone first), its seal. The
- * hand-overs are removed last, so that other movers apply them meanwhile.
+ * batch step of a chain is created in the steps of
+ * {@link BatchCreationOperations#createOnce}: the batch, its members' enqueues (those of
+ * its first queue alone first), its seal. The hand-overs are removed last, so that other
+ * movers apply them meanwhile.
  *
  * @author Redq team
  */
@@ -99,24 +100,24 @@ public final class StalledMover {
 			// the call id and link under which ChainOperations#deliver creates it
 			String callId = "chain:" + chainId + ":" + name;
 			boolean[] created = new boolean[1];
-			add("creates batch step " + batch.id(),
-					() -> created[0] = batches.create(batch, window, ChainOperations.link(chainId)));
+			add("creates batch step " + batch.id(), () -> created[0] = batches.getCreationOperations()
+				.create(batch, window, ChainOperations.link(chainId)));
 			PreparedCommand first = batch.members().get(0);
 			BatchCommand firstQueue = new BatchCommand(batch.id(), batch.deathPolicy(), batch.linger(),
 					batch.members().stream().filter((member) -> member.queue().equals(first.queue())).toList(),
 					batch.onSuccess(), batch.onComplete());
 			add("enqueues the members of batch step " + batch.id() + " in " + first.queue(), () -> {
 				if (created[0]) {
-					batches.enqueueMembers(firstQueue, callId, window);
+					batches.getCreationOperations().enqueueMembers(firstQueue, callId, window);
 				}
 			});
 			// the rest, the first queue's calls again, which Redis remembers
 			add("enqueues the other members of batch step " + batch.id(), () -> {
 				if (created[0]) {
-					batches.enqueueMembers(batch, callId, window);
+					batches.getCreationOperations().enqueueMembers(batch, callId, window);
 				}
 			});
-			add("seals batch step " + batch.id(), () -> batches.seal(batch.id()));
+			add("seals batch step " + batch.id(), () -> batches.getCreationOperations().seal(batch.id()));
 			add("records " + name + " of chain " + chainId + " delivered",
 					() -> chains.run(chainId, List.of("delivered", name)));
 		}

@@ -104,9 +104,9 @@ final class BatchScriptTester extends WorkflowScriptTester {
 				Duration.ofMinutes(10), members, callback(id, "success"), callback(id, "complete"));
 		String callId = ResendProtection.newId();
 		Batch batch = new Batch(id, failFast, members.stream().map(Member::new).toList(),
-				() -> this.batches.createOnce(command, callId, WINDOW));
+				() -> this.batches.getCreationOperations().createOnce(command, callId, WINDOW));
 		members.forEach((member) -> this.batchOfMember.put(member.command().id(), batch));
-		this.batches.createOnce(command, callId, WINDOW);
+		this.batches.getCreationOperations().createOnce(command, callId, WINDOW);
 		String again = created(batch);
 		trace("a relay creates " + id + " (" + (failFast ? "fail fast" : "carry on") + ") of "
 				+ members.stream().map((member) -> member.command().id() + "@" + member.queue()).toList() + again);

@@ -816,7 +816,7 @@ abstract class WorkflowScriptTester {
 
 		@Override
 		boolean cancel() {
-			return WorkflowScriptTester.this.handOvers.cancel(this.id, null);
+			return WorkflowScriptTester.this.handOvers.getCancelOperations().cancel(this.id, null);
 		}
 
 		@Override
