@@ -16,7 +16,7 @@ import org.springframework.util.Assert;
 /**
  * A batch checked and written as Redis stores it, under the id chosen when it was
  * dispatched, to be created later: what a transactional outbox row holds (see
- * {@link BatchOperations#createOnce}).
+ * {@link BatchCreationOperations#createOnce}).
  * <p>
  * A member that is a batch or a chain of its own is a command of the queue
  * {@code {batch}} or {@code {chain}} under its id, whose body holds it as {@link #nest()}

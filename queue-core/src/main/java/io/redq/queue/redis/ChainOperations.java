@@ -84,7 +84,7 @@ public final class ChainOperations {
 	 * @param store the queues
 	 */
 	public ChainOperations(QueueStore store) {
-		this(store, SCRIPT, null);
+		this(store, null, null);
 	}
 
 	/**
@@ -99,16 +99,13 @@ public final class ChainOperations {
 	}
 
 	/**
-	 * Create an instance whose batches are the given ones.
+	 * Create an instance that runs the given version of {@code chain.lua} or the shipped
+	 * one, whose batches are the given ones or its own.
 	 */
-	ChainOperations(QueueStore store, BatchOperations batchOperations) {
-		this(store, SCRIPT, batchOperations);
-	}
-
 	@SuppressWarnings("rawtypes")
-	private ChainOperations(QueueStore store, RedisScript<List> script, @Nullable BatchOperations batchOperations) {
+	ChainOperations(QueueStore store, @Nullable RedisScript<List> script, @Nullable BatchOperations batchOperations) {
 		this.store = store;
-		this.script = script;
+		this.script = (script != null) ? script : SCRIPT;
 		this.enqueueOperations = new EnqueueOperations(store);
 		this.batchOperations = (batchOperations != null) ? batchOperations : new BatchOperations(store, this);
 		this.index = new CreationIndex(store.getTemplate(), store.getKeyspace().chainIndex(),
@@ -215,7 +212,7 @@ public final class ChainOperations {
 	 */
 	private void start(PreparedCommand step, String callId, Duration window, String link) {
 		if (isBatch(step)) {
-			this.batchOperations.createOnce(BatchCommand.unnest(step), callId, window, link);
+			this.batchOperations.getCreationOperations().createOnce(BatchCommand.unnest(step), callId, window, link);
 		}
 		else {
 			this.enqueueOperations.enqueueOnce(step.queue(), callId, List.of(step.command()), window, link);
@@ -385,7 +382,8 @@ public final class ChainOperations {
 			// a batch step is cancelled as a batch, whose end then ends the chain; one
 			// not recorded delivered may be in a live mover's creation still
 			String batchId = (String) result.get(2);
-			this.batchOperations.cancel(batchId, timeout, undelivered ? stepCallId(chainId, batchId) : null);
+			this.batchOperations.getCancelOperations()
+				.cancel(batchId, timeout, undelivered ? stepCallId(chainId, batchId) : null);
 			return true;
 		}
 		for (Object step : result.subList(2, result.size())) {
@@ -394,7 +392,8 @@ public final class ChainOperations {
 			// step after it, then the step is cancelled
 			String shard = this.store.shardHolding(queue, id);
 			this.store.getTemplate().execute(UNLINK_LATER_STEPS, List.of(this.store.keys(shard).batchLinks()), id);
-			this.batchOperations.cancelJob(queue, shard, id, timeout, "step '" + id + "' of chain " + chainId);
+			this.batchOperations.getCancelOperations()
+				.cancelJob(queue, shard, id, timeout, "step '" + id + "' of chain " + chainId);
 		}
 		return true;
 	}
@@ -408,7 +407,7 @@ public final class ChainOperations {
 		Duration window = deliveryWindow(Duration.ofMillis(Long.parseLong(String
 			.valueOf(this.store.getTemplate().opsForHash().get(this.store.getKeyspace().chain(chainId), "linger")))));
 		if (BatchOperations.BATCH_QUEUE.equals(queue)) {
-			this.batchOperations.forestall(stepId, window);
+			this.batchOperations.getCancelOperations().forestall(stepId, window);
 			return;
 		}
 		String callId = stepCallId(chainId, stepId);
@@ -470,11 +469,11 @@ public final class ChainOperations {
 	 * Return how long Redis remembers the enqueue of a chain's step or on-failure job:
 	 * the chain's linger, at least the re-send window.
 	 */
-	private Duration deliveryWindow(Duration linger) {
+	Duration deliveryWindow(Duration linger) {
 		return BatchOperations.maximum(linger, this.store.getResendProtection().getWindow());
 	}
 
-	private List<?> run(String chainId, List<String> args) {
+	List<?> run(String chainId, List<String> args) {
 		List<?> result = this.store.getTemplate()
 			.execute(this.script, List.of(this.store.getKeyspace().chain(chainId)), args.toArray());
 		return (result != null) ? result : List.of();

@@ -436,7 +436,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 
 	@Override
 	public boolean cancelBatch(String batchId) {
-		return this.batchOperations.cancel(batchId, this.timeout);
+		return this.batchOperations.getCancelOperations().cancel(batchId, this.timeout);
 	}
 
 	/**

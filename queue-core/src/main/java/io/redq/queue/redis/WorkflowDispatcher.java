@@ -134,8 +134,9 @@ public final class WorkflowDispatcher {
 		List<PreparedJob> prepared = batch.members();
 		Collection<PreparedJob> callbacks = batch.callbacks().values();
 		try {
-			this.batchOperations.create(batch.id(), batch.deathPolicy(), batch.linger(), batch.queues(),
-					batch.callbacks(), batch.memberIds(), parent);
+			this.batchOperations.getCreationOperations()
+				.create(batch.id(), batch.deathPolicy(), batch.linger(), batch.queues(), batch.callbacks(),
+						batch.memberIds(), parent);
 		}
 		catch (RuntimeException ex) {
 			batch.failed(ex);
@@ -155,7 +156,7 @@ public final class WorkflowDispatcher {
 						: sendChain((PreparedChain) nested.get(next), batch.id()).chainId();
 				results.add(new DispatchResult(id, DispatchResult.Outcome.CREATED));
 			}
-			this.batchOperations.seal(batch.id());
+			this.batchOperations.getCreationOperations().seal(batch.id());
 		}
 		catch (RuntimeException ex) {
 			callbacks.forEach((job) -> job.failed(ex));
@@ -198,8 +199,9 @@ public final class WorkflowDispatcher {
 				for (int from = 0; from < jobs.size(); from += QueueStore.MAX_BATCH_SIZE) {
 					List<PreparedJob> step = jobs.subList(from,
 							Math.min(jobs.size(), from + QueueStore.MAX_BATCH_SIZE));
-					adds.add(this.batchOperations.add(batchId, memberId, step.get(0).queue(),
-							callId + "." + steps.size(), step.stream().map(PreparedJob::id).toList()));
+					adds.add(this.batchOperations.getCreationOperations()
+						.add(batchId, memberId, step.get(0).queue(), callId + "." + steps.size(),
+								step.stream().map(PreparedJob::id).toList()));
 					steps.add(step);
 				}
 			}
@@ -222,7 +224,7 @@ public final class WorkflowDispatcher {
 				throw ex;
 			}
 			this.dispatcher.dispatched(step);
-			this.batchOperations.confirmed(batchId, memberId, adds.get(i));
+			this.batchOperations.getCreationOperations().confirmed(batchId, memberId, adds.get(i));
 			for (int j = 0; j < step.size(); j++) {
 				results.put(step.get(j), sent.get(j));
 			}

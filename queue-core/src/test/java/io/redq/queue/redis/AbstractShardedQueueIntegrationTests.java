@@ -546,7 +546,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 		Collections.reverse(shards);
 		List<String> enqueued = shards.stream().map((shard) -> idOn(operations, shard, "a-")).toList();
 		List<String> lost = shards.stream().map((shard) -> idOn(operations, shard, "lost-")).toList();
-		BatchOperations batches = operations.getBatchOperations();
+		BatchCreationOperations batches = operations.getBatchOperations().getCreationOperations();
 		batches.add(batch.batchId(), adder.id(), QUEUE, "call", enqueued);
 		batches.add(batch.batchId(), adder.id(), QUEUE, "lost-call", lost);
 		EnqueueOperations enqueue = operations.getEnqueueOperations();
@@ -555,7 +555,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 		ListenerOperations listener = operations.getListenerOperations();
 		listener.getLeaseOperations().ack(QUEUE, List.of(adder.lease()));
 		listener.handOver(QUEUE);
-		assertThat(batches.find(batch.batchId()).get()).isEqualTo(
+		assertThat(operations.getBatchOperations().find(batch.batchId()).get()).isEqualTo(
 				new BatchStatus(batch.batchId(), BatchStatus.State.RUNNING, BatchDeathPolicy.CARRY_ON, 7, 3, 1, 0, 3));
 		// the lost enqueue comes late: it changes nothing on any shard
 		assertThatIllegalStateException().isThrownBy(

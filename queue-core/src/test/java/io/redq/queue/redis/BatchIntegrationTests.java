@@ -275,7 +275,7 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 		ReservedJob adder = this.listener.reserve("mail", 1, LEASE).jobs().get(0);
 		List<DispatchResult> added = this.dispatcher.addToBatch(batch.batchId(), adder.id(), members("sms"));
 		// the instance dies between an add and its enqueue
-		BatchOperations batches = new BatchOperations(this.operations.getStore());
+		BatchCreationOperations batches = new BatchOperations(this.operations.getStore()).getCreationOperations();
 		assertThat(batches.add(batch.batchId(), adder.id(), "sms", "lost-call", List.of("lost-1", "lost-2")))
 			.isEqualTo(2);
 		assertThat(status(batch).pending()).isEqualTo(4);
@@ -314,7 +314,7 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 			.dispatchBatch(BatchRequest.of(members("mail")).onComplete(JobRequest.of("close", "c").build()).build());
 		ReservedJob adder = this.listener.reserve("mail", 1, LEASE).jobs().get(0);
 		// a live member's add is recorded...
-		BatchOperations batches = new BatchOperations(this.operations.getStore());
+		BatchCreationOperations batches = new BatchOperations(this.operations.getStore()).getCreationOperations();
 		batches.add(batch.batchId(), adder.id(), "sms", "slow-call", List.of("a1"));
 		// ...its batch is cancelled...
 		assertThat(this.dispatcher.cancelBatch(batch.batchId())).isTrue();
@@ -342,7 +342,7 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 		BatchResult batch = this.dispatcher
 			.dispatchBatch(BatchRequest.of(members("mail")).onSuccess(JobRequest.of("report", "r").build()).build());
 		ReservedJob adder = this.listener.reserve("mail", 1, LEASE).jobs().get(0);
-		BatchOperations batches = new BatchOperations(this.operations.getStore());
+		BatchCreationOperations batches = new BatchOperations(this.operations.getStore()).getCreationOperations();
 		batches.add(batch.batchId(), adder.id(), "sms", "call", List.of("a1", "a2"));
 		List<EnqueueCommand> commands = new ArrayList<>();
 		for (String id : List.of("a1", "a2")) {
@@ -390,7 +390,7 @@ class BatchIntegrationTests extends AbstractQueueIntegrationTests {
 
 	@Test
 	void membersThatFinishBeforeTheBatchIsOpenedEndItWhenItOpens() {
-		BatchOperations batches = this.operations.getBatchOperations();
+		BatchCreationOperations batches = this.operations.getBatchOperations().getCreationOperations();
 		PreparedJob member = this.dispatcher.prepare(JobRequest.of("mail", "m").build());
 		PreparedJob callback = this.dispatcher.prepare(JobRequest.of("close", "c").id("b1:complete").build());
 		batches.create("b1", BatchDeathPolicy.CARRY_ON, Duration.ofMinutes(1), List.of("mail"),

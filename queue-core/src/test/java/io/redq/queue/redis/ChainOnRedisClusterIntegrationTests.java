@@ -17,23 +17,10 @@ import io.redq.queue.core.ChainStatus;
 import io.redq.queue.core.ChainStatus.State;
 import io.redq.queue.core.ChainStatus.Step;
 import io.redq.queue.core.ChainStatus.StepState;
-import io.redq.queue.core.JobBackoff;
-import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobRequest;
-import io.redq.queue.script.QueueScripts;
-import io.redq.queue.test.RedisCluster;
-import io.redq.queue.test.RedisServer;
-import io.redq.queue.test.TestConnections;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.AutoClose;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.io.ClassPathResource;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,47 +34,13 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  *
  * @author Redq team
  */
-class ChainOnRedisClusterIntegrationTests {
-
-	private static final Duration LEASE = Duration.ofSeconds(30);
+class ChainOnRedisClusterIntegrationTests extends AbstractWorkflowOnRedisClusterIntegrationTests {
 
 	private static final List<String> QUEUES = List.of("q0", "q1", "q2");
 
-	@AutoClose
-	private static RedisCluster cluster;
-
-	private LettuceConnectionFactory connectionFactory;
-
-	private RedisJobQueueOperations operations;
-
-	private ListenerOperations listener;
-
-	private StringRedisTemplate template;
-
-	private RedisJobDispatcher dispatcher;
-
-	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start(3, 0);
-	}
-
-	@BeforeEach
-	void connect() {
-		cluster.masters().forEach(RedisServer::flushAll);
-		this.connectionFactory = TestConnections.connectionFactory(cluster);
-		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
-				new Keyspace("chains"));
-		this.listener = this.operations.getListenerOperations();
-		this.template = this.operations.getStore().getTemplate();
-		this.dispatcher = new RedisJobDispatcher(this.operations, TestJobDefinitions.of(job("first", "q0"),
-				job("second", "q1"), job("third", "q2"), job("broken", "q0"), job("report", "q3"), job("close", "q3")),
-				JsonMapper.shared());
-	}
-
-	@AfterEach
-	void disconnect() {
-		this.dispatcher.stop();
-		this.connectionFactory.destroy();
+	ChainOnRedisClusterIntegrationTests() {
+		super("chains", job("first", "q0"), job("second", "q1"), job("third", "q2"), job("broken", "q0"),
+				job("report", "q3"), job("close", "q3"));
 	}
 
 	@Test
@@ -314,7 +267,7 @@ class ChainOnRedisClusterIntegrationTests {
 
 	/**
 	 * Read a chain's batch step as a live mover does, and create the batch, by hand: the
-	 * first step of {@link BatchOperations#createOnce}.
+	 * first step of {@link BatchCreationOperations#createOnce}.
 	 */
 	private BatchCommand readAndCreateBatchStep(String chainId) throws IOException {
 		List<?> read = applyHandOver(chainId, "q0", chainId + ":1");
@@ -327,6 +280,7 @@ class ChainOnRedisClusterIntegrationTests {
 
 	private void create(String chainId, BatchCommand batch) {
 		this.operations.getBatchOperations()
+			.getCreationOperations()
 			.create(batch.id(), batch.deathPolicy(), batch.linger(), List.of("q1", "q2"), Map.of(),
 					batch.members().stream().map((member) -> member.command().id()).toList(),
 					ChainOperations.link(chainId));
@@ -334,11 +288,11 @@ class ChainOnRedisClusterIntegrationTests {
 
 	/**
 	 * The rest of a batch step's creation by a live mover, as
-	 * {@link BatchOperations#createOnce} goes on after the batch's creation: the members'
-	 * enqueues, then the seal.
+	 * {@link BatchCreationOperations#createOnce} goes on after the batch's creation: the
+	 * members' enqueues, then the seal.
 	 */
 	private void finishCreation(String chainId, BatchCommand batch) {
-		BatchOperations batches = this.operations.getBatchOperations();
+		BatchCreationOperations batches = this.operations.getBatchOperations().getCreationOperations();
 		batches.enqueueMembers(batch, "chain:" + chainId + ":s2", window());
 		batches.seal(batch.id());
 	}
@@ -358,26 +312,6 @@ class ChainOnRedisClusterIntegrationTests {
 				List.class);
 		return this.template.execute(script, List.of(this.operations.getStore().getKeyspace().chain(chainId)), "apply",
 				queue, stepId, "s");
-	}
-
-	/** Succeed a job of a queue, then apply its hand-over twice, as two movers would. */
-	private void succeedAndHandOverTwice(String queue) {
-		succeed(queue);
-		String handover = this.operations.getStore().keys(queue).handover();
-		Set<String> handOvers = this.template.opsForZSet().range(handover, 0, -1);
-		this.listener.handOver(queue);
-		this.template.opsForZSet().add(handover, handOvers.iterator().next(), 0);
-		this.listener.handOver(queue);
-	}
-
-	private String succeed(String queue) {
-		ReservedJob job = this.listener.reserve(queue, 1, LEASE).jobs().get(0);
-		assertThat(this.listener.getLeaseOperations().ack(queue, List.of(job.lease()))).isEmpty();
-		return job.id();
-	}
-
-	private static JobDefinition job(String name, String queue) {
-		return new JobDefinition(name, queue, 1, Duration.ZERO, JobBackoff.DEFAULT, String.class);
 	}
 
 }

@@ -267,15 +267,9 @@ class NestingIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(callbacks()).containsOnlyKeys(outer.batchId() + ":success", outer.batchId() + ":complete");
 		succeedAll("callbacks");
 		// every level's end applied again, as movers that died before they recorded it
-		this.template.opsForZSet().add("redq:{sms}:handover", last.iterator().next(), 0);
-		handOverAll();
-		this.operations.getBatchOperations()
-			.handToParent(ChainOperations.link(chainId) + "\ns", BatchOperations.BATCH_QUEUE, innerId);
-		this.operations.getBatchOperations()
-			.handToParent(outer.batchId() + "\ns", BatchOperations.CHAIN_QUEUE, chainId);
+		handEachEndOverAgain(last, outer.batchId(), chainId, innerId, "s");
 		assertThat(status(innerId).succeeded()).as("counted once").isEqualTo(2);
 		assertThat(status(outer.batchId()).succeeded()).as("counted once").isEqualTo(2);
-		assertThat(callbacks()).as("each callback once").isEmpty();
 		for (String queue : QUEUES) {
 			assertThat(this.operations.stats(queue).ready()).as("each step and member ran once").isZero();
 		}
@@ -309,14 +303,8 @@ class NestingIntegrationTests extends AbstractQueueIntegrationTests {
 		succeedAll("callbacks");
 		// the other member finishes late, and every level's end is applied again
 		succeedAll("sms");
-		this.template.opsForZSet().add("redq:{sms}:handover", death.iterator().next(), 0);
-		handOverAll();
-		this.operations.getBatchOperations()
-			.handToParent(ChainOperations.link(chainId) + "\nd", BatchOperations.BATCH_QUEUE, innerId);
-		this.operations.getBatchOperations()
-			.handToParent(outer.batchId() + "\nd", BatchOperations.CHAIN_QUEUE, chainId);
+		handEachEndOverAgain(death, outer.batchId(), chainId, innerId, "d");
 		assertThat(status(outer.batchId()).dead()).as("counted once").isEqualTo(1);
-		assertThat(callbacks()).as("each callback once").isEmpty();
 		assertThat(this.operations.stats("web").ready()).as("the step after the dead one never starts").isZero();
 	}
 
@@ -346,14 +334,8 @@ class NestingIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(callbacks()).containsOnlyKeys(innerId + ":complete", chainId + ":failure",
 				outer.batchId() + ":complete");
 		succeedAll("callbacks");
-		this.template.opsForZSet().add("redq:{sms}:handover", last.iterator().next(), 0);
-		handOverAll();
-		this.operations.getBatchOperations()
-			.handToParent(ChainOperations.link(chainId) + "\nd", BatchOperations.BATCH_QUEUE, innerId);
-		this.operations.getBatchOperations()
-			.handToParent(outer.batchId() + "\nd", BatchOperations.CHAIN_QUEUE, chainId);
+		handEachEndOverAgain(last, outer.batchId(), chainId, innerId, "d");
 		assertThat(status(outer.batchId()).dead()).as("counted once").isEqualTo(1);
-		assertThat(callbacks()).as("each callback once").isEmpty();
 		assertThat(this.operations.stats("web").ready()).as("the step after the dead one never starts").isZero();
 	}
 
@@ -470,6 +452,21 @@ class NestingIntegrationTests extends AbstractQueueIntegrationTests {
 	/** The callbacks enqueued: id to envelope. */
 	private Map<Object, Object> callbacks() {
 		return this.template.opsForHash().entries("redq:{callbacks}:jobs");
+	}
+
+	/**
+	 * Apply the given hand-over of sms again, then each nested level's end (the inner
+	 * batch's to its chain, the chain's to the outer batch), as movers that died before
+	 * they recorded them: no callback comes again.
+	 */
+	private void handEachEndOverAgain(Set<String> handOver, String outerId, String chainId, String innerId,
+			String outcome) {
+		this.template.opsForZSet().add("redq:{sms}:handover", handOver.iterator().next(), 0);
+		handOverAll();
+		BatchOperations batches = this.operations.getBatchOperations();
+		batches.handToParent(ChainOperations.link(chainId) + "\n" + outcome, BatchOperations.BATCH_QUEUE, innerId);
+		batches.handToParent(outerId + "\n" + outcome, BatchOperations.CHAIN_QUEUE, chainId);
+		assertThat(callbacks()).as("each callback once").isEmpty();
 	}
 
 	private static JobDefinition job(String name, String queue) {

@@ -1,8 +1,6 @@
 package io.redq.queue.redis;
 
-import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 
 import io.lettuce.core.cluster.SlotHash;
 import io.redq.queue.core.BatchDeathPolicy;
@@ -13,22 +11,8 @@ import io.redq.queue.core.ChainRequest;
 import io.redq.queue.core.ChainStatus;
 import io.redq.queue.core.ChainStatus.Step;
 import io.redq.queue.core.ChainStatus.StepState;
-import io.redq.queue.core.JobBackoff;
-import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobRequest;
-import io.redq.queue.script.QueueScripts;
-import io.redq.queue.test.RedisCluster;
-import io.redq.queue.test.RedisServer;
-import io.redq.queue.test.TestConnections;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.AutoClose;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.json.JsonMapper;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,45 +24,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * @author Redq team
  */
-class NestingOnRedisClusterIntegrationTests {
+class NestingOnRedisClusterIntegrationTests extends AbstractWorkflowOnRedisClusterIntegrationTests {
 
-	private static final Duration LEASE = Duration.ofSeconds(30);
-
-	@AutoClose
-	private static RedisCluster cluster;
-
-	private LettuceConnectionFactory connectionFactory;
-
-	private RedisJobQueueOperations operations;
-
-	private ListenerOperations listener;
-
-	private StringRedisTemplate template;
-
-	private RedisJobDispatcher dispatcher;
-
-	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start(3, 0);
-	}
-
-	@BeforeEach
-	void connect() {
-		cluster.masters().forEach(RedisServer::flushAll);
-		this.connectionFactory = TestConnections.connectionFactory(cluster);
-		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
-				new Keyspace("nesting"));
-		this.listener = this.operations.getListenerOperations();
-		this.template = this.operations.getStore().getTemplate();
-		this.dispatcher = new RedisJobDispatcher(this.operations, TestJobDefinitions.of(job("first", "q0"),
-				job("second", "q1"), job("third", "q2"), job("broken", "q3"), job("report", "q3"), job("close", "q3")),
-				JsonMapper.shared());
-	}
-
-	@AfterEach
-	void disconnect() {
-		this.dispatcher.stop();
-		this.connectionFactory.destroy();
+	NestingOnRedisClusterIntegrationTests() {
+		super("nesting", job("first", "q0"), job("second", "q1"), job("third", "q2"), job("broken", "q3"),
+				job("report", "q3"), job("close", "q3"));
 	}
 
 	@Test
@@ -183,31 +133,11 @@ class NestingOnRedisClusterIntegrationTests {
 			.handToParent(outerId + "\n" + outcome, BatchOperations.CHAIN_QUEUE, chainId);
 	}
 
-	/** Succeed a job of a queue, then apply its hand-over twice, as two movers would. */
-	private void succeedAndHandOverTwice(String queue) {
-		ReservedJob job = this.listener.reserve(queue, 1, LEASE).jobs().get(0);
-		assertThat(this.listener.getLeaseOperations().ack(queue, List.of(job.lease()))).isEmpty();
-		handOverTwice(queue);
-	}
-
 	/** Fail a job of a queue past its attempts, then apply its hand-over twice. */
 	private void killAndHandOverTwice(String queue) {
 		ReservedJob job = this.listener.reserve(queue, 1, LEASE).jobs().get(0);
 		assertThat(this.listener.getLeaseOperations().fail(queue, job.lease(), "boom", null)).isTrue();
 		handOverTwice(queue);
-	}
-
-	private void handOverTwice(String queue) {
-		String handover = this.operations.getStore().keys(queue).handover();
-		Set<String> handOvers = this.template.opsForZSet().range(handover, 0, -1);
-		assertThat(handOvers).hasSize(1);
-		this.listener.handOver(queue);
-		this.template.opsForZSet().add(handover, handOvers.iterator().next(), 0);
-		this.listener.handOver(queue);
-	}
-
-	private static JobDefinition job(String name, String queue) {
-		return new JobDefinition(name, queue, 1, Duration.ZERO, JobBackoff.DEFAULT, String.class);
 	}
 
 }

@@ -1,6 +1,5 @@
 package io.redq.queue.redis;
 
-import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -13,23 +12,10 @@ import io.redq.queue.core.BatchMemberResult;
 import io.redq.queue.core.BatchRequest;
 import io.redq.queue.core.BatchResult;
 import io.redq.queue.core.ChainRequest;
-import io.redq.queue.core.JobBackoff;
-import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobRequest;
-import io.redq.queue.script.QueueScripts;
-import io.redq.queue.test.RedisCluster;
-import io.redq.queue.test.RedisServer;
-import io.redq.queue.test.TestConnections;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.AutoClose;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.json.JsonMapper;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -42,48 +28,17 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  *
  * @author Redq team
  */
-class WorkflowResultsOnRedisClusterIntegrationTests {
-
-	private static final Duration LEASE = Duration.ofSeconds(30);
+class WorkflowResultsOnRedisClusterIntegrationTests extends AbstractWorkflowOnRedisClusterIntegrationTests {
 
 	private static final List<String> QUEUES = List.of("q0", "q1", "q2");
 
-	@AutoClose
-	private static RedisCluster cluster;
-
-	private LettuceConnectionFactory connectionFactory;
-
-	private RedisJobQueueOperations operations;
-
-	private ListenerOperations listener;
-
-	private StringRedisTemplate template;
-
-	private RedisJobDispatcher dispatcher;
-
-	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start(3, 0);
+	WorkflowResultsOnRedisClusterIntegrationTests() {
+		super("results", job("first", "q0"), job("second", "q1"), job("third", "q2"));
 	}
 
 	@BeforeEach
-	void connect() {
-		cluster.masters().forEach(RedisServer::flushAll);
-		this.connectionFactory = TestConnections.connectionFactory(cluster);
-		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
-				new Keyspace("results"));
-		this.listener = this.operations.getListenerOperations();
-		this.template = this.operations.getStore().getTemplate();
-		this.dispatcher = new RedisJobDispatcher(this.operations,
-				TestJobDefinitions.of(job("first", "q0"), job("second", "q1"), job("third", "q2")),
-				JsonMapper.shared());
+	void queuesInSlotsOfTheirOwn() {
 		assertThat(QUEUES.stream().map(SlotHash::getSlot).distinct()).hasSize(3);
-	}
-
-	@AfterEach
-	void disconnect() {
-		this.dispatcher.stop();
-		this.connectionFactory.destroy();
 	}
 
 	@Test
@@ -169,19 +124,8 @@ class WorkflowResultsOnRedisClusterIntegrationTests {
 					+ "redq.batches.linger and is no longer kept");
 	}
 
-	private String succeed(String queue, @Nullable String result) {
-		ReservedJob job = this.listener.reserve(queue, 1, LEASE).jobs().get(0);
-		assertThat(this.listener.getLeaseOperations()
-			.ack(queue, List.of(job.lease()), (result != null) ? Map.of(job.id(), result) : Map.of())).isEmpty();
-		return job.id();
-	}
-
 	private static BatchMemberResult<String> result(String queue, String id, @Nullable String value) {
 		return new BatchMemberResult<>(new BatchMember(queue, id), Optional.ofNullable(value));
-	}
-
-	private static JobDefinition job(String name, String queue) {
-		return new JobDefinition(name, queue, 1, Duration.ZERO, JobBackoff.DEFAULT, String.class);
 	}
 
 }

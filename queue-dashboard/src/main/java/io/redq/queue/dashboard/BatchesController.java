@@ -73,7 +73,7 @@ public class BatchesController {
 		if (this.inspector.read(() -> this.inspector.batch(batchId)) == null) {
 			throw notFound(batchId);
 		}
-		boolean cancelled = this.inspector.getBatchOperations().cancel(batchId, null);
+		boolean cancelled = this.inspector.getBatchOperations().getCancelOperations().cancel(batchId, null);
 		this.guard.log(request, "cancel", "batch", batchId, cancelled ? 1 : 0);
 		return new DashboardJson.ChangeJson("cancel", cancelled ? 1 : 0, false, null);
 	}

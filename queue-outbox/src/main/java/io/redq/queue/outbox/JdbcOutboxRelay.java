@@ -263,7 +263,7 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 			this.enqueueOperations.enqueueOnce(queue, callId, enqueue.commands(), this.resendWindow);
 		}
 		else if (step instanceof OutboxStep.Batch batch) {
-			this.batchOperations.createOnce(batch.batch(), callId, this.resendWindow);
+			this.batchOperations.getCreationOperations().createOnce(batch.batch(), callId, this.resendWindow);
 		}
 		else if (step instanceof OutboxStep.Chain chain) {
 			this.chainOperations.createOnce(chain.chain(), callId, this.resendWindow);

@@ -40,7 +40,7 @@ import io.redq.queue.core.Timer;
 import io.redq.queue.outbox.autoconfigure.JobOutboxAutoConfiguration;
 import io.redq.queue.outbox.autoconfigure.OutboxHealthIndicator;
 import io.redq.queue.redis.BatchCommand;
-import io.redq.queue.redis.BatchOperations;
+import io.redq.queue.redis.BatchCreationOperations;
 import io.redq.queue.redis.ChainCommand;
 import io.redq.queue.redis.ChainOperations;
 import io.redq.queue.redis.EnqueueOperations;
@@ -434,7 +434,7 @@ abstract class AbstractOutboxIntegrationTests {
 			String nonce = outbox.jdbc.queryForObject("SELECT nonce FROM " + JdbcJobOutbox.TABLE, String.class);
 			String steps = outbox.jdbc.queryForObject("SELECT steps FROM " + JdbcJobOutbox.TABLE, String.class);
 			BatchCommand command = ((OutboxStep.Batch) OutboxFormat.read(steps).get(0)).batch();
-			BatchOperations batches = outbox.operations.getBatchOperations();
+			BatchCreationOperations batches = outbox.operations.getBatchOperations().getCreationOperations();
 			batches.createOnce(command, nonce + ".0", JdbcOutboxRelay.DEFAULT_RESEND_WINDOW);
 			ListenerOperations listener = outbox.operations.getListenerOperations();
 			succeed(listener, "mail");
@@ -704,7 +704,7 @@ abstract class AbstractOutboxIntegrationTests {
 			assertThat(outbox.relay().relay()).isOne();
 			assertThat(outbox.rows()).isZero();
 			// a relay that applied the row and died before deleting it applies it again
-			BatchOperations batches = outbox.operations.getBatchOperations();
+			BatchCreationOperations batches = outbox.operations.getBatchOperations().getCreationOperations();
 			batches.createOnce(command, nonce + ".0", JdbcOutboxRelay.DEFAULT_RESEND_WINDOW);
 			assertThat(outbox.ready("mail")).as("no member created again").isEmpty();
 			assertThat(outbox.ready("audit")).as("the deepest members once").hasSize(1);

@@ -16,7 +16,6 @@ import io.redq.queue.core.Due;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.redis.BatchCommand;
 import io.redq.queue.redis.BatchOperations;
-import io.redq.queue.redis.ChainOperations;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.PreparedCommand;
 import io.redq.queue.redis.RedisJobQueueOperations;
@@ -52,7 +51,7 @@ final class BatchScriptTester extends WorkflowScriptTester {
 
 	BatchScriptTester(RedisJobQueueOperations operations, BatchOperations batches, int steps, Set<Fault> faults,
 			long seed) {
-		super(operations, batches, new ChainOperations(operations.getStore()), QUEUES, steps, faults, seed);
+		super(operations, batches, batches.chains(), QUEUES, steps, faults, seed);
 		this.batches = batches;
 	}
 
@@ -105,9 +104,9 @@ final class BatchScriptTester extends WorkflowScriptTester {
 				Duration.ofMinutes(10), members, callback(id, "success"), callback(id, "complete"));
 		String callId = ResendProtection.newId();
 		Batch batch = new Batch(id, failFast, members.stream().map(Member::new).toList(),
-				() -> this.batches.createOnce(command, callId, WINDOW));
+				() -> this.batches.getCreationOperations().createOnce(command, callId, WINDOW));
 		members.forEach((member) -> this.batchOfMember.put(member.command().id(), batch));
-		this.batches.createOnce(command, callId, WINDOW);
+		this.batches.getCreationOperations().createOnce(command, callId, WINDOW);
 		String again = created(batch);
 		trace("a relay creates " + id + " (" + (failFast ? "fail fast" : "carry on") + ") of "
 				+ members.stream().map((member) -> member.command().id() + "@" + member.queue()).toList() + again);

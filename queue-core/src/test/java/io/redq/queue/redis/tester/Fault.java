@@ -95,7 +95,14 @@ enum Fault {
 	 * A running member adds members to its batch and its process dies before it enqueues
 	 * them: the batch must not wait for them once the adding member finished.
 	 */
-	ADD_NOT_ENQUEUED(true);
+	ADD_NOT_ENQUEUED(true),
+
+	/**
+	 * A migrator applies a queue's hand-overs, then stalls before it delivers what they
+	 * call for (a chain's next step, a batch step's creation, callbacks), going on one
+	 * piece at a time while other migrators and cancels overtake it.
+	 */
+	MOVER_STALLS(true);
 
 	/** The system property that lists the faults, or {@code all}. */
 	static final String PROPERTY = "redq.tester.faults";

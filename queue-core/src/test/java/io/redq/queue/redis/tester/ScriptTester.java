@@ -1544,7 +1544,12 @@ final class ScriptTester {
 		ON_FAILURE_ONCE("a chain's on-failure job enqueued only after a step died, at most once, and exactly once "
 				+ "when its chain failed"),
 
-		CHAIN_END("a chain ends once, as its steps' first finishes call for");
+		CHAIN_END("a chain ends once, as its steps' first finishes call for"),
+
+		NOTHING_AFTER_CANCEL(
+				"no member or step of a workflow enqueued after its cancel returned, nor of a workflow " + "it holds"),
+
+		KEYS_EXPIRE("every key of a workflow expires once it ended");
 
 		private final String description;
 

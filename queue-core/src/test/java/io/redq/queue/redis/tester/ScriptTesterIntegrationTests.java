@@ -72,6 +72,9 @@ class ScriptTesterIntegrationTests {
 
 	private static final int NESTING_SEEDS = 3;
 
+	/** How many nesting runs at most look for a bug that a stalled mover shows. */
+	private static final int STALL_SEEDS = 12;
+
 	private static final Duration LONG_RUN = Duration.ofMinutes(Long.getLong("redq.tester.minutes", 5));
 
 	private RedisConnectionFactory connectionFactory;
@@ -347,6 +350,44 @@ class ScriptTesterIntegrationTests {
 			.isIn(Invariant.BATCH_COUNTS, Invariant.CHAIN_END, Invariant.STEP_ORDER);
 	}
 
+	@Test // issue 37
+	void theTesterFindsAChainCancelThatLetsAStalledMoverEnqueueTheStepItRead() {
+		// the cancel's reply 2, with which its caller forestalls the step's enqueue
+		String late = mutated(ChainOperations.class, "chain.lua",
+				"local undelivered = redis.call('HEXISTS', meta, 's' .. at) == 1", "local undelivered = false");
+		Violation violation = null;
+		for (long seed = 1; violation == null && seed <= 2 * BATCH_SEEDS; seed++) {
+			violation = chainTester(late, seed).run();
+		}
+		assertThat(violation).isNotNull();
+		assertThat(violation.invariant()).as("%s", violation).isEqualTo(Invariant.NOTHING_AFTER_CANCEL);
+	}
+
+	@Test // issue 37
+	void theTesterFindsABatchStepThatAStalledMoverCreatesAfterItsChainsCancelWithoutTheForestall() {
+		String unforestalled = mutated(BatchOperations.class, "batch.lua", "elseif op == 'forestall' then\n",
+				"elseif op == 'forestall' then\n\tdo return {0} end\n");
+		// its members start after the chain's cancel returned
+		assertStallingRunsFind(unforestalled, Invariant.NOTHING_AFTER_CANCEL);
+	}
+
+	@Test // issue 37
+	void theTesterFindsAForestalledBatchStepWhoseKeyNeverExpires() {
+		String kept = mutated(BatchOperations.class, "batch.lua",
+				"\tredis.call('PEXPIRE', meta, ARGV[2])\n\treturn {1}\nend\nreturn redis.error_reply",
+				"\treturn {1}\nend\nreturn redis.error_reply");
+		assertStallingRunsFind(kept, Invariant.KEYS_EXPIRE);
+	}
+
+	@Test // issue 37
+	void theTesterFindsABatchStepsMembersEnqueuedAfterACancelThatCameWhileAStalledMoverCreatedIt() {
+		// the cancel of a batch in creation, whose caller then forestalls the enqueues
+		String openOnly = mutated(BatchOperations.class, "batch.lua",
+				"if state ~= 'open' and not (state == 'creating' and ARGV[2] == 'creating') then",
+				"if state ~= 'open' then");
+		assertStallingRunsFind(openOnly, Invariant.NOTHING_AFTER_CANCEL);
+	}
+
 	@Test // GH-36
 	void theTesterFindsAGroupLineLeftBehindByAJobTakenOutOfLineByOlderScriptsInAnEnqueueScriptBeforeItsFix() {
 		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("enqueue")
@@ -450,12 +491,8 @@ class ScriptTesterIntegrationTests {
 		}
 		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
 				new Keyspace("redq"));
-		ChainOperations chains = (chainScript != null)
-				? new ChainOperations(operations.getStore(), RedisScript.of(chainScript, List.class))
-				: new ChainOperations(operations.getStore());
-		BatchOperations handOvers = new BatchOperations(operations.getStore(),
-				RedisScript.of(read(BatchOperations.class, "batch.lua"), List.class), chains);
-		return new ChainScriptTester(operations, chains, handOvers, BATCH_STEPS, SHORT.faults(), seed);
+		BatchOperations handOvers = workflows(operations, null, chainScript);
+		return new ChainScriptTester(operations, handOvers.chains(), handOvers, BATCH_STEPS, SHORT.faults(), seed);
 	}
 
 	/**
@@ -469,13 +506,21 @@ class ScriptTesterIntegrationTests {
 		}
 		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, scripts,
 				new Keyspace("redq"));
-		ChainOperations chains = new ChainOperations(operations.getStore(), RedisScript
-			.of((chainScript != null) ? chainScript : read(ChainOperations.class, "chain.lua"), List.class));
-		BatchOperations handOvers = new BatchOperations(
-				operations.getStore(), RedisScript
-					.of((batchScript != null) ? batchScript : read(BatchOperations.class, "batch.lua"), List.class),
-				chains);
-		return new NestingScriptTester(operations, handOvers, chains, NESTING_STEPS, SHORT.faults(), seed);
+		BatchOperations handOvers = workflows(operations, batchScript, chainScript);
+		return new NestingScriptTester(operations, handOvers, handOvers.chains(), NESTING_STEPS, SHORT.faults(), seed);
+	}
+
+	/**
+	 * The batches, with their chains, that run the given batch and chain scripts or the
+	 * shipped ones: the chains' cancels, batch steps and hand-overs run them too.
+	 */
+	private static BatchOperations workflows(RedisJobQueueOperations operations, @Nullable String batchScript,
+			@Nullable String chainScript) {
+		return new BatchOperations(operations.getStore(),
+				RedisScript.of((batchScript != null) ? batchScript : read(BatchOperations.class, "batch.lua"),
+						List.class),
+				RedisScript.of((chainScript != null) ? chainScript : read(ChainOperations.class, "chain.lua"),
+						List.class));
 	}
 
 	/**
@@ -484,8 +529,24 @@ class ScriptTesterIntegrationTests {
 	 */
 	private @Nullable Violation firstNestingViolation(QueueScripts scripts, @Nullable String batchScript,
 			@Nullable String chainScript) {
+		return firstNestingViolation(scripts, batchScript, chainScript, 2 * NESTING_SEEDS);
+	}
+
+	/**
+	 * Assert that the nesting tester finds the given invariant violated in a run of the
+	 * given batch script, whose bug only a cancel of a chain at a batch step that a mover
+	 * stalled on shows: at most {@value #STALL_SEEDS} runs.
+	 */
+	private void assertStallingRunsFind(String batchScript, Invariant invariant) {
+		Violation violation = firstNestingViolation(QueueScripts.load(), batchScript, null, STALL_SEEDS);
+		assertThat(violation).isNotNull();
+		assertThat(violation.invariant()).as("%s", violation).isEqualTo(invariant);
+	}
+
+	private @Nullable Violation firstNestingViolation(QueueScripts scripts, @Nullable String batchScript,
+			@Nullable String chainScript, int seeds) {
 		Violation violation = null;
-		for (long seed = 1; violation == null && seed <= 2 * NESTING_SEEDS; seed++) {
+		for (long seed = 1; violation == null && seed <= seeds; seed++) {
 			violation = nestingTester(scripts, batchScript, chainScript, seed).run();
 		}
 		return violation;

@@ -31,6 +31,7 @@ import io.redq.queue.redis.QueueStore;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.redis.ReservedJob;
+import io.redq.queue.redis.StalledMover;
 import io.redq.queue.redis.tester.ScriptTester.Invariant;
 import io.redq.queue.redis.tester.ScriptTester.Violation;
 import org.jspecify.annotations.Nullable;
@@ -47,10 +48,12 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * from the dead set, leases expired and migrated, hand-overs applied, again when a
  * migrator died before it removed them, and callbacks, next steps and nested workflows'
  * ends delivered, again when it died before it recorded the delivery, workflows
- * cancelled, member queues purged and swept) and of the steps a tester adds, with the
- * models of its batches and chains checked after every step. At the end everything runs
- * to its end, and each workflow must have ended with its callbacks enqueued exactly once
- * as its outcome calls for, and every nested workflow's end counted by its parent.
+ * cancelled, member queues purged and swept, and movers that stall between the pieces of
+ * what they deliver, cancels overtaking them) and of the steps a tester adds, with the
+ * models of its batches and chains checked after every step: nothing of a workflow starts
+ * after its cancel returned. At the end everything runs to its end, and each workflow
+ * must have ended with its callbacks enqueued exactly once as its outcome calls for,
+ * every nested workflow's end counted by its parent, and every key of it expiring.
  * <p>
  * The model of a member's first finish is what the tester sees after each step: a job
  * dead in its queue, gone (acknowledged) once seen, or gone in a cancel or a purge that
@@ -119,6 +122,9 @@ abstract class WorkflowScriptTester {
 
 	/** The callbacks whose run was acknowledged. */
 	private final Set<String> callbacksRun = new HashSet<>();
+
+	/** The movers that stalled before they delivered what they read. */
+	private final List<StalledMover> stalled = new ArrayList<>();
 
 	/** The dead members an operator revived: they run again as plain jobs. */
 	private final Set<String> revived = new HashSet<>();
@@ -313,13 +319,19 @@ abstract class WorkflowScriptTester {
 		if (started.isEmpty()) {
 			return false;
 		}
-		Workflow workflow = started.get(this.random.nextInt(started.size()));
+		cancel(started.get(this.random.nextInt(started.size())));
+		return true;
+	}
+
+	private void cancel(Workflow workflow) {
 		boolean[] cancelled = new boolean[1];
 		finishLiveJobs('c', null, () -> cancelled[0] = workflow.cancel());
+		if (cancelled[0]) {
+			workflow.close();
+		}
 		// a batch's cancel cancels the batches and chains it holds too
 		this.workflows.values().forEach(Workflow::noteCancel);
 		trace("an operator cancels " + workflow.id + ": " + cancelled[0]);
-		return true;
 	}
 
 	/**
@@ -365,6 +377,17 @@ abstract class WorkflowScriptTester {
 	}
 
 	final boolean handOver(String queue) {
+		if (!this.stalled.isEmpty() && this.random.nextBoolean()) {
+			return goOn();
+		}
+		if (enabled(Fault.MOVER_STALLS, 0.3)) {
+			StalledMover mover = StalledMover.applyHandOvers(this.store, this.handOvers, queue);
+			if (mover != null) {
+				this.stalled.add(mover);
+				trace("a migrator applies the hand-overs of " + queue + ", then stalls before it delivers");
+				return true;
+			}
+		}
 		String handover = this.store.keys(queue).handover();
 		Set<String> entries = this.redis.opsForZSet().range(handover, 0, -1);
 		boolean keepDeliveries = enabled(Fault.DELIVERY_NOT_RECORDED, 0.3);
@@ -401,6 +424,25 @@ abstract class WorkflowScriptTester {
 	}
 
 	/**
+	 * A stalled mover goes on with the next piece of what it delivers.
+	 */
+	private boolean goOn() {
+		StalledMover mover = this.stalled.get(this.random.nextInt(this.stalled.size()));
+		if (!mover.chains().isEmpty() && this.random.nextInt(3) == 0) {
+			// the race: an operator cancels a chain whose next step the mover holds
+			List<String> chains = List.copyOf(mover.chains());
+			cancel(this.workflows.get(chains.get(this.random.nextInt(chains.size()))));
+			return true;
+		}
+		String done = mover.goOn();
+		if (!mover.stalled()) {
+			this.stalled.remove(mover);
+		}
+		trace("a stalled migrator goes on: it " + done);
+		return true;
+	}
+
+	/**
 	 * Run everything to its end, until nothing waits, then check that each workflow ended
 	 * and its callbacks were enqueued exactly once as its outcome calls for.
 	 */
@@ -408,6 +450,11 @@ abstract class WorkflowScriptTester {
 		this.step = this.steps + 1;
 		this.finishing = true;
 		trace("every member and callback is run to its end");
+		while (!this.stalled.isEmpty()) {
+			goOn();
+			observe();
+			checkState();
+		}
 		for (int round = 0; round < 1000 && !quiet(); round++) {
 			for (Held job : List.copyOf(this.held)) {
 				this.held.remove(job);
@@ -430,6 +477,9 @@ abstract class WorkflowScriptTester {
 			checkState();
 		}
 		this.workflows.values().forEach(Workflow::checkAtEnd);
+		for (Workflow workflow : this.workflows.values()) {
+			workflow.checkKeysExpire();
+		}
 	}
 
 	/**
@@ -592,6 +642,12 @@ abstract class WorkflowScriptTester {
 		/** Whether it was asked to cancel. */
 		boolean cancelled;
 
+		/**
+		 * Whether its cancel returned, or that of a workflow that holds it: no member
+		 * starts since.
+		 */
+		boolean closed;
+
 		/** How it ended, as the tester first saw it. */
 		@Nullable String endState;
 
@@ -617,8 +673,36 @@ abstract class WorkflowScriptTester {
 			return this.members.stream().allMatch((member) -> member.first != null);
 		}
 
+		/** Note that its cancel returned, and so that of each workflow it holds. */
+		final void close() {
+			this.closed = true;
+			this.members.stream()
+				.filter(Member::nested)
+				.forEach((member) -> WorkflowScriptTester.this.workflows.get(member.id).close());
+		}
+
+		/**
+		 * Check that a member seen for the first time did not start after the cancel.
+		 */
+		final void checkNotClosed(Member member) {
+			check(!this.closed, Invariant.NOTHING_AFTER_CANCEL,
+					() -> member.id + " started after the cancel of " + this.id + " returned: " + this);
+		}
+
+		/** Check that each of its keys is gone, or expires, once everything ended. */
+		final void checkKeysExpire() {
+			for (String key : keys()) {
+				Long ttl = redis().getExpire(key);
+				check(ttl == null || ttl != -1, Invariant.KEYS_EXPIRE,
+						() -> key + " never expires once " + this.id + " ended: " + this);
+			}
+		}
+
 		/** Its meta hash. */
 		abstract String meta();
+
+		/** Its keys. */
+		abstract List<String> keys();
 
 		/**
 		 * Its state as Redis keeps it: its outcome once it ended, or {@code null} when it
@@ -640,7 +724,7 @@ abstract class WorkflowScriptTester {
 			// a nested workflow's end, delivered once its parent counted it
 			Workflow parent = parent();
 			if (parent instanceof Batch batch) {
-				return !Boolean.TRUE.equals(this.redis().opsForSet().isMember(batch.keys().pending(), this.id));
+				return !Boolean.TRUE.equals(this.redis().opsForSet().isMember(batch.batchKeys().pending(), this.id));
 			}
 			return parent != null
 					&& this.redis().opsForHash().hasKey(parent.meta(), "o" + (parent.indexOf(this.id) + 1));
@@ -686,19 +770,30 @@ abstract class WorkflowScriptTester {
 
 		final boolean failFast;
 
+		/**
+		 * Whether it was made ended before its creation, which is then refused: a batch
+		 * step of a chain cancelled while a mover was on its way to create it.
+		 */
+		boolean forestalled;
+
 		Batch(String id, boolean failFast, List<Member> members, @Nullable Runnable creation) {
 			super(id, creation);
 			this.failFast = failFast;
 			this.members.addAll(members);
 		}
 
-		BatchKeys keys() {
+		BatchKeys batchKeys() {
 			return WorkflowScriptTester.this.store.batchKeys(this.id);
 		}
 
 		@Override
+		List<String> keys() {
+			return batchKeys().all();
+		}
+
+		@Override
 		String meta() {
-			return keys().meta();
+			return batchKeys().meta();
 		}
 
 		@Override
@@ -721,7 +816,7 @@ abstract class WorkflowScriptTester {
 
 		@Override
 		boolean cancel() {
-			return WorkflowScriptTester.this.handOvers.cancel(this.id, null);
+			return WorkflowScriptTester.this.handOvers.getCancelOperations().cancel(this.id, null);
 		}
 
 		@Override
@@ -741,20 +836,33 @@ abstract class WorkflowScriptTester {
 
 		@Override
 		void observe() {
-			this.started |= state() != null;
+			boolean kept = state() != null;
+			if (kept && !this.started) {
+				this.forestalled = number(redis().opsForHash().get(meta(), "total")) == 0;
+			}
+			this.started |= kept;
 			for (Member member : this.members) {
 				boolean live = live(member);
+				if (live && !member.seen) {
+					checkNotClosed(member);
+				}
 				member.seen |= live;
 				if (member.first == null) {
 					member.first = finish(member, live, dead(member));
+				}
+				// never enqueued: a forestalled batch's, or counted cancelled by a cancel
+				// that came while the batch was created
+				if (member.first == null && !member.seen && (this.forestalled || this.cancelled
+						&& !Boolean.TRUE.equals(redis().opsForSet().isMember(batchKeys().pending(), member.id)))) {
+					member.first = 'c';
 				}
 			}
 		}
 
 		@Override
 		void checkAfterStep() {
-			if (!this.started) {
-				// a batch step its chain has not reached
+			if (!this.started || this.forestalled) {
+				// a batch step its chain has not reached, or never created
 				for (String name : List.of("success", "complete")) {
 					check(!enqueued(this.id + ":" + name), Invariant.CALLBACK_EARLY,
 							() -> this.id + ":" + name + " enqueued before its batch was created");
@@ -763,7 +871,7 @@ abstract class WorkflowScriptTester {
 			}
 			List<Object> meta = redis().opsForHash()
 				.multiGet(meta(), List.of("total", "succeeded", "dead", "cancelled"));
-			Set<String> pending = redis().opsForSet().members(keys().pending());
+			Set<String> pending = redis().opsForSet().members(batchKeys().pending());
 			long total = number(meta.get(0));
 			long succeeded = number(meta.get(1));
 			long dead = number(meta.get(2));
@@ -784,7 +892,7 @@ abstract class WorkflowScriptTester {
 
 		@Override
 		void checkAtEnd() {
-			if (!this.started) {
+			if (!this.started || this.forestalled) {
 				checkCallbackAtEnd(this.id + ":success", 0, Invariant.CALLBACK_ONCE, this);
 				checkCallbackAtEnd(this.id + ":complete", 0, Invariant.CALLBACK_ONCE, this);
 				return;
@@ -793,15 +901,15 @@ abstract class WorkflowScriptTester {
 			checkCallbackAtEnd(this.id + ":success", succeeded() ? 1 : 0, Invariant.CALLBACK_ONCE, this);
 			checkCallbackAtEnd(this.id + ":complete", 1, Invariant.CALLBACK_ONCE, this);
 			// each member's finish handed over, a nested workflow's end too
-			Long pending = redis().opsForSet().size(keys().pending());
+			Long pending = redis().opsForSet().size(batchKeys().pending());
 			check(pending == 0, Invariant.BATCH_COUNTS,
 					() -> this.id + " still has " + pending + " pending once every member finished: " + this);
 		}
 
 		@Override
 		public String toString() {
-			return this.id + (this.failFast ? " (fail fast)" : "") + (this.cancelled ? " (cancelled)" : "") + " of "
-					+ this.members;
+			return this.id + (this.failFast ? " (fail fast)" : "") + (this.cancelled ? " (cancelled)" : "")
+					+ (this.forestalled ? " (forestalled)" : "") + " of " + this.members;
 		}
 
 	}
@@ -819,6 +927,11 @@ abstract class WorkflowScriptTester {
 		@Override
 		String meta() {
 			return WorkflowScriptTester.this.store.getKeyspace().chain(this.id);
+		}
+
+		@Override
+		List<String> keys() {
+			return List.of(meta());
 		}
 
 		@Override
@@ -876,6 +989,7 @@ abstract class WorkflowScriptTester {
 				Character first = step.first;
 				if (live && !step.seen) {
 					step.seen = true;
+					checkNotClosed(step);
 					check(before == null || Character.valueOf('s').equals(before.first), Invariant.STEP_ORDER,
 							() -> step.id + " started before the step before it succeeded: " + this);
 					check(this.endState == null, Invariant.STEP_ORDER,
