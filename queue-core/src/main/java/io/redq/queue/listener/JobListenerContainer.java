@@ -129,7 +129,7 @@ public class JobListenerContainer implements JobQueueLifecycle {
 		}
 		this.properties = new ContainerProperties(properties);
 		this.operations = operations;
-		this.acknowledger = new JobAcknowledger(queue, operations);
+		this.acknowledger = new JobAcknowledger(queue, operations, this.properties.getLeaseTime());
 		this.outcomes = new JobOutcomes(queue, operations, this.acknowledger);
 		this.leaseKeeper = new JobLeaseKeeper(queue, operations, this.properties, this.handlers.values(),
 				this.outcomes);

@@ -93,6 +93,9 @@ public final class LeaseOperations {
 	 * {@link RedisJobQueueOperations#setReplicasToWaitFor(int, Duration)}) confirmed
 	 * acknowledgements within the timeout: it names their jobs, which are acknowledged on
 	 * the master
+	 * @throws org.springframework.dao.DataAccessException when a call failed (thrown once
+	 * the calls of the other shards and batches were made): its jobs may or may not be
+	 * acknowledged, and acknowledging them again is harmless
 	 */
 	public List<String> ack(String queue, Collection<Lease> leases, Map<String, String> results) {
 		return ack(queue, leases, results, Set.of());
@@ -113,20 +116,49 @@ public final class LeaseOperations {
 		List<String> refused = new ArrayList<>();
 		List<String> unconfirmed = new ArrayList<>();
 		ReplicationTimeoutException timeout = null;
+		RuntimeException failure = null;
 		for (Map.Entry<String, List<Lease>> shard : byShard(queue, leases).entrySet()) {
+			// the other shards are acknowledged all the same: a shard whose master fails
+			// over must not leave their jobs to run again
 			try {
 				refused.addAll(ackShard(shard.getKey(), shard.getValue(), results, withProgress));
 			}
 			catch (ReplicationTimeoutException ex) {
-				// the other shards are acknowledged all the same
 				timeout = (timeout != null) ? timeout : ex;
 				unconfirmed.addAll(ex.getJobIds());
 			}
+			catch (RuntimeException ex) {
+				failure = suppressing(failure, ex);
+			}
+		}
+		throwIfFailed(failure, timeout, unconfirmed);
+		return refused;
+	}
+
+	/**
+	 * Throw the first failure of the calls of an acknowledgement, with the later ones and
+	 * the replicas' timeout (naming the unconfirmed jobs) suppressed, or the timeout
+	 * alone.
+	 */
+	private static void throwIfFailed(@Nullable RuntimeException failure, @Nullable ReplicationTimeoutException timeout,
+			List<String> unconfirmed) {
+		if (failure != null) {
+			throw (timeout != null) ? suppressing(failure, timeout.forJobs(unconfirmed)) : failure;
 		}
 		if (timeout != null) {
 			throw timeout.forJobs(unconfirmed);
 		}
-		return refused;
+	}
+
+	/**
+	 * Return the first failure of a call, with a later one added to it.
+	 */
+	private static RuntimeException suppressing(@Nullable RuntimeException first, RuntimeException later) {
+		if (first == null) {
+			return later;
+		}
+		first.addSuppressed(later);
+		return first;
 	}
 
 	private List<String> ackShard(String shard, List<Lease> all, Map<String, String> results,
@@ -135,6 +167,7 @@ public final class LeaseOperations {
 		List<String> refused = new ArrayList<>();
 		List<String> unconfirmed = new ArrayList<>();
 		ReplicationTimeoutException timeout = null;
+		RuntimeException failure = null;
 		for (int from = 0; from < all.size(); from += QueueStore.MAX_BATCH_SIZE) {
 			List<Lease> batch = all.subList(from, Math.min(all.size(), from + QueueStore.MAX_BATCH_SIZE));
 			List<String> keys = queueKeys.all();
@@ -164,10 +197,11 @@ public final class LeaseOperations {
 				timeout = (timeout != null) ? timeout : ex;
 				batch.forEach((lease) -> unconfirmed.add(lease.id()));
 			}
+			catch (RuntimeException ex) {
+				failure = suppressing(failure, ex);
+			}
 		}
-		if (timeout != null) {
-			throw timeout.forJobs(unconfirmed);
-		}
+		throwIfFailed(failure, timeout, unconfirmed);
 		return refused;
 	}
 

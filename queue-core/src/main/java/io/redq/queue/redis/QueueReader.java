@@ -90,7 +90,7 @@ public final class QueueReader {
 	 * @return the shards, the queue's own keys first
 	 */
 	public List<String> shards(String queue) {
-		return this.store.shardsToRead(queue);
+		return this.store.shardsToOperate(queue);
 	}
 
 	/**

@@ -165,15 +165,17 @@ public final class QueueStore {
 	}
 
 	/**
-	 * Return the shards of a queue to read it: those of {@link #shards(String)} when this
-	 * instance knows the queue's shard count (set for the queue or by default, or checked
-	 * since it serves the queue), else those of the placement stored in Redis, read
-	 * afresh and never written, so that an instance that only inspects the queue sees
-	 * every shard without changing what the others chose.
+	 * Return the shards of a queue that hold its jobs, to read or change them (never to
+	 * dispatch to): those of {@link #shards(String)} when this instance knows the queue's
+	 * shard count (set for the queue or by default, or checked since it serves the
+	 * queue), else those of the placement stored in Redis, read afresh and never written,
+	 * so that an instance that only inspects and operates the queue reaches every shard
+	 * without changing what the others chose, and its dispatches keep to the count it was
+	 * given.
 	 * @param queue the queue
 	 * @return the shards, the queue's own keys first
 	 */
-	List<String> shardsToRead(String queue) {
+	List<String> shardsToOperate(String queue) {
 		return countKnown(queue) ? shards(queue) : names(queue, this.placement.stored(queue));
 	}
 
@@ -224,24 +226,29 @@ public final class QueueStore {
 			int next = this.nextShard.computeIfAbsent(queue, (name) -> new AtomicInteger()).getAndIncrement();
 			return shards.get(Math.floorMod(next, shards.size()));
 		}
+		return shardOfKey(shards, key);
+	}
+
+	private static String shardOfKey(List<String> shards, String key) {
 		CRC32 hash = new CRC32();
 		hash.update(key.getBytes(StandardCharsets.UTF_8));
 		return shards.get((int) (hash.getValue() % shards.size()));
 	}
 
 	/**
-	 * Return the shards to look for a job in by its id: first the one its id maps to.
+	 * Return the shards to look for a job in by its id (see
+	 * {@link #shardsToOperate(String)}): first the one its id maps to.
 	 * @param queue the queue
 	 * @param id the job id
 	 * @return the shards, the likeliest first
 	 */
 	List<String> shardsOfId(String queue, String id) {
-		List<String> shards = shards(queue);
+		List<String> shards = shardsToOperate(queue);
 		if (shards.size() == 1) {
 			return shards;
 		}
 		List<String> ordered = new ArrayList<>(shards);
-		String first = shardOf(queue, id);
+		String first = shardOfKey(shards, id);
 		ordered.remove(first);
 		ordered.add(0, first);
 		return ordered;

@@ -210,7 +210,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	 * one shard
 	 */
 	public List<QueueSnapshot> shardSnapshots(String queue) {
-		return this.store.shardsToRead(queue).stream().map(this::snapshotOf).toList();
+		return this.store.shardsToOperate(queue).stream().map(this::snapshotOf).toList();
 	}
 
 	/**
@@ -381,7 +381,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public void pause(String queue) {
-		for (String shard : this.store.shards(queue)) {
+		for (String shard : this.store.shardsToOperate(queue)) {
 			this.redis.opsForValue().set(this.store.keys(shard).paused(), "1");
 		}
 		publish(new QueuePausedEvent(this, queue));
@@ -389,7 +389,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public void resume(String queue) {
-		for (String shard : this.store.shards(queue)) {
+		for (String shard : this.store.shardsToOperate(queue)) {
 			QueueKeys keys = this.store.keys(shard);
 			this.redis.delete(keys.paused());
 			this.redis.opsForZSet().add(keys.wake(), "w", 0);
@@ -441,7 +441,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	public List<DeadJob> deadJobs(String queue, int offset, int count) {
 		// Redis reads a range that ends before it starts as counted from the end
 		Assert.isTrue(offset >= 0 && count > 0, "offset must not be negative and count must be positive");
-		List<String> shards = this.store.shards(queue);
+		List<String> shards = this.store.shardsToOperate(queue);
 		if (shards.size() == 1) {
 			return dead(queue, List.of(Integer.toString(offset), Integer.toString(count)));
 		}
@@ -490,7 +490,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	private long revive(String queue, String action, Collection<String> ids) {
 		long total = 0;
 		// a job lives in one shard: the others ignore its id
-		for (String shard : this.store.shards(queue)) {
+		for (String shard : this.store.shardsToOperate(queue)) {
 			total += reviveShard(shard, action, ids);
 		}
 		return total;
@@ -532,7 +532,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	 */
 	@Override
 	public void purge(String queue) {
-		this.store.shards(queue).forEach(this::purgeShard);
+		this.store.shardsToOperate(queue).forEach(this::purgeShard);
 	}
 
 	private void purgeShard(String queue) {

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
@@ -31,7 +33,7 @@ class JobAcknowledgerIntegrationTests extends AbstractQueueIntegrationTests {
 
 	@BeforeEach
 	void setUp() {
-		this.acknowledger = new JobAcknowledger(QUEUE, this.listener);
+		this.acknowledger = new JobAcknowledger(QUEUE, this.listener, ContainerProperties.DEFAULT_LEASE_TIME);
 	}
 
 	@AfterEach
@@ -64,6 +66,30 @@ class JobAcknowledgerIntegrationTests extends AbstractQueueIntegrationTests {
 		this.acknowledger.stop();
 		this.acknowledger.add(jobs.get(0).lease(), null, false);
 		assertThat(stats()).isEqualTo(new QueueStats(0, 0, 1, 0));
+	}
+
+	@Test
+	void aFailedAcknowledgementIsSentAgainUntilRedisTakesIt() {
+		List<ReservedJob> jobs = reserve(2);
+		String model = this.template.opsForValue().get(this.keys.model());
+		// the scripts refuse a queue of another data model before they change anything
+		this.template.opsForValue().set(this.keys.model(), "99");
+		long refused = refusedScripts();
+		this.acknowledger.start(Thread::new);
+		jobs.forEach((job) -> this.acknowledger.add(job.lease(), null, false));
+		await().atMost(Duration.ofSeconds(10)).until(() -> refusedScripts() >= refused + 2);
+		assertThat(this.template.opsForZSet().zCard(this.keys.reserved())).isEqualTo(2);
+		this.template.opsForValue().set(this.keys.model(), model);
+		await().atMost(Duration.ofSeconds(10)).until(() -> stats().equals(new QueueStats(0, 0, 0, 0)));
+	}
+
+	/**
+	 * Return how many script calls Redis answered with Redq's own errors so far.
+	 */
+	private long refusedScripts() {
+		Matcher count = Pattern.compile("errorstat_Redq:count=(\\d+)")
+			.matcher(this.redis.command("INFO", "errorstats"));
+		return count.find() ? Long.parseLong(count.group(1)) : 0;
 	}
 
 	private List<ReservedJob> reserve(int count) {

@@ -47,7 +47,8 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 	private JobLeaseKeeper leaseKeeper(Duration leaseTime) {
 		ContainerProperties properties = new ContainerProperties();
 		properties.setLeaseTime(leaseTime);
-		JobOutcomes jobOutcomes = new JobOutcomes(QUEUE, this.listener, new JobAcknowledger(QUEUE, this.listener));
+		JobOutcomes jobOutcomes = new JobOutcomes(QUEUE, this.listener,
+				new JobAcknowledger(QUEUE, this.listener, ContainerProperties.DEFAULT_LEASE_TIME));
 		jobOutcomes.setMetrics(new JobMetrics() {
 
 			@Override

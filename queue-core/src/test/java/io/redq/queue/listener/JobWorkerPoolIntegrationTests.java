@@ -76,7 +76,7 @@ class JobWorkerPoolIntegrationTests extends AbstractQueueIntegrationTests {
 
 	@BeforeEach
 	void setUp() {
-		this.acknowledger = new JobAcknowledger(QUEUE, this.listener);
+		this.acknowledger = new JobAcknowledger(QUEUE, this.listener, ContainerProperties.DEFAULT_LEASE_TIME);
 		this.acknowledger.start(new CustomizableThreadFactory("test-acker-"));
 		this.scheduler = Executors.newSingleThreadScheduledExecutor();
 		this.workerPool = startWorkerPool(this.listener);
@@ -323,7 +323,8 @@ class JobWorkerPoolIntegrationTests extends AbstractQueueIntegrationTests {
 		GatedPool(int concurrency) {
 			ContainerProperties properties = new ContainerProperties();
 			properties.setLeaseTime(LEASE_TIME);
-			this.acknowledger = new JobAcknowledger(QUEUE, JobWorkerPoolIntegrationTests.this.listener);
+			this.acknowledger = new JobAcknowledger(QUEUE, JobWorkerPoolIntegrationTests.this.listener,
+					ContainerProperties.DEFAULT_LEASE_TIME);
 			this.acknowledger.start(new CustomizableThreadFactory("test-acker-"));
 			JobOutcomes outcomes = new JobOutcomes(QUEUE, JobWorkerPoolIntegrationTests.this.listener,
 					this.acknowledger);

@@ -419,6 +419,55 @@ abstract class AbstractShardedQueueIntegrationTests {
 		assertThat(redis.getExpire(placement)).isEqualTo(ttl);
 	}
 
+	@Test
+	void anApplicationWithoutTheShardCountChangesEveryShardOfTheStoredPlacementAndNeverWritesIt() {
+		RedisJobQueueOperations operations = operations(SHARDS);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		List<String> shards = operations.getStore().shards(QUEUE);
+		String placement = new Keyspace("redq").placement(QUEUE);
+		StringRedisTemplate redis = template(operations);
+		String stored = redis.opsForValue().get(placement);
+		// a dashboard-only application: no listener, no redq.queues.<queue>.shards
+		RedisJobQueueOperations other = operationsWithoutShardCount();
+		other.pause(QUEUE);
+		for (String shard : shards) {
+			assertThat(redis.hasKey(operations.getStore().keys(shard).paused())).as(shard).isTrue();
+		}
+		List<String> failing = new ArrayList<>();
+		List<String> delayed = new ArrayList<>();
+		for (String shard : shards) {
+			failing.add(idOn(operations, shard, "fail-"));
+			dispatcher.dispatch(JobRequest.of("work", "fail").id(failing.get(failing.size() - 1)).build());
+			delayed.add(idOn(operations, shard, "later-"));
+			dispatcher.dispatch(
+					JobRequest.of("work", "x").id(delayed.get(delayed.size() - 1)).delay(Duration.ofHours(1)).build());
+		}
+		start(operations, 2);
+		other.resume(QUEUE);
+		await().atMost(DEADLINE).until(() -> operations.stats(QUEUE).dead() == SHARDS);
+		assertThat(other.deadJobs(QUEUE, 0, 10)).extracting(DeadJob::id).containsExactlyInAnyOrderElementsOf(failing);
+		assertThat(other.retryDead(QUEUE, failing)).isEqualTo(SHARDS);
+		// each ran its three attempts again
+		await().atMost(DEADLINE)
+			.until(() -> failing.stream().allMatch((id) -> this.runs.get(id).get() == 6)
+					&& operations.stats(QUEUE).dead() == SHARDS);
+		for (String id : failing) {
+			assertThat(other.deadJob(QUEUE, id)).as(id).isNotNull();
+		}
+		assertThat(other.deleteDead(QUEUE, List.of())).isEqualTo(SHARDS);
+		for (String id : delayed) {
+			assertThat(other.status(QUEUE, id).state()).as(id).isEqualTo(JobStatus.State.DELAYED);
+		}
+		assertThat(other.cancel(QUEUE, delayed.get(SHARDS - 1))).isTrue();
+		assertThat(other.reschedule(QUEUE, delayed.get(SHARDS - 2), Due.after(Duration.ofHours(2)))).isTrue();
+		assertThat(operations.stats(QUEUE).delayed()).isEqualTo(SHARDS - 1);
+		other.purge(QUEUE);
+		assertThat(operations.stats(QUEUE).delayed()).isZero();
+		assertThat(redis.opsForValue().get(placement)).isEqualTo(stored);
+		// its dispatches keep to the count it was given
+		assertThat(other.getStore().shards(QUEUE)).containsExactly(QUEUE);
+	}
+
 	/**
 	 * Return where a hash tag lives on the Redis of the test.
 	 * @param hashTag the hash tag

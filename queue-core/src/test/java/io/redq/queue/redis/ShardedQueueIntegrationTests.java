@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.redq.queue.core.DataModelMismatchException;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueStats;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
@@ -57,6 +59,36 @@ class ShardedQueueIntegrationTests extends AbstractShardedQueueIntegrationTests 
 		for (String name : List.of(QUEUE + "{3}", QUEUE + "{0}", QUEUE + "{x}")) {
 			assertThatIllegalArgumentException().isThrownBy(() -> operations.pause(name))
 				.withMessageContaining("Invalid queue name '" + name + "'");
+		}
+	}
+
+	@Test
+	void anAcknowledgementThatFailsOnOneShardAcknowledgesTheOthers() {
+		RedisJobQueueOperations operations = operations(3);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		List<String> shards = operations.getStore().shards(QUEUE);
+		for (String shard : shards) {
+			dispatcher.dispatch(JobRequest.of("work", "x").id(idOn(operations, shard, "j-")).build());
+		}
+		List<Lease> leases = new ArrayList<>();
+		while (leases.size() < shards.size()) {
+			operations.getListenerOperations()
+				.reserve(QUEUE, shards.size(), Duration.ofMinutes(1))
+				.jobs()
+				.forEach((job) -> leases.add(job.lease()));
+		}
+		// the failing shard's leases first: it must not stop the others
+		String failing = shards.get(1);
+		leases.sort(Comparator.comparing((lease) -> !QueueStore.shardOfToken(QUEUE, lease.token()).equals(failing)));
+		operations.getStore().getTemplate().opsForValue().set(operations.getStore().keys(failing).model(), "99");
+		assertThatExceptionOfType(DataModelMismatchException.class)
+			.isThrownBy(() -> operations.getListenerOperations().getLeaseOperations().ack(QUEUE, leases));
+		for (String shard : shards) {
+			assertThat(operations.getStore()
+				.getTemplate()
+				.opsForZSet()
+				.zCard(operations.getStore().keys(shard).reserved())).as(shard)
+				.isEqualTo(shard.equals(failing) ? 1 : 0);
 		}
 	}
 
