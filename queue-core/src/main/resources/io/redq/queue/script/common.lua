@@ -776,7 +776,10 @@ local function add_counts(at, completed, failed, dead, restart)
 	local default_field = 'h' .. (hour % 168)
 	local read = redis.call('HMGET', stats, 'hours', minute_field, default_field)
 	local hour_field = 'h' .. (hour % (tonumber(read[1]) or 168))
-	local hour_value = (hour_field == default_field) and read[3] or redis.call('HGET', stats, hour_field)
+	local hour_value = read[3]
+	if hour_field ~= default_field then
+		hour_value = redis.call('HGET', stats, hour_field)
+	end
 	local buckets = {{minute_field, minute, read[2]}, {hour_field, hour, hour_value}}
 	local written = {}
 	for _, bucket in ipairs(buckets) do
