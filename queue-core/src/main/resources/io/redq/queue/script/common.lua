@@ -29,10 +29,16 @@ local MODEL = 5
 -- it reads anyway, or is no string, which MGET reads as nil. Nothing writes either key before the script reads them.
 local stored_model, last_key_value = unpack(redis.call('MGET', model, KEYS[#KEYS]))
 
--- The Redis clock in milliseconds: every time a script records or compares comes from here, never from a client.
+-- The Redis clock in milliseconds: every time a script records or compares comes from here, never from a client. Read
+-- once per call: a script runs at one instant, and a call that acknowledges, leaves gates and hands a job over would
+-- otherwise ask three times.
+local clock
 local function now_millis()
-	local time = redis.call('TIME')
-	return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+	if not clock then
+		local time = redis.call('TIME')
+		clock = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+	end
+	return clock
 end
 
 -- Epoch milliseconds as digits: Lua writes numbers of 15 digits and more (due times after the year 5138, scores of queued) in
@@ -402,7 +408,8 @@ end
 -- wakes the next in its line, so that places freed without a run leaving (a raised limit, a holder's expired lease)
 -- fill one admission after another.
 local function pass_gates(id, holder, now, lease, exclusive, running)
-	redis.call('ZADD', reserved, 'XX', 'GT', now + lease, id)
+	-- the run is reserved (its caller holds its lease, or reserves it in the same call and leaves the score to this)
+	redis.call('ZADD', reserved, 'GT', now + lease, id)
 	local gates = {}
 	if exclusive then
 		redis.call('SET', exclusive, holder, 'PX', lease)
@@ -420,7 +427,7 @@ local function pass_gates(id, holder, now, lease, exclusive, running)
 		redis.call('ZADD', holding, now + lease, holder)
 		redis.call('HSET', held, holder, table.concat(gates, '\0'))
 	end
-	local entry = redis.call('EXISTS', parked) == 1 and redis.call('HGET', parked, id)
+	local entry = redis.call('HGET', parked, id)
 	if entry then
 		redis.call('HDEL', parked, id)
 		local gate = string.match(entry, '^([^%z]*)%z')
@@ -458,10 +465,15 @@ local function forget(...)
 	leave_lines(...)
 	redis.call('HDEL', jobs, ...)
 	redis.call('HDEL', leases, ...)
-	for _, hash in ipairs({attempts, errors, stalls, runs, traces, levels}) do
-		remove_present('HDEL', hash, ...)
+	-- runs holds the jobs parked behind a gate too (see end_lease); the other keys, which only jobs that failed, stalled,
+	-- run long or have a level or group leave, most queues lack: one EXISTS for them all, not one each
+	remove_present('HDEL', runs, ...)
+	if redis.call('EXISTS', attempts, errors, stalls, traces, levels, started) > 0 then
+		for _, hash in ipairs({attempts, errors, stalls, traces, levels}) do
+			remove_present('HDEL', hash, ...)
+		end
+		remove_present('SREM', started, ...)
 	end
-	remove_present('SREM', started, ...)
 end
 
 -- Removes the given jobs from one of the sorted sets (reserved, delayed, dead) and every trace of them.
@@ -749,8 +761,8 @@ end
 -- Statistics: how many jobs completed ('c'), failed an attempt ('f') and died ('d'), in the queue's stats hash: a
 -- ring of 60 per-minute buckets and a ring of per-hour buckets, as many as its field
 -- 'hours' says (168 when absent), each field '<m|h><slot>' holding '<bucket index> <completed> <failed> <dead>'. A
--- bucket left from an older round of its ring is started again, so the hash never grows past its rings. An HMGET, an
--- HGET and an HSET per call, whatever the number of jobs.
+-- bucket left from an older round of its ring is started again, so the hash never grows past its rings. An HMGET and an
+-- HSET per call, whatever the number of jobs (and an HGET for a ring of other than 168 hours).
 -- A death counts the attempt the job died on as failed too, whatever ended it (its handler failed, its lease expired,
 -- its worker shut down, its data was missing), so that every job counts either completed or dead, and each dead one a
 -- failed attempt.
@@ -760,9 +772,15 @@ local function add_counts(at, completed, failed, dead, restart)
 	local minute = math.floor(at / 60000)
 	local hour = math.floor(minute / 60)
 	local minute_field = 'm' .. (minute % 60)
-	local read = redis.call('HMGET', stats, 'hours', minute_field)
+	-- the hour's bucket of the default ring is read with the others, and read again only for another ring
+	local default_field = 'h' .. (hour % 168)
+	local read = redis.call('HMGET', stats, 'hours', minute_field, default_field)
 	local hour_field = 'h' .. (hour % (tonumber(read[1]) or 168))
-	local buckets = {{minute_field, minute, read[2]}, {hour_field, hour, redis.call('HGET', stats, hour_field)}}
+	local hour_value = read[3]
+	if hour_field ~= default_field then
+		hour_value = redis.call('HGET', stats, hour_field)
+	end
+	local buckets = {{minute_field, minute, read[2]}, {hour_field, hour, hour_value}}
 	local written = {}
 	for _, bucket in ipairs(buckets) do
 		local index, c, f, d = string.match(bucket[3] or '', '^(%d+) (%d+) (%d+) (%d+)$')

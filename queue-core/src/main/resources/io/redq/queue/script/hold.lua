@@ -53,12 +53,16 @@ local function wake(gate)
 	if used then
 		redis.call('HDEL', attempts, id)
 	end
+	-- its lease in reserved is written below, as it passes the gates or not
 	redis.call('HSET', leases, id, token)
-	redis.call('ZADD', reserved, now_millis() + lease, id)
 	handed = {id, envelope, (used or 0) + 1, token}
 end
 
-if redis.call('GET', exclusive) == holder then
+-- A leave that names its gates (ARGV[5] and on) skips the gates it never held: a leaver whose gates are the same for
+-- the job handed over has no exclusive key, and a run holds a place only in a running set that has a limit (admit.lua
+-- and pass_gates), whose limit the leaver sends as it passed them.
+local same_gates = ARGV[5] or ''
+if same_gates == '' and redis.call('GET', exclusive) == holder then
 	if renew then
 		expire_after(exclusive, lease)
 	else
@@ -66,12 +70,12 @@ if redis.call('GET', exclusive) == holder then
 		wake(exclusive)
 	end
 end
-for _, running in ipairs({job_running, queue_running, group_running}) do
+for i, running in ipairs({job_running, queue_running, group_running}) do
 	if renew then
 		if redis.call('ZADD', running, 'XX', 'GT', 'CH', now_millis() + lease, holder) == 1 then
 			expire_after(running, lease)
 		end
-	elseif redis.call('ZREM', running, holder) == 1 then
+	elseif (same_gates == '' or (tonumber(ARGV[5 + i]) or 1) > 0) and redis.call('ZREM', running, holder) == 1 then
 		wake(running)
 	end
 end
@@ -79,7 +83,7 @@ if renew then
 	redis.call('ZADD', holding, 'XX', 'GT', now_millis() + lease, holder)
 else
 	redis.call('ZREM', holding, holder)
-	remove_present('HDEL', held, holder)
+	redis.call('HDEL', held, holder)
 end
 local acknowledged = {}
 if refused ~= nil then
@@ -89,7 +93,6 @@ if not handed then
 	return acknowledged
 end
 handed[5] = 0
-local same_gates = ARGV[5] or ''
 if same_gates ~= '' then
 	-- the envelope goes on after its times and level as the leaver's would: the same job and group
 	local _, times = string.find(handed[2], '^{"createdAt":%-?%d+,"availableAt":%-?%d+,')
@@ -106,6 +109,9 @@ if same_gates ~= '' then
 		pass_gates(id, next_holder, now, lease, nil, running)
 		handed[5] = 1
 	end
+end
+if handed[5] == 0 then
+	redis.call('ZADD', reserved, now_millis() + lease, handed[1])
 end
 for _, field in ipairs(handed) do
 	acknowledged[#acknowledged + 1] = field

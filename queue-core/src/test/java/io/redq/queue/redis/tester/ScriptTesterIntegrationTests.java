@@ -182,6 +182,20 @@ class ScriptTesterIntegrationTests {
 		assertThat(violation.invariant()).as("%s", violation).isIn(Invariant.GATES, Invariant.PARKED);
 	}
 
+	@Test // GH-36
+	void theTesterFindsARunThatLeavesItsPlaceHeldInAHoldScriptThatSkipsTheRunningSetsWithALimit() {
+		String hold = read(QueueScripts.class, "hold.lua");
+		String skipping = hold.replace("(tonumber(ARGV[5 + i]) or 1) > 0", "(tonumber(ARGV[5 + i]) or 1) <= 0");
+		assertThat(skipping).as("the running sets that a leave of hold.lua skips").isNotEqualTo(hold);
+		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("hold")
+				? QueueScripts.of(skipping, List.class) : definition.load());
+		Violation violation = firstViolation(scripts, SHORT.withFaults(EnumSet.noneOf(Fault.class)));
+		assertThat(violation).isNotNull();
+		// a running limit counts a run that left, or a job waits behind a place nothing
+		// holds or hands on
+		assertThat(violation.invariant()).as("%s", violation).isIn(Invariant.GATES, Invariant.PARKED);
+	}
+
 	@Test
 	void theTesterFindsStatisticsThatCountAFailedAttemptWhoseLeaseIsGone() {
 		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("fail")
