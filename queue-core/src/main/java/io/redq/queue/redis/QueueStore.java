@@ -243,7 +243,23 @@ public final class QueueStore {
 	 * @return the shards, the likeliest first
 	 */
 	List<String> shardsOfId(String queue, String id) {
-		List<String> shards = shardsToOperate(queue);
+		return likeliestFirst(shardsToOperate(queue), id);
+	}
+
+	/**
+	 * Return the shards to look for a job in by its id as a dispatcher does, for the jobs
+	 * it dispatched: those of {@link #shards(String)}, the count it dispatches with, so
+	 * that a call it bounds by its timeout reads nothing unbounded first (see
+	 * {@link #shardsOfId(String, String)} for an instance that operates the queue).
+	 * @param queue the queue
+	 * @param id the job id
+	 * @return the shards, the likeliest first
+	 */
+	List<String> dispatchedShardsOfId(String queue, String id) {
+		return likeliestFirst(shards(queue), id);
+	}
+
+	private static List<String> likeliestFirst(List<String> shards, String id) {
 		if (shards.size() == 1) {
 			return shards;
 		}
