@@ -58,7 +58,10 @@ public final class BatchCancelOperations {
 	 * ({@link BatchCreationOperations#createOnce}): the enqueues of its members are then
 	 * forestalled first, and those never enqueued are counted cancelled, so that the
 	 * mover's seal opens the batch as being cancelled, and it ends {@code CANCELLED} once
-	 * the members enqueued before the cancel are cancelled too.
+	 * the members enqueued before the cancel are cancelled too. Its nested workflows that
+	 * the mover has not created yet are made cancelled first, so that their creation is
+	 * refused, and counted cancelled; those it created are cancelled as ones it may still
+	 * be creating, and hand their ends over as they end.
 	 * @param batchId the batch id
 	 * @param timeout the longest wait for each call, or {@code null} for the Redis
 	 * command timeout

@@ -369,7 +369,8 @@ public final class ChainOperations {
 	 * step's enqueue (or its batch's creation) is forestalled, lest a live mover that
 	 * read it before the cancel enqueue it after, then the step is cancelled in its queue
 	 * all the same, since a mover may have enqueued it before, and died before it
-	 * recorded the delivery.
+	 * recorded the delivery; the end of a chain so ended is handed over to the batch it
+	 * is nested in at once, since no step's hand-over may come.
 	 * @param chainId the chain id
 	 * @param timeout the longest wait for the call to the step's queue, or {@code null}
 	 * for the Redis command timeout
