@@ -206,9 +206,8 @@ public final class ChainOperations {
 				start(chain.steps().get(0), callId + ".1", window, link);
 			}
 			catch (EnqueueOperations.Forestalled ex) {
-				// the batch it is nested in was cancelled meanwhile, which ended the
-				// chain
-				// (see cancelCreating): the opening hands that end over
+				// the batch it is nested in was cancelled meanwhile, which ended it (see
+				// cancelCreating): the opening hands that end over
 			}
 		}
 		open(chain.id());
@@ -435,9 +434,8 @@ public final class ChainOperations {
 			}
 		}
 		if (code >= 2) {
-			// the chain ended: an apply of no finishes returns its end for the batch it
-			// is
-			// nested in, as any later call would, whereas no step's hand-over may come
+			// the chain ended, and no step's hand-over may come: an apply of no
+			// finishes returns its end for the batch it is nested in
 			deliver(chainId, run(chainId, List.of("apply", queue)));
 		}
 		return true;
