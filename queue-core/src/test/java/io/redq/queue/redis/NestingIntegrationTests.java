@@ -325,6 +325,26 @@ class NestingIntegrationTests extends AbstractQueueIntegrationTests {
 		assertKeysExpire(0, id, step.id(), nested.id());
 	}
 
+	@Test
+	void aNestedChainCancelledBeforeAStalledMoverEnqueuedItsNextStepHandsItsEndToItsBatch() {
+		BatchResult outer = this.dispatcher.dispatchBatch(
+				BatchRequest.builder().chain(ChainRequest.of(job("resize"), job("publish")).build()).build());
+		String chainId = outer.members().get(0).id();
+		succeed("images");
+		// the mover read the chain's next step, which the cancel forestalls: no hand-over
+		// of that step ever comes
+		StalledMover mover = StalledMover.applyHandOvers(this.operations.getStore(),
+				this.operations.getBatchOperations(), "images");
+		assertThat(this.dispatcher.cancelBatch(outer.batchId())).isTrue();
+		while (mover.stalled()) {
+			mover.goOn();
+		}
+		handOverAll();
+		assertThat(this.operations.stats("web").pending()).isZero();
+		assertThat(chainStatus(chainId).state()).isEqualTo(ChainStatus.State.CANCELLED);
+		assertThat(status(outer.batchId()).state()).isEqualTo(BatchStatus.State.CANCELLED);
+	}
+
 	/** Every key of each workflow, kept once it ended, expires. */
 	private void assertKeysExpire(int cut, String... workflows) {
 		for (String workflow : workflows) {
