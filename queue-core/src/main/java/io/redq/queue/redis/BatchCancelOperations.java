@@ -58,7 +58,10 @@ public final class BatchCancelOperations {
 	 * ({@link BatchCreationOperations#createOnce}): the enqueues of its members are then
 	 * forestalled first, and those never enqueued are counted cancelled, so that the
 	 * mover's seal opens the batch as being cancelled, and it ends {@code CANCELLED} once
-	 * the members enqueued before the cancel are cancelled too.
+	 * the members enqueued before the cancel are cancelled too. Its nested workflows that
+	 * the mover has not created yet are made cancelled first, so that their creation is
+	 * refused, and counted cancelled; those it created are cancelled as ones it may still
+	 * be creating, and hand their ends over as they end.
 	 * @param batchId the batch id
 	 * @param timeout the longest wait for each call, or {@code null} for the Redis
 	 * command timeout
@@ -74,13 +77,13 @@ public final class BatchCancelOperations {
 		BatchKeys keys = this.store.batchKeys(batchId);
 		StringRedisTemplate redis = this.store.getTemplate();
 		forestallAdds(keys.meta());
-		List<Object> found = redis.opsForHash().multiGet(keys.meta(), List.of("queues", "total"));
+		List<Object> found = redis.opsForHash().multiGet(keys.meta(), List.of("queues", "total", "linger"));
 		Object queues = found.get(0);
 		if (queues == null) {
 			return true;
 		}
 		List<String> memberQueues = Arrays.stream(((String) queues).split("\n"))
-			.filter((queue) -> !BatchOperations.BATCH_QUEUE.equals(queue) && !BatchOperations.CHAIN_QUEUE.equals(queue))
+			.filter((queue) -> !isNested(queue))
 			.toList();
 		List<String> toCount = new ArrayList<>();
 		if (creationCallId != null) {
@@ -90,10 +93,15 @@ public final class BatchCancelOperations {
 		try (Cursor<String> pending = redis.opsForSet().scan(keys.pending(), page)) {
 			while (pending.hasNext()) {
 				String id = pending.next();
-				if (creationCallId != null) {
-					toCount.add(id);
-				}
+				boolean nested = false;
 				for (String queue : ((String) queues).split("\n")) {
+					if (creationCallId != null && isNested(queue)) {
+						// the mover may still create it, as a call of its own (see
+						// BatchCreationOperations#enqueueMembers)
+						nested |= cancelCreating(queue, id, Duration.ofMillis(BatchOperations.number(found.get(2))),
+								timeout, creationCallId + "/" + id);
+						continue;
+					}
 					switch (queue) {
 						case BatchOperations.BATCH_QUEUE -> cancel(id, timeout);
 						case BatchOperations.CHAIN_QUEUE -> this.batches.chains().cancel(id, timeout);
@@ -101,14 +109,41 @@ public final class BatchCancelOperations {
 								"member '" + id + "' of batch " + batchId);
 					}
 				}
+				// a nested workflow that exists hands its end over as it ends
+				if (creationCallId != null && !nested) {
+					toCount.add(id);
+				}
 			}
 		}
-		if (!memberQueues.isEmpty()) {
-			for (int from = 0; from < toCount.size(); from += QueueStore.MAX_BATCH_SIZE) {
-				countNeverEnqueued(batchId, memberQueues,
-						toCount.subList(from, Math.min(toCount.size(), from + QueueStore.MAX_BATCH_SIZE)));
-			}
+		for (int from = 0; from < toCount.size(); from += QueueStore.MAX_BATCH_SIZE) {
+			countNeverEnqueued(batchId, memberQueues,
+					toCount.subList(from, Math.min(toCount.size(), from + QueueStore.MAX_BATCH_SIZE)));
 		}
+		return true;
+	}
+
+	private static boolean isNested(String queue) {
+		return BatchOperations.BATCH_QUEUE.equals(queue) || BatchOperations.CHAIN_QUEUE.equals(queue);
+	}
+
+	/**
+	 * Cancel a batch or chain nested in a batch that a live mover may still be creating:
+	 * one that does not exist yet is made ended and cancelled first, so that the mover's
+	 * creation of it is refused; one that exists is cancelled as one the mover may still
+	 * be creating under the given call id.
+	 * @param kind {@link BatchOperations#BATCH_QUEUE} or
+	 * {@link BatchOperations#CHAIN_QUEUE}
+	 * @return whether a workflow of that kind exists under the id, whose end reaches the
+	 * batch as it ends
+	 */
+	private boolean cancelCreating(String kind, String id, Duration window, @Nullable Duration timeout, String callId) {
+		if (BatchOperations.CHAIN_QUEUE.equals(kind)) {
+			return this.batches.chains().cancelCreating(id, window, timeout, callId);
+		}
+		if (forestall(id, window)) {
+			return false;
+		}
+		cancel(id, timeout, callId);
 		return true;
 	}
 
@@ -161,14 +196,17 @@ public final class BatchCancelOperations {
 
 	/**
 	 * Make a batch that does not exist yet ended and cancelled, so that its creation is
-	 * refused: a batch step of a chain cancelled after a mover read the step, which that
-	 * mover may still create. A batch created before is left as it is.
+	 * refused: a batch step of a chain cancelled after a mover read the step, or a batch
+	 * nested in a batch cancelled while it was created, which that mover may still
+	 * create. A batch created before is left as it is.
 	 * @param batchId the batch id
 	 * @param window how long the batch is kept so, at least as long as the mover's call
 	 * may come
+	 * @return whether the batch is so, made by this call or one before; {@code false}
+	 * when a batch was created under its id
 	 */
-	void forestall(String batchId, Duration window) {
-		this.batches.run(batchId, List.of("forestall", QueueStore.millis(window)));
+	boolean forestall(String batchId, Duration window) {
+		return this.batches.run(batchId, List.of("forestall", QueueStore.millis(window))).equals(List.of(1L));
 	}
 
 	/**
@@ -206,9 +244,10 @@ public final class BatchCancelOperations {
 	}
 
 	/**
-	 * Count cancelled the members whose enqueues were forestalled: those that are neither
-	 * linked in any shard of their queues nor handed over from there were never enqueued,
-	 * or finished and were counted, which counting them again does not change.
+	 * Count cancelled the members whose enqueues (or creations, for nested workflows)
+	 * were forestalled: those that are neither linked in any shard of their queues nor
+	 * handed over from there were never enqueued, or finished and were counted, which
+	 * counting them again does not change.
 	 */
 	private void countNeverEnqueued(String batchId, List<String> queues, List<String> ids) {
 		StringRedisTemplate redis = this.store.getTemplate();
@@ -233,7 +272,7 @@ public final class BatchCancelOperations {
 		}
 		// the queue of an apply names the lists of succeeded and dead members, which a
 		// cancelled member does not join
-		List<String> args = new ArrayList<>(List.of("apply", queues.get(0)));
+		List<String> args = new ArrayList<>(List.of("apply", queues.isEmpty() ? "" : queues.get(0)));
 		for (int i = 0; i < ids.size(); i++) {
 			if (!found[i]) {
 				args.add(ids.get(i));

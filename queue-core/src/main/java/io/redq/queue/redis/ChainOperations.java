@@ -202,7 +202,13 @@ public final class ChainOperations {
 				chain.onFailure());
 		String link = create(kept, BatchOperations.maximum(CREATION_WINDOW, window), parent);
 		if (link != null) {
-			start(chain.steps().get(0), callId + ".1", window, link);
+			try {
+				start(chain.steps().get(0), callId + ".1", window, link);
+			}
+			catch (EnqueueOperations.Forestalled ex) {
+				// the batch it is nested in was cancelled meanwhile, which ended it (see
+				// cancelCreating): the opening hands that end over
+			}
 		}
 		open(chain.id());
 	}
@@ -362,38 +368,75 @@ public final class ChainOperations {
 	 * step's enqueue (or its batch's creation) is forestalled, lest a live mover that
 	 * read it before the cancel enqueue it after, then the step is cancelled in its queue
 	 * all the same, since a mover may have enqueued it before, and died before it
-	 * recorded the delivery.
+	 * recorded the delivery; the end of a chain so ended is handed over to the batch it
+	 * is nested in at once, since no step's hand-over may come.
 	 * @param chainId the chain id
 	 * @param timeout the longest wait for the call to the step's queue, or {@code null}
 	 * for the Redis command timeout
 	 * @return whether a running chain was cancelled
 	 */
 	public boolean cancel(String chainId, @Nullable Duration timeout) {
-		List<?> result = run(chainId, List.of("cancel"));
+		return cancel(chainId, timeout, null);
+	}
+
+	/**
+	 * Cancel a chain nested in a batch that a live mover may still be creating (see
+	 * {@link BatchCancelOperations#cancel(String, Duration, String)}): one that does not
+	 * exist yet is made cancelled first, so that the mover's creation of it is refused;
+	 * one that exists is cancelled as {@link #cancel(String, Duration)} does, or at once
+	 * when it is still being created under the given call id, its first step's enqueue
+	 * forestalled.
+	 * @param chainId the chain id
+	 * @param window how long a chain made cancelled is kept, at least as long as the
+	 * mover's call may come
+	 * @param timeout the longest wait for the call to the step's queue, or {@code null}
+	 * for the Redis command timeout
+	 * @param creationCallId the id of the call that creates the chain
+	 * @return whether a chain was created under the id, whose end reaches the batch as it
+	 * ends; {@code false} when it was made cancelled, for the caller to count
+	 */
+	boolean cancelCreating(String chainId, Duration window, @Nullable Duration timeout, String creationCallId) {
+		if (run(chainId, List.of("forestall", QueueStore.millis(window))).equals(List.of(1L))) {
+			return false;
+		}
+		cancel(chainId, timeout, creationCallId);
+		return true;
+	}
+
+	private boolean cancel(String chainId, @Nullable Duration timeout, @Nullable String creationCallId) {
+		List<?> result = run(chainId, (creationCallId != null) ? List.of("cancel", "creating") : List.of("cancel"));
 		if (result.isEmpty() || Long.valueOf(0).equals(result.get(0))) {
 			return false;
 		}
-		boolean undelivered = Long.valueOf(2).equals(result.get(0));
+		long code = ((Number) result.get(0)).longValue();
 		String queue = (String) result.get(1);
-		if (undelivered) {
-			forestall(chainId, queue, (String) result.get(2));
+		String current = (String) result.get(2);
+		// reply 3: cancelled while created, whose first step is enqueued under the
+		// creation's call
+		String callId = (code == 3) ? creationCallId + ".1" : stepCallId(chainId, current);
+		if (code >= 2) {
+			forestall(chainId, queue, current, callId);
 		}
 		if (BatchOperations.BATCH_QUEUE.equals(queue)) {
 			// a batch step is cancelled as a batch, whose end then ends the chain; one
 			// not recorded delivered may be in a live mover's creation still
-			String batchId = (String) result.get(2);
-			this.batchOperations.getCancelOperations()
-				.cancel(batchId, timeout, undelivered ? stepCallId(chainId, batchId) : null);
-			return true;
+			this.batchOperations.getCancelOperations().cancel(current, timeout, (code >= 2) ? callId : null);
 		}
-		for (Object step : result.subList(2, result.size())) {
-			String id = (String) step;
-			// first its link, in the shard that holds the step, no longer creates the
-			// step after it, then the step is cancelled
-			String shard = this.store.shardHolding(queue, id);
-			this.store.getTemplate().execute(UNLINK_LATER_STEPS, List.of(this.store.keys(shard).batchLinks()), id);
-			this.batchOperations.getCancelOperations()
-				.cancelJob(queue, shard, id, timeout, "step '" + id + "' of chain " + chainId);
+		else {
+			for (Object step : result.subList(2, result.size())) {
+				String id = (String) step;
+				// first its link, in the shard that holds the step, no longer creates the
+				// step after it, then the step is cancelled
+				String shard = this.store.shardHolding(queue, id);
+				this.store.getTemplate().execute(UNLINK_LATER_STEPS, List.of(this.store.keys(shard).batchLinks()), id);
+				this.batchOperations.getCancelOperations()
+					.cancelJob(queue, shard, id, timeout, "step '" + id + "' of chain " + chainId);
+			}
+		}
+		if (code >= 2) {
+			// the chain ended, and no step's hand-over may come: an apply of no
+			// finishes returns its end for the batch it is nested in
+			deliver(chainId, run(chainId, List.of("apply", queue)));
 		}
 		return true;
 	}
@@ -403,14 +446,13 @@ public final class ChainOperations {
 	 * before the mover that read the step makes it, so that it changes nothing: the chain
 	 * was cancelled between that mover's read and its enqueue.
 	 */
-	private void forestall(String chainId, String queue, String stepId) {
+	private void forestall(String chainId, String queue, String stepId, String callId) {
 		Duration window = deliveryWindow(Duration.ofMillis(Long.parseLong(String
 			.valueOf(this.store.getTemplate().opsForHash().get(this.store.getKeyspace().chain(chainId), "linger")))));
 		if (BatchOperations.BATCH_QUEUE.equals(queue)) {
 			this.batchOperations.getCancelOperations().forestall(stepId, window);
 			return;
 		}
-		String callId = stepCallId(chainId, stepId);
 		// the enqueue makes one call of this id per shard it sends to
 		for (String shard : this.store.shards(queue)) {
 			this.enqueueOperations.forestall(shard, callId, window);

@@ -233,11 +233,12 @@ elseif op == 'cancel' then
 	redis.call('HSET', meta, 'cancelling', 1)
 	return {1}
 elseif op == 'forestall' then
-	-- ARGV: how long (ms) to keep the batch. A batch step of a chain cancelled after a mover read the step, which that
-	-- mover may still create: made ended and cancelled before it exists, its creation is refused. Returns 1 when made
-	-- so, 0 when the batch exists (then cancelled as any other)
+	-- ARGV: how long (ms) to keep the batch. A batch step of a chain cancelled after a mover read the step, or a batch
+	-- nested in a batch cancelled while a mover creates it, which that mover may still create: made ended and cancelled
+	-- before it exists (no queues), its creation is refused. Returns 1 when the batch is so (made now or by this call
+	-- before), 0 when a batch was created under its id (then cancelled as any other)
 	if redis.call('EXISTS', meta) == 1 then
-		return {0}
+		return {redis.call('HEXISTS', meta, 'queues') == 0 and 1 or 0}
 	end
 	redis.call('HSET', meta, 'model', 1, 'state', 'ended', 'outcome', 'cancelled', 'policy', 'c', 'linger', ARGV[2],
 		'total', 0, 'succeeded', 0, 'dead', 0, 'cancelled', 0)

@@ -21,7 +21,9 @@
 -- Returns, for create, 1 when done and 0 when the chain is not in a state for it; for cancel, {0} when the chain was
 -- not running, else {1, queue, id, ...}: the steps to cancel in their queue (the current step and those after it in
 -- the same queue, which its acknowledgement may have created), {2, ...} likewise when the current step was not
--- recorded delivered, so that a mover may still enqueue it: the caller then forestalls that enqueue; for the others
+-- recorded delivered, so that a mover may still enqueue it: the caller then forestalls that enqueue, {3, ...} likewise
+-- for a chain cancelled while it was created, whose first step its creator may still enqueue; for forestall, see
+-- there; for the others
 -- the jobs to deliver: {linger, name, job, ...}, empty for none.
 local meta = KEYS[1]
 local op = ARGV[1]
@@ -160,12 +162,15 @@ elseif op == 'delivered' then
 	redis.call('HDEL', meta, ARGV[2])
 	return {}
 elseif op == 'cancel' then
+	-- ARGV: 'creating' to cancel a chain still being created too (one nested in a batch that a mover creates, which
+	-- is cancelled meanwhile): it ends at once, its first step as the current step not delivered
 	local found = redis.call('HMGET', meta, 'state', 'at', 'steps')
-	if found[1] ~= 'running' then
+	local creating = found[1] == 'creating' and ARGV[2] == 'creating'
+	if found[1] ~= 'running' and not creating then
 		return {0}
 	end
 	local at = tonumber(found[2])
-	local undelivered = redis.call('HEXISTS', meta, 's' .. at) == 1
+	local undelivered = creating or redis.call('HEXISTS', meta, 's' .. at) == 1
 	if undelivered then
 		-- the current step is not enqueued yet, and never will be (a live mover that read it before may still be on
 		-- its way: the caller forestalls its enqueue); or a mover enqueued it and died before it recorded the
@@ -175,7 +180,7 @@ elseif op == 'cancel' then
 		redis.call('HSET', meta, 'cancelling', 1)
 	end
 	local step = redis.call('HMGET', meta, 'q' .. at, 'j' .. at)
-	local result = {undelivered and 2 or 1, step[1], step[2]}
+	local result = {creating and 3 or undelivered and 2 or 1, step[1], step[2]}
 	for i = at + 1, tonumber(found[3]) do
 		local later = redis.call('HMGET', meta, 'q' .. i, 'j' .. i)
 		if later[1] ~= step[1] then
@@ -184,5 +189,17 @@ elseif op == 'cancel' then
 		result[#result + 1] = later[2]
 	end
 	return result
+elseif op == 'forestall' then
+	-- ARGV: how long (ms) to keep the chain. A chain nested in a batch cancelled while a mover creates it, which that
+	-- mover may still create: made cancelled before it exists (no steps), its creation is refused; the caller counts it
+	-- cancelled in that batch. Returns 1 when the chain is so (made now or by this call before), 0 when a chain was
+	-- created under its id (then cancelled as one being created)
+	if redis.call('EXISTS', meta) == 1 then
+		return {(redis.call('HGET', meta, 'steps') == '0') and 1 or 0}
+	end
+	redis.call('HSET', meta, 'model', 1, 'state', 'cancelled', 'reason', 'the chain was cancelled', 'linger', ARGV[2],
+		'at', 1, 'steps', 0)
+	redis.call('PEXPIRE', meta, ARGV[2])
+	return {1}
 end
 return redis.error_reply('Unknown chain operation ' .. tostring(op))

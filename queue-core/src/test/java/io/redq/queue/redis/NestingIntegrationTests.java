@@ -1,6 +1,7 @@
 package io.redq.queue.redis;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -28,6 +29,7 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
@@ -233,6 +235,124 @@ class NestingIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.dispatcher.findChain(chainId).orElseThrow().state()).isEqualTo(ChainStatus.State.CANCELLED);
 		assertThat(status(outer.batchId()).state()).isEqualTo(BatchStatus.State.CANCELLED);
 		assertThat(callbacks()).containsOnlyKeys(outer.batchId() + ":complete");
+	}
+
+	@Test
+	void aChainCancelledWhileAMoverCreatesItsBatchStepOfNestedWorkflowsStartsNothingAfterAndEachEnds() {
+		// the cancel overtakes the mover after each piece of the batch step's creation:
+		// the batch, its nested chain, its nested batch, its seal, its delivery
+		boolean more = true;
+		for (int cut = 1; more; cut++) {
+			String id = this.dispatcher
+				.dispatchChain(ChainRequest.builder()
+					.step(job("resize"))
+					.step(BatchRequest.builder()
+						.chain(ChainRequest.of(job("sms"), job("publish")).build())
+						.batch(BatchRequest.of(List.of(job("mail"))).build())
+						.build())
+					.build())
+				.chainId();
+			succeed("images");
+			Map<String, String> nested = new HashMap<>();
+			BatchCommand
+				.unnest(StoredJob.parse((String) this.template.opsForHash().get("redq:chain:{" + id + "}:meta", "s2")))
+				.members()
+				.forEach((member) -> nested.put(member.queue(), member.command().id()));
+			StalledMover mover = StalledMover.applyHandOvers(this.operations.getStore(),
+					this.operations.getBatchOperations(), "images");
+			for (int piece = 0; piece < cut; piece++) {
+				mover.goOn();
+			}
+			more = mover.stalled();
+			assertThat(this.dispatcher.cancelChain(id)).isTrue();
+			while (mover.stalled()) {
+				mover.goOn();
+			}
+			handOverAll();
+			for (String queue : QUEUES) {
+				assertThat(this.operations.stats(queue).pending()).as("nothing waits in %s (cut %d)", queue, cut)
+					.isZero();
+			}
+			assertThat(chainStatus(id).state()).isEqualTo(ChainStatus.State.CANCELLED);
+			BatchStatus step = status(id + ":2");
+			assertThat(step.state()).isEqualTo(BatchStatus.State.CANCELLED);
+			assertThat(step.cancelled()).as("each nested workflow counted once").isEqualTo(2);
+			String nestedChain = nested.get(BatchOperations.CHAIN_QUEUE);
+			String nestedBatch = nested.get(BatchOperations.BATCH_QUEUE);
+			assertThat(chainStatus(nestedChain).state()).isEqualTo(ChainStatus.State.CANCELLED);
+			assertThat(status(nestedBatch).state()).isEqualTo(BatchStatus.State.CANCELLED);
+			assertKeysExpire(cut, id, id + ":2", nestedChain, nestedBatch);
+		}
+	}
+
+	@Test
+	void aNestedChainCancelledBetweenItsCreationAndItsFirstStepsEnqueueStartsNoStepAndEnds() {
+		String id = this.dispatcher
+			.dispatchChain(ChainRequest.builder()
+				.step(job("resize"))
+				.step(BatchRequest.builder().chain(ChainRequest.of(job("sms"), job("publish")).build()).build())
+				.build())
+			.chainId();
+		succeed("images");
+		// a mover applies the first step's end and reads the batch step, which it
+		// creates as ChainOperations#deliver does, up to its nested chain's first step
+		ChainOperations chains = this.operations.getBatchOperations().chains();
+		chains.run(id, List.of("apply", "images", id + ":1", "s"));
+		String meta = "redq:chain:{" + id + "}:meta";
+		BatchCommand step = BatchCommand.unnest(StoredJob.parse((String) this.template.opsForHash().get(meta, "s2")));
+		Duration window = chains
+			.deliveryWindow(Duration.ofMillis(Long.parseLong((String) this.template.opsForHash().get(meta, "linger"))));
+		String callId = "chain:" + id + ":s2";
+		BatchCreationOperations creation = this.operations.getBatchOperations().getCreationOperations();
+		assertThat(creation.create(step, window, ChainOperations.link(id))).isTrue();
+		ChainCommand nested = ChainCommand.unnest(step.members().get(0));
+		String link = chains.create(nested, window, step.id());
+		assertThat(this.dispatcher.cancelChain(id)).isTrue();
+		PreparedCommand first = nested.steps().get(0);
+		assertThatExceptionOfType(EnqueueOperations.Forestalled.class).isThrownBy(() -> this.enqueuer
+			.enqueueOnce(first.queue(), callId + "/" + nested.id() + ".1", List.of(first.command()), window, link));
+		chains.open(nested.id());
+		creation.seal(step.id());
+		chains.run(id, List.of("delivered", "s2"));
+		handOverAll();
+		for (String queue : QUEUES) {
+			assertThat(this.operations.stats(queue).pending()).as("nothing waits in %s", queue).isZero();
+		}
+		assertThat(chainStatus(id).state()).isEqualTo(ChainStatus.State.CANCELLED);
+		assertThat(status(step.id()).state()).isEqualTo(BatchStatus.State.CANCELLED);
+		assertThat(status(step.id()).cancelled()).isEqualTo(1);
+		assertThat(chainStatus(nested.id()).state()).isEqualTo(ChainStatus.State.CANCELLED);
+		assertKeysExpire(0, id, step.id(), nested.id());
+	}
+
+	@Test
+	void aNestedChainCancelledBeforeAStalledMoverEnqueuedItsNextStepHandsItsEndToItsBatch() {
+		BatchResult outer = this.dispatcher.dispatchBatch(
+				BatchRequest.builder().chain(ChainRequest.of(job("resize"), job("publish")).build()).build());
+		String chainId = outer.members().get(0).id();
+		succeed("images");
+		// the mover read the chain's next step, which the cancel forestalls: no hand-over
+		// of that step ever comes
+		StalledMover mover = StalledMover.applyHandOvers(this.operations.getStore(),
+				this.operations.getBatchOperations(), "images");
+		assertThat(this.dispatcher.cancelBatch(outer.batchId())).isTrue();
+		while (mover.stalled()) {
+			mover.goOn();
+		}
+		handOverAll();
+		assertThat(this.operations.stats("web").pending()).isZero();
+		assertThat(chainStatus(chainId).state()).isEqualTo(ChainStatus.State.CANCELLED);
+		assertThat(status(outer.batchId()).state()).isEqualTo(BatchStatus.State.CANCELLED);
+	}
+
+	/** Every key of each workflow, kept once it ended, expires. */
+	private void assertKeysExpire(int cut, String... workflows) {
+		for (String workflow : workflows) {
+			Set<String> keys = this.template.keys("*{" + workflow + "}*");
+			assertThat(keys).as("the keys of %s (cut %d)", workflow, cut)
+				.isNotEmpty()
+				.allSatisfy((key) -> assertThat(this.template.getExpire(key)).as(key).isPositive());
+		}
 	}
 
 	@Test
