@@ -364,12 +364,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 		RedisJobQueueOperations operations = operations(SHARDS);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
 		List<String> shards = operations.getStore().shards(QUEUE);
-		for (int i = 0; i < shards.size(); i++) {
-			for (int job = 0; job <= i; job++) {
-				dispatcher.dispatch(
-						JobRequest.of("work", "x").id(idOn(operations, shards.get(i), "job" + job + "-")).build());
-			}
-		}
+		dispatchOneMoreEachShard(operations, dispatcher, shards);
 		dispatcher.dispatch(JobRequest.of("work", "x")
 			.id(idOn(operations, shards.get(1), "later-"))
 			.delay(Duration.ofHours(1))
@@ -394,12 +389,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 		RedisJobQueueOperations operations = operations(SHARDS);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
 		List<String> shards = operations.getStore().shards(QUEUE);
-		for (int i = 0; i < shards.size(); i++) {
-			for (int job = 0; job <= i; job++) {
-				dispatcher.dispatch(
-						JobRequest.of("work", "x").id(idOn(operations, shards.get(i), "job" + job + "-")).build());
-			}
-		}
+		dispatchOneMoreEachShard(operations, dispatcher, shards);
 		String placement = new Keyspace("redq").placement(QUEUE);
 		StringRedisTemplate redis = template(operations);
 		String stored = redis.opsForValue().get(placement);
@@ -696,6 +686,20 @@ abstract class AbstractShardedQueueIntegrationTests {
 
 	String groupOn(RedisJobQueueOperations operations, String shard) {
 		return "group" + idOn(operations, shard);
+	}
+
+	/**
+	 * Dispatch one ready job to the first shard, two to the second and so on, so that
+	 * each shard's counts tell it apart.
+	 */
+	private void dispatchOneMoreEachShard(RedisJobQueueOperations operations, RedisJobDispatcher dispatcher,
+			List<String> shards) {
+		for (int i = 0; i < shards.size(); i++) {
+			for (int job = 0; job <= i; job++) {
+				dispatcher.dispatch(
+						JobRequest.of("work", "x").id(idOn(operations, shards.get(i), "job" + job + "-")).build());
+			}
+		}
 	}
 
 	private StringRedisTemplate template(RedisJobQueueOperations operations) {

@@ -14,6 +14,8 @@ import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.client.RestTestClient;
 import org.springframework.test.web.servlet.client.RestTestClient.ResponseSpec;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * What the dashboard's HTTP tests share: an empty Redis before each test, the queue
  * operations, and a client of the dashboard's path on the application's port.
@@ -81,8 +83,8 @@ abstract class AbstractDashboardHttpIntegrationTests {
 	}
 
 	/**
-	 * Assert that a change posted by another site is refused: a form, and a script that
-	 * sends the dashboard's header.
+	 * Assert that a change posted by another site is refused: a form, told what was
+	 * wrong, and a script that sends the dashboard's header.
 	 * @param path the path of the change below the dashboard's
 	 */
 	void assertRefusedFromAnotherSite(String path) {
@@ -92,7 +94,11 @@ abstract class AbstractDashboardHttpIntegrationTests {
 			.header(HttpHeaders.ORIGIN, "http://evil.example")
 			.exchange()
 			.expectStatus()
-			.isForbidden();
+			.isForbidden()
+			.expectBody()
+			.jsonPath("$.error")
+			.value((String error) -> assertThat(error).contains("Origin: http://evil.example")
+				.contains(DashboardGuard.CHANGE_HEADER));
 		this.client.post()
 			.uri(path)
 			.header(DashboardGuard.CHANGE_HEADER, "1")
