@@ -110,3 +110,13 @@ CREATE TABLE sales_report (
 	paid BIGINT NOT NULL,
 	revenue DECIMAL(14, 2) NOT NULL
 );
+
+-- what an export of a customer's orders wrote: a line per order, and the attempt that
+-- wrote it (a later attempt goes on after the last line of the one before)
+CREATE TABLE order_export_line (
+	job_id VARCHAR(200) NOT NULL,
+	order_id BIGINT NOT NULL REFERENCES customer_order (id),
+	attempt INT NOT NULL,
+	line VARCHAR(500) NOT NULL,
+	PRIMARY KEY (job_id, order_id)
+);

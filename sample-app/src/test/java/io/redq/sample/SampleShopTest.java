@@ -28,7 +28,8 @@ import org.springframework.context.annotation.Import;
 @Documented
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "sample.load.rate=0", "sample.mail.failure-rate=0", "sample.images.retry-delay=100ms",
-				"sample.search.reindex-window=1m", "redq.queues.mail.concurrency=1" })
+				"sample.exports.retry-delay=100ms", "sample.search.reindex-window=1m",
+				"redq.queues.mail.concurrency=1" })
 @Import(RedisServerTestConfiguration.class)
 public @interface SampleShopTest {
 

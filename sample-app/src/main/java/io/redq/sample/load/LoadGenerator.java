@@ -17,6 +17,7 @@ import io.redq.sample.catalog.Catalog;
 import io.redq.sample.catalog.Product;
 import io.redq.sample.flashsale.FlashSale;
 import io.redq.sample.images.Images;
+import io.redq.sample.exports.OrderExports;
 import io.redq.sample.imports.ContactImports;
 import io.redq.sample.mail.MailJobs;
 import io.redq.sample.orders.Order;
@@ -69,6 +70,8 @@ public class LoadGenerator {
 
 	private final FlashSale flashSale;
 
+	private final OrderExports exports;
+
 	private volatile int rate;
 
 	// the fields below are touched by the scheduler's thread only
@@ -83,7 +86,7 @@ public class LoadGenerator {
 	private long lastWarning = System.nanoTime() - WARNING_INTERVAL.toNanos();
 
 	public LoadGenerator(LoadProperties properties, OrderService orders, AuctionService auctions, Images images,
-			Catalog catalog, MailJobs mail, ContactImports imports, FlashSale flashSale) {
+			Catalog catalog, MailJobs mail, ContactImports imports, FlashSale flashSale, OrderExports exports) {
 		this.rate = properties.rate();
 		this.mix = properties.mix();
 		this.mix.forEach((kind, weight) -> this.draw.addAll(Collections.nCopies(weight, kind)));
@@ -98,6 +101,7 @@ public class LoadGenerator {
 		this.mail = mail;
 		this.imports = imports;
 		this.flashSale = flashSale;
+		this.exports = exports;
 	}
 
 	/**
@@ -150,6 +154,7 @@ public class LoadGenerator {
 					this.mail.sendNewsletter("Deals of the week", List.of("reader-" + n + "@example.com"));
 				case IMPORTS -> this.imports.start((n % 5 != 0) ? "tenant-busy" : "tenant-" + n % 7, 1);
 				case CLAIMS -> claim(n);
+				case EXPORTS -> this.exports.start("customer-" + n % 1000 + "@example.com");
 			}
 			this.steps.get(kind).increment();
 		}

@@ -33,6 +33,9 @@ public enum LoadKind {
 	IMPORTS,
 
 	/** A claim in a flash sale of 10 items, restocked when sold out. */
-	CLAIMS
+	CLAIMS,
+
+	/** An export of a customer's orders, a long job that reports its progress. */
+	EXPORTS
 
 }
