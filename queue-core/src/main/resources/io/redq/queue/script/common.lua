@@ -11,17 +11,16 @@
 -- queued, levels and fair: the ready jobs of priority levels other than the default, or in groups (see "Priorities
 -- and groups" below); lines, parked, holding and held: the jobs waiting for a gate and the runs holding gates (see
 -- "Gates" below); batch_links and handover: the links of batch members to their batches and the completions to hand
--- over to them (see batch_member_done); waiting: see announce.
+-- over to them (see batch_member_done); waiting: see announce. One unpack, where thirty KEYS[i] would cost every call
+-- thirty global lookups.
 local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequence, successors, paused, completed,
 	model, started, stalls, stale, runs, stats, traces, queued, levels, fair, lines, parked, holding, held, batch_links,
 	handover, waiting =
-	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
-	KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19], KEYS[20], KEYS[21], KEYS[22], KEYS[23],
-	KEYS[24], KEYS[25], KEYS[26], KEYS[27], KEYS[28], KEYS[29], KEYS[30]
+	unpack(KEYS, 1, 30)
 
 -- The data model these scripts read and write: the queue's keys and what their values mean. Bump it with every change
--- to either, and add the step up from the model before to upgrade_model, so that no script misreads another model's
--- data. The one place the number is kept: Java learns it from the model script.
+-- to either, and add the step up from the model before to the upgrade below, so that no script misreads another
+-- model's data. The one place the number is kept: Java learns it from the model script.
 local MODEL = 5
 
 -- The queue's data model and the value of the last key, read in one call since each costs a call of its own: a call
@@ -702,41 +701,6 @@ local function next_due(dead_max_age)
 	return due
 end
 
--- Brings a queue kept by scripts of an older data model to MODEL, then records MODEL, one step per model. A queue
--- without a model key is new, or kept by scripts from before models were recorded (model 1); the steps find nothing
--- to change in a new queue.
-local function upgrade_model(found)
-	if found < 2 then
-		-- Model 2 keeps a running job's attempt in its lease token, '<sequence>:<attempt>', and only the attempts of
-		-- jobs that are not running in the attempts hash; model 1 had tokens '<sequence>' and the attempts hash counted
-		-- the running attempt too. Bounded by the running jobs.
-		local held = redis.call('HGETALL', leases)
-		for i = 1, #held, 2 do
-			local id, token = held[i], held[i + 1]
-			if not string.find(token, ':', 1, true) then
-				redis.call('HSET', leases, id, token .. ':' .. (tonumber(redis.call('HGET', attempts, id)) or 1))
-				redis.call('HDEL', attempts, id)
-			end
-		end
-	end
-	-- Model 3 adds the started set and the stalls hash. A queue of model 2 has neither, which model 3 reads as no run
-	-- confirmed and no stall yet: nothing to convert.
-	-- Model 4 adds the stale hash: a queue of model 3 has none, which model 4 reads as every entry of the ready list
-	-- standing for its job, as model 3 kept it. It also adds the runs hash: a queue of model 3 has none, which model 4
-	-- reads as no lease ended without its result yet; a run from before the upgrade whose lease ends afterwards is
-	-- recorded then, like any other. (Model 4 as first released recorded every run at its reservation instead: each
-	-- release's scripts read the other's runs alike, a token there standing for a run no worker reserved the job since.)
-	-- It also adds queued, levels and fair (priorities): a queue of model 3 has none, which
-	-- model 4 reads as every job at the default level.
-	-- Model 5 parks the jobs a gate stopped (see Gates) where model 4 deferred them by a recheck delay and listed them
-	-- in a waiting set per gate: those jobs come back at their due times and are parked then, and the waiting sets
-	-- expire. Model 5 has no lines, parked, holding or held yet, which it reads as no job parked and no gate held:
-	-- the runs that model-4 scripts admitted leave their gates by their leases. It also adds batch_links and handover
-	-- (batches) and waiting (results): a queue of model 4 has no batch members and no waiters, and model-4 scripts,
-	-- which would finish a member without handing it over or a job without announcing it, refuse a queue of model 5.
-	redis.call('SET', model, MODEL)
-end
-
 -- Whether the script only reads (stats, status, dead: their first line says "-- Read-only:"), which QueueScripts
 -- sets when it loads one. Such a script leaves a queue as it found it: it neither upgrades an older model, whose data
 -- the read-only scripts read alike, nor writes the model key of a queue name it is asked about, which would then stay
@@ -753,8 +717,41 @@ if found_model ~= MODEL then
 			': upgrade this instance to a Redq release that uses model ' .. found_model ..
 			' (see "Upgrading" in the Redq documentation)')
 	end
+	-- Brings a queue kept by scripts of an older data model to MODEL, then records MODEL, one step per model. A queue
+	-- without a model key is new, or kept by scripts from before models were recorded (model 1); the steps find
+	-- nothing to change in a new queue. Not a helper: a helper is a closure made on every call.
 	if not READ_ONLY then
-		upgrade_model(found_model or 1)
+		local found = found_model or 1
+		if found < 2 then
+			-- Model 2 keeps a running job's attempt in its lease token, '<sequence>:<attempt>', and only the attempts
+			-- of jobs that are not running in the attempts hash; model 1 had tokens '<sequence>' and the attempts hash
+			-- counted the running attempt too. Bounded by the running jobs.
+			local held = redis.call('HGETALL', leases)
+			for i = 1, #held, 2 do
+				local id, token = held[i], held[i + 1]
+				if not string.find(token, ':', 1, true) then
+					redis.call('HSET', leases, id, token .. ':' .. (tonumber(redis.call('HGET', attempts, id)) or 1))
+					redis.call('HDEL', attempts, id)
+				end
+			end
+		end
+		-- Model 3 adds the started set and the stalls hash. A queue of model 2 has neither, which model 3 reads as no
+		-- run confirmed and no stall yet: nothing to convert.
+		-- Model 4 adds the stale hash: a queue of model 3 has none, which model 4 reads as every entry of the ready
+		-- list standing for its job, as model 3 kept it. It also adds the runs hash: a queue of model 3 has none, which
+		-- model 4 reads as no lease ended without its result yet; a run from before the upgrade whose lease ends
+		-- afterwards is recorded then, like any other. (Model 4 as first released recorded every run at its reservation
+		-- instead: each release's scripts read the other's runs alike, a token there standing for a run no worker
+		-- reserved the job since.) It also adds queued, levels and fair (priorities): a queue of model 3 has none,
+		-- which model 4 reads as every job at the default level.
+		-- Model 5 parks the jobs a gate stopped (see Gates) where model 4 deferred them by a recheck delay and listed
+		-- them in a waiting set per gate: those jobs come back at their due times and are parked then, and the waiting
+		-- sets expire. Model 5 has no lines, parked, holding or held yet, which it reads as no job parked and no gate
+		-- held: the runs that model-4 scripts admitted leave their gates by their leases. It also adds batch_links and
+		-- handover (batches) and waiting (results): a queue of model 4 has no batch members and no waiters, and model-4
+		-- scripts, which would finish a member without handing it over or a job without announcing it, refuse a queue
+		-- of model 5.
+		redis.call('SET', model, MODEL)
 	end
 end
 

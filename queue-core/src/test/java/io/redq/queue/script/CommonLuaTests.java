@@ -60,7 +60,7 @@ class CommonLuaTests {
 	void everyQueueScriptKeepsTheModelCheckAndLeavesOutHelpersItNeverCalls() {
 		String enqueue = QueueScripts.load("enqueue", List.class).getScriptAsString();
 		assertThat(enqueue).contains("local function create(", "local function unstale(",
-				"local found_model = tonumber(stored_model)", "local function upgrade_model(");
+				"local found_model = tonumber(stored_model)", "redis.call('SET', model, MODEL)");
 		assertThat(enqueue).doesNotContain("local function count_finished(", "local function trim_dead(");
 		String stats = QueueScripts.load("stats", List.class).getScriptAsString();
 		assertThat(stats).contains("local READ_ONLY = true").doesNotContain("local function create(");
