@@ -189,7 +189,7 @@ public final class BatchCancelOperations {
 	 * makes one call of its id per shard it sends to.
 	 */
 	private void forestall(String queue, String callId) {
-		for (String shard : this.store.shards(queue)) {
+		for (String shard : this.store.shardsToOperate(queue)) {
 			this.enqueueOperations.forestall(shard, callId, this.store.getResendProtection().getWindow());
 		}
 	}
@@ -258,7 +258,7 @@ public final class BatchCancelOperations {
 			}
 		}
 		boolean[] found = new boolean[ids.size()];
-		for (String shard : queues.stream().flatMap((queue) -> this.store.shards(queue).stream()).toList()) {
+		for (String shard : queues.stream().flatMap((queue) -> this.store.shardsToOperate(queue).stream()).toList()) {
 			QueueKeys keys = this.store.keys(shard);
 			// the links first: a member that finishes meanwhile is linked or handed over
 			List<Object> links = redis.<String, Object>opsForHash().multiGet(keys.batchLinks(), List.copyOf(ids));

@@ -348,7 +348,7 @@ public final class BatchOperations {
 		Map<BatchMember, String> found = new HashMap<>();
 		byQueue.forEach((queue, inQueue) -> {
 			// a member ran on any shard: each shard is read for those not found yet
-			for (String shard : this.store.shards(queue)) {
+			for (String shard : this.store.shardsToOperate(queue)) {
 				List<BatchMember> missing = inQueue.stream().filter((member) -> !found.containsKey(member)).toList();
 				if (missing.isEmpty()) {
 					break;

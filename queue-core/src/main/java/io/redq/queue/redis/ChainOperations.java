@@ -454,7 +454,7 @@ public final class ChainOperations {
 			return;
 		}
 		// the enqueue makes one call of this id per shard it sends to
-		for (String shard : this.store.shards(queue)) {
+		for (String shard : this.store.shardsToOperate(queue)) {
 			this.enqueueOperations.forestall(shard, callId, window);
 		}
 	}

@@ -176,7 +176,31 @@ public final class QueueStore {
 	 * @return the shards, the queue's own keys first
 	 */
 	List<String> shardsToOperate(String queue) {
-		return countKnown(queue) ? shards(queue) : names(queue, this.placement.stored(queue));
+		return shardsToOperate(queue, null);
+	}
+
+	/**
+	 * Return the shards of a queue that hold its jobs as {@link #shardsToOperate(String)}
+	 * does, waiting at most the given time for the stored placement.
+	 * @param queue the queue
+	 * @param timeout the longest wait, or {@code null} for Lettuce's command timeout
+	 * @return the shards, the queue's own keys first
+	 * @throws QueryTimeoutException when Redis did not answer within the timeout
+	 */
+	List<String> shardsToOperate(String queue, @Nullable Duration timeout) {
+		if (countKnown(queue)) {
+			return shards(queue);
+		}
+		String key = this.keyspace.placement(queue);
+		String what = "read the shards of queue '" + queue + "'";
+		String stored = await(
+				runAsync((commands) -> commands.get(key.getBytes(StandardCharsets.UTF_8))
+					.thenApply((value) -> (value != null) ? new String(value, StandardCharsets.UTF_8) : null)
+					.toCompletableFuture(), () -> this.redis.opsForValue().get(key)),
+				timeout, () -> new QueryTimeoutException("Redis did not answer within " + timeout.toMillis()
+						+ " ms when asked to " + what + ": it is down, unreachable or overloaded"),
+				what);
+		return names(queue, ShardPlacement.parse(queue, stored));
 	}
 
 	private boolean countKnown(String queue) {
@@ -243,20 +267,21 @@ public final class QueueStore {
 	 * @return the shards, the likeliest first
 	 */
 	List<String> shardsOfId(String queue, String id) {
-		return likeliestFirst(shardsToOperate(queue), id);
+		return shardsOfId(queue, id, null);
 	}
 
 	/**
-	 * Return the shards to look for a job in by its id as a dispatcher does, for the jobs
-	 * it dispatched: those of {@link #shards(String)}, the count it dispatches with, so
-	 * that a call it bounds by its timeout reads nothing unbounded first (see
-	 * {@link #shardsOfId(String, String)} for an instance that operates the queue).
+	 * Return the shards to look for a job in by its id as
+	 * {@link #shardsOfId(String, String)} does, waiting at most the given time for the
+	 * stored placement.
 	 * @param queue the queue
 	 * @param id the job id
+	 * @param timeout the longest wait, or {@code null} for Lettuce's command timeout
 	 * @return the shards, the likeliest first
+	 * @throws QueryTimeoutException when Redis did not answer within the timeout
 	 */
-	List<String> dispatchedShardsOfId(String queue, String id) {
-		return likeliestFirst(shards(queue), id);
+	List<String> shardsOfId(String queue, String id, @Nullable Duration timeout) {
+		return likeliestFirst(shardsToOperate(queue, timeout), id);
 	}
 
 	private static List<String> likeliestFirst(List<String> shards, String id) {

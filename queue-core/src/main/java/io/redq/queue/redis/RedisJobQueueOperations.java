@@ -327,7 +327,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	private long moveTo(String queue, String id, Due due, @Nullable Duration timeout) {
 		// a job lives in one shard: the others move nothing
-		for (String shard : shardsOfId(queue, id, timeout)) {
+		for (String shard : this.store.shardsOfId(queue, id, timeout)) {
 			Long result = this.store.runOnce(this.scripts.reschedule(), shard,
 					List.of(id, due.absolute() ? "a" : "d", Long.toString(due.millis())), timeout,
 					"move job '" + id + "' of queue '" + queue + "' to a new due time");
@@ -344,15 +344,6 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	}
 
 	/**
-	 * Return the shards to look for a job in: a call with a timeout is the dispatcher's,
-	 * for a job it dispatched to its own count of shards, and must not wait on the read
-	 * of the stored placement, which the timeout does not bound.
-	 */
-	private List<String> shardsOfId(String queue, String id, @Nullable Duration timeout) {
-		return (timeout != null) ? this.store.dispatchedShardsOfId(queue, id) : this.store.shardsOfId(queue, id);
-	}
-
-	/**
 	 * Cancel a pending job as {@link #cancel(String, String)} does, waiting at most the
 	 * given time for Redis to answer.
 	 * @param queue the queue
@@ -365,7 +356,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	 */
 	public boolean cancel(String queue, String id, @Nullable Duration timeout) {
 		// a job lives in one shard: the others cancel nothing
-		for (String shard : shardsOfId(queue, id, timeout)) {
+		for (String shard : this.store.shardsOfId(queue, id, timeout)) {
 			Long removed = this.store.runOnce(this.scripts.cancel(), shard,
 					List.of(this.store.keys(shard).progress(id)), List.of(id), timeout,
 					"cancel job '" + id + "' of queue '" + queue + "'");

@@ -102,7 +102,13 @@ final class ShardPlacement {
 		return parse(queue, this.redis.opsForValue().get(this.keyspace.placement(queue)));
 	}
 
-	private static List<String> parse(String queue, @Nullable String stored) {
+	/**
+	 * Return the hash tags of a stored placement.
+	 * @param queue the queue
+	 * @param stored the stored placement, or {@code null} for none
+	 * @return the tags, the queue's own alone without a placement
+	 */
+	static List<String> parse(String queue, @Nullable String stored) {
 		return (stored != null) ? Arrays.asList(stored.split("\n")) : List.of(queue);
 	}
 

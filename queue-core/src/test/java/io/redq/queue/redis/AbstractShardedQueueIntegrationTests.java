@@ -543,10 +543,21 @@ abstract class AbstractShardedQueueIntegrationTests {
 			.isEqualTo(BatchStatus.State.SUCCEEDED);
 		listener.handOver(QUEUE);
 		assertThat(operations.stats(QUEUE).ready()).as("the callback, once").isEqualTo(1);
-		assertThat(operations.getBatchOperations().memberResults(batch.batchId(), String.class, 0, 10)).extracting(
-				(result) -> result.member().queue() + " " + result.member().id() + " " + result.value().orElse(null))
-			.containsExactlyInAnyOrderElementsOf(
-					batch.members().stream().map((member) -> QUEUE + " " + member.id() + " r-" + member.id()).toList());
+		List<String> expected = batch.members()
+			.stream()
+			.map((member) -> QUEUE + " " + member.id() + " r-" + member.id())
+			.toList();
+		assertThat(memberResults(operations, batch)).containsExactlyInAnyOrderElementsOf(expected);
+		// a dashboard-only application: no listener, no redq.queues.<queue>.shards
+		assertThat(memberResults(operationsWithoutShardCount(), batch)).containsExactlyInAnyOrderElementsOf(expected);
+	}
+
+	private static List<String> memberResults(RedisJobQueueOperations operations, BatchResult batch) {
+		return operations.getBatchOperations()
+			.memberResults(batch.batchId(), String.class, 0, 10)
+			.stream()
+			.map((result) -> result.member().queue() + " " + result.member().id() + " " + result.value().orElse(null))
+			.toList();
 	}
 
 	@Test
@@ -601,6 +612,34 @@ abstract class AbstractShardedQueueIntegrationTests {
 				() -> enqueue.enqueueOnce(QUEUE, "lost-call", commands(lost), Duration.ofMinutes(1), batch.batchId()))
 			.withMessageContaining("nothing was enqueued");
 		assertThat(operations.stats(QUEUE).ready()).isEqualTo(3);
+	}
+
+	@Test
+	void aBatchCancelFromAnApplicationWithoutTheShardCountForestallsAnAddOnEveryShard() {
+		RedisJobQueueOperations operations = operations(SHARDS);
+		RedisJobDispatcher dispatcher = dispatcher(operations);
+		BatchResult batch = dispatcher
+			.dispatchBatch(BatchRequest.of(List.of(JobRequest.of("work", "adder").build())).build());
+		ReservedJob adder = reserve(operations, 1).get(0);
+		// the first shard last: its refusal ends the late enqueue
+		List<String> shards = new ArrayList<>(operations.getStore().shards(QUEUE));
+		Collections.reverse(shards);
+		List<String> added = shards.stream().map((shard) -> idOn(operations, shard, "added-")).toList();
+		operations.getBatchOperations()
+			.getCreationOperations()
+			.add(batch.batchId(), adder.id(), QUEUE, "add-call", added);
+		// a dashboard-only application: no listener, no redq.queues.<queue>.shards
+		assertThat(dispatcher(operationsWithoutShardCount()).cancelBatch(batch.batchId())).isTrue();
+		assertThatIllegalStateException()
+			.isThrownBy(() -> operations.getEnqueueOperations()
+				.enqueueOnce(QUEUE, "add-call", commands(added), Duration.ofMinutes(1), batch.batchId()))
+			.withMessageContaining("nothing was enqueued");
+		assertThat(operations.stats(QUEUE).ready()).as("no added member on any shard").isZero();
+		ListenerOperations listener = operations.getListenerOperations();
+		listener.getLeaseOperations().ack(QUEUE, List.of(adder.lease()));
+		listener.handOver(QUEUE);
+		assertThat(operations.getBatchOperations().find(batch.batchId()).get().state())
+			.isEqualTo(BatchStatus.State.CANCELLED);
 	}
 
 	private static List<EnqueueCommand> commands(List<String> ids) {

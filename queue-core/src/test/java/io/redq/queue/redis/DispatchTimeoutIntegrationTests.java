@@ -2,6 +2,8 @@ package io.redq.queue.redis;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
@@ -52,20 +54,26 @@ class DispatchTimeoutIntegrationTests {
 
 	private LettuceConnectionFactory connectionFactory;
 
+	private RedisJobQueueOperations operations;
+
 	private RedisJobDispatcher dispatcher;
 
 	@BeforeEach
 	void setUp() {
 		this.redis = RedisServer.local().start();
 		this.connectionFactory = TestConnections.connectionFactory(this.redis);
-		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
+		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
 				new Keyspace("redq"));
-		JobCatalog catalog = new JobCatalog();
-		catalog.register(new JobDefinition("send-mail", "mail", 3, Duration.ZERO, JobBackoff.DEFAULT, String.class));
-		this.dispatcher = new RedisJobDispatcher(operations, catalog, JsonMapper.shared());
+		this.dispatcher = new RedisJobDispatcher(this.operations, catalog(), JsonMapper.shared());
 		this.dispatcher.setTimeout(TIMEOUT);
 		// connected before Redis goes away, as in an application that ran a while
 		this.dispatcher.dispatch(JobRequest.of("send-mail", "first").id("first").build());
+	}
+
+	private static JobCatalog catalog() {
+		JobCatalog catalog = new JobCatalog();
+		catalog.register(new JobDefinition("send-mail", "mail", 3, Duration.ZERO, JobBackoff.DEFAULT, String.class));
+		return catalog;
 	}
 
 	@AfterEach
@@ -126,6 +134,9 @@ class DispatchTimeoutIntegrationTests {
 		this.dispatcher.schedule("send-mail", "42", inAnHour);
 		this.dispatcher.schedule("send-mail", "43", inAnHour);
 		Instant later = inAnHour.plus(Duration.ofHours(1));
+		// told the queue's shards, the dispatcher reads no stored placement first: the
+		// calls that time out were sent
+		this.operations.getStore().setShards("mail", 1);
 		this.redis.pause();
 		long start = System.nanoTime();
 		assertThatExceptionOfType(QueryTimeoutException.class)
@@ -144,6 +155,36 @@ class DispatchTimeoutIntegrationTests {
 				.equals(this.redis.command("ZSCORE", "redq:{mail}:delayed", "send-mail:43")));
 		assertThat(this.dispatcher.cancelTimer("send-mail", "42")).isFalse();
 		assertThat(this.dispatcher.findTimer("send-mail", "43")).isPresent();
+	}
+
+	@Test
+	void timersOfAQueueShardedByAnotherApplicationAreFoundOnTheirShardsWithinTheTimeout() {
+		// another application gives the queue three shards, which this dispatcher is not
+		// told of
+		RedisJobQueueOperations sharded = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
+				new Keyspace("redq"));
+		sharded.getStore().setShards("mail", 3);
+		RedisJobDispatcher other = new RedisJobDispatcher(sharded, catalog(), JsonMapper.shared());
+		List<String> keys = new ArrayList<>();
+		for (int key = 0; keys.size() < 2; key++) {
+			if (!sharded.getStore().shardOf("mail", "send-mail:" + key).equals("mail")) {
+				keys.add(Integer.toString(key));
+			}
+		}
+		Instant inAnHour = Instant.now().plus(Duration.ofHours(1));
+		keys.forEach((key) -> other.schedule("send-mail", key, inAnHour));
+		other.stop();
+		this.redis.pause();
+		long start = System.nanoTime();
+		assertThatExceptionOfType(QueryTimeoutException.class)
+			.isThrownBy(() -> this.dispatcher.cancelTimer("send-mail", keys.get(0)))
+			.withMessage("Redis did not answer within 500 ms when asked to read the shards of queue 'mail': "
+					+ "it is down, unreachable or overloaded");
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(FAST);
+		this.redis.resume();
+		assertThat(this.dispatcher.cancelTimer("send-mail", keys.get(0))).isTrue();
+		assertThat(this.dispatcher.reschedule("send-mail", keys.get(1), inAnHour.plus(Duration.ofHours(1)))).isTrue();
+		assertThat(sharded.stats("mail").delayed()).isOne();
 	}
 
 }
