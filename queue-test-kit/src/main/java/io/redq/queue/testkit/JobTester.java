@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.LongSupplier;
 
 import io.redq.queue.config.JobListenerRegistry;
 import io.redq.queue.core.JobDefinition;
@@ -18,10 +19,12 @@ import io.redq.queue.core.QueueStats;
 import io.redq.queue.core.Timer;
 import io.redq.queue.listener.JobContext;
 import io.redq.queue.listener.JobHandler;
+import io.redq.queue.outbox.JdbcJobOutbox;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.util.ClassUtils;
 
 /**
  * Makes tests of an application's jobs short and deterministic, on the application's own
@@ -31,12 +34,16 @@ import org.springframework.beans.factory.BeanFactory;
  * JobTester jobs = JobTester.of(context);
  * dispatcher.dispatch("send-invoice", invoice);
  * jobs.awaitDrained(Duration.ofSeconds(10));
- * </pre>
+ * </pre> With {@code queue-outbox}, the waits also wait until the relay has sent the jobs
+ * of the transactions that committed before: those are not in Redis yet.
  *
  * @author Redq team
  * @since 0.1.0
  */
 public final class JobTester {
+
+	private static final boolean OUTBOX_PRESENT = ClassUtils.isPresent("io.redq.queue.outbox.JdbcJobOutbox",
+			JobTester.class.getClassLoader());
 
 	private final JobQueueOperations operations;
 
@@ -46,12 +53,16 @@ public final class JobTester {
 
 	private final JsonMapper jsonMapper;
 
+	/** The jobs that the outbox holds for the relay to send, 0 without an outbox. */
+	private final LongSupplier outboxJobs;
+
 	private JobTester(JobQueueOperations operations, JobListenerRegistry registry, JobDispatcher dispatcher,
-			JsonMapper jsonMapper) {
+			JsonMapper jsonMapper, LongSupplier outboxJobs) {
 		this.operations = operations;
 		this.registry = registry;
 		this.dispatcher = dispatcher;
 		this.jsonMapper = jsonMapper;
+		this.outboxJobs = outboxJobs;
 	}
 
 	/**
@@ -62,7 +73,8 @@ public final class JobTester {
 	public static JobTester of(BeanFactory beanFactory) {
 		return new JobTester(beanFactory.getBean(JobQueueOperations.class),
 				beanFactory.getBean(JobListenerRegistry.class), beanFactory.getBean(JobDispatcher.class),
-				beanFactory.getBeanProvider(JsonMapper.class).getIfAvailable(JsonMapper::shared));
+				beanFactory.getBeanProvider(JsonMapper.class).getIfAvailable(JsonMapper::shared),
+				OUTBOX_PRESENT ? Outbox.waitingJobs(beanFactory) : () -> 0);
 	}
 
 	/**
@@ -92,6 +104,8 @@ public final class JobTester {
 	private void awaitDrained(Collection<String> queues, Duration deadline) {
 		long end = System.nanoTime() + deadline.toNanos();
 		while (true) {
+			// the outbox first: once it is empty, the jobs it held are in the queues
+			long inOutbox = this.outboxJobs.getAsLong();
 			Map<String, QueueStats> pending = new LinkedHashMap<>();
 			for (String queue : queues) {
 				QueueStats stats = this.operations.stats(queue);
@@ -99,11 +113,12 @@ public final class JobTester {
 					pending.put(queue, stats);
 				}
 			}
-			if (pending.isEmpty()) {
+			if (inOutbox == 0 && pending.isEmpty()) {
 				return;
 			}
 			if (System.nanoTime() - end > 0) {
-				throw new AssertionError("Queues not drained within " + deadline + ": " + pending);
+				throw new AssertionError("Queues not drained within " + deadline + ": " + pending
+						+ ((inOutbox > 0) ? ", and the outbox holds " + inOutbox + " jobs for its relay to send" : ""));
 			}
 			pause("queues to drain");
 		}
@@ -125,8 +140,8 @@ public final class JobTester {
 	 * {@link #awaitDrained(Duration)} would wait for. A job no longer in its queue counts
 	 * as completed, since a completed job leaves nothing behind unless
 	 * {@code redq.completed.max-size} keeps its id; so does one that was cancelled. Wait
-	 * for the future of {@code dispatchAsync} before, so that the job is in Redis.
-	 * <pre class="code">
+	 * for the future of {@code dispatchAsync} before, so that the job is in Redis; a job
+	 * not in its queue while the outbox holds jobs is waited for. <pre class="code">
 	 * String id = dispatcher.dispatch("send-invoice", invoice).id();
 	 * jobs.awaitCompleted("mail", id, Duration.ofSeconds(10));
 	 * </pre>
@@ -139,8 +154,11 @@ public final class JobTester {
 	public void awaitCompleted(String queue, String id, Duration deadline) {
 		long end = System.nanoTime() + deadline.toNanos();
 		while (true) {
+			// a job that the outbox holds is in no queue yet: not one that completed
+			long inOutbox = this.outboxJobs.getAsLong();
 			JobStatus status = this.operations.status(queue, id);
-			if (status.state() == JobStatus.State.COMPLETED || status.state() == JobStatus.State.NONE) {
+			if (status.state() == JobStatus.State.COMPLETED
+					|| (status.state() == JobStatus.State.NONE && inOutbox == 0)) {
 				return;
 			}
 			if (status.state() == JobStatus.State.DEAD) {
@@ -216,6 +234,19 @@ public final class JobTester {
 					"This application has no handler of job '" + jobName + "': is its @QueuedJob bean in the context?");
 		}
 		return handler;
+	}
+
+	/**
+	 * The outbox's side, in a class of its own so that {@code queue-outbox} is loaded
+	 * only when it is on the class path.
+	 */
+	private static final class Outbox {
+
+		static LongSupplier waitingJobs(BeanFactory beanFactory) {
+			JdbcJobOutbox outbox = beanFactory.getBeanProvider(JdbcJobOutbox.class).getIfAvailable();
+			return (outbox != null) ? () -> outbox.status().jobs() : () -> 0;
+		}
+
 	}
 
 }
