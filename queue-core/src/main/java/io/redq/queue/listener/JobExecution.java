@@ -19,6 +19,7 @@ import io.redq.queue.core.ChainRequest;
 import io.redq.queue.redis.Gates;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.redis.JobEnvelope;
+import io.redq.queue.redis.Lease;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.ProgressFields;
 import io.redq.queue.redis.ReservedJob;
@@ -63,6 +64,15 @@ final class JobExecution implements JobContext {
 	private final AtomicLong leaseEndNanos;
 
 	private final @Nullable Gates admittedTo;
+
+	/**
+	 * The lease that names the place its run holds past its gates: its own, or that of
+	 * the first job of its run.
+	 */
+	private volatile Lease holder;
+
+	/** The job of its run that runs after it, or {@code null}: it leaves the place. */
+	private volatile @Nullable JobExecution nextInRun;
 
 	private volatile @Nullable Thread thread;
 
@@ -110,6 +120,7 @@ final class JobExecution implements JobContext {
 		this.operations = operations;
 		this.stopping = stopping;
 		this.leaseEndNanos = new AtomicLong(leaseEndNanos);
+		this.holder = job.lease();
 	}
 
 	ReservedJob job() {
@@ -134,6 +145,38 @@ final class JobExecution implements JobContext {
 	 */
 	@Nullable Gates admittedTo() {
 		return this.admittedTo;
+	}
+
+	/**
+	 * Let a job that joined the run of this one run after it, under the place this one's
+	 * run took (see {@link io.redq.queue.redis.GateOperations#leaveGates}).
+	 */
+	void runNext(JobExecution next) {
+		next.holder = this.holder;
+		this.nextInRun = next;
+	}
+
+	/**
+	 * Return the job of its run that runs after it, or {@code null} when it is the last,
+	 * which leaves the place.
+	 */
+	@Nullable JobExecution nextInRun() {
+		return this.nextInRun;
+	}
+
+	/**
+	 * Return the lease that names the place its run holds: the gates are renewed and left
+	 * under it.
+	 */
+	Lease holder() {
+		return this.holder;
+	}
+
+	/**
+	 * Return whether it took its place itself: it is no later job of a run.
+	 */
+	boolean holdsOwnPlace() {
+		return this.holder.equals(this.job.lease());
 	}
 
 	Duration timeout() {

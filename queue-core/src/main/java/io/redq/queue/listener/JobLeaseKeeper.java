@@ -58,6 +58,13 @@ final class JobLeaseKeeper {
 
 	private static final Log logger = LogFactory.getLog(JobListenerContainer.class);
 
+	/**
+	 * How many more jobs may join the run of a job handed over past the gates a run left:
+	 * a drain behind a limit costs one leave per run of up to 32 jobs, and a job that
+	 * comes to the front of the line waits for at most one run.
+	 */
+	static final int RUN_SIZE = 31;
+
 	private final String queue;
 
 	private final RepeatedFailureLog failureLog;
@@ -140,7 +147,7 @@ final class JobLeaseKeeper {
 					// let through its gates as it was handed over: it holds them while it
 					// waits for a worker
 					Gates admittedTo = execution.admittedTo();
-					if (admittedTo != null) {
+					if (admittedTo != null && execution.holdsOwnPlace()) {
 						this.operations.getGateOperations()
 							.holdGates(this.queue, execution.job().lease(), admittedTo, this.leaseTime);
 					}
@@ -155,7 +162,7 @@ final class JobLeaseKeeper {
 					execution.confirm();
 					if (execution.gates() != null) {
 						this.operations.getGateOperations()
-							.holdGates(this.queue, execution.job().lease(), execution.gates(), this.leaseTime);
+							.holdGates(this.queue, execution.holder(), execution.gates(), this.leaseTime);
 					}
 				}
 			}
@@ -236,7 +243,7 @@ final class JobLeaseKeeper {
 			execution.confirm();
 			Gates gates = execution.gates();
 			if (gates != null) {
-				this.operations.getGateOperations().holdGates(this.queue, execution.job().lease(), gates, duration);
+				this.operations.getGateOperations().holdGates(this.queue, execution.holder(), gates, duration);
 			}
 		}
 		else {
@@ -332,7 +339,8 @@ final class JobLeaseKeeper {
 	}
 
 	/**
-	 * Leave the gates of a finished job, and take the first job woken in their lines for
+	 * Leave the gates of a finished job, under the lease of the run that took its place,
+	 * and take the first job woken in their lines, with the jobs that joined its run, for
 	 * a worker of this container when {@code handOver} is set.
 	 * @return the job taken, with the lease it was reserved with, or {@code null}
 	 */
@@ -340,7 +348,7 @@ final class JobLeaseKeeper {
 		long leaveNanos = System.nanoTime();
 		try {
 			GateOperations.HandOver next = this.operations.getGateOperations()
-				.leaveGates(this.queue, execution.job().lease(), gates, handOver ? this.leaseTime : Duration.ZERO);
+				.leaveGates(this.queue, execution.holder(), gates, handOver ? this.leaseTime : Duration.ZERO, RUN_SIZE);
 			return handedOver(next, gates, leaveNanos);
 		}
 		catch (RuntimeException ex) {
@@ -360,7 +368,8 @@ final class JobLeaseKeeper {
 	/**
 	 * Acknowledge a completed job that returned nothing and wrote no progress and leave
 	 * its gates in one call, as {@link #leave} does: the acknowledgement of a job that
-	 * holds a place others wait for goes with the leave that hands the place on.
+	 * holds a place others wait for goes with the leave that hands the place on. Only for
+	 * a job that took its place itself ({@link JobExecution#holdsOwnPlace()}).
 	 * @return the job taken, with the lease it was reserved with, or {@code null}
 	 */
 	@Nullable HandedOver completeAndLeave(JobExecution execution, Gates gates, boolean handOver) {
@@ -368,7 +377,7 @@ final class JobLeaseKeeper {
 		try {
 			GateOperations.Completion completion = this.operations.getGateOperations()
 				.completeAndLeaveGates(this.queue, execution.job().lease(), gates,
-						handOver ? this.leaseTime : Duration.ZERO);
+						handOver ? this.leaseTime : Duration.ZERO, RUN_SIZE);
 			if (completion.refused()) {
 				logger.warn("Late acknowledgement of job " + execution.getId() + " refused: its lease expired and "
 						+ "another worker has taken the job since");
@@ -384,9 +393,8 @@ final class JobLeaseKeeper {
 	}
 
 	private @Nullable HandedOver handedOver(GateOperations.@Nullable HandOver next, Gates gates, long leaveNanos) {
-		return (next != null)
-				? new HandedOver(next.job(), leaveNanos + this.leaseTime.toNanos(), next.admitted() ? gates : null)
-				: null;
+		return (next != null) ? new HandedOver(next.job(), leaveNanos + this.leaseTime.toNanos(),
+				next.admitted() ? gates : null, next.run()) : null;
 	}
 
 	/**
@@ -397,8 +405,10 @@ final class JobLeaseKeeper {
 	 * from before the call that reserved it
 	 * @param admittedTo the gates it was let through in that call (the ones left), or
 	 * {@code null} when it still passes its own
+	 * @param run the jobs that joined its run, reserved with the same lease, to run after
+	 * it in this order under the place it took
 	 */
-	record HandedOver(ReservedJob job, long leaseEndNanos, @Nullable Gates admittedTo) {
+	record HandedOver(ReservedJob job, long leaseEndNanos, @Nullable Gates admittedTo, List<ReservedJob> run) {
 
 	}
 

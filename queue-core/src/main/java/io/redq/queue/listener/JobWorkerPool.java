@@ -111,17 +111,45 @@ final class JobWorkerPool {
 	 * {@code null}
 	 */
 	void submit(ReservedJob job, Semaphore permits, long leaseEndNanos, @Nullable Gates admittedTo) {
-		JobExecution execution = track(job, permits, leaseEndNanos, admittedTo);
+		execute(track(job, permits, leaseEndNanos, admittedTo));
+	}
+
+	/**
+	 * Hand a job, and the jobs of its run after it, to a worker, which runs them one
+	 * after another: a run reaches the workers whole, since its jobs share one place.
+	 */
+	private void execute(JobExecution first) {
 		try {
-			this.workers.execute(new Start(execution));
+			this.workers.execute(new Start(first));
 		}
 		catch (RejectedExecutionException ex) {
 			// reserved while the container stopped
-			if (withdraw(execution)) {
-				handBack(List.of(job.lease()), true);
-				leaveAdmitted(execution);
+			List<Lease> leases = new ArrayList<>();
+			for (JobExecution execution = first; execution != null; execution = execution.nextInRun()) {
+				this.inFlight.remove(execution.job().token());
+				if (execution.settle()) {
+					leases.add(execution.job().lease());
+				}
 			}
+			first.permits().release();
+			handBack(leases, true);
+			leaveAdmitted(first);
 		}
+	}
+
+	/**
+	 * Hold a job handed over as a run left its gates, and the jobs that joined its run,
+	 * linked in the order they run; return the first.
+	 */
+	private JobExecution track(JobLeaseKeeper.HandedOver handed, Semaphore permits) {
+		JobExecution first = track(handed.job(), permits, handed.leaseEndNanos(), handed.admittedTo());
+		JobExecution last = first;
+		for (ReservedJob job : handed.run()) {
+			JobExecution joined = track(job, permits, handed.leaseEndNanos(), handed.admittedTo());
+			last.runNext(joined);
+			last = joined;
+		}
+		return first;
 	}
 
 	/**
@@ -205,13 +233,15 @@ final class JobWorkerPool {
 		}
 		handBack(running, false);
 		handBack(waiting.stream().map((execution) -> execution.job().lease()).toList(), true);
-		waiting.forEach(this::leaveAdmitted);
+		// a later job of a run leaves the place to the worker of the job that runs before
+		// it, which goes on to the last of the run
+		waiting.stream().filter(JobExecution::holdsOwnPlace).forEach(this::leaveAdmitted);
 	}
 
 	/**
 	 * Leave the gates a job handed back before it ran was let through as it was handed
 	 * over, waking their lines, so that its place does not stay taken until its hold runs
-	 * out.
+	 * out; no job of its run runs.
 	 */
 	private void leaveAdmitted(JobExecution execution) {
 		Gates admittedTo = execution.admittedTo();
@@ -234,9 +264,9 @@ final class JobWorkerPool {
 	}
 
 	/**
-	 * Run a job, and then each job handed over to this worker as the one before it left
-	 * its gates, while no other job waits for a worker: a drain behind a limit goes on
-	 * without a hand-off between threads.
+	 * Run a job, then the jobs of its run, and then each job handed over to this worker
+	 * as the one before it left its gates, while no other job waits for a worker: a drain
+	 * behind a limit goes on without a hand-off between threads.
 	 */
 	private void run(JobExecution first) {
 		for (JobExecution execution = first; execution != null;) {
@@ -245,23 +275,24 @@ final class JobWorkerPool {
 	}
 
 	/**
-	 * Run a job; return the job handed over as it left its gates when this worker runs it
-	 * next, else {@code null}.
+	 * Run a job; return the next job of its run, or the job handed over as it left its
+	 * gates, when this worker runs it next, else {@code null}.
 	 */
 	private @Nullable JobExecution runAndHandOn(JobExecution execution) {
 		execution.takenBy(Thread.currentThread());
 		JobLeaseKeeper.HandedOver next = null;
 		boolean ended = false;
 		JobExecution following = null;
+		JobExecution inRun = execution.nextInRun();
 		try {
 			next = attempt(execution);
 			ended = true;
 		}
 		finally {
 			// let through its gates as it was handed over, it ended before its handler
-			// ran (which leaves them): it goes out of them too
+			// ran (which leaves them): the last of its run goes out of them too
 			Gates admittedTo = execution.admittedTo();
-			if (admittedTo != null && execution.startedNanos() == 0) {
+			if (admittedTo != null && execution.startedNanos() == 0 && inRun == null) {
 				next = this.leaseKeeper.leave(execution, admittedTo, this.running.getAsBoolean());
 			}
 			execution.end();
@@ -271,15 +302,24 @@ final class JobWorkerPool {
 			}
 			this.inFlight.remove(execution.job().token());
 			execution.finish();
-			// the job that takes the place it left takes its permit
-			if (next == null) {
+			// the next job of its run, or the job that takes the place it left, takes its
+			// permit
+			if (inRun != null) {
+				if (ended) {
+					following = inRun;
+				}
+				else {
+					execute(inRun);
+				}
+			}
+			else if (next == null) {
 				execution.permits().release();
 			}
 			else if (ended && waitingCount() == 0) {
-				following = track(next.job(), execution.permits(), next.leaseEndNanos(), next.admittedTo());
+				following = track(next, execution.permits());
 			}
 			else {
-				submit(next.job(), execution.permits(), next.leaseEndNanos(), next.admittedTo());
+				execute(track(next, execution.permits()));
 			}
 		}
 		return following;
@@ -347,15 +387,17 @@ final class JobWorkerPool {
 				result = this.interceptors.run(handler, payload, execution);
 			}
 			catch (Throwable ex) {
-				if (gates != null) {
+				if (gates != null && execution.nextInRun() == null) {
 					next = this.leaseKeeper.leave(execution, gates, this.running.getAsBoolean());
 				}
 				throw ex;
 			}
-			if (gates == null) {
+			// a job of a run but its last leaves the place to the next
+			if (gates == null || execution.nextInRun() != null) {
 				this.outcomes.completed(execution, result);
 			}
-			else if (this.leaseKeeper.completesOnLeave() && this.outcomes.settleForLeave(execution, result)) {
+			else if (this.leaseKeeper.completesOnLeave() && execution.holdsOwnPlace()
+					&& this.outcomes.settleForLeave(execution, result)) {
 				next = this.leaseKeeper.completeAndLeave(execution, gates, this.running.getAsBoolean());
 				this.outcomes.acknowledgedOnLeave(execution);
 			}

@@ -86,16 +86,21 @@ public final class GateOperations {
 	 * who hands it to a worker, which runs it: the place goes on without a wake-up and a
 	 * reservation. A job whose gates are these (the same job and group, with no exclusive
 	 * key or rate limit) is let through them in the same call while they have room;
-	 * another is let through by the worker ({@link #admit}).
+	 * another is let through by the worker ({@link #admit}). Up to {@code runSize} more
+	 * jobs parked next in its line with these gates join its run: reserved for the caller
+	 * too, they run one after another under the place it took, which the last of them
+	 * leaves, naming the run that took it ({@link HandOver#job()}).
 	 * @param queue the queue
-	 * @param lease the lease of the run that passed the gates
+	 * @param lease the lease of the run that took the place the gates hold: the job's
+	 * own, or the first job's of its run
 	 * @param gates the job's gates
 	 * @param handOverLease the lease to reserve the first job woken with, or
 	 * {@link Duration#ZERO} to make every job woken ready
+	 * @param runSize how many more jobs may join the run of the job handed over
 	 * @return the job reserved for the caller, or {@code null}
 	 */
-	public @Nullable HandOver leaveGates(String queue, Lease lease, Gates gates, Duration handOverLease) {
-		return handOver(queue, lease, leave(queue, lease, gates, handOverLease, false), 0);
+	public @Nullable HandOver leaveGates(String queue, Lease lease, Gates gates, Duration handOverLease, int runSize) {
+		return handOver(queue, lease, leave(queue, lease, gates, handOverLease, false, runSize), 0);
 	}
 
 	/**
@@ -117,22 +122,23 @@ public final class GateOperations {
 	 * @param gates the job's gates
 	 * @param handOverLease the lease to reserve the first job woken with, or
 	 * {@link Duration#ZERO} to make every job woken ready
+	 * @param runSize how many more jobs may join the run of the job handed over
 	 * @return whether the acknowledgement was refused, and the job reserved for the
 	 * caller
 	 */
-	public Completion completeAndLeaveGates(String queue, Lease lease, Gates gates, Duration handOverLease) {
-		List<?> result = leave(queue, lease, gates, handOverLease, true);
+	public Completion completeAndLeaveGates(String queue, Lease lease, Gates gates, Duration handOverLease,
+			int runSize) {
+		List<?> result = leave(queue, lease, gates, handOverLease, true, runSize);
 		boolean refused = !result.isEmpty() && ((Number) result.get(0)).intValue() == 1;
 		return new Completion(refused, handOver(queue, lease, result, 1));
 	}
 
-	private List<?> leave(String queue, Lease lease, Gates gates, Duration handOverLease, boolean acknowledge) {
+	private List<?> leave(String queue, Lease lease, Gates gates, Duration handOverLease, boolean acknowledge,
+			int runSize) {
 		List<String> args = new ArrayList<>(List.of(lease.id(), QueueStore.inShard(lease).token(),
 				QueueStore.millis(handOverLease), "0", sameGates(gates), Integer.toString(gates.jobMaxRunning()),
-				Integer.toString(gates.queueMaxRunning()), Integer.toString(gates.groupMaxRunning())));
-		if (acknowledge) {
-			args.add(Integer.toString(this.completedMaxSize));
-		}
+				Integer.toString(gates.queueMaxRunning()), Integer.toString(gates.groupMaxRunning()),
+				acknowledge ? Integer.toString(this.completedMaxSize) : "", Integer.toString(runSize)));
 		List<?> result = this.store.getTemplate()
 			.execute(this.store.getScripts().hold(), gateKeys(queue, lease, gates), args.toArray());
 		return (result != null) ? result : List.of();
@@ -146,11 +152,18 @@ public final class GateOperations {
 		if (result.size() <= from) {
 			return null;
 		}
-		return new HandOver(
-				new ReservedJob((String) result.get(from), (String) result.get(from + 1),
-						((Number) result.get(from + 2)).intValue(), QueueStore
-							.shardToken(QueueStore.shardOfToken(queue, lease.token()), (String) result.get(from + 3))),
-				((Number) result.get(from + 4)).intValue() == 1);
+		String shard = QueueStore.shardOfToken(queue, lease.token());
+		List<ReservedJob> run = new ArrayList<>();
+		for (int i = from + 5; i + 3 < result.size(); i += 4) {
+			run.add(reservedJob(shard, result, i));
+		}
+		return new HandOver(reservedJob(shard, result, from), ((Number) result.get(from + 4)).intValue() == 1, run);
+	}
+
+	private static ReservedJob reservedJob(String shard, List<?> result, int from) {
+		return new ReservedJob((String) result.get(from), (String) result.get(from + 1),
+				((Number) result.get(from + 2)).intValue(),
+				QueueStore.shardToken(shard, (String) result.get(from + 3)));
 	}
 
 	/**
@@ -182,8 +195,10 @@ public final class GateOperations {
 	 * @param job the job
 	 * @param admitted whether it was let through its gates (the leaver's) in the same
 	 * call, so that it runs without {@link #admit}
+	 * @param run the jobs that joined its run, in the order they run after it, under the
+	 * place it took
 	 */
-	public record HandOver(ReservedJob job, boolean admitted) {
+	public record HandOver(ReservedJob job, boolean admitted, List<ReservedJob> run) {
 
 	}
 

@@ -438,6 +438,74 @@ local function pass_gates(id, holder, now, lease, exclusive, running)
 	end
 end
 
+-- Whether a job's envelope goes on after its times and level as given ('"group":<group>,"job":<job>,' or
+-- '"job":<job>,' as JobEnvelope writes them): the same job and group, and so the same gates, as a leaver's.
+local function has_gates(envelope, same_gates)
+	local _, times = string.find(envelope, '^{"createdAt":%-?%d+,"availableAt":%-?%d+,')
+	if not times then
+		return false
+	end
+	local _, level = string.find(envelope, '^"priority":%d+,', times + 1)
+	local from = (level or times) + 1
+	return string.sub(envelope, from, from + #same_gates - 1) == same_gates
+end
+
+-- A run: up to n of the jobs parked first in a gate's line, in line order, join the job just handed over past the gates
+-- it left (hold.lua), as long as each has those gates (same_gates, see has_gates). They are reserved for the same worker
+-- with the same lease, and added to handed as {id, envelope, attempt, token} each, and take no place of their own: the
+-- worker runs them one after another under the place the first took, whose holder stays the first's run, and the last
+-- leaves it. A job that joined and is not run (its worker died or stopped) comes back as a reserved job does: by its
+-- lease or handed back, while the place frees as its holder leaves it or its hold expires.
+local function join_run(handed, gate, n, same_gates, now, lease)
+	if n <= 0 or not gate then
+		return
+	end
+	local entries = redis.call('ZRANGEBYLEX', lines, '(' .. gate .. '\0', '(' .. gate .. '\1', 'LIMIT', 0, n)
+	if #entries == 0 then
+		return
+	end
+	local ids = {}
+	for i, entry in ipairs(entries) do
+		ids[i] = string.match(entry, '%z([^%z]*)$')
+	end
+	local envelopes = redis.call('HMGET', jobs, unpack(ids))
+	local joined, left = {}, {}
+	for i, id in ipairs(ids) do
+		-- the run ends at the first that is not parked (an entry left behind) or has other gates, which keep their places
+		if not envelopes[i] or not has_gates(envelopes[i], same_gates) or redis.call('ZSCORE', delayed, id) ~= 'inf' then
+			break
+		end
+		joined[i], left[i] = id, entries[i]
+	end
+	if #joined == 0 then
+		return
+	end
+	redis.call('ZREM', lines, unpack(left))
+	redis.call('ZREM', delayed, unpack(joined))
+	redis.call('HDEL', parked, unpack(joined))
+	remove_present('HDEL', runs, unpack(joined))
+	local used = {}
+	if redis.call('EXISTS', attempts) == 1 then
+		used = redis.call('HMGET', attempts, unpack(joined))
+		redis.call('HDEL', attempts, unpack(joined))
+	end
+	local sequence_end = redis.call('INCRBY', sequence, #joined)
+	local tokens, scores = {}, {}
+	for i, id in ipairs(joined) do
+		local attempt = (tonumber(used[i]) or 0) + 1
+		local token = string.format('%d:%d', sequence_end - #joined + i, attempt)
+		tokens[#tokens + 1] = id
+		tokens[#tokens + 1] = token
+		scores[#scores + 1] = now + lease
+		scores[#scores + 1] = id
+		for _, field in ipairs({id, envelopes[i], attempt, token}) do
+			handed[#handed + 1] = field
+		end
+	end
+	redis.call('HSET', leases, unpack(tokens))
+	redis.call('ZADD', reserved, unpack(scores))
+end
+
 -- Takes jobs out of their gates' lines: cancelled, rescheduled, replaced or finished. A job woken for a place that
 -- leaves before its admission passes the place to the next in its line.
 local function leave_lines(...)

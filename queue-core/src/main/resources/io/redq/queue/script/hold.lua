@@ -6,19 +6,20 @@
 -- JobEnvelope writes them; '' for none: the leaver has an exclusive key or a rate limit), and the job, queue and group
 -- max running of the leaver's gates (0: none), then, to acknowledge the leaver's run as completed in the same call
 -- (before it leaves, as ack.lua acknowledges a run that returned nothing and wrote no progress), how many completed ids
--- to keep.
+-- to keep ('' not to), then how many more jobs may join the run of the job handed over (see below; 0 or none: none).
 -- A renewal never shortens a gate: a run holds its gates as long as its lease, which a handler may have extended
 -- beyond the container's lease time (JobContext.extendLease). A re-sent leave finds the gates left and wakes no one.
 -- Returns nothing ({}), or the job handed over: {id, envelope, attempt, lease token, 1 when admitted past its gates
--- else 0}; acknowledging, the same after 1 when the acknowledgement was refused (see ack.lua) else 0. A re-sent leave
--- that acknowledged finds the job gone, which neither completes nor refuses it again.
+-- else 0}, then id, envelope, attempt and lease token of each job that joined its run; acknowledging, the same after 1
+-- when the acknowledgement was refused (see ack.lua) else 0. A re-sent leave that acknowledged finds the job gone,
+-- which neither completes nor refuses it again.
 local group_running, exclusive, job_running, queue_running = KEYS[#KEYS - 5], KEYS[#KEYS - 4], KEYS[#KEYS - 3],
 	KEYS[#KEYS - 2]
 local holder = ARGV[1] .. ':' .. ARGV[2]
 local renew = ARGV[4] == '1'
 local lease = tonumber(ARGV[3])
 local refused
-if not renew and ARGV[9] then
+if not renew and ARGV[9] and ARGV[9] ~= '' then
 	refused = #acknowledge({ARGV[1]}, {ARGV[2]}, tonumber(ARGV[9])) > 0
 end
 
@@ -30,13 +31,14 @@ end
 -- left too); any other is let through by the worker (admit.lua). A reply lost on the way leaves it to its lease, as a
 -- lost reservation does, and the gates it passed to the lease of its hold (migrate.lua wakes their lines). A job
 -- without data is made ready (reserve.lua buries it).
-local handed
+local handed, handed_gate
 local hand_over = not renew and lease > 0 and redis.call('EXISTS', paused) == 0
 local function wake(gate)
 	if handed or not hand_over then
 		wake_line(gate, 1)
 		return
 	end
+	handed_gate = gate
 	local id = unpark(gate, 1)[1]
 	if not id then
 		return
@@ -95,19 +97,17 @@ end
 handed[5] = 0
 if same_gates ~= '' then
 	-- the envelope goes on after its times and level as the leaver's would: the same job and group
-	local _, times = string.find(handed[2], '^{"createdAt":%-?%d+,"availableAt":%-?%d+,')
-	local _, level = string.find(handed[2], '^"priority":%d+,', (times or 0) + 1)
-	local from = (level or times or 0) + 1
 	local id, now = handed[1], now_millis()
 	local next_holder = id .. ':' .. handed[4]
 	local running = {{job_running, tonumber(ARGV[6])}, {queue_running, tonumber(ARGV[7])},
 		{group_running, tonumber(ARGV[8])}}
-	if times and string.sub(handed[2], from, from + #same_gates - 1) == same_gates
+	if has_gates(handed[2], same_gates)
 			and not running_full(job_running, running[1][2], next_holder, now)
 			and not running_full(queue_running, running[2][2], next_holder, now)
 			and not running_full(group_running, running[3][2], next_holder, now) then
 		pass_gates(id, next_holder, now, lease, nil, running)
 		handed[5] = 1
+		join_run(handed, handed_gate, tonumber(ARGV[10]) or 0, same_gates, now, lease)
 	end
 end
 if handed[5] == 0 then

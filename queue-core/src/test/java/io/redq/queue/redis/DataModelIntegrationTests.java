@@ -155,7 +155,7 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.listener.getGateOperations().admit(QUEUE, waiter.lease(), gates, LONG_LEASE))
 			.as("the key a model-4 run holds stops it: parked")
 			.isEqualTo(GateOperations.PARKED);
-		this.listener.getGateOperations().leaveGates(QUEUE, new Lease("holder", "7:1"), gates, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, new Lease("holder", "7:1"), gates, Duration.ZERO, 0);
 		assertThat(this.operations.stats(QUEUE)).as("the model-4 run left its key: the waiter is woken")
 			.isEqualTo(new QueueStats(1, 0, 1, 0));
 		assertThat(this.listener.getGateOperations()

@@ -39,7 +39,8 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		List<ReservedJob> jobs = this.listener.reserve(QUEUE, 2, LEASE).jobs();
 		assertThat(gates().admit(QUEUE, jobs.get(0).lease(), GATES, LEASE)).isZero();
 		assertThat(gates().admit(QUEUE, jobs.get(1).lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
-		GateOperations.Completion completion = gates().completeAndLeaveGates(QUEUE, jobs.get(0).lease(), GATES, LEASE);
+		GateOperations.Completion completion = gates().completeAndLeaveGates(QUEUE, jobs.get(0).lease(), GATES, LEASE,
+				0);
 		assertThat(completion.refused()).isFalse();
 		assertThat(completion.next()).isNotNull();
 		ReservedJob next = completion.next().job();
@@ -52,7 +53,7 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 			.containsExactly("b:" + QueueStore.inShard(next.lease()).token());
 		Map<String, String> before = dump();
 		// a client re-sends the call after a lost reply
-		GateOperations.Completion again = gates().completeAndLeaveGates(QUEUE, jobs.get(0).lease(), GATES, LEASE);
+		GateOperations.Completion again = gates().completeAndLeaveGates(QUEUE, jobs.get(0).lease(), GATES, LEASE, 0);
 		assertThat(again.refused()).isFalse();
 		assertThat(again.next()).isNull();
 		assertThat(dump()).isEqualTo(before);
@@ -66,7 +67,7 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.listener.migrate(QUEUE).expiredLeases() == 1);
 		ReservedJob again = this.listener.reserve(QUEUE, 1, LEASE).jobs().get(0);
 		assertThat(gates().admit(QUEUE, again.lease(), GATES, LEASE)).isZero();
-		GateOperations.Completion completion = gates().completeAndLeaveGates(QUEUE, stalled, GATES, LEASE);
+		GateOperations.Completion completion = gates().completeAndLeaveGates(QUEUE, stalled, GATES, LEASE, 0);
 		assertThat(completion.refused()).isTrue();
 		assertThat(completion.next()).isNull();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));
@@ -90,7 +91,7 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		long commands = 0;
 		for (int i = 1; i <= jobs; i++) {
 			long before = commandCalls();
-			GateOperations.Completion completion = gates().completeAndLeaveGates(QUEUE, holder, GATES, LEASE);
+			GateOperations.Completion completion = gates().completeAndLeaveGates(QUEUE, holder, GATES, LEASE, 0);
 			// the first call loads the script
 			commands += (i > 1) ? commandCalls() - before : 0;
 			assertThat(completion.refused()).isFalse();
@@ -110,6 +111,85 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		// 55.3 before the leave skipped the gates it never held and its parts shared what
 		// they read (41.4 after)
 		assertThat(commands / (double) (jobs - 1)).as("Redis commands per job drained").isLessThanOrEqualTo(42);
+	}
+
+	@Test // GH-36
+	void aLeaveHandsOverARunOfTheJobsNextInLineWithItsGatesThatHoldsOnePlaceUnderItsFirstJob() {
+		for (int i = 0; i < 5; i++) {
+			enqueue("j" + i);
+		}
+		enqueue("other", "\"job\":\"other\",\"maxAttempts\":3,\"payload\":\"x\"}");
+		enqueue("j5");
+		Gates others = new Gates(null, "other", 0, 1, null);
+		List<ReservedJob> reserved = this.listener.reserve(QUEUE, 7, LEASE).jobs();
+		Gates queueLimit = new Gates(null, "test", 0, 1, null);
+		assertThat(gates().admit(QUEUE, reserved.get(0).lease(), queueLimit, LEASE)).isZero();
+		for (ReservedJob job : reserved.subList(1, 7)) {
+			assertThat(gates().admit(QUEUE, job.lease(), job.id().equals("other") ? others : queueLimit, LEASE))
+				.isEqualTo(GateOperations.PARKED);
+		}
+		GateOperations.Completion completion = gates().completeAndLeaveGates(QUEUE, reserved.get(0).lease(), queueLimit,
+				LEASE, 3);
+		GateOperations.HandOver next = completion.next();
+		assertThat(next).isNotNull();
+		assertThat(next.admitted()).isTrue();
+		assertThat(next.job().id()).isEqualTo("j1");
+		// the run ends before the first job with other gates, which keeps its place
+		assertThat(next.run()).extracting(ReservedJob::id).containsExactly("j2", "j3", "j4");
+		assertThat(next.run()).allSatisfy((job) -> assertThat(job.attempt()).isOne());
+		String running = this.keys.gates(queueLimit).get(3);
+		String holder = "j1:" + QueueStore.inShard(next.job().lease()).token();
+		assertThat(this.template.opsForZSet().range(running, 0, -1)).containsExactly(holder);
+		assertThat(this.template.opsForZSet().range(this.keys.holding(), 0, -1)).containsExactly(holder);
+		assertThat(this.operations.stats(QUEUE)).as("the run reserved, two parked")
+			.isEqualTo(new QueueStats(0, 2, 4, 0));
+		assertThat(this.template.opsForZSet().zCard(this.keys.lines())).isEqualTo(2);
+		// the jobs of the run are acknowledged by their own leases, and the last leaves
+		// the place under the first's
+		assertThat(this.listener.getLeaseOperations()
+			.ack(QUEUE, List.of(next.job().lease(), next.run().get(0).lease(), next.run().get(1).lease(),
+					next.run().get(2).lease())))
+			.isEmpty();
+		assertThat(this.template.opsForZSet().range(running, 0, -1)).as("held until the run leaves")
+			.containsExactly(holder);
+		GateOperations.HandOver after = gates().leaveGates(QUEUE, next.job().lease(), queueLimit, LEASE, 3);
+		assertThat(after).isNotNull();
+		assertThat(after.job().id()).isEqualTo("other");
+		assertThat(after.admitted()).isFalse();
+		assertThat(after.run()).isEmpty();
+		assertThat(this.template.hasKey(running)).isFalse();
+		assertThat(this.template.hasKey(this.keys.holding())).isFalse();
+	}
+
+	@Test // GH-36
+	void aRunWhoseWorkerDiedFreesItsPlaceAsItsHoldExpiresAndItsJobsComeBackAsTheirLeasesExpire() {
+		for (int i = 0; i < 4; i++) {
+			enqueue("j" + i);
+		}
+		List<ReservedJob> reserved = this.listener.reserve(QUEUE, 4, LEASE).jobs();
+		assertThat(gates().admit(QUEUE, reserved.get(0).lease(), GATES, LEASE)).isZero();
+		for (ReservedJob job : reserved.subList(1, 4)) {
+			assertThat(gates().admit(QUEUE, job.lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
+		}
+		Duration shortLease = Duration.ofMillis(300);
+		GateOperations.HandOver run = gates()
+			.completeAndLeaveGates(QUEUE, reserved.get(0).lease(), GATES, shortLease, 5)
+			.next();
+		assertThat(run).isNotNull();
+		assertThat(run.run()).extracting(ReservedJob::id).containsExactly("j2", "j3");
+		// the worker dies before it ran any: while the leases live, nothing moves
+		assertThat(this.listener.migrate(QUEUE).expiredLeases()).isZero();
+		enqueue("late");
+		ReservedJob late = this.listener.reserve(QUEUE, 1, LEASE).jobs().get(0);
+		assertThat(gates().admit(QUEUE, late.lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.listener.migrate(QUEUE).expiredLeases() == 3);
+		String running = this.keys.gates(GATES).get(2);
+		assertThat(this.template.opsForZSet().zCard(running)).as("the place freed").isZero();
+		assertThat(this.template.hasKey(this.keys.holding())).isFalse();
+		assertThat(this.operations.stats(QUEUE)).as("back in line, the late job woken")
+			.isEqualTo(new QueueStats(4, 0, 0, 0));
+		List<ReservedJob> again = this.listener.reserve(QUEUE, 4, LEASE).jobs();
+		assertThat(again).extracting(ReservedJob::id).containsExactlyInAnyOrder("j1", "j2", "j3", "late");
 	}
 
 	/**
@@ -141,8 +221,11 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	private void enqueue(String id) {
-		this.enqueuer.enqueue(QUEUE, List.of(new EnqueueCommand(id, Due.NOW, DuplicatePolicy.KEEP,
-				"\"job\":\"test\",\"maxAttempts\":3,\"payload\":\"x\"}")));
+		enqueue(id, "\"job\":\"test\",\"maxAttempts\":3,\"payload\":\"x\"}");
+	}
+
+	private void enqueue(String id, String body) {
+		this.enqueuer.enqueue(QUEUE, List.of(new EnqueueCommand(id, Due.NOW, DuplicatePolicy.KEEP, body)));
 	}
 
 }

@@ -431,15 +431,15 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(migration.dueJobs()).as("a parked job is not due").isZero();
 		assertThat(migration.nextDue()).as("the holders' leases, not a parked job")
 			.isBetween(migration.redisTime(), migration.redisTime() + 60_000);
-		this.listener.getGateOperations().leaveGates(QUEUE, first.lease(), gates, Duration.ZERO);
-		this.listener.getGateOperations().leaveGates(QUEUE, first.lease(), gates, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, first.lease(), gates, Duration.ZERO, 0);
+		this.listener.getGateOperations().leaveGates(QUEUE, first.lease(), gates, Duration.ZERO, 0);
 		assertThat(this.operations.stats(QUEUE)).as("one place freed, one woken, once")
 			.isEqualTo(new QueueStats(1, 3, 2, 0));
 		ReservedJob woken = reserveOne();
 		assertThat(woken.id()).isEqualTo("w1");
 		assertThat(admit(woken, gates)).isZero();
-		this.listener.getGateOperations().leaveGates(QUEUE, second.lease(), gates, Duration.ZERO);
-		this.listener.getGateOperations().leaveGates(QUEUE, woken.lease(), gates, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, second.lease(), gates, Duration.ZERO, 0);
+		this.listener.getGateOperations().leaveGates(QUEUE, woken.lease(), gates, Duration.ZERO, 0);
 		assertThat(this.operations.stats(QUEUE)).as("two places freed, two woken")
 			.isEqualTo(new QueueStats(2, 1, 3, 0));
 		// each wake puts its job at the head of the ready line
@@ -457,7 +457,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		enqueueInGroup("w1", "\"priority\":7,\"group\":\"acme\",");
 		assertThat(admit(reserveOne(), gates)).isEqualTo(GateOperations.PARKED);
 		GateOperations.HandOver handOver = this.listener.getGateOperations()
-			.leaveGates(QUEUE, holder.lease(), gates, Duration.ofMinutes(1));
+			.leaveGates(QUEUE, holder.lease(), gates, Duration.ofMinutes(1), 0);
 		assertThat(handOver).isNotNull();
 		assertThat(handOver.job().id()).isEqualTo("w1");
 		assertThat(handOver.admitted()).isTrue();
@@ -480,7 +480,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		enqueueInGroup("w1", "\"group\":\"acme\",");
 		assertThat(admit(reserveOne(), grouped)).isEqualTo(GateOperations.PARKED);
 		GateOperations.HandOver handOver = this.listener.getGateOperations()
-			.leaveGates(QUEUE, holder.lease(), gates, Duration.ofMinutes(1));
+			.leaveGates(QUEUE, holder.lease(), gates, Duration.ofMinutes(1), 0);
 		assertThat(handOver).isNotNull();
 		assertThat(handOver.admitted()).as("in a group the leaver is not in").isFalse();
 		assertThat(this.template.opsForZSet().zCard(this.keys.gates(gates).get(3))).isZero();
@@ -497,7 +497,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(enqueueAndDefer("x1", otherKey)).as("in the line of the job's running set")
 			.isEqualTo(GateOperations.PARKED);
 		GateOperations.HandOver handOver = this.listener.getGateOperations()
-			.leaveGates(QUEUE, holder.lease(), gates, Duration.ofMinutes(1));
+			.leaveGates(QUEUE, holder.lease(), gates, Duration.ofMinutes(1), 0);
 		assertThat(handOver).isNotNull();
 		assertThat(handOver.admitted()).as("an exclusive key is of the payload: the worker lets it through").isFalse();
 		ReservedJob next = handOver.job();
@@ -505,7 +505,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(next.attempt()).as("its attempt given back when it was parked").isOne();
 		assertThat(this.operations.stats(QUEUE)).as("reserved for the caller; x1 woken, w2 still parked")
 			.isEqualTo(new QueueStats(1, 1, 2, 0));
-		assertThat(this.listener.getGateOperations().leaveGates(QUEUE, holder.lease(), gates, Duration.ofMinutes(1)))
+		assertThat(this.listener.getGateOperations().leaveGates(QUEUE, holder.lease(), gates, Duration.ofMinutes(1), 0))
 			.as("a re-sent leave takes no one")
 			.isNull();
 		ReservedJob woken = reserveOne();
@@ -516,7 +516,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		// a paused queue hands out nothing: the jobs woken are made ready, for when it
 		// resumes
 		this.operations.pause(QUEUE);
-		assertThat(this.listener.getGateOperations().leaveGates(QUEUE, next.lease(), gates, Duration.ofMinutes(1)))
+		assertThat(this.listener.getGateOperations().leaveGates(QUEUE, next.lease(), gates, Duration.ofMinutes(1), 0))
 			.isNull();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(2, 0, 1, 0));
 	}
@@ -530,7 +530,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		}
 		// the limit is raised to 3 while they wait
 		Gates three = new Gates(null, "test", 3, 0, null);
-		this.listener.getGateOperations().leaveGates(QUEUE, holder.lease(), three, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, holder.lease(), three, Duration.ZERO, 0);
 		assertThat(admit(reserveOne(), three)).isZero();
 		assertThat(this.operations.stats(QUEUE)).as("admitted with room left: the next one is woken")
 			.isEqualTo(new QueueStats(1, 2, 2, 0));
@@ -546,12 +546,12 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		ReservedJob holder = enqueueAndAdmit("holder", gates);
 		enqueueAndDefer("w1", gates);
 		enqueueAndDefer("w2", gates);
-		this.listener.getGateOperations().leaveGates(QUEUE, holder.lease(), gates, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, holder.lease(), gates, Duration.ZERO, 0);
 		ReservedJob woken = reserveOne();
 		// another job takes the key between the waking and the admission
 		ReservedJob other = enqueueAndAdmit("other", gates);
 		assertThat(admit(woken, gates)).isEqualTo(GateOperations.PARKED);
-		this.listener.getGateOperations().leaveGates(QUEUE, other.lease(), gates, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, other.lease(), gates, Duration.ZERO, 0);
 		assertThat(reserveOne().id()).isEqualTo("w1");
 	}
 
@@ -586,7 +586,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		Instant later = Instant.now().plusSeconds(3600);
 		assertThat(this.operations.reschedule(QUEUE, "rescheduled", Due.at(later))).isTrue();
 		assertThat(this.template.opsForZSet().zCard(this.keys.lines())).isOne();
-		this.listener.getGateOperations().leaveGates(QUEUE, holder.lease(), gates, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, holder.lease(), gates, Duration.ZERO, 0);
 		ReservedJob next = reserveOne();
 		assertThat(next.id()).isEqualTo("next");
 		assertThat(admit(next, gates)).isZero();
@@ -601,7 +601,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		ReservedJob first = enqueueAndAdmit("a1", acme);
 		assertThat(enqueueAndDefer("a2", acme)).as("the group's one place is taken").isEqualTo(GateOperations.PARKED);
 		enqueueAndAdmit("g1", new Gates(null, "test", 0, 0, null, "globex", 1));
-		this.listener.getGateOperations().leaveGates(QUEUE, first.lease(), acme, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, first.lease(), acme, Duration.ZERO, 0);
 		assertThat(this.operations.stats(QUEUE)).as("the group's waiting job is ready once a run of it left")
 			.isEqualTo(new QueueStats(1, 0, 2, 0));
 		assertThat(admit(reserveOne(), acme)).isZero();
@@ -827,12 +827,12 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		ReservedJob second = reserveOne();
 		assertThat(admit(second, gates)).as("the second run waits for the first one's exclusive key and running place")
 			.isEqualTo(GateOperations.PARKED);
-		this.listener.getGateOperations().leaveGates(QUEUE, first.lease(), gates, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, first.lease(), gates, Duration.ZERO, 0);
 		assertThat(this.operations.stats(QUEUE)).as("the first run left: the waiting job is ready at once")
 			.isEqualTo(new QueueStats(1, 0, 0, 0));
 		ReservedJob third = reserveOne();
 		assertThat(admit(third, gates)).isZero();
-		this.listener.getGateOperations().leaveGates(QUEUE, second.lease(), gates, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, second.lease(), gates, Duration.ZERO, 0);
 		assertThat(this.template.opsForValue().get(this.keys.gates(gates).get(1)))
 			.as("a run that never passed the gates does not free the key another run holds")
 			.isEqualTo("a:" + third.token());
@@ -846,7 +846,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(admit(reserveOne(), gates)).isEqualTo(GateOperations.PARKED);
 		Instant later = Instant.now().plusSeconds(3600);
 		assertThat(this.operations.reschedule(QUEUE, "timer", Due.at(later))).isTrue();
-		this.listener.getGateOperations().leaveGates(QUEUE, holder.lease(), gates, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, holder.lease(), gates, Duration.ZERO, 0);
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 1, 0));
 		assertThat(this.operations.status(QUEUE, "timer").at()).isEqualTo(later.truncatedTo(ChronoUnit.MILLIS));
 	}
@@ -947,7 +947,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(admit(job, gates)).as("the re-send").isZero();
 		assertThat(this.template.opsForZSet().zCard(rate)).as("one start in the window").isEqualTo(1);
 		assertThat(this.operations.status(QUEUE, "a").state()).isEqualTo(JobStatus.State.RESERVED);
-		this.listener.getGateOperations().leaveGates(QUEUE, job.lease(), gates, Duration.ZERO);
+		this.listener.getGateOperations().leaveGates(QUEUE, job.lease(), gates, Duration.ZERO, 0);
 		this.listener.getLeaseOperations().ack(QUEUE, List.of(job.lease()));
 		assertThat(enqueueAndDefer("b", gates)).isPositive();
 		assertThat(placeOf("b", gates)).as("the next job waits for the one start's window only")

@@ -204,7 +204,7 @@ class PriorityIntegrationTests extends AbstractQueueIntegrationTests {
 				.isEqualTo(GateOperations.PARKED);
 			enqueue("normal", JobPriority.DEFAULT);
 			// the holder leaves its gate: the waiter is woken at the head of its level
-			this.listener.getGateOperations().leaveGates(QUEUE, holder.lease(), gates, Duration.ZERO);
+			this.listener.getGateOperations().leaveGates(QUEUE, holder.lease(), gates, Duration.ZERO, 0);
 			assertThat(reserveOneByOne(2)).containsExactly("waiter", "normal");
 			this.operations.purge(QUEUE);
 		}

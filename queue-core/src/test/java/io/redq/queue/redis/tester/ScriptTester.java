@@ -875,7 +875,7 @@ final class ScriptTester {
 			return this.listeners.getLeaseOperations().ack(QUEUE, List.of(run.job.lease()));
 		}
 		GateOperations.Completion completion = this.listeners.getGateOperations()
-			.completeAndLeaveGates(QUEUE, run.job.lease(), run.gates, leaving);
+			.completeAndLeaveGates(QUEUE, run.job.lease(), run.gates, leaving, 0);
 		this.handOver = completion.next();
 		return completion.refused() ? List.of(run.job.id()) : List.of();
 	}
@@ -899,11 +899,11 @@ final class ScriptTester {
 		if (run.gates != null) {
 			Duration lease = handOverLease(running);
 			GateOperations.HandOver handOver = this.listeners.getGateOperations()
-				.leaveGates(QUEUE, run.job.lease(), run.gates, lease);
+				.leaveGates(QUEUE, run.job.lease(), run.gates, lease, 0);
 			boolean lost = false;
 			if (enabled(Fault.HOLD_RESENT, 0.3)) {
 				lost = handOver != null;
-				this.listeners.getGateOperations().leaveGates(QUEUE, run.job.lease(), run.gates, lease);
+				this.listeners.getGateOperations().leaveGates(QUEUE, run.job.lease(), run.gates, lease, 0);
 				trace(worker + " leaves the gates of " + run + " (re-sent)");
 			}
 			tookOver(worker, run, handOver, lease, lost);
