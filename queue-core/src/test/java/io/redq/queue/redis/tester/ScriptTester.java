@@ -176,7 +176,7 @@ final class ScriptTester {
 
 	/**
 	 * The gate holders ({@code id:token}) of runs that started and have not left their
-	 * gates.
+	 * gates: a run of several jobs holds the place its first took until its last leaves.
 	 */
 	private final Set<String> holding = new HashSet<>();
 
@@ -393,7 +393,9 @@ final class ScriptTester {
 	private Job newJob(int number) {
 		int kind = this.random.nextInt(5);
 		int gate = this.random.nextInt(20);
-		boolean gated = gate < 6;
+		// many jobs of the kind with running limits only, so that several wait in a line
+		// and a leave lets a run of them through
+		boolean gated = gate < 12;
 		int maxAttempts = 1 + this.random.nextInt(3);
 		Due due = (this.random.nextInt(10) < 7) ? Due.NOW : Due.after(Duration.ofMillis(1 + this.random.nextInt(30)));
 		// half the jobs at the default level, the others at any level
@@ -681,7 +683,7 @@ final class ScriptTester {
 		boolean lost = !shortAndStartAtOnce && enabled(Fault.RESERVE_REPLY_LOST, 0.2);
 		List<String> ids = new ArrayList<>();
 		for (ReservedJob job : reservation.jobs()) {
-			ids.add(reserved(worker, job, lease, reservation.redisTime(), lost));
+			ids.add(reserved(worker.held, job, lease, reservation.redisTime(), lost));
 		}
 		trace(worker + " reserves " + max + " for " + lease.toMillis() + " ms: " + ids + (lost ? ", reply lost" : ""));
 		checkShares(reservation);
@@ -696,7 +698,7 @@ final class ScriptTester {
 	 * lost.
 	 * @return the job as the trace shows it
 	 */
-	private String reserved(Worker worker, ReservedJob job, Duration lease, long redisTime, boolean lost) {
+	private String reserved(List<Held> held, ReservedJob job, Duration lease, long redisTime, boolean lost) {
 		Dispatch dispatch = dispatchOf(job.envelope());
 		dispatch.reservations++;
 		// a reserved job counts as started: its worker starts it within moments
@@ -708,7 +710,7 @@ final class ScriptTester {
 		check(redisTime >= dispatch.notBefore, Invariant.EARLY,
 				() -> job.id() + " reserved at " + redisTime + ", due at " + dispatch.notBefore);
 		if (!lost) {
-			worker.held.add(new Held(job, dispatch, lease));
+			held.add(new Held(job, dispatch, lease));
 		}
 		return job.id() + "=d" + dispatch.number + "@" + job.attempt();
 	}
@@ -724,7 +726,11 @@ final class ScriptTester {
 	private void startHeld(Worker worker, Held held) {
 		ReservedJob job = held.job;
 		Gates gates = held.dispatch.gated ? gates(job) : null;
-		if (gates != null) {
+		Lease holder = (held.holder != null) ? held.holder : job.lease();
+		// a job of a run starts as a job without gates, under the place its run took, as
+		// a container does
+		boolean inRun = held.holder != null || !held.run.isEmpty();
+		if (gates != null && !inRun) {
 			long admitted = this.listeners.getGateOperations().admit(QUEUE, job.lease(), gates, LONG_LEASE);
 			String resent = "";
 			if (enabled(Fault.ADMIT_RESENT, 0.3)) {
@@ -768,9 +774,15 @@ final class ScriptTester {
 				trace(worker + " starts " + job.id() + "@" + job.attempt() + " " + job.token() + ": "
 						+ (kept ? "lease kept" : "lease lost") + (lost ? ", reply lost: not started" : ""));
 				if (!kept || lost) {
+					if (inRun) {
+						// it ends before it ran: its run goes on without it
+						handOn(worker, new Run(job, held.dispatch, gates, holder, held.run));
+					}
 					return;
 				}
 			}
+			check(held.holder == null || this.holding.contains(holder(holder)), Invariant.GATES,
+					() -> job.id() + " starts in the run of " + holder(holder) + ", which left its place");
 		}
 		Dispatch dispatch = held.dispatch;
 		// a worker that stalled past its lease may still start the job: that run again is
@@ -779,7 +791,7 @@ final class ScriptTester {
 				() -> "a run of d" + dispatch.number + " (" + job.id() + ") starts at attempt " + job.attempt()
 						+ " though the dispatch is " + dispatch.state);
 		dispatch.runsStarted++;
-		worker.running.add(new Run(job, dispatch, gates));
+		worker.running.add(new Run(job, dispatch, gates, holder, held.run));
 		trace(worker + " starts " + job.id() + "=d" + dispatch.number + "@" + job.attempt());
 	}
 
@@ -802,9 +814,10 @@ final class ScriptTester {
 			// ran
 			boolean late = !holds && lease.token().equals(this.lastStarts.get(lease.id())) && exists
 					&& dispatchOf(stored) == run.dispatch;
-			// a run with gates is acknowledged with its leave, as a container does, or
-			// before it
-			leaving = (run.gates != null && this.random.nextBoolean()) ? handOverLease(true) : null;
+			// a run with gates that took its place and is the last of its run is
+			// acknowledged with its leave, as a container does, or before it
+			leaving = (run.gates != null && run.rest.isEmpty() && run.holder.equals(lease) && this.random.nextBoolean())
+					? handOverLease(true) : null;
 			List<String> refused = acknowledge(run, leaving);
 			handOver = this.handOver;
 			boolean accepted = !refused.contains(lease.id());
@@ -860,9 +873,24 @@ final class ScriptTester {
 			tookOver(worker, run, handOver, leaving, handOverLost);
 		}
 		else {
-			leaveGates(worker, run, true);
+			handOn(worker, run);
 		}
 		return true;
+	}
+
+	/**
+	 * Go on with the next job of a run that ended, which its worker starts next under the
+	 * run's place; the last leaves it.
+	 */
+	private void handOn(Worker worker, Run run) {
+		if (run.rest.isEmpty()) {
+			leaveGates(worker, run, true);
+			return;
+		}
+		Held next = run.rest.get(0);
+		worker.held.add(new Held(next.job, next.dispatch, next.lease, run.holder,
+				new ArrayList<>(run.rest.subList(1, run.rest.size()))));
+		trace(worker + " goes on with " + next + " in the run of " + holder(run.holder));
 	}
 
 	/**
@@ -875,7 +903,7 @@ final class ScriptTester {
 			return this.listeners.getLeaseOperations().ack(QUEUE, List.of(run.job.lease()));
 		}
 		GateOperations.Completion completion = this.listeners.getGateOperations()
-			.completeAndLeaveGates(QUEUE, run.job.lease(), run.gates, leaving, 0);
+			.completeAndLeaveGates(QUEUE, run.job.lease(), run.gates, leaving, runSize());
 		this.handOver = completion.next();
 		return completion.refused() ? List.of(run.job.id()) : List.of();
 	}
@@ -891,19 +919,28 @@ final class ScriptTester {
 	}
 
 	/**
-	 * Leave the gates of a run; a worker whose container runs takes the first job woken,
-	 * with a short or a long lease, as a container does, or lets every job woken be
-	 * ready.
+	 * Return how many more jobs may join the run of a job that a leave hands over: a few,
+	 * so that runs interleave with the other steps.
+	 */
+	private int runSize() {
+		return this.random.nextInt(5);
+	}
+
+	/**
+	 * Leave the gates of a run under its place's lease; a worker whose container runs
+	 * takes the first job woken, with a short or a long lease, as a container does, or
+	 * lets every job woken be ready.
 	 */
 	private void leaveGates(Worker worker, Run run, boolean running) {
 		if (run.gates != null) {
 			Duration lease = handOverLease(running);
+			int runSize = runSize();
 			GateOperations.HandOver handOver = this.listeners.getGateOperations()
-				.leaveGates(QUEUE, run.job.lease(), run.gates, lease, 0);
+				.leaveGates(QUEUE, run.holder, run.gates, lease, runSize);
 			boolean lost = false;
 			if (enabled(Fault.HOLD_RESENT, 0.3)) {
 				lost = handOver != null;
-				this.listeners.getGateOperations().leaveGates(QUEUE, run.job.lease(), run.gates, lease, 0);
+				this.listeners.getGateOperations().leaveGates(QUEUE, run.holder, run.gates, lease, runSize);
 				trace(worker + " leaves the gates of " + run + " (re-sent)");
 			}
 			tookOver(worker, run, handOver, lease, lost);
@@ -911,13 +948,13 @@ final class ScriptTester {
 	}
 
 	/**
-	 * Record that a run left its gates, and the job its leave reserved for the worker (a
-	 * reply lost: for none).
+	 * Record that a run left its gates, and the job its leave reserved for the worker
+	 * with the jobs that joined its run (a reply lost: for none).
 	 */
 	private void tookOver(Worker worker, Run run, GateOperations.@Nullable HandOver handOver, Duration lease,
 			boolean lost) {
 		ReservedJob next = (handOver != null) ? handOver.job() : null;
-		this.holding.remove(holder(run.job));
+		this.holding.remove(holder(run.holder));
 		if (handOver != null && handOver.admitted()) {
 			// let through the gates it shares with the run that left, whether or not
 			// the reply reaches the worker: it holds them under its lease
@@ -925,14 +962,26 @@ final class ScriptTester {
 			this.started.add(holder(next));
 		}
 		if (next != null) {
-			trace(worker + " leaves the gates of " + run + " and takes "
-					+ reserved(worker, next, lease, snapshotTime(), lost) + " for " + lease.toMillis() + " ms"
-					+ (handOver.admitted() ? ", let through its gates" : "") + (lost ? ", reply lost" : ""));
+			long redisTime = snapshotTime();
+			List<Held> taken = new ArrayList<>();
+			String first = reserved(taken, next, lease, redisTime, lost);
+			List<String> joined = handOver.run()
+				.stream()
+				.map((job) -> reserved(taken, job, lease, redisTime, lost))
+				.toList();
+			if (!taken.isEmpty()) {
+				Held held = taken.remove(0);
+				held.run.addAll(taken);
+				worker.held.add(held);
+			}
+			trace(worker + " leaves the gates of " + run + " and takes " + first + " for " + lease.toMillis() + " ms"
+					+ (handOver.admitted() ? ", let through its gates" : "")
+					+ (joined.isEmpty() ? "" : ", run " + joined) + (lost ? ", reply lost" : ""));
 		}
 	}
 
 	private boolean extend(Worker worker) {
-		List<Lease> waiting = worker.held.stream().map((held) -> held.job.lease()).toList();
+		List<Lease> waiting = notStarted(worker);
 		List<Lease> started = worker.running.stream().map((run) -> run.job.lease()).toList();
 		if (waiting.isEmpty() && started.isEmpty()) {
 			return false;
@@ -944,9 +993,9 @@ final class ScriptTester {
 		}
 		for (Run run : worker.running) {
 			if (run.gates != null) {
-				this.listeners.getGateOperations().holdGates(QUEUE, run.job.lease(), run.gates, LONG_LEASE);
+				this.listeners.getGateOperations().holdGates(QUEUE, run.holder, run.gates, LONG_LEASE);
 				if (enabled(Fault.HOLD_RESENT, 0.3)) {
-					this.listeners.getGateOperations().holdGates(QUEUE, run.job.lease(), run.gates, LONG_LEASE);
+					this.listeners.getGateOperations().holdGates(QUEUE, run.holder, run.gates, LONG_LEASE);
 				}
 			}
 		}
@@ -956,14 +1005,29 @@ final class ScriptTester {
 	}
 
 	/**
-	 * The worker's container stops: jobs not started go back, running ones are
+	 * Return the leases of the jobs a worker holds and has not started: those reserved
+	 * and the later jobs of its runs.
+	 */
+	private static List<Lease> notStarted(Worker worker) {
+		List<Lease> leases = new ArrayList<>();
+		for (Held held : worker.held) {
+			leases.add(held.job.lease());
+			held.run.forEach((joined) -> leases.add(joined.job.lease()));
+		}
+		worker.running.forEach((run) -> run.rest.forEach((joined) -> leases.add(joined.job.lease())));
+		return leases;
+	}
+
+	/**
+	 * The worker's container stops: jobs not started go back, the later jobs of its runs
+	 * too (a run's running job is its last, which leaves the place), running ones are
 	 * interrupted.
 	 */
 	private boolean release(Worker worker) {
 		if (worker.held.isEmpty() && worker.running.isEmpty()) {
 			return false;
 		}
-		List<Lease> notStarted = worker.held.stream().map((held) -> held.job.lease()).toList();
+		List<Lease> notStarted = notStarted(worker);
 		List<Run> interrupted = worker.running.stream()
 			.filter((run) -> enabled(Fault.RUNNING_JOBS_HANDED_BACK, 0.5))
 			.toList();
@@ -975,6 +1039,7 @@ final class ScriptTester {
 			this.listeners.getLeaseOperations().release(QUEUE, running, false);
 		}
 		worker.held.clear();
+		worker.running.forEach((run) -> run.rest.clear());
 		worker.running.removeAll(interrupted);
 		interrupted.forEach((run) -> leaveGates(worker, run, false));
 		trace(worker + " stops: releases " + notStarted + " not started and " + interrupted + " interrupted: "
@@ -1310,7 +1375,7 @@ final class ScriptTester {
 		for (Map<String, Long> running : List.of(snapshot.jobRunning, snapshot.queueRunning, snapshot.groupRunning,
 				snapshot.countedRunning)) {
 			running.forEach((holder, expiry) -> check(expiry <= snapshot.now || this.holding.contains(holder),
-					Invariant.GATES, () -> "a running limit counts " + holder + ", not a started run"));
+					Invariant.GATES, () -> "a running limit counts " + holder + ", not the place of a started run"));
 		}
 		// admitted where a running set had room, whether by admit or by the leave that
 		// handed the job over
@@ -1471,7 +1536,11 @@ final class ScriptTester {
 	}
 
 	private static String holder(ReservedJob job) {
-		return job.id() + ":" + job.token();
+		return holder(job.lease());
+	}
+
+	private static String holder(Lease lease) {
+		return lease.id() + ":" + lease.token();
 	}
 
 	private void trace(String line) {
@@ -1692,7 +1761,16 @@ final class ScriptTester {
 
 	}
 
-	private record Held(ReservedJob job, Dispatch dispatch, Duration lease) {
+	/**
+	 * A job reserved for a worker. A later job of a run names the lease of the run's
+	 * place ({@code holder}); the first job of a run carries the jobs that joined it, in
+	 * the order they run after it.
+	 */
+	private record Held(ReservedJob job, Dispatch dispatch, Duration lease, @Nullable Lease holder, List<Held> run) {
+
+		Held(ReservedJob job, Dispatch dispatch, Duration lease) {
+			this(job, dispatch, lease, null, new ArrayList<>());
+		}
 
 		@Override
 		public String toString() {
@@ -1701,7 +1779,12 @@ final class ScriptTester {
 
 	}
 
-	private record Run(ReservedJob job, Dispatch dispatch, @Nullable Gates gates) {
+	/**
+	 * A started job, which holds its gates under the lease of its run's place
+	 * ({@code holder}: its own, or the first job's of its run), and the jobs of its run
+	 * that run after it.
+	 */
+	private record Run(ReservedJob job, Dispatch dispatch, @Nullable Gates gates, Lease holder, List<Held> rest) {
 
 		@Override
 		public String toString() {

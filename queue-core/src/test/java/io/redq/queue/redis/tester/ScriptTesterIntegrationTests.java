@@ -196,6 +196,26 @@ class ScriptTesterIntegrationTests {
 		assertThat(violation.invariant()).as("%s", violation).isIn(Invariant.GATES, Invariant.PARKED);
 	}
 
+	@Test // GH-36
+	void theTesterFindsJobsThatJoinARunWithPlacesOfTheirOwnInAHoldScriptThatIgnoresTheLimit() {
+		String join = "join_run(handed, handed_gate, tonumber(ARGV[10]) or 0, same_gates, now, lease)\n";
+		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("hold")
+				? QueueScripts.of(mutated(QueueScripts.class, "hold.lua", join, join + """
+						for i = 6, #handed, 4 do
+							redis.call('ZADD', job_running, now + lease, handed[i] .. ':' .. handed[i + 3])
+						end
+						"""), List.class) : definition.load());
+		// the long runs' actors and ids, in short runs: runs form where several jobs of
+		// the
+		// same gates wait in a line
+		Violation violation = firstViolation(scripts, new Settings(1000, LONG.producers(), LONG.workers(),
+				LONG.migrators(), LONG.callerIds(), EnumSet.noneOf(Fault.class)));
+		assertThat(violation).isNotNull();
+		// the job's running set of a limit of one counts the run's later jobs beside its
+		// place: more holders than the limit, none of them the place of a started run
+		assertThat(violation.invariant()).as("%s", violation).isEqualTo(Invariant.GATES);
+	}
+
 	@Test
 	void theTesterFindsStatisticsThatCountAFailedAttemptWhoseLeaseIsGone() {
 		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("fail")
