@@ -369,7 +369,9 @@ public final class ChainOperations {
 	 * read it before the cancel enqueue it after, then the step is cancelled in its queue
 	 * all the same, since a mover may have enqueued it before, and died before it
 	 * recorded the delivery; the end of a chain so ended is handed over to the batch it
-	 * is nested in at once, since no step's hand-over may come.
+	 * is nested in at once, since no step's hand-over may come. A cancel of a chain so
+	 * ended (one re-sent after its reply was lost) forestalls and cancels again, and
+	 * returns {@code false}.
 	 * @param chainId the chain id
 	 * @param timeout the longest wait for the call to the step's queue, or {@code null}
 	 * for the Redis command timeout
@@ -404,10 +406,15 @@ public final class ChainOperations {
 	}
 
 	private boolean cancel(String chainId, @Nullable Duration timeout, @Nullable String creationCallId) {
-		List<?> result = run(chainId, (creationCallId != null) ? List.of("cancel", "creating") : List.of("cancel"));
-		if (result.isEmpty() || Long.valueOf(0).equals(result.get(0))) {
+		List<?> reply = run(chainId, (creationCallId != null) ? List.of("cancel", "creating") : List.of("cancel"));
+		if (reply.size() < 3) {
 			return false;
 		}
+		// {0, ...}: a cancel that ended the chain came before, this call re-sent after
+		// its
+		// reply was lost (or a later one), which forestalls and cancels as it would have
+		boolean ended = Long.valueOf(0).equals(reply.get(0));
+		List<?> result = ended ? reply.subList(1, reply.size()) : reply;
 		long code = ((Number) result.get(0)).longValue();
 		String queue = (String) result.get(1);
 		String current = (String) result.get(2);
@@ -438,7 +445,7 @@ public final class ChainOperations {
 			// finishes returns its end for the batch it is nested in
 			deliver(chainId, run(chainId, List.of("apply", queue)));
 		}
-		return true;
+		return !ended;
 	}
 
 	/**

@@ -6,7 +6,8 @@
 -- (how it finished: 's' succeeded, 'd' dead, 'c' cancelled, 'p' purged with its queue), s<i> (a step whose queue is
 -- not its predecessor's, until it is enqueued: '<queue>\n<id>\n<due mode>\n<due value>\n<body>' as the enqueue script
 -- takes it, then the steps after it in the same queue as its link carries them, see batch_member_done in common.lua),
--- failure (the on-failure job, in the same form, until it is enqueued), cancelling (set by cancel), parent (for a
+-- failure (the on-failure job, in the same form, until it is enqueued), cancelling (set by cancel), cancelled (set by
+-- a cancel that ended the chain at once: its reply's code, see cancel), parent (for a
 -- chain that is a member of a batch: that batch's id, in which this chain's id is the member; kept until the chain's
 -- end is handed over to it as '<batch id>\n<outcome>', 's' succeeded, 'd' failed, 'c' cancelled, applied there once).
 -- A step that is a batch has the queue '{batch}' (no queue has braces), the id '<chain id>:<i>' of that batch, and
@@ -22,8 +23,9 @@
 -- not running, else {1, queue, id, ...}: the steps to cancel in their queue (the current step and those after it in
 -- the same queue, which its acknowledgement may have created), {2, ...} likewise when the current step was not
 -- recorded delivered, so that a mover may still enqueue it: the caller then forestalls that enqueue, {3, ...} likewise
--- for a chain cancelled while it was created, whose first step its creator may still enqueue; for forestall, see
--- there; for the others
+-- for a chain cancelled while it was created, whose first step its creator may still enqueue, and {0, 2 or 3, ...}
+-- for a chain that such a cancel ended, that cancel's reply after a 0 (see cancel); for forestall, see there; for the
+-- others
 -- the jobs to deliver: {linger, name, job, ...}, empty for none.
 local meta = KEYS[1]
 local op = ARGV[1]
@@ -164,23 +166,32 @@ elseif op == 'delivered' then
 elseif op == 'cancel' then
 	-- ARGV: 'creating' to cancel a chain still being created too (one nested in a batch that a mover creates, which
 	-- is cancelled meanwhile): it ends at once, its first step as the current step not delivered
-	local found = redis.call('HMGET', meta, 'state', 'at', 'steps')
+	local found = redis.call('HMGET', meta, 'state', 'at', 'steps', 'cancelled')
 	local creating = found[1] == 'creating' and ARGV[2] == 'creating'
-	if found[1] ~= 'running' and not creating then
+	local at = tonumber(found[2])
+	local result
+	if found[1] == 'running' or creating then
+		local undelivered = creating or redis.call('HEXISTS', meta, 's' .. at) == 1
+		result = {creating and 3 or undelivered and 2 or 1}
+		if undelivered then
+			-- the current step is not enqueued yet, and never will be (a live mover that read it before may still be
+			-- on its way: the caller forestalls its enqueue); or a mover enqueued it and died before it recorded the
+			-- delivery, so that it is cancelled in its queue all the same, lest it run and create the steps after it
+			finish('cancelled', 'the chain was cancelled', at, tonumber(found[3]))
+			redis.call('HSET', meta, 'cancelled', result[1])
+		else
+			redis.call('HSET', meta, 'cancelling', 1)
+		end
+	elseif found[4] == '2' or (found[4] == '3' and ARGV[2] == 'creating') then
+		-- ended by a cancel whose reply was lost, and this call is that cancel re-sent after a reconnect (or a later
+		-- one): its caller forestalls and cancels as that cancel's would have, which changes nothing when it did
+		result = {0, tonumber(found[4])}
+	else
 		return {0}
 	end
-	local at = tonumber(found[2])
-	local undelivered = creating or redis.call('HEXISTS', meta, 's' .. at) == 1
-	if undelivered then
-		-- the current step is not enqueued yet, and never will be (a live mover that read it before may still be on
-		-- its way: the caller forestalls its enqueue); or a mover enqueued it and died before it recorded the
-		-- delivery, so that it is cancelled in its queue all the same, lest it run and create the steps after it
-		finish('cancelled', 'the chain was cancelled', at, tonumber(found[3]))
-	else
-		redis.call('HSET', meta, 'cancelling', 1)
-	end
 	local step = redis.call('HMGET', meta, 'q' .. at, 'j' .. at)
-	local result = {creating and 3 or undelivered and 2 or 1, step[1], step[2]}
+	result[#result + 1] = step[1]
+	result[#result + 1] = step[2]
 	for i = at + 1, tonumber(found[3]) do
 		local later = redis.call('HMGET', meta, 'q' .. i, 'j' .. i)
 		if later[1] ~= step[1] then

@@ -254,6 +254,24 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void aReSentCancelStillForestallsTheStepAStalledMoverRead() {
+		ChainResult chain = this.dispatcher.dispatchChain(ChainRequest.of(step("resize"), step("publish")).build());
+		succeed("images");
+		StalledMover mover = StalledMover.applyHandOvers(this.operations.getStore(),
+				this.operations.getBatchOperations(), "images");
+		// the cancel ends the chain, its reply is lost, and Lettuce re-sends it after a
+		// reconnect: the caller sees only the re-sent call's reply
+		this.operations.getBatchOperations().chains().run(chain.chainId(), List.of("cancel"));
+		assertThat(this.dispatcher.cancelChain(chain.chainId())).as("a running chain was cancelled before").isFalse();
+		while (mover.stalled()) {
+			mover.goOn();
+		}
+		handOverAll();
+		assertThat(this.operations.stats("web").pending()).as("the step the mover read is never enqueued").isZero();
+		assertThat(status(chain).state()).isEqualTo(State.CANCELLED);
+	}
+
+	@Test
 	void cancelLetsARunningStepFinishAndNoLaterStepStartsInAnyQueue() {
 		ChainResult chain = this.dispatcher
 			.dispatchChain(ChainRequest.of(step("resize"), step("watermark"), step("resize"), step("publish")).build());
