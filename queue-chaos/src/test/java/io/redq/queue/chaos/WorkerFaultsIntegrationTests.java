@@ -24,19 +24,19 @@ class WorkerFaultsIntegrationTests extends ChaosSupport {
 		// enough jobs that the queue cannot drain between the 20th one done and the kill
 		List<String> ids = dispatch(1000, ChaosTask.standard(), 3);
 		awaitEntries((entry) -> entry.pid() == victim.pid() && entry.is("DONE"), 20, Duration.ofSeconds(30));
+		// killed while it runs a job: between one job's end and the next one's start (a
+		// moment that a loaded machine stretches) it runs none
+		long running = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		while (running(victim).isEmpty()) {
+			assertThat(System.nanoTime()).as("waiting for the victim to run a job").isLessThan(running);
+			sleep(1);
+		}
 
 		long killedAt = System.currentTimeMillis();
 		victim.signal("KILL");
 		assertThat(victim.awaitExit(10)).isTrue();
 		Set<String> victimStarted = startedBy(List.of(victim), Long.MAX_VALUE);
-		Set<String> victimFinished = victim.ledger()
-			.stream()
-			.filter(LedgerEntry::finished)
-			.map(LedgerEntry::id)
-			.collect(Collectors.toSet());
-		Set<String> inFlight = victimStarted.stream()
-			.filter((id) -> !victimFinished.contains(id))
-			.collect(Collectors.toSet());
+		Set<String> inFlight = running(victim);
 		assertThat(inFlight).as("jobs the victim was running when killed").isNotEmpty();
 
 		awaitDrained(Duration.ofSeconds(30));
@@ -227,6 +227,18 @@ class WorkerFaultsIntegrationTests extends ChaosSupport {
 	private List<WorkerProcess> startRedisAndTwoWorkers() {
 		startRedis();
 		return startWorkers(2);
+	}
+
+	/** The jobs a worker's ledger shows started and not finished. */
+	private Set<String> running(WorkerProcess worker) {
+		Set<String> finished = worker.ledger()
+			.stream()
+			.filter(LedgerEntry::finished)
+			.map(LedgerEntry::id)
+			.collect(Collectors.toSet());
+		return startedBy(List.of(worker), Long.MAX_VALUE).stream()
+			.filter((id) -> !finished.contains(id))
+			.collect(Collectors.toSet());
 	}
 
 }
