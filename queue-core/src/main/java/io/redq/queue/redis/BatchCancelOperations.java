@@ -105,8 +105,8 @@ public final class BatchCancelOperations {
 					switch (queue) {
 						case BatchOperations.BATCH_QUEUE -> cancel(id, timeout);
 						case BatchOperations.CHAIN_QUEUE -> this.batches.chains().cancel(id, timeout);
-						default -> cancelJob(queue, this.store.shardHolding(queue, id), id, timeout,
-								"member '" + id + "' of batch " + batchId);
+						default -> cancelJob(queue, this.store.shardChoice().shardHolding(queue, id, timeout), id,
+								timeout, "member '" + id + "' of batch " + batchId);
 					}
 				}
 				// a nested workflow that exists hands its end over as it ends
@@ -189,7 +189,7 @@ public final class BatchCancelOperations {
 	 * makes one call of its id per shard it sends to.
 	 */
 	private void forestall(String queue, String callId) {
-		for (String shard : this.store.shardsToOperate(queue)) {
+		for (String shard : this.store.queueShards().shardsToOperate(queue)) {
 			this.enqueueOperations.forestall(shard, callId, this.store.getResendProtection().getWindow());
 		}
 	}
@@ -258,7 +258,9 @@ public final class BatchCancelOperations {
 			}
 		}
 		boolean[] found = new boolean[ids.size()];
-		for (String shard : queues.stream().flatMap((queue) -> this.store.shardsToOperate(queue).stream()).toList()) {
+		for (String shard : queues.stream()
+			.flatMap((queue) -> this.store.queueShards().shardsToOperate(queue).stream())
+			.toList()) {
 			QueueKeys keys = this.store.keys(shard);
 			// the links first: a member that finishes meanwhile is linked or handed over
 			List<Object> links = redis.<String, Object>opsForHash().multiGet(keys.batchLinks(), List.copyOf(ids));

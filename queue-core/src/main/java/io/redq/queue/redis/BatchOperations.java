@@ -225,7 +225,7 @@ public final class BatchOperations {
 	public int handOver(String shard) {
 		String handover = this.store.keys(shard).handover();
 		// the workflows know the queue, whichever shard its members ran on
-		String queue = QueueStore.queueOf(shard);
+		String queue = ShardNames.queueOf(shard);
 		StringRedisTemplate redis = this.store.getTemplate();
 		Set<String> read = redis.opsForZSet().range(handover, 0, HAND_OVER_BATCH_SIZE - 1);
 		// but the member '', which keeps the cursor of the sweep after a purge (see
@@ -348,7 +348,7 @@ public final class BatchOperations {
 		Map<BatchMember, String> found = new HashMap<>();
 		byQueue.forEach((queue, inQueue) -> {
 			// a member ran on any shard: each shard is read for those not found yet
-			for (String shard : this.store.shardsToOperate(queue)) {
+			for (String shard : this.store.queueShards().shardsToOperate(queue)) {
 				List<BatchMember> missing = inQueue.stream().filter((member) -> !found.containsKey(member)).toList();
 				if (missing.isEmpty()) {
 					break;

@@ -321,7 +321,7 @@ public final class ChainOperations {
 		return Optional
 			.ofNullable(this.store.getTemplate()
 				.opsForValue()
-				.get(this.store.keys(this.store.shardHolding(queue, id)).result(id)))
+				.get(this.store.keys(this.store.shardChoice().shardHolding(queue, id, null)).result(id)))
 			.map((json) -> JobResults.read(queue, id, json, type));
 	}
 
@@ -434,7 +434,7 @@ public final class ChainOperations {
 				String id = (String) step;
 				// first its link, in the shard that holds the step, no longer creates the
 				// step after it, then the step is cancelled
-				String shard = this.store.shardHolding(queue, id);
+				String shard = this.store.shardChoice().shardHolding(queue, id, timeout);
 				this.store.getTemplate().execute(UNLINK_LATER_STEPS, List.of(this.store.keys(shard).batchLinks()), id);
 				this.batchOperations.getCancelOperations()
 					.cancelJob(queue, shard, id, timeout, "step '" + id + "' of chain " + chainId);
@@ -461,7 +461,7 @@ public final class ChainOperations {
 			return;
 		}
 		// the enqueue makes one call of this id per shard it sends to
-		for (String shard : this.store.shardsToOperate(queue)) {
+		for (String shard : this.store.queueShards().shardsToOperate(queue)) {
 			this.enqueueOperations.forestall(shard, callId, window);
 		}
 	}

@@ -114,15 +114,23 @@ public final class EnqueueOperations {
 			@Nullable String batchId) {
 		Assert.isTrue(batch.size() <= QueueStore.MAX_BATCH_SIZE,
 				() -> "At most " + QueueStore.MAX_BATCH_SIZE + " jobs per step; got " + batch.size());
-		if (this.store.shards(queue).size() > 1) {
-			List<CompletableFuture<List<DispatchResult>>> replies = new ArrayList<>();
-			Map<String, List<Integer>> split = split(queue, batch);
-			split.forEach((shard, indexes) -> replies.add(enqueueShardAsync(shard, part(batch, indexes), batchId)));
-			return CompletableFuture.allOf(replies.toArray(new CompletableFuture<?>[0]))
-				.thenApply(
-						(done) -> merged(batch.size(), split, replies.stream().map(CompletableFuture::join).toList()));
+		// the first dispatch to a sharded queue reads its placement within the caller's
+		// wait for the reply
+		CompletableFuture<List<String>> shards = this.store.queueShards().shardsAsync(queue);
+		if (shards.isDone() && shards.join().size() == 1) {
+			return enqueueShardAsync(queue, batch, batchId);
 		}
-		return enqueueShardAsync(queue, batch, batchId);
+		return shards.thenCompose((names) -> (names.size() == 1) ? enqueueShardAsync(queue, batch, batchId)
+				: enqueueShardsAsync(queue, batch, batchId));
+	}
+
+	private CompletableFuture<List<DispatchResult>> enqueueShardsAsync(String queue, List<EnqueueCommand> batch,
+			@Nullable String batchId) {
+		List<CompletableFuture<List<DispatchResult>>> replies = new ArrayList<>();
+		Map<String, List<Integer>> split = split(queue, batch);
+		split.forEach((shard, indexes) -> replies.add(enqueueShardAsync(shard, part(batch, indexes), batchId)));
+		return CompletableFuture.allOf(replies.toArray(new CompletableFuture<?>[0]))
+			.thenApply((done) -> merged(batch.size(), split, replies.stream().map(CompletableFuture::join).toList()));
 	}
 
 	private CompletableFuture<List<DispatchResult>> enqueueShardAsync(String queue, List<EnqueueCommand> batch,
@@ -163,7 +171,7 @@ public final class EnqueueOperations {
 			List<EnqueueCommand> batch, @Nullable Duration timeout) {
 		try {
 			// a ReplicationTimeoutException says more than a timeout while replicas lag
-			return QueueStore.await(reply, (timeout != null) ? replyTimeout(timeout) : null,
+			return AsyncCalls.await(reply, (timeout != null) ? replyTimeout(timeout) : null,
 					() -> new DispatchTimeoutException(queue, batch.size(), timeout), "take " + written(queue, batch));
 		}
 		catch (ReplicationTimeoutException ex) {
@@ -255,7 +263,7 @@ public final class EnqueueOperations {
 	 */
 	public List<DispatchResult> enqueueOnce(String queue, String callId, List<EnqueueCommand> batch, Duration window,
 			@Nullable String batchId) {
-		if (this.store.shards(queue).size() == 1) {
+		if (this.store.queueShards().shards(queue).size() == 1) {
 			return enqueue(queue, ResendProtection.once(this.store.keys(queue), callId, window), batch, batchId);
 		}
 		// one call of the same id per shard, each remembered in its own shard
@@ -283,10 +291,10 @@ public final class EnqueueOperations {
 			String key = (group != null) ? group : command.generatedId() ? null : command.id();
 			String shard;
 			if (key != null) {
-				shard = this.store.shardOf(queue, key);
+				shard = this.store.shardChoice().shardOf(queue, key);
 			}
 			else {
-				turn = (turn != null) ? turn : this.store.shardOf(queue, null);
+				turn = (turn != null) ? turn : this.store.shardChoice().shardOf(queue, null);
 				shard = turn;
 			}
 			split.computeIfAbsent(shard, (name) -> new ArrayList<>()).add(i);

@@ -58,7 +58,7 @@ public final class GateOperations {
 		RateLimit rate = gates.rateLimit();
 		Long result = this.store.getTemplate()
 			.execute(this.store.getScripts().admit(), gateKeys(queue, lease, gates), lease.id(),
-					QueueStore.inShard(lease).token(), QueueStore.millis(leaseTime),
+					ShardNames.inShard(lease).token(), QueueStore.millis(leaseTime),
 					(gates.exclusiveKey() != null) ? "1" : "0", Integer.toString(gates.jobMaxRunning()),
 					Integer.toString(gates.queueMaxRunning()), (rate != null) ? Integer.toString(rate.permits()) : "0",
 					(rate != null) ? QueueStore.millis(rate.window()) : "0", Integer.toString(gates.groupMaxRunning()));
@@ -76,7 +76,7 @@ public final class GateOperations {
 	public void holdGates(String queue, Lease lease, Gates gates, Duration leaseTime) {
 		this.store.getTemplate()
 			.execute(this.store.getScripts().hold(), gateKeys(queue, lease, gates), lease.id(),
-					QueueStore.inShard(lease).token(), QueueStore.millis(leaseTime), "1");
+					ShardNames.inShard(lease).token(), QueueStore.millis(leaseTime), "1");
 	}
 
 	/**
@@ -135,7 +135,7 @@ public final class GateOperations {
 
 	private List<?> leave(String queue, Lease lease, Gates gates, Duration handOverLease, boolean acknowledge,
 			int runSize) {
-		List<String> args = new ArrayList<>(List.of(lease.id(), QueueStore.inShard(lease).token(),
+		List<String> args = new ArrayList<>(List.of(lease.id(), ShardNames.inShard(lease).token(),
 				QueueStore.millis(handOverLease), "0", sameGates(gates), Integer.toString(gates.jobMaxRunning()),
 				Integer.toString(gates.queueMaxRunning()), Integer.toString(gates.groupMaxRunning()),
 				acknowledge ? Integer.toString(this.completedMaxSize) : "", Integer.toString(runSize)));
@@ -152,7 +152,7 @@ public final class GateOperations {
 		if (result.size() <= from) {
 			return null;
 		}
-		String shard = QueueStore.shardOfToken(queue, lease.token());
+		String shard = ShardNames.shardOfToken(queue, lease.token());
 		List<ReservedJob> run = new ArrayList<>();
 		for (int i = from + 5; i + 3 < result.size(); i += 4) {
 			run.add(reservedJob(shard, result, i));
@@ -163,7 +163,7 @@ public final class GateOperations {
 	private static ReservedJob reservedJob(String shard, List<?> result, int from) {
 		return new ReservedJob((String) result.get(from), (String) result.get(from + 1),
 				((Number) result.get(from + 2)).intValue(),
-				QueueStore.shardToken(shard, (String) result.get(from + 3)));
+				ShardNames.shardToken(shard, (String) result.get(from + 3)));
 	}
 
 	/**
@@ -183,7 +183,7 @@ public final class GateOperations {
 
 	/** Return the keys of the gates of a job, in its shard: gates are per shard. */
 	private List<String> gateKeys(String queue, Lease lease, Gates gates) {
-		QueueKeys keys = this.store.keys(QueueStore.shardOfToken(queue, lease.token()));
+		QueueKeys keys = this.store.keys(ShardNames.shardOfToken(queue, lease.token()));
 		List<String> all = new ArrayList<>(keys.all());
 		all.addAll(keys.gates(gates));
 		return all;

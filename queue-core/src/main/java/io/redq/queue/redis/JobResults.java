@@ -24,6 +24,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -123,15 +124,24 @@ public class JobResults implements AutoCloseable {
 	 * @param timeout how long to wait at most
 	 * @return the result, or a future completed exceptionally with a
 	 * {@link JobDeadException}, a {@link JobResultUnavailableException}, a
-	 * {@link TimeoutException} or the error of reading the result as {@code type}
+	 * {@link TimeoutException}, a {@link QueryTimeoutException} when Redis did not say
+	 * within the timeout which shard of a sharded queue holds the job, or the error of
+	 * reading the result as {@code type}
 	 */
 	public <T> CompletableFuture<T> await(String queue, String id, Class<T> type, Duration timeout) {
 		QueueNames.validate(queue);
 		QueueNames.validateId(id);
 		Assert.notNull(type, "type must not be null");
 		Assert.isTrue(timeout != null && timeout.toMillis() > 0, "timeout must be at least 1ms: a wait always ends");
-		// the wait follows the job's shard, which announces it
-		String shard = this.store.shardHolding(queue, id);
+		// the wait follows the job's shard, which announces it; found within the wait's
+		// own time, so that a shard that does not answer ends the wait in time
+		String shard;
+		try {
+			shard = this.store.shardChoice().shardHolding(queue, id, timeout);
+		}
+		catch (QueryTimeoutException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 		Wait<T> wait = new Wait<>(shard, id, type, System.nanoTime() + timeout.toNanos());
 		QueueWaits waits = this.queues.computeIfAbsent(shard, QueueWaits::new);
 		waits.add(wait);

@@ -249,8 +249,8 @@ public final class LeaseOperations {
 	 */
 	public boolean fail(String queue, Lease lease, String error, @Nullable String stackTrace,
 			@Nullable Duration retryDelay) {
-		Long result = this.store.runForLong(this.scripts.fail(), QueueStore.shardOfToken(queue, lease.token()),
-				lease.id(), QueueStore.inShard(lease).token(), error,
+		Long result = this.store.runForLong(this.scripts.fail(), ShardNames.shardOfToken(queue, lease.token()),
+				lease.id(), ShardNames.inShard(lease).token(), error,
 				(retryDelay != null) ? QueueStore.millis(retryDelay) : "-1", Integer.toString(this.deadLetterMaxSize),
 				QueueStore.millis(this.deadLetterTimeToLive), (stackTrace != null) ? stackTrace : "");
 		return result != null && result == 1L;
@@ -319,7 +319,7 @@ public final class LeaseOperations {
 			args.add(QueueStore.millis(waitingLease));
 			args.addAll(leases.subList(from, Math.min(leases.size(), from + batch)));
 			for (String token : QueueStore.strings(this.store.runForList(this.scripts.extend(), shard, args))) {
-				lost.add(QueueStore.shardToken(shard, token));
+				lost.add(ShardNames.shardToken(shard, token));
 			}
 		}
 		return lost;
@@ -360,13 +360,13 @@ public final class LeaseOperations {
 	 * Return leases by the shard that gave them, as its scripts know them.
 	 */
 	private Map<String, List<Lease>> byShard(String queue, Collection<Lease> leases) {
-		if (this.store.shards(queue).size() == 1) {
+		if (this.store.queueShards().shards(queue).size() == 1) {
 			return Map.of(queue, List.copyOf(leases));
 		}
 		Map<String, List<Lease>> byShard = new LinkedHashMap<>();
 		for (Lease lease : leases) {
-			byShard.computeIfAbsent(QueueStore.shardOfToken(queue, lease.token()), (shard) -> new ArrayList<>())
-				.add(QueueStore.inShard(lease));
+			byShard.computeIfAbsent(ShardNames.shardOfToken(queue, lease.token()), (shard) -> new ArrayList<>())
+				.add(ShardNames.inShard(lease));
 		}
 		return byShard;
 	}

@@ -138,13 +138,14 @@ public final class ListenerOperations {
 	 * shard that would be removed holds jobs, or a sharded queue runs without Lettuce
 	 */
 	public long checkDataModel(String queue) {
-		this.store.checkShards(queue);
-		Assert.state(this.pipelinedWakeUp || this.store.shards(queue).size() == 1,
-				() -> "Queue '" + queue + "' has " + this.store.shards(queue).size() + " shards, whose idle "
+		this.store.queueShards().checkShards(queue);
+		Assert.state(this.pipelinedWakeUp || this.store.queueShards().shards(queue).size() == 1,
+				() -> "Queue '" + queue + "' has " + this.store.queueShards().shards(queue).size()
+						+ " shards, whose idle "
 						+ "containers wait for a wake-up on every shard at once, which needs Lettuce: use Spring Data "
 						+ "Redis's Lettuce client, or one shard");
 		long model = 0;
-		for (String shard : this.store.shards(queue)) {
+		for (String shard : this.store.queueShards().shards(queue)) {
 			Long shardModel = this.store.runForLong(this.scripts.model(), shard);
 			model = (shardModel != null) ? shardModel : 0;
 		}
@@ -198,7 +199,7 @@ public final class ListenerOperations {
 	}
 
 	private Reservation reserve(String queue, int max, Duration lease, List<String> woken) {
-		List<String> shards = this.store.shards(queue);
+		List<String> shards = this.store.queueShards().shards(queue);
 		if (shards.size() == 1) {
 			return reservation(queue, this.store.runForList(this.scripts.reserve(), queue, reserveArgs(max, lease)));
 		}
@@ -242,7 +243,7 @@ public final class ListenerOperations {
 		Assert.state(!connection.isClosed(), "The wake-up connection is closed");
 		byte[] wake = this.store.keys(queue).wake().getBytes(StandardCharsets.UTF_8);
 		long millis = Math.max(1, Math.min(timeout.toMillis(), this.longestBlockingWait.toMillis()));
-		List<String> shards = this.store.shards(queue);
+		List<String> shards = this.store.queueShards().shards(queue);
 		if (shards.size() > 1) {
 			List<String> woken = this.wakeUps
 				.computeIfAbsent(connection, (opened) -> new ShardWakeUps(this.store, opened))
@@ -288,7 +289,7 @@ public final class ListenerOperations {
 		List<ReservedJob> jobs = new ArrayList<>((jobsEnd - 3) / 4);
 		for (int i = 3; i < jobsEnd; i += 4) {
 			jobs.add(new ReservedJob((String) result.get(i), (String) result.get(i + 1),
-					((Number) result.get(i + 2)).intValue(), QueueStore.shardToken(shard, (String) result.get(i + 3))));
+					((Number) result.get(i + 2)).intValue(), ShardNames.shardToken(shard, (String) result.get(i + 3))));
 		}
 		return new Reservation(QueueStore.number(result, 0), QueueStore.number(result, 1), jobs,
 				QueueStore.strings(result.subList(jobsEnd, result.size())));
@@ -329,7 +330,7 @@ public final class ListenerOperations {
 	 */
 	public Migration migrate(String queue, int maxStalls) {
 		Migration all = null;
-		for (String shard : this.store.shards(queue)) {
+		for (String shard : this.store.queueShards().shards(queue)) {
 			Migration migration = migrateShard(shard, maxStalls);
 			all = (all != null) ? all.and(migration) : migration;
 		}
@@ -356,7 +357,7 @@ public final class ListenerOperations {
 	 */
 	public int handOver(String queue) {
 		int handedOver = 0;
-		for (String shard : this.store.shards(queue)) {
+		for (String shard : this.store.queueShards().shards(queue)) {
 			handedOver += this.batchOperations.handOver(shard);
 		}
 		return handedOver;

@@ -121,12 +121,12 @@ public final class ProgressOperations {
 	 * @return {@code false} when the run no longer holds the lease (nothing was written)
 	 */
 	public boolean writeProgress(String queue, Lease lease, long tag, Map<String, String> fields) {
-		QueueKeys keys = this.store.keys(QueueStore.shardOfToken(queue, lease.token()));
+		QueueKeys keys = this.store.keys(ShardNames.shardOfToken(queue, lease.token()));
 		List<String> scriptKeys = new ArrayList<>(keys.all());
 		scriptKeys.add(keys.progress(lease.id()));
 		List<String> args = new ArrayList<>(4 + 2 * fields.size());
 		args.add(lease.id());
-		args.add(QueueStore.inShard(lease).token());
+		args.add(ShardNames.inShard(lease).token());
 		args.add(QueueStore.millis(this.progressTimeToLive));
 		args.add(Long.toString(tag));
 		fields.forEach((field, value) -> {
@@ -153,7 +153,7 @@ public final class ProgressOperations {
 		asked.addAll(fields);
 		List<Object> values = null;
 		// the tag tells the job's own hash: only the job's shard has it
-		for (String shard : this.store.shardsOfId(queue, id)) {
+		for (String shard : this.store.shardChoice().shardsOfId(queue, id)) {
 			values = this.store.getTemplate().opsForHash().multiGet(this.store.keys(shard).progress(id), asked);
 			if (Long.toString(tag).equals(values.get(0))) {
 				break;

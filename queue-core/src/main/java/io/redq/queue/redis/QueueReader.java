@@ -90,7 +90,7 @@ public final class QueueReader {
 	 * @return the shards, the queue's own keys first
 	 */
 	public List<String> shards(String queue) {
-		return this.store.shardsToOperate(queue);
+		return this.store.queueShards().shardsToOperate(queue);
 	}
 
 	/**
@@ -101,7 +101,7 @@ public final class QueueReader {
 	 * @return the shard
 	 */
 	public String shardHolding(String queue, String id) {
-		return this.store.shardHolding(queue, id);
+		return this.store.shardChoice().shardHolding(queue, id, null);
 	}
 
 	/**
@@ -370,7 +370,7 @@ public final class QueueReader {
 	 * @return its first bytes and its size, or {@code null} when none is stored
 	 */
 	public @Nullable ResultStart result(String queue, String id, int maxBytes) {
-		String key = this.store.keys(this.store.shardHolding(queue, id)).result(id);
+		String key = this.store.keys(this.store.shardChoice().shardHolding(queue, id, null)).result(id);
 		long size = size(this.redis.opsForValue().size(key));
 		String start = (size > 0) ? this.redis.opsForValue().get(key, 0, maxBytes - 1L) : null;
 		return (start != null) ? new ResultStart(start, size) : null;

@@ -57,21 +57,13 @@ public final class QueueStore {
 
 	private final Keyspace keyspace;
 
-	private final Map<String, QueueKeys> keys = new ConcurrentHashMap<>();
-
 	private final ResendProtection resendProtection = new ResendProtection();
 
-	private final ShardPlacement placement;
+	private final AsyncCalls calls;
 
-	private final Map<String, Integer> shardCounts = new ConcurrentHashMap<>();
+	private final QueueShards shards;
 
-	private int defaultShards = 1;
-
-	private final Map<String, List<String>> shards = new ConcurrentHashMap<>();
-
-	private final Map<String, AtomicInteger> nextShard = new ConcurrentHashMap<>();
-
-	private final Set<String> served = ConcurrentHashMap.newKeySet();
+	private final ShardChoice shardChoice;
 
 	private ReplicaWait replicaWait = ReplicaWait.NONE;
 
@@ -86,34 +78,19 @@ public final class QueueStore {
 		this.redis = new StringRedisTemplate(connectionFactory);
 		this.redis.setScriptExecutor(new DataModelErrors(new DefaultScriptExecutor<>(this.redis)));
 		this.scripts = scripts;
-		this.placement = new ShardPlacement(this.redis, keyspace);
+		this.calls = new AsyncCalls(this.redis);
+		this.shards = new QueueShards(this.redis, this.calls, keyspace);
+		this.shardChoice = new ShardChoice(this.redis, this.calls, this.shards);
 	}
 
 	/**
-	 * Return the keys of a queue.
-	 * @param queue the queue name, checked by {@link QueueNames#validate(String)}
+	 * Return the keys of a queue, or of one of its shards.
+	 * @param queue the queue name, checked by {@link QueueNames#validate(String)}, or a
+	 * shard's (see {@link ShardNames})
 	 * @return its keys
 	 */
 	public QueueKeys keys(String queue) {
-		return this.keys.computeIfAbsent(queue, this::keysOf);
-	}
-
-	private QueueKeys keysOf(String shard) {
-		int brace = shard.indexOf('{');
-		if (brace > 0 && shard.endsWith("}")) {
-			String queue = shard.substring(0, brace);
-			String number = shard.substring(brace + 1, shard.length() - 1);
-			// read once: the names and the tags of an unknown count come from one
-			// placement
-			List<String> stored = countKnown(queue) ? null : this.placement.stored(queue);
-			List<String> names = (stored != null) ? names(queue, stored) : shards(queue);
-			if (number.chars().allMatch(Character::isDigit) && names.contains(shard)) {
-				List<String> tags = (stored != null) ? stored : tags(queue);
-				return this.keyspace.shard(queue, tags.get(Integer.parseInt(number)));
-			}
-		}
-		// a queue name, checked: no valid one has a brace
-		return this.keyspace.queue(shard);
+		return this.shards.keys(queue);
 	}
 
 	/**
@@ -124,8 +101,7 @@ public final class QueueStore {
 	 * @param count the number of shards, at least 1 (the default)
 	 */
 	public void setShards(String queue, int count) {
-		Assert.isTrue(count >= 1, () -> "Queue '" + queue + "' needs at least 1 shard, not " + count);
-		this.shardCounts.put(QueueNames.validate(queue), count);
+		this.shards.setShards(queue, count);
 	}
 
 	/**
@@ -134,8 +110,7 @@ public final class QueueStore {
 	 * @param count the number of shards, at least 1 (the default)
 	 */
 	public void setDefaultShards(int count) {
-		Assert.isTrue(count >= 1, () -> "A queue needs at least 1 shard, not " + count);
-		this.defaultShards = count;
+		this.shards.setDefaultShards(count);
 	}
 
 	/**
@@ -144,219 +119,23 @@ public final class QueueStore {
 	 * @return the number of shards, 1 unless set otherwise
 	 */
 	public int getShards(String queue) {
-		return this.shardCounts.getOrDefault(queue, this.defaultShards);
+		return this.shards.getShards(queue);
 	}
 
 	/**
-	 * Return the shards of a queue, by the name every call that takes a queue takes for
-	 * one shard: the queue name for the first, whose keys are the queue's own, then
-	 * <code>&lt;queue&gt;{&lt;n&gt;}</code> (no queue name has a brace). Only this
-	 * package knows shards.
-	 * @param queue the queue
-	 * @return the shards, one (the queue) unless the queue has more
+	 * Return the shards of the queues.
+	 * @return the shards
 	 */
-	List<String> shards(String queue) {
-		List<String> shards = this.shards.get(queue);
-		return (shards != null) ? shards : this.shards.computeIfAbsent(queue, this::shardsOf);
-	}
-
-	private List<String> shardsOf(String queue) {
-		return (getShards(queue) == 1) ? List.of(queue) : names(queue, tags(queue));
+	QueueShards queueShards() {
+		return this.shards;
 	}
 
 	/**
-	 * Return the shards of a queue that hold its jobs, to read or change them (never to
-	 * dispatch to): those of {@link #shards(String)} when this instance knows the queue's
-	 * shard count (set for the queue or by default, or checked since it serves the
-	 * queue), else those of the placement stored in Redis, read afresh and never written,
-	 * so that an instance that only inspects and operates the queue reaches every shard
-	 * without changing what the others chose, and its dispatches keep to the count it was
-	 * given.
-	 * @param queue the queue
-	 * @return the shards, the queue's own keys first
+	 * Return which shard a job goes to, and where to look for one by its id.
+	 * @return the shard choice
 	 */
-	List<String> shardsToOperate(String queue) {
-		return shardsToOperate(queue, null);
-	}
-
-	/**
-	 * Return the shards of a queue that hold its jobs as {@link #shardsToOperate(String)}
-	 * does, waiting at most the given time for the stored placement.
-	 * @param queue the queue
-	 * @param timeout the longest wait, or {@code null} for Lettuce's command timeout
-	 * @return the shards, the queue's own keys first
-	 * @throws QueryTimeoutException when Redis did not answer within the timeout
-	 */
-	List<String> shardsToOperate(String queue, @Nullable Duration timeout) {
-		if (countKnown(queue)) {
-			return shards(queue);
-		}
-		String key = this.keyspace.placement(queue);
-		String what = "read the shards of queue '" + queue + "'";
-		String stored = await(
-				runAsync((commands) -> commands.get(key.getBytes(StandardCharsets.UTF_8))
-					.thenApply((value) -> (value != null) ? new String(value, StandardCharsets.UTF_8) : null)
-					.toCompletableFuture(), () -> this.redis.opsForValue().get(key)),
-				timeout, () -> new QueryTimeoutException("Redis did not answer within " + timeout.toMillis()
-						+ " ms when asked to " + what + ": it is down, unreachable or overloaded"),
-				what);
-		return names(queue, ShardPlacement.parse(queue, stored));
-	}
-
-	private boolean countKnown(String queue) {
-		return this.defaultShards > 1 || this.shardCounts.containsKey(queue) || this.served.contains(queue);
-	}
-
-	private static List<String> names(String queue, List<String> tags) {
-		List<String> names = new ArrayList<>();
-		names.add(queue);
-		for (int i = 1; i < tags.size(); i++) {
-			names.add(queue + "{" + i + "}");
-		}
-		return List.copyOf(names);
-	}
-
-	private List<String> tags(String queue) {
-		return this.placement.tags(queue, getShards(queue));
-	}
-
-	/**
-	 * Check that the shards stored for a queue agree with its configured count, as an
-	 * instance that starts serving the queue does: a count that would drop a shard that
-	 * holds jobs is refused.
-	 * @param queue the queue
-	 * @throws IllegalStateException when the count would drop a shard that holds jobs
-	 */
-	void checkShards(String queue) {
-		tags(queue);
-		this.served.add(queue);
-	}
-
-	/**
-	 * Return the shard of a queue that a job goes to: the one its key maps to (a stable
-	 * hash), so that jobs of one key always share a shard, or the next in turn for a job
-	 * without one.
-	 * @param queue the queue
-	 * @param key what keeps the job with related ones (its group or caller-given id), or
-	 * {@code null} for none
-	 * @return the shard
-	 */
-	String shardOf(String queue, @Nullable String key) {
-		List<String> shards = shards(queue);
-		if (shards.size() == 1) {
-			return queue;
-		}
-		if (key == null) {
-			int next = this.nextShard.computeIfAbsent(queue, (name) -> new AtomicInteger()).getAndIncrement();
-			return shards.get(Math.floorMod(next, shards.size()));
-		}
-		return shardOfKey(shards, key);
-	}
-
-	private static String shardOfKey(List<String> shards, String key) {
-		CRC32 hash = new CRC32();
-		hash.update(key.getBytes(StandardCharsets.UTF_8));
-		return shards.get((int) (hash.getValue() % shards.size()));
-	}
-
-	/**
-	 * Return the shards to look for a job in by its id (see
-	 * {@link #shardsToOperate(String)}): first the one its id maps to.
-	 * @param queue the queue
-	 * @param id the job id
-	 * @return the shards, the likeliest first
-	 */
-	List<String> shardsOfId(String queue, String id) {
-		return shardsOfId(queue, id, null);
-	}
-
-	/**
-	 * Return the shards to look for a job in by its id as
-	 * {@link #shardsOfId(String, String)} does, waiting at most the given time for the
-	 * stored placement.
-	 * @param queue the queue
-	 * @param id the job id
-	 * @param timeout the longest wait, or {@code null} for Lettuce's command timeout
-	 * @return the shards, the likeliest first
-	 * @throws QueryTimeoutException when Redis did not answer within the timeout
-	 */
-	List<String> shardsOfId(String queue, String id, @Nullable Duration timeout) {
-		return likeliestFirst(shardsToOperate(queue, timeout), id);
-	}
-
-	private static List<String> likeliestFirst(List<String> shards, String id) {
-		if (shards.size() == 1) {
-			return shards;
-		}
-		List<String> ordered = new ArrayList<>(shards);
-		String first = shardOfKey(shards, id);
-		ordered.remove(first);
-		ordered.add(0, first);
-		return ordered;
-	}
-
-	/**
-	 * Return the shard that holds a job or its result, else the one its id maps to: one
-	 * read per shard looked at.
-	 * @param queue the queue
-	 * @param id the job id
-	 * @return the shard
-	 */
-	String shardHolding(String queue, String id) {
-		List<String> shards = shardsOfId(queue, id);
-		for (String shard : shards) {
-			QueueKeys keys = keys(shard);
-			if (shards.size() == 1 || this.redis.opsForHash().hasKey(keys.jobs(), id)
-					|| Boolean.TRUE.equals(this.redis.hasKey(keys.result(id)))) {
-				return shard;
-			}
-		}
-		return shards.get(0);
-	}
-
-	/**
-	 * Return the queue a shard is of, as the callers know it (see {@link #shards}).
-	 * @param shard the shard, or a queue name
-	 * @return the queue
-	 */
-	static String queueOf(String shard) {
-		int brace = shard.indexOf('{');
-		return (brace < 0) ? shard : shard.substring(0, brace);
-	}
-
-	/**
-	 * Return the shard a reservation's lease token came from (see
-	 * {@link #shardToken(String, String)}).
-	 * @param queue the queue
-	 * @param token the lease token
-	 * @return the shard
-	 */
-	static String shardOfToken(String queue, String token) {
-		int slash = token.indexOf('/');
-		return (slash < 0) ? queue : queue + "{" + token.substring(0, slash) + "}";
-	}
-
-	/**
-	 * Return a lease as its shard's scripts know it, without the shard in its token.
-	 * @param lease the lease
-	 * @return the lease in its shard
-	 */
-	static Lease inShard(Lease lease) {
-		int slash = lease.token().indexOf('/');
-		return (slash < 0) ? lease : new Lease(lease.id(), lease.token().substring(slash + 1));
-	}
-
-	/**
-	 * Return the token of a lease as the callers see it: a shard other than the first
-	 * puts its number in front, so that a later call finds the shard and no two shards'
-	 * tokens are equal.
-	 * @param shard the shard that gave the lease
-	 * @param token its token there
-	 * @return the token
-	 */
-	static String shardToken(String shard, String token) {
-		int brace = shard.indexOf('{');
-		return (brace < 0) ? token : shard.substring(brace + 1, shard.length() - 1) + "/" + token;
+	ShardChoice shardChoice() {
+		return this.shardChoice;
 	}
 
 	/**
@@ -473,6 +252,21 @@ public final class QueueStore {
 	}
 
 	/**
+	 * Send a script that returns a list on a queue's keys without blocking (see
+	 * {@link #runForListOnReplicasAsync}).
+	 * @param script the script
+	 * @param queue the queue
+	 * @param args the arguments
+	 * @return the list, empty when the script returned none
+	 */
+	@SuppressWarnings({ "rawtypes", "unchecked" })
+	CompletableFuture<List<?>> runForListAsync(RedisScript<List> script, String queue, List<String> args) {
+		List<String> keys = keys(queue).all();
+		return this.calls.run((commands) -> AsyncScripts.run(commands, script, keys, args),
+				() -> runForList(script, queue, args));
+	}
+
+	/**
 	 * Set how many replicas must have a dispatch or an acknowledgement before it counts
 	 * as done.
 	 * @param replicaWait the replicas to wait for; {@link ReplicaWait#NONE} by default
@@ -527,7 +321,7 @@ public final class QueueStore {
 		if (this.replicaWait.isEnabled()) {
 			return this.replicaWait.writeAsync(script, keys, args, (wrote) -> true, written);
 		}
-		return runAsync((commands) -> AsyncScripts.run(commands, script, keys, args),
+		return this.calls.run((commands) -> AsyncScripts.run(commands, script, keys, args),
 				() -> runForListOnReplicas(script, keys, args, written));
 	}
 
@@ -575,7 +369,7 @@ public final class QueueStore {
 			keys.addAll(extraKeys);
 			keys.add(call.key());
 			List<String> allArgs = argsOf(call, args);
-			reply = runAsync((commands) -> AsyncScripts.runForLong(commands, script, keys, allArgs),
+			reply = this.calls.run((commands) -> AsyncScripts.runForLong(commands, script, keys, allArgs),
 					() -> this.redis.execute(script, keys, allArgs.toArray()));
 		}
 		catch (RuntimeException ex) {
@@ -584,68 +378,11 @@ public final class QueueStore {
 		}
 		// the lane is free once the call can no longer be re-sent
 		reply.whenComplete((result, ex) -> this.resendProtection.end(call));
-		return await(reply, timeout, () -> new QueryTimeoutException("Redis did not answer within " + timeout.toMillis()
-				+ " ms when asked to " + what
+		return AsyncCalls.await(reply, timeout, () -> new QueryTimeoutException("Redis did not answer within "
+				+ timeout.toMillis() + " ms when asked to " + what
 				+ ": it is down, unreachable or overloaded. The call is not cancelled: Redis may still run it, once, "
 				+ "before the Redis command timeout (spring.data.redis.timeout). Check that Redis is up and reachable; "
 				+ "asking again is harmless."), what);
-	}
-
-	/**
-	 * Send a script on a connection without blocking when it is Lettuce's, else run it
-	 * before returning.
-	 */
-	private <T> CompletableFuture<T> runAsync(
-			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> lettuce,
-			Supplier<@Nullable T> blocking) {
-		RedisConnection connection = this.redis.getRequiredConnectionFactory().getConnection();
-		if (!(connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> commands)) {
-			// given back before the template takes one: a pool of one must not wait for
-			// itself
-			connection.close();
-			return CompletableFuture.completedFuture(blocking.get());
-		}
-		@SuppressWarnings("unchecked")
-		RedisClusterAsyncCommands<byte[], byte[]> bytes = (RedisClusterAsyncCommands<byte[], byte[]>) commands;
-		CompletableFuture<T> reply;
-		try {
-			reply = lettuce.apply(bytes);
-		}
-		catch (RuntimeException ex) {
-			connection.close();
-			throw ex;
-		}
-		// a connection of its own (without a shared one) stays open while the call is in
-		// flight: closing it would fail a call that Redis may still run
-		return reply.whenComplete((result, ex) -> connection.close());
-	}
-
-	/**
-	 * Wait for a call's reply.
-	 * @param <T> the result type
-	 * @param reply the reply
-	 * @param timeout the longest wait, or {@code null} for Lettuce's command timeout
-	 * @param timedOut the exception to throw when the timeout passes
-	 * @param what what the call does, for the messages of other failures
-	 * @return the reply
-	 */
-	static <T> T await(CompletableFuture<T> reply, @Nullable Duration timeout, Supplier<RuntimeException> timedOut,
-			String what) {
-		try {
-			return (timeout != null) ? reply.get(timeout.toNanos(), TimeUnit.NANOSECONDS) : reply.get();
-		}
-		catch (TimeoutException ex) {
-			throw timedOut.get();
-		}
-		catch (ExecutionException ex) {
-			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
-					: new IllegalStateException("Redis failed to " + what, ex.getCause());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while waiting for Redis to " + what
-					+ "; the call is not cancelled and may still change the queue", ex);
-		}
 	}
 
 	/**

@@ -576,7 +576,7 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	@Override
 	public Optional<Timer> findTimer(String jobName, Object key) {
 		String id = timerId(jobName, key);
-		JobStatus status = this.operations.status(find(jobName).queue(), id);
+		JobStatus status = this.operations.status(find(jobName).queue(), id, this.timeout);
 		return switch (status.state()) {
 			case DELAYED -> Optional.of(new Timer(id, status.at(), Duration.between(status.redisTime(), status.at())));
 			case READY -> Optional.of(new Timer(id, status.redisTime(), Duration.ZERO));

@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 
 import io.redq.queue.core.CompletedJob;
 import io.redq.queue.core.DeadJob;
@@ -210,7 +211,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	 * one shard
 	 */
 	public List<QueueSnapshot> shardSnapshots(String queue) {
-		return this.store.shardsToOperate(queue).stream().map(this::snapshotOf).toList();
+		return this.store.queueShards().shardsToOperate(queue).stream().map(this::snapshotOf).toList();
 	}
 
 	/**
@@ -253,19 +254,33 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public JobStatus status(String queue, String id) {
-		JobStatus status = null;
-		// a job lives in one shard: the others know it as none
-		for (String shard : this.store.shardsOfId(queue, id)) {
-			status = statusIn(shard, id);
-			if (status.state() != JobStatus.State.NONE) {
-				break;
-			}
-		}
-		return status;
+		return status(queue, id, null);
 	}
 
-	private JobStatus statusIn(String shard, String id) {
-		List<?> result = this.store.runForList(this.scripts.status(), shard, List.of(id));
+	/**
+	 * Return the status of a job as {@link #status(String, String)} does, waiting at most
+	 * the given time for Redis to answer. Every shard is asked at once, so a sharded
+	 * queue costs one round trip, and the answers are read the likeliest shard first.
+	 * @param queue the queue
+	 * @param id the job id
+	 * @param timeout the longest wait, or {@code null} for the Redis command timeout
+	 * @return the status
+	 * @throws QueryTimeoutException when Redis did not answer within the timeout
+	 */
+	public JobStatus status(String queue, String id, @Nullable Duration timeout) {
+		List<CompletableFuture<JobStatus>> replies = this.store.shardChoice()
+			.shardsOfId(queue, id, timeout)
+			.stream()
+			.map((shard) -> this.store.runForListAsync(this.scripts.status(), shard, List.of(id))
+				.thenApply(RedisJobQueueOperations::statusOf))
+			.toList();
+		// a job lives in one shard: the others know it as none
+		int found = AsyncCalls.firstAccepted(replies, (status) -> status.state() != JobStatus.State.NONE, timeout,
+				"read the status of job '" + id + "' of queue '" + queue + "'");
+		return replies.get((found >= 0) ? found : replies.size() - 1).join();
+	}
+
+	private static JobStatus statusOf(List<?> result) {
 		long at = QueueStore.number(result, 2);
 		return new JobStatus(JobStatus.State.valueOf(((String) result.get(1)).toUpperCase(Locale.ROOT)),
 				(at >= 0) ? Instant.ofEpochMilli(at) : null, Instant.ofEpochMilli(QueueStore.number(result, 0)));
@@ -274,7 +289,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	@Override
 	public @Nullable JobProgress progress(String queue, String id) {
 		String envelope = null;
-		for (String shard : this.store.shardsOfId(queue, id)) {
+		for (String shard : this.store.shardChoice().shardsOfId(queue, id)) {
 			envelope = (envelope != null) ? envelope
 					: (String) this.redis.opsForHash().get(this.store.keys(shard).jobs(), id);
 		}
@@ -327,7 +342,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	private long moveTo(String queue, String id, Due due, @Nullable Duration timeout) {
 		// a job lives in one shard: the others move nothing
-		for (String shard : this.store.shardsOfId(queue, id, timeout)) {
+		for (String shard : this.store.shardChoice().shardsOfId(queue, id, timeout)) {
 			Long result = this.store.runOnce(this.scripts.reschedule(), shard,
 					List.of(id, due.absolute() ? "a" : "d", Long.toString(due.millis())), timeout,
 					"move job '" + id + "' of queue '" + queue + "' to a new due time");
@@ -356,7 +371,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	 */
 	public boolean cancel(String queue, String id, @Nullable Duration timeout) {
 		// a job lives in one shard: the others cancel nothing
-		for (String shard : this.store.shardsOfId(queue, id, timeout)) {
+		for (String shard : this.store.shardChoice().shardsOfId(queue, id, timeout)) {
 			Long removed = this.store.runOnce(this.scripts.cancel(), shard,
 					List.of(this.store.keys(shard).progress(id)), List.of(id), timeout,
 					"cancel job '" + id + "' of queue '" + queue + "'");
@@ -381,7 +396,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public void pause(String queue) {
-		for (String shard : this.store.shardsToOperate(queue)) {
+		for (String shard : this.store.queueShards().shardsToOperate(queue)) {
 			this.redis.opsForValue().set(this.store.keys(shard).paused(), "1");
 		}
 		publish(new QueuePausedEvent(this, queue));
@@ -389,7 +404,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public void resume(String queue) {
-		for (String shard : this.store.shardsToOperate(queue)) {
+		for (String shard : this.store.queueShards().shardsToOperate(queue)) {
 			QueueKeys keys = this.store.keys(shard);
 			this.redis.delete(keys.paused());
 			this.redis.opsForZSet().add(keys.wake(), "w", 0);
@@ -441,7 +456,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	public List<DeadJob> deadJobs(String queue, int offset, int count) {
 		// Redis reads a range that ends before it starts as counted from the end
 		Assert.isTrue(offset >= 0 && count > 0, "offset must not be negative and count must be positive");
-		List<String> shards = this.store.shardsToOperate(queue);
+		List<String> shards = this.store.queueShards().shardsToOperate(queue);
 		if (shards.size() == 1) {
 			return dead(queue, List.of(Integer.toString(offset), Integer.toString(count)));
 		}
@@ -456,7 +471,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public @Nullable DeadJob deadJob(String queue, String id) {
-		for (String shard : this.store.shardsOfId(queue, id)) {
+		for (String shard : this.store.shardChoice().shardsOfId(queue, id)) {
 			List<DeadJob> found = dead(shard, List.of("ids", id));
 			if (!found.isEmpty()) {
 				return found.get(0);
@@ -490,7 +505,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	private long revive(String queue, String action, Collection<String> ids) {
 		long total = 0;
 		// a job lives in one shard: the others ignore its id
-		for (String shard : this.store.shardsToOperate(queue)) {
+		for (String shard : this.store.queueShards().shardsToOperate(queue)) {
 			total += reviveShard(shard, action, ids);
 		}
 		return total;
@@ -532,7 +547,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	 */
 	@Override
 	public void purge(String queue) {
-		this.store.shardsToOperate(queue).forEach(this::purgeShard);
+		this.store.queueShards().shardsToOperate(queue).forEach(this::purgeShard);
 	}
 
 	private void purgeShard(String queue) {

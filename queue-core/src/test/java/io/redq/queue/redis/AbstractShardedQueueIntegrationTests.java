@@ -120,16 +120,23 @@ abstract class AbstractShardedQueueIntegrationTests {
 		RedisJobQueueOperations first = operations(SHARDS);
 		RedisJobQueueOperations second = operations(SHARDS);
 		QueueStore store = first.getStore();
-		List<String> keys = store.shards(QUEUE).stream().map((shard) -> store.keys(shard).ready()).toList();
-		assertThat(second.getStore().shards(QUEUE).stream().map((shard) -> second.getStore().keys(shard).ready()))
-			.containsExactlyElementsOf(keys);
+		List<String> keys = store.queueShards()
+			.shards(QUEUE)
+			.stream()
+			.map((shard) -> store.keys(shard).ready())
+			.toList();
+		assertThat(second.getStore()
+			.queueShards()
+			.shards(QUEUE)
+			.stream()
+			.map((shard) -> second.getStore().keys(shard).ready())).containsExactlyElementsOf(keys);
 		assertThat(new HashSet<>(keys)).hasSize(SHARDS);
 		// the first shard has the queue's own keys
 		assertThat(keys.get(0)).isEqualTo(new Keyspace("redq").queue(QUEUE).ready());
 		assertThat(distinctOwners(store, keys)).isTrue();
 		RedisJobQueueOperations single = operations(1);
 		single.getStore().setShards("plain", 1);
-		assertThat(single.getStore().shards("plain")).containsExactly("plain");
+		assertThat(single.getStore().queueShards().shards("plain")).containsExactly("plain");
 		assertThat(template(single).hasKey(new Keyspace("redq").placement("plain"))).isFalse();
 	}
 
@@ -147,7 +154,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 		for (int i = 0; i < 300; i++) {
 			ids.add(dispatcher.dispatch("work", "job " + i).id());
 		}
-		for (String shard : operations.getStore().shards(QUEUE)) {
+		for (String shard : operations.getStore().queueShards().shards(QUEUE)) {
 			assertThat(template(operations).opsForList().size(operations.getStore().keys(shard).ready())).as(shard)
 				.isGreaterThan(90);
 		}
@@ -162,7 +169,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 	void theJobsWithoutKeysOfOneCallGoToOneShardAndTheCallsTakeTheShardsInTurn() {
 		RedisJobQueueOperations operations = operations(SHARDS);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
-		List<String> shards = operations.getStore().shards(QUEUE);
+		List<String> shards = operations.getStore().queueShards().shards(QUEUE);
 		for (int call = 1; call <= SHARDS; call++) {
 			List<JobRequest> requests = new ArrayList<>();
 			for (int i = 0; i < 30; i++) {
@@ -194,6 +201,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 			dispatcher.dispatch(JobRequest.of("work", "grouped").group("tenant-1").delay(Duration.ofHours(1)).build());
 		}
 		long shardsWithGroup = operations.getStore()
+			.queueShards()
 			.shards(QUEUE)
 			.stream()
 			.filter((shard) -> template(operations).opsForZSet().size(operations.getStore().keys(shard).delayed()) >= 6)
@@ -222,7 +230,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 		// the poll timeout (a minute) is longer than the deadline: only a wake-up ends
 		// the
 		// wait in time
-		for (String shard : operations.getStore().shards(QUEUE)) {
+		for (String shard : operations.getStore().queueShards().shards(QUEUE)) {
 			String id = idOn(operations, shard);
 			dispatcher.dispatch(JobRequest.of("work", "wake").id(id).build());
 			await().atMost(DEADLINE).until(() -> this.runs.containsKey(id));
@@ -231,7 +239,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 		// a caller waiting for a job's result hears of it from the job's shard
 		try (JobResults results = new JobResults(operations.getStore())) {
 			List<CompletableFuture<String>> waits = new ArrayList<>();
-			for (String shard : operations.getStore().shards(QUEUE)) {
+			for (String shard : operations.getStore().queueShards().shards(QUEUE)) {
 				String id = idOn(operations, shard, "held-");
 				dispatcher.dispatch(JobRequest.of("work", "hold").id(id).build());
 				waits.add(results.await(QUEUE, id, String.class, DEADLINE));
@@ -240,6 +248,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 			// end
 			await().atMost(DEADLINE)
 				.until(() -> operations.getStore()
+					.queueShards()
 					.shards(QUEUE)
 					.stream()
 					.allMatch((shard) -> template(operations).hasKey(operations.getStore().keys(shard).waiting())));
@@ -252,7 +261,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 	void aBusyShardStarvesNoOther() {
 		RedisJobQueueOperations operations = operations(SHARDS);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
-		List<String> shards = operations.getStore().shards(QUEUE);
+		List<String> shards = operations.getStore().queueShards().shards(QUEUE);
 		String busy = groupOn(operations, shards.get(0));
 		List<JobRequest> requests = new ArrayList<>();
 		for (int i = 0; i < 200; i++) {
@@ -273,7 +282,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 		RedisJobDispatcher dispatcher = dispatcher(operations);
 		operations.pause(QUEUE);
 		List<String> ids = new ArrayList<>();
-		for (String shard : operations.getStore().shards(QUEUE)) {
+		for (String shard : operations.getStore().queueShards().shards(QUEUE)) {
 			assertThat(template(operations).hasKey(operations.getStore().keys(shard).paused())).as(shard).isTrue();
 			ids.add(idOn(operations, shard));
 			dispatcher.dispatch(JobRequest.of("work", "fail").id(ids.get(ids.size() - 1)).build());
@@ -297,7 +306,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 	void maxRunningHoldsPerShard() {
 		RedisJobQueueOperations operations = operations(SHARDS);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
-		for (String shard : operations.getStore().shards(QUEUE)) {
+		for (String shard : operations.getStore().queueShards().shards(QUEUE)) {
 			for (String prefix : List.of("first-", "second-")) {
 				dispatcher.dispatch(JobRequest.of("work", "hold").id(idOn(operations, shard, prefix)).build());
 			}
@@ -319,7 +328,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 		RedisJobQueueOperations operations = operations(SHARDS);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
 		JobQueueInspector inspector = new JobQueueInspector(operations, definitions());
-		List<String> shards = operations.getStore().shards(QUEUE);
+		List<String> shards = operations.getStore().queueShards().shards(QUEUE);
 		List<String> ready = new ArrayList<>();
 		for (String shard : shards) {
 			for (String prefix : List.of("r-", "s-")) {
@@ -363,7 +372,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 	void theInspectorDescribesEachShardWhereItLivesAndWhatItHolds() {
 		RedisJobQueueOperations operations = operations(SHARDS);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
-		List<String> shards = operations.getStore().shards(QUEUE);
+		List<String> shards = operations.getStore().queueShards().shards(QUEUE);
 		dispatchOneMoreEachShard(operations, dispatcher, shards);
 		dispatcher.dispatch(JobRequest.of("work", "x")
 			.id(idOn(operations, shards.get(1), "later-"))
@@ -388,7 +397,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 	void anInspectorWithoutTheShardCountReadsEveryShardOfTheStoredPlacementAndNeverWritesIt() {
 		RedisJobQueueOperations operations = operations(SHARDS);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
-		List<String> shards = operations.getStore().shards(QUEUE);
+		List<String> shards = operations.getStore().queueShards().shards(QUEUE);
 		dispatchOneMoreEachShard(operations, dispatcher, shards);
 		String placement = new Keyspace("redq").placement(QUEUE);
 		StringRedisTemplate redis = template(operations);
@@ -413,7 +422,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 	void anApplicationWithoutTheShardCountChangesEveryShardOfTheStoredPlacementAndNeverWritesIt() {
 		RedisJobQueueOperations operations = operations(SHARDS);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
-		List<String> shards = operations.getStore().shards(QUEUE);
+		List<String> shards = operations.getStore().queueShards().shards(QUEUE);
 		String placement = new Keyspace("redq").placement(QUEUE);
 		StringRedisTemplate redis = template(operations);
 		String stored = redis.opsForValue().get(placement);
@@ -455,7 +464,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 		assertThat(operations.stats(QUEUE).delayed()).isZero();
 		assertThat(redis.opsForValue().get(placement)).isEqualTo(stored);
 		// its dispatches keep to the count it was given
-		assertThat(other.getStore().shards(QUEUE)).containsExactly(QUEUE);
+		assertThat(other.getStore().queueShards().shards(QUEUE)).containsExactly(QUEUE);
 	}
 
 	/**
@@ -471,7 +480,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 	void aQueueWhoseJobsAllLiveInALaterShardIsDiscovered() {
 		RedisJobQueueOperations operations = operations(SHARDS);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
-		String last = operations.getStore().shards(QUEUE).get(SHARDS - 1);
+		String last = operations.getStore().queueShards().shards(QUEUE).get(SHARDS - 1);
 		dispatcher.dispatch(JobRequest.of("work", "x").id(idOn(operations, last)).build());
 		assertThat(template(operations).hasKey(operations.getStore().keys(QUEUE).model())).as("first shard used")
 			.isFalse();
@@ -503,7 +512,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 	void fewerShardsAreRefusedWhileARemovedShardHoldsJobs() {
 		RedisJobQueueOperations operations = operations(SHARDS);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
-		String last = operations.getStore().shards(QUEUE).get(SHARDS - 1);
+		String last = operations.getStore().queueShards().shards(QUEUE).get(SHARDS - 1);
 		String id = idOn(operations, last);
 		dispatcher.dispatch(JobRequest.of("work", "left").id(id).build());
 		RedisJobQueueOperations fewer = operations(SHARDS - 1);
@@ -512,7 +521,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 			.withMessageContaining("Drain the queue with redq.queues." + QUEUE + ".shards=" + SHARDS);
 		assertThat(operations.cancel(QUEUE, id)).isTrue();
 		fewer.getListenerOperations().checkDataModel(QUEUE);
-		assertThat(fewer.getStore().shards(QUEUE)).hasSize(SHARDS - 1);
+		assertThat(fewer.getStore().queueShards().shards(QUEUE)).hasSize(SHARDS - 1);
 	}
 
 	@Test
@@ -520,7 +529,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 		RedisJobQueueOperations operations = operations(3);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
 		// the jobs of one call without keys go to one shard: groups spread these over all
-		List<String> shards = operations.getStore().shards(QUEUE);
+		List<String> shards = operations.getStore().queueShards().shards(QUEUE);
 		List<JobRequest> members = new ArrayList<>();
 		for (int i = 0; i < 9; i++) {
 			String group = idOn(operations, shards.get(i % shards.size()), "group" + i + "-");
@@ -528,7 +537,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 		}
 		BatchResult batch = dispatcher
 			.dispatchBatch(BatchRequest.of(members).onComplete(JobRequest.of("work", "done").build()).build());
-		assertThat(operations.getStore().shards(QUEUE))
+		assertThat(operations.getStore().queueShards().shards(QUEUE))
 			.allMatch((shard) -> template(operations).opsForHash().size(operations.getStore().keys(shard).jobs()) > 0);
 		Map<String, String> results = new HashMap<>();
 		List<Lease> leases = new ArrayList<>();
@@ -592,7 +601,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 		ReservedJob adder = reserve(operations, 1).get(0);
 		// the last shard first, so that a late enqueue reaches another shard than the
 		// first
-		List<String> shards = new ArrayList<>(operations.getStore().shards(QUEUE));
+		List<String> shards = new ArrayList<>(operations.getStore().queueShards().shards(QUEUE));
 		Collections.reverse(shards);
 		List<String> enqueued = shards.stream().map((shard) -> idOn(operations, shard, "a-")).toList();
 		List<String> lost = shards.stream().map((shard) -> idOn(operations, shard, "lost-")).toList();
@@ -622,7 +631,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 			.dispatchBatch(BatchRequest.of(List.of(JobRequest.of("work", "adder").build())).build());
 		ReservedJob adder = reserve(operations, 1).get(0);
 		// the first shard last: its refusal ends the late enqueue
-		List<String> shards = new ArrayList<>(operations.getStore().shards(QUEUE));
+		List<String> shards = new ArrayList<>(operations.getStore().queueShards().shards(QUEUE));
 		Collections.reverse(shards);
 		List<String> added = shards.stream().map((shard) -> idOn(operations, shard, "added-")).toList();
 		operations.getBatchOperations()
@@ -717,7 +726,7 @@ abstract class AbstractShardedQueueIntegrationTests {
 
 	String idOn(RedisJobQueueOperations operations, String shard, String prefix) {
 		for (int i = 0;; i++) {
-			if (operations.getStore().shardOf(QUEUE, prefix + i).equals(shard)) {
+			if (operations.getStore().shardChoice().shardOf(QUEUE, prefix + i).equals(shard)) {
 				return prefix + i;
 			}
 		}

@@ -14,6 +14,7 @@ import io.redq.queue.core.DispatchTimeoutException;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobRequest;
+import io.redq.queue.core.JobStatus;
 import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.TestConnections;
@@ -28,6 +29,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * Tests that a dispatch, and a cancel or reschedule of a timer, fails after the
@@ -129,6 +131,32 @@ class DispatchTimeoutIntegrationTests {
 	}
 
 	@Test
+	void theFirstDispatchToAShardedQueueFailsWithinItsTimeoutWhileRedisIsFrozenAndRunsOnceWhenRedisIsBack() {
+		// another instance chose and stored the queue's three shards
+		RedisJobQueueOperations other = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
+				new Keyspace("redq"));
+		other.getStore().setShards("mail", 3);
+		other.getStore().queueShards().shards("mail");
+		// this one is told the same count, and has not read the placement yet
+		RedisJobQueueOperations sharded = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
+				new Keyspace("redq"));
+		sharded.getStore().setShards("mail", 3);
+		RedisJobDispatcher dispatcher = new RedisJobDispatcher(sharded, catalog(), JsonMapper.shared());
+		dispatcher.setTimeout(TIMEOUT);
+		this.redis.pause();
+		assertTimeoutPreemptively(FAST,
+				() -> assertThatExceptionOfType(DispatchTimeoutException.class)
+					.isThrownBy(() -> dispatcher.dispatch(JobRequest.of("send-mail", "a").id("a").build()))
+					.withMessage(MESSAGE));
+		this.redis.resume();
+		await().atMost(FAST).until(() -> other.status("mail", "a").state() == JobStatus.State.READY);
+		assertThat(dispatcher.dispatch(JobRequest.of("send-mail", "a").id("a").build()).outcome())
+			.isEqualTo(Outcome.KEPT);
+		assertThat(other.stats("mail").ready()).isEqualTo(2);
+		dispatcher.stop();
+	}
+
+	@Test
 	void cancellingAndReschedulingTimersOfAFrozenRedisFailWithinTheTimeoutAndTakeEffectWhenRedisIsBack() {
 		Instant inAnHour = Instant.now().plus(Duration.ofHours(1));
 		this.dispatcher.schedule("send-mail", "42", inAnHour);
@@ -167,7 +195,7 @@ class DispatchTimeoutIntegrationTests {
 		RedisJobDispatcher other = new RedisJobDispatcher(sharded, catalog(), JsonMapper.shared());
 		List<String> keys = new ArrayList<>();
 		for (int key = 0; keys.size() < 2; key++) {
-			if (!sharded.getStore().shardOf("mail", "send-mail:" + key).equals("mail")) {
+			if (!sharded.getStore().shardChoice().shardOf("mail", "send-mail:" + key).equals("mail")) {
 				keys.add(Integer.toString(key));
 			}
 		}

@@ -50,7 +50,7 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));
 		String running = this.keys.gates(GATES).get(2);
 		assertThat(this.template.opsForZSet().range(running, 0, -1))
-			.containsExactly("b:" + QueueStore.inShard(next.lease()).token());
+			.containsExactly("b:" + ShardNames.inShard(next.lease()).token());
 		Map<String, String> before = dump();
 		// a client re-sends the call after a lost reply
 		GateOperations.Completion again = gates().completeAndLeaveGates(QUEUE, jobs.get(0).lease(), GATES, LEASE, 0);
@@ -72,7 +72,7 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(completion.next()).isNull();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 1, 0));
 		assertThat(this.template.opsForZSet().range(this.keys.gates(GATES).get(2), 0, -1))
-			.containsExactly("a:" + QueueStore.inShard(again.lease()).token());
+			.containsExactly("a:" + ShardNames.inShard(again.lease()).token());
 	}
 
 	@Test // GH-36
@@ -103,7 +103,7 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 			assertThat(completion.next().admitted()).isTrue();
 			holder = completion.next().job().lease();
 			assertThat(this.template.opsForZSet().range(running, 0, -1))
-				.containsExactly(holder.id() + ":" + QueueStore.inShard(holder).token());
+				.containsExactly(holder.id() + ":" + ShardNames.inShard(holder).token());
 		}
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
 		assertThat(this.template.opsForHash().size(this.keys.jobs())).as("jobs left").isZero();
@@ -138,7 +138,7 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(next.run()).extracting(ReservedJob::id).containsExactly("j2", "j3", "j4");
 		assertThat(next.run()).allSatisfy((job) -> assertThat(job.attempt()).isOne());
 		String running = this.keys.gates(queueLimit).get(3);
-		String holder = "j1:" + QueueStore.inShard(next.job().lease()).token();
+		String holder = "j1:" + ShardNames.inShard(next.job().lease()).token();
 		assertThat(this.template.opsForZSet().range(running, 0, -1)).containsExactly(holder);
 		assertThat(this.template.opsForZSet().range(this.keys.holding(), 0, -1)).containsExactly(holder);
 		assertThat(this.operations.stats(QUEUE)).as("the run reserved, two parked")

@@ -66,7 +66,7 @@ class ShardedQueueIntegrationTests extends AbstractShardedQueueIntegrationTests 
 	void anAcknowledgementThatFailsOnOneShardAcknowledgesTheOthers() {
 		RedisJobQueueOperations operations = operations(3);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
-		List<String> shards = operations.getStore().shards(QUEUE);
+		List<String> shards = operations.getStore().queueShards().shards(QUEUE);
 		for (String shard : shards) {
 			dispatcher.dispatch(JobRequest.of("work", "x").id(idOn(operations, shard, "j-")).build());
 		}
@@ -79,7 +79,7 @@ class ShardedQueueIntegrationTests extends AbstractShardedQueueIntegrationTests 
 		}
 		// the failing shard's leases first: it must not stop the others
 		String failing = shards.get(1);
-		leases.sort(Comparator.comparing((lease) -> !QueueStore.shardOfToken(QUEUE, lease.token()).equals(failing)));
+		leases.sort(Comparator.comparing((lease) -> !ShardNames.shardOfToken(QUEUE, lease.token()).equals(failing)));
 		operations.getStore().getTemplate().opsForValue().set(operations.getStore().keys(failing).model(), "99");
 		assertThatExceptionOfType(DataModelMismatchException.class)
 			.isThrownBy(() -> operations.getListenerOperations().getLeaseOperations().ack(QUEUE, leases));
@@ -98,7 +98,7 @@ class ShardedQueueIntegrationTests extends AbstractShardedQueueIntegrationTests 
 		RedisJobDispatcher dispatcher = dispatcher(operations);
 		JobQueueInspector inspector = new JobQueueInspector(operations, definitions());
 		List<String> failing = new ArrayList<>();
-		for (String shard : operations.getStore().shards(QUEUE)) {
+		for (String shard : operations.getStore().queueShards().shards(QUEUE)) {
 			dispatcher.dispatch(JobRequest.of("work", "ok").id(idOn(operations, shard, "ok-")).build());
 			failing.add(dispatcher.dispatch(JobRequest.of("work", "fail").id(idOn(operations, shard, "fail-")).build())
 				.id());
@@ -129,7 +129,7 @@ class ShardedQueueIntegrationTests extends AbstractShardedQueueIntegrationTests 
 		// the retention sizes every shard's ring of hours
 		inspector.setStatisticsRetention(Duration.ofHours(2));
 		inspector.applyStatisticsRetention();
-		for (String shard : operations.getStore().shards(QUEUE)) {
+		for (String shard : operations.getStore().queueShards().shards(QUEUE)) {
 			assertThat(operations.getStore()
 				.getTemplate()
 				.opsForHash()
@@ -142,7 +142,7 @@ class ShardedQueueIntegrationTests extends AbstractShardedQueueIntegrationTests 
 		RedisJobQueueOperations operations = operations(3);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
 		List<String> high = new ArrayList<>();
-		for (String shard : operations.getStore().shards(QUEUE)) {
+		for (String shard : operations.getStore().queueShards().shards(QUEUE)) {
 			dispatcher.dispatch(JobRequest.of("work", "x").id(idOn(operations, shard, "low-")).priority(1).build());
 			high.add(dispatcher
 				.dispatch(JobRequest.of("work", "x").id(idOn(operations, shard, "high-")).priority(9).build())
@@ -189,7 +189,7 @@ class ShardedQueueIntegrationTests extends AbstractShardedQueueIntegrationTests 
 	 */
 	private Map<String, Long> admit(RedisJobQueueOperations operations, Gates gates) {
 		RedisJobDispatcher dispatcher = dispatcher(operations);
-		List<String> shards = operations.getStore().shards(QUEUE);
+		List<String> shards = operations.getStore().queueShards().shards(QUEUE);
 		Map<String, String> ids = Map.of("a", idOn(operations, shards.get(0), "a-"), "b",
 				idOn(operations, shards.get(0), "b-"), "c", idOn(operations, shards.get(1), "c-"));
 		ids.forEach((name, id) -> dispatcher.dispatch(JobRequest.of("work", "x").id(id).build()));
@@ -210,7 +210,7 @@ class ShardedQueueIntegrationTests extends AbstractShardedQueueIntegrationTests 
 	void purgeEmptiesEveryShard() {
 		RedisJobQueueOperations operations = operations(3);
 		RedisJobDispatcher dispatcher = dispatcher(operations);
-		for (String shard : operations.getStore().shards(QUEUE)) {
+		for (String shard : operations.getStore().queueShards().shards(QUEUE)) {
 			dispatcher.dispatch(JobRequest.of("work", "x").id(idOn(operations, shard, "now-")).build());
 			dispatcher.dispatch(JobRequest.of("work", "x")
 				.id(idOn(operations, shard, "later-"))
@@ -220,7 +220,7 @@ class ShardedQueueIntegrationTests extends AbstractShardedQueueIntegrationTests 
 		assertThat(operations.stats(QUEUE)).isEqualTo(new QueueStats(3, 3, 0, 0));
 		operations.purge(QUEUE);
 		assertThat(operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
-		for (String shard : operations.getStore().shards(QUEUE)) {
+		for (String shard : operations.getStore().queueShards().shards(QUEUE)) {
 			assertThat(operations.getStore().getTemplate().opsForHash().size(operations.getStore().keys(shard).jobs()))
 				.as(shard)
 				.isZero();

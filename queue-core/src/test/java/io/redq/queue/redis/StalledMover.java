@@ -54,7 +54,7 @@ public final class StalledMover {
 		for (String entry : entries) {
 			String[] parts = entry.split("\n", 3);
 			List<String> args = byLink.computeIfAbsent(parts[0],
-					(link) -> new ArrayList<>(List.of("apply", QueueStore.queueOf(queue))));
+					(link) -> new ArrayList<>(List.of("apply", ShardNames.queueOf(queue))));
 			args.add(parts[1]);
 			args.add(parts[2]);
 		}

@@ -99,7 +99,7 @@ class WaitForReplicasOnRedisClusterIntegrationTests {
 	void eachDispatchReturnsOnceTheReplicaOfItsShardsMasterHasTheJob() {
 		Map<RedisServer, Long> waitsBefore = waitCallsByMaster();
 		Map<RedisServer, Long> dispatched = new HashMap<>();
-		List<String> shards = this.operations.getStore().shards(QUEUE);
+		List<String> shards = this.operations.getStore().queueShards().shards(QUEUE);
 		for (int shard = 0; shard < SHARDS; shard++) {
 			// one job on the first shard, two on the second, three on the third
 			for (String id : idsOn(shards.get(shard), shard + 1)) {
@@ -123,7 +123,7 @@ class WaitForReplicasOnRedisClusterIntegrationTests {
 	@Test
 	void aDispatchToTheShardWhoseMastersReplicaIsPausedThrowsAndTheOthersReturn() {
 		this.operations.setReplicasToWaitFor(1, PAUSED_REPLICA_TIMEOUT);
-		List<String> shards = this.operations.getStore().shards(QUEUE);
+		List<String> shards = this.operations.getStore().queueShards().shards(QUEUE);
 		String laggingJobs = shardKeys().get(1).jobs();
 		RedisServer lagging = cluster.masterOf(laggingJobs);
 		pause(cluster.replicasOf(lagging).get(0));
@@ -144,7 +144,7 @@ class WaitForReplicasOnRedisClusterIntegrationTests {
 
 	@Test
 	void anAcknowledgementOnTheShardWhoseMastersReplicaIsPausedThrows() {
-		String id = idsOn(this.operations.getStore().shards(QUEUE).get(2), 1).get(0);
+		String id = idsOn(this.operations.getStore().queueShards().shards(QUEUE).get(2), 1).get(0);
 		this.dispatcher.dispatch(JobRequest.of("send-mail", "hello").id(id).build());
 		ListenerOperations listener = this.operations.getListenerOperations();
 		List<ReservedJob> jobs = new ArrayList<>();
@@ -190,7 +190,7 @@ class WaitForReplicasOnRedisClusterIntegrationTests {
 
 	private List<QueueKeys> shardKeys() {
 		QueueStore store = this.operations.getStore();
-		return store.shards(QUEUE).stream().map(store::keys).toList();
+		return store.queueShards().shards(QUEUE).stream().map(store::keys).toList();
 	}
 
 	/** Read from the replica of a master, which answers reads of its master's slots. */
@@ -204,7 +204,7 @@ class WaitForReplicasOnRedisClusterIntegrationTests {
 	private List<String> idsOn(String shard, int count) {
 		List<String> ids = new ArrayList<>();
 		for (int i = 0; ids.size() < count; i++) {
-			if (this.operations.getStore().shardOf(QUEUE, "mail-" + i).equals(shard)) {
+			if (this.operations.getStore().shardChoice().shardOf(QUEUE, "mail-" + i).equals(shard)) {
 				ids.add("mail-" + i);
 			}
 		}

@@ -1,0 +1,140 @@
+package io.redq.queue.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * Calls sent to Redis without blocking, and the waits for their replies that end at the
+ * caller's timeout rather than at Lettuce's command timeout.
+ *
+ * @author Redq team
+ * @since 0.1.0
+ */
+final class AsyncCalls {
+
+	private final StringRedisTemplate redis;
+
+	AsyncCalls(StringRedisTemplate redis) {
+		this.redis = redis;
+	}
+
+	/**
+	 * Send a call on a connection without blocking when it is Lettuce's, else run it
+	 * before returning.
+	 * @param <T> the result type
+	 * @param lettuce the call on Lettuce's commands
+	 * @param blocking the same call on the template
+	 * @return the reply
+	 */
+	<T> CompletableFuture<T> run(Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> lettuce,
+			Supplier<@Nullable T> blocking) {
+		RedisConnection connection = this.redis.getRequiredConnectionFactory().getConnection();
+		if (!(connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> commands)) {
+			// given back before the template takes one: a pool of one must not wait for
+			// itself
+			connection.close();
+			return CompletableFuture.completedFuture(blocking.get());
+		}
+		@SuppressWarnings("unchecked")
+		RedisClusterAsyncCommands<byte[], byte[]> bytes = (RedisClusterAsyncCommands<byte[], byte[]>) commands;
+		CompletableFuture<T> reply;
+		try {
+			reply = lettuce.apply(bytes);
+		}
+		catch (RuntimeException ex) {
+			connection.close();
+			throw ex;
+		}
+		// a connection of its own (without a shared one) stays open while the call is in
+		// flight: closing it would fail a call that Redis may still run
+		return reply.whenComplete((result, ex) -> connection.close());
+	}
+
+	/**
+	 * Wait for a read's reply.
+	 * @param <T> the result type
+	 * @param reply the reply
+	 * @param timeout the longest wait, or {@code null} for Lettuce's command timeout
+	 * @param what what the read does, for the messages of its failures: e.g.
+	 * {@code "read the shards of queue 'mail'"}
+	 * @return the reply
+	 * @throws QueryTimeoutException when the reply did not come within the timeout
+	 */
+	static <T> T await(CompletableFuture<T> reply, @Nullable Duration timeout, String what) {
+		return await(reply, timeout, () -> timedOut(timeout, what), what);
+	}
+
+	private static QueryTimeoutException timedOut(Duration timeout, String what) {
+		return new QueryTimeoutException("Redis did not answer within " + timeout.toMillis() + " ms when asked to "
+				+ what + ": it is down, unreachable or overloaded");
+	}
+
+	/**
+	 * Wait for a call's reply.
+	 * @param <T> the result type
+	 * @param reply the reply
+	 * @param timeout the longest wait, or {@code null} for Lettuce's command timeout
+	 * @param timedOut the exception to throw when the timeout passes
+	 * @param what what the call does, for the messages of other failures
+	 * @return the reply
+	 */
+	static <T> T await(CompletableFuture<T> reply, @Nullable Duration timeout, Supplier<RuntimeException> timedOut,
+			String what) {
+		try {
+			return (timeout != null) ? reply.get(timeout.toNanos(), TimeUnit.NANOSECONDS) : reply.get();
+		}
+		catch (TimeoutException ex) {
+			throw timedOut.get();
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
+					: new IllegalStateException("Redis failed to " + what, ex.getCause());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for Redis to " + what
+					+ "; the call is not cancelled and may still change the queue", ex);
+		}
+	}
+
+	/**
+	 * Wait for the replies of reads sent at once, in order, until one is accepted, all
+	 * within one timeout: a reply after the accepted one is not waited for.
+	 * @param <T> the result type
+	 * @param replies the replies, in the order they are looked at
+	 * @param accepted whether a reply ends the wait
+	 * @param timeout the longest wait for them together, or {@code null} for Lettuce's
+	 * command timeout
+	 * @param what what the reads do, for the messages of their failures
+	 * @return the index of the first reply accepted, or -1 when none was
+	 * @throws QueryTimeoutException when a reply looked at did not come within the
+	 * timeout
+	 */
+	static <T> int firstAccepted(List<CompletableFuture<T>> replies, Predicate<T> accepted, @Nullable Duration timeout,
+			String what) {
+		long deadline = System.nanoTime() + ((timeout != null) ? timeout.toNanos() : 0);
+		for (int i = 0; i < replies.size(); i++) {
+			Duration left = (timeout != null) ? Duration.ofNanos(Math.max(0, deadline - System.nanoTime())) : null;
+			T reply = await(replies.get(i), left, () -> timedOut(timeout, what), what);
+			if (accepted.test(reply)) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+}

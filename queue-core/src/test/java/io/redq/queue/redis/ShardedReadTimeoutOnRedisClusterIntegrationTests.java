@@ -1,0 +1,192 @@
+package io.redq.queue.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import io.redq.queue.core.BatchRequest;
+import io.redq.queue.core.BatchResult;
+import io.redq.queue.core.ChainRequest;
+import io.redq.queue.core.ChainResult;
+import io.redq.queue.core.JobBackoff;
+import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobRequest;
+import io.redq.queue.script.QueueScripts;
+import io.redq.queue.test.RedisCluster;
+import io.redq.queue.test.RedisServer;
+import io.redq.queue.test.TestConnections;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+/**
+ * Tests that the calls that look for a job by its id in the shards of a sharded queue
+ * answer within the caller's timeout while the master of one shard does not answer
+ * (frozen with {@code SIGSTOP}), instead of waiting for Lettuce's command timeout (one
+ * minute), on a three-master Redis Cluster started by the test on 127.0.0.1.
+ *
+ * @author Redq team
+ */
+class ShardedReadTimeoutOnRedisClusterIntegrationTests {
+
+	private static final String QUEUE = "mail";
+
+	private static final Duration TIMEOUT = Duration.ofMillis(500);
+
+	/** Well below Lettuce's command timeout of one minute, well above the timeout. */
+	private static final Duration FAST = Duration.ofSeconds(20);
+
+	@AutoClose
+	private static RedisCluster cluster;
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private RedisJobQueueOperations operations;
+
+	private QueueStore store;
+
+	private RedisJobDispatcher dispatcher;
+
+	@BeforeAll
+	static void startCluster() {
+		// no master is taken for failed while a test holds it stopped: the cluster serves
+		// the other slots throughout, and every slot again once it resumes
+		cluster = RedisCluster.start(3, 0, "--cluster-node-timeout", "300000");
+	}
+
+	@BeforeEach
+	void connect() {
+		cluster.masters().forEach(RedisServer::flushAll);
+		this.connectionFactory = TestConnections.connectionFactory(cluster);
+		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
+				new Keyspace("redq"));
+		this.store = this.operations.getStore();
+		this.store.setShards(QUEUE, 3);
+		this.dispatcher = new RedisJobDispatcher(this.operations,
+				TestJobDefinitions
+					.of(new JobDefinition("send-mail", QUEUE, 3, Duration.ZERO, JobBackoff.DEFAULT, String.class)),
+				JsonMapper.shared());
+		this.dispatcher.setTimeout(TIMEOUT);
+		// the placement is chosen and every shard's keys known before a master stops, as
+		// in an application that ran a while
+		this.store.queueShards().shards(QUEUE).forEach(this.store::keys);
+		assertThat(this.store.queueShards().shards(QUEUE).stream().map(this::masterOf).distinct()).hasSize(3);
+	}
+
+	@AfterEach
+	void disconnect() {
+		cluster.masters().forEach(RedisServer::resume);
+		this.dispatcher.stop();
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void waitingForTheResultOfAJobWhoseShardDoesNotAnswerEndsWithinItsTimeout() {
+		String id = idOffTheFirstShard();
+		masterOf(this.store.shardChoice().shardOf(QUEUE, id)).pause();
+		try (JobResults results = new JobResults(this.store)) {
+			assertTimeoutPreemptively(FAST,
+					() -> assertThat(results.await(QUEUE, id, String.class, TIMEOUT)).failsWithin(FAST)
+						.withThrowableOfType(ExecutionException.class)
+						.havingCause()
+						.isInstanceOf(QueryTimeoutException.class)
+						.withMessage("Redis did not answer within 500 ms when asked to find the shard of queue "
+								+ "'mail' that holds job '" + id + "': it is down, unreachable or overloaded"));
+		}
+	}
+
+	@Test
+	void findingATimerWhoseShardDoesNotAnswerFailsWithinTheTimeout() {
+		String key = idOffTheFirstShard();
+		masterOf(this.store.shardChoice().shardOf(QUEUE, "send-mail:" + key)).pause();
+		assertTimeoutPreemptively(FAST,
+				() -> assertThatExceptionOfType(QueryTimeoutException.class)
+					.isThrownBy(() -> this.dispatcher.findTimer("send-mail", key))
+					.withMessage("Redis did not answer within 500 ms when asked to read the status of job 'send-mail:"
+							+ key + "' of queue 'mail': it is down, unreachable or overloaded"));
+	}
+
+	@Test
+	void cancellingABatchWhoseMemberIsOnAShardThatDoesNotAnswerFailsWithinTheTimeout() {
+		BatchResult batch = untilApart(
+				() -> this.dispatcher
+					.dispatchBatch(BatchRequest.of(List.of(JobRequest.of("send-mail", "a").build())).build()),
+				(dispatched) -> this.store.getKeyspace().batch(dispatched.batchId()).meta(),
+				(dispatched) -> shardHolding(dispatched.members().get(0).id()));
+		masterOf(shardHolding(batch.members().get(0).id())).pause();
+		assertTimeoutPreemptively(FAST,
+				() -> assertThatExceptionOfType(QueryTimeoutException.class)
+					.isThrownBy(() -> this.dispatcher.cancelBatch(batch.batchId()))
+					.withMessageStartingWith("Redis did not answer within 500 ms when asked to find the shard of "
+							+ "queue 'mail' that holds job '" + batch.members().get(0).id() + "'"));
+	}
+
+	@Test
+	void cancellingAChainWhoseStepIsOnAShardThatDoesNotAnswerFailsWithinTheTimeout() {
+		ChainResult chain = untilApart(
+				() -> this.dispatcher.dispatchChain(ChainRequest
+					.of(JobRequest.of("send-mail", "a").build(), JobRequest.of("send-mail", "b").build())
+					.build()),
+				(dispatched) -> this.store.getKeyspace().chain(dispatched.chainId()),
+				(dispatched) -> shardHolding(dispatched.stepIds().get(0)));
+		masterOf(shardHolding(chain.stepIds().get(0))).pause();
+		assertTimeoutPreemptively(FAST,
+				() -> assertThatExceptionOfType(QueryTimeoutException.class)
+					.isThrownBy(() -> this.dispatcher.cancelChain(chain.chainId()))
+					.withMessageStartingWith("Redis did not answer within 500 ms when asked to find the shard of "
+							+ "queue 'mail' that holds job '" + chain.stepIds().get(0) + "'"));
+	}
+
+	/**
+	 * Return an id, also as a timer key of send-mail, of a shard other than the first.
+	 */
+	private String idOffTheFirstShard() {
+		for (int i = 0;; i++) {
+			String id = Integer.toString(i);
+			if (!this.store.shardChoice().shardOf(QUEUE, id).equals(QUEUE)
+					&& !this.store.shardChoice().shardOf(QUEUE, "send-mail:" + id).equals(QUEUE)) {
+				return id;
+			}
+		}
+	}
+
+	/**
+	 * Dispatch a workflow until its own keys and its job's shard are on different
+	 * masters, so that the master that stops is the shard's alone.
+	 */
+	private <T> T untilApart(Supplier<T> dispatch, Function<T, String> ownKey, Function<T, String> jobShard) {
+		for (int tries = 0; tries < 30; tries++) {
+			T dispatched = dispatch.get();
+			if (!cluster.masterOf(ownKey.apply(dispatched)).equals(masterOf(jobShard.apply(dispatched)))) {
+				return dispatched;
+			}
+		}
+		throw new IllegalStateException("Every workflow shared a master with its job");
+	}
+
+	private String shardHolding(String id) {
+		return this.store.queueShards()
+			.shards(QUEUE)
+			.stream()
+			.filter((shard) -> this.store.getTemplate().opsForHash().hasKey(this.store.keys(shard).jobs(), id))
+			.findFirst()
+			.orElseThrow();
+	}
+
+	private RedisServer masterOf(String shard) {
+		return cluster.masterOf(this.store.keys(shard).jobs());
+	}
+
+}
