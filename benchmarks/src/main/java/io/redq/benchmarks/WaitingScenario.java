@@ -93,6 +93,7 @@ class WaitingScenario implements Scenario {
 			result.put("drainCommandsPerJob", draining.total() / each);
 			result.put("drainRoundTripsPerJob", draining.roundTrips() / each);
 			result.put("drainRedisMicrosPerJob", 1e6 * draining.cpuSeconds() / each);
+			result.put("drainCommandCallsPerJob", Result.perUnit(draining, each));
 			// the control: the same number of the same jobs without a limit, one worker
 			RedisStats beforeUnlimited = RedisStats.take(harness.redis());
 			double unlimitedRate = drainUnlimited(harness, dispatcher, control, jobs, drain);
@@ -101,6 +102,7 @@ class WaitingScenario implements Scenario {
 			result.put("unlimitedDrainJobsPerSecond", unlimitedRate);
 			result.put("unlimitedDrainCommandsPerJob", unlimited.total() / unlimitedEach);
 			result.put("unlimitedDrainRedisMicrosPerJob", 1e6 * unlimited.cpuSeconds() / unlimitedEach);
+			result.put("unlimitedDrainCommandCallsPerJob", Result.perUnit(unlimited, unlimitedEach));
 			result.put("drainToUnlimited", drainRate / unlimitedRate);
 			harness.log(String.format(
 					"waiting: %.1f %% Redis CPU, %.0f script calls/s; drain %.0f jobs/s, unlimited %.0f jobs/s",

@@ -52,6 +52,20 @@ class JobPrefetchTests {
 		assertThat(this.prefetch.current(List.of())).isEqualTo(32);
 	}
 
+	@Test // GH-36
+	void aRunIsAsLongAsTheJobsThatRunWithinTheHorizonAtMostMaxRunNoneBeforeAJobFinished() {
+		assertThat(this.prefetch.runSize()).isZero();
+		this.prefetch.recordDuration(TimeUnit.MILLISECONDS.toNanos(30));
+		// three 30 ms jobs within 100 ms: the job handed over and two that join it
+		assertThat(this.prefetch.runSize()).isEqualTo(2);
+		for (int i = 0; i < 200; i++) {
+			this.prefetch.recordDuration(TimeUnit.MICROSECONDS.toNanos(10));
+		}
+		assertThat(this.prefetch.runSize()).isEqualTo(JobPrefetch.MAX_RUN - 1);
+		this.prefetch.recordDuration(TimeUnit.SECONDS.toNanos(10));
+		assertThat(this.prefetch.runSize()).as("a job longer than the horizon runs alone").isZero();
+	}
+
 	@Test
 	void theAverageMovesAnEighthOfTheWayToEachDuration() {
 		this.prefetch.recordDuration(TimeUnit.MILLISECONDS.toNanos(80));
