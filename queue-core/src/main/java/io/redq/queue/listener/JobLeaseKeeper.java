@@ -8,7 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.IntSupplier;
+import java.util.function.LongToIntFunction;
 
 import io.redq.queue.redis.GateOperations;
 import io.redq.queue.redis.Gates;
@@ -63,9 +63,9 @@ final class JobLeaseKeeper {
 
 	/**
 	 * How many more jobs may join the run of a job handed over past the gates a run left
-	 * ({@link JobPrefetch#runSize()}).
+	 * after a job that ran for the given nanoseconds ({@link JobPrefetch#runSize(long)}).
 	 */
-	private final IntSupplier runSize;
+	private final LongToIntFunction runSize;
 
 	private final RepeatedFailureLog failureLog;
 
@@ -86,7 +86,7 @@ final class JobLeaseKeeper {
 	private final SharedCalls<JobExecution> starts = new SharedCalls<>(this::startAll);
 
 	JobLeaseKeeper(String queue, ListenerOperations operations, ContainerProperties properties,
-			Collection<JobHandler> handlers, JobOutcomes outcomes, IntSupplier runSize) {
+			Collection<JobHandler> handlers, JobOutcomes outcomes, LongToIntFunction runSize) {
 		this.queue = queue;
 		this.runSize = runSize;
 		this.failureLog = new RepeatedFailureLog(logger, "renew the leases of jobs of queue '" + queue + "'");
@@ -350,7 +350,7 @@ final class JobLeaseKeeper {
 		try {
 			GateOperations.HandOver next = this.operations.getGateOperations()
 				.leaveGates(this.queue, execution.holder(), gates, handOver ? this.leaseTime : Duration.ZERO,
-						this.runSize.getAsInt());
+						runSize(execution, leaveNanos));
 			return handedOver(next, gates, leaveNanos);
 		}
 		catch (RuntimeException ex) {
@@ -379,7 +379,7 @@ final class JobLeaseKeeper {
 		try {
 			GateOperations.Completion completion = this.operations.getGateOperations()
 				.completeAndLeaveGates(this.queue, execution.job().lease(), gates,
-						handOver ? this.leaseTime : Duration.ZERO, this.runSize.getAsInt());
+						handOver ? this.leaseTime : Duration.ZERO, runSize(execution, leaveNanos));
 			if (completion.refused()) {
 				logger.warn("Late acknowledgement of job " + execution.getId() + " refused: its lease expired and "
 						+ "another worker has taken the job since");
@@ -392,6 +392,11 @@ final class JobLeaseKeeper {
 					ex);
 			return null;
 		}
+	}
+
+	private int runSize(JobExecution execution, long leaveNanos) {
+		long started = execution.startedNanos();
+		return this.runSize.applyAsInt((started != 0) ? leaveNanos - started : 0);
 	}
 
 	private @Nullable HandedOver handedOver(GateOperations.@Nullable HandOver next, Gates gates, long leaveNanos) {

@@ -45,7 +45,7 @@ class GateRunIntegrationTests extends AbstractQueueIntegrationTests {
 
 	/**
 	 * The run that blocks: late enough that the first run's long wait no longer counts in
-	 * the recent job duration, which sizes the runs ({@link JobPrefetch#runSize()}).
+	 * the recent job duration, which sizes the runs ({@link JobPrefetch#runSize(long)}).
 	 */
 	private static final int BLOCK_AT = 100;
 

@@ -100,7 +100,7 @@ class JobWorkerPoolIntegrationTests extends AbstractQueueIntegrationTests {
 					}
 				});
 		JobLeaseKeeper leaseKeeper = new JobLeaseKeeper(QUEUE, listener, properties, List.of(handler), outcomes,
-				() -> 0);
+				(nanos) -> 0);
 		JobWorkerPool workerPool = new JobWorkerPool(QUEUE, () -> true, listener, Map.of("test", handler), leaseKeeper,
 				outcomes, new JobPrefetch(QUEUE, () -> true, properties));
 		workerPool.start(1, new CustomizableThreadFactory("test-worker-"), this.scheduler);
