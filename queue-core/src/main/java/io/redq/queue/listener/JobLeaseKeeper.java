@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.LongToIntFunction;
 
 import io.redq.queue.redis.GateOperations;
 import io.redq.queue.redis.Gates;
@@ -58,14 +59,13 @@ final class JobLeaseKeeper {
 
 	private static final Log logger = LogFactory.getLog(JobListenerContainer.class);
 
-	/**
-	 * How many more jobs may join the run of a job handed over past the gates a run left:
-	 * a drain behind a limit costs one leave per run of up to 32 jobs, and a job that
-	 * comes to the front of the line waits for at most one run.
-	 */
-	static final int RUN_SIZE = 31;
-
 	private final String queue;
+
+	/**
+	 * How many more jobs may join the run of a job handed over past the gates a run left
+	 * after a job that ran for the given nanoseconds ({@link JobPrefetch#runSize(long)}).
+	 */
+	private final LongToIntFunction runSize;
 
 	private final RepeatedFailureLog failureLog;
 
@@ -86,8 +86,9 @@ final class JobLeaseKeeper {
 	private final SharedCalls<JobExecution> starts = new SharedCalls<>(this::startAll);
 
 	JobLeaseKeeper(String queue, ListenerOperations operations, ContainerProperties properties,
-			Collection<JobHandler> handlers, JobOutcomes outcomes) {
+			Collection<JobHandler> handlers, JobOutcomes outcomes, LongToIntFunction runSize) {
 		this.queue = queue;
+		this.runSize = runSize;
 		this.failureLog = new RepeatedFailureLog(logger, "renew the leases of jobs of queue '" + queue + "'");
 		this.operations = operations;
 		this.leaseTime = properties.getLeaseTime();
@@ -348,7 +349,8 @@ final class JobLeaseKeeper {
 		long leaveNanos = System.nanoTime();
 		try {
 			GateOperations.HandOver next = this.operations.getGateOperations()
-				.leaveGates(this.queue, execution.holder(), gates, handOver ? this.leaseTime : Duration.ZERO, RUN_SIZE);
+				.leaveGates(this.queue, execution.holder(), gates, handOver ? this.leaseTime : Duration.ZERO,
+						runSize(execution, leaveNanos));
 			return handedOver(next, gates, leaveNanos);
 		}
 		catch (RuntimeException ex) {
@@ -377,7 +379,7 @@ final class JobLeaseKeeper {
 		try {
 			GateOperations.Completion completion = this.operations.getGateOperations()
 				.completeAndLeaveGates(this.queue, execution.job().lease(), gates,
-						handOver ? this.leaseTime : Duration.ZERO, RUN_SIZE);
+						handOver ? this.leaseTime : Duration.ZERO, runSize(execution, leaveNanos));
 			if (completion.refused()) {
 				logger.warn("Late acknowledgement of job " + execution.getId() + " refused: its lease expired and "
 						+ "another worker has taken the job since");
@@ -390,6 +392,11 @@ final class JobLeaseKeeper {
 					ex);
 			return null;
 		}
+	}
+
+	private int runSize(JobExecution execution, long leaveNanos) {
+		long started = execution.startedNanos();
+		return this.runSize.applyAsInt((started != 0) ? leaveNanos - started : 0);
 	}
 
 	private @Nullable HandedOver handedOver(GateOperations.@Nullable HandOver next, Gates gates, long leaveNanos) {

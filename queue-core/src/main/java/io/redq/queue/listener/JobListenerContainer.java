@@ -131,9 +131,9 @@ public class JobListenerContainer implements JobQueueLifecycle {
 		this.operations = operations;
 		this.acknowledger = new JobAcknowledger(queue, operations, this.properties.getLeaseTime());
 		this.outcomes = new JobOutcomes(queue, operations, this.acknowledger);
-		this.leaseKeeper = new JobLeaseKeeper(queue, operations, this.properties, this.handlers.values(),
-				this.outcomes);
 		this.prefetch = new JobPrefetch(queue, this::isRunning, this.properties);
+		this.leaseKeeper = new JobLeaseKeeper(queue, operations, this.properties, this.handlers.values(), this.outcomes,
+				this.prefetch::runSize);
 		this.workerPool = new JobWorkerPool(queue, this::isRunning, operations, this.handlers, this.leaseKeeper,
 				this.outcomes, this.prefetch);
 		this.migrator = new JobMigrator(queue, this::isRunning, operations, this.properties);

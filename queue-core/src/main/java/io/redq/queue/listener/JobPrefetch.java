@@ -26,6 +26,12 @@ final class JobPrefetch {
 	 */
 	static final long HORIZON_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
+	/**
+	 * The most jobs of one run behind a gate (see {@link #runSize(long)}): bounds what
+	 * one call that leaves a gate reads and returns.
+	 */
+	static final int MAX_RUN = 256;
+
 	private static final Log logger = LogFactory.getLog(JobListenerContainer.class);
 
 	private final String queue;
@@ -79,6 +85,28 @@ final class JobPrefetch {
 		}
 		long soon = Math.max(0, free) * HORIZON_NANOS / Math.max(1, average);
 		return (int) Math.min(this.maxPrefetch, soon);
+	}
+
+	/**
+	 * Return how many more jobs may join the run of a job handed over past the gates a
+	 * run left: as many as run within {@link #HORIZON_NANOS} at the longer of the recent
+	 * job duration and the leaving job's own, the job handed over included, at most
+	 * {@link #MAX_RUN} in all; none before a job finished. Fast jobs drain in long runs,
+	 * so that the call that hands a run over costs little per job, while a job that comes
+	 * to the front of the line waits for about a horizon's worth of jobs at most, however
+	 * long they run; the leaving job's duration keeps a slow job's runs short in a queue
+	 * whose other jobs are fast.
+	 * @param leavingJobNanos how long the handler of the job that leaves ran, 0 when it
+	 * did not run
+	 * @return the number of jobs that may join, 0 for none
+	 */
+	int runSize(long leavingJobNanos) {
+		long average = this.averageJobNanos;
+		if (average < 0) {
+			return 0;
+		}
+		long each = Math.max(1, Math.max(average, leavingJobNanos));
+		return (int) Math.min(MAX_RUN, Math.max(1, HORIZON_NANOS / each)) - 1;
 	}
 
 	/**

@@ -43,6 +43,12 @@ class GateRunIntegrationTests extends AbstractQueueIntegrationTests {
 	private static final JobDefinition JOB = new JobDefinition("work", QUEUE, 3, Duration.ZERO,
 			new JobBackoff(Duration.ZERO, 1.0, Duration.ZERO, Duration.ZERO), null);
 
+	/**
+	 * The run that blocks: late enough that the first run's long wait no longer counts in
+	 * the recent job duration, which sizes the runs ({@link JobPrefetch#runSize(long)}).
+	 */
+	private static final int BLOCK_AT = 100;
+
 	private final Deque<AutoCloseable> closeables = new ArrayDeque<>();
 
 	/** How many runs of each job started. */
@@ -96,6 +102,20 @@ class GateRunIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test // GH-36
+	void aDrainOfFastJobsBehindALimitOfOneRunsInRunsOfMoreThan32Jobs() {
+		int jobs = 1000;
+		enqueue(jobs, null);
+		long linesRead = linesRead();
+		JobListenerContainer container = start(4, 1, 0, ContainerProperties.DEFAULT_LEASE_TIME);
+		awaitDrained(jobs);
+		assertThat(this.peak.get("")).hasValue(1);
+		// two reads of the line per run: runs of at most 32 jobs read it at least once
+		// per 16 jobs
+		assertThat(linesRead() - linesRead).as("reads of a line").isLessThan(jobs / 32);
+		container.stop();
+	}
+
+	@Test // GH-36
 	void aDrainBehindAGroupLimitOfOneRunsOneJobOfAGroupAtATimeEachOnce() {
 		int jobs = 150;
 		enqueue(jobs, "a");
@@ -111,9 +131,9 @@ class GateRunIntegrationTests extends AbstractQueueIntegrationTests {
 
 	@Test // GH-36
 	void aStopHandsBackTheJobsOfARunThatDidNotStartWithTheirAttemptsAndFreesThePlace() throws Exception {
-		int jobs = 100;
+		int jobs = 300;
 		enqueue(jobs, null);
-		this.blockAt = 5;
+		this.blockAt = BLOCK_AT;
 		JobListenerContainer container = start(2, 1, 0, ContainerProperties.DEFAULT_LEASE_TIME);
 		awaitRunBlocked(jobs);
 		CompletableFuture<Void> stopped = CompletableFuture.runAsync(container::stop);
@@ -133,9 +153,9 @@ class GateRunIntegrationTests extends AbstractQueueIntegrationTests {
 
 	@Test // GH-36
 	void aStopPastItsTimeoutKeepsThePlaceOfARunWhileOneOfItsJobsStillRunsAndFreesItAfter() throws Exception {
-		int jobs = 100;
+		int jobs = 300;
 		enqueue(jobs, null);
-		this.blockAt = 5;
+		this.blockAt = BLOCK_AT;
 		JobListenerContainerFactory factory = factory(2, 1, 0, ContainerProperties.DEFAULT_LEASE_TIME);
 		factory.getContainerProperties().setShutdownTimeout(Duration.ofMillis(100));
 		JobListenerContainer container = factory.createContainer(QUEUE, List.of(handler()));

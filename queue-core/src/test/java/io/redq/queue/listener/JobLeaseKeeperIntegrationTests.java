@@ -58,7 +58,7 @@ class JobLeaseKeeperIntegrationTests extends AbstractQueueIntegrationTests {
 			}
 
 		});
-		return new JobLeaseKeeper(QUEUE, this.listener, properties, List.of(), jobOutcomes);
+		return new JobLeaseKeeper(QUEUE, this.listener, properties, List.of(), jobOutcomes, (nanos) -> 0);
 	}
 
 	@Test // GH-36

@@ -52,6 +52,23 @@ class JobPrefetchTests {
 		assertThat(this.prefetch.current(List.of())).isEqualTo(32);
 	}
 
+	@Test // GH-36
+	void aRunIsAsLongAsTheJobsThatRunWithinTheHorizonAtMostMaxRunNoneBeforeAJobFinished() {
+		assertThat(this.prefetch.runSize(0)).isZero();
+		this.prefetch.recordDuration(TimeUnit.MILLISECONDS.toNanos(30));
+		// three 30 ms jobs within 100 ms: the job handed over and two that join it
+		assertThat(this.prefetch.runSize(0)).isEqualTo(2);
+		for (int i = 0; i < 200; i++) {
+			this.prefetch.recordDuration(TimeUnit.MICROSECONDS.toNanos(10));
+		}
+		assertThat(this.prefetch.runSize(TimeUnit.MICROSECONDS.toNanos(10))).isEqualTo(JobPrefetch.MAX_RUN - 1);
+		assertThat(this.prefetch.runSize(TimeUnit.MILLISECONDS.toNanos(50)))
+			.as("a slow job among fast ones: two of it within 100 ms")
+			.isOne();
+		this.prefetch.recordDuration(TimeUnit.SECONDS.toNanos(10));
+		assertThat(this.prefetch.runSize(0)).as("a job longer than the horizon runs alone").isZero();
+	}
+
 	@Test
 	void theAverageMovesAnEighthOfTheWayToEachDuration() {
 		this.prefetch.recordDuration(TimeUnit.MILLISECONDS.toNanos(80));

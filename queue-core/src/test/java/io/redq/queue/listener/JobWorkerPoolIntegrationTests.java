@@ -99,7 +99,8 @@ class JobWorkerPoolIntegrationTests extends AbstractQueueIntegrationTests {
 						this.busy.await();
 					}
 				});
-		JobLeaseKeeper leaseKeeper = new JobLeaseKeeper(QUEUE, listener, properties, List.of(handler), outcomes);
+		JobLeaseKeeper leaseKeeper = new JobLeaseKeeper(QUEUE, listener, properties, List.of(handler), outcomes,
+				(nanos) -> 0);
 		JobWorkerPool workerPool = new JobWorkerPool(QUEUE, () -> true, listener, Map.of("test", handler), leaseKeeper,
 				outcomes, new JobPrefetch(QUEUE, () -> true, properties));
 		workerPool.start(1, new CustomizableThreadFactory("test-worker-"), this.scheduler);
@@ -330,10 +331,11 @@ class JobWorkerPoolIntegrationTests extends AbstractQueueIntegrationTests {
 					this.acknowledger);
 			Map<String, JobHandler> handlers = Map.of("gated", handler("gated", new JobLimits(null, 1, null)), "free",
 					handler("free", JobLimits.NONE));
+			JobPrefetch prefetch = new JobPrefetch(QUEUE, () -> true, properties);
 			JobLeaseKeeper leaseKeeper = new JobLeaseKeeper(QUEUE, JobWorkerPoolIntegrationTests.this.listener,
-					properties, handlers.values(), outcomes);
+					properties, handlers.values(), outcomes, prefetch::runSize);
 			this.workers = new JobWorkerPool(QUEUE, this.running::get, JobWorkerPoolIntegrationTests.this.listener,
-					handlers, leaseKeeper, outcomes, new JobPrefetch(QUEUE, () -> true, properties));
+					handlers, leaseKeeper, outcomes, prefetch);
 			this.workers.start(concurrency, new CustomizableThreadFactory("test-gated-"),
 					JobWorkerPoolIntegrationTests.this.scheduler);
 		}
