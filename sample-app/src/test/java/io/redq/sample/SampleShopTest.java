@@ -30,7 +30,7 @@ import org.springframework.context.annotation.Import;
 		properties = { "sample.load.rate=0", "sample.mail.failure-rate=0", "sample.images.retry-delay=100ms",
 				"sample.exports.retry-delay=100ms", "sample.search.reindex-window=1m",
 				"redq.queues.mail.concurrency=1" })
-@Import(RedisServerTestConfiguration.class)
+@Import({ RedisServerTestConfiguration.class, SentJobs.class })
 public @interface SampleShopTest {
 
 }

@@ -99,9 +99,10 @@ public final class JobQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RedisJobQueueOperations jobQueueOperations(RedisConnectionFactory connectionFactory, JobQueueProperties properties,
-			Keyspace keyspace, BeanFactory beanFactory) {
+			Keyspace keyspace, BeanFactory beanFactory, ObjectProvider<JobMetrics> metrics) {
 		QueueScripts scripts = QueueScripts.from(ScriptBeanRegistrar.scriptBeans(beanFactory));
 		RedisJobQueueOperations operations = new RedisJobQueueOperations(connectionFactory, scripts, keyspace);
+		operations.setMetrics(metrics.getIfAvailable(() -> JobMetrics.NONE));
 		operations.setDeadLetterMaxSize(properties.getDeadLetter().getMaxSize());
 		operations.setDeadLetterTimeToLive(properties.getDeadLetter().getTimeToLive());
 		operations.setCompletedMaxSize(properties.getCompleted().getMaxSize());
@@ -232,7 +233,7 @@ public final class JobQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(JobDispatcher.class)
 	RedisJobDispatcher jobDispatcher(RedisConnectionFactory connectionFactory, RedisJobQueueOperations operations,
-			JobCatalog catalog, ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<JobMetrics> metrics,
+			JobCatalog catalog, ObjectProvider<JsonMapper> jsonMapper,
 			ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<JobDispatchObservationConvention> observationConvention,
 			ObjectProvider<DispatchInterceptor> interceptors, JobQueueProperties properties) {
@@ -247,7 +248,6 @@ public final class JobQueueAutoConfiguration {
 		dispatcher.setCoalescingMaxSize(coalescing.getMaxSize().toBytes());
 		dispatcher.setCoalescingMaxInFlight(coalescing.getMaxInFlight());
 		dispatcher.setBatchLinger(properties.getBatches().getLinger());
-		dispatcher.setMetrics(metrics.getIfAvailable(() -> JobMetrics.NONE));
 		dispatcher.setObservationEnabled(properties.isObservationEnabled());
 		observationRegistry.ifUnique(dispatcher::setObservationRegistry);
 		observationConvention.ifUnique(dispatcher::setObservationConvention);

@@ -1,13 +1,11 @@
 package io.redq.queue.autoconfigure;
 
-import io.redq.queue.core.JobMetrics;
 import io.redq.queue.recurring.RecurringJobScheduler;
 import io.redq.queue.redis.RedisJobDispatcher;
 import io.redq.queue.redis.RedisJobQueueOperations;
 import io.redq.queue.script.RecurringScripts;
 
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -34,10 +32,9 @@ public final class RecurringJobsAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RecurringJobScheduler recurringJobScheduler(RedisJobQueueOperations operations, RedisJobDispatcher dispatcher,
-			ObjectProvider<JobMetrics> metrics, JobQueueProperties properties, BeanFactory beanFactory) {
+			JobQueueProperties properties, BeanFactory beanFactory) {
 		RecurringJobScheduler scheduler = new RecurringJobScheduler(operations,
 				RecurringScripts.from(ScriptBeanRegistrar.scriptBeans(beanFactory)), dispatcher);
-		scheduler.setMetrics(metrics.getIfAvailable(() -> JobMetrics.NONE));
 		scheduler.setDefaultZone(properties.getRecurring().getZone());
 		scheduler.setMaxLateness(properties.getRecurring().getMaxLateness());
 		return scheduler;

@@ -2,6 +2,11 @@ package io.redq.queue.metrics;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -9,6 +14,13 @@ import io.redq.queue.annotation.QueuedJob;
 import io.redq.queue.annotation.Recurring;
 import io.redq.queue.autoconfigure.JobQueueContextRunner;
 import io.redq.queue.autoconfigure.JobQueueMetricsAutoConfiguration;
+import io.redq.queue.core.BatchRequest;
+import io.redq.queue.core.ChainRequest;
+import io.redq.queue.core.ChainResult;
+import io.redq.queue.core.ChainStatus;
+import io.redq.queue.core.DispatchResult;
+import io.redq.queue.core.DispatchResult.Outcome;
+import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.JobRequest;
@@ -24,6 +36,10 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
+import org.springframework.transaction.support.DefaultTransactionStatus;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -37,6 +53,9 @@ import static org.awaitility.Awaitility.await;
 class JobQueueMetricsIntegrationTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(10);
+
+	/** For workflows, whose steps in other queues wait for their migrators' hand-over. */
+	private static final Duration WORKFLOW_DEADLINE = Duration.ofSeconds(60);
 
 	private final ApplicationContextRunner runner;
 
@@ -93,6 +112,102 @@ class JobQueueMetricsIntegrationTests {
 	}
 
 	@Test
+	void dispatchedCountsEachJobThatEnteredItsQueueByAnyDispatchButNoDuplicate() {
+		this.runner.run((context) -> {
+			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			JobRequest pending = JobRequest.of("work", "ok").id("pending").delay(Duration.ofMinutes(5)).build();
+			List<DispatchResult> results = new ArrayList<>();
+			results.add(dispatcher.dispatch(pending));
+			results.add(dispatcher.dispatch(pending));
+			results.add(dispatcher.dispatch(JobRequest.of("work", "ok")
+				.id("pending", DuplicatePolicy.REPLACE)
+				.delay(Duration.ofMinutes(5))
+				.build()));
+			results.addAll(dispatcher.dispatchAll(
+					List.of(pending, JobRequest.of("work", "ok").build(), JobRequest.of("work", "ok").build())));
+			results.add(dispatcher.dispatchAsync(JobRequest.of("work", "ok").build()).get(10, TimeUnit.SECONDS));
+			results.add(dispatcher.dispatchAsync(pending).get(10, TimeUnit.SECONDS));
+			// concurrent dispatches of one id share script calls
+			JobRequest shared = JobRequest.of("work", "ok").id("shared").delay(Duration.ofMinutes(5)).build();
+			List<CompletableFuture<DispatchResult>> concurrent = new ArrayList<>();
+			for (int i = 0; i < 8; i++) {
+				concurrent.add(CompletableFuture.supplyAsync(() -> dispatcher.dispatch(shared)));
+			}
+			concurrent.forEach((future) -> results.add(future.join()));
+			assertThat(results).extracting(DispatchResult::outcome)
+				.containsOnly(Outcome.CREATED, Outcome.KEPT, Outcome.REPLACED);
+			assertThat(results).filteredOn((result) -> result.outcome() == Outcome.CREATED).hasSize(5);
+			assertThat(dispatched(meters, "metered", "work")).as("the jobs created, not those kept or replaced")
+				.isEqualTo(5);
+		});
+	}
+
+	@Test
+	void jobsDispatchedInATransactionCountOnceTheCommitSentThem() {
+		this.runner.run((context) -> {
+			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			JobRequest pending = JobRequest.of("work", "ok").id("pending").delay(Duration.ofMinutes(5)).build();
+			dispatcher.dispatch(pending);
+			List<CompletableFuture<DispatchResult>> sent = new ArrayList<>();
+			new TransactionTemplate(new NoResourceTransactionManager()).executeWithoutResult((status) -> {
+				sent.add(dispatcher.dispatchAsync(pending));
+				sent.add(dispatcher.dispatchAsync(JobRequest.of("work", "ok").build()));
+				sent.add(dispatcher.dispatchAsync(JobRequest.of("work", "ok").build()));
+				assertThat(dispatched(meters, "metered", "work")).as("held until the commit").isEqualTo(1);
+			});
+			assertThat(sent).extracting((future) -> future.get(10, TimeUnit.SECONDS).outcome())
+				.containsExactly(Outcome.KEPT, Outcome.CREATED, Outcome.CREATED);
+			assertThat(dispatched(meters, "metered", "work")).as("the two created at the commit, not the one kept")
+				.isEqualTo(3);
+		});
+	}
+
+	@Test
+	void everyStepOfAChainCountsWhenItEntersAnotherQueueButAnOnFailureJobNeverCalled() {
+		this.runner.withUserConfiguration(FlowJobs.class).run((context) -> {
+			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			ChainResult chain = dispatcher.dispatchChain(ChainRequest
+				.of(JobRequest.of("step", "a").build(), JobRequest.of("hop", "b").build(),
+						JobRequest.of("step", "c").build())
+				.onFailure(JobRequest.of("callback", "failed").build())
+				.build());
+			await().atMost(WORKFLOW_DEADLINE)
+				.untilAsserted(() -> assertThat(dispatcher.findChain(chain.chainId())).get()
+					.extracting(ChainStatus::state)
+					.isEqualTo(ChainStatus.State.SUCCEEDED));
+			assertThat(context.getBean(FlowJobs.class).ran).containsExactly("a", "b", "c");
+			// each next step is in another queue: the worker that ran the step before
+			// enqueues it
+			assertThat(dispatched(meters, "flow", "step")).as("the first step at once, the last as the chain went")
+				.isEqualTo(2);
+			assertThat(dispatched(meters, "flow-hop", "hop")).isOne();
+			assertThat(dispatched(meters, "flow", "callback")).isZero();
+		});
+	}
+
+	@Test
+	void membersAndCallbacksOfABatchCountWhenEachEntersItsQueue() {
+		this.runner.withUserConfiguration(FlowJobs.class).run((context) -> {
+			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			dispatcher.dispatchBatch(
+					BatchRequest.of(List.of(JobRequest.of("step", "a").build(), JobRequest.of("step", "b").build()))
+						.onSuccess(JobRequest.of("callback", "succeeded").build())
+						.onComplete(JobRequest.of("callback", "completed").build())
+						.build());
+			FlowJobs jobs = context.getBean(FlowJobs.class);
+			await().atMost(WORKFLOW_DEADLINE)
+				.untilAsserted(
+						() -> assertThat(jobs.ran).containsExactlyInAnyOrder("a", "b", "succeeded", "completed"));
+			assertThat(dispatched(meters, "flow", "step")).isEqualTo(2);
+			assertThat(dispatched(meters, "flow", "callback")).as("each callback once the batch ended").isEqualTo(2);
+		});
+	}
+
+	@Test
 	void queueGaugesShareOneRedisReadPerQueue(RedisServer redis) {
 		this.runner.run((context) -> {
 			JobDispatcher dispatcher = context.getBean(JobDispatcher.class);
@@ -131,6 +246,15 @@ class JobQueueMetricsIntegrationTests {
 				.doesNotHaveBean(MicrometerJobMetrics.class));
 	}
 
+	private static double dispatched(MeterRegistry meters, String queue, String job) {
+		return meters.find("redq.jobs.dispatched")
+			.tags("queue", queue, "job", job)
+			.counters()
+			.stream()
+			.mapToDouble((counter) -> counter.count())
+			.sum();
+	}
+
 	private static double gauge(MeterRegistry meters, String state) {
 		return meters.get("redq.queue.jobs").tags("queue", "metered", "state", state).gauge().value();
 	}
@@ -160,6 +284,54 @@ class JobQueueMetricsIntegrationTests {
 			if (what.equals("fail-once") && context.getAttempt() == 1) {
 				throw new IllegalStateException("first attempt fails");
 			}
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FlowJobs {
+
+		final List<String> ran = new CopyOnWriteArrayList<>();
+
+		@QueuedJob(name = "step", queue = "flow")
+		void step(String name) {
+			this.ran.add(name);
+		}
+
+		@QueuedJob(name = "hop", queue = "flow-hop")
+		void hop(String name) {
+			this.ran.add(name);
+		}
+
+		@QueuedJob(name = "callback", queue = "flow")
+		void callback(String name) {
+			this.ran.add(name);
+		}
+
+	}
+
+	/**
+	 * Transactions with no resource: only their synchronizations, which the
+	 * transaction-aware dispatcher sends its jobs from after the commit.
+	 */
+	@SuppressWarnings("serial")
+	static class NoResourceTransactionManager extends AbstractPlatformTransactionManager {
+
+		@Override
+		protected Object doGetTransaction() {
+			return new Object();
+		}
+
+		@Override
+		protected void doBegin(Object transaction, TransactionDefinition definition) {
+		}
+
+		@Override
+		protected void doCommit(DefaultTransactionStatus status) {
+		}
+
+		@Override
+		protected void doRollback(DefaultTransactionStatus status) {
 		}
 
 	}

@@ -18,8 +18,12 @@ public interface JobMetrics {
 	};
 
 	/**
-	 * A job was dispatched (created, replaced or queued; a dropped duplicate counts too),
-	 * or a tick of a recurring job was enqueued.
+	 * A job entered its queue, by whatever path: a dispatch whose job was created or
+	 * queued behind the running one, a job sent after its transaction committed or
+	 * relayed from an outbox, a batch member or callback, a chain step, a recurring tick.
+	 * Told once per job, by the instance that enqueued it, after Redis took it; never for
+	 * a job kept, dropped or replaced in favour of one with its id, nor for a tick
+	 * enqueued already.
 	 * @param queue the queue
 	 * @param job the job name
 	 */

@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  * {@link JobMetrics} that records Micrometer meters, tagged by queue and job (never by
  * job id):
  * <ul>
- * <li>{@code redq.jobs.dispatched}: counter of dispatched jobs;</li>
+ * <li>{@code redq.jobs.dispatched}: counter of jobs that entered their queue (see
+ * {@link JobMetrics#dispatched(String, String)});</li>
  * <li>{@code redq.jobs.processed}: timer of attempts, tagged with {@code outcome}
  * ({@code completed}, {@code retried}, {@code dead}, {@code lease-lost}) and
  * {@code exception} (simple class name, or {@code none});</li>
@@ -40,7 +41,7 @@ public class MicrometerJobMetrics implements JobMetrics {
 	@Override
 	public void dispatched(String queue, String job) {
 		Counter.builder("redq.jobs.dispatched")
-			.description("Jobs dispatched")
+			.description("Jobs that entered their queue")
 			.tag("queue", queue)
 			.tag("job", job)
 			.register(this.registry)

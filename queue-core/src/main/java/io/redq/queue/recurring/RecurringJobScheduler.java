@@ -13,7 +13,6 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import io.redq.queue.core.JobDefinition;
-import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.QueueNames;
 import io.redq.queue.redis.PreparedJob;
@@ -83,8 +82,6 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 
 	private volatile Duration maxLateness = DEFAULT_MAX_LATENESS;
 
-	private JobMetrics metrics = JobMetrics.NONE;
-
 	private boolean autoStartup = true;
 
 	private volatile boolean running;
@@ -100,7 +97,7 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 	 */
 	public RecurringJobScheduler(RedisJobQueueOperations operations, RecurringScripts scripts,
 			RedisJobDispatcher dispatcher) {
-		this.redis = new RecurringOperations(operations.getStore(), scripts);
+		this.redis = new RecurringOperations(operations, scripts);
 		this.dispatcher = dispatcher;
 	}
 
@@ -134,16 +131,6 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 		Assert.isTrue(maxLateness.compareTo(MIN_MAX_LATENESS) >= 0, () -> "redq.recurring.max-lateness must be at "
 				+ "least 100ms, as ticks are enqueued a few milliseconds after their time; got " + maxLateness);
 		this.maxLateness = maxLateness;
-	}
-
-	/**
-	 * Set the metrics to report enqueued ticks to: each counts as a dispatch of its job.
-	 * <p>
-	 * Default {@link JobMetrics#NONE}.
-	 * @param metrics the metrics
-	 */
-	public void setMetrics(JobMetrics metrics) {
-		this.metrics = metrics;
 	}
 
 	/**
@@ -361,7 +348,6 @@ public class RecurringJobScheduler implements RecurringJobs, SmartLifecycle {
 			.build());
 		Tick result = this.redis.tick(run, entry.keys, tick, catchUp);
 		if (result.enqueued()) {
-			this.metrics.dispatched(job.queue(), job.name());
 			if (catchUp) {
 				logger.info("Enqueued recurring job '" + job.name() + "' once for its missed ticks, the latest at "
 						+ Instant.ofEpochMilli(tick));

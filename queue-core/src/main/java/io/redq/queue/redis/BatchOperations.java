@@ -104,16 +104,24 @@ public final class BatchOperations {
 	 * @param store the queues
 	 */
 	public BatchOperations(QueueStore store) {
-		this(store, SCRIPT, null, null);
+		this(new EnqueueOperations(store));
+	}
+
+	/**
+	 * Create an instance that enqueues with the given operations, which report the jobs
+	 * that enter queues.
+	 */
+	BatchOperations(EnqueueOperations enqueueOperations) {
+		this(enqueueOperations, SCRIPT, null, null);
 	}
 
 	/**
 	 * Create an instance whose chains are the given ones.
-	 * @param store the queues
+	 * @param enqueueOperations the enqueue operations of the chains
 	 * @param chainOperations the chains
 	 */
-	BatchOperations(QueueStore store, ChainOperations chainOperations) {
-		this(store, SCRIPT, null, chainOperations);
+	BatchOperations(EnqueueOperations enqueueOperations, ChainOperations chainOperations) {
+		this(enqueueOperations, SCRIPT, null, chainOperations);
 	}
 
 	/**
@@ -124,7 +132,7 @@ public final class BatchOperations {
 	 */
 	@SuppressWarnings("rawtypes")
 	public BatchOperations(QueueStore store, RedisScript<List> script) {
-		this(store, script, null, null);
+		this(new EnqueueOperations(store), script, null, null);
 	}
 
 	/**
@@ -137,7 +145,7 @@ public final class BatchOperations {
 	 */
 	@SuppressWarnings("rawtypes")
 	public BatchOperations(QueueStore store, RedisScript<List> script, RedisScript<List> chainScript) {
-		this(store, script, chainScript, null);
+		this(new EnqueueOperations(store), script, chainScript, null);
 	}
 
 	/**
@@ -145,13 +153,14 @@ public final class BatchOperations {
 	 * own that run the given version of {@code chain.lua} or the shipped one.
 	 */
 	@SuppressWarnings("rawtypes")
-	private BatchOperations(QueueStore store, RedisScript<List> script, @Nullable RedisScript<List> chainScript,
-			@Nullable ChainOperations chainOperations) {
+	private BatchOperations(EnqueueOperations enqueueOperations, RedisScript<List> script,
+			@Nullable RedisScript<List> chainScript, @Nullable ChainOperations chainOperations) {
+		QueueStore store = enqueueOperations.getStore();
 		this.store = store;
 		this.script = script;
-		this.enqueueOperations = new EnqueueOperations(store);
+		this.enqueueOperations = enqueueOperations;
 		this.chainOperations = (chainOperations != null) ? chainOperations
-				: new ChainOperations(store, chainScript, this);
+				: new ChainOperations(enqueueOperations, chainScript, this);
 		this.index = new CreationIndex(store.getTemplate(), store.getKeyspace().batchIndex(),
 				(id) -> Boolean.TRUE.equals(store.getTemplate().hasKey(store.batchKeys(id).meta())));
 		this.creationOperations = new BatchCreationOperations(this, this.enqueueOperations, this.index);

@@ -84,7 +84,7 @@ public final class ChainOperations {
 	 * @param store the queues
 	 */
 	public ChainOperations(QueueStore store) {
-		this(store, null, null);
+		this(new EnqueueOperations(store), null, null);
 	}
 
 	/**
@@ -95,19 +95,23 @@ public final class ChainOperations {
 	 */
 	@SuppressWarnings("rawtypes")
 	public ChainOperations(QueueStore store, RedisScript<List> script) {
-		this(store, script, null);
+		this(new EnqueueOperations(store), script, null);
 	}
 
 	/**
-	 * Create an instance that runs the given version of {@code chain.lua} or the shipped
-	 * one, whose batches are the given ones or its own.
+	 * Create an instance that enqueues with the given operations and runs the given
+	 * version of {@code chain.lua} or the shipped one, whose batches are the given ones
+	 * or its own.
 	 */
 	@SuppressWarnings("rawtypes")
-	ChainOperations(QueueStore store, @Nullable RedisScript<List> script, @Nullable BatchOperations batchOperations) {
+	ChainOperations(EnqueueOperations enqueueOperations, @Nullable RedisScript<List> script,
+			@Nullable BatchOperations batchOperations) {
+		QueueStore store = enqueueOperations.getStore();
 		this.store = store;
 		this.script = (script != null) ? script : SCRIPT;
-		this.enqueueOperations = new EnqueueOperations(store);
-		this.batchOperations = (batchOperations != null) ? batchOperations : new BatchOperations(store, this);
+		this.enqueueOperations = enqueueOperations;
+		this.batchOperations = (batchOperations != null) ? batchOperations
+				: new BatchOperations(enqueueOperations, this);
 		this.index = new CreationIndex(store.getTemplate(), store.getKeyspace().chainIndex(),
 				(id) -> Boolean.TRUE.equals(store.getTemplate().hasKey(store.getKeyspace().chain(id))));
 	}

@@ -11,9 +11,12 @@ import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchResult.Outcome;
 import io.redq.queue.core.DispatchTimeoutException;
 import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.ReplicationTimeoutException;
 import io.redq.queue.core.Uniqueness;
 import io.redq.queue.script.QueueScripts;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.script.RedisScript;
@@ -25,6 +28,11 @@ import org.springframework.util.Assert;
  * Each script call is one call of the {@link ResendProtection}: Lettuce re-sends a
  * command whose reply was lost when it reconnects, and that same call then changes
  * nothing and gets the same reply, even when its jobs ran and completed meanwhile.
+ * <p>
+ * Every job that Redq puts in a queue passes here or through
+ * {@link #entered(String, String)}: dispatches, batch members, chain steps, callbacks,
+ * outbox relays and recurring ticks. This is the one place that reports a job entering
+ * its queue to the {@link JobMetrics}, once Redis said it did.
  *
  * @author Redq team
  * @since 0.1.0
@@ -35,7 +43,11 @@ public final class EnqueueOperations {
 	private static final Outcome[] OUTCOMES = { Outcome.KEPT, Outcome.CREATED, Outcome.REPLACED, Outcome.QUEUED,
 			Outcome.DROPPED };
 
+	private static final Log logger = LogFactory.getLog(EnqueueOperations.class);
+
 	private final QueueStore store;
+
+	private volatile JobMetrics metrics = JobMetrics.NONE;
 
 	/**
 	 * Create an instance.
@@ -43,6 +55,21 @@ public final class EnqueueOperations {
 	 */
 	public EnqueueOperations(QueueStore store) {
 		this.store = store;
+	}
+
+	/**
+	 * Set the metrics to report each job that enters a queue to, as
+	 * {@link JobMetrics#dispatched(String, String)} describes.
+	 * <p>
+	 * Default {@link JobMetrics#NONE}.
+	 * @param metrics the metrics
+	 */
+	public void setMetrics(JobMetrics metrics) {
+		this.metrics = metrics;
+	}
+
+	QueueStore getStore() {
+		return this.store;
 	}
 
 	/**
@@ -117,11 +144,17 @@ public final class EnqueueOperations {
 		// the first dispatch to a sharded queue reads its placement within the caller's
 		// wait for the reply
 		CompletableFuture<List<String>> shards = this.store.queueShards().shardsAsync(queue);
+		CompletableFuture<List<DispatchResult>> reply;
 		if (shards.isDone() && shards.join().size() == 1) {
-			return enqueueShardAsync(queue, batch, batchId);
+			reply = enqueueShardAsync(queue, batch, batchId);
 		}
-		return shards.thenCompose((names) -> (names.size() == 1) ? enqueueShardAsync(queue, batch, batchId)
-				: enqueueShardsAsync(queue, batch, batchId));
+		else {
+			reply = shards.thenCompose((names) -> (names.size() == 1) ? enqueueShardAsync(queue, batch, batchId)
+					: enqueueShardsAsync(queue, batch, batchId));
+		}
+		// on the reply, not in the caller: a job that Redis took after its caller timed
+		// out entered the queue all the same
+		return reply.thenApply((results) -> entered(queue, batch, results));
 	}
 
 	private CompletableFuture<List<DispatchResult>> enqueueShardsAsync(String queue, List<EnqueueCommand> batch,
@@ -190,7 +223,7 @@ public final class EnqueueOperations {
 	 * @return what happened to each job, in order
 	 */
 	public List<DispatchResult> enqueue(String queue, ResendProtection.Call call, List<EnqueueCommand> batch) {
-		return enqueue(queue, call, batch, null);
+		return entered(queue, batch, enqueue(queue, call, batch, null));
 	}
 
 	private List<DispatchResult> enqueue(String queue, ResendProtection.Call call, List<EnqueueCommand> batch,
@@ -264,14 +297,60 @@ public final class EnqueueOperations {
 	public List<DispatchResult> enqueueOnce(String queue, String callId, List<EnqueueCommand> batch, Duration window,
 			@Nullable String batchId) {
 		if (this.store.queueShards().shards(queue).size() == 1) {
-			return enqueue(queue, ResendProtection.once(this.store.keys(queue), callId, window), batch, batchId);
+			return entered(queue, batch,
+					enqueue(queue, ResendProtection.once(this.store.keys(queue), callId, window), batch, batchId));
 		}
 		// one call of the same id per shard, each remembered in its own shard
 		Map<String, List<Integer>> split = split(queue, batch);
 		List<List<DispatchResult>> parts = new ArrayList<>();
 		split.forEach((shard, indexes) -> parts.add(enqueue(shard,
 				ResendProtection.once(this.store.keys(shard), callId, window), part(batch, indexes), batchId)));
-		return merged(batch.size(), split, parts);
+		return entered(queue, batch, merged(batch.size(), split, parts));
+	}
+
+	/**
+	 * Report the jobs of a reply that entered the queue: those {@link Outcome#CREATED} or
+	 * {@link Outcome#QUEUED}. A job kept, dropped or replaced in favour of one with its
+	 * id is not another job in the queue. A failure to report is logged, not thrown: the
+	 * jobs are in Redis, and a caller told otherwise would dispatch them again.
+	 * @param queue the logical queue
+	 * @param batch the jobs
+	 * @param results what happened to each, in order
+	 * @return the results
+	 */
+	private List<DispatchResult> entered(String queue, List<EnqueueCommand> batch, List<DispatchResult> results) {
+		JobMetrics metrics = this.metrics;
+		if (metrics == JobMetrics.NONE) {
+			return results;
+		}
+		try {
+			for (int i = 0; i < results.size(); i++) {
+				Outcome outcome = results.get(i).outcome();
+				if (outcome == Outcome.CREATED || outcome == Outcome.QUEUED) {
+					metrics.dispatched(queue, JobEnvelope.nameOf(batch.get(i).body()));
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Failed to report " + results.size() + " enqueued job(s) of queue '" + queue + "' to metrics",
+					ex);
+		}
+		return results;
+	}
+
+	/**
+	 * Report a job that a script of its own put in its queue, such as a recurring tick,
+	 * as {@link #entered(String, List, List)} does.
+	 * @param queue the queue
+	 * @param jobName the job name
+	 */
+	void entered(String queue, String jobName) {
+		try {
+			this.metrics.dispatched(queue, jobName);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Failed to report an enqueued job of queue '" + queue + "' to metrics", ex);
+		}
 	}
 
 	/**

@@ -45,6 +45,8 @@ public record JobEnvelope(@Nullable Long createdAt, @Nullable Long availableAt, 
 		@Nullable String group, String job, @Nullable Integer maxAttempts, @Nullable Long timeout,
 		@Nullable Map<String, String> headers, @Nullable JsonNode payload) {
 
+	private static final String NAME_FIELD = "\"job\":\"";
+
 	/**
 	 * Create the envelope of a job to enqueue; the enqueue script sets its times.
 	 * @param job the job name
@@ -102,6 +104,26 @@ public record JobEnvelope(@Nullable Long createdAt, @Nullable Long availableAt, 
 		}
 		JsonNode group = WireFormat.jsonMapper().readTree("{" + body).get("group");
 		return (group != null && group.isString()) ? group.asString() : null;
+	}
+
+	/**
+	 * Return the job name from the body of its {@link EnqueueCommand}, without reading
+	 * the rest: the name comes after the priority and the group, the only fields before
+	 * it, which hold no unescaped quote.
+	 * @param body the body
+	 * @return the job name
+	 */
+	static String nameOf(String body) {
+		int start = body.indexOf(NAME_FIELD);
+		if (start >= 0) {
+			start += NAME_FIELD.length();
+			int end = body.indexOf('"', start);
+			// a name with an escape is read as JSON
+			if (end >= 0 && body.lastIndexOf('\\', end) < start) {
+				return body.substring(start, end);
+			}
+		}
+		return WireFormat.jsonMapper().readTree("{" + body).get("job").asString();
 	}
 
 	/**

@@ -88,9 +88,18 @@ public final class ListenerOperations {
 	 * @param store the queues
 	 */
 	public ListenerOperations(QueueStore store) {
+		this(new EnqueueOperations(store));
+	}
+
+	/**
+	 * Create an instance whose workers deliver batch callbacks and later chain steps with
+	 * the given operations, which report the jobs that enter queues.
+	 */
+	ListenerOperations(EnqueueOperations enqueueOperations) {
+		QueueStore store = enqueueOperations.getStore();
 		this.store = store;
 		this.scripts = store.getScripts();
-		this.batchOperations = new BatchOperations(store);
+		this.batchOperations = new BatchOperations(enqueueOperations);
 		this.gateOperations = new GateOperations(store);
 		this.progressOperations = new ProgressOperations(store);
 		this.leaseOperations = new LeaseOperations(store, this.progressOperations);

@@ -27,6 +27,8 @@ public final class RecurringOperations {
 
 	private final QueueStore store;
 
+	private final EnqueueOperations enqueueOperations;
+
 	private final RecurringScripts scripts;
 
 	/** Redis clock minus this JVM's clock, in milliseconds. */
@@ -36,11 +38,13 @@ public final class RecurringOperations {
 
 	/**
 	 * Create an instance.
-	 * @param store the queues the ticks are enqueued in
+	 * @param operations the queues the ticks are enqueued in, whose metrics hear of each
+	 * tick enqueued
 	 * @param scripts the recurring job scripts
 	 */
-	public RecurringOperations(QueueStore store, RecurringScripts scripts) {
-		this.store = store;
+	public RecurringOperations(RedisJobQueueOperations operations, RecurringScripts scripts) {
+		this.store = operations.getStore();
+		this.enqueueOperations = operations.getEnqueueOperations();
 		this.scripts = scripts;
 	}
 
@@ -85,6 +89,9 @@ public final class RecurringOperations {
 		// the codes of recurring-tick.lua: 0 not due yet, 1 enqueued, 2 handled already,
 		// 3 paused, 4 nothing recorded before
 		int status = ((Number) result.get(0)).intValue();
+		if (status == 1) {
+			this.enqueueOperations.entered(job.queue(), job.jobName());
+		}
 		if (status == 1 || status == 2) {
 			job.dispatched();
 		}

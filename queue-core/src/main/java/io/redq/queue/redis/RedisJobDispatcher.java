@@ -29,7 +29,6 @@ import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobDefinition;
 import io.redq.queue.core.JobDefinitions;
 import io.redq.queue.core.JobDispatcher;
-import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.OutgoingJob;
@@ -39,8 +38,6 @@ import io.redq.queue.support.JobQueueLifecycle;
 import io.redq.queue.support.micrometer.DefaultJobDispatchObservationConvention;
 import io.redq.queue.support.micrometer.JobDispatchObservationConvention;
 import io.redq.queue.support.micrometer.JobObservation;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -76,8 +73,6 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 */
 	public static final Duration DEFAULT_BATCH_LINGER = Duration.ofDays(1);
 
-	private static final Log logger = LogFactory.getLog(RedisJobDispatcher.class);
-
 	private final RedisJobQueueOperations operations;
 
 	private final EnqueueOperations enqueueOperations;
@@ -85,8 +80,6 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	private final JobPreparer preparer;
 
 	private Duration timeout = DEFAULT_TIMEOUT;
-
-	private JobMetrics metrics = JobMetrics.NONE;
 
 	private boolean observationEnabled;
 
@@ -266,16 +259,6 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	 */
 	public void setResendWindow(Duration resendWindow) {
 		this.resendProtection.setWindow(resendWindow);
-	}
-
-	/**
-	 * Set the metrics to report dispatches to.
-	 * <p>
-	 * Default {@link JobMetrics#NONE}.
-	 * @param metrics the metrics
-	 */
-	public void setMetrics(JobMetrics metrics) {
-		this.metrics = metrics;
 	}
 
 	/**
@@ -503,21 +486,14 @@ public class RedisJobDispatcher implements JobDispatcher, JobQueueLifecycle {
 	}
 
 	/**
-	 * Report jobs that are in Redis to the metrics and the interceptors they passed. A
-	 * failure to report is logged, not thrown: the jobs are dispatched, and a caller told
-	 * otherwise would dispatch them again.
+	 * Report jobs that are in Redis to the interceptors they passed; the metrics heard of
+	 * them from the {@link EnqueueOperations}. An interceptor's failure is logged, not
+	 * thrown: the jobs are dispatched, and a caller told otherwise would dispatch them
+	 * again.
 	 * @param jobs the jobs
 	 */
 	void dispatched(List<PreparedJob> jobs) {
-		try {
-			for (PreparedJob job : jobs) {
-				this.metrics.dispatched(job.queue(), job.jobName());
-				job.dispatched();
-			}
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Failed to report " + jobs.size() + " dispatched job(s) to metrics or observations", ex);
-		}
+		jobs.forEach(PreparedJob::dispatched);
 	}
 
 	/**

@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import io.redq.queue.core.CompletedJob;
 import io.redq.queue.core.DeadJob;
 import io.redq.queue.core.Due;
+import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.JobPriority;
 import io.redq.queue.core.JobProgress;
 import io.redq.queue.core.JobQueueOperations;
@@ -92,10 +93,23 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 		this.store = new QueueStore(connectionFactory, scripts, keyspace);
 		this.redis = this.store.getTemplate();
 		this.scripts = scripts;
+		// one for every path, so that each job that enters a queue is reported once
 		this.enqueueOperations = new EnqueueOperations(this.store);
-		this.listenerOperations = new ListenerOperations(this.store);
-		this.batchOperations = new BatchOperations(this.store);
+		this.listenerOperations = new ListenerOperations(this.enqueueOperations);
+		this.batchOperations = new BatchOperations(this.enqueueOperations);
 		this.chainOperations = this.batchOperations.chains();
+	}
+
+	/**
+	 * Set the metrics to report each job that enters a queue to, however it came:
+	 * dispatched, added to a batch, a chain's step, a batch's callback, relayed from an
+	 * outbox or a recurring tick (see {@link JobMetrics#dispatched(String, String)}).
+	 * <p>
+	 * Default {@link JobMetrics#NONE}.
+	 * @param metrics the metrics
+	 */
+	public void setMetrics(JobMetrics metrics) {
+		this.enqueueOperations.setMetrics(metrics);
 	}
 
 	/**

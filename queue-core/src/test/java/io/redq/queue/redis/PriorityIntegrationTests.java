@@ -273,7 +273,7 @@ class PriorityIntegrationTests extends AbstractQueueIntegrationTests {
 	void aRecurringJobsTickIsReadyAtItsJobsLevel() {
 		JobDefinition job = new JobDefinition("report", QUEUE, 1, Duration.ZERO, JobBackoff.DEFAULT, null,
 				JobLimits.NONE, 8);
-		RecurringOperations recurring = new RecurringOperations(this.operations.getStore(), RecurringScripts.load());
+		RecurringOperations recurring = new RecurringOperations(this.operations, RecurringScripts.load());
 		JobCatalog catalog = new JobCatalog();
 		catalog.register(job);
 		RedisJobDispatcher dispatcher = new RedisJobDispatcher(this.operations, catalog, JsonMapper.shared());

@@ -273,7 +273,7 @@ class RedisJobDispatcherIntegrationTests extends AbstractQueueIntegrationTests {
 		TestObservationRegistry observations = TestObservationRegistry.create();
 		this.dispatcher.setObservationEnabled(true);
 		this.dispatcher.setObservationRegistry(observations);
-		this.dispatcher.setMetrics(new JobMetrics() {
+		this.operations.setMetrics(new JobMetrics() {
 
 			@Override
 			public void dispatched(String queue, String job) {

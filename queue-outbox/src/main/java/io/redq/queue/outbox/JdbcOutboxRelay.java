@@ -119,7 +119,7 @@ public class JdbcOutboxRelay implements SmartLifecycle {
 		this.outbox = outbox;
 		this.enqueueOperations = operations.getEnqueueOperations();
 		this.batchOperations = operations.getBatchOperations();
-		this.chainOperations = new ChainOperations(operations.getStore());
+		this.chainOperations = operations.getChainOperations();
 		this.store = operations.getStore();
 		this.jdbcTemplate = new JdbcTemplate(outbox.getDataSource());
 	}

@@ -37,6 +37,7 @@ import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobRequest;
 import io.redq.queue.core.OutgoingJob;
 import io.redq.queue.core.Timer;
+import io.redq.queue.metrics.MicrometerJobMetrics;
 import io.redq.queue.outbox.autoconfigure.JobOutboxAutoConfiguration;
 import io.redq.queue.outbox.autoconfigure.OutboxHealthIndicator;
 import io.redq.queue.redis.BatchCommand;
@@ -292,6 +293,30 @@ abstract class AbstractOutboxIntegrationTests {
 	}
 
 	@Test
+	void jobsOfARowCountAsDispatchedWhenTheRelaySendsThemButNoDuplicate() {
+		runner().withUserConfiguration(MeteredConfiguration.class).run((context) -> {
+			Outbox outbox = new Outbox(context);
+			outbox.jdbc.update("DELETE FROM " + JdbcJobOutbox.TABLE);
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			JobRequest pending = JobRequest.of("send-invoice", "order-1")
+				.id("invoice-1")
+				.delay(Duration.ofMinutes(5))
+				.build();
+			outbox.dispatcher.dispatch(pending);
+			outbox.transaction.executeWithoutResult((status) -> {
+				outbox.dispatcher.dispatch(pending);
+				outbox.dispatcher.dispatch("send-invoice", "order-2");
+				outbox.dispatcher.dispatch("send-invoice", "order-3");
+			});
+			assertThat(dispatched(meters, "mail", "send-invoice")).as("committed, not in Redis yet").isOne();
+			outbox.relayAll();
+			assertThat(outbox.ready("mail")).hasSize(2);
+			assertThat(dispatched(meters, "mail", "send-invoice")).as("the two created by the relay, not the one kept")
+				.isEqualTo(3);
+		});
+	}
+
+	@Test
 	void payloadThatCannotBeWrittenFailsTheDispatchInsideTheTransaction() {
 		run((outbox) -> {
 			assertThatExceptionOfType(RuntimeException.class)
@@ -514,7 +539,7 @@ abstract class AbstractOutboxIntegrationTests {
 
 	@Test // issue 37
 	void chainOfACommittedTransactionIsOneRowFromWhichTheRelayCreatesItAndItsStepsRunInOrder() {
-		runner().withUserConfiguration(BatchJobsConfiguration.class).run((context) -> {
+		runner().withUserConfiguration(BatchJobsConfiguration.class, MeteredConfiguration.class).run((context) -> {
 			Outbox outbox = new Outbox(context);
 			outbox.jdbc.update("DELETE FROM " + JdbcJobOutbox.TABLE);
 			ChainResult chain = outbox.transaction.execute((status) -> outbox.dispatcher.dispatchChain(ChainRequest
@@ -535,6 +560,11 @@ abstract class AbstractOutboxIntegrationTests {
 					.isEqualTo(ChainStatus.State.SUCCEEDED));
 			assertThat(jobs.members).as("each step once, after the one before").containsExactly("a", "b", "c");
 			assertThat(jobs.done).as("no on-failure job").isEmpty();
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			assertThat(dispatched(meters, "members", "batch-member")).as("each step as it entered its queue")
+				.isEqualTo(2);
+			assertThat(dispatched(meters, "audits", "batch-audit")).isOne();
+			assertThat(dispatched(meters, "callbacks", "batch-done")).isZero();
 		});
 	}
 
@@ -1091,6 +1121,30 @@ abstract class AbstractOutboxIntegrationTests {
 			return new BatchJobs();
 		}
 
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class MeteredConfiguration {
+
+		@Bean
+		SimpleMeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
+
+		@Bean
+		MicrometerJobMetrics jobMetrics(MeterRegistry meterRegistry) {
+			return new MicrometerJobMetrics(meterRegistry);
+		}
+
+	}
+
+	private static double dispatched(MeterRegistry meters, String queue, String job) {
+		return meters.find("redq.jobs.dispatched")
+			.tags("queue", queue, "job", job)
+			.counters()
+			.stream()
+			.mapToDouble((counter) -> counter.count())
+			.sum();
 	}
 
 	static class BatchJobs {
