@@ -102,7 +102,14 @@ enum Fault {
 	 * call for (a chain's next step, a batch step's creation, callbacks), going on one
 	 * piece at a time while other migrators and cancels overtake it.
 	 */
-	MOVER_STALLS(true);
+	MOVER_STALLS(true),
+
+	/**
+	 * A lost reply of an operator's chain cancel, which Redis ran: the caller did none of
+	 * what the reply calls for (no forestall of the step a mover read, no cancel in the
+	 * step's queue) when Lettuce re-sends the call at once.
+	 */
+	CANCEL_RESENT(true);
 
 	/** The system property that lists the faults, or {@code all}. */
 	static final String PROPERTY = "redq.tester.faults";

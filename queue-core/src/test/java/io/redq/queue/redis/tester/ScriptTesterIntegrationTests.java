@@ -399,6 +399,20 @@ class ScriptTesterIntegrationTests {
 	}
 
 	@Test // issue 37
+	void theTesterFindsAReSentChainCancelThatLetsAStalledMoverEnqueueTheStepItReadInAChainScriptWithoutItsResendBranch() {
+		// the re-sent cancel of a chain that its first run ended replies {0}: its caller
+		// forestalls nothing
+		String forgetting = mutated(ChainOperations.class, "chain.lua",
+				"elseif found[4] == '2' or (found[4] == '3' and ARGV[2] == 'creating') then", "elseif false then");
+		Violation violation = null;
+		for (long seed = 1; violation == null && seed <= 2 * BATCH_SEEDS; seed++) {
+			violation = chainTester(forgetting, EnumSet.of(Fault.CANCEL_RESENT, Fault.MOVER_STALLS), seed).run();
+		}
+		assertThat(violation).isNotNull();
+		assertThat(violation.invariant()).as("%s", violation).isEqualTo(Invariant.NOTHING_AFTER_CANCEL);
+	}
+
+	@Test // issue 37
 	void theTesterFindsABatchStepThatAStalledMoverCreatesAfterItsChainsCancelWithoutTheForestall() {
 		String unforestalled = mutated(BatchOperations.class, "batch.lua", "elseif op == 'forestall' then\n",
 				"elseif op == 'forestall' then\n\tdo return {0} end\n");
@@ -521,13 +535,17 @@ class ScriptTesterIntegrationTests {
 	 * one.
 	 */
 	private ChainScriptTester chainTester(@Nullable String chainScript, long seed) {
+		return chainTester(chainScript, SHORT.faults(), seed);
+	}
+
+	private ChainScriptTester chainTester(@Nullable String chainScript, Set<Fault> faults, long seed) {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			connection.serverCommands().flushAll();
 		}
 		RedisJobQueueOperations operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
 				new Keyspace("redq"));
 		BatchOperations handOvers = workflows(operations, null, chainScript);
-		return new ChainScriptTester(operations, handOvers.chains(), handOvers, BATCH_STEPS, SHORT.faults(), seed);
+		return new ChainScriptTester(operations, handOvers.chains(), handOvers, BATCH_STEPS, faults, seed);
 	}
 
 	/**

@@ -26,6 +26,7 @@ import io.redq.queue.redis.BatchOperations;
 import io.redq.queue.redis.ChainOperations;
 import io.redq.queue.redis.EnqueueCommand;
 import io.redq.queue.redis.ListenerOperations;
+import io.redq.queue.redis.LostReplies;
 import io.redq.queue.redis.PreparedCommand;
 import io.redq.queue.redis.QueueStore;
 import io.redq.queue.redis.RedisJobDispatcher;
@@ -48,12 +49,13 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * from the dead set, leases expired and migrated, hand-overs applied, again when a
  * migrator died before it removed them, and callbacks, next steps and nested workflows'
  * ends delivered, again when it died before it recorded the delivery, workflows
- * cancelled, member queues purged and swept, and movers that stall between the pieces of
- * what they deliver, cancels overtaking them) and of the steps a tester adds, with the
- * models of its batches and chains checked after every step: nothing of a workflow starts
- * after its cancel returned. At the end everything runs to its end, and each workflow
- * must have ended with its callbacks enqueued exactly once as its outcome calls for,
- * every nested workflow's end counted by its parent, and every key of it expiring.
+ * cancelled, a chain's cancel again when its first reply was lost, member queues purged
+ * and swept, and movers that stall between the pieces of what they deliver, cancels
+ * overtaking them) and of the steps a tester adds, with the models of its batches and
+ * chains checked after every step: nothing of a workflow starts after its cancel
+ * returned. At the end everything runs to its end, and each workflow must have ended with
+ * its callbacks enqueued exactly once as its outcome calls for, every nested workflow's
+ * end counted by its parent, and every key of it expiring.
  * <p>
  * The model of a member's first finish is what the tester sees after each step: a job
  * dead in its queue, gone (acknowledged) once seen, or gone in a cancel or a purge that
@@ -82,6 +84,13 @@ abstract class WorkflowScriptTester {
 	private static final String PARENT = "parent";
 
 	final Random random;
+
+	/**
+	 * The draws of re-sent cancels, apart from the run's: a re-sent cancel leaves Redis
+	 * as one cancel does, so that a run takes the steps it took without the fault, and
+	 * the bugs of mutated scripts that its seed finds stay found.
+	 */
+	private final Random resends;
 
 	final RedisJobQueueOperations operations;
 
@@ -156,6 +165,7 @@ abstract class WorkflowScriptTester {
 		this.steps = steps;
 		this.faults = faults;
 		this.random = new Random(seed);
+		this.resends = new Random(~seed);
 		this.store = operations.getStore();
 		this.listeners = operations.getListenerOperations();
 		this.redis = this.store.getTemplate();
@@ -325,13 +335,24 @@ abstract class WorkflowScriptTester {
 
 	private void cancel(Workflow workflow) {
 		boolean[] cancelled = new boolean[1];
-		finishLiveJobs('c', null, () -> cancelled[0] = workflow.cancel());
+		List<?>[] lost = new List<?>[1];
+		finishLiveJobs('c', null, () -> {
+			if (workflow instanceof Chain && this.faults.contains(Fault.CANCEL_RESENT) && this.resends.nextBoolean()) {
+				// the operator's call returns with the re-sent call's reply: it cancelled
+				// the chain when its first run did
+				lost[0] = LostReplies.cancelChain(this.chains, workflow.id);
+				cancelled[0] = !lost[0].isEmpty() && !Long.valueOf(0).equals(lost[0].get(0));
+			}
+			cancelled[0] |= workflow.cancel();
+			return true;
+		});
 		if (cancelled[0]) {
 			workflow.close();
 		}
 		// a batch's cancel cancels the batches and chains it holds too
 		this.workflows.values().forEach(Workflow::noteCancel);
-		trace("an operator cancels " + workflow.id + ": " + cancelled[0]);
+		trace("an operator cancels " + workflow.id + ((lost[0] != null) ? " (reply " + lost[0] + " lost, re-sent)" : "")
+				+ ": " + cancelled[0]);
 	}
 
 	/**
