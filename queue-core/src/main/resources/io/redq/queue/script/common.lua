@@ -429,11 +429,17 @@ local function pass_gates(id, holder, now, lease, exclusive, running)
 	local entry = redis.call('HGET', parked, id)
 	if entry then
 		redis.call('HDEL', parked, id)
+		-- the next in the line it was woken from is woken unless this run took a place there and filled the gate: a
+		-- run that takes none (its limit lifted, its gates changed by a new payload) would otherwise keep it from them
 		local gate = string.match(entry, '^([^%z]*)%z')
+		local wake = gate ~= exclusive
 		for _, set in ipairs(running) do
-			if gate == set[1] and redis.call('ZCARD', gate) < set[2] then
-				wake_line(gate, 1)
+			if gate == set[1] and set[2] > 0 then
+				wake = redis.call('ZCARD', gate) < set[2]
 			end
+		end
+		if wake then
+			wake_line(gate, 1)
 		end
 	end
 end

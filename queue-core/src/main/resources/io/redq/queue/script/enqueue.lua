@@ -122,10 +122,12 @@ for i = 0, count - 1 do
 			end
 			status = -2
 		else
+			-- a parked job leaves its gate's line, and a ready one woken for a place freed (not admitted yet) passes
+			-- that place to the next in line: the new dispatch, whose gates may differ, starts afresh (see Gates in
+			-- common.lua)
+			leave_lines(id)
 			if scheduled then
 				redis.call('ZREM', delayed, id)
-				-- a parked job leaves its gate's line (see Gates in common.lua)
-				leave_lines(id)
 				-- a delayed job has no member of queued but one left by a script from before levels that
 				-- rescheduled it, counted in the group of its old place
 				if left_behind then

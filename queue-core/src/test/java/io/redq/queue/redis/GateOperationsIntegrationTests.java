@@ -192,6 +192,51 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(again).extracting(ReservedJob::id).containsExactlyInAnyOrder("j1", "j2", "j3", "late");
 	}
 
+	@Test // GH-36
+	void aWokenJobThatANewDispatchReplacesBeforeItsAdmissionPassesItsPlaceToTheNextInLine() {
+		enqueue("a");
+		enqueue("b");
+		enqueue("c");
+		List<ReservedJob> jobs = this.listener.reserve(QUEUE, 3, LEASE).jobs();
+		assertThat(gates().admit(QUEUE, jobs.get(0).lease(), GATES, LEASE)).isZero();
+		assertThat(gates().admit(QUEUE, jobs.get(1).lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
+		assertThat(gates().admit(QUEUE, jobs.get(2).lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
+		// the run leaves without taking the next job: b is woken for the place it freed
+		assertThat(gates().leaveGates(QUEUE, jobs.get(0).lease(), GATES, Duration.ZERO, 0)).isNull();
+		// before a worker admits it, a dispatch replaces b with a job of other gates,
+		// which is let through them
+		Gates other = new Gates(null, "other", 1, 0, null);
+		this.enqueuer.enqueue(QUEUE, List.of(new EnqueueCommand("b", Due.NOW, DuplicatePolicy.REPLACE,
+				"\"job\":\"other\",\"maxAttempts\":3,\"payload\":\"y\"}")));
+		Map<String, ReservedJob> next = new TreeMap<>();
+		this.listener.reserve(QUEUE, 3, LEASE).jobs().forEach((job) -> next.put(job.id(), job));
+		assertThat(next.keySet()).as("c woken for the place b was woken for").containsExactly("b", "c");
+		assertThat(gates().admit(QUEUE, next.get("b").lease(), other, LEASE)).isZero();
+		assertThat(gates().admit(QUEUE, next.get("c").lease(), GATES, LEASE)).isZero();
+		assertThat(this.template.hasKey(this.keys.lines())).isFalse();
+		assertThat(this.template.hasKey(this.keys.parked())).isFalse();
+	}
+
+	@Test // GH-36
+	void aWokenJobAdmittedWithoutAPlaceInTheGateItWasWokenForPassesThatPlaceToTheNextInLine() {
+		enqueue("a");
+		enqueue("b");
+		enqueue("c");
+		List<ReservedJob> jobs = this.listener.reserve(QUEUE, 3, LEASE).jobs();
+		assertThat(gates().admit(QUEUE, jobs.get(0).lease(), GATES, LEASE)).isZero();
+		assertThat(gates().admit(QUEUE, jobs.get(1).lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
+		assertThat(gates().admit(QUEUE, jobs.get(2).lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
+		assertThat(gates().leaveGates(QUEUE, jobs.get(0).lease(), GATES, Duration.ZERO, 0)).isNull();
+		ReservedJob woken = this.listener.reserve(QUEUE, 3, LEASE).jobs().get(0);
+		assertThat(woken.id()).isEqualTo("b");
+		// a deploy lifted the limit meanwhile: b takes no place in the running set
+		Gates unlimited = new Gates(null, "test", 0, 0, null);
+		assertThat(gates().admit(QUEUE, woken.lease(), unlimited, LEASE)).isZero();
+		assertThat(this.listener.reserve(QUEUE, 3, LEASE).jobs()).extracting(ReservedJob::id)
+			.as("c woken for the place b did not take")
+			.containsExactly("c");
+	}
+
 	/**
 	 * Return how many commands Redis ran, those of scripts included, besides
 	 * {@code INFO}.
