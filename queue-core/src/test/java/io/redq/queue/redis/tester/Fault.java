@@ -109,7 +109,13 @@ enum Fault {
 	 * what the reply calls for (no forestall of the step a mover read, no cancel in the
 	 * step's queue) when Lettuce re-sends the call at once.
 	 */
-	CANCEL_RESENT(true);
+	CANCEL_RESENT(true),
+
+	/**
+	 * A dispatch replaces a job woken for a freed place before a worker admits it (a
+	 * producer racing the leave or migration that woke it), with a job of any gates.
+	 */
+	WOKEN_JOB_REPLACED(true);
 
 	/** The system property that lists the faults, or {@code all}. */
 	static final String PROPERTY = "redq.tester.faults";

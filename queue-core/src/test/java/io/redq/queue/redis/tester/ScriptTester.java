@@ -324,9 +324,21 @@ final class ScriptTester {
 	// producers
 
 	private boolean produce() {
+		return produce(null);
+	}
+
+	/**
+	 * A producer dispatches a new job, or one that replaces the job at the given id.
+	 */
+	private boolean produce(@Nullable String replacing) {
 		int producer = this.random.nextInt(this.settings.producers());
 		int number = this.dispatches.size() + 1;
 		Job job = newJob(number);
+		if (replacing != null) {
+			// the same job as a REPLACE dispatch (kind 3) at that id
+			job = new Job(new EnqueueCommand(replacing, job.due(), DuplicatePolicy.REPLACE, job.command().body()), 3,
+					job.maxAttempts(), job.gated(), job.due(), job.level(), job.group());
+		}
 		ResendProtection calls = this.producerCalls.get(producer);
 		ResendProtection.Call call = calls.begin(this.keys);
 		List<Job> sent = new ArrayList<>(List.of(job));
@@ -978,6 +990,32 @@ final class ScriptTester {
 					+ (handOver.admitted() ? ", let through its gates" : "")
 					+ (joined.isEmpty() ? "" : ", run " + joined) + (lost ? ", reply lost" : ""));
 		}
+		replaceAWokenJob();
+	}
+
+	/**
+	 * A producer's {@code REPLACE} dispatch races a leave or a migration: it replaces a
+	 * job woken for the place freed, while the job is ready and no worker admitted it.
+	 */
+	private void replaceAWokenJob() {
+		if (!enabled(Fault.WOKEN_JOB_REPLACED, 0.5)) {
+			return;
+		}
+		// the model first learns what the step did (a job the migrator buried, which
+		// the dispatch must not take for a live one it replaces)
+		checkState();
+		Snapshot snapshot = snapshot();
+		Set<String> inLine = new HashSet<>();
+		snapshot.lines.forEach((entry) -> inLine.add(entry.substring(entry.lastIndexOf('\0') + 1)));
+		snapshot.parked.keySet()
+			.stream()
+			.filter((id) -> !inLine.contains(id) && snapshot.ready.contains(id))
+			.sorted()
+			.findFirst()
+			.ifPresent((id) -> {
+				trace("a dispatch races the wake-up of " + id);
+				produce(id);
+			});
 	}
 
 	private boolean extend(Worker worker) {
@@ -1069,6 +1107,7 @@ final class ScriptTester {
 			migration = this.listeners.migrate(QUEUE);
 		}
 		trace(migrator + " migrates" + resent + ": " + migration);
+		replaceAWokenJob();
 	}
 
 	/**
@@ -1406,6 +1445,15 @@ final class ScriptTester {
 		}
 		snapshot.parked.forEach((id, entry) -> {
 			if (!linesOf.containsKey(id)) {
+				// a job woken for a place hands it on until its admission; a new dispatch
+				// at its id starts afresh, and must not keep the place behind gates that
+				// may not be its own (a job the older scripts replaced keeps it until it
+				// is admitted or gone)
+				String envelope = snapshot.jobs.get(id);
+				check(envelope == null || dispatchOf(envelope).byOlderScripts
+						|| gateKeys(id, envelope).contains(gateOf(entry)), Invariant.PARKED,
+						() -> id + " keeps the place it was woken for at " + gateOf(entry) + ", which is no gate of "
+								+ envelope);
 				handedOn.add(gateOf(entry));
 			}
 		});
@@ -1429,6 +1477,14 @@ final class ScriptTester {
 		long holders = running.values().stream().filter((expiry) -> expiry > snapshot.now).count();
 		check(holders <= max, Invariant.GATES,
 				() -> "a running set of at most " + max + " counts " + holders + " holders: " + running);
+	}
+
+	/**
+	 * Return the keys of the gates of the job stored at an id: none for a job without
+	 * gates.
+	 */
+	private List<String> gateKeys(String id, String envelope) {
+		return envelope.contains("\"job\":\"plain\"") ? List.of() : this.keys.gates(gates(id, envelope));
 	}
 
 	private static String gateOf(String entry) {
@@ -1507,12 +1563,19 @@ final class ScriptTester {
 	 * running limits, the rate limit, and a running limit of one for its group.
 	 */
 	private static Gates gates(ReservedJob job) {
-		Matcher place = PRIORITY.matcher(job.envelope());
+		return gates(job.id(), job.envelope());
+	}
+
+	/**
+	 * Return the gates of the gated job stored at an id.
+	 */
+	private static Gates gates(String id, String envelope) {
+		Matcher place = PRIORITY.matcher(envelope);
 		String group = place.find() ? place.group(2) : null;
-		if (job.envelope().contains("\"job\":\"" + COUNTED + "\"")) {
+		if (envelope.contains("\"job\":\"" + COUNTED + "\"")) {
 			return countedGates(group);
 		}
-		return gates(LIMITED, "x" + Math.floorMod(job.id().hashCode(), 2), group);
+		return gates(LIMITED, "x" + Math.floorMod(id.hashCode(), 2), group);
 	}
 
 	private static Gates gates(String job, @Nullable String exclusiveKey, @Nullable String group) {

@@ -166,6 +166,18 @@ class ScriptTesterIntegrationTests {
 	}
 
 	@Test // GH-36
+	void theTesterFindsAWokenJobsPlaceKeptByTheNewDispatchThatReplacedItInAnEnqueueScriptBeforeItsFix() {
+		// before the fix only a parked job left its line when replaced
+		String enqueue = mutated(QueueScripts.class, "enqueue.lua", "\t\t\tleave_lines(id)\n\t\t\tif scheduled then\n",
+				"\t\t\tif scheduled then\n\t\t\t\tleave_lines(id)\n");
+		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("enqueue")
+				? QueueScripts.of(enqueue, List.class) : definition.load());
+		Violation violation = firstViolation(scripts, SHORT.withFaults(EnumSet.of(Fault.WOKEN_JOB_REPLACED)));
+		assertThat(violation).isNotNull();
+		assertThat(violation.invariant()).as("%s", violation).isEqualTo(Invariant.PARKED);
+	}
+
+	@Test // GH-36
 	void theTesterFindsAJobLetThroughGatesThatAreNotItsOwnByTheLeaveThatHandsItOverInAHoldScriptWithoutItsCheck() {
 		String hold = read(QueueScripts.class, "hold.lua");
 		String unchecked = hold.replace("has_gates(handed[2], same_gates)", "true");
