@@ -194,15 +194,7 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 
 	@Test // GH-36
 	void aWokenJobThatANewDispatchReplacesBeforeItsAdmissionPassesItsPlaceToTheNextInLine() {
-		enqueue("a");
-		enqueue("b");
-		enqueue("c");
-		List<ReservedJob> jobs = this.listener.reserve(QUEUE, 3, LEASE).jobs();
-		assertThat(gates().admit(QUEUE, jobs.get(0).lease(), GATES, LEASE)).isZero();
-		assertThat(gates().admit(QUEUE, jobs.get(1).lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
-		assertThat(gates().admit(QUEUE, jobs.get(2).lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
-		// the run leaves without taking the next job: b is woken for the place it freed
-		assertThat(gates().leaveGates(QUEUE, jobs.get(0).lease(), GATES, Duration.ZERO, 0)).isNull();
+		wakeTheSecondOfThreeJobsBehindALimitOfOne();
 		// before a worker admits it, a dispatch replaces b with a job of other gates,
 		// which is let through them
 		Gates other = new Gates(null, "other", 1, 0, null);
@@ -219,14 +211,7 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 
 	@Test // GH-36
 	void aWokenJobAdmittedWithoutAPlaceInTheGateItWasWokenForPassesThatPlaceToTheNextInLine() {
-		enqueue("a");
-		enqueue("b");
-		enqueue("c");
-		List<ReservedJob> jobs = this.listener.reserve(QUEUE, 3, LEASE).jobs();
-		assertThat(gates().admit(QUEUE, jobs.get(0).lease(), GATES, LEASE)).isZero();
-		assertThat(gates().admit(QUEUE, jobs.get(1).lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
-		assertThat(gates().admit(QUEUE, jobs.get(2).lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
-		assertThat(gates().leaveGates(QUEUE, jobs.get(0).lease(), GATES, Duration.ZERO, 0)).isNull();
+		wakeTheSecondOfThreeJobsBehindALimitOfOne();
 		ReservedJob woken = this.listener.reserve(QUEUE, 3, LEASE).jobs().get(0);
 		assertThat(woken.id()).isEqualTo("b");
 		// a deploy lifted the limit meanwhile: b takes no place in the running set
@@ -235,6 +220,21 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.listener.reserve(QUEUE, 3, LEASE).jobs()).extracting(ReservedJob::id)
 			.as("c woken for the place b did not take")
 			.containsExactly("c");
+	}
+
+	/**
+	 * Park b and c behind a, then let a leave without taking the next job: b is woken for
+	 * the place a freed, c stays in line.
+	 */
+	private void wakeTheSecondOfThreeJobsBehindALimitOfOne() {
+		enqueue("a");
+		enqueue("b");
+		enqueue("c");
+		List<ReservedJob> jobs = this.listener.reserve(QUEUE, 3, LEASE).jobs();
+		assertThat(gates().admit(QUEUE, jobs.get(0).lease(), GATES, LEASE)).isZero();
+		assertThat(gates().admit(QUEUE, jobs.get(1).lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
+		assertThat(gates().admit(QUEUE, jobs.get(2).lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
+		assertThat(gates().leaveGates(QUEUE, jobs.get(0).lease(), GATES, Duration.ZERO, 0)).isNull();
 	}
 
 	/**
