@@ -206,7 +206,11 @@ public final class QueueReader {
 	 * @return the count
 	 */
 	public long count(String queue, ScoredSet set) {
-		return size(this.redis.opsForZSet().zCard(set.key(this.store.keys(queue))));
+		String key = set.key(this.store.keys(queue));
+		// reserved's member at +inf (see RESERVED_END in common.lua) is no job
+		return size((set == ScoredSet.RESERVED)
+				? this.redis.opsForZSet().count(key, Double.NEGATIVE_INFINITY, Double.MAX_VALUE)
+				: this.redis.opsForZSet().zCard(key));
 	}
 
 	/**
@@ -238,6 +242,10 @@ public final class QueueReader {
 		if (tuples != null) {
 			for (TypedTuple<String> tuple : tuples) {
 				Double score = tuple.getScore();
+				if (set == ScoredSet.RESERVED && score != null && score.isInfinite()) {
+					// reserved's last member, RESERVED_END in common.lua: no job
+					continue;
+				}
 				entries.add(new Entry(tuple.getValue(),
 						(score != null && !score.isInfinite()) ? Instant.ofEpochMilli(score.longValue()) : null));
 			}

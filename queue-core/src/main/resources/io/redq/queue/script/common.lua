@@ -21,7 +21,14 @@ local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequ
 -- The data model these scripts read and write: the queue's keys and what their values mean. Bump it with every change
 -- to either, and add the step up from the model before to the upgrade below, so that no script misreads another
 -- model's data. The one place the number is kept: Java learns it from the model script.
-local MODEL = 5
+local MODEL = 6
+
+-- The member of reserved past every lease, '+inf' (data model 6): 92 bytes, longer than zset-max-listpack-value, and
+-- first in each ZADD that may create the set, so that Redis makes reserved a skiplist from its first job (it picks a
+-- new set's encoding by its first member, and never turns a skiplist back into a listpack). A listpack of the tens of
+-- runs a shard holds costs every insert a scan from its start. No job id starts with a newline. Counts and listings of
+-- reserved stop below +inf; the migrator deletes the set when the member is left alone.
+local RESERVED_END = '\n' .. string.rep('~', 91)
 
 -- The queue's data model and the value of the last key, read in one call since each costs a call of its own: a call
 -- made on a lane (see remembered) finds its lane's latest reply there; for any other script the last key holds what
@@ -408,7 +415,7 @@ end
 -- fill one admission after another.
 local function pass_gates(id, holder, now, lease, exclusive, running)
 	-- the run is reserved (its caller holds its lease, or reserves it in the same call and leaves the score to this)
-	redis.call('ZADD', reserved, 'GT', now + lease, id)
+	redis.call('ZADD', reserved, 'GT', '+inf', RESERVED_END, now + lease, id)
 	local gates = {}
 	if exclusive then
 		redis.call('SET', exclusive, holder, 'PX', lease)
@@ -509,7 +516,7 @@ local function join_run(handed, gate, n, same_gates, now, lease)
 		end
 	end
 	redis.call('HSET', leases, unpack(tokens))
-	redis.call('ZADD', reserved, unpack(scores))
+	redis.call('ZADD', reserved, '+inf', RESERVED_END, unpack(scores))
 end
 
 -- Takes jobs out of their gates' lines: cancelled, rescheduled, replaced or finished. A job woken for a place that
@@ -825,6 +832,9 @@ if found_model ~= MODEL then
 		-- handover (batches) and waiting (results): a queue of model 4 has no batch members and no waiters, and model-4
 		-- scripts, which would finish a member without handing it over or a job without announcing it, refuse a queue
 		-- of model 5.
+		-- Model 6 keeps the member RESERVED_END in reserved: a queue of model 5 has none, which model 6 reads alike
+		-- (counts and listings stop below +inf), and its reserved set, a listpack or none, gets the member with its
+		-- next ZADD.
 		redis.call('SET', model, MODEL)
 	end
 end

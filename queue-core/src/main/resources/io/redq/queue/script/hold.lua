@@ -111,7 +111,7 @@ if same_gates ~= '' then
 	end
 end
 if handed[5] == 0 then
-	redis.call('ZADD', reserved, now_millis() + lease, handed[1])
+	redis.call('ZADD', reserved, '+inf', RESERVED_END, now_millis() + lease, handed[1])
 end
 for _, field in ipairs(handed) do
 	acknowledged[#acknowledged + 1] = field

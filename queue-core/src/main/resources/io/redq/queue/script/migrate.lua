@@ -92,4 +92,8 @@ end
 -- ack trims the completed ids only while it keeps some (so that keeping none costs it nothing): ids kept under a
 -- larger max size, or before it became 0, go here
 redis.call('ZREMRANGEBYRANK', completed, 0, -tonumber(ARGV[4]) - 1)
+-- a reserved set left with RESERVED_END alone goes: an empty skiplist keeps the memory of the most it held
+if redis.call('ZCARD', reserved) == 1 and redis.call('ZSCORE', reserved, RESERVED_END) then
+	redis.call('DEL', reserved)
+end
 return {now, #due, #expired, next_due(tonumber(ARGV[3])), trimmed, redis.call('EXISTS', handover)}

@@ -280,7 +280,7 @@ if #ids > 0 then
 	end
 	if #lease_args > 0 then
 		redis.call('HSET', leases, '', KEEP_HASH_TABLE, unpack(lease_args))
-		redis.call('ZADD', reserved, unpack(reserved_args))
+		redis.call('ZADD', reserved, '+inf', RESERVED_END, unpack(reserved_args))
 	end
 	-- a running job's attempts are in its lease
 	if #retried > 0 then

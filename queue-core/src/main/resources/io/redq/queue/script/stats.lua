@@ -47,7 +47,7 @@ for _, id in ipairs(heads) do
 		oldest = at
 	end
 end
-local result = {ready_count(), redis.call('ZCARD', delayed), redis.call('ZCARD', reserved),
+local result = {ready_count(), redis.call('ZCARD', delayed), redis.call('ZCOUNT', reserved, '-inf', '(inf'),
 	redis.call('ZCARD', dead), now_millis(), oldest, redis.call('EXISTS', paused)}
 for _, count in ipairs(per_level) do
 	result[#result + 1] = count

@@ -198,6 +198,57 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(finishedThisHour()).containsExactly(2, 1, 1);
 	}
 
+	@Test
+	void reservedIsASkiplistFromItsFirstJobAndCountsListingsAndTheMigratorLeaveOutItsLastMember() {
+		enqueue(this.operations, "a");
+		enqueue(this.operations, "b");
+		ReservedJob a = this.listener.reserve(QUEUE, 1, LONG_LEASE).jobs().get(0);
+		assertThat(encodingOf(this.keys.reserved())).isEqualTo("skiplist");
+		assertThat(this.template.opsForZSet().zCard(this.keys.reserved())).as("the job and the member at +inf")
+			.isEqualTo(2);
+		QueueReader reader = new QueueReader(this.operations.getStore());
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(1, 0, 1, 0));
+		assertThat(reader.count(QUEUE, QueueReader.ScoredSet.RESERVED)).isOne();
+		assertThat(reader.entries(QUEUE, QueueReader.ScoredSet.RESERVED, 0, 9)).extracting(QueueReader.Entry::id)
+			.containsExactly(a.id());
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(a.lease()))).isEmpty();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(1, 0, 0, 0));
+		assertThat(reader.entries(QUEUE, QueueReader.ScoredSet.RESERVED, 0, 9)).isEmpty();
+		assertThat(this.listener.migrate(QUEUE).nextDue()).as("nothing due for the member at +inf").isNegative();
+		assertThat(this.template.hasKey(this.keys.reserved())).as("deleted with its last member").isFalse();
+	}
+
+	@Test
+	void aQueueOfModelFiveIsTakenOverAndItsReservedListpackBecomesASkiplistWithItsNextRun() {
+		// as an instance on model 5 left the queue: a run in its lease in a listpack,
+		// and two ready jobs
+		for (String id : List.of("running", "a", "b")) {
+			this.template.opsForHash().put(this.keys.jobs(), id, envelope(3));
+		}
+		this.template.opsForHash().put(this.keys.leases(), "running", "1:1");
+		this.template.opsForZSet().add(this.keys.reserved(), "running", Long.MAX_VALUE / 2);
+		this.template.opsForList().rightPushAll(this.keys.ready(), "a", "b");
+		this.template.opsForValue().set(this.keys.sequence(), "1");
+		this.template.opsForValue().set(this.keys.model(), "5");
+		assertThat(encodingOf(this.keys.reserved())).isEqualTo("listpack");
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(2, 0, 1, 0));
+		List<ReservedJob> reserved = this.listener.reserve(QUEUE, 10, LONG_LEASE).jobs();
+		assertThat(this.template.opsForValue().get(this.keys.model())).isEqualTo(Long.toString(MODEL));
+		assertThat(encodingOf(this.keys.reserved())).isEqualTo("skiplist");
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 3, 0));
+		List<Lease> leases = new ArrayList<>(reserved.stream().map(ReservedJob::lease).toList());
+		leases.add(new Lease("running", "1:1"));
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, leases)).as("the model-5 run completes too").isEmpty();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		this.listener.migrate(QUEUE);
+		assertThat(this.template.keys("redq:{" + QUEUE + "}:*")).doesNotContain(this.keys.reserved(), this.keys.jobs());
+	}
+
+	private @Nullable String encodingOf(String key) {
+		return this.template.execute(RedisScript.of("return redis.call('OBJECT', 'ENCODING', KEYS[1])", String.class),
+				List.of(key));
+	}
+
 	/**
 	 * Return the completed, failed and dead counts of the stats hash's hour ring, summed
 	 * (a test may cross the turn of an hour).
