@@ -527,7 +527,7 @@ class JobListenerContainerIntegrationTests {
 		String prefix = "redq:{" + queue + "}:";
 		return new QueueStats(Long.parseLong(redis.command("LLEN", prefix + "ready")),
 				Long.parseLong(redis.command("ZCARD", prefix + "delayed")),
-				Long.parseLong(redis.command("ZCARD", prefix + "reserved")),
+				Long.parseLong(redis.command("ZCOUNT", prefix + "reserved", "-inf", "(inf")),
 				Long.parseLong(redis.command("ZCARD", prefix + "dead")));
 	}
 

@@ -39,7 +39,9 @@ final class Invariants {
 		Map<String, Integer> memberships = new HashMap<>();
 		List<String> ready = redis.opsForList().range(keys.ready(), 0, -1);
 		Set<String> delayed = redis.opsForZSet().range(keys.delayed(), 0, -1);
-		Set<String> reserved = redis.opsForZSet().range(keys.reserved(), 0, -1);
+		// the member at +inf of data model 6 is no job
+		Set<String> reserved = redis.opsForZSet()
+			.rangeByScore(keys.reserved(), Double.NEGATIVE_INFINITY, Double.MAX_VALUE);
 		Set<String> dead = redis.opsForZSet().range(keys.dead(), 0, -1);
 		ready.forEach((id) -> memberships.merge(id, 1, Integer::sum));
 		delayed.forEach((id) -> memberships.merge(id, 1, Integer::sum));

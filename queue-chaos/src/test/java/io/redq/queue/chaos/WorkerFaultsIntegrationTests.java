@@ -150,7 +150,8 @@ class WorkerFaultsIntegrationTests extends ChaosSupport {
 		Set<String> reservedAfterExit = this.operations.getStore()
 			.getTemplate()
 			.opsForZSet()
-			.range(this.operations.getStore().keys(QUEUE).reserved(), 0, -1);
+			.rangeByScore(this.operations.getStore().keys(QUEUE).reserved(), Double.NEGATIVE_INFINITY,
+					Double.MAX_VALUE);
 		// read after the reserved set: a job the other worker finished but has not
 		// acknowledged yet is in both
 		Set<String> finishedByOther = workers.get(1)

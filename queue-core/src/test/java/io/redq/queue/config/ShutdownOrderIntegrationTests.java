@@ -124,7 +124,8 @@ class ShutdownOrderIntegrationTests extends AbstractQueueIntegrationTests {
 	private Set<String> inRedis() {
 		Set<String> ids = new HashSet<>(this.template.opsForList().range(this.keys.ready(), 0, -1));
 		ids.addAll(this.template.opsForZSet().range(this.keys.delayed(), 0, -1));
-		ids.addAll(this.template.opsForZSet().range(this.keys.reserved(), 0, -1));
+		ids.addAll(this.template.opsForZSet()
+			.rangeByScore(this.keys.reserved(), Double.NEGATIVE_INFINITY, Double.MAX_VALUE));
 		return ids;
 	}
 

@@ -121,7 +121,8 @@ final class ScriptTester {
 				return held
 			end
 			return {tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000),
-				redis.call('LRANGE', KEYS[1], 0, -1), range(KEYS[2]), range(KEYS[3]), range(KEYS[4]),
+				redis.call('LRANGE', KEYS[1], 0, -1), range(KEYS[2]),
+				redis.call('ZRANGE', KEYS[3], '-inf', '(inf', 'BYSCORE', 'WITHSCORES'), range(KEYS[4]),
 				redis.call('HGETALL', KEYS[5]), redis.call('HGETALL', KEYS[6]), redis.call('HGETALL', KEYS[7]),
 				redis.call('HGETALL', KEYS[8]), redis.call('HGETALL', KEYS[9]),
 				{redis.call('GET', KEYS[10]) or '', redis.call('GET', KEYS[11]) or ''},
