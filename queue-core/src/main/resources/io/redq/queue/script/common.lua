@@ -25,9 +25,10 @@ local MODEL = 6
 
 -- The member of reserved past every lease, '+inf' (data model 6): 92 bytes, longer than zset-max-listpack-value, and
 -- first in each ZADD that may create the set, so that Redis makes reserved a skiplist from its first job (it picks a
--- new set's encoding by its first member, and never turns a skiplist back into a listpack). A listpack of the tens of
--- runs a shard holds costs every insert a scan from its start. No job id starts with a newline. Counts and listings of
--- reserved stop below +inf; the migrator deletes the set when the member is left alone.
+-- new set's encoding by the first member of the ZADD, 6.2, or its longest, 7.0 on, and never turns a skiplist back). A listpack of the tens of
+-- runs a shard holds costs every insert a scan from its start. A job whose id were this very string would be misread
+-- (generated ids never are). Counts and listings of reserved stop below +inf; the migrator deletes the set when the
+-- member is left alone.
 local RESERVED_END = '\n' .. string.rep('~', 91)
 
 -- The queue's data model and the value of the last key, read in one call since each costs a call of its own: a call
