@@ -8,11 +8,12 @@ import io.redq.queue.core.DispatchInterceptor;
 import io.redq.queue.core.OutgoingJob;
 
 /**
- * Counts the dispatches Redis took, by job name, as the dispatch interceptors hear of
- * them: for a test that waits until the dispatches sent after their transactions
- * committed are all in Redis. {@code redq.jobs.dispatched} does not tell that for a
- * debounced job, since it counts jobs that entered a queue, not a dispatch that replaced
- * the pending job of its id.
+ * Counts the dispatches taken, by job name, as the dispatch interceptors hear of them: by
+ * Redis, or by the outbox when their transaction committed (then
+ * {@link OutboxRows#awaitRelayed} waits until the relay sent them). For a test that waits
+ * until the dispatches of committed transactions are all taken;
+ * {@code redq.jobs.dispatched} does not tell that for a debounced job, since it counts
+ * jobs that entered a queue, not a dispatch that replaced the pending job of its id.
  *
  * @author Redq team
  */
@@ -26,7 +27,7 @@ public class SentJobs implements DispatchInterceptor {
 	}
 
 	/**
-	 * Return how many dispatches of a job Redis took.
+	 * Return how many dispatches of a job were taken.
 	 * @param jobName the job name
 	 * @return the dispatches
 	 */

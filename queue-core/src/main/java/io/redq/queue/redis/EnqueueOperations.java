@@ -29,10 +29,11 @@ import org.springframework.util.Assert;
  * command whose reply was lost when it reconnects, and that same call then changes
  * nothing and gets the same reply, even when its jobs ran and completed meanwhile.
  * <p>
- * Every job that Redq puts in a queue passes here or through
- * {@link #entered(String, String)}: dispatches, batch members, chain steps, callbacks,
- * outbox relays and recurring ticks. This is the one place that reports a job entering
- * its queue to the {@link JobMetrics}, once Redis said it did.
+ * Every job that Redq puts in a queue passes here, through
+ * {@link #entered(String, String)} or {@link #stepsEntered(String, List)}: dispatches,
+ * batch members, chain steps, callbacks, outbox relays and recurring ticks. This is the
+ * one place that reports a job entering its queue to the {@link JobMetrics}, once Redis
+ * said it did.
  *
  * @author Redq team
  * @since 0.1.0
@@ -351,6 +352,26 @@ public final class EnqueueOperations {
 		catch (RuntimeException ex) {
 			logger.warn("Failed to report an enqueued job of queue '" + queue + "' to metrics", ex);
 		}
+	}
+
+	/**
+	 * Report the chain steps that an acknowledgement created in the queue of the step
+	 * before ({@code batch_member_done} in {@code common.lua}), named by the nested list
+	 * of job names that ends the reply of {@code ack.lua} and {@code hold.lua}, and
+	 * return the reply without it. A reply without such a list (no step created, or a
+	 * script from before they were counted) is returned as it is.
+	 * @param queue the logical queue
+	 * @param reply the script's reply
+	 * @return the reply without the steps' names
+	 */
+	List<?> stepsEntered(String queue, List<?> reply) {
+		if (reply.isEmpty() || !(reply.get(reply.size() - 1) instanceof List<?> jobNames)) {
+			return reply;
+		}
+		for (Object jobName : jobNames) {
+			entered(queue, (String) jobName);
+		}
+		return reply.subList(0, reply.size() - 1);
 	}
 
 	/**

@@ -27,10 +27,14 @@ public final class GateOperations {
 
 	private final QueueStore store;
 
+	/** Reports the chain steps that acknowledgements on leave create. */
+	private final EnqueueOperations enqueueOperations;
+
 	private volatile int completedMaxSize;
 
-	GateOperations(QueueStore store) {
-		this.store = store;
+	GateOperations(EnqueueOperations enqueueOperations) {
+		this.store = enqueueOperations.getStore();
+		this.enqueueOperations = enqueueOperations;
 	}
 
 	/**
@@ -128,7 +132,8 @@ public final class GateOperations {
 	 */
 	public Completion completeAndLeaveGates(String queue, Lease lease, Gates gates, Duration handOverLease,
 			int runSize) {
-		List<?> result = leave(queue, lease, gates, handOverLease, true, runSize);
+		List<?> result = this.enqueueOperations.stepsEntered(queue,
+				leave(queue, lease, gates, handOverLease, true, runSize));
 		boolean refused = !result.isEmpty() && ((Number) result.get(0)).intValue() == 1;
 		return new Completion(refused, handOver(queue, lease, result, 1));
 	}

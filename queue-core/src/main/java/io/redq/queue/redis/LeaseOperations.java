@@ -28,6 +28,9 @@ public final class LeaseOperations {
 
 	private final QueueScripts scripts;
 
+	/** Reports the chain steps that acknowledgements create. */
+	private final EnqueueOperations enqueueOperations;
+
 	private final ProgressOperations progressOperations;
 
 	private int deadLetterMaxSize = ListenerOperations.DEFAULT_DEAD_LETTER_MAX_SIZE;
@@ -36,9 +39,10 @@ public final class LeaseOperations {
 
 	private int completedMaxSize;
 
-	LeaseOperations(QueueStore store, ProgressOperations progressOperations) {
-		this.store = store;
-		this.scripts = store.getScripts();
+	LeaseOperations(EnqueueOperations enqueueOperations, ProgressOperations progressOperations) {
+		this.store = enqueueOperations.getStore();
+		this.scripts = this.store.getScripts();
+		this.enqueueOperations = enqueueOperations;
 		this.progressOperations = progressOperations;
 	}
 
@@ -121,7 +125,7 @@ public final class LeaseOperations {
 			// the other shards are acknowledged all the same: a shard whose master fails
 			// over must not leave their jobs to run again
 			try {
-				refused.addAll(ackShard(shard.getKey(), shard.getValue(), results, withProgress));
+				refused.addAll(ackShard(queue, shard.getKey(), shard.getValue(), results, withProgress));
 			}
 			catch (ReplicationTimeoutException ex) {
 				timeout = (timeout != null) ? timeout : ex;
@@ -161,7 +165,7 @@ public final class LeaseOperations {
 		return first;
 	}
 
-	private List<String> ackShard(String shard, List<Lease> all, Map<String, String> results,
+	private List<String> ackShard(String queue, String shard, List<Lease> all, Map<String, String> results,
 			Set<String> withProgress) {
 		QueueKeys queueKeys = this.store.keys(shard);
 		List<String> refused = new ArrayList<>();
@@ -189,8 +193,9 @@ public final class LeaseOperations {
 			args.addAll(writes);
 			args.addAll(leaseArgs(batch));
 			try {
-				refused.addAll(QueueStore.strings(this.store.runForListOnReplicas(this.scripts.ack(), keys, args,
-						"the acknowledgement of " + batch.size() + " job(s) of queue '" + shard + "'")));
+				List<?> reply = this.store.runForListOnReplicas(this.scripts.ack(), keys, args,
+						"the acknowledgement of " + batch.size() + " job(s) of queue '" + shard + "'");
+				refused.addAll(QueueStore.strings(this.enqueueOperations.stepsEntered(queue, reply)));
 			}
 			catch (ReplicationTimeoutException ex) {
 				// the batches after it are acknowledged all the same

@@ -100,9 +100,9 @@ public final class ListenerOperations {
 		this.store = store;
 		this.scripts = store.getScripts();
 		this.batchOperations = new BatchOperations(enqueueOperations);
-		this.gateOperations = new GateOperations(store);
+		this.gateOperations = new GateOperations(enqueueOperations);
 		this.progressOperations = new ProgressOperations(store);
-		this.leaseOperations = new LeaseOperations(store, this.progressOperations);
+		this.leaseOperations = new LeaseOperations(enqueueOperations, this.progressOperations);
 		RedisConnectionFactory connectionFactory = store.getTemplate().getRequiredConnectionFactory();
 		this.longestBlockingWait = longestBlockingWait(connectionFactory);
 		this.pipelinedWakeUp = connectionFactory instanceof LettuceConnectionFactory;

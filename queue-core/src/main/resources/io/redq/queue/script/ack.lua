@@ -6,7 +6,9 @@
 -- reserved its job since (runs holds its token; a worker starts what it reserves within about 100 ms): the job waits
 -- to run again (ready, delayed) or died of the expiry, and is taken out of there to complete, so that a finished run
 -- is not thrown away. A job that another worker reserved since refuses it; a job that is gone already (a client re-sent
--- an acknowledgement that Redis had run) is neither. Returns the refused ids.
+-- an acknowledgement that Redis had run) is neither. Returns the refused ids, then, when the completions created chain
+-- steps (see batch_member_done), one nested reply with their job names, for the caller to count as dispatched; an
+-- ack.lua from before that returns the refused ids alone.
 -- Variadic commands keep the cost per batch rather than per job; the caller sends at most 1,000 pairs, which they
 -- take (Lua's unpack stops at about 8,000 values). With 0 ids to keep, the completed set is left to the migrator,
 -- which trims what was kept before.
@@ -40,4 +42,8 @@ if results > 0 then
 		end
 	end
 end
-return acknowledge(ids, tokens, keep, write_results)
+local refused, created = acknowledge(ids, tokens, keep, write_results)
+if created then
+	refused[#refused + 1] = created
+end
+return refused

@@ -687,14 +687,15 @@ end
 -- A chain's step (see chain.lua) is linked as 'chain:<chain id>', followed by the steps after it that run in this
 -- same queue, each '\0<id>\n<due mode>\n<due value>\n<body>': its success creates the first of them here, in the
 -- same step, linked with the rest, so that a chain's steps in one queue follow each other without waiting for a
--- hand-over; its death or cancellation drops them with the link. The hand-over names the chain alone.
+-- hand-over; its death or cancellation drops them with the link. The hand-over names the chain alone. Returns the job
+-- names of the steps it created, for the caller to count as dispatched, or nil for none.
 local function batch_member_done(ids, outcome)
 	if redis.call('EXISTS', batch_links) == 0 then
-		return
+		return nil
 	end
 	local links = redis.call('HMGET', batch_links, unpack(ids))
 	local now, linked, entries = now_millis(), {}, {}
-	local woke = false
+	local woke, created = false, nil
 	for i, id in ipairs(ids) do
 		local link = links[i]
 		if link then
@@ -712,6 +713,10 @@ local function batch_member_done(ids, outcome)
 						woke = create(next_id, now, due, body) or woke
 						redis.call('HSET', batch_links, next_id,
 							next_cut and (link .. string.sub(rest, next_cut)) or link)
+						-- the name as JobEnvelope writes it; one with an escape is read as JSON
+						created = created or {}
+						created[#created + 1] = string.match(body, '"job":"([^"\\]*)"')
+							or cjson.decode('{' .. body).job
 					end
 				end
 			end
@@ -726,6 +731,7 @@ local function batch_member_done(ids, outcome)
 	if woke then
 		signal()
 	end
+	return created
 end
 
 -- Tells the callers waiting for a queue's results (see result.lua) that jobs finished: kind 'c' (completed) or 'd'
@@ -895,10 +901,11 @@ end
 
 -- Acknowledges completed runs, given as their ids and lease tokens (in the same order) (see ack.lua, and hold.lua, which acknowledges the
 -- run that leaves its gates in the same call): the accepted ones complete, and write_results (or nil) writes what
--- they leave before the callers waiting for them are told. Returns the refused ids.
+-- they leave before the callers waiting for them are told. Returns the refused ids, and the job names of the chain
+-- steps their completions created (see batch_member_done) or nil.
 local function acknowledge(ids, tokens_sent, keep, write_results)
 	local tokens = redis.call('HMGET', leases, unpack(ids))
-	local done, refused = {}, {}
+	local done, refused, created = {}, {}, nil
 	for i, id in ipairs(ids) do
 		local token = tokens_sent[i]
 		if tokens[i] == token then
@@ -934,7 +941,7 @@ local function acknowledge(ids, tokens_sent, keep, write_results)
 		drop(reserved, unpack(done))
 		local now = now_millis()
 		count_finished(#done, 0, 0, now)
-		batch_member_done(done, 's')
+		created = batch_member_done(done, 's')
 		if keep > 0 then
 			local entries = {}
 			for _, id in ipairs(done) do
@@ -954,5 +961,5 @@ local function acknowledge(ids, tokens_sent, keep, write_results)
 			end
 		end
 	end
-	return refused
+	return refused, created
 end

@@ -11,16 +11,19 @@
 -- beyond the container's lease time (JobContext.extendLease). A re-sent leave finds the gates left and wakes no one.
 -- Returns nothing ({}), or the job handed over: {id, envelope, attempt, lease token, 1 when admitted past its gates
 -- else 0}, then id, envelope, attempt and lease token of each job that joined its run; acknowledging, the same after 1
--- when the acknowledgement was refused (see ack.lua) else 0. A re-sent leave that acknowledged finds the job gone,
+-- when the acknowledgement was refused (see ack.lua) else 0, and last, when its completion created chain steps, one
+-- nested reply with their job names as ack.lua returns it. A re-sent leave that acknowledged finds the job gone,
 -- which neither completes nor refuses it again.
 local group_running, exclusive, job_running, queue_running = KEYS[#KEYS - 5], KEYS[#KEYS - 4], KEYS[#KEYS - 3],
 	KEYS[#KEYS - 2]
 local holder = ARGV[1] .. ':' .. ARGV[2]
 local renew = ARGV[4] == '1'
 local lease = tonumber(ARGV[3])
-local refused
+local refused, created
 if not renew and ARGV[9] and ARGV[9] ~= '' then
-	refused = #acknowledge({ARGV[1]}, {ARGV[2]}, tonumber(ARGV[9])) > 0
+	local refused_ids
+	refused_ids, created = acknowledge({ARGV[1]}, {ARGV[2]}, tonumber(ARGV[9]))
+	refused = #refused_ids > 0
 end
 
 -- The first job woken by a leave is reserved for the worker that left, as reserve.lua reserves a job, unless the queue
@@ -92,6 +95,7 @@ if refused ~= nil then
 	acknowledged[1] = refused and 1 or 0
 end
 if not handed then
+	acknowledged[#acknowledged + 1] = created
 	return acknowledged
 end
 handed[5] = 0
@@ -116,4 +120,5 @@ end
 for _, field in ipairs(handed) do
 	acknowledged[#acknowledged + 1] = field
 end
+acknowledged[#acknowledged + 1] = created
 return acknowledged

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.redq.queue.core.ChainRequest;
 import io.redq.queue.core.ChainResult;
@@ -13,6 +14,7 @@ import io.redq.queue.core.ChainStatus.Step;
 import io.redq.queue.core.ChainStatus.StepState;
 import io.redq.queue.core.JobBackoff;
 import io.redq.queue.core.JobDefinition;
+import io.redq.queue.core.JobMetrics;
 import io.redq.queue.core.JobRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -109,6 +111,53 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 		handOverAll();
 		assertThat(status(chain).state()).isEqualTo(State.SUCCEEDED);
 		assertThat(this.template.hasKey("redq:{images}:batch-links")).isFalse();
+	}
+
+	@Test
+	void eachStepCountsAsDispatchedOnceWhateverQueueTheStepBeforeWasIn() {
+		List<String> dispatched = new CopyOnWriteArrayList<>();
+		this.operations.setMetrics(new JobMetrics() {
+
+			@Override
+			public void dispatched(String queue, String job) {
+				dispatched.add(queue + " " + job);
+			}
+
+		});
+		this.dispatcher.dispatchChain(ChainRequest.of(step("resize"), step("watermark"), step("resize")).build());
+		succeed("images");
+		// created by the acknowledgement of the step before, in the same script call
+		succeed("images");
+		succeed("images");
+		assertThat(dispatched).containsExactly("images resize", "images watermark", "images resize");
+		dispatched.clear();
+		this.dispatcher.dispatchChain(acrossQueues().build());
+		succeed("images");
+		handOverAll();
+		succeed("web");
+		handOverAll();
+		assertThat(dispatched).containsExactly("images resize", "web publish", "images watermark");
+		succeed("images");
+		dispatched.clear();
+		// a step acknowledged again creates and counts nothing
+		ChainResult chain = this.dispatcher.dispatchChain(ChainRequest.of(step("resize"), step("watermark")).build());
+		ReservedJob first = this.listener.reserve("images", 1, LEASE).jobs().get(0);
+		this.listener.getLeaseOperations().ack("images", List.of(first.lease()));
+		this.listener.getLeaseOperations().ack("images", List.of(first.lease()));
+		assertThat(dispatched).containsExactly("images resize", "images watermark");
+		assertThat(chain.stepIds()).hasSize(2);
+		succeed("images");
+		dispatched.clear();
+		// a step behind a running limit, acknowledged as it leaves its gates
+		this.dispatcher.dispatchChain(ChainRequest.of(step("resize"), step("watermark")).build());
+		Gates gates = new Gates(null, "resize", 1, 0, null);
+		ReservedJob limited = this.listener.reserve("images", 1, LEASE).jobs().get(0);
+		assertThat(this.listener.getGateOperations().admit("images", limited.lease(), gates, LEASE)).isZero();
+		GateOperations.Completion completion = this.listener.getGateOperations()
+			.completeAndLeaveGates("images", limited.lease(), gates, LEASE, 0);
+		assertThat(completion.refused()).isFalse();
+		assertThat(completion.next()).isNull();
+		assertThat(dispatched).containsExactly("images resize", "images watermark");
 	}
 
 	@Test

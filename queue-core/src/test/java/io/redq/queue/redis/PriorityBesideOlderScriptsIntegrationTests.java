@@ -187,6 +187,9 @@ class PriorityBesideOlderScriptsIntegrationTests extends AbstractQueueIntegratio
 		ReservedJob again = olderListener.reserve(QUEUE, 1, LEASE).jobs().get(0);
 		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(overtaken))).as("reserved again since")
 			.containsExactly("c");
+		// the older ack.lua's reply (the refused ids alone, without the chain steps it
+		// created) reads the same
+		assertThat(olderListener.getLeaseOperations().ack(QUEUE, List.of(overtaken))).containsExactly("c");
 		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(again.lease()))).isEmpty();
 		// an expiry the older migrator recovers records nothing: the late run is refused
 		// and its job runs again, as before either release

@@ -26,7 +26,9 @@ import org.springframework.util.Assert;
 
 /**
  * Places, pays and cancels orders. The {@link JobDispatcher} follows the transaction:
- * what a method dispatches is sent when it commits, and dropped when it rolls back.
+ * with {@code queue-outbox} on the class path, what a method dispatches is written to the
+ * outbox table in the transaction, and its relay sends it to Redis once the transaction
+ * committed; a rollback leaves nothing to send.
  *
  * @author Redq team
  * @since 0.1.0
@@ -84,9 +86,10 @@ public class OrderService {
 			.param("placedAt", placedAt)
 			.update(key, "id");
 		long id = key.getKeyAs(Long.class);
-		// Both are held until the commit and dropped on a rollback: no invoice for an
-		// order that was not saved, and no worker looking for an order it cannot read
-		// yet.
+		// Both are written to the outbox with the order and relayed after the commit,
+		// even
+		// if Redis is away then; a rollback drops them: no invoice for an order that was
+		// not saved, and no worker looking for an order it cannot read yet.
 		this.dispatcher.dispatch(OrderJobs.SEND_INVOICE, new Invoice(id, email, total));
 		this.dispatcher.schedule(OrderJobs.CANCEL_UNPAID_ORDER, id, placedAt.plus(PAYMENT_WINDOW));
 		// Every order of this product writes its row: take the stock last, so that the

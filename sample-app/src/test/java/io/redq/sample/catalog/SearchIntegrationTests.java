@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.time.Duration;
 
 import io.redq.queue.testkit.JobTester;
+import io.redq.sample.OutboxRows;
 import io.redq.sample.SampleShopTest;
 import io.redq.sample.SentJobs;
 import io.redq.sample.TestProducts;
@@ -44,12 +45,15 @@ class SearchIntegrationTests {
 		for (int edit = 1; edit <= 10; edit++) {
 			this.catalog.update(product, "Desk lamp, edit " + edit, new BigDecimal("35.00"));
 		}
-		// each edit's dispatch is sent after its commit, asynchronously: one that came
-		// after the run below would start the window again (redq.jobs.dispatched counts
-		// the one job, not the nine dispatches that moved its window)
+		// each edit's dispatch is written to the outbox at its commit and sent by the
+		// relay: one that came after the run below would start the window again
+		// (redq.jobs.dispatched counts the one job, not the nine dispatches that moved
+		// its
+		// window)
 		Awaitility.await()
 			.atMost(Duration.ofSeconds(30))
 			.until(() -> this.sent.count("reindex-product") >= before + 10);
+		OutboxRows.awaitRelayed(this.jdbc);
 		// the window ends now rather than in a minute (the tests'
 		// sample.search.reindex-window)
 		JobTester jobs = JobTester.of(context);

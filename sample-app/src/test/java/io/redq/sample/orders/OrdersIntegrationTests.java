@@ -8,7 +8,9 @@ import java.util.Map;
 import io.redq.queue.core.JobDispatcher;
 import io.redq.queue.core.JobQueueOperations;
 import io.redq.queue.core.Timer;
+import io.redq.queue.test.RedisServerInitializer;
 import io.redq.queue.testkit.JobTester;
+import io.redq.sample.OutboxRows;
 import io.redq.sample.SampleShopTest;
 import io.redq.sample.TestProducts;
 import io.redq.sample.orders.Order.Status;
@@ -27,8 +29,8 @@ import org.springframework.test.web.servlet.client.RestTestClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Orders: the invoice and the payment timer follow the transaction, paying cancels the
- * timer, and an unpaid order is cancelled exactly once.
+ * Orders: the invoice and the payment timer go through the outbox with the transaction,
+ * paying cancels the timer, and an unpaid order is cancelled exactly once.
  *
  * @author Redq team
  */
@@ -70,6 +72,20 @@ class OrdersIntegrationTests {
 		Timer timer = this.dispatcher.findTimer(OrderJobs.CANCEL_UNPAID_ORDER, order.id()).orElseThrow();
 		assertThat(timer.dueAt())
 			.isEqualTo(order.placedAt().plus(OrderService.PAYMENT_WINDOW).truncatedTo(ChronoUnit.MILLIS));
+		assertThat(OutboxRows.count(this.jdbc)).isZero();
+	}
+
+	@Test
+	void anOrderPlacedWhileRedisDoesNotAnswerIsSentOnceItDoes() {
+		long product = TestProducts.add(this.jdbc, 10);
+		// the order commits without Redis: its jobs wait in the outbox meanwhile
+		RedisServerInitializer.sharedServer().command("CLIENT", "PAUSE", "3000", "WRITE");
+		Order order = place("gus@orders.example", product, 1);
+		assertThat(OutboxRows.count(this.jdbc)).isPositive();
+		this.jobs.awaitDrained("mail", DEADLINE);
+		assertThat(mailsTo("gus@orders.example")).containsExactly("Invoice for order " + order.id() + ": 10.00");
+		assertThat(this.dispatcher.findTimer(OrderJobs.CANCEL_UNPAID_ORDER, order.id())).isPresent();
+		assertThat(OutboxRows.count(this.jdbc)).isZero();
 	}
 
 	@Test
@@ -88,9 +104,10 @@ class OrdersIntegrationTests {
 			.isEqualTo("Fewer than 3 of product " + product + " are in stock: order fewer, or another product");
 		assertThat(TestProducts.stock(this.jdbc, product)).isEqualTo(2);
 		// the invoice and the timer were dispatched before the stock ran short, and
-		// dropped with the rollback
-		assertThat(this.operations.stats("orders").delayed()).isEqualTo(timers);
+		// dropped with the rollback: the outbox has no row of them
+		assertThat(OutboxRows.count(this.jdbc)).isZero();
 		this.jobs.awaitDrained("mail", DEADLINE);
+		assertThat(this.operations.stats("orders").delayed()).isEqualTo(timers);
 		assertThat(mailsTo("bob@orders.example")).isEmpty();
 	}
 
@@ -108,8 +125,9 @@ class OrdersIntegrationTests {
 				.jsonPath("$.status")
 				.isEqualTo("PAID");
 		}
-		assertThat(this.dispatcher.findTimer(OrderJobs.CANCEL_UNPAID_ORDER, order.id())).isEmpty();
+		// the cancel is in Redis once the relay sent it, with the shipment
 		this.jobs.awaitDrained("partners", DEADLINE);
+		assertThat(this.dispatcher.findTimer(OrderJobs.CANCEL_UNPAID_ORDER, order.id())).isEmpty();
 		assertThat(this.jdbc.sql("SELECT COUNT(*) FROM partner_call WHERE order_id = :id")
 			.param("id", order.id())
 			.query(Long.class)
@@ -120,6 +138,7 @@ class OrdersIntegrationTests {
 	void anUnpaidOrderIsCancelledExactlyOnce() throws Exception {
 		long product = TestProducts.add(this.jdbc, 10);
 		Order order = place("dan@orders.example", product, 3);
+		OutboxRows.awaitRelayed(this.jdbc);
 		// instead of waiting 30 minutes
 		this.jobs.makeTimerDue(OrderJobs.CANCEL_UNPAID_ORDER, order.id());
 		this.jobs.awaitCompleted("orders", OrderJobs.CANCEL_UNPAID_ORDER + ":" + order.id(), DEADLINE);
