@@ -32,10 +32,11 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
- * Tests that the calls that look for a job by its id in the shards of a sharded queue
- * answer within the caller's timeout while the master of one shard does not answer
- * (frozen with {@code SIGSTOP}), instead of waiting for Lettuce's command timeout (one
- * minute), on a three-master Redis Cluster started by the test on 127.0.0.1.
+ * Tests that the calls that look for a job by its id in the shards of a sharded queue,
+ * and the read of its counts, answer within the caller's timeout while the master of one
+ * shard does not answer (frozen with {@code SIGSTOP}), instead of waiting for Lettuce's
+ * command timeout (one minute), on a three-master Redis Cluster started by the test on
+ * 127.0.0.1.
  *
  * @author Redq team
  */
@@ -72,6 +73,7 @@ class ShardedReadTimeoutOnRedisClusterIntegrationTests {
 		this.connectionFactory = TestConnections.connectionFactory(cluster);
 		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
 				new Keyspace("redq"));
+		this.operations.setTimeout(TIMEOUT);
 		this.store = this.operations.getStore();
 		this.store.setShards(QUEUE, 3);
 		this.dispatcher = new RedisJobDispatcher(this.operations,
@@ -147,6 +149,61 @@ class ShardedReadTimeoutOnRedisClusterIntegrationTests {
 					.isThrownBy(() -> this.dispatcher.cancelChain(chain.chainId()))
 					.withMessageStartingWith("Redis did not answer within 500 ms when asked to find the shard of "
 							+ "queue 'mail' that holds job '" + chain.stepIds().get(0) + "'"));
+	}
+
+	@Test
+	void readingTheStatusOfAJobWhoseShardDoesNotAnswerFailsWithinTheTimeout() {
+		String id = idOffTheFirstShard();
+		masterOf(this.store.shardChoice().shardOf(QUEUE, id)).pause();
+		assertTimeoutPreemptively(FAST,
+				() -> assertThatExceptionOfType(QueryTimeoutException.class)
+					.isThrownBy(() -> this.operations.status(QUEUE, id))
+					.withMessage("Redis did not answer within 500 ms when asked to read the status of job '" + id
+							+ "' of queue 'mail': it is down, unreachable or overloaded"));
+	}
+
+	@Test
+	void readingTheProgressOfAJobWhoseShardDoesNotAnswerFailsWithinTheTimeout() {
+		String id = idOffTheFirstShard();
+		masterOf(this.store.shardChoice().shardOf(QUEUE, id)).pause();
+		assertTimeoutPreemptively(FAST,
+				() -> assertThatExceptionOfType(QueryTimeoutException.class)
+					.isThrownBy(() -> this.operations.progress(QUEUE, id))
+					.withMessage("Redis did not answer within 500 ms when asked to find the shard of queue 'mail' "
+							+ "that holds job '" + id + "': it is down, unreachable or overloaded"));
+	}
+
+	@Test
+	void triggeringAJobWhoseShardDoesNotAnswerFailsWithinTheTimeout() {
+		String id = idOffTheFirstShard();
+		masterOf(this.store.shardChoice().shardOf(QUEUE, id)).pause();
+		assertTimeoutPreemptively(FAST,
+				() -> assertThatExceptionOfType(QueryTimeoutException.class)
+					.isThrownBy(() -> this.operations.trigger(QUEUE, id))
+					.withMessageStartingWith("Redis did not answer within 500 ms when asked to move job '" + id
+							+ "' of queue 'mail' to a new due time: it is down, unreachable or overloaded."));
+	}
+
+	@Test
+	void cancellingAJobWhoseShardDoesNotAnswerFailsWithinTheTimeout() {
+		String id = idOffTheFirstShard();
+		masterOf(this.store.shardChoice().shardOf(QUEUE, id)).pause();
+		assertTimeoutPreemptively(FAST,
+				() -> assertThatExceptionOfType(QueryTimeoutException.class)
+					.isThrownBy(() -> this.operations.cancel(QUEUE, id))
+					.withMessageStartingWith("Redis did not answer within 500 ms when asked to cancel job '" + id
+							+ "' of queue 'mail': it is down, unreachable or overloaded."));
+	}
+
+	@Test
+	void readingTheCountsOfAQueueWithAShardThatDoesNotAnswerFailsWithinTheTimeoutNamingTheShard() {
+		String shard = this.store.queueShards().shards(QUEUE).get(2);
+		masterOf(shard).pause();
+		assertTimeoutPreemptively(FAST,
+				() -> assertThatExceptionOfType(QueryTimeoutException.class)
+					.isThrownBy(() -> this.operations.stats(QUEUE))
+					.withMessage("Redis did not answer within 500 ms when asked to read the counts of shard '" + shard
+							+ "' of queue 'mail': it is down, unreachable or overloaded"));
 	}
 
 	/**
