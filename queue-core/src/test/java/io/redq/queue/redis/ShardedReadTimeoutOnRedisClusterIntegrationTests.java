@@ -17,6 +17,7 @@ import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisCluster;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.TestConnections;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
@@ -153,57 +154,48 @@ class ShardedReadTimeoutOnRedisClusterIntegrationTests {
 
 	@Test
 	void readingTheStatusOfAJobWhoseShardDoesNotAnswerFailsWithinTheTimeout() {
-		String id = idOffTheFirstShard();
-		masterOf(this.store.shardChoice().shardOf(QUEUE, id)).pause();
-		assertTimeoutPreemptively(FAST,
-				() -> assertThatExceptionOfType(QueryTimeoutException.class)
-					.isThrownBy(() -> this.operations.status(QUEUE, id))
-					.withMessage("Redis did not answer within 500 ms when asked to read the status of job '" + id
-							+ "' of queue 'mail': it is down, unreachable or overloaded"));
+		String id = idOnAStoppedShard();
+		assertTimesOut(() -> this.operations.status(QUEUE, id), "read the status of job '" + id + "' of queue 'mail'");
 	}
 
 	@Test
 	void readingTheProgressOfAJobWhoseShardDoesNotAnswerFailsWithinTheTimeout() {
-		String id = idOffTheFirstShard();
-		masterOf(this.store.shardChoice().shardOf(QUEUE, id)).pause();
-		assertTimeoutPreemptively(FAST,
-				() -> assertThatExceptionOfType(QueryTimeoutException.class)
-					.isThrownBy(() -> this.operations.progress(QUEUE, id))
-					.withMessage("Redis did not answer within 500 ms when asked to find the shard of queue 'mail' "
-							+ "that holds job '" + id + "': it is down, unreachable or overloaded"));
+		String id = idOnAStoppedShard();
+		assertTimesOut(() -> this.operations.progress(QUEUE, id),
+				"find the shard of queue 'mail' that holds job '" + id + "'");
 	}
 
 	@Test
 	void triggeringAJobWhoseShardDoesNotAnswerFailsWithinTheTimeout() {
-		String id = idOffTheFirstShard();
-		masterOf(this.store.shardChoice().shardOf(QUEUE, id)).pause();
-		assertTimeoutPreemptively(FAST,
-				() -> assertThatExceptionOfType(QueryTimeoutException.class)
-					.isThrownBy(() -> this.operations.trigger(QUEUE, id))
-					.withMessageStartingWith("Redis did not answer within 500 ms when asked to move job '" + id
-							+ "' of queue 'mail' to a new due time: it is down, unreachable or overloaded."));
+		String id = idOnAStoppedShard();
+		assertTimesOut(() -> this.operations.trigger(QUEUE, id),
+				"move job '" + id + "' of queue 'mail' to a new due time");
 	}
 
 	@Test
 	void cancellingAJobWhoseShardDoesNotAnswerFailsWithinTheTimeout() {
-		String id = idOffTheFirstShard();
-		masterOf(this.store.shardChoice().shardOf(QUEUE, id)).pause();
-		assertTimeoutPreemptively(FAST,
-				() -> assertThatExceptionOfType(QueryTimeoutException.class)
-					.isThrownBy(() -> this.operations.cancel(QUEUE, id))
-					.withMessageStartingWith("Redis did not answer within 500 ms when asked to cancel job '" + id
-							+ "' of queue 'mail': it is down, unreachable or overloaded."));
+		String id = idOnAStoppedShard();
+		assertTimesOut(() -> this.operations.cancel(QUEUE, id), "cancel job '" + id + "' of queue 'mail'");
 	}
 
 	@Test
 	void readingTheCountsOfAQueueWithAShardThatDoesNotAnswerFailsWithinTheTimeoutNamingTheShard() {
 		String shard = this.store.queueShards().shards(QUEUE).get(2);
 		masterOf(shard).pause();
+		assertTimesOut(() -> this.operations.stats(QUEUE), "read the counts of shard '" + shard + "' of queue 'mail'");
+	}
+
+	private String idOnAStoppedShard() {
+		String id = idOffTheFirstShard();
+		masterOf(this.store.shardChoice().shardOf(QUEUE, id)).pause();
+		return id;
+	}
+
+	private static void assertTimesOut(ThrowingCallable call, String asked) {
 		assertTimeoutPreemptively(FAST,
-				() -> assertThatExceptionOfType(QueryTimeoutException.class)
-					.isThrownBy(() -> this.operations.stats(QUEUE))
-					.withMessage("Redis did not answer within 500 ms when asked to read the counts of shard '" + shard
-							+ "' of queue 'mail': it is down, unreachable or overloaded"));
+				() -> assertThatExceptionOfType(QueryTimeoutException.class).isThrownBy(call)
+					.withMessageStartingWith("Redis did not answer within 500 ms when asked to " + asked
+							+ ": it is down, unreachable or overloaded"));
 	}
 
 	/**
