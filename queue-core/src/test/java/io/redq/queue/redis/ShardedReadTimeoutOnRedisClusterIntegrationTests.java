@@ -153,6 +153,23 @@ class ShardedReadTimeoutOnRedisClusterIntegrationTests {
 	}
 
 	@Test
+	void cancellingABatchWhoseOwnKeysAreOnAMasterThatDoesNotAnswerFailsWithinTheTimeout() {
+		BatchResult batch = this.dispatcher
+			.dispatchBatch(BatchRequest.of(List.of(JobRequest.of("send-mail", "a").build())).build());
+		cluster.masterOf(this.store.getKeyspace().batch(batch.batchId()).meta()).pause();
+		assertTimesOut(() -> this.dispatcher.cancelBatch(batch.batchId()), "cancel batch '" + batch.batchId() + "'");
+	}
+
+	@Test
+	void cancellingAChainWhoseOwnKeyIsOnAMasterThatDoesNotAnswerFailsWithinTheTimeout() {
+		ChainResult chain = this.dispatcher.dispatchChain(
+				ChainRequest.of(JobRequest.of("send-mail", "a").build(), JobRequest.of("send-mail", "b").build())
+					.build());
+		cluster.masterOf(this.store.getKeyspace().chain(chain.chainId())).pause();
+		assertTimesOut(() -> this.dispatcher.cancelChain(chain.chainId()), "cancel chain '" + chain.chainId() + "'");
+	}
+
+	@Test
 	void readingTheStatusOfAJobWhoseShardDoesNotAnswerFailsWithinTheTimeout() {
 		String id = idOnAStoppedShard();
 		assertTimesOut(() -> this.operations.status(QUEUE, id), "read the status of job '" + id + "' of queue 'mail'");
