@@ -106,6 +106,7 @@ public final class JobQueueAutoConfiguration {
 		operations.setDeadLetterMaxSize(properties.getDeadLetter().getMaxSize());
 		operations.setDeadLetterTimeToLive(properties.getDeadLetter().getTimeToLive());
 		operations.setCompletedMaxSize(properties.getCompleted().getMaxSize());
+		operations.setTimeout(properties.getDispatcher().getTimeout());
 		DataSize resultMaxSize = properties.getResults().getMaxSize();
 		Assert.isTrue(resultMaxSize.toBytes() > 0 && resultMaxSize.toBytes() <= Integer.MAX_VALUE,
 				() -> "redq.results.max-size must be between 1B and 2GB, not " + resultMaxSize);

@@ -646,7 +646,10 @@ public class JobQueueProperties {
 		 * its queue's call in flight is not sent; a call that was sent is not cancelled
 		 * and may still enqueue its jobs if Redis takes it before the Redis command
 		 * timeout. The dispatcher's cancel, cancelTimer and reschedule wait as long at
-		 * most, then throw a QueryTimeoutException.
+		 * most, then throw a QueryTimeoutException; so do JobQueueOperations' status,
+		 * progress, trigger, reschedule and cancel of a job, and its reads of a queue's
+		 * counts (the actuator endpoint's trigger and cancel among them), naming the
+		 * queue and the shard that did not answer.
 		 */
 		private Duration timeout = Duration.ofSeconds(5);
 

@@ -1,12 +1,14 @@
 package io.redq.queue.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -112,6 +114,29 @@ final class AsyncCalls {
 	}
 
 	/**
+	 * Wait for the replies of reads sent at once, in order, all within one timeout.
+	 * @param <T> the result type
+	 * @param replies the replies
+	 * @param timeout the longest wait for them together, or {@code null} for Lettuce's
+	 * command timeout
+	 * @param what what the read of each reply's index does, for the messages of its
+	 * failures
+	 * @return the replies
+	 * @throws QueryTimeoutException when a reply did not come within the timeout, named
+	 * by its {@code what}
+	 */
+	static <T> List<T> all(List<CompletableFuture<T>> replies, @Nullable Duration timeout, IntFunction<String> what) {
+		long deadline = System.nanoTime() + ((timeout != null) ? timeout.toNanos() : 0);
+		List<T> all = new ArrayList<>(replies.size());
+		for (int i = 0; i < replies.size(); i++) {
+			String read = what.apply(i);
+			Duration left = left(timeout, deadline);
+			all.add(await(replies.get(i), left, () -> timedOut(timeout, read), read));
+		}
+		return all;
+	}
+
+	/**
 	 * Wait for the replies of reads sent at once, in order, until one is accepted, all
 	 * within one timeout: a reply after the accepted one is not waited for.
 	 * @param <T> the result type
@@ -128,13 +153,17 @@ final class AsyncCalls {
 			String what) {
 		long deadline = System.nanoTime() + ((timeout != null) ? timeout.toNanos() : 0);
 		for (int i = 0; i < replies.size(); i++) {
-			Duration left = (timeout != null) ? Duration.ofNanos(Math.max(0, deadline - System.nanoTime())) : null;
+			Duration left = left(timeout, deadline);
 			T reply = await(replies.get(i), left, () -> timedOut(timeout, what), what);
 			if (accepted.test(reply)) {
 				return i;
 			}
 		}
 		return -1;
+	}
+
+	private static @Nullable Duration left(@Nullable Duration timeout, long deadline) {
+		return (timeout != null) ? Duration.ofNanos(Math.max(0, deadline - System.nanoTime())) : null;
 	}
 
 }

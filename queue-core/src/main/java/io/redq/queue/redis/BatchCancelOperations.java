@@ -71,7 +71,8 @@ public final class BatchCancelOperations {
 	 */
 	boolean cancel(String batchId, @Nullable Duration timeout, @Nullable String creationCallId) {
 		List<String> args = (creationCallId != null) ? List.of("cancel", "creating") : List.of("cancel");
-		if (!this.batches.run(batchId, args).equals(List.of(1L))) {
+		// the batch's own keys may live on a master that does not answer
+		if (!this.batches.run(batchId, args, timeout, "cancel batch '" + batchId + "'").equals(List.of(1L))) {
 			return false;
 		}
 		BatchKeys keys = this.store.batchKeys(batchId);

@@ -429,6 +429,14 @@ public final class BatchOperations {
 		return (result != null) ? result : List.of();
 	}
 
+	/**
+	 * Run the batch script as {@link #run(String, List)} does, waiting at most the given
+	 * time for its reply; a call that times out is not cancelled.
+	 */
+	List<?> run(String batchId, List<String> args, @Nullable Duration timeout, String what) {
+		return this.store.runForList(this.script, this.store.batchKeys(batchId).all(), args, timeout, what);
+	}
+
 	private static BatchStatus.State state(String state, @Nullable String outcome) {
 		return switch (state) {
 			case "creating" -> BatchStatus.State.CREATING;

@@ -410,7 +410,9 @@ public final class ChainOperations {
 	}
 
 	private boolean cancel(String chainId, @Nullable Duration timeout, @Nullable String creationCallId) {
-		List<?> reply = run(chainId, (creationCallId != null) ? List.of("cancel", "creating") : List.of("cancel"));
+		// the chain's own keys may live on a master that does not answer
+		List<?> reply = run(chainId, (creationCallId != null) ? List.of("cancel", "creating") : List.of("cancel"),
+				timeout, "cancel chain '" + chainId + "'");
 		if (reply.size() < 3) {
 			return false;
 		}
@@ -530,6 +532,15 @@ public final class ChainOperations {
 		List<?> result = this.store.getTemplate()
 			.execute(this.script, List.of(this.store.getKeyspace().chain(chainId)), args.toArray());
 		return (result != null) ? result : List.of();
+	}
+
+	/**
+	 * Run the chain script as {@link #run(String, List)} does, waiting at most the given
+	 * time for its reply; a call that times out is not cancelled.
+	 */
+	private List<?> run(String chainId, List<String> args, @Nullable Duration timeout, String what) {
+		return this.store.runForList(this.script, List.of(this.store.getKeyspace().chain(chainId)), args, timeout,
+				what);
 	}
 
 	private static ChainStatus.State state(String state) {

@@ -9,6 +9,8 @@ import java.util.Map;
 
 import tools.jackson.core.JacksonException;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.util.Assert;
 
 /**
@@ -148,19 +150,35 @@ public final class ProgressOperations {
 	 * @return the fields present, empty when none is
 	 */
 	public Map<String, String> readProgress(String queue, String id, long tag, List<String> fields) {
+		// the tag tells the job's own hash: only the job's shard has it
+		for (String shard : this.store.shardChoice().shardsOfId(queue, id)) {
+			Map<String, String> read = readProgressOf(shard, id, tag, fields);
+			if (read != null) {
+				return read;
+			}
+		}
+		return Map.of();
+	}
+
+	/**
+	 * Read fields of a job's progress, as {@link #readProgress} does, in the shard that
+	 * holds the job.
+	 * @param shard the shard
+	 * @param id the job id
+	 * @param tag the job's creation time (epoch ms)
+	 * @param fields the fields to read (see {@link ProgressFields})
+	 * @return the fields present, or {@code null} when the shard keeps no progress of the
+	 * job
+	 */
+	@Nullable Map<String, String> readProgressOf(String shard, String id, long tag, List<String> fields) {
 		List<Object> asked = new ArrayList<>(fields.size() + 1);
 		asked.add(PROGRESS_TAG);
 		asked.addAll(fields);
-		List<Object> values = null;
-		// the tag tells the job's own hash: only the job's shard has it
-		for (String shard : this.store.shardChoice().shardsOfId(queue, id)) {
-			values = this.store.getTemplate().opsForHash().multiGet(this.store.keys(shard).progress(id), asked);
-			if (Long.toString(tag).equals(values.get(0))) {
-				break;
-			}
-		}
-		if (values == null || !Long.toString(tag).equals(values.get(0))) {
-			return Map.of();
+		List<Object> values = this.store.getTemplate()
+			.opsForHash()
+			.multiGet(this.store.keys(shard).progress(id), asked);
+		if (!Long.toString(tag).equals(values.get(0))) {
+			return null;
 		}
 		Map<String, String> read = new HashMap<>();
 		for (int i = 0; i < fields.size(); i++) {

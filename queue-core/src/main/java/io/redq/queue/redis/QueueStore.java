@@ -267,6 +267,26 @@ public final class QueueStore {
 	}
 
 	/**
+	 * Run a script that returns a list on the given keys, waiting at most the given time
+	 * for its reply. A call that times out is not cancelled: Lettuce may still deliver it
+	 * until its command timeout.
+	 * @param script the script
+	 * @param keys its keys
+	 * @param args its arguments
+	 * @param timeout the longest wait, or {@code null} for Lettuce's command timeout
+	 * @param what what the call does, for the messages of its failures
+	 * @return the list, empty when the script returned none
+	 * @throws QueryTimeoutException when Redis did not answer within the timeout
+	 */
+	@SuppressWarnings({ "rawtypes", "unchecked" })
+	List<?> runForList(RedisScript<List> script, List<String> keys, List<String> args, @Nullable Duration timeout,
+			String what) {
+		List<?> result = AsyncCalls.await(this.calls.run((commands) -> AsyncScripts.run(commands, script, keys, args),
+				() -> this.redis.execute(script, keys, args.toArray())), timeout, what);
+		return (result != null) ? result : List.of();
+	}
+
+	/**
 	 * Set how many replicas must have a dispatch or an acknowledgement before it counts
 	 * as done.
 	 * @param replicaWait the replicas to wait for; {@link ReplicaWait#NONE} by default

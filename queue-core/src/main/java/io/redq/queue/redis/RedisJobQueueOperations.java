@@ -83,6 +83,8 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	private @Nullable ApplicationEventPublisher eventPublisher;
 
+	private @Nullable Duration timeout;
+
 	/**
 	 * Create an instance.
 	 * @param connectionFactory the Redis connection factory
@@ -98,6 +100,24 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 		this.listenerOperations = new ListenerOperations(this.enqueueOperations);
 		this.batchOperations = new BatchOperations(this.enqueueOperations);
 		this.chainOperations = this.batchOperations.chains();
+	}
+
+	/**
+	 * Set the longest wait for Redis to answer the calls that take no timeout of their
+	 * own and read or change one job by its id ({@link #status}, {@link #progress},
+	 * {@link #trigger}, {@link #reschedule}, {@link #cancel}) or read a queue's counts
+	 * ({@link #snapshot}, {@link #stats}, {@link #shardSnapshots}): on a sharded queue a
+	 * shard whose master does not answer then fails the call with a
+	 * {@link QueryTimeoutException} that names the queue, and the shard where it is
+	 * known, instead of holding it for Lettuce's command timeout. A change that times out
+	 * is not cancelled.
+	 * <p>
+	 * Default none: Lettuce's command timeout.
+	 * @param timeout the timeout, at least 1 ms
+	 */
+	public void setTimeout(Duration timeout) {
+		Assert.isTrue(timeout.toMillis() > 0, () -> "timeout must be at least 1 ms; got " + timeout);
+		this.timeout = timeout;
 	}
 
 	/**
@@ -218,14 +238,25 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	/**
 	 * Return the snapshot of each shard of a queue, which {@link #snapshot(String)} adds
-	 * up: one script call per shard, and a read of the stored placement of a queue whose
-	 * shard count this instance does not know (see "Scaling out").
+	 * up: one script call per shard, all sent at once, and a read of the stored placement
+	 * of a queue whose shard count this instance does not know (see "Scaling out").
 	 * @param queue the queue
 	 * @return the snapshots, the shard of the queue's own keys first; one for a queue of
 	 * one shard
+	 * @throws QueryTimeoutException when a shard did not answer within the
+	 * {@link #setTimeout timeout}
 	 */
 	public List<QueueSnapshot> shardSnapshots(String queue) {
-		return this.store.queueShards().shardsToOperate(queue).stream().map(this::snapshotOf).toList();
+		List<String> shards = this.store.queueShards().shardsToOperate(queue, this.timeout);
+		List<CompletableFuture<List<?>>> replies = shards.stream()
+			.map((shard) -> this.store.runForListAsync(this.scripts.stats(), shard, List.of()))
+			.toList();
+		return AsyncCalls
+			.all(replies, this.timeout,
+					(i) -> "read the counts of shard '" + shards.get(i) + "' of queue '" + queue + "'")
+			.stream()
+			.map(RedisJobQueueOperations::snapshotOf)
+			.toList();
 	}
 
 	/**
@@ -247,8 +278,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 				one.readyGroups() + other.readyGroups());
 	}
 
-	private QueueSnapshot snapshotOf(String shard) {
-		List<?> values = this.store.runForList(this.scripts.stats(), shard, List.of());
+	private static QueueSnapshot snapshotOf(List<?> values) {
 		long oldest = QueueStore.number(values, 5);
 		// then the ready jobs per level, which the script lists lowest first
 		Map<Integer, Long> byPriority = new LinkedHashMap<>();
@@ -268,7 +298,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public JobStatus status(String queue, String id) {
-		return status(queue, id, null);
+		return status(queue, id, this.timeout);
 	}
 
 	/**
@@ -302,11 +332,10 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public @Nullable JobProgress progress(String queue, String id) {
-		String envelope = null;
-		for (String shard : this.store.shardChoice().shardsOfId(queue, id)) {
-			envelope = (envelope != null) ? envelope
-					: (String) this.redis.opsForHash().get(this.store.keys(shard).jobs(), id);
-		}
+		// the shard found has just answered: its reads that follow are not waited for
+		// with the timeout
+		String shard = this.store.shardChoice().shardHolding(queue, id, this.timeout);
+		String envelope = (String) this.redis.opsForHash().get(this.store.keys(shard).jobs(), id);
 		if (envelope == null) {
 			return null;
 		}
@@ -318,8 +347,11 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 			return null;
 		}
 		Map<String, String> fields = this.listenerOperations.getProgressOperations()
-			.readProgress(queue, id, (read != null && read.createdAt() != null) ? read.createdAt() : 0,
+			.readProgressOf(shard, id, (read != null && read.createdAt() != null) ? read.createdAt() : 0,
 					List.of(ProgressFields.FRACTION, ProgressFields.MESSAGE, ProgressFields.CURSOR));
+		if (fields == null) {
+			return null;
+		}
 		String fraction = fields.get(ProgressFields.FRACTION);
 		String cursor = fields.get(ProgressFields.CURSOR);
 		if (fraction == null && cursor == null) {
@@ -331,7 +363,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public boolean reschedule(String queue, String id, Due due) {
-		return reschedule(queue, id, due, null);
+		return reschedule(queue, id, due, this.timeout);
 	}
 
 	/**
@@ -351,7 +383,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public boolean trigger(String queue, String id) {
-		return moveTo(queue, id, Due.NOW, null) == 1;
+		return moveTo(queue, id, Due.NOW, this.timeout) == 1;
 	}
 
 	private long moveTo(String queue, String id, Due due, @Nullable Duration timeout) {
@@ -369,7 +401,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public boolean cancel(String queue, String id) {
-		return cancel(queue, id, null);
+		return cancel(queue, id, this.timeout);
 	}
 
 	/**

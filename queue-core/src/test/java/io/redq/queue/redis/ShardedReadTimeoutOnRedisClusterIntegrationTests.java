@@ -17,6 +17,7 @@ import io.redq.queue.script.QueueScripts;
 import io.redq.queue.test.RedisCluster;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.TestConnections;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,10 +33,11 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
- * Tests that the calls that look for a job by its id in the shards of a sharded queue
- * answer within the caller's timeout while the master of one shard does not answer
- * (frozen with {@code SIGSTOP}), instead of waiting for Lettuce's command timeout (one
- * minute), on a three-master Redis Cluster started by the test on 127.0.0.1.
+ * Tests that the calls that look for a job by its id in the shards of a sharded queue,
+ * and the read of its counts, answer within the caller's timeout while the master of one
+ * shard does not answer (frozen with {@code SIGSTOP}), instead of waiting for Lettuce's
+ * command timeout (one minute), on a three-master Redis Cluster started by the test on
+ * 127.0.0.1.
  *
  * @author Redq team
  */
@@ -72,6 +74,7 @@ class ShardedReadTimeoutOnRedisClusterIntegrationTests {
 		this.connectionFactory = TestConnections.connectionFactory(cluster);
 		this.operations = new RedisJobQueueOperations(this.connectionFactory, QueueScripts.load(),
 				new Keyspace("redq"));
+		this.operations.setTimeout(TIMEOUT);
 		this.store = this.operations.getStore();
 		this.store.setShards(QUEUE, 3);
 		this.dispatcher = new RedisJobDispatcher(this.operations,
@@ -147,6 +150,69 @@ class ShardedReadTimeoutOnRedisClusterIntegrationTests {
 					.isThrownBy(() -> this.dispatcher.cancelChain(chain.chainId()))
 					.withMessageStartingWith("Redis did not answer within 500 ms when asked to find the shard of "
 							+ "queue 'mail' that holds job '" + chain.stepIds().get(0) + "'"));
+	}
+
+	@Test
+	void cancellingABatchWhoseOwnKeysAreOnAMasterThatDoesNotAnswerFailsWithinTheTimeout() {
+		BatchResult batch = this.dispatcher
+			.dispatchBatch(BatchRequest.of(List.of(JobRequest.of("send-mail", "a").build())).build());
+		cluster.masterOf(this.store.getKeyspace().batch(batch.batchId()).meta()).pause();
+		assertTimesOut(() -> this.dispatcher.cancelBatch(batch.batchId()), "cancel batch '" + batch.batchId() + "'");
+	}
+
+	@Test
+	void cancellingAChainWhoseOwnKeyIsOnAMasterThatDoesNotAnswerFailsWithinTheTimeout() {
+		ChainResult chain = this.dispatcher.dispatchChain(
+				ChainRequest.of(JobRequest.of("send-mail", "a").build(), JobRequest.of("send-mail", "b").build())
+					.build());
+		cluster.masterOf(this.store.getKeyspace().chain(chain.chainId())).pause();
+		assertTimesOut(() -> this.dispatcher.cancelChain(chain.chainId()), "cancel chain '" + chain.chainId() + "'");
+	}
+
+	@Test
+	void readingTheStatusOfAJobWhoseShardDoesNotAnswerFailsWithinTheTimeout() {
+		String id = idOnAStoppedShard();
+		assertTimesOut(() -> this.operations.status(QUEUE, id), "read the status of job '" + id + "' of queue 'mail'");
+	}
+
+	@Test
+	void readingTheProgressOfAJobWhoseShardDoesNotAnswerFailsWithinTheTimeout() {
+		String id = idOnAStoppedShard();
+		assertTimesOut(() -> this.operations.progress(QUEUE, id),
+				"find the shard of queue 'mail' that holds job '" + id + "'");
+	}
+
+	@Test
+	void triggeringAJobWhoseShardDoesNotAnswerFailsWithinTheTimeout() {
+		String id = idOnAStoppedShard();
+		assertTimesOut(() -> this.operations.trigger(QUEUE, id),
+				"move job '" + id + "' of queue 'mail' to a new due time");
+	}
+
+	@Test
+	void cancellingAJobWhoseShardDoesNotAnswerFailsWithinTheTimeout() {
+		String id = idOnAStoppedShard();
+		assertTimesOut(() -> this.operations.cancel(QUEUE, id), "cancel job '" + id + "' of queue 'mail'");
+	}
+
+	@Test
+	void readingTheCountsOfAQueueWithAShardThatDoesNotAnswerFailsWithinTheTimeoutNamingTheShard() {
+		String shard = this.store.queueShards().shards(QUEUE).get(2);
+		masterOf(shard).pause();
+		assertTimesOut(() -> this.operations.stats(QUEUE), "read the counts of shard '" + shard + "' of queue 'mail'");
+	}
+
+	private String idOnAStoppedShard() {
+		String id = idOffTheFirstShard();
+		masterOf(this.store.shardChoice().shardOf(QUEUE, id)).pause();
+		return id;
+	}
+
+	private static void assertTimesOut(ThrowingCallable call, String asked) {
+		assertTimeoutPreemptively(FAST,
+				() -> assertThatExceptionOfType(QueryTimeoutException.class).isThrownBy(call)
+					.withMessageStartingWith("Redis did not answer within 500 ms when asked to " + asked
+							+ ": it is down, unreachable or overloaded"));
 	}
 
 	/**

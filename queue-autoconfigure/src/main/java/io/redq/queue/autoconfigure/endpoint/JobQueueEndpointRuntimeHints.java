@@ -21,14 +21,14 @@ class JobQueueEndpointRuntimeHints implements RuntimeHintsRegistrar {
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
-				JobQueueEndpoint.QueuesDescriptor.class, JobQueueEndpoint.QueueDescriptor.class,
-				JobQueueEndpoint.ShardDescriptor.class, JobQueueEndpoint.CompletedJobsDescriptor.class,
-				JobQueueEndpoint.DeadJobsDescriptor.class, JobQueueEndpoint.DeadJobDescriptor.class,
-				JobQueueEndpoint.ChangeDescriptor.class, JobQueueEndpoint.ResultDescriptor.class,
-				JobQueueEndpoint.JobDescriptor.class, JobQueueEndpoint.BatchesDescriptor.class,
-				JobQueueEndpoint.BatchSummaryDescriptor.class, JobQueueEndpoint.BatchDescriptor.class,
-				JobQueueEndpoint.ChainsDescriptor.class, JobQueueEndpoint.ChainSummaryDescriptor.class,
-				JobQueueEndpoint.ChainDescriptor.class);
+				JobQueueDescriptors.QueuesDescriptor.class, JobQueueDescriptors.QueueDescriptor.class,
+				JobQueueDescriptors.ShardDescriptor.class, JobQueueDescriptors.CompletedJobsDescriptor.class,
+				JobQueueDescriptors.DeadJobsDescriptor.class, JobQueueDescriptors.DeadJobDescriptor.class,
+				JobQueueDescriptors.ChangeDescriptor.class, JobQueueDescriptors.ResultDescriptor.class,
+				JobQueueDescriptors.JobDescriptor.class, JobQueueDescriptors.BatchesDescriptor.class,
+				JobQueueDescriptors.BatchSummaryDescriptor.class, JobQueueDescriptors.BatchDescriptor.class,
+				JobQueueDescriptors.ChainsDescriptor.class, JobQueueDescriptors.ChainSummaryDescriptor.class,
+				JobQueueDescriptors.ChainDescriptor.class);
 	}
 
 }

@@ -21,15 +21,15 @@ class JobQueueEndpointRuntimeHintsTests {
 	@Test
 	void everyDescriptorAndWhatItHoldsIsBoundToJson() {
 		new JobQueueEndpointRuntimeHints().registerHints(this.hints, getClass().getClassLoader());
-		assertThat(JobQueueEndpoint.class.getDeclaredClasses()).filteredOn(Class::isRecord)
+		assertThat(JobQueueDescriptors.class.getDeclaredClasses()).filteredOn(Class::isRecord)
 			.isNotEmpty()
 			.allSatisfy((descriptor) -> assertThat(RuntimeHintsPredicates.reflection().onType(descriptor))
 				.accepts(this.hints));
 		// behind the OperationResponseBody of the page of dead or completed jobs
 		assertThat(RuntimeHintsPredicates.reflection()
-			.onMethodInvocation(JobQueueEndpoint.DeadJobsDescriptor.class, "jobs")).accepts(this.hints);
+			.onMethodInvocation(JobQueueDescriptors.DeadJobsDescriptor.class, "jobs")).accepts(this.hints);
 		assertThat(RuntimeHintsPredicates.reflection()
-			.onMethodInvocation(JobQueueEndpoint.DeadJobDescriptor.class, "diedAt")).accepts(this.hints);
+			.onMethodInvocation(JobQueueDescriptors.DeadJobDescriptor.class, "diedAt")).accepts(this.hints);
 		assertThat(RuntimeHintsPredicates.reflection().onType(CompletedJob.class)).accepts(this.hints);
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(CompletedJob.class, "id"))
 			.accepts(this.hints);
