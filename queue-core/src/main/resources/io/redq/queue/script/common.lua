@@ -713,9 +713,11 @@ local function batch_member_done(ids, outcome)
 						woke = create(next_id, now, due, body) or woke
 						redis.call('HSET', batch_links, next_id,
 							next_cut and (link .. string.sub(rest, next_cut)) or link)
-						-- the name as JobEnvelope writes it; one with an escape is read as JSON
+						-- the name as JobEnvelope writes it, first after its times and level (a later '"job":' may be in
+						-- the headers or the payload); one with an escape is read as JSON
+						local at = string.find(body, '"job":"', 1, true)
 						created = created or {}
-						created[#created + 1] = string.match(body, '"job":"([^"\\]*)"')
+						created[#created + 1] = (at and string.match(body, '^([^"\\]*)"', at + 7))
 							or cjson.decode('{' .. body).job
 					end
 				end

@@ -21,6 +21,11 @@ for i = 3, #ARGV, 3 do
 		end
 	end
 end
+-- the last consumer of a queue may be stopping: a reserved set left with RESERVED_END alone goes now, as the migrator
+-- would delete it on its next pass
+if redis.call('ZCARD', reserved) == 1 and redis.call('ZSCORE', reserved, RESERVED_END) then
+	redis.call('DEL', reserved)
+end
 if #released > 0 then
 	make_ready(released, true)
 	signal()

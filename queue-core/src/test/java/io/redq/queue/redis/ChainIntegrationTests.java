@@ -36,6 +36,8 @@ import static org.awaitility.Awaitility.await;
  */
 class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 
+	private static final String QUOTED = "resize \"large\"";
+
 	private static final Duration LEASE = Duration.ofSeconds(30);
 
 	private final JsonMapper jsonMapper = JsonMapper.shared();
@@ -45,7 +47,8 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 	@BeforeEach
 	void setUp() {
 		this.dispatcher = new RedisJobDispatcher(this.operations, TestJobDefinitions.of(job("resize", "images"),
-				job("watermark", "images"), job("publish", "web"), job("broken", "callbacks")), this.jsonMapper);
+				job("watermark", "images"), job("publish", "web"), job("broken", "callbacks"), job(QUOTED, "images")),
+				this.jsonMapper);
 	}
 
 	@AfterEach
@@ -158,6 +161,14 @@ class ChainIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(completion.refused()).isFalse();
 		assertThat(completion.next()).isNull();
 		assertThat(dispatched).containsExactly("images resize", "images watermark");
+		succeed("images");
+		dispatched.clear();
+		// a name with an escape is read from its own field, not from a "job" further on
+		this.dispatcher.dispatchChain(ChainRequest
+			.of(step("resize"), JobRequest.of(QUOTED, this.jsonMapper.readTree("{\"job\":\"other\"}")).build())
+			.build());
+		succeed("images");
+		assertThat(dispatched).containsExactly("images resize", "images " + QUOTED);
 	}
 
 	@Test

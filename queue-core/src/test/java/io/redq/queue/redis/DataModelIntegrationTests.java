@@ -219,6 +219,16 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test
+	void aGracefulReleaseOfTheLastReservedJobLeavesNoReservedSetBehind() {
+		enqueue(this.operations, "a");
+		ReservedJob a = this.listener.reserve(QUEUE, 1, LONG_LEASE).jobs().get(0);
+		// the last consumer stops: no migrator may pass again
+		assertThat(this.listener.getLeaseOperations().release(QUEUE, List.of(a.lease()), true)).isOne();
+		assertThat(this.template.hasKey(this.keys.reserved())).as("deleted with its last job").isFalse();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(1, 0, 0, 0));
+	}
+
+	@Test
 	void aQueueOfModelFiveIsTakenOverAndItsReservedListpackBecomesASkiplistWithItsNextRun() {
 		// as an instance on model 5 left the queue: a run in its lease in a listpack,
 		// and two ready jobs
@@ -230,7 +240,8 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 		this.template.opsForList().rightPushAll(this.keys.ready(), "a", "b");
 		this.template.opsForValue().set(this.keys.sequence(), "1");
 		this.template.opsForValue().set(this.keys.model(), "5");
-		assertThat(encodingOf(this.keys.reserved())).isEqualTo("listpack");
+		// Redis 6.2 calls it a ziplist
+		assertThat(encodingOf(this.keys.reserved())).isIn("listpack", "ziplist");
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(2, 0, 1, 0));
 		List<ReservedJob> reserved = this.listener.reserve(QUEUE, 10, LONG_LEASE).jobs();
 		assertThat(this.template.opsForValue().get(this.keys.model())).isEqualTo(Long.toString(MODEL));
