@@ -34,8 +34,10 @@ import org.springframework.util.ClassUtils;
  * JobTester jobs = JobTester.of(context);
  * dispatcher.dispatch("send-invoice", invoice);
  * jobs.awaitDrained(Duration.ofSeconds(10));
- * </pre> With {@code queue-outbox}, the waits also wait until the relay has sent the jobs
- * of the transactions that committed before: those are not in Redis yet.
+ * </pre> With {@code queue-outbox}, the waits, {@link #makeDue(String, String)} and
+ * {@link #makeTimerDue(String, Object)} also wait until the relay has sent the rows of
+ * the transactions that committed before: their jobs and timer calls are not in Redis
+ * yet.
  *
  * @author Redq team
  * @since 0.1.0
@@ -45,6 +47,11 @@ public final class JobTester {
 	private static final boolean OUTBOX_PRESENT = ClassUtils.isPresent("io.redq.queue.outbox.JdbcJobOutbox",
 			JobTester.class.getClassLoader());
 
+	/**
+	 * How long {@link #makeDue} and {@link #makeTimerDue} wait for the outbox's relay.
+	 */
+	private static final Duration RELAY_DEADLINE = Duration.ofSeconds(10);
+
 	private final JobQueueOperations operations;
 
 	private final JobListenerRegistry registry;
@@ -53,16 +60,19 @@ public final class JobTester {
 
 	private final JsonMapper jsonMapper;
 
-	/** The jobs that the outbox holds for the relay to send, 0 without an outbox. */
-	private final LongSupplier outboxJobs;
+	/**
+	 * The rows that the outbox holds for the relay to send, 0 without an outbox: rows,
+	 * not jobs, since a row that only moves or cancels a timer holds no job.
+	 */
+	private final LongSupplier outboxRows;
 
 	private JobTester(JobQueueOperations operations, JobListenerRegistry registry, JobDispatcher dispatcher,
-			JsonMapper jsonMapper, LongSupplier outboxJobs) {
+			JsonMapper jsonMapper, LongSupplier outboxRows) {
 		this.operations = operations;
 		this.registry = registry;
 		this.dispatcher = dispatcher;
 		this.jsonMapper = jsonMapper;
-		this.outboxJobs = outboxJobs;
+		this.outboxRows = outboxRows;
 	}
 
 	/**
@@ -74,7 +84,7 @@ public final class JobTester {
 		return new JobTester(beanFactory.getBean(JobQueueOperations.class),
 				beanFactory.getBean(JobListenerRegistry.class), beanFactory.getBean(JobDispatcher.class),
 				beanFactory.getBeanProvider(JsonMapper.class).getIfAvailable(JsonMapper::shared),
-				OUTBOX_PRESENT ? Outbox.waitingJobs(beanFactory) : () -> 0);
+				OUTBOX_PRESENT ? Outbox.waitingRows(beanFactory) : () -> 0);
 	}
 
 	/**
@@ -105,7 +115,7 @@ public final class JobTester {
 		long end = System.nanoTime() + deadline.toNanos();
 		while (true) {
 			// the outbox first: once it is empty, the jobs it held are in the queues
-			long inOutbox = this.outboxJobs.getAsLong();
+			long inOutbox = this.outboxRows.getAsLong();
 			Map<String, QueueStats> pending = new LinkedHashMap<>();
 			for (String queue : queues) {
 				QueueStats stats = this.operations.stats(queue);
@@ -118,7 +128,7 @@ public final class JobTester {
 			}
 			if (System.nanoTime() - end > 0) {
 				throw new AssertionError("Queues not drained within " + deadline + ": " + pending
-						+ ((inOutbox > 0) ? ", and the outbox holds " + inOutbox + " jobs for its relay to send" : ""));
+						+ ((inOutbox > 0) ? ", and the outbox holds " + inOutbox + " rows for its relay to send" : ""));
 			}
 			pause("queues to drain");
 		}
@@ -141,7 +151,7 @@ public final class JobTester {
 	 * as completed, since a completed job leaves nothing behind unless
 	 * {@code redq.completed.max-size} keeps its id; so does one that was cancelled. Wait
 	 * for the future of {@code dispatchAsync} before, so that the job is in Redis; a job
-	 * not in its queue while the outbox holds jobs is waited for. <pre class="code">
+	 * not in its queue while the outbox holds rows is waited for. <pre class="code">
 	 * String id = dispatcher.dispatch("send-invoice", invoice).id();
 	 * jobs.awaitCompleted("mail", id, Duration.ofSeconds(10));
 	 * </pre>
@@ -155,7 +165,7 @@ public final class JobTester {
 		long end = System.nanoTime() + deadline.toNanos();
 		while (true) {
 			// a job that the outbox holds is in no queue yet: not one that completed
-			long inOutbox = this.outboxJobs.getAsLong();
+			long inOutbox = this.outboxRows.getAsLong();
 			JobStatus status = this.operations.status(queue, id);
 			if (status.state() == JobStatus.State.COMPLETED
 					|| (status.state() == JobStatus.State.NONE && inOutbox == 0)) {
@@ -204,27 +214,52 @@ public final class JobTester {
 	}
 
 	/**
-	 * Make a delayed job ready now, keeping its id and payload.
+	 * Make a delayed job ready now, keeping its id and payload. With
+	 * {@code queue-outbox}, first wait up to 10 seconds until the relay has sent the rows
+	 * of the transactions that committed before, so that a job they dispatched is in
+	 * Redis.
 	 * @param queue the job's queue
 	 * @param id the job's id
-	 * @throws AssertionError when the queue has no such delayed job
+	 * @throws AssertionError when the queue has no such delayed job, or the outbox still
+	 * holds rows after 10 seconds
 	 */
 	public void makeDue(String queue, String id) {
+		awaitRelayed();
 		if (!this.operations.trigger(queue, id)) {
 			throw new AssertionError("No delayed job '" + id + "' in queue '" + queue + "'");
 		}
 	}
 
 	/**
-	 * Make a timer ready now, as if its time had come.
+	 * Make a timer ready now, as if its time had come. With {@code queue-outbox}, first
+	 * wait up to 10 seconds until the relay has sent the rows of the transactions that
+	 * committed before, so that the timer is as they set, moved or cancelled it.
 	 * @param jobName the timer's job
 	 * @param key the timer's key
-	 * @throws AssertionError when there is no such timer
+	 * @throws AssertionError when there is no such timer, or the outbox still holds rows
+	 * after 10 seconds
 	 */
 	public void makeTimerDue(String jobName, Object key) {
+		awaitRelayed();
 		Timer timer = this.dispatcher.findTimer(jobName, key)
 			.orElseThrow(() -> new AssertionError("No timer of job '" + jobName + "' with key " + key));
 		makeDue(this.registry.getJobCatalog().find(jobName).queue(), timer.id());
+	}
+
+	/**
+	 * Wait until the outbox holds no row: the jobs and timer calls of the transactions
+	 * that committed before are then in Redis.
+	 */
+	private void awaitRelayed() {
+		long end = System.nanoTime() + RELAY_DEADLINE.toNanos();
+		long rows;
+		while ((rows = this.outboxRows.getAsLong()) > 0) {
+			if (System.nanoTime() - end > 0) {
+				throw new AssertionError("The outbox still holds " + rows + " rows for its relay to send after "
+						+ RELAY_DEADLINE + ": is its relay running?");
+			}
+			pause("the outbox's relay");
+		}
 	}
 
 	private JobHandler handler(String jobName) {
@@ -242,9 +277,9 @@ public final class JobTester {
 	 */
 	private static final class Outbox {
 
-		static LongSupplier waitingJobs(BeanFactory beanFactory) {
+		static LongSupplier waitingRows(BeanFactory beanFactory) {
 			JdbcJobOutbox outbox = beanFactory.getBeanProvider(JdbcJobOutbox.class).getIfAvailable();
-			return (outbox != null) ? () -> outbox.status().jobs() : () -> 0;
+			return (outbox != null) ? () -> outbox.status().rows() : () -> 0;
 		}
 
 	}
