@@ -1,9 +1,5 @@
 package io.redq.sample;
 
-import java.time.Duration;
-
-import org.awaitility.Awaitility;
-
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
@@ -26,15 +22,6 @@ public final class OutboxRows {
 		return jdbc.sql("SELECT (SELECT COUNT(*) FROM redq_outbox) + (SELECT COUNT(*) FROM redq_outbox_parked)")
 			.query(Long.class)
 			.single();
-	}
-
-	/**
-	 * Wait until the relay has sent every row of the transactions that committed before,
-	 * so that their jobs and timers are in Redis.
-	 * @param jdbc the shop's database
-	 */
-	public static void awaitRelayed(JdbcClient jdbc) {
-		Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(jdbc) == 0);
 	}
 
 }

@@ -9,11 +9,11 @@ import io.redq.queue.core.OutgoingJob;
 
 /**
  * Counts the dispatches taken, by job name, as the dispatch interceptors hear of them: by
- * Redis, or by the outbox when their transaction committed (then
- * {@link OutboxRows#awaitRelayed} waits until the relay sent them). For a test that waits
- * until the dispatches of committed transactions are all taken;
- * {@code redq.jobs.dispatched} does not tell that for a debounced job, since it counts
- * jobs that entered a queue, not a dispatch that replaced the pending job of its id.
+ * Redis, or by the outbox when their transaction committed (JobTester's waits wait for
+ * its relay). For a test that waits until the dispatches of committed transactions are
+ * all taken; {@code redq.jobs.dispatched} does not tell that for a debounced job, since
+ * it counts jobs that entered a queue, not a dispatch that replaced the pending job of
+ * its id.
  *
  * @author Redq team
  */

@@ -4,7 +4,6 @@ import java.math.BigDecimal;
 import java.time.Duration;
 
 import io.redq.queue.testkit.JobTester;
-import io.redq.sample.OutboxRows;
 import io.redq.sample.SampleShopTest;
 import io.redq.sample.SentJobs;
 import io.redq.sample.TestProducts;
@@ -53,7 +52,6 @@ class SearchIntegrationTests {
 		Awaitility.await()
 			.atMost(Duration.ofSeconds(30))
 			.until(() -> this.sent.count("reindex-product") >= before + 10);
-		OutboxRows.awaitRelayed(this.jdbc);
 		// the window ends now rather than in a minute (the tests'
 		// sample.search.reindex-window)
 		JobTester jobs = JobTester.of(context);
