@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 import io.redq.queue.core.CompletedJob;
 import io.redq.queue.core.DeadJob;
@@ -442,20 +443,30 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public void pause(String queue) {
-		for (String shard : this.store.queueShards().shardsToOperate(queue)) {
+		onEveryShard(queue, (shard) -> {
 			this.redis.opsForValue().set(this.store.keys(shard).paused(), "1");
-		}
+			return null;
+		}, "pause");
 		publish(new QueuePausedEvent(this, queue));
 	}
 
 	@Override
 	public void resume(String queue) {
-		for (String shard : this.store.queueShards().shardsToOperate(queue)) {
+		onEveryShard(queue, (shard) -> {
 			QueueKeys keys = this.store.keys(shard);
 			this.redis.delete(keys.paused());
-			this.redis.opsForZSet().add(keys.wake(), "w", 0);
-		}
+			return this.redis.opsForZSet().add(keys.wake(), "w", 0);
+		}, "resume");
 		publish(new QueueResumedEvent(this, queue));
+	}
+
+	/**
+	 * Make a change in every shard of a queue, within the {@link #setTimeout timeout} on
+	 * a sharded queue (see {@link AsyncCalls#onEveryShard}).
+	 */
+	private <T> List<T> onEveryShard(String queue, Function<String, T> change, String what) {
+		return AsyncCalls.onEveryShard(queue, this.store.queueShards().shardsToOperate(queue, this.timeout), change,
+				this.timeout, what);
 	}
 
 	/**
@@ -549,12 +560,10 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	}
 
 	private long revive(String queue, String action, Collection<String> ids) {
-		long total = 0;
 		// a job lives in one shard: the others ignore its id
-		for (String shard : this.store.queueShards().shardsToOperate(queue)) {
-			total += reviveShard(shard, action, ids);
-		}
-		return total;
+		return onEveryShard(queue, (shard) -> reviveShard(shard, action, ids), action + " dead jobs of").stream()
+			.mapToLong(Long::longValue)
+			.sum();
 	}
 
 	private long reviveShard(String queue, String action, Collection<String> ids) {
@@ -593,7 +602,10 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	 */
 	@Override
 	public void purge(String queue) {
-		this.store.queueShards().shardsToOperate(queue).forEach(this::purgeShard);
+		onEveryShard(queue, (shard) -> {
+			purgeShard(shard);
+			return null;
+		}, "purge");
 	}
 
 	private void purgeShard(String queue) {

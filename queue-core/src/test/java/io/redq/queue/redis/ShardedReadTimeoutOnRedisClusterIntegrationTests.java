@@ -202,6 +202,38 @@ class ShardedReadTimeoutOnRedisClusterIntegrationTests {
 		assertTimesOut(() -> this.operations.stats(QUEUE), "read the counts of shard '" + shard + "' of queue 'mail'");
 	}
 
+	@Test
+	void pausingAQueueWithAShardThatDoesNotAnswerFailsWithinTheTimeoutAndPausesTheOthers() {
+		List<String> shards = this.store.queueShards().shards(QUEUE);
+		masterOf(shards.get(2)).pause();
+		assertShardTimesOut(() -> this.operations.pause(QUEUE), "pause", shards.get(2));
+		assertThat(shards.subList(0, 2))
+			.allMatch((shard) -> this.store.getTemplate().hasKey(this.store.keys(shard).paused()));
+	}
+
+	@Test
+	void purgingAQueueWithAShardThatDoesNotAnswerFailsWithinTheTimeout() {
+		String shard = this.store.queueShards().shards(QUEUE).get(2);
+		masterOf(shard).pause();
+		assertShardTimesOut(() -> this.operations.purge(QUEUE), "purge", shard);
+	}
+
+	@Test
+	void retryingAndDeletingDeadJobsOfAQueueWithAShardThatDoesNotAnswerFailWithinTheTimeout() {
+		String shard = this.store.queueShards().shards(QUEUE).get(2);
+		masterOf(shard).pause();
+		assertShardTimesOut(() -> this.operations.retryDead(QUEUE, List.of()), "retry dead jobs of", shard);
+		assertShardTimesOut(() -> this.operations.deleteDead(QUEUE, List.of("a")), "delete dead jobs of", shard);
+	}
+
+	private static void assertShardTimesOut(ThrowingCallable call, String asked, String shard) {
+		assertTimeoutPreemptively(FAST,
+				() -> assertThatExceptionOfType(QueryTimeoutException.class).isThrownBy(call)
+					.withMessageStartingWith("Redis did not answer within 500 ms when asked to " + asked + " shards ["
+							+ shard + "] of queue 'mail': they are down, unreachable or overloaded. The other shards "
+							+ "have it done"));
+	}
+
 	private String idOnAStoppedShard() {
 		String id = idOffTheFirstShard();
 		masterOf(this.store.shardChoice().shardOf(QUEUE, id)).pause();
