@@ -184,14 +184,8 @@ final class AsyncCalls {
 		if (shards.size() == 1 || timeout == null) {
 			return shards.stream().map(change).toList();
 		}
-		// a shard whose master hangs holds its thread until Lettuce's command timeout,
-		// not the caller
 		List<CompletableFuture<T>> replies = shards.stream()
-			.map((shard) -> CompletableFuture.supplyAsync(() -> change.apply(shard), (task) -> {
-				Thread thread = new Thread(task, "redq-" + what + "-" + shard);
-				thread.setDaemon(true);
-				thread.start();
-			}))
+			.map((shard) -> onItsOwnThread(() -> change.apply(shard), what + "-" + shard))
 			.toList();
 		await(CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)), timeout, () -> {
 			List<String> silent = new ArrayList<>();
@@ -207,6 +201,31 @@ final class AsyncCalls {
 					+ "is safe once Redis answers");
 		}, what + " queue '" + queue + "'");
 		return replies.stream().map(CompletableFuture::join).toList();
+	}
+
+	/**
+	 * Make blocking calls on a thread of their own and wait for them within a timeout;
+	 * without a timeout, on the caller's thread within Lettuce's command timeout.
+	 * @param <T> the result type
+	 * @param calls the calls
+	 * @param timeout the longest wait, or {@code null} for Lettuce's command timeout
+	 * @param what what the calls do, for the messages of their failures
+	 * @return their result
+	 * @throws QueryTimeoutException when they did not end within the timeout; they are
+	 * not cancelled
+	 */
+	static <T> T within(Supplier<T> calls, @Nullable Duration timeout, String what) {
+		return (timeout != null) ? await(onItsOwnThread(calls, what), timeout, what) : calls.get();
+	}
+
+	// a call to a master that hangs holds its thread until Lettuce's command timeout, not
+	// the caller
+	private static <T> CompletableFuture<T> onItsOwnThread(Supplier<T> calls, String name) {
+		return CompletableFuture.supplyAsync(calls, (task) -> {
+			Thread thread = new Thread(task, "redq-" + name);
+			thread.setDaemon(true);
+			thread.start();
+		});
 	}
 
 	private static @Nullable Duration left(@Nullable Duration timeout, long deadline) {

@@ -113,6 +113,11 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	 * known, instead of holding it for Lettuce's command timeout. A change that times out
 	 * is not cancelled.
 	 * <p>
+	 * The changes made in every shard ({@link #pause}, {@link #resume}, {@link #purge},
+	 * {@link #retryDead}, {@link #deleteDead}) are made in all of them at once and waited
+	 * for within the timeout too: shards that do not answer fail the call naming them,
+	 * while the others have it done; repeating the call is safe.
+	 * <p>
 	 * Default none: Lettuce's command timeout.
 	 * @param timeout the timeout, at least 1 ms
 	 */
