@@ -44,8 +44,8 @@ public final class BatchCancelOperations {
 	 * queues, {@value QueueStore#MAX_BATCH_SIZE} read per page. Their cancellations are
 	 * handed over like completions; running members finish.
 	 * @param batchId the batch id
-	 * @param timeout the longest wait for each call, or {@code null} for the Redis
-	 * command timeout
+	 * @param timeout the longest wait for each call or step, or {@code null} for the
+	 * Redis command timeout
 	 * @return whether a running batch was cancelled
 	 */
 	public boolean cancel(String batchId, @Nullable Duration timeout) {
@@ -63,8 +63,8 @@ public final class BatchCancelOperations {
 	 * refused, and counted cancelled; those it created are cancelled as ones it may still
 	 * be creating, and hand their ends over as they end.
 	 * @param batchId the batch id
-	 * @param timeout the longest wait for each call, or {@code null} for the Redis
-	 * command timeout
+	 * @param timeout the longest wait for each call or step, or {@code null} for the
+	 * Redis command timeout
 	 * @param creationCallId the id of the call that creates the batch, or {@code null} to
 	 * cancel only a batch that runs
 	 * @return whether the batch was cancelled
