@@ -13,6 +13,7 @@ import io.redq.queue.autoconfigure.endpoint.JobQueueEndpointAutoConfiguration;
 import io.redq.queue.autoconfigure.endpoint.RedisUnavailableException;
 import io.redq.queue.test.RedisCluster;
 import io.redq.queue.test.RedisServer;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
@@ -68,6 +69,23 @@ class ShardedReadTimeoutOfTheEndpointOnRedisClusterIntegrationTests {
 			.isThrownBy(() -> endpoint.deleteOrCancel("mail", "jobs", "absent"))
 			.withMessageContaining(
 					"Redis did not answer within 500 ms when asked to cancel job 'absent' of queue 'mail'"));
+	}
+
+	@Test
+	void changingEveryShardOfAQueueWhileAShardDoesNotAnswerIsA503WithinTheTimeout() {
+		runWithTheLastShardStopped((endpoint) -> {
+			assertShardUnavailable(() -> endpoint.pause("mail", true), "pause");
+			assertShardUnavailable(() -> endpoint.purge("mail", "mail"), "purge");
+			assertShardUnavailable(() -> endpoint.retryOrTrigger("mail", "dead", new String[] { "absent" }, null),
+					"retry dead jobs of");
+			assertShardUnavailable(() -> endpoint.deleteOrCancel("mail", "dead", "absent"), "delete dead jobs of");
+		});
+	}
+
+	private static void assertShardUnavailable(ThrowingCallable call, String asked) {
+		assertThatExceptionOfType(RedisUnavailableException.class).isThrownBy(call)
+			.withMessageContaining("Redis did not answer within 500 ms when asked to " + asked + " shards [")
+			.withMessageContaining("] of queue 'mail'");
 	}
 
 	private void runWithTheLastShardStopped(Consumer<JobQueueEndpoint> call) {

@@ -162,6 +162,72 @@ final class AsyncCalls {
 		return -1;
 	}
 
+	/**
+	 * Make a change in every shard of a queue at once, each shard's on a thread of its
+	 * own, and wait for all of them within one timeout; a queue of one shard changes on
+	 * the caller's thread, within Lettuce's command timeout. Only for changes that are
+	 * harmless when made again, since a caller that timed out repeats them.
+	 * @param <T> the result type
+	 * @param queue the queue
+	 * @param shards its shards
+	 * @param change the change of one shard
+	 * @param timeout the longest wait for them together, or {@code null} for Lettuce's
+	 * command timeout
+	 * @param what what the change does, for the messages of its failures: e.g.
+	 * {@code "pause"}
+	 * @return the results, in the order of the shards
+	 * @throws QueryTimeoutException when a shard did not answer within the timeout,
+	 * naming the shards that did not
+	 */
+	static <T> List<T> onEveryShard(String queue, List<String> shards, Function<String, T> change,
+			@Nullable Duration timeout, String what) {
+		if (shards.size() == 1 || timeout == null) {
+			return shards.stream().map(change).toList();
+		}
+		List<CompletableFuture<T>> replies = shards.stream()
+			.map((shard) -> onItsOwnThread(() -> change.apply(shard), what + "-" + shard))
+			.toList();
+		await(CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)), timeout, () -> {
+			List<String> silent = new ArrayList<>();
+			for (int i = 0; i < shards.size(); i++) {
+				if (!replies.get(i).isDone()) {
+					silent.add(shards.get(i));
+				}
+			}
+			return new QueryTimeoutException("Redis did not answer within " + timeout.toMillis() + " ms when asked to "
+					+ what + " shards " + silent + " of queue '" + queue
+					+ "': they are down, unreachable or overloaded. The other shards have it done, and those may "
+					+ "still do it before the Redis command timeout (spring.data.redis.timeout); repeating the call "
+					+ "is safe once Redis answers");
+		}, what + " queue '" + queue + "'");
+		return replies.stream().map(CompletableFuture::join).toList();
+	}
+
+	/**
+	 * Make blocking calls on a thread of their own and wait for them within a timeout;
+	 * without a timeout, on the caller's thread within Lettuce's command timeout.
+	 * @param <T> the result type
+	 * @param calls the calls
+	 * @param timeout the longest wait, or {@code null} for Lettuce's command timeout
+	 * @param what what the calls do, for the messages of their failures
+	 * @return their result
+	 * @throws QueryTimeoutException when they did not end within the timeout; they are
+	 * not cancelled
+	 */
+	static <T> T within(Supplier<T> calls, @Nullable Duration timeout, String what) {
+		return (timeout != null) ? await(onItsOwnThread(calls, what), timeout, what) : calls.get();
+	}
+
+	// a call to a master that hangs holds its thread until Lettuce's command timeout, not
+	// the caller
+	private static <T> CompletableFuture<T> onItsOwnThread(Supplier<T> calls, String name) {
+		return CompletableFuture.supplyAsync(calls, (task) -> {
+			Thread thread = new Thread(task, "redq-" + name);
+			thread.setDaemon(true);
+			thread.start();
+		});
+	}
+
 	private static @Nullable Duration left(@Nullable Duration timeout, long deadline) {
 		return (timeout != null) ? Duration.ofNanos(Math.max(0, deadline - System.nanoTime())) : null;
 	}

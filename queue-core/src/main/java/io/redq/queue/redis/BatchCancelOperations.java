@@ -44,8 +44,8 @@ public final class BatchCancelOperations {
 	 * queues, {@value QueueStore#MAX_BATCH_SIZE} read per page. Their cancellations are
 	 * handed over like completions; running members finish.
 	 * @param batchId the batch id
-	 * @param timeout the longest wait for each call, or {@code null} for the Redis
-	 * command timeout
+	 * @param timeout the longest wait for each call or step, or {@code null} for the
+	 * Redis command timeout
 	 * @return whether a running batch was cancelled
 	 */
 	public boolean cancel(String batchId, @Nullable Duration timeout) {
@@ -63,8 +63,8 @@ public final class BatchCancelOperations {
 	 * refused, and counted cancelled; those it created are cancelled as ones it may still
 	 * be creating, and hand their ends over as they end.
 	 * @param batchId the batch id
-	 * @param timeout the longest wait for each call, or {@code null} for the Redis
-	 * command timeout
+	 * @param timeout the longest wait for each call or step, or {@code null} for the
+	 * Redis command timeout
 	 * @param creationCallId the id of the call that creates the batch, or {@code null} to
 	 * cancel only a batch that runs
 	 * @return whether the batch was cancelled
@@ -76,9 +76,12 @@ public final class BatchCancelOperations {
 			return false;
 		}
 		BatchKeys keys = this.store.batchKeys(batchId);
-		StringRedisTemplate redis = this.store.getTemplate();
-		forestallAdds(keys.meta());
-		List<Object> found = redis.opsForHash().multiGet(keys.meta(), List.of("queues", "total", "linger"));
+		// each step's calls, to the batch's own keys or to every shard of its members'
+		// queues, end within the timeout
+		List<Object> found = AsyncCalls.within(() -> {
+			forestallAdds(keys.meta());
+			return this.store.getTemplate().opsForHash().multiGet(keys.meta(), List.of("queues", "total", "linger"));
+		}, timeout, "read cancelled batch '" + batchId + "'");
 		Object queues = found.get(0);
 		if (queues == null) {
 			return true;
@@ -88,39 +91,52 @@ public final class BatchCancelOperations {
 			.toList();
 		List<String> toCount = new ArrayList<>();
 		if (creationCallId != null) {
-			forestallCreation(creationCallId, memberQueues, BatchOperations.number(found.get(1)));
+			AsyncCalls.within(() -> {
+				forestallCreation(creationCallId, memberQueues, BatchOperations.number(found.get(1)));
+				return true;
+			}, timeout, "forestall the enqueues of the members of cancelled batch '" + batchId + "'");
 		}
-		ScanOptions page = ScanOptions.scanOptions().count(QueueStore.MAX_BATCH_SIZE).build();
-		try (Cursor<String> pending = redis.opsForSet().scan(keys.pending(), page)) {
-			while (pending.hasNext()) {
-				String id = pending.next();
-				boolean nested = false;
-				for (String queue : ((String) queues).split("\n")) {
-					if (creationCallId != null && isNested(queue)) {
-						// the mover may still create it, as a call of its own (see
-						// BatchCreationOperations#enqueueMembers)
-						nested |= cancelCreating(queue, id, Duration.ofMillis(BatchOperations.number(found.get(2))),
-								timeout, creationCallId + "/" + id);
-						continue;
-					}
-					switch (queue) {
-						case BatchOperations.BATCH_QUEUE -> cancel(id, timeout);
-						case BatchOperations.CHAIN_QUEUE -> this.batches.chains().cancel(id, timeout);
-						default -> cancelJob(queue, this.store.shardChoice().shardHolding(queue, id, timeout), id,
-								timeout, "member '" + id + "' of batch " + batchId);
-					}
+		for (String id : AsyncCalls.within(() -> pending(keys), timeout,
+				"read the pending members of cancelled batch '" + batchId + "'")) {
+			boolean nested = false;
+			for (String queue : ((String) queues).split("\n")) {
+				if (creationCallId != null && isNested(queue)) {
+					// the mover may still create it, as a call of its own (see
+					// BatchCreationOperations#enqueueMembers)
+					nested |= cancelCreating(queue, id, Duration.ofMillis(BatchOperations.number(found.get(2))),
+							timeout, creationCallId + "/" + id);
+					continue;
 				}
-				// a nested workflow that exists hands its end over as it ends
-				if (creationCallId != null && !nested) {
-					toCount.add(id);
+				switch (queue) {
+					case BatchOperations.BATCH_QUEUE -> cancel(id, timeout);
+					case BatchOperations.CHAIN_QUEUE -> this.batches.chains().cancel(id, timeout);
+					default -> cancelJob(queue, this.store.shardChoice().shardHolding(queue, id, timeout), id, timeout,
+							"member '" + id + "' of batch " + batchId);
 				}
+			}
+			// a nested workflow that exists hands its end over as it ends
+			if (creationCallId != null && !nested) {
+				toCount.add(id);
 			}
 		}
 		for (int from = 0; from < toCount.size(); from += QueueStore.MAX_BATCH_SIZE) {
 			countNeverEnqueued(batchId, memberQueues,
-					toCount.subList(from, Math.min(toCount.size(), from + QueueStore.MAX_BATCH_SIZE)));
+					toCount.subList(from, Math.min(toCount.size(), from + QueueStore.MAX_BATCH_SIZE)), timeout);
 		}
 		return true;
+	}
+
+	/**
+	 * Return the ids of a batch's pending members, {@value QueueStore#MAX_BATCH_SIZE}
+	 * read per page.
+	 */
+	private List<String> pending(BatchKeys keys) {
+		List<String> ids = new ArrayList<>();
+		ScanOptions page = ScanOptions.scanOptions().count(QueueStore.MAX_BATCH_SIZE).build();
+		try (Cursor<String> pending = this.store.getTemplate().opsForSet().scan(keys.pending(), page)) {
+			pending.forEachRemaining(ids::add);
+		}
+		return ids;
 	}
 
 	private static boolean isNested(String queue) {
@@ -238,7 +254,7 @@ public final class BatchCancelOperations {
 		String queue = parts.get(0);
 		List<String> ids = parts.subList(2, parts.size());
 		forestall(queue, parts.get(1));
-		countNeverEnqueued(batchId, List.of(queue), ids);
+		countNeverEnqueued(batchId, List.of(queue), ids, null);
 		int number = name.lastIndexOf(':');
 		this.batches.run(batchId,
 				List.of("settled", name.substring(BatchOperations.ADD.length(), number), name.substring(number + 1)));
@@ -250,7 +266,28 @@ public final class BatchCancelOperations {
 	 * handed over from there were never enqueued, or finished and were counted, which
 	 * counting them again does not change.
 	 */
-	private void countNeverEnqueued(String batchId, List<String> queues, List<String> ids) {
+	private void countNeverEnqueued(String batchId, List<String> queues, List<String> ids, @Nullable Duration timeout) {
+		String what = "count the members of cancelled batch '" + batchId + "' never enqueued";
+		boolean[] found = AsyncCalls.within(() -> found(batchId, queues, ids), timeout, what);
+		// the queue of an apply names the lists of succeeded and dead members, which a
+		// cancelled member does not join
+		List<String> args = new ArrayList<>(List.of("apply", queues.isEmpty() ? "" : queues.get(0)));
+		for (int i = 0; i < ids.size(); i++) {
+			if (!found[i]) {
+				args.add(ids.get(i));
+				args.add("c");
+			}
+		}
+		if (args.size() > 2) {
+			this.batches.deliver(batchId, this.batches.run(batchId, args, timeout, what));
+		}
+	}
+
+	/**
+	 * Return which of the given members of a batch are linked in a shard of their queues
+	 * or handed over from there.
+	 */
+	private boolean[] found(String batchId, List<String> queues, List<String> ids) {
 		StringRedisTemplate redis = this.store.getTemplate();
 		List<String> handOvers = new ArrayList<>(ids.size() * OUTCOMES.size());
 		for (String id : ids) {
@@ -273,18 +310,7 @@ public final class BatchCancelOperations {
 				}
 			}
 		}
-		// the queue of an apply names the lists of succeeded and dead members, which a
-		// cancelled member does not join
-		List<String> args = new ArrayList<>(List.of("apply", queues.isEmpty() ? "" : queues.get(0)));
-		for (int i = 0; i < ids.size(); i++) {
-			if (!found[i]) {
-				args.add(ids.get(i));
-				args.add("c");
-			}
-		}
-		if (args.size() > 2) {
-			this.batches.deliver(batchId, this.batches.run(batchId, args));
-		}
+		return found;
 	}
 
 }

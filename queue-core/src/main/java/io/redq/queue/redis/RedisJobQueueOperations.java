@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 import io.redq.queue.core.CompletedJob;
 import io.redq.queue.core.DeadJob;
@@ -111,6 +112,11 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	 * {@link QueryTimeoutException} that names the queue, and the shard where it is
 	 * known, instead of holding it for Lettuce's command timeout. A change that times out
 	 * is not cancelled.
+	 * <p>
+	 * The changes made in every shard ({@link #pause}, {@link #resume}, {@link #purge},
+	 * {@link #retryDead}, {@link #deleteDead}) are made in all of them at once and waited
+	 * for within the timeout too: shards that do not answer fail the call naming them,
+	 * while the others have it done; repeating the call is safe.
 	 * <p>
 	 * Default none: Lettuce's command timeout.
 	 * @param timeout the timeout, at least 1 ms
@@ -442,20 +448,30 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public void pause(String queue) {
-		for (String shard : this.store.queueShards().shardsToOperate(queue)) {
+		onEveryShard(queue, (shard) -> {
 			this.redis.opsForValue().set(this.store.keys(shard).paused(), "1");
-		}
+			return null;
+		}, "pause");
 		publish(new QueuePausedEvent(this, queue));
 	}
 
 	@Override
 	public void resume(String queue) {
-		for (String shard : this.store.queueShards().shardsToOperate(queue)) {
+		onEveryShard(queue, (shard) -> {
 			QueueKeys keys = this.store.keys(shard);
 			this.redis.delete(keys.paused());
-			this.redis.opsForZSet().add(keys.wake(), "w", 0);
-		}
+			return this.redis.opsForZSet().add(keys.wake(), "w", 0);
+		}, "resume");
 		publish(new QueueResumedEvent(this, queue));
+	}
+
+	/**
+	 * Make a change in every shard of a queue, within the {@link #setTimeout timeout} on
+	 * a sharded queue (see {@link AsyncCalls#onEveryShard}).
+	 */
+	private <T> List<T> onEveryShard(String queue, Function<String, T> change, String what) {
+		return AsyncCalls.onEveryShard(queue, this.store.queueShards().shardsToOperate(queue, this.timeout), change,
+				this.timeout, what);
 	}
 
 	/**
@@ -549,12 +565,10 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	}
 
 	private long revive(String queue, String action, Collection<String> ids) {
-		long total = 0;
 		// a job lives in one shard: the others ignore its id
-		for (String shard : this.store.queueShards().shardsToOperate(queue)) {
-			total += reviveShard(shard, action, ids);
-		}
-		return total;
+		return onEveryShard(queue, (shard) -> reviveShard(shard, action, ids), action + " dead jobs of").stream()
+			.mapToLong(Long::longValue)
+			.sum();
 	}
 
 	private long reviveShard(String queue, String action, Collection<String> ids) {
@@ -593,7 +607,10 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	 */
 	@Override
 	public void purge(String queue) {
-		this.store.queueShards().shardsToOperate(queue).forEach(this::purgeShard);
+		onEveryShard(queue, (shard) -> {
+			purgeShard(shard);
+			return null;
+		}, "purge");
 	}
 
 	private void purgeShard(String queue) {

@@ -18,6 +18,7 @@ import io.redq.queue.test.RedisCluster;
 import io.redq.queue.test.RedisServer;
 import io.redq.queue.test.TestConnections;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
@@ -170,6 +171,27 @@ class ShardedReadTimeoutOnRedisClusterIntegrationTests {
 	}
 
 	@Test
+	void cancellingABatchBeingCreatedWhileAShardOfItsMembersQueueDoesNotAnswerFailsWithinTheTimeout() {
+		BatchResult batch = this.dispatcher
+			.dispatchBatch(BatchRequest.of(List.of(JobRequest.of("send-mail", "a").build())).build());
+		RedisServer batchMaster = cluster.masterOf(this.store.getKeyspace().batch(batch.batchId()).meta());
+		// its members' enqueues are forestalled in every shard of their queue
+		this.store.queueShards()
+			.shards(QUEUE)
+			.stream()
+			.map(this::masterOf)
+			.filter((master) -> !master.equals(batchMaster))
+			.findFirst()
+			.orElseThrow()
+			.pause();
+		assertTimesOut(
+				() -> this.operations.getBatchOperations()
+					.getCancelOperations()
+					.cancel(batch.batchId(), TIMEOUT, "creation"),
+				"forestall the enqueues of the members of cancelled batch '" + batch.batchId() + "'");
+	}
+
+	@Test
 	void readingTheStatusOfAJobWhoseShardDoesNotAnswerFailsWithinTheTimeout() {
 		String id = idOnAStoppedShard();
 		assertTimesOut(() -> this.operations.status(QUEUE, id), "read the status of job '" + id + "' of queue 'mail'");
@@ -200,6 +222,45 @@ class ShardedReadTimeoutOnRedisClusterIntegrationTests {
 		String shard = this.store.queueShards().shards(QUEUE).get(2);
 		masterOf(shard).pause();
 		assertTimesOut(() -> this.operations.stats(QUEUE), "read the counts of shard '" + shard + "' of queue 'mail'");
+	}
+
+	@Test
+	void pausingAQueueWithAShardThatDoesNotAnswerFailsWithinTheTimeoutAndPausesTheOthers() {
+		List<String> shards = this.store.queueShards().shards(QUEUE);
+		masterOf(shards.get(2)).pause();
+		assertShardTimesOut(() -> this.operations.pause(QUEUE), "pause", shards.get(2));
+		// the shards that answer are paused, however late
+		Awaitility.await()
+			.atMost(FAST)
+			.untilAsserted(() -> assertThat(shards.subList(0, 2))
+				.allMatch((shard) -> this.store.getTemplate().hasKey(this.store.keys(shard).paused())));
+	}
+
+	@Test
+	void purgingAQueueWithAShardThatDoesNotAnswerFailsWithinTheTimeout() {
+		String shard = this.store.queueShards().shards(QUEUE).get(2);
+		masterOf(shard).pause();
+		assertShardTimesOut(() -> this.operations.purge(QUEUE), "purge", shard);
+	}
+
+	@Test
+	void retryingAndDeletingDeadJobsOfAQueueWithAShardThatDoesNotAnswerFailWithinTheTimeout() {
+		String shard = this.store.queueShards().shards(QUEUE).get(2);
+		masterOf(shard).pause();
+		assertShardTimesOut(() -> this.operations.retryDead(QUEUE, List.of()), "retry dead jobs of", shard);
+		assertShardTimesOut(() -> this.operations.deleteDead(QUEUE, List.of("a")), "delete dead jobs of", shard);
+	}
+
+	/**
+	 * Assert that a change of every shard fails within the timeout naming the last shard,
+	 * the one stopped, and any other that had no time to answer.
+	 */
+	private static void assertShardTimesOut(ThrowingCallable call, String asked, String shard) {
+		assertTimeoutPreemptively(FAST,
+				() -> assertThatExceptionOfType(QueryTimeoutException.class).isThrownBy(call)
+					.withMessageStartingWith("Redis did not answer within 500 ms when asked to " + asked + " shards [")
+					.withMessageContaining(shard + "] of queue 'mail': they are down, unreachable or overloaded. "
+							+ "The other shards have it done"));
 	}
 
 	private String idOnAStoppedShard() {
