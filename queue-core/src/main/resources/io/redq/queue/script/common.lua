@@ -483,10 +483,13 @@ local function join_run(handed, gate, n, same_gates, now, lease)
 		ids[i] = string.match(entry, '%z([^%z]*)$')
 	end
 	local envelopes = redis.call('HMGET', jobs, unpack(ids))
+	-- whether each is still parked, read for them all at once: by its score, not by its record in parked, which a
+	-- script that knows no lines leaves matching its entry when it moves the job
+	local due = redis.call('ZMSCORE', delayed, unpack(ids))
 	local joined, left = {}, {}
 	for i, id in ipairs(ids) do
 		-- the run ends at the first that is not parked (an entry left behind) or has other gates, which keep their places
-		if not envelopes[i] or not has_gates(envelopes[i], same_gates) or redis.call('ZSCORE', delayed, id) ~= 'inf' then
+		if not envelopes[i] or not has_gates(envelopes[i], same_gates) or due[i] ~= 'inf' then
 			break
 		end
 		joined[i], left[i] = id, entries[i]

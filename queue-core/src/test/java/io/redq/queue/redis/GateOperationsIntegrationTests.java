@@ -162,6 +162,30 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test // GH-36
+	void aRunEndsBeforeALineEntryWhoseJobIsNoLongerParkedEvenWhereItsParkedRecordStillMatches() {
+		for (int i = 0; i < 4; i++) {
+			enqueue("j" + i);
+		}
+		List<ReservedJob> reserved = this.listener.reserve(QUEUE, 4, LEASE).jobs();
+		assertThat(gates().admit(QUEUE, reserved.get(0).lease(), GATES, LEASE)).isZero();
+		for (ReservedJob job : reserved.subList(1, 4)) {
+			assertThat(gates().admit(QUEUE, job.lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
+		}
+		// a script that knows no lines (of another release) moves j2 to a due time: its
+		// entry in the line and its record in parked stay behind, and still match
+		this.template.opsForZSet().add(this.keys.delayed(), "j2", System.currentTimeMillis() + 60_000);
+		GateOperations.HandOver next = gates().completeAndLeaveGates(QUEUE, reserved.get(0).lease(), GATES, LEASE, 5)
+			.next();
+		assertThat(next).isNotNull();
+		assertThat(next.job().id()).isEqualTo("j1");
+		assertThat(next.run()).as("j2 is delayed, not parked: not reserved, and the run ends there").isEmpty();
+		assertThat(this.template.opsForZSet().score(this.keys.delayed(), "j2")).isNotNull();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(next.job().lease()))).isEmpty();
+		assertThat(this.operations.stats(QUEUE)).as("j2 delayed, j3 parked, j1 still holding its place")
+			.isEqualTo(new QueueStats(0, 2, 0, 0));
+	}
+
+	@Test // GH-36
 	void aRunWhoseWorkerDiedFreesItsPlaceAsItsHoldExpiresAndItsJobsComeBackAsTheirLeasesExpire() {
 		for (int i = 0; i < 4; i++) {
 			enqueue("j" + i);
