@@ -115,7 +115,14 @@ enum Fault {
 	 * A dispatch replaces a job woken for a freed place before a worker admits it (a
 	 * producer racing the leave or migration that woke it), with a job of any gates.
 	 */
-	WOKEN_JOB_REPLACED(true);
+	WOKEN_JOB_REPLACED(true),
+
+	/**
+	 * The running limits of a job woken for a freed place are lifted before a worker
+	 * admits it (a deploy, or a {@code REPLACE_PAYLOAD} of a job without them): it takes
+	 * no place, and the place it was woken for must go to the next in line.
+	 */
+	LIMIT_LIFTED(true);
 
 	/** The system property that lists the faults, or {@code all}. */
 	static final String PROPERTY = "redq.tester.faults";

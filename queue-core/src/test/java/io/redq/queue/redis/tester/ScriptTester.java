@@ -738,11 +738,11 @@ final class ScriptTester {
 
 	private void startHeld(Worker worker, Held held) {
 		ReservedJob job = held.job;
-		Gates gates = held.dispatch.gated ? gates(job) : null;
 		Lease holder = (held.holder != null) ? held.holder : job.lease();
 		// a job of a run starts as a job without gates, under the place its run took, as
 		// a container does
 		boolean inRun = held.holder != null || !held.run.isEmpty();
+		Gates gates = !held.dispatch.gated ? null : (!inRun && limitsLifted(job)) ? lifted(gates(job)) : gates(job);
 		if (gates != null && !inRun) {
 			long admitted = this.listeners.getGateOperations().admit(QUEUE, job.lease(), gates, LONG_LEASE);
 			String resent = "";
@@ -806,6 +806,27 @@ final class ScriptTester {
 		dispatch.runsStarted++;
 		worker.running.add(new Run(job, dispatch, gates, holder, held.run));
 		trace(worker + " starts " + job.id() + "=d" + dispatch.number + "@" + job.attempt());
+	}
+
+	/**
+	 * Whether the running limits of a job woken for a freed place (its entry kept in
+	 * parked, out of its line) were lifted before its admission.
+	 */
+	private boolean limitsLifted(ReservedJob job) {
+		if (!this.settings.faults().contains(Fault.LIMIT_LIFTED)) {
+			return false;
+		}
+		String entry = this.redis.<String, String>opsForHash().get(this.keys.parked(), job.id());
+		boolean lifted = entry != null && this.redis.opsForZSet().score(this.keys.lines(), entry) == null
+				&& enabled(Fault.LIMIT_LIFTED, 0.5);
+		if (lifted) {
+			trace("the running limits of " + job.id() + ", woken, are lifted before its admission");
+		}
+		return lifted;
+	}
+
+	private static Gates lifted(Gates gates) {
+		return new Gates(gates.exclusiveKey(), gates.job(), 0, 0, gates.rateLimit(), gates.group(), 0);
 	}
 
 	private boolean finish(Worker worker) {
