@@ -377,9 +377,12 @@ public final class ChainOperations {
 	 * ended (one re-sent after its reply was lost) forestalls and cancels again, and
 	 * returns {@code false}.
 	 * @param chainId the chain id
-	 * @param timeout the longest wait for the call to the step's queue, or {@code null}
-	 * for the Redis command timeout
+	 * @param timeout the longest wait for each call (to the chain's own keys, to the
+	 * step's queue, to every shard of it that a forestall reaches, to the batch it is
+	 * nested in), or {@code null} for the Redis command timeout
 	 * @return whether a running chain was cancelled
+	 * @throws org.springframework.dao.QueryTimeoutException when a call did not end
+	 * within the timeout; it is not cancelled, and repeating the cancel is safe
 	 */
 	public boolean cancel(String chainId, @Nullable Duration timeout) {
 		return cancel(chainId, timeout, null);
@@ -395,14 +398,16 @@ public final class ChainOperations {
 	 * @param chainId the chain id
 	 * @param window how long a chain made cancelled is kept, at least as long as the
 	 * mover's call may come
-	 * @param timeout the longest wait for the call to the step's queue, or {@code null}
-	 * for the Redis command timeout
+	 * @param timeout the longest wait for each call, or {@code null} for the Redis
+	 * command timeout
 	 * @param creationCallId the id of the call that creates the chain
 	 * @return whether a chain was created under the id, whose end reaches the batch as it
 	 * ends; {@code false} when it was made cancelled, for the caller to count
 	 */
 	boolean cancelCreating(String chainId, Duration window, @Nullable Duration timeout, String creationCallId) {
-		if (run(chainId, List.of("forestall", QueueStore.millis(window))).equals(List.of(1L))) {
+		if (run(chainId, List.of("forestall", QueueStore.millis(window)), timeout,
+				"forestall the creation of chain '" + chainId + "'")
+			.equals(List.of(1L))) {
 			return false;
 		}
 		cancel(chainId, timeout, creationCallId);
@@ -427,8 +432,15 @@ public final class ChainOperations {
 		// reply 3: cancelled while created, whose first step is enqueued under the
 		// creation's call
 		String callId = (code == 3) ? creationCallId + ".1" : stepCallId(chainId, current);
+		// each call after the first, to the chain's own keys, to every shard of the
+		// step's
+		// queue or to the batch it is nested in, ends within the timeout: repeating the
+		// cancel is safe
 		if (code >= 2) {
-			forestall(chainId, queue, current, callId);
+			AsyncCalls.within(() -> {
+				forestall(chainId, queue, current, callId);
+				return true;
+			}, timeout, "forestall the enqueue of step '" + current + "' of cancelled chain '" + chainId + "'");
 		}
 		if (BatchOperations.BATCH_QUEUE.equals(queue)) {
 			// a batch step is cancelled as a batch, whose end then ends the chain; one
@@ -441,7 +453,11 @@ public final class ChainOperations {
 				// first its link, in the shard that holds the step, no longer creates the
 				// step after it, then the step is cancelled
 				String shard = this.store.shardChoice().shardHolding(queue, id, timeout);
-				this.store.getTemplate().execute(UNLINK_LATER_STEPS, List.of(this.store.keys(shard).batchLinks()), id);
+				AsyncCalls.within(
+						() -> this.store.getTemplate()
+							.execute(UNLINK_LATER_STEPS, List.of(this.store.keys(shard).batchLinks()), id),
+						timeout, "unlink the steps after step '" + id + "' of cancelled chain '" + chainId
+								+ "' in queue '" + queue + "'");
 				this.batchOperations.getCancelOperations()
 					.cancelJob(queue, shard, id, timeout, "step '" + id + "' of chain " + chainId);
 			}
@@ -449,7 +465,10 @@ public final class ChainOperations {
 		if (code >= 2) {
 			// the chain ended, and no step's hand-over may come: an apply of no
 			// finishes returns its end for the batch it is nested in
-			deliver(chainId, run(chainId, List.of("apply", queue)));
+			AsyncCalls.within(() -> {
+				deliver(chainId, run(chainId, List.of("apply", queue)));
+				return true;
+			}, timeout, "end cancelled chain '" + chainId + "'");
 		}
 		return !ended;
 	}

@@ -267,6 +267,18 @@ public final class QueueStore {
 	}
 
 	/**
+	 * Send the read of whether a key exists without blocking (with another client than
+	 * Lettuce, the read runs before this method returns).
+	 * @param key the key
+	 * @return whether it exists
+	 */
+	CompletableFuture<Boolean> hasKeyAsync(String key) {
+		return this.calls.run((commands) -> commands.exists(key.getBytes(StandardCharsets.UTF_8))
+			.thenApply((found) -> found > 0)
+			.toCompletableFuture(), () -> Boolean.TRUE.equals(this.redis.hasKey(key)));
+	}
+
+	/**
 	 * Run a script that returns a list on the given keys, waiting at most the given time
 	 * for its reply. A call that times out is not cancelled: Lettuce may still deliver it
 	 * until its command timeout.

@@ -106,9 +106,10 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	/**
 	 * Set the longest wait for Redis to answer the calls that take no timeout of their
 	 * own and read or change one job by its id ({@link #status}, {@link #progress},
-	 * {@link #trigger}, {@link #reschedule}, {@link #cancel}) or read a queue's counts
-	 * ({@link #snapshot}, {@link #stats}, {@link #shardSnapshots}): on a sharded queue a
-	 * shard whose master does not answer then fails the call with a
+	 * {@link #trigger}, {@link #reschedule}, {@link #cancel}, {@link #deadJob}) or read a
+	 * queue's counts ({@link #snapshot}, {@link #stats}, {@link #shardSnapshots}), its
+	 * dead jobs ({@link #deadJobs}) or whether it is paused ({@link #isPaused}): on a
+	 * sharded queue a shard whose master does not answer then fails the call with a
 	 * {@link QueryTimeoutException} that names the queue, and the shard where it is
 	 * known, instead of holding it for Lettuce's command timeout. A change that times out
 	 * is not cancelled.
@@ -491,7 +492,8 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	@Override
 	public boolean isPaused(String queue) {
 		// the shards are paused and resumed together: the first tells
-		return Boolean.TRUE.equals(this.redis.hasKey(this.store.keys(queue).paused()));
+		return AsyncCalls.await(this.store.hasKeyAsync(this.store.keys(queue).paused()), this.timeout,
+				"read whether queue '" + queue + "' is paused");
 	}
 
 	/**
@@ -518,40 +520,46 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	public List<DeadJob> deadJobs(String queue, int offset, int count) {
 		// Redis reads a range that ends before it starts as counted from the end
 		Assert.isTrue(offset >= 0 && count > 0, "offset must not be negative and count must be positive");
-		List<String> shards = this.store.queueShards().shardsToOperate(queue);
-		if (shards.size() == 1) {
-			return dead(queue, List.of(Integer.toString(offset), Integer.toString(count)));
-		}
+		List<String> shards = this.store.queueShards().shardsToOperate(queue, this.timeout);
 		// the latest deaths of all shards are among the latest offset + count of each
-		List<DeadJob> all = new ArrayList<>();
-		for (String shard : shards) {
-			all.addAll(dead(shard, List.of("0", Integer.toString(offset + count))));
+		List<String> range = (shards.size() == 1) ? List.of(Integer.toString(offset), Integer.toString(count))
+				: List.of("0", Integer.toString(offset + count));
+		List<List<DeadJob>> read = AsyncCalls.all(shards.stream().map((shard) -> dead(shard, range)).toList(),
+				this.timeout, (i) -> "read the dead jobs of shard '" + shards.get(i) + "' of queue '" + queue + "'");
+		if (shards.size() == 1) {
+			return read.get(0);
 		}
+		List<DeadJob> all = new ArrayList<>();
+		read.forEach(all::addAll);
 		all.sort(Comparator.comparing(DeadJob::diedAt).reversed());
 		return List.copyOf(all.subList(Math.min(offset, all.size()), Math.min(offset + count, all.size())));
 	}
 
 	@Override
 	public @Nullable DeadJob deadJob(String queue, String id) {
-		for (String shard : this.store.shardChoice().shardsOfId(queue, id)) {
-			List<DeadJob> found = dead(shard, List.of("ids", id));
-			if (!found.isEmpty()) {
-				return found.get(0);
-			}
-		}
-		return null;
+		List<CompletableFuture<List<DeadJob>>> replies = this.store.shardChoice()
+			.shardsOfId(queue, id, this.timeout)
+			.stream()
+			.map((shard) -> dead(shard, List.of("ids", id)))
+			.toList();
+		// a job lives in one shard: the others know it as none
+		int found = AsyncCalls.firstAccepted(replies, (jobs) -> !jobs.isEmpty(), this.timeout,
+				"read dead job '" + id + "' of queue '" + queue + "'");
+		return (found >= 0) ? replies.get(found).join().get(0) : null;
 	}
 
-	private List<DeadJob> dead(String queue, List<String> args) {
-		List<?> values = this.store.runForList(this.scripts.dead(), queue, args);
-		List<DeadJob> dead = new ArrayList<>(values.size() / 5);
-		for (int i = 0; i < values.size(); i += 5) {
-			dead.add(new DeadJob((String) values.get(i),
-					Instant.ofEpochMilli((long) Double.parseDouble((String) values.get(i + 1))),
-					(String) values.get(i + 2), (String) values.get(i + 3),
-					Integer.parseInt((String) values.get(i + 4))));
-		}
-		return dead;
+	/** Send the read of a shard's dead jobs without blocking. */
+	private CompletableFuture<List<DeadJob>> dead(String shard, List<String> args) {
+		return this.store.runForListAsync(this.scripts.dead(), shard, args).thenApply((values) -> {
+			List<DeadJob> dead = new ArrayList<>(values.size() / 5);
+			for (int i = 0; i < values.size(); i += 5) {
+				dead.add(new DeadJob((String) values.get(i),
+						Instant.ofEpochMilli((long) Double.parseDouble((String) values.get(i + 1))),
+						(String) values.get(i + 2), (String) values.get(i + 3),
+						Integer.parseInt((String) values.get(i + 4))));
+			}
+			return dead;
+		});
 	}
 
 	@Override

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 import io.redq.queue.core.BatchRequest;
 import io.redq.queue.core.BatchResult;
@@ -35,10 +36,11 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * Tests that the calls that look for a job by its id in the shards of a sharded queue,
- * and the read of its counts, answer within the caller's timeout while the master of one
- * shard does not answer (frozen with {@code SIGSTOP}), instead of waiting for Lettuce's
- * command timeout (one minute), on a three-master Redis Cluster started by the test on
- * 127.0.0.1.
+ * the reads of its counts, dead jobs and pause, its changes and the cancels of workflows
+ * answer within the caller's timeout while the master of one shard does not answer
+ * (frozen with {@code SIGSTOP}, or taking no writes with {@code CLIENT PAUSE}), instead
+ * of waiting for Lettuce's command timeout (one minute), on a three-master Redis Cluster
+ * started by the test on 127.0.0.1.
  *
  * @author Redq team
  */
@@ -79,8 +81,9 @@ class ShardedReadTimeoutOnRedisClusterIntegrationTests {
 		this.store = this.operations.getStore();
 		this.store.setShards(QUEUE, 3);
 		this.dispatcher = new RedisJobDispatcher(this.operations,
-				TestJobDefinitions
-					.of(new JobDefinition("send-mail", QUEUE, 3, Duration.ZERO, JobBackoff.DEFAULT, String.class)),
+				TestJobDefinitions.of(
+						new JobDefinition("send-mail", QUEUE, 3, Duration.ZERO, JobBackoff.DEFAULT, String.class),
+						new JobDefinition("send-sms", "sms", 3, Duration.ZERO, JobBackoff.DEFAULT, String.class)),
 				JsonMapper.shared());
 		this.dispatcher.setTimeout(TIMEOUT);
 		// the placement is chosen and every shard's keys known before a master stops, as
@@ -92,6 +95,7 @@ class ShardedReadTimeoutOnRedisClusterIntegrationTests {
 	@AfterEach
 	void disconnect() {
 		cluster.masters().forEach(RedisServer::resume);
+		cluster.masters().forEach((master) -> master.command("CLIENT", "UNPAUSE"));
 		this.dispatcher.stop();
 		this.connectionFactory.destroy();
 	}
@@ -174,21 +178,82 @@ class ShardedReadTimeoutOnRedisClusterIntegrationTests {
 	void cancellingABatchBeingCreatedWhileAShardOfItsMembersQueueDoesNotAnswerFailsWithinTheTimeout() {
 		BatchResult batch = this.dispatcher
 			.dispatchBatch(BatchRequest.of(List.of(JobRequest.of("send-mail", "a").build())).build());
-		RedisServer batchMaster = cluster.masterOf(this.store.getKeyspace().batch(batch.batchId()).meta());
 		// its members' enqueues are forestalled in every shard of their queue
-		this.store.queueShards()
-			.shards(QUEUE)
-			.stream()
-			.map(this::masterOf)
-			.filter((master) -> !master.equals(batchMaster))
-			.findFirst()
-			.orElseThrow()
-			.pause();
+		aShardMasterApartFrom(this.store.getKeyspace().batch(batch.batchId()).meta()).pause();
 		assertTimesOut(
 				() -> this.operations.getBatchOperations()
 					.getCancelOperations()
 					.cancel(batch.batchId(), TIMEOUT, "creation"),
 				"forestall the enqueues of the members of cancelled batch '" + batch.batchId() + "'");
+	}
+
+	@Test
+	void cancellingAChainWhoseCurrentStepIsNotRecordedDeliveredWhileAShardOfItsQueueDoesNotAnswerFailsWithinTheTimeout() {
+		ChainResult chain = this.dispatcher.dispatchChain(
+				ChainRequest.of(JobRequest.of("send-mail", "a").build(), JobRequest.of("send-mail", "b").build())
+					.build());
+		String meta = this.store.getKeyspace().chain(chain.chainId());
+		// as a mover leaves it that enqueued the current step and died before it recorded
+		// the delivery: the cancel forestalls that enqueue in every shard of the queue
+		this.store.getTemplate().opsForHash().put(meta, "s1", "undelivered");
+		aShardMasterApartFrom(meta).pause();
+		assertTimesOut(() -> this.dispatcher.cancelChain(chain.chainId()), "forestall the enqueue of step '"
+				+ chain.stepIds().get(0) + "' of cancelled chain '" + chain.chainId() + "'");
+	}
+
+	@Test
+	void cancellingAChainWhoseStepIsOnAShardThatTakesNoWritesFailsWithinTheTimeout() {
+		ChainResult chain = untilApart(
+				() -> this.dispatcher.dispatchChain(ChainRequest
+					.of(JobRequest.of("send-mail", "a").build(), JobRequest.of("send-mail", "b").build())
+					.build()),
+				(dispatched) -> this.store.getKeyspace().chain(dispatched.chainId()),
+				(dispatched) -> shardHolding(dispatched.stepIds().get(0)));
+		String step = chain.stepIds().get(0);
+		// the shard holding the step is found, and its link is then unlinked in vain
+		masterOf(shardHolding(step)).command("CLIENT", "PAUSE", Long.toString(FAST.toMillis()), "WRITE");
+		assertTimesOut(() -> this.dispatcher.cancelChain(chain.chainId()), "unlink the steps after step '" + step
+				+ "' of cancelled chain '" + chain.chainId() + "' in queue 'mail'");
+	}
+
+	@Test
+	void cancellingAChainWhoseBatchIsOnAMasterThatDoesNotAnswerFailsWithinTheTimeout() {
+		RedisServer smsMaster = cluster.masterOf(this.store.keys("sms").jobs());
+		// the chain's own keys and its steps' queue (of one shard) answer, its batch not
+		BatchResult batch = Stream.generate(() -> this.dispatcher.dispatchBatch(BatchRequest.builder()
+			.chain(ChainRequest.of(JobRequest.of("send-sms", "a").build(), JobRequest.of("send-sms", "b").build())
+				.build())
+			.build())).limit(30).filter((dispatched) -> {
+				RedisServer master = cluster.masterOf(this.store.getKeyspace().batch(dispatched.batchId()).meta());
+				return !master.equals(smsMaster) && !master
+					.equals(cluster.masterOf(this.store.getKeyspace().chain(dispatched.members().get(0).id())));
+			}).findFirst().orElseThrow();
+		String chainId = batch.members().get(0).id();
+		// a current step not recorded delivered ends the chain at once, which hands its
+		// end to the batch
+		this.store.getTemplate().opsForHash().put(this.store.getKeyspace().chain(chainId), "s1", "undelivered");
+		cluster.masterOf(this.store.getKeyspace().batch(batch.batchId()).meta()).pause();
+		assertTimesOut(() -> this.dispatcher.cancelChain(chainId), "end cancelled chain '" + chainId + "'");
+	}
+
+	@Test
+	void readingWhetherAQueueWhoseFirstShardDoesNotAnswerIsPausedFailsWithinTheTimeout() {
+		masterOf(QUEUE).pause();
+		assertTimesOut(() -> this.operations.isPaused(QUEUE), "read whether queue 'mail' is paused");
+	}
+
+	@Test
+	void readingTheDeadJobsOfAQueueWithAShardThatDoesNotAnswerFailsWithinTheTimeoutNamingTheShard() {
+		String shard = this.store.queueShards().shards(QUEUE).get(2);
+		masterOf(shard).pause();
+		assertTimesOut(() -> this.operations.deadJobs(QUEUE, 0, 10),
+				"read the dead jobs of shard '" + shard + "' of queue 'mail'");
+	}
+
+	@Test
+	void readingADeadJobWhoseShardDoesNotAnswerFailsWithinTheTimeout() {
+		String id = idOnAStoppedShard();
+		assertTimesOut(() -> this.operations.deadJob(QUEUE, id), "read dead job '" + id + "' of queue 'mail'");
 	}
 
 	@Test
@@ -301,6 +366,21 @@ class ShardedReadTimeoutOnRedisClusterIntegrationTests {
 			}
 		}
 		throw new IllegalStateException("Every workflow shared a master with its job");
+	}
+
+	/**
+	 * Return the master of a shard of the queue other than the master of the given key,
+	 * so that the calls to that key are answered.
+	 */
+	private RedisServer aShardMasterApartFrom(String key) {
+		RedisServer keyMaster = cluster.masterOf(key);
+		return this.store.queueShards()
+			.shards(QUEUE)
+			.stream()
+			.map(this::masterOf)
+			.filter((master) -> !master.equals(keyMaster))
+			.findFirst()
+			.orElseThrow();
 	}
 
 	private String shardHolding(String id) {
