@@ -432,10 +432,8 @@ public final class ChainOperations {
 		// reply 3: cancelled while created, whose first step is enqueued under the
 		// creation's call
 		String callId = (code == 3) ? creationCallId + ".1" : stepCallId(chainId, current);
-		// each call after the first, to the chain's own keys, to every shard of the
-		// step's
-		// queue or to the batch it is nested in, ends within the timeout: repeating the
-		// cancel is safe
+		// each later call (to the chain's keys, every shard of the step's queue or the
+		// batch it is nested in) ends within the timeout: repeating the cancel is safe
 		if (code >= 2) {
 			AsyncCalls.within(() -> {
 				forestall(chainId, queue, current, callId);
