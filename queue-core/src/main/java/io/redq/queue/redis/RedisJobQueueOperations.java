@@ -610,8 +610,9 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	 * node that serves the queue's slot on a Redis Cluster, then deletes every job, gate
 	 * and latest recurring tick of the queue in one script call, so that a job dispatched
 	 * meanwhile is purged whole or kept whole. It keeps the pause switches (the queue's
-	 * and each recurring job's), the lease token counter, the data model and the replies
-	 * kept for re-sent calls.
+	 * and each recurring job's), the lease token counter, the data model, the replies
+	 * kept for re-sent calls and the holds of the runs still going on, so that a place a
+	 * run took after the {@code SCAN} is freed as its hold expires should its worker die.
 	 */
 	@Override
 	public void purge(String queue) {

@@ -5,7 +5,11 @@
 -- Deletes the queue's keys and gates with UNLINK, which frees big collections in the background rather than blocking
 -- Redis, but keeps the pause switch, the lease token counter (the stale token of a purged running job must never
 -- match the lease of a new job with the same id), the data model (a queue kept by newer scripts must not look new to
--- older ones) and the lanes of re-sent calls; a recurring job loses only its latest tick. Returns 1.
+-- older ones), the lanes of re-sent calls and the holds of the runs still going on (holding, held, which their leaves
+-- or the migrator remove as ever): a gate that a run took after the caller's SCAN listed the gates stays, and without
+-- its hold a job parked behind it after its worker died would wait for a wake-up nobody sends (a hold whose gate went
+-- wakes at most a job that finds its gate taken and takes back its place). A recurring job loses only its latest
+-- tick. Returns 1.
 -- The batches and chains of the purged jobs must still end: the completions waiting to be handed over stay, and so do
 -- the links of the purged members, which the migrator then hands over as purged, a page a pass (see migrate.lua),
 -- from the cursor this sets to the start: the score of the handover set's member '' (no id is empty).
@@ -13,7 +17,8 @@ local replied = remembered()
 if replied then
 	return tonumber(replied)
 end
-local kept = {[paused] = true, [sequence] = true, [model] = true, [handover] = true}
+local kept = {[paused] = true, [sequence] = true, [model] = true, [handover] = true, [holding] = true,
+	[held] = true}
 if redis.call('EXISTS', batch_links) == 1 then
 	kept[batch_links] = true
 	redis.call('ZADD', handover, 0, '')

@@ -217,6 +217,31 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test // GH-36
+	void aPlaceTakenWhileAPurgeRanIsFreedForTheJobParkedBehindItAfterItsHolderDied() {
+		enqueue("a");
+		Duration shortLease = Duration.ofMillis(300);
+		Lease a = this.listener.reserve(QUEUE, 1, shortLease).jobs().get(0).lease();
+		// the purge's SCAN found no gate: a is admitted after it, before the purge script
+		// runs with the gates found
+		assertThat(gates().admit(QUEUE, a, GATES, shortLease)).isZero();
+		this.operations.getStore()
+			.runOnce(this.operations.getStore().getScripts().purge(), QUEUE, List.of(), List.of("0"), null, "purge");
+		assertThat(this.template.hasKey(this.keys.gates(GATES).get(2))).as("the place a took").isTrue();
+		// a's worker dies; a job dispatched since parks behind a's place
+		enqueue("b");
+		ReservedJob b = this.listener.reserve(QUEUE, 1, LEASE).jobs().get(0);
+		assertThat(gates().admit(QUEUE, b.lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			this.listener.migrate(QUEUE);
+			assertThat(this.operations.stats(QUEUE)).as("b woken as a's hold expired")
+				.isEqualTo(new QueueStats(1, 0, 0, 0));
+		});
+		ReservedJob woken = this.listener.reserve(QUEUE, 1, LEASE).jobs().get(0);
+		assertThat(woken.id()).isEqualTo("b");
+		assertThat(gates().admit(QUEUE, woken.lease(), GATES, LEASE)).isZero();
+	}
+
+	@Test // GH-36
 	void aWokenJobThatANewDispatchReplacesBeforeItsAdmissionPassesItsPlaceToTheNextInLine() {
 		wakeTheSecondOfThreeJobsBehindALimitOfOne();
 		// before a worker admits it, a dispatch replaces b with a job of other gates,

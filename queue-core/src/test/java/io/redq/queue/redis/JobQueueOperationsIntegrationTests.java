@@ -1163,7 +1163,7 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	@Test
 	void purgeDeletesTheGatesAndRecurringStateOfTheQueueButKeepsItsPauses() {
 		Gates gates = new Gates("account-1", "ship", 1, 1, new RateLimit(5, Duration.ofMinutes(1)));
-		enqueueAndAdmit("a", gates);
+		ReservedJob running = enqueueAndAdmit("a", gates);
 		assertThat(enqueueAndDefer("b", gates)).as("waits for the exclusive key").isEqualTo(GateOperations.PARKED);
 		this.template.opsForHash().put(this.keys.recurring("nightly"), "last", "1");
 		this.template.opsForHash().put(this.keys.recurring("weekly"), "last", "1");
@@ -1177,6 +1177,12 @@ class JobQueueOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		this.operations.purge(QUEUE);
 		assertThat(this.template.keys("redq:{" + QUEUE + "}:*")).as("besides the replies kept for re-sent calls")
 			.filteredOn((key) -> !this.keys.isSent(key))
+			.containsExactlyInAnyOrder(this.keys.sequence(), this.keys.model(), this.keys.recurring("weekly"),
+					this.keys.holding(), this.keys.held());
+		// the hold of the run still going on stays until it leaves
+		assertThat(this.listener.getGateOperations().leaveGates(QUEUE, running.lease(), gates, Duration.ZERO, 0))
+			.isNull();
+		assertThat(this.template.keys("redq:{" + QUEUE + "}:*")).filteredOn((key) -> !this.keys.isSent(key))
 			.containsExactlyInAnyOrder(this.keys.sequence(), this.keys.model(), this.keys.recurring("weekly"));
 		assertThat(this.template.opsForHash().entries(this.keys.recurring("weekly")))
 			.as("a paused recurring job stays paused")
