@@ -163,14 +163,7 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 
 	@Test // GH-36
 	void aRunEndsBeforeALineEntryWhoseJobIsNoLongerParkedEvenWhereItsParkedRecordStillMatches() {
-		for (int i = 0; i < 4; i++) {
-			enqueue("j" + i);
-		}
-		List<ReservedJob> reserved = this.listener.reserve(QUEUE, 4, LEASE).jobs();
-		assertThat(gates().admit(QUEUE, reserved.get(0).lease(), GATES, LEASE)).isZero();
-		for (ReservedJob job : reserved.subList(1, 4)) {
-			assertThat(gates().admit(QUEUE, job.lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
-		}
+		List<ReservedJob> reserved = admitTheFirstOfFourAndParkTheRest();
 		// a script that knows no lines (of another release) moves j2 to a due time: its
 		// entry in the line and its record in parked stay behind, and still match
 		this.template.opsForZSet().add(this.keys.delayed(), "j2", System.currentTimeMillis() + 60_000);
@@ -187,14 +180,7 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 
 	@Test // GH-36
 	void aRunWhoseWorkerDiedFreesItsPlaceAsItsHoldExpiresAndItsJobsComeBackAsTheirLeasesExpire() {
-		for (int i = 0; i < 4; i++) {
-			enqueue("j" + i);
-		}
-		List<ReservedJob> reserved = this.listener.reserve(QUEUE, 4, LEASE).jobs();
-		assertThat(gates().admit(QUEUE, reserved.get(0).lease(), GATES, LEASE)).isZero();
-		for (ReservedJob job : reserved.subList(1, 4)) {
-			assertThat(gates().admit(QUEUE, job.lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
-		}
+		List<ReservedJob> reserved = admitTheFirstOfFourAndParkTheRest();
 		Duration shortLease = Duration.ofMillis(300);
 		GateOperations.HandOver run = gates()
 			.completeAndLeaveGates(QUEUE, reserved.get(0).lease(), GATES, shortLease, 5)
@@ -275,6 +261,22 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	 * Park b and c behind a, then let a leave without taking the next job: b is woken for
 	 * the place a freed, c stays in line.
 	 */
+	/**
+	 * Reserve four jobs j0 to j3: j0 is admitted past {@link #GATES}, the others park
+	 * behind it, in that order.
+	 */
+	private List<ReservedJob> admitTheFirstOfFourAndParkTheRest() {
+		for (int i = 0; i < 4; i++) {
+			enqueue("j" + i);
+		}
+		List<ReservedJob> reserved = this.listener.reserve(QUEUE, 4, LEASE).jobs();
+		assertThat(gates().admit(QUEUE, reserved.get(0).lease(), GATES, LEASE)).isZero();
+		for (ReservedJob job : reserved.subList(1, 4)) {
+			assertThat(gates().admit(QUEUE, job.lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
+		}
+		return reserved;
+	}
+
 	private void wakeTheSecondOfThreeJobsBehindALimitOfOne() {
 		enqueue("a");
 		enqueue("b");
