@@ -1,6 +1,5 @@
 package io.redq.queue.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,7 +13,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
 
 import io.redq.queue.core.CompletedJob;
 import io.redq.queue.core.DeadJob;
@@ -39,12 +37,7 @@ import org.springframework.context.ApplicationEvent;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.dao.QueryTimeoutException;
-import org.springframework.data.redis.connection.RedisClusterConnection;
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.core.Cursor;
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.ZSetOperations;
 import org.springframework.util.Assert;
@@ -66,8 +59,6 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	private static final Log logger = LogFactory.getLog(RedisJobQueueOperations.class);
 
-	private static final int SCAN_BATCH_SIZE = 1000;
-
 	private final QueueStore store;
 
 	private final StringRedisTemplate redis;
@@ -81,6 +72,8 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	private final BatchOperations batchOperations;
 
 	private final ChainOperations chainOperations;
+
+	private final QueueWideOperations queueWideOperations;
 
 	private @Nullable ApplicationEventPublisher eventPublisher;
 
@@ -101,6 +94,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 		this.listenerOperations = new ListenerOperations(this.enqueueOperations);
 		this.batchOperations = new BatchOperations(this.enqueueOperations);
 		this.chainOperations = this.batchOperations.chains();
+		this.queueWideOperations = new QueueWideOperations(this.store);
 	}
 
 	/**
@@ -449,30 +443,14 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public void pause(String queue) {
-		onEveryShard(queue, (shard) -> {
-			this.redis.opsForValue().set(this.store.keys(shard).paused(), "1");
-			return null;
-		}, "pause");
+		this.queueWideOperations.pause(queue, this.timeout);
 		publish(new QueuePausedEvent(this, queue));
 	}
 
 	@Override
 	public void resume(String queue) {
-		onEveryShard(queue, (shard) -> {
-			QueueKeys keys = this.store.keys(shard);
-			this.redis.delete(keys.paused());
-			return this.redis.opsForZSet().add(keys.wake(), "w", 0);
-		}, "resume");
+		this.queueWideOperations.resume(queue, this.timeout);
 		publish(new QueueResumedEvent(this, queue));
-	}
-
-	/**
-	 * Make a change in every shard of a queue, within the {@link #setTimeout timeout} on
-	 * a sharded queue (see {@link AsyncCalls#onEveryShard}).
-	 */
-	private <T> List<T> onEveryShard(String queue, Function<String, T> change, String what) {
-		return AsyncCalls.onEveryShard(queue, this.store.queueShards().shardsToOperate(queue, this.timeout), change,
-				this.timeout, what);
 	}
 
 	/**
@@ -564,43 +542,12 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 
 	@Override
 	public long retryDead(String queue, Collection<String> ids) {
-		return revive(queue, "retry", ids);
+		return this.queueWideOperations.retryDead(queue, ids, this.timeout);
 	}
 
 	@Override
 	public long deleteDead(String queue, Collection<String> ids) {
-		return revive(queue, "delete", ids);
-	}
-
-	private long revive(String queue, String action, Collection<String> ids) {
-		// a job lives in one shard: the others ignore its id
-		return onEveryShard(queue, (shard) -> reviveShard(shard, action, ids), action + " dead jobs of").stream()
-			.mapToLong(Long::longValue)
-			.sum();
-	}
-
-	private long reviveShard(String queue, String action, Collection<String> ids) {
-		// without ids, each call takes the oldest 1,000 of the jobs that were dead when
-		// this began: those that died at or before the latest death then
-		Set<ZSetOperations.TypedTuple<String>> latest = ids.isEmpty()
-				? this.redis.opsForZSet().reverseRangeWithScores(this.store.keys(queue).dead(), 0, 0) : Set.of();
-		if (ids.isEmpty() && (latest == null || latest.isEmpty())) {
-			return 0;
-		}
-		String cutoff = ids.isEmpty() ? Long.toString(latest.iterator().next().getScore().longValue()) : "0";
-		long total = 0;
-		while (true) {
-			List<String> args = new ArrayList<>(ids.size() + 2);
-			args.add(action);
-			args.add(cutoff);
-			args.addAll(ids);
-			Long done = this.store.runOnce(this.scripts.revive(), queue, args, null,
-					action + " dead jobs of queue '" + queue + "'");
-			total += (done != null) ? done : 0;
-			if (!ids.isEmpty() || done == null || done == 0) {
-				return total;
-			}
-		}
+		return this.queueWideOperations.deleteDead(queue, ids, this.timeout);
 	}
 
 	/**
@@ -616,44 +563,7 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	 */
 	@Override
 	public void purge(String queue) {
-		onEveryShard(queue, (shard) -> {
-			purgeShard(shard);
-			return null;
-		}, "purge");
-	}
-
-	private void purgeShard(String queue) {
-		QueueKeys keys = this.store.keys(queue);
-		Set<String> fixed = Set.copyOf(keys.all());
-		List<String> gates = new ArrayList<>();
-		List<String> recurring = new ArrayList<>();
-		ScanOptions options = ScanOptions.scanOptions().match(keys.pattern()).count(SCAN_BATCH_SIZE).build();
-		this.redis.execute((RedisCallback<@Nullable Void>) (connection) -> {
-			try (Cursor<byte[]> cursor = scan(connection, keys, options)) {
-				while (cursor.hasNext()) {
-					String key = new String(cursor.next(), StandardCharsets.UTF_8);
-					if (keys.isRecurring(key)) {
-						recurring.add(key);
-					}
-					else if (!fixed.contains(key) && !keys.isSent(key)) {
-						gates.add(key);
-					}
-				}
-			}
-			return null;
-		});
-		List<String> purged = new ArrayList<>(gates);
-		purged.addAll(recurring);
-		this.store.runOnce(this.scripts.purge(), queue, purged, List.of(Integer.toString(recurring.size())), null,
-				"purge queue '" + queue + "'");
-	}
-
-	private static Cursor<byte[]> scan(RedisConnection connection, QueueKeys keys, ScanOptions options) {
-		if (connection instanceof RedisClusterConnection cluster) {
-			// every key of a queue is in its slot: one node holds them all
-			return cluster.scan(cluster.clusterGetNodeForKey(keys.ready().getBytes(StandardCharsets.UTF_8)), options);
-		}
-		return connection.keyCommands().scan(options);
+		this.queueWideOperations.purge(queue, this.timeout);
 	}
 
 }
