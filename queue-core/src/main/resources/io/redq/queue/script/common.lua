@@ -354,6 +354,12 @@ end
 -- never left. A job stopped by the rate limit is not parked: it comes back at its place in time (admit.lua).
 local PARKED = '+inf'
 
+-- The id of an entry of a gate's line: what follows its arrival, found by position (a pattern that searches the entry
+-- for it costs ten times as much, once for every job a drain wakes).
+local function id_in_line(entry, gate)
+	return string.sub(entry, string.find(entry, '\0', #gate + 2, true) + 1)
+end
+
 -- Takes up to n of a gate's first parked jobs out of its line and the delayed set, in line order, and returns their
 -- ids; the caller makes them ready or reserves them. An entry whose job is no longer parked (replaced meanwhile) is
 -- dropped; at most 100 entries are read per call.
@@ -365,7 +371,7 @@ local function unpark(gate, n)
 	while #entries > 0 do
 		redis.call('ZREM', lines, unpack(entries))
 		for _, entry in ipairs(entries) do
-			local id = string.match(entry, '%z([^%z]*)$')
+			local id = id_in_line(entry, gate)
 			if redis.call('ZSCORE', delayed, id) == 'inf' then
 				woken[#woken + 1] = id
 			elseif redis.call('HGET', parked, id) == entry then
@@ -480,7 +486,7 @@ local function join_run(handed, gate, n, same_gates, now, lease)
 	end
 	local ids = {}
 	for i, entry in ipairs(entries) do
-		ids[i] = string.match(entry, '%z([^%z]*)$')
+		ids[i] = id_in_line(entry, gate)
 	end
 	local envelopes = redis.call('HMGET', jobs, unpack(ids))
 	-- whether each is still parked, read for them all at once: by its score, not by its record in parked, which a
