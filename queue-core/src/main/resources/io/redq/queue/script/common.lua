@@ -555,8 +555,9 @@ local function forget(...)
 	leave_lines(...)
 	redis.call('HDEL', jobs, ...)
 	redis.call('HDEL', leases, ...)
-	-- runs holds the jobs parked behind a gate too (see end_lease); the other keys, which only jobs that failed, stalled,
-	-- run long or have a level or group leave, most queues lack: one EXISTS for them all, not one each
+	-- runs, which any job whose lease ended without its result may be in (see end_lease), on its own; the other keys,
+	-- which only jobs that failed, stalled, run long or have a level or group leave, most queues lack: one EXISTS for
+	-- them all, not one each
 	remove_present('HDEL', runs, ...)
 	if redis.call('EXISTS', attempts, errors, stalls, traces, levels, started) > 0 then
 		for _, hash in ipairs({attempts, errors, stalls, traces, levels}) do
@@ -576,10 +577,12 @@ end
 -- only the attempts used by jobs that are not running (waiting for a retry, handed back, dead). While jobs succeed at
 -- their first attempt that hash stays empty, so that reserving and acknowledging them do not search it.
 -- Ends a job's lease and keeps the attempts it has used, less the ones given back, for its next run; returns them.
--- The run is recorded in runs, so that its result is accepted should it come late (see ack.lua).
-local function end_lease(id, lease, given_back)
+-- The run is recorded in runs, so that its result is accepted should it come late (see ack.lua), unless it was stopped
+-- at its admission (admit.lua): its handler never started, so no result of it can come, and a backlog parked behind a
+-- gate keeps no record each that its drain would have to delete.
+local function end_lease(id, lease, given_back, stopped_at_admission)
 	redis.call('HDEL', leases, id)
-	if lease ~= '' then
+	if lease ~= '' and not stopped_at_admission then
 		redis.call('HSET', runs, id, lease)
 	end
 	redis.call('SREM', started, id)
