@@ -513,17 +513,18 @@ local function join_run(handed, gate, n, same_gates, now, lease)
 		redis.call('HDEL', attempts, unpack(joined))
 	end
 	local sequence_end = redis.call('INCRBY', sequence, #joined)
+	-- as a string, so that Redis does not format the number once per job (as in reserve.lua)
+	local expiry = millis(now + lease)
 	local tokens, scores = {}, {}
 	for i, id in ipairs(joined) do
 		local attempt = (tonumber(used[i]) or 0) + 1
 		local token = string.format('%d:%d', sequence_end - #joined + i, attempt)
 		tokens[#tokens + 1] = id
 		tokens[#tokens + 1] = token
-		scores[#scores + 1] = now + lease
+		scores[#scores + 1] = expiry
 		scores[#scores + 1] = id
-		for _, field in ipairs({id, envelopes[i], attempt, token}) do
-			handed[#handed + 1] = field
-		end
+		local at = #handed
+		handed[at + 1], handed[at + 2], handed[at + 3], handed[at + 4] = id, envelopes[i], attempt, token
 	end
 	redis.call('HSET', leases, unpack(tokens))
 	redis.call('ZADD', reserved, '+inf', RESERVED_END, unpack(scores))
