@@ -117,7 +117,8 @@ final class Phase {
 
 	/**
 	 * Describe what each master of a cluster did, and log it: its commands and their
-	 * share of all masters' commands, and its CPU time per job of the phase.
+	 * share of all masters' commands, and its CPU time per job of the phase, all of it
+	 * and in user mode alone.
 	 */
 	private List<Map<String, Object>> perMaster(List<RedisStats> masters, RedisStats all, int jobs) {
 		List<RedisServer> servers = this.harness.redis().masters();
@@ -130,6 +131,7 @@ final class Phase {
 			master.put("commandShare", Result.round(100.0 * stats.total() / Math.max(1, all.total())));
 			master.put("scriptCallsPerJob", Result.round((double) stats.scriptCalls() / jobs));
 			master.put("redisCpuMicrosPerJob", Result.round(stats.cpuSeconds() * 1e6 / jobs));
+			master.put("redisUserCpuMicrosPerJob", Result.round(stats.userSeconds() * 1e6 / jobs));
 			master.put("redisCpuSeconds", Result.round(stats.cpuSeconds()));
 			this.harness.log("  master " + master);
 			described.add(master);

@@ -20,11 +20,14 @@ import io.redq.queue.test.RedisServer;
  * @param calls the calls by command name
  * @param micros the time Redis spent in each command, in microseconds
  * @param cpuSeconds the CPU time of the Redis process (user and system)
+ * @param userSeconds its user CPU time alone: what the commands cost, without the system
+ * calls that read and answer them
  * @param nanos when the snapshot was taken ({@link System#nanoTime()})
  * @author Redq team
  * @since 0.1.0
  */
-record RedisStats(Map<String, Long> calls, Map<String, Long> micros, double cpuSeconds, long nanos) {
+record RedisStats(Map<String, Long> calls, Map<String, Long> micros, double cpuSeconds, double userSeconds,
+		long nanos) {
 
 	/**
 	 * Take the statistics of the benchmark's Redis: of every master of a cluster added
@@ -66,8 +69,9 @@ record RedisStats(Map<String, Long> calls, Map<String, Long> micros, double cpuS
 		});
 		admin.sent(server).forEach((name, count) -> calls.computeIfPresent(name, (key, value) -> value - count));
 		Map<String, String> cpu = admin.info(server, "cpu");
-		double cpuSeconds = Double.parseDouble(cpu.get("used_cpu_user")) + Double.parseDouble(cpu.get("used_cpu_sys"));
-		return new RedisStats(calls, micros, cpuSeconds, System.nanoTime());
+		double userSeconds = Double.parseDouble(cpu.get("used_cpu_user"));
+		double cpuSeconds = userSeconds + Double.parseDouble(cpu.get("used_cpu_sys"));
+		return new RedisStats(calls, micros, cpuSeconds, userSeconds, System.nanoTime());
 	}
 
 	private RedisStats plus(RedisStats other) {
@@ -75,7 +79,8 @@ record RedisStats(Map<String, Long> calls, Map<String, Long> micros, double cpuS
 		Map<String, Long> micros = new LinkedHashMap<>(this.micros);
 		other.calls.forEach((name, count) -> calls.merge(name, count, Long::sum));
 		other.micros.forEach((name, count) -> micros.merge(name, count, Long::sum));
-		return new RedisStats(calls, micros, this.cpuSeconds + other.cpuSeconds, Math.max(this.nanos, other.nanos));
+		return new RedisStats(calls, micros, this.cpuSeconds + other.cpuSeconds, this.userSeconds + other.userSeconds,
+				Math.max(this.nanos, other.nanos));
 	}
 
 	/**
@@ -93,7 +98,8 @@ record RedisStats(Map<String, Long> calls, Map<String, Long> micros, double cpuS
 				micros.put(name, this.micros.get(name) - before.micros.getOrDefault(name, 0L));
 			}
 		});
-		return new RedisStats(calls, micros, this.cpuSeconds - before.cpuSeconds, this.nanos - before.nanos);
+		return new RedisStats(calls, micros, this.cpuSeconds - before.cpuSeconds, this.userSeconds - before.userSeconds,
+				this.nanos - before.nanos);
 	}
 
 	long total() {

@@ -107,10 +107,19 @@ public final class Result {
 		out.println("RESULT " + toJson());
 	}
 
+	/** Each command's calls per unit (per job, per second), most first. */
 	static Map<String, Double> perUnit(RedisStats stats, double units) {
+		return perUnit(stats.calls(), units);
+	}
+
+	/** The microseconds Redis spent in each command per unit, most first. */
+	static Map<String, Double> microsPerUnit(RedisStats stats, double units) {
+		return perUnit(stats.micros(), units);
+	}
+
+	private static Map<String, Double> perUnit(Map<String, Long> byCommand, double units) {
 		Map<String, Double> perUnit = new LinkedHashMap<>();
-		stats.calls()
-			.entrySet()
+		byCommand.entrySet()
 			.stream()
 			.sorted(Map.Entry.<String, Long>comparingByValue(Comparator.reverseOrder()))
 			.forEach((entry) -> perUnit.put(entry.getKey(), round(entry.getValue() / units)));

@@ -67,7 +67,8 @@ class WaitingScenario implements Scenario {
 				hold(harness, dispatcher, operations, warmupJobs);
 				// whole, so that no job of a round is left for the next
 				drainGated(warmupJobs, Harness.TIMEOUT);
-				drainUnlimited(harness, dispatcher, control, warmupJobs, Harness.TIMEOUT);
+				stageUnlimited(harness, dispatcher, control, warmupJobs);
+				drainUnlimited(control, warmupJobs, Harness.TIMEOUT);
 			});
 			hold(harness, dispatcher, operations, jobs);
 			result.put("delayedAtStart", operations.stats(BenchmarkConfiguration.QUEUE).delayed());
@@ -94,15 +95,18 @@ class WaitingScenario implements Scenario {
 			result.put("drainRoundTripsPerJob", draining.roundTrips() / each);
 			result.put("drainRedisMicrosPerJob", 1e6 * draining.cpuSeconds() / each);
 			result.put("drainCommandCallsPerJob", Result.perUnit(draining, each));
+			result.put("drainCommandMicrosPerJob", Result.microsPerUnit(draining, each));
 			// the control: the same number of the same jobs without a limit, one worker
+			stageUnlimited(harness, dispatcher, control, jobs);
 			RedisStats beforeUnlimited = RedisStats.take(harness.redis());
-			double unlimitedRate = drainUnlimited(harness, dispatcher, control, jobs, drain);
+			double unlimitedRate = drainUnlimited(control, jobs, drain);
 			RedisStats unlimited = RedisStats.take(harness.redis()).since(beforeUnlimited);
 			double unlimitedEach = Math.max(1, GatedJobs.unlimited.get());
 			result.put("unlimitedDrainJobsPerSecond", unlimitedRate);
 			result.put("unlimitedDrainCommandsPerJob", unlimited.total() / unlimitedEach);
 			result.put("unlimitedDrainRedisMicrosPerJob", 1e6 * unlimited.cpuSeconds() / unlimitedEach);
 			result.put("unlimitedDrainCommandCallsPerJob", Result.perUnit(unlimited, unlimitedEach));
+			result.put("unlimitedDrainCommandMicrosPerJob", Result.microsPerUnit(unlimited, unlimitedEach));
 			result.put("drainToUnlimited", drainRate / unlimitedRate);
 			harness.log(String.format(
 					"waiting: %.1f %% Redis CPU, %.0f script calls/s; drain %.0f jobs/s, unlimited %.0f jobs/s",
@@ -145,14 +149,21 @@ class WaitingScenario implements Scenario {
 
 	/**
 	 * Dispatch N of the same jobs without a limit while the control queue's one worker is
-	 * stopped, start it and wait until they completed, or for at most the drain's time;
-	 * return the jobs per second.
+	 * stopped.
 	 */
-	private static double drainUnlimited(Harness harness, JobDispatcher dispatcher, JobListenerContainer control,
-			int jobs, Duration drain) throws Exception {
+	private static void stageUnlimited(Harness harness, JobDispatcher dispatcher, JobListenerContainer control,
+			int jobs) throws Exception {
 		control.stop();
 		GatedJobs.unlimited.set(0);
 		harness.dispatchBatches(dispatcher, jobs, (i) -> JobRequest.of(CONTROL_JOB, Integer.toString(i)).build());
+	}
+
+	/**
+	 * Start the control queue's worker and wait until the N jobs staged for it completed,
+	 * or for at most the drain's time; return the jobs per second.
+	 */
+	private static double drainUnlimited(JobListenerContainer control, int jobs, Duration drain)
+			throws InterruptedException {
 		long drainStart = System.nanoTime();
 		long drainEnd = drainStart + drain.toNanos();
 		control.start();

@@ -71,7 +71,7 @@ if gate then
 	end
 	redis.call('ZADD', lines, 0, entry)
 	redis.call('ZREM', reserved, id)
-	end_lease(id, token, 1)
+	end_lease(id, token, 1, true)
 	redis.call('ZADD', delayed, PARKED, id)
 	return -2
 end
@@ -128,7 +128,7 @@ end
 local wait = (permits > 0) and rate_wait() or 0
 if wait > 0 then
 	redis.call('ZREM', reserved, id)
-	end_lease(id, token, 1)
+	end_lease(id, token, 1, true)
 	schedule(id, now + wait)
 	return wait
 end

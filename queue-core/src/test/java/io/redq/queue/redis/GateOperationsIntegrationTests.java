@@ -60,6 +60,20 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test // GH-36
+	void aJobParkedAtItsAdmissionKeepsNoRecordOfTheRunThatNeverStartedAndThatRunsResultIsRefused() {
+		enqueue("a");
+		enqueue("b");
+		List<ReservedJob> jobs = this.listener.reserve(QUEUE, 2, LEASE).jobs();
+		assertThat(gates().admit(QUEUE, jobs.get(0).lease(), GATES, LEASE)).isZero();
+		assertThat(gates().admit(QUEUE, jobs.get(1).lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
+		// a backlog parked behind a gate would otherwise keep a record each, deleted as
+		// it drains
+		assertThat(this.template.hasKey(this.keys.runs())).as("runs").isFalse();
+		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(jobs.get(1).lease()))).containsExactly("b");
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 1, 0));
+	}
+
+	@Test // GH-36
 	void aCompletionRefusedSinceAnotherWorkerReservedTheJobLeavesOnlyItsOwnGatesAndTheJobToThatWorker() {
 		enqueue("a");
 		Lease stalled = this.listener.reserve(QUEUE, 1, Duration.ofMillis(50)).jobs().get(0).lease();
