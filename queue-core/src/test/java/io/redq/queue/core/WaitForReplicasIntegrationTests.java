@@ -3,6 +3,7 @@ package io.redq.queue.core;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.redq.queue.config.JobCatalog;
 import io.redq.queue.lock.LockHandle;
@@ -122,6 +123,37 @@ class WaitForReplicasIntegrationTests {
 			.satisfies((ex) -> assertThat(ex.getJobIds()).containsExactly("mail-1"));
 		assertThat(this.master.command("HEXISTS", "redq:{mail}:jobs", "mail-1")).isEqualTo("0");
 		assertThat(this.master.command("ZCOUNT", "redq:{mail}:reserved", "-inf", "(inf")).isEqualTo("0");
+	}
+
+	@Test // GH-41
+	void aChainStepCreatedByAnAcknowledgementThatNoReplicaConfirmsCountsAsDispatchedOnce() {
+		List<String> dispatched = new CopyOnWriteArrayList<>();
+		this.operations.setMetrics(new JobMetrics() {
+
+			@Override
+			public void dispatched(String queue, String job) {
+				dispatched.add(queue + " " + job);
+			}
+
+		});
+		ChainResult chain = this.dispatcher.dispatchChain(ChainRequest
+			.of(JobRequest.of("send-mail", "first").build(), JobRequest.of("send-mail", "second").build())
+			.build());
+		ListenerOperations listener = this.operations.getListenerOperations();
+		List<ReservedJob> first = listener.reserve("mail", 1, Duration.ofMinutes(1)).jobs();
+		assertThat(first).extracting(ReservedJob::id).containsExactly(chain.stepIds().get(0));
+		this.operations.setReplicasToWaitFor(1, PAUSED_REPLICA_TIMEOUT);
+		this.replica.pause();
+		assertThatExceptionOfType(ReplicationTimeoutException.class)
+			.isThrownBy(() -> listener.getLeaseOperations().ack("mail", List.of(first.get(0).lease())));
+		// the acknowledgement created the next step on the master; only the replica lags
+		assertThat(this.master.command("HEXISTS", "redq:{mail}:jobs", chain.stepIds().get(1))).isEqualTo("1");
+		assertThat(dispatched).containsExactly("mail send-mail", "mail send-mail");
+		// acknowledged again, it creates and counts nothing
+		this.replica.resume();
+		this.operations.setReplicasToWaitFor(1, REPLICA_TIMEOUT);
+		listener.getLeaseOperations().ack("mail", List.of(first.get(0).lease()));
+		assertThat(dispatched).containsExactly("mail send-mail", "mail send-mail");
 	}
 
 	@Test
