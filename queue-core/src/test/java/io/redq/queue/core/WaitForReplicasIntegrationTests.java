@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 
 import io.redq.queue.config.JobCatalog;
 import io.redq.queue.lock.LockHandle;
@@ -126,16 +127,52 @@ class WaitForReplicasIntegrationTests {
 	}
 
 	@Test // GH-41
+	void aDispatchThatNoReplicaConfirmsCountsAsDispatchedOnce() {
+		List<String> dispatched = recordDispatched();
+		this.operations.setReplicasToWaitFor(1, PAUSED_REPLICA_TIMEOUT);
+		this.replica.pause();
+		assertThatExceptionOfType(ReplicationTimeoutException.class)
+			.isThrownBy(() -> this.dispatcher.dispatch(JobRequest.of("send-mail", "hello").id("mail-1").build()));
+		// the job is on the master and will run; only the replica lags
+		assertThat(dispatched).containsExactly("mail send-mail");
+		// sent again under the same id, it is kept, not another job
+		this.replica.resume();
+		this.operations.setReplicasToWaitFor(1, REPLICA_TIMEOUT);
+		assertThat(this.dispatcher.dispatch(JobRequest.of("send-mail", "hello").id("mail-1").build()).outcome())
+			.isEqualTo(DispatchResult.Outcome.KEPT);
+		assertThat(dispatched).containsExactly("mail send-mail");
+	}
+
+	@Test // GH-41
+	void anAsynchronousDispatchThatNoReplicaConfirmsCountsAsDispatchedOnce() {
+		List<String> dispatched = recordDispatched();
+		this.operations.setReplicasToWaitFor(1, PAUSED_REPLICA_TIMEOUT);
+		this.replica.pause();
+		CompletableFuture<DispatchResult> first = this.dispatcher
+			.dispatchAsync(JobRequest.of("send-mail", "hello").id("mail-1").build());
+		CompletableFuture<DispatchResult> second = this.dispatcher
+			.dispatchAsync(JobRequest.of("send-mail", "hello").id("mail-2").build());
+		assertThat(first).failsWithin(Duration.ofSeconds(30))
+			.withThrowableOfType(ExecutionException.class)
+			.havingCause()
+			.isInstanceOf(ReplicationTimeoutException.class);
+		assertThat(second).failsWithin(Duration.ofSeconds(30))
+			.withThrowableOfType(ExecutionException.class)
+			.havingCause()
+			.isInstanceOf(ReplicationTimeoutException.class);
+		assertThat(dispatched).containsExactly("mail send-mail", "mail send-mail");
+		this.replica.resume();
+		this.operations.setReplicasToWaitFor(1, REPLICA_TIMEOUT);
+		assertThat(this.dispatcher.dispatchAsync(JobRequest.of("send-mail", "hello").id("mail-2").build()))
+			.succeedsWithin(Duration.ofSeconds(30))
+			.extracting(DispatchResult::outcome)
+			.isEqualTo(DispatchResult.Outcome.KEPT);
+		assertThat(dispatched).containsExactly("mail send-mail", "mail send-mail");
+	}
+
+	@Test // GH-41
 	void aChainStepCreatedByAnAcknowledgementThatNoReplicaConfirmsCountsAsDispatchedOnce() {
-		List<String> dispatched = new CopyOnWriteArrayList<>();
-		this.operations.setMetrics(new JobMetrics() {
-
-			@Override
-			public void dispatched(String queue, String job) {
-				dispatched.add(queue + " " + job);
-			}
-
-		});
+		List<String> dispatched = recordDispatched();
 		ChainResult chain = this.dispatcher.dispatchChain(ChainRequest
 			.of(JobRequest.of("send-mail", "first").build(), JobRequest.of("send-mail", "second").build())
 			.build());
@@ -225,6 +262,19 @@ class WaitForReplicasIntegrationTests {
 			}
 		}
 		return 0;
+	}
+
+	private List<String> recordDispatched() {
+		List<String> dispatched = new CopyOnWriteArrayList<>();
+		this.operations.setMetrics(new JobMetrics() {
+
+			@Override
+			public void dispatched(String queue, String job) {
+				dispatched.add(queue + " " + job);
+			}
+
+		});
+		return dispatched;
 	}
 
 }
