@@ -442,11 +442,23 @@ public final class EnqueueOperations {
 	 * @param queue the queue
 	 * @param callId the call's id
 	 * @param window how long Redis remembers the call
+	 * @throws ReplicationTimeoutException when fewer replicas confirmed the call within
+	 * their timeout; it is on the master
 	 */
 	void forestall(String queue, String callId, Duration window) {
 		ResendProtection.Call call = ResendProtection.once(this.store.keys(queue), callId, window);
-		this.store.runForListOnReplicas(script(false), this.store.keysOf(queue, call),
-				QueueStore.argsOf(call, args(List.of(), false)), "no job of queue '" + queue + "'");
+		try {
+			this.store.runForListOnReplicas(script(false), this.store.keysOf(queue, call),
+					QueueStore.argsOf(call, args(List.of(), false)), "no job of queue '" + queue + "'");
+		}
+		catch (ReplicationTimeoutException ex) {
+			// the plain exception, as every other write throws; ReplicaWait's own only
+			// carries the reply to the callers that count from it
+			ReplicationTimeoutException plain = new ReplicationTimeoutException(ex.getRequired(), ex.getConfirmed(),
+					ex.getMessage());
+			plain.initCause(ex);
+			throw plain;
+		}
 	}
 
 	/**
