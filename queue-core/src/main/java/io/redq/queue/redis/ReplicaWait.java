@@ -260,8 +260,9 @@ public final class ReplicaWait {
 
 	/**
 	 * A {@link ReplicationTimeoutException} of a script that ran on the master, with its
-	 * reply, so that the caller still reports what the script did (the chain steps an
-	 * acknowledgement created) although the replicas did not confirm it.
+	 * reply, so that the caller still reports what the script did (the jobs a dispatch
+	 * enqueued, the chain steps an acknowledgement created) although the replicas did not
+	 * confirm it.
 	 */
 	static final class Unconfirmed extends ReplicationTimeoutException {
 
