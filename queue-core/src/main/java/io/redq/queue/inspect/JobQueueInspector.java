@@ -108,6 +108,8 @@ public class JobQueueInspector {
 
 	private Duration readTimeout = DEFAULT_READ_TIMEOUT;
 
+	private @Nullable Duration changeTimeout;
+
 	private final ExecutorService readers = readers();
 
 	/**
@@ -146,6 +148,30 @@ public class JobQueueInspector {
 	public void setReadTimeout(Duration readTimeout) {
 		Assert.isTrue(readTimeout.toMillis() > 0, () -> "The read timeout must be at least 1 ms, not " + readTimeout);
 		this.readTimeout = readTimeout;
+	}
+
+	/**
+	 * Set the longest wait for each call of the changes that the callers make through
+	 * {@link #getBatchOperations()} and {@link #getChainOperations()} and pass a timeout
+	 * of their own, such as the dashboard's cancels of a batch or chain: the dispatcher's
+	 * timeout, which the {@link #getOperations() operations} use for theirs.
+	 * <p>
+	 * Default none: Lettuce's command timeout.
+	 * @param changeTimeout the timeout, positive
+	 */
+	public void setChangeTimeout(Duration changeTimeout) {
+		Assert.isTrue(changeTimeout.toMillis() > 0,
+				() -> "The change timeout must be at least 1 ms, not " + changeTimeout);
+		this.changeTimeout = changeTimeout;
+	}
+
+	/**
+	 * Return the longest wait for each call of a change made through the batch or chain
+	 * operations (see {@link #setChangeTimeout(Duration)}).
+	 * @return the timeout, or {@code null} for Lettuce's command timeout
+	 */
+	public @Nullable Duration getChangeTimeout() {
+		return this.changeTimeout;
 	}
 
 	/**

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import io.redq.queue.core.DispatchResult;
 import io.redq.queue.core.DispatchResult.Outcome;
@@ -145,32 +146,26 @@ public final class EnqueueOperations {
 		// the first dispatch to a sharded queue reads its placement within the caller's
 		// wait for the reply
 		CompletableFuture<List<String>> shards = this.store.queueShards().shardsAsync(queue);
-		CompletableFuture<List<DispatchResult>> reply;
 		if (shards.isDone() && shards.join().size() == 1) {
-			reply = enqueueShardAsync(queue, batch, batchId);
+			return enqueueShardAsync(queue, queue, batch, batchId);
 		}
-		else {
-			reply = shards.thenCompose((names) -> (names.size() == 1) ? enqueueShardAsync(queue, batch, batchId)
-					: enqueueShardsAsync(queue, batch, batchId));
-		}
-		// on the reply, not in the caller: a job that Redis took after its caller timed
-		// out entered the queue all the same
-		return reply.thenApply((results) -> entered(queue, batch, results));
+		return shards.thenCompose((names) -> (names.size() == 1) ? enqueueShardAsync(queue, queue, batch, batchId)
+				: enqueueShardsAsync(queue, batch, batchId));
 	}
 
 	private CompletableFuture<List<DispatchResult>> enqueueShardsAsync(String queue, List<EnqueueCommand> batch,
 			@Nullable String batchId) {
 		List<CompletableFuture<List<DispatchResult>>> replies = new ArrayList<>();
 		Map<String, List<Integer>> split = split(queue, batch);
-		split.forEach((shard, indexes) -> replies.add(enqueueShardAsync(shard, part(batch, indexes), batchId)));
+		split.forEach((shard, indexes) -> replies.add(enqueueShardAsync(queue, shard, part(batch, indexes), batchId)));
 		return CompletableFuture.allOf(replies.toArray(new CompletableFuture<?>[0]))
 			.thenApply((done) -> merged(batch.size(), split, replies.stream().map(CompletableFuture::join).toList()));
 	}
 
-	private CompletableFuture<List<DispatchResult>> enqueueShardAsync(String queue, List<EnqueueCommand> batch,
-			@Nullable String batchId) {
+	private CompletableFuture<List<DispatchResult>> enqueueShardAsync(String queue, String shard,
+			List<EnqueueCommand> batch, @Nullable String batchId) {
 		ResendProtection resends = this.store.getResendProtection();
-		ResendProtection.Call call = resends.begin(this.store.keys(queue));
+		ResendProtection.Call call = resends.begin(this.store.keys(shard));
 		CompletableFuture<List<?>> reply;
 		try {
 			// push.lua links no batch
@@ -179,8 +174,8 @@ public final class EnqueueOperations {
 			if (batchId != null) {
 				args.add(batchId);
 			}
-			reply = this.store.runForListOnReplicasAsync(script(push), this.store.keysOf(queue, call),
-					QueueStore.argsOf(call, args), written(queue, batch));
+			reply = this.store.runForListOnReplicasAsync(script(push), this.store.keysOf(shard, call),
+					QueueStore.argsOf(call, args), written(shard, batch));
 		}
 		catch (RuntimeException ex) {
 			resends.end(call);
@@ -188,7 +183,10 @@ public final class EnqueueOperations {
 		}
 		// the lane is free once the call can no longer be re-sent
 		reply.whenComplete((codes, ex) -> resends.end(call));
-		return reply.thenApply((codes) -> results(batch, codes));
+		// on the reply, not in the caller: a job that Redis took after its caller timed
+		// out entered the queue all the same
+		return reply.whenComplete((codes, ex) -> enteredUnconfirmed(queue, batch, ex))
+			.thenApply((codes) -> entered(queue, batch, results(batch, codes)));
 	}
 
 	/**
@@ -224,11 +222,11 @@ public final class EnqueueOperations {
 	 * @return what happened to each job, in order
 	 */
 	public List<DispatchResult> enqueue(String queue, ResendProtection.Call call, List<EnqueueCommand> batch) {
-		return entered(queue, batch, enqueue(queue, call, batch, null));
+		return enqueue(queue, queue, call, batch, null);
 	}
 
-	private List<DispatchResult> enqueue(String queue, ResendProtection.Call call, List<EnqueueCommand> batch,
-			@Nullable String batchId) {
+	private List<DispatchResult> enqueue(String queue, String shard, ResendProtection.Call call,
+			List<EnqueueCommand> batch, @Nullable String batchId) {
 		Assert.isTrue(batch.size() <= QueueStore.MAX_BATCH_SIZE,
 				() -> "At most " + QueueStore.MAX_BATCH_SIZE + " jobs per step; got " + batch.size());
 		// push.lua links no batch
@@ -237,13 +235,16 @@ public final class EnqueueOperations {
 		if (batchId != null) {
 			args.add(batchId);
 		}
+		List<?> codes;
 		try {
-			return results(batch, this.store.runForListOnReplicas(script(push), this.store.keysOf(queue, call),
-					QueueStore.argsOf(call, args), written(queue, batch)));
+			codes = this.store.runForListOnReplicas(script(push), this.store.keysOf(shard, call),
+					QueueStore.argsOf(call, args), written(shard, batch));
 		}
 		catch (ReplicationTimeoutException ex) {
+			enteredUnconfirmed(queue, batch, ex);
 			throw ex.forJobs(ids(batch));
 		}
+		return entered(queue, batch, results(batch, codes));
 	}
 
 	private static List<String> ids(List<EnqueueCommand> batch) {
@@ -298,15 +299,14 @@ public final class EnqueueOperations {
 	public List<DispatchResult> enqueueOnce(String queue, String callId, List<EnqueueCommand> batch, Duration window,
 			@Nullable String batchId) {
 		if (this.store.queueShards().shards(queue).size() == 1) {
-			return entered(queue, batch,
-					enqueue(queue, ResendProtection.once(this.store.keys(queue), callId, window), batch, batchId));
+			return enqueue(queue, queue, ResendProtection.once(this.store.keys(queue), callId, window), batch, batchId);
 		}
 		// one call of the same id per shard, each remembered in its own shard
 		Map<String, List<Integer>> split = split(queue, batch);
 		List<List<DispatchResult>> parts = new ArrayList<>();
-		split.forEach((shard, indexes) -> parts.add(enqueue(shard,
+		split.forEach((shard, indexes) -> parts.add(enqueue(queue, shard,
 				ResendProtection.once(this.store.keys(shard), callId, window), part(batch, indexes), batchId)));
-		return entered(queue, batch, merged(batch.size(), split, parts));
+		return merged(batch.size(), split, parts);
 	}
 
 	/**
@@ -337,6 +337,22 @@ public final class EnqueueOperations {
 					ex);
 		}
 		return results;
+	}
+
+	/**
+	 * Report the jobs that a call entered in the queue when it failed because fewer
+	 * replicas than required confirmed it within their timeout: its script ran on the
+	 * master, and they will run. Any other failure reports nothing.
+	 * @param queue the logical queue
+	 * @param batch the jobs of the call
+	 * @param failure the call's failure, or {@code null} for none
+	 */
+	private void enteredUnconfirmed(String queue, List<EnqueueCommand> batch, @Nullable Throwable failure) {
+		Throwable cause = (failure instanceof CompletionException) ? failure.getCause() : failure;
+		// a reply of another size is that of a forestalled call, which enqueued nothing
+		if (cause instanceof ReplicaWait.Unconfirmed unconfirmed && unconfirmed.getReply().size() == batch.size()) {
+			entered(queue, batch, results(batch, unconfirmed.getReply()));
+		}
 	}
 
 	/**
@@ -426,11 +442,23 @@ public final class EnqueueOperations {
 	 * @param queue the queue
 	 * @param callId the call's id
 	 * @param window how long Redis remembers the call
+	 * @throws ReplicationTimeoutException when fewer replicas confirmed the call within
+	 * their timeout; it is on the master
 	 */
 	void forestall(String queue, String callId, Duration window) {
 		ResendProtection.Call call = ResendProtection.once(this.store.keys(queue), callId, window);
-		this.store.runForListOnReplicas(script(false), this.store.keysOf(queue, call),
-				QueueStore.argsOf(call, args(List.of(), false)), "no job of queue '" + queue + "'");
+		try {
+			this.store.runForListOnReplicas(script(false), this.store.keysOf(queue, call),
+					QueueStore.argsOf(call, args(List.of(), false)), "no job of queue '" + queue + "'");
+		}
+		catch (ReplicationTimeoutException ex) {
+			// the plain exception, as every other write throws; ReplicaWait's own only
+			// carries the reply to the callers that count from it
+			ReplicationTimeoutException plain = new ReplicationTimeoutException(ex.getRequired(), ex.getConfirmed(),
+					ex.getMessage());
+			plain.initCause(ex);
+			throw plain;
+		}
 	}
 
 	/**

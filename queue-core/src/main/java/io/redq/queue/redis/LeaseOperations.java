@@ -198,6 +198,10 @@ public final class LeaseOperations {
 				refused.addAll(QueueStore.strings(this.enqueueOperations.stepsEntered(queue, reply)));
 			}
 			catch (ReplicationTimeoutException ex) {
+				if (ex instanceof ReplicaWait.Unconfirmed unconfirmedAck) {
+					// the script ran and created the next chain steps; only replicas lag
+					this.enqueueOperations.stepsEntered(queue, unconfirmedAck.getReply());
+				}
 				// the batches after it are acknowledged all the same
 				timeout = (timeout != null) ? timeout : ex;
 				batch.forEach((lease) -> unconfirmed.add(lease.id()));

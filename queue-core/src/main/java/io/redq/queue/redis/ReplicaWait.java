@@ -218,11 +218,12 @@ public final class ReplicaWait {
 				}
 				if (confirmed == null || confirmed < this.replicas) {
 					long count = (confirmed != null) ? confirmed : 0;
-					throw new ReplicationTimeoutException(this.replicas, count,
+					throw new Unconfirmed(this.replicas, count,
 							"Redis took " + written + ", but only " + count + " of the " + this.replicas
 									+ " replicas required (redq.durability.replicas) confirmed it within "
 									+ this.timeout.toMillis() + "ms: it is on the master, and a failover before the "
-									+ "replicas catch up would lose it. Check the replicas' link (INFO replication).");
+									+ "replicas catch up would lose it. Check the replicas' link (INFO replication).",
+							list);
 				}
 				return list;
 			});
@@ -255,6 +256,27 @@ public final class ReplicaWait {
 		else {
 			connection.closeAsync();
 		}
+	}
+
+	/**
+	 * A {@link ReplicationTimeoutException} of a script that ran on the master, with its
+	 * reply, so that the caller still reports what the script did (the jobs a dispatch
+	 * enqueued, the chain steps an acknowledgement created) although the replicas did not
+	 * confirm it.
+	 */
+	static final class Unconfirmed extends ReplicationTimeoutException {
+
+		private final transient List<?> reply;
+
+		Unconfirmed(int required, long confirmed, String message, List<?> reply) {
+			super(required, confirmed, message);
+			this.reply = reply;
+		}
+
+		List<?> getReply() {
+			return this.reply;
+		}
+
 	}
 
 }

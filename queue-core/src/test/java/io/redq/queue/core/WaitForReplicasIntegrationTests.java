@@ -3,6 +3,8 @@ package io.redq.queue.core;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 
 import io.redq.queue.config.JobCatalog;
 import io.redq.queue.lock.LockHandle;
@@ -124,6 +126,73 @@ class WaitForReplicasIntegrationTests {
 		assertThat(this.master.command("ZCOUNT", "redq:{mail}:reserved", "-inf", "(inf")).isEqualTo("0");
 	}
 
+	@Test // GH-41
+	void aDispatchThatNoReplicaConfirmsCountsAsDispatchedOnce() {
+		List<String> dispatched = recordDispatched();
+		this.operations.setReplicasToWaitFor(1, PAUSED_REPLICA_TIMEOUT);
+		this.replica.pause();
+		assertThatExceptionOfType(ReplicationTimeoutException.class)
+			.isThrownBy(() -> this.dispatcher.dispatch(JobRequest.of("send-mail", "hello").id("mail-1").build()));
+		// the job is on the master and will run; only the replica lags
+		assertThat(dispatched).containsExactly("mail send-mail");
+		// sent again under the same id, it is kept, not another job
+		this.replica.resume();
+		this.operations.setReplicasToWaitFor(1, REPLICA_TIMEOUT);
+		assertThat(this.dispatcher.dispatch(JobRequest.of("send-mail", "hello").id("mail-1").build()).outcome())
+			.isEqualTo(DispatchResult.Outcome.KEPT);
+		assertThat(dispatched).containsExactly("mail send-mail");
+	}
+
+	@Test // GH-41
+	void anAsynchronousDispatchThatNoReplicaConfirmsCountsAsDispatchedOnce() {
+		List<String> dispatched = recordDispatched();
+		this.operations.setReplicasToWaitFor(1, PAUSED_REPLICA_TIMEOUT);
+		this.replica.pause();
+		CompletableFuture<DispatchResult> first = this.dispatcher
+			.dispatchAsync(JobRequest.of("send-mail", "hello").id("mail-1").build());
+		CompletableFuture<DispatchResult> second = this.dispatcher
+			.dispatchAsync(JobRequest.of("send-mail", "hello").id("mail-2").build());
+		assertThat(first).failsWithin(Duration.ofSeconds(30))
+			.withThrowableOfType(ExecutionException.class)
+			.havingCause()
+			.isInstanceOf(ReplicationTimeoutException.class);
+		assertThat(second).failsWithin(Duration.ofSeconds(30))
+			.withThrowableOfType(ExecutionException.class)
+			.havingCause()
+			.isInstanceOf(ReplicationTimeoutException.class);
+		assertThat(dispatched).containsExactly("mail send-mail", "mail send-mail");
+		this.replica.resume();
+		this.operations.setReplicasToWaitFor(1, REPLICA_TIMEOUT);
+		assertThat(this.dispatcher.dispatchAsync(JobRequest.of("send-mail", "hello").id("mail-2").build()))
+			.succeedsWithin(Duration.ofSeconds(30))
+			.extracting(DispatchResult::outcome)
+			.isEqualTo(DispatchResult.Outcome.KEPT);
+		assertThat(dispatched).containsExactly("mail send-mail", "mail send-mail");
+	}
+
+	@Test // GH-41
+	void aChainStepCreatedByAnAcknowledgementThatNoReplicaConfirmsCountsAsDispatchedOnce() {
+		List<String> dispatched = recordDispatched();
+		ChainResult chain = this.dispatcher.dispatchChain(ChainRequest
+			.of(JobRequest.of("send-mail", "first").build(), JobRequest.of("send-mail", "second").build())
+			.build());
+		ListenerOperations listener = this.operations.getListenerOperations();
+		List<ReservedJob> first = listener.reserve("mail", 1, Duration.ofMinutes(1)).jobs();
+		assertThat(first).extracting(ReservedJob::id).containsExactly(chain.stepIds().get(0));
+		this.operations.setReplicasToWaitFor(1, PAUSED_REPLICA_TIMEOUT);
+		this.replica.pause();
+		assertThatExceptionOfType(ReplicationTimeoutException.class)
+			.isThrownBy(() -> listener.getLeaseOperations().ack("mail", List.of(first.get(0).lease())));
+		// the acknowledgement created the next step on the master; only the replica lags
+		assertThat(this.master.command("HEXISTS", "redq:{mail}:jobs", chain.stepIds().get(1))).isEqualTo("1");
+		assertThat(dispatched).containsExactly("mail send-mail", "mail send-mail");
+		// acknowledged again, it creates and counts nothing
+		this.replica.resume();
+		this.operations.setReplicasToWaitFor(1, REPLICA_TIMEOUT);
+		listener.getLeaseOperations().ack("mail", List.of(first.get(0).lease()));
+		assertThat(dispatched).containsExactly("mail send-mail", "mail send-mail");
+	}
+
 	@Test
 	void anAcknowledgementThatWaitsForALaggingReplicaHoldsNoOtherCommand() throws Exception {
 		this.dispatcher.dispatch(JobRequest.of("send-mail", "hello").id("mail-1").build());
@@ -193,6 +262,19 @@ class WaitForReplicasIntegrationTests {
 			}
 		}
 		return 0;
+	}
+
+	private List<String> recordDispatched() {
+		List<String> dispatched = new CopyOnWriteArrayList<>();
+		this.operations.setMetrics(new JobMetrics() {
+
+			@Override
+			public void dispatched(String queue, String job) {
+				dispatched.add(queue + " " + job);
+			}
+
+		});
+		return dispatched;
 	}
 
 }

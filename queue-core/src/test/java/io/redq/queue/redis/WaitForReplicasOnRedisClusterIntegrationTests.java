@@ -165,6 +165,19 @@ class WaitForReplicasOnRedisClusterIntegrationTests {
 		assertThat(lagging.command("HEXISTS", laggingJobs, id)).isEqualTo("0");
 	}
 
+	@Test // GH-41
+	void aForestallOnTheShardWhoseMastersReplicaIsPausedThrowsThePlainException() {
+		this.operations.setReplicasToWaitFor(1, PAUSED_REPLICA_TIMEOUT);
+		String shard = this.operations.getStore().queueShards().shards(QUEUE).get(1);
+		pause(cluster.replicasOf(cluster.masterOf(shardKeys().get(1).jobs())).get(0));
+		assertThatExceptionOfType(ReplicationTimeoutException.class)
+			.isThrownBy(() -> this.operations.getEnqueueOperations().forestall(shard, "call-1", Duration.ofMinutes(1)))
+			.withMessageStartingWith("Redis took no job of queue '" + shard + "', but only 0 of the 1")
+			// as every other write's, not ReplicaWait's own that carries the script's
+			// reply
+			.satisfies((ex) -> assertThat(ex).isExactlyInstanceOf(ReplicationTimeoutException.class));
+	}
+
 	@Test
 	void aLockIsHandedOutOnceTheReplicaOfItsMasterHasIt() throws InterruptedException {
 		RedisLockService locks = new RedisLockService(this.connectionFactory, new Keyspace("redq"));

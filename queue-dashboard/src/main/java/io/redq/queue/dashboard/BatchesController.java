@@ -11,6 +11,7 @@ import io.redq.queue.inspect.JobQueueInspector;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -73,7 +74,16 @@ public class BatchesController {
 		if (this.inspector.read(() -> this.inspector.batch(batchId)) == null) {
 			throw notFound(batchId);
 		}
-		boolean cancelled = this.inspector.getBatchOperations().getCancelOperations().cancel(batchId, null);
+		boolean cancelled;
+		try {
+			// each call ends within the dispatcher's timeout, as the other changes' do
+			cancelled = this.inspector.getBatchOperations()
+				.getCancelOperations()
+				.cancel(batchId, this.inspector.getChangeTimeout());
+		}
+		catch (QueryTimeoutException ex) {
+			throw DashboardErrors.cancelTimedOut("batch", ex);
+		}
 		this.guard.log(request, "cancel", "batch", batchId, cancelled ? 1 : 0);
 		return new DashboardJson.ChangeJson("cancel", cancelled ? 1 : 0, false, null);
 	}

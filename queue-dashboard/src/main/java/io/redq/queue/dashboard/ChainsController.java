@@ -10,6 +10,7 @@ import io.redq.queue.inspect.JobQueueInspector;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -68,7 +69,14 @@ public class ChainsController {
 		if (this.inspector.read(() -> this.inspector.chain(chainId)) == null) {
 			throw notFound(chainId);
 		}
-		boolean cancelled = this.inspector.getChainOperations().cancel(chainId, null);
+		boolean cancelled;
+		try {
+			// each call ends within the dispatcher's timeout, as the other changes' do
+			cancelled = this.inspector.getChainOperations().cancel(chainId, this.inspector.getChangeTimeout());
+		}
+		catch (QueryTimeoutException ex) {
+			throw DashboardErrors.cancelTimedOut("chain", ex);
+		}
 		this.guard.log(request, "cancel", "chain", chainId, cancelled ? 1 : 0);
 		return new DashboardJson.ChangeJson("cancel", cancelled ? 1 : 0, false, null);
 	}

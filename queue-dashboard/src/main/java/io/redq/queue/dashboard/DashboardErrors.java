@@ -40,6 +40,20 @@ public class DashboardErrors {
 		return DashboardGuard.error(HttpStatus.BAD_REQUEST, ex.getMessage());
 	}
 
+	/**
+	 * Return the failure of a cancel of a batch or chain whose call timed out, saying
+	 * that it may be done in part: a call that timed out is not cancelled, and may still
+	 * mark it cancelled as Redis answers, while its later calls, which cancel its pending
+	 * jobs, were never made.
+	 * @param what what was cancelled: e.g. {@code "batch"}
+	 * @param ex the timeout
+	 * @return the failure, answered 503
+	 */
+	static QueryTimeoutException cancelTimedOut(String what, QueryTimeoutException ex) {
+		return new QueryTimeoutException(ex.getMessage() + ". The " + what + " may be cancelled in part, now or once "
+				+ "Redis answers: cancel it again then, which is safe and finishes the cancel", ex);
+	}
+
 	@ExceptionHandler({ DataAccessResourceFailureException.class, QueryTimeoutException.class })
 	ResponseEntity<Map<String, String>> redisUnavailable(DataAccessException ex) {
 		return DashboardGuard.error(HttpStatus.SERVICE_UNAVAILABLE,
