@@ -1088,8 +1088,8 @@ final class ScriptTester {
 	 * The worker's container stops: jobs not started go back, the later jobs of its runs
 	 * too (a run's running job is its last, which leaves the place), running ones are
 	 * interrupted. Then it leaves the places of the runs it was let through and did not
-	 * start, as {@code JobWorkerPool} does, unless it dies before
-	 * ({@link Fault#WORKER_DIES}).
+	 * start, as {@code JobWorkerPool} does, unless its instance dies or its leave fails
+	 * ({@link Fault#WORKER_DIES}): then the places stay until their holds run out.
 	 */
 	private boolean release(Worker worker) {
 		if (worker.held.isEmpty() && worker.running.isEmpty()) {
@@ -1116,7 +1116,7 @@ final class ScriptTester {
 		boolean dies = !places.isEmpty() && enabled(Fault.WORKER_DIES, 0.3);
 		trace(worker + " stops: releases " + notStarted + " not started and " + interrupted + " interrupted: "
 				+ released + (places.isEmpty() ? ""
-						: (dies ? ", dies before it leaves the places of " : ", leaves the places of ") + places));
+						: (dies ? ", dies or fails to leave the places of " : ", leaves the places of ") + places));
 		if (!dies) {
 			places.forEach((place) -> leaveGates(worker, place, false));
 		}
