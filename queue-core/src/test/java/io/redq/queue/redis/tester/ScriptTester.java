@@ -200,6 +200,9 @@ final class ScriptTester {
 
 	private int step;
 
+	/** How many places of runs let through at a hand-over stopping containers left. */
+	private int placesLeftOnStop;
+
 	/**
 	 * Create a tester.
 	 * @param operations the operations with the scripts under test
@@ -923,7 +926,7 @@ final class ScriptTester {
 		}
 		Held next = run.rest.get(0);
 		worker.held.add(new Held(next.job, next.dispatch, next.lease, run.holder,
-				new ArrayList<>(run.rest.subList(1, run.rest.size()))));
+				new ArrayList<>(run.rest.subList(1, run.rest.size())), run.gates));
 		trace(worker + " goes on with " + next + " in the run of " + holder(run.holder));
 	}
 
@@ -1005,6 +1008,9 @@ final class ScriptTester {
 				.toList();
 			if (!taken.isEmpty()) {
 				Held held = taken.remove(0);
+				if (handOver.admitted()) {
+					held = new Held(held.job, held.dispatch, held.lease, null, held.run, run.gates);
+				}
 				held.run.addAll(taken);
 				worker.held.add(held);
 			}
@@ -1081,13 +1087,17 @@ final class ScriptTester {
 	/**
 	 * The worker's container stops: jobs not started go back, the later jobs of its runs
 	 * too (a run's running job is its last, which leaves the place), running ones are
-	 * interrupted.
+	 * interrupted. Then it leaves the places of the runs it was let through and did not
+	 * start, as {@code JobWorkerPool} does, unless its instance dies or its leave fails
+	 * ({@link Fault#WORKER_DIES}): then the places stay until their holds run out.
 	 */
 	private boolean release(Worker worker) {
 		if (worker.held.isEmpty() && worker.running.isEmpty()) {
 			return false;
 		}
 		List<Lease> notStarted = notStarted(worker);
+		// the places of the runs it was let through and did not start
+		List<Run> places = worker.held.stream().filter((held) -> held.admittedTo != null).map(Held::place).toList();
 		List<Run> interrupted = worker.running.stream()
 			.filter((run) -> enabled(Fault.RUNNING_JOBS_HANDED_BACK, 0.5))
 			.toList();
@@ -1101,10 +1111,43 @@ final class ScriptTester {
 		worker.held.clear();
 		worker.running.forEach((run) -> run.rest.clear());
 		worker.running.removeAll(interrupted);
-		interrupted.forEach((run) -> leaveGates(worker, run, false));
+		// an instance that dies once its jobs went back, or whose leave fails, leaves
+		// their places to their holds (migrate.lua wakes their lines as they run out)
+		boolean dies = !places.isEmpty() && enabled(Fault.WORKER_DIES, 0.3);
 		trace(worker + " stops: releases " + notStarted + " not started and " + interrupted + " interrupted: "
-				+ released);
+				+ released + (places.isEmpty() ? ""
+						: (dies ? ", dies or fails to leave the places of " : ", leaves the places of ") + places));
+		if (!dies) {
+			places.forEach((place) -> leaveGates(worker, place, false));
+		}
+		interrupted.forEach((run) -> leaveGates(worker, run, false));
+		if (!dies) {
+			checkLeft(places);
+		}
 		return true;
+	}
+
+	/**
+	 * Check that the places of runs a stopping container was let through are left: the
+	 * gates hold them no longer, and the next in line may pass.
+	 */
+	private void checkLeft(List<Run> places) {
+		Snapshot snapshot = snapshot();
+		for (Run place : places) {
+			String holder = holder(place.holder);
+			check(!snapshot.holding.containsKey(holder) && !snapshot.held.containsKey(holder), Invariant.GATES,
+					() -> "the gates of " + place + " still hold the place of " + holder
+							+ " after its container stopped");
+		}
+		this.placesLeftOnStop += places.size();
+	}
+
+	/**
+	 * Return how many places of runs let through at a hand-over stopping containers left
+	 * before they started.
+	 */
+	int placesLeftOnStop() {
+		return this.placesLeftOnStop;
 	}
 
 	/** The worker's instance dies: its gates and leases stay until they expire. */
@@ -1849,12 +1892,23 @@ final class ScriptTester {
 	/**
 	 * A job reserved for a worker. A later job of a run names the lease of the run's
 	 * place ({@code holder}); the first job of a run carries the jobs that joined it, in
-	 * the order they run after it.
+	 * the order they run after it. A job let through its gates as it was handed over, and
+	 * a later job of a run, name the gates of the place ({@code admittedTo}), which its
+	 * container leaves if it stops before the job started.
 	 */
-	private record Held(ReservedJob job, Dispatch dispatch, Duration lease, @Nullable Lease holder, List<Held> run) {
+	private record Held(ReservedJob job, Dispatch dispatch, Duration lease, @Nullable Lease holder, List<Held> run,
+			@Nullable Gates admittedTo) {
 
 		Held(ReservedJob job, Dispatch dispatch, Duration lease) {
-			this(job, dispatch, lease, null, new ArrayList<>());
+			this(job, dispatch, lease, null, new ArrayList<>(), null);
+		}
+
+		/**
+		 * Return the run whose place this job was let through, as its container knows it.
+		 */
+		Run place() {
+			return new Run(this.job, this.dispatch, this.admittedTo,
+					(this.holder != null) ? this.holder : this.job.lease(), List.of());
 		}
 
 		@Override
