@@ -184,7 +184,8 @@ public final class EnqueueOperations {
 		// the lane is free once the call can no longer be re-sent
 		reply.whenComplete((codes, ex) -> resends.end(call));
 		// on the reply, not in the caller: a job that Redis took after its caller timed
-		// out entered the queue all the same
+		// out entered the queue all the same; so did the jobs of a call its replicas did
+		// not confirm, counted once since a retry is a new call, answered KEPT
 		return reply.whenComplete((codes, ex) -> enteredUnconfirmed(queue, batch, ex))
 			.thenApply((codes) -> entered(queue, batch, results(batch, codes)));
 	}
@@ -222,11 +223,17 @@ public final class EnqueueOperations {
 	 * @return what happened to each job, in order
 	 */
 	public List<DispatchResult> enqueue(String queue, ResendProtection.Call call, List<EnqueueCommand> batch) {
-		return enqueue(queue, queue, call, batch, null);
+		return entered(queue, batch, enqueue(queue, call, batch, null));
 	}
 
-	private List<DispatchResult> enqueue(String queue, String shard, ResendProtection.Call call,
-			List<EnqueueCommand> batch, @Nullable String batchId) {
+	/**
+	 * Enqueue as the given call without reporting the jobs: its caller reports them once
+	 * the whole call succeeded. A call of a fixed id that failed is repeated under that
+	 * id until it succeeds, and Redis answers the repeat as it answered the first, so
+	 * that counting a failed call's jobs too would count them twice.
+	 */
+	private List<DispatchResult> enqueue(String shard, ResendProtection.Call call, List<EnqueueCommand> batch,
+			@Nullable String batchId) {
 		Assert.isTrue(batch.size() <= QueueStore.MAX_BATCH_SIZE,
 				() -> "At most " + QueueStore.MAX_BATCH_SIZE + " jobs per step; got " + batch.size());
 		// push.lua links no batch
@@ -235,16 +242,13 @@ public final class EnqueueOperations {
 		if (batchId != null) {
 			args.add(batchId);
 		}
-		List<?> codes;
 		try {
-			codes = this.store.runForListOnReplicas(script(push), this.store.keysOf(shard, call),
-					QueueStore.argsOf(call, args), written(shard, batch));
+			return results(batch, this.store.runForListOnReplicas(script(push), this.store.keysOf(shard, call),
+					QueueStore.argsOf(call, args), written(shard, batch)));
 		}
 		catch (ReplicationTimeoutException ex) {
-			enteredUnconfirmed(queue, batch, ex);
 			throw ex.forJobs(ids(batch));
 		}
-		return entered(queue, batch, results(batch, codes));
 	}
 
 	private static List<String> ids(List<EnqueueCommand> batch) {
@@ -299,14 +303,15 @@ public final class EnqueueOperations {
 	public List<DispatchResult> enqueueOnce(String queue, String callId, List<EnqueueCommand> batch, Duration window,
 			@Nullable String batchId) {
 		if (this.store.queueShards().shards(queue).size() == 1) {
-			return enqueue(queue, queue, ResendProtection.once(this.store.keys(queue), callId, window), batch, batchId);
+			return entered(queue, batch,
+					enqueue(queue, ResendProtection.once(this.store.keys(queue), callId, window), batch, batchId));
 		}
 		// one call of the same id per shard, each remembered in its own shard
 		Map<String, List<Integer>> split = split(queue, batch);
 		List<List<DispatchResult>> parts = new ArrayList<>();
-		split.forEach((shard, indexes) -> parts.add(enqueue(queue, shard,
+		split.forEach((shard, indexes) -> parts.add(enqueue(shard,
 				ResendProtection.once(this.store.keys(shard), callId, window), part(batch, indexes), batchId)));
-		return merged(batch.size(), split, parts);
+		return entered(queue, batch, merged(batch.size(), split, parts));
 	}
 
 	/**

@@ -355,9 +355,14 @@ end
 local PARKED = '+inf'
 
 -- The id of an entry of a gate's line: what follows its arrival, found by position (a pattern that searches the entry
--- for it costs ten times as much, once for every job a drain wakes).
+-- for it costs ten times as much, once for every job a drain wakes). Ids hold no NUL; a gate may (an exclusive key is
+-- the application's), and a caller that cut such a gate short at its NUL gets the id after the entry's last NUL.
 local function id_in_line(entry, gate)
-	return string.sub(entry, string.find(entry, '\0', #gate + 2, true) + 1)
+	local id = string.sub(entry, #gate + 19)
+	if string.find(id, '\0', 1, true) then
+		return string.match(entry, '%z([^%z]*)$')
+	end
+	return id
 end
 
 -- Takes up to n of a gate's first parked jobs out of its line and the delayed set, in line order, and returns their

@@ -9,6 +9,8 @@ import java.util.concurrent.ExecutionException;
 import io.redq.queue.config.JobCatalog;
 import io.redq.queue.lock.LockHandle;
 import io.redq.queue.lock.RedisLockService;
+import io.redq.queue.redis.EnqueueCommand;
+import io.redq.queue.redis.EnqueueOperations;
 import io.redq.queue.redis.Keyspace;
 import io.redq.queue.redis.ListenerOperations;
 import io.redq.queue.redis.RedisJobDispatcher;
@@ -140,6 +142,26 @@ class WaitForReplicasIntegrationTests {
 		this.operations.setReplicasToWaitFor(1, REPLICA_TIMEOUT);
 		assertThat(this.dispatcher.dispatch(JobRequest.of("send-mail", "hello").id("mail-1").build()).outcome())
 			.isEqualTo(DispatchResult.Outcome.KEPT);
+		assertThat(dispatched).containsExactly("mail send-mail");
+	}
+
+	@Test // GH-41
+	void aCallOfAFixedIdThatNoReplicaConfirmsCountsItsJobOnceAsItsCallerRepeatsItUntilItSucceeds() {
+		List<String> dispatched = recordDispatched();
+		EnqueueOperations enqueue = this.operations.getEnqueueOperations();
+		List<EnqueueCommand> job = List.of(new EnqueueCommand("mail-1", Due.NOW, DuplicatePolicy.KEEP,
+				"\"job\":\"send-mail\",\"maxAttempts\":3,\"payload\":\"x\"}"));
+		this.operations.setReplicasToWaitFor(1, PAUSED_REPLICA_TIMEOUT);
+		this.replica.pause();
+		assertThatExceptionOfType(ReplicationTimeoutException.class)
+			.isThrownBy(() -> enqueue.enqueueOnce("mail", "call-1", job, Duration.ofMinutes(1), null));
+		// an outbox relay, or a callback's delivery, repeats the call under its id, which
+		// Redis answers as it answered the first
+		this.replica.resume();
+		this.operations.setReplicasToWaitFor(1, REPLICA_TIMEOUT);
+		assertThat(enqueue.enqueueOnce("mail", "call-1", job, Duration.ofMinutes(1), null))
+			.extracting(DispatchResult::outcome)
+			.containsExactly(DispatchResult.Outcome.CREATED);
 		assertThat(dispatched).containsExactly("mail send-mail");
 	}
 

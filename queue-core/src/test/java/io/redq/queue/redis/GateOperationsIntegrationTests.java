@@ -8,6 +8,7 @@ import java.util.TreeMap;
 
 import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
+import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueStats;
 import org.junit.jupiter.api.Test;
 
@@ -239,6 +240,26 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		ReservedJob woken = this.listener.reserve(QUEUE, 1, LEASE).jobs().get(0);
 		assertThat(woken.id()).isEqualTo("b");
 		assertThat(gates().admit(QUEUE, woken.lease(), GATES, LEASE)).isZero();
+	}
+
+	@Test // GH-36
+	void aJobParkedBehindAnExclusiveKeyThatHoldsANulIsWokenAsItsHoldersLeaseExpires() {
+		// the application's key, which a gate's record in held splits at its NUL
+		Gates exclusive = new Gates("order\u000017", "test", 0, 0, null);
+		enqueue("a");
+		Duration shortLease = Duration.ofMillis(300);
+		Lease a = this.listener.reserve(QUEUE, 1, shortLease).jobs().get(0).lease();
+		assertThat(gates().admit(QUEUE, a, exclusive, shortLease)).isZero();
+		enqueue("b");
+		ReservedJob b = this.listener.reserve(QUEUE, 1, LEASE).jobs().get(0);
+		assertThat(gates().admit(QUEUE, b.lease(), exclusive, LEASE)).isEqualTo(GateOperations.PARKED);
+		// a's worker dies
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			this.listener.migrate(QUEUE);
+			assertThat(this.operations.status(QUEUE, "b").state()).as("b woken as a's hold expired")
+				.isEqualTo(JobStatus.State.READY);
+		});
+		assertThat(this.template.hasKey(this.keys.lines())).as("no line entry left").isFalse();
 	}
 
 	@Test // GH-36
