@@ -149,8 +149,6 @@ public final class JobQueueAutoConfiguration {
 			ObjectProvider<InstanceRegistry> instances) {
 		JobQueueInspector inspector = new JobQueueInspector(operations, catalog);
 		inspector.setReadTimeout(properties.getInspection().getTimeout());
-		// the changes callers make through the inspector wait as long as the dispatcher's
-		inspector.setChangeTimeout(properties.getDispatcher().getTimeout());
 		recurringJobs.ifUnique(inspector::setRecurringJobs);
 		instances.ifUnique(inspector::setInstances);
 		return inspector;

@@ -108,8 +108,6 @@ public class JobQueueInspector {
 
 	private Duration readTimeout = DEFAULT_READ_TIMEOUT;
 
-	private @Nullable Duration changeTimeout;
-
 	private final ExecutorService readers = readers();
 
 	/**
@@ -151,27 +149,14 @@ public class JobQueueInspector {
 	}
 
 	/**
-	 * Set the longest wait for each call of the changes that the callers make through
+	 * Return the longest wait for each call of the changes that the callers make through
 	 * {@link #getBatchOperations()} and {@link #getChainOperations()} and pass a timeout
-	 * of their own, such as the dashboard's cancels of a batch or chain: the dispatcher's
-	 * timeout, which the {@link #getOperations() operations} use for theirs.
-	 * <p>
-	 * Default none: Lettuce's command timeout.
-	 * @param changeTimeout the timeout, positive
-	 */
-	public void setChangeTimeout(Duration changeTimeout) {
-		Assert.isTrue(changeTimeout.toMillis() > 0,
-				() -> "The change timeout must be at least 1 ms, not " + changeTimeout);
-		this.changeTimeout = changeTimeout;
-	}
-
-	/**
-	 * Return the longest wait for each call of a change made through the batch or chain
-	 * operations (see {@link #setChangeTimeout(Duration)}).
+	 * of their own, such as the dashboard's cancels of a batch or chain: the timeout the
+	 * {@link #getOperations() operations} use for theirs (the dispatcher's).
 	 * @return the timeout, or {@code null} for Lettuce's command timeout
 	 */
 	public @Nullable Duration getChangeTimeout() {
-		return this.changeTimeout;
+		return this.operations.getTimeout();
 	}
 
 	/**

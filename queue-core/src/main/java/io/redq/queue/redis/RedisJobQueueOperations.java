@@ -122,6 +122,14 @@ public class RedisJobQueueOperations implements JobQueueOperations, ApplicationE
 	}
 
 	/**
+	 * Return the longest wait for Redis to answer a call (see {@link #setTimeout}).
+	 * @return the timeout, or {@code null} for Lettuce's command timeout
+	 */
+	public @Nullable Duration getTimeout() {
+		return this.timeout;
+	}
+
+	/**
 	 * Set the metrics to report each job that enters a queue to, however it came:
 	 * dispatched, added to a batch, a chain's step, a batch's callback, relayed from an
 	 * outbox or a recurring tick (see {@link JobMetrics#dispatched(String, String)}).
