@@ -9,7 +9,8 @@ package io.redq.queue.redis;
  * dead)
  * @param nextDue when the next delayed job is due (a job parked behind a limit is due at
  * no time), the next lease or hold of a limit expires or the next dead job passes its age
- * limit (epoch ms, Redis clock), or -1
+ * limit (epoch ms, Redis clock), or -1; at once while a queue upgraded from data model 6
+ * still keeps parked jobs in its delayed set, which each pass takes a batch of out
  * @param trimmedDeadJobs how many dead jobs past the age limit or beyond the size limit
  * were deleted
  * @param handOvers whether completions of batch members wait to be handed over to their

@@ -1,5 +1,5 @@
--- Admits a reserved job past its gates before it runs, or stops it: back to delayed with its attempt given back, so
--- that waiting is not a failure. Gate keys (the last six KEYS): the running set of its group, the exclusive lock of its
+-- Admits a reserved job past its gates before it runs, or stops it with its attempt given back, so that waiting is not
+-- a failure: parked, or back to delayed. Gate keys (the last six KEYS): the running set of its group, the exclusive lock of its
 -- key, the running set of its job, the running set of its queue, the rate window of its job and the places the rate
 -- limit of its job gave. ARGV: id, lease token, lease ms, exclusive (1/0), job max running (0: none), queue max running
 -- (0: none), rate permits (0: none), rate window ms, group max running (0: none, or the job is in no group).
@@ -19,9 +19,9 @@ local rate, places = KEYS[#KEYS - 1], KEYS[#KEYS]
 local id, token = ARGV[1], ARGV[2]
 local holder = id .. ':' .. token
 if redis.call('HGET', leases, id) ~= token then
-	-- a call re-sent after it deferred the job finds the job delayed: it answers the deferral again, so that its worker
+	-- a call re-sent after it parked or deferred the job finds the job so: it answers that again, so that its worker
 	-- does not take it for a lost lease
-	local due = redis.call('ZSCORE', delayed, id)
+	local due = due_of(id)
 	if due == 'inf' then
 		return -2
 	elseif due then
@@ -72,7 +72,6 @@ if gate then
 	redis.call('ZADD', lines, 0, entry)
 	redis.call('ZREM', reserved, id)
 	end_lease(id, token, 1, true)
-	redis.call('ZADD', delayed, PARKED, id)
 	return -2
 end
 

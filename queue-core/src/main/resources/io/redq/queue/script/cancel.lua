@@ -7,7 +7,8 @@ if replied then
 	return tonumber(replied)
 end
 local id = ARGV[3]
-local cancelled = redis.call('ZREM', delayed, id) == 1
+-- a parked job leaves its line with the rest of it (see forget in common.lua)
+local cancelled = redis.call('ZREM', delayed, id) == 1 or is_parked(id)
 if cancelled and redis.call('EXISTS', stale) == 1 then
 	-- a delayed job has no member of queued but one left by a script from before levels that rescheduled it
 	forget_left_member(id)

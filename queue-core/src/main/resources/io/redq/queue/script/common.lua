@@ -21,7 +21,7 @@ local ready, delayed, reserved, dead, jobs, attempts, leases, errors, wake, sequ
 -- The data model these scripts read and write: the queue's keys and what their values mean. Bump it with every change
 -- to either, and add the step up from the model before to the upgrade below, so that no script misreads another
 -- model's data. The one place the number is kept: Java learns it from the model script.
-local MODEL = 6
+local MODEL = 7
 
 -- The member of reserved past every lease, '+inf' (data model 6): 92 bytes, longer than zset-max-listpack-value, and
 -- first in each ZADD that may create the set, so that Redis makes reserved a skiplist from its first job (it picks a
@@ -288,11 +288,27 @@ local function make_ready(ids, at_head)
 	end
 end
 
--- Whether a job is ready: it has data and is in none of delayed, reserved and dead. Its entry in the ready list is
--- not searched for (see unready).
+-- Whether a job is parked behind a gate: its record in parked names an entry still in its gate's line (a woken job
+-- keeps its record, out of line, until its admission; see Gates below).
+local function is_parked(id)
+	local entry = redis.call('HGET', parked, id)
+	return entry and redis.call('ZSCORE', lines, entry) ~= false
+end
+
+-- A pending job's due time as ZSCORE gives it: its score in delayed, 'inf' for a parked job, false for any other.
+local function due_of(id)
+	local due = redis.call('ZSCORE', delayed, id)
+	if not due and is_parked(id) then
+		return 'inf'
+	end
+	return due
+end
+
+-- Whether a job is ready: it has data and is in none of delayed, reserved and dead, and not parked. Its entry in the
+-- ready list is not searched for (see unready).
 local function is_ready(id)
 	return redis.call('HEXISTS', jobs, id) == 1 and not redis.call('ZSCORE', delayed, id)
-		and not redis.call('ZSCORE', reserved, id) and not redis.call('ZSCORE', dead, id)
+		and not redis.call('ZSCORE', reserved, id) and not redis.call('ZSCORE', dead, id) and not is_parked(id)
 end
 
 -- Takes a ready job out of line without searching the ready list (LREM costs time in proportion to a backlog): a
@@ -341,18 +357,30 @@ local function remove_present(command, key, ...)
 	end
 end
 
--- Gates. A job stopped by a taken exclusive key or a full running set (admit.lua) is parked: it stays in the delayed
--- set at PARKED, a score no due time reaches, so that the migrator never moves it and no call reads it again, and it
--- waits in its gate's line until a run leaves the gate (hold.lua) or a holder's lease expires (migrate.lua), which
+-- Gates. A job stopped by a taken exclusive key or a full running set (admit.lua) is parked: it waits in its gate's
+-- line, in no other set (data model 7: before, it waited in delayed too, at +inf), so that the migrator never moves it
+-- and no call reads it again, until a run leaves the gate (hold.lua) or a holder's lease expires (migrate.lua), which
 -- wake as many of the line's first jobs as places they freed. The lines of every gate of a queue are one sorted set,
 -- all scores 0, of '<gate>\0<arrival>\0<id>' (gate: the key of the running set or exclusive key it waits for; arrival:
 -- 16 digits of the sequence), so that a gate's line is a range found in O(log n) and every key stays in KEYS; parked
 -- keeps id -> its entry there while it has one, and after it was woken until it is admitted, so that a woken job that
 -- finds the place taken again (a job admitted between its waking and its admission) takes its old place in line, and
--- a cancelled one leaves its line. holding keeps '<id>:<token>' of each run that holds gates -> when its hold ends
--- unless renewed, and held the gates it holds, '\0'-separated, so that the migrator wakes the lines of a holder that
--- never left. A job stopped by the rate limit is not parked: it comes back at its place in time (admit.lua).
-local PARKED = '+inf'
+-- a cancelled one leaves its line: a job is parked while its record's entry is in lines. holding keeps
+-- '<id>:<token>' of each run that holds gates -> when its hold ends unless renewed, and held the gates it holds,
+-- '\0'-separated, so that the migrator wakes the lines of a holder that never left. A job stopped by the rate limit is
+-- not parked: it comes back at its place in time (admit.lua).
+
+-- The field of parked (no id is empty) that says a queue upgraded from model 6 may still keep parked jobs in delayed at
+-- +inf: the migrator takes them out a batch a pass and then deletes it (see migrate.lua), and until then a woken job
+-- leaves delayed too. Counts and listings of delayed stop below +inf meanwhile.
+local LEFT_IN_DELAYED = ''
+
+-- The records in parked of the given ids, and whether parked jobs of model 6 may still be in delayed, in one call.
+local function parked_records(ids)
+	local records = redis.call('HMGET', parked, LEFT_IN_DELAYED, unpack(ids))
+	local left_in_delayed = table.remove(records, 1) ~= false
+	return records, left_in_delayed
+end
 
 -- The id of an entry of a gate's line: what follows its arrival, found by position (a pattern that searches the entry
 -- for it costs ten times as much, once for every job a drain wakes). Ids hold no NUL; a gate may (an exclusive key is
@@ -365,22 +393,26 @@ local function id_in_line(entry, gate)
 	return id
 end
 
--- Takes up to n of a gate's first parked jobs out of its line and the delayed set, in line order, and returns their
--- ids; the caller makes them ready or reserves them. An entry whose job is no longer parked (replaced meanwhile) is
--- dropped; at most 100 entries are read per call.
+-- Takes up to n of a gate's first parked jobs out of its line, in line order, and returns their ids; the caller makes
+-- them ready or reserves them. Each keeps its record in parked until its admission (see Gates). An entry whose job no
+-- longer has it (replaced meanwhile) is dropped; at most 100 entries are read per call.
 local function unpark(gate, n)
 	local low, high = '(' .. gate .. '\0', '(' .. gate .. '\1'
 	local woken = {}
+	local left_in_delayed = false
 	local entries = redis.call('ZRANGEBYLEX', lines, low, high, 'LIMIT', 0, n)
 	local read = #entries
 	while #entries > 0 do
 		redis.call('ZREM', lines, unpack(entries))
-		for _, entry in ipairs(entries) do
-			local id = id_in_line(entry, gate)
-			if redis.call('ZSCORE', delayed, id) == 'inf' then
+		local ids = {}
+		for i, entry in ipairs(entries) do
+			ids[i] = id_in_line(entry, gate)
+		end
+		local records
+		records, left_in_delayed = parked_records(ids)
+		for i, id in ipairs(ids) do
+			if records[i] == entries[i] then
 				woken[#woken + 1] = id
-			elseif redis.call('HGET', parked, id) == entry then
-				redis.call('HDEL', parked, id)
 			end
 		end
 		if #woken >= n or read >= 100 then
@@ -389,7 +421,7 @@ local function unpark(gate, n)
 		entries = redis.call('ZRANGEBYLEX', lines, low, high, 'LIMIT', 0, math.min(n - #woken, 100 - read))
 		read = read + #entries
 	end
-	if #woken > 0 then
+	if left_in_delayed and #woken > 0 then
 		redis.call('ZREM', delayed, unpack(woken))
 	end
 	return woken
@@ -494,13 +526,12 @@ local function join_run(handed, gate, n, same_gates, now, lease)
 		ids[i] = id_in_line(entry, gate)
 	end
 	local envelopes = redis.call('HMGET', jobs, unpack(ids))
-	-- whether each is still parked, read for them all at once: by its score, not by its record in parked, which a
-	-- script that knows no lines leaves matching its entry when it moves the job
-	local due = redis.call('ZMSCORE', delayed, unpack(ids))
+	-- whether each is still parked, read for them all at once
+	local records, left_in_delayed = parked_records(ids)
 	local joined, left = {}, {}
 	for i, id in ipairs(ids) do
 		-- the run ends at the first that is not parked (an entry left behind) or has other gates, which keep their places
-		if not envelopes[i] or not has_gates(envelopes[i], same_gates) or due[i] ~= 'inf' then
+		if not envelopes[i] or not has_gates(envelopes[i], same_gates) or records[i] ~= entries[i] then
 			break
 		end
 		joined[i], left[i] = id, entries[i]
@@ -509,7 +540,9 @@ local function join_run(handed, gate, n, same_gates, now, lease)
 		return
 	end
 	redis.call('ZREM', lines, unpack(left))
-	redis.call('ZREM', delayed, unpack(joined))
+	if left_in_delayed then
+		redis.call('ZREM', delayed, unpack(joined))
+	end
 	redis.call('HDEL', parked, unpack(joined))
 	remove_present('HDEL', runs, unpack(joined))
 	local used = {}
@@ -784,7 +817,7 @@ local function bury(id, now, max_size, max_age)
 	trim_dead(now, max_size, max_age, 100)
 end
 
--- The earliest time at which the migrator has work: the first delayed job that is not parked, the first lease or
+-- The earliest time at which the migrator has work: the first delayed job due at a time, the first lease or
 -- gate hold to expire or the first dead job to pass the dead max age; -1 for none. With none, hand-overs to batches
 -- waiting are due now; otherwise the migrator's next pass, at the latest after its poll timeout, hands them over, so
 -- that a busy queue's reservations pay nothing for them.
@@ -802,8 +835,9 @@ local function next_due(dead_max_age)
 			end
 		end
 	end
-	-- hand-overs are due at once, whatever else waits (a lease may run for hours)
-	if due ~= 0 and redis.call('EXISTS', handover) == 1 then
+	-- hand-overs are due at once, whatever else waits (a lease may run for hours), and so are the parked jobs a queue of
+	-- model 6 kept in delayed (see LEFT_IN_DELAYED), whose +inf is skipped above
+	if due ~= 0 and (redis.call('EXISTS', handover) == 1 or redis.call('HEXISTS', parked, LEFT_IN_DELAYED) == 1) then
 		due = 0
 	end
 	return due
@@ -862,6 +896,12 @@ if found_model ~= MODEL then
 		-- Model 6 keeps the member RESERVED_END in reserved: a queue of model 5 has none, which model 6 reads alike
 		-- (counts and listings stop below +inf), and its reserved set, a listpack or none, gets the member with its
 		-- next ZADD.
+		-- Model 7 keeps a parked job out of delayed (see Gates), where models 5 and 6 scored it +inf: the migrator
+		-- takes such jobs out a batch a pass (see LEFT_IN_DELAYED), so that no call's cost grows with the jobs parked,
+		-- and until then model 7 reads each as parked, counting and listing it once.
+		if found < 7 and redis.call('ZCOUNT', delayed, '+inf', '+inf') > 0 then
+			redis.call('HSET', parked, LEFT_IN_DELAYED, 1)
+		end
 		redis.call('SET', model, MODEL)
 	end
 end

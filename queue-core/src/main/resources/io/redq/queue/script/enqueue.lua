@@ -74,7 +74,8 @@ for i = 0, count - 1 do
 		flush()
 	end
 	if pending ~= 'n' and redis.call('HEXISTS', jobs, id) == 1 then
-		local scheduled = redis.call('ZSCORE', delayed, id)
+		-- a parked job is pending as a delayed one is
+		local scheduled = due_of(id)
 		if redis.call('ZSCORE', dead, id) then
 			-- a dead job does not block its id: the new dispatch starts afresh
 			drop(dead, id)

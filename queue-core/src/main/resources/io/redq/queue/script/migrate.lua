@@ -1,5 +1,7 @@
 -- Moves due delayed jobs to ready, and jobs whose lease expired back to ready (or to dead once they used their
--- attempts), wakes the jobs parked behind gates held past their leases (see Gates in common.lua), and deletes dead jobs past the dead max age or beyond the dead max size, at most ARGV[1] of each, and
+-- attempts), wakes the jobs parked behind gates held past their leases (see Gates in common.lua), takes the parked jobs
+-- a queue of model 6 kept in delayed out of it, and deletes dead jobs past the dead max age or beyond the dead max
+-- size, at most ARGV[1] of each, and
 -- trims the completed ids to their max size. ARGV: limit, dead max size, dead max age ms, completed max size, max
 -- stalls (how many times a job's lease may expire before a renewal confirmed its run started, without using an
 -- attempt; see extend.lua). It also hands over, a page a pass, the links of batch members and chain steps a purge
@@ -63,6 +65,17 @@ if #holders > 0 then
 	end
 	redis.call('ZREM', holding, unpack(holders))
 	redis.call('HDEL', held, unpack(holders))
+end
+-- a queue upgraded from model 6 keeps its parked jobs in delayed at +inf until they are taken out here, a batch a pass
+-- (see LEFT_IN_DELAYED in common.lua): each waits in its line, all that model 7 keeps of a parked job
+if redis.call('HEXISTS', parked, LEFT_IN_DELAYED) == 1 then
+	local left = redis.call('ZRANGEBYSCORE', delayed, '+inf', '+inf', 'LIMIT', 0, limit)
+	if #left > 0 then
+		redis.call('ZREM', delayed, unpack(left))
+	end
+	if #left < limit then
+		redis.call('HDEL', parked, LEFT_IN_DELAYED)
+	end
 end
 -- dead jobs are trimmed here too, so that they go on a queue where nothing dies any more, and a lowered max size
 -- applies without waiting for a death

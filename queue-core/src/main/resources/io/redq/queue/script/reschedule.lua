@@ -15,7 +15,7 @@ local due = tonumber(ARGV[5])
 if ARGV[4] == 'd' then
 	due = now + due
 end
-local scheduled = redis.call('ZSCORE', delayed, id)
+local scheduled = due_of(id)
 if scheduled == 'inf' then
 	-- a parked job leaves its gate's line: at its new due time it comes to the gate again, and lines up anew if the gate
 	-- is still held

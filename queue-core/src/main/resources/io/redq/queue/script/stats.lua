@@ -47,7 +47,10 @@ for _, id in ipairs(heads) do
 		oldest = at
 	end
 end
-local result = {ready_count(), redis.call('ZCARD', delayed), redis.call('ZCOUNT', reserved, '-inf', '(inf'),
+-- the delayed jobs are those due at a time and those parked behind gates, one entry each in lines (a parked job left in
+-- delayed by model 6 is counted once, see LEFT_IN_DELAYED in common.lua)
+local pending = redis.call('ZCOUNT', delayed, '-inf', '(inf') + redis.call('ZCARD', lines)
+local result = {ready_count(), pending, redis.call('ZCOUNT', reserved, '-inf', '(inf'),
 	redis.call('ZCARD', dead), now_millis(), oldest, redis.call('EXISTS', paused)}
 for _, count in ipairs(per_level) do
 	result[#result + 1] = count

@@ -6,12 +6,16 @@
 local id = ARGV[1]
 local now = now_millis()
 for _, state in ipairs({{'delayed', delayed}, {'reserved', reserved}, {'dead', dead}}) do
+	-- a score of +inf is a parked job left in delayed by model 6 (see LEFT_IN_DELAYED in common.lua)
 	local score = redis.call('ZSCORE', state[2], id)
 	if score == 'inf' then
 		return {now, state[1], -1}
 	elseif score then
 		return {now, state[1], tonumber(score)}
 	end
+end
+if is_parked(id) then
+	return {now, 'delayed', -1}
 end
 if redis.call('HEXISTS', jobs, id) == 1 then
 	return {now, 'ready', -1}

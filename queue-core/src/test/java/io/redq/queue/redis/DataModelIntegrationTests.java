@@ -255,6 +255,77 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(this.template.keys("redq:{" + QUEUE + "}:*")).doesNotContain(this.keys.reserved(), this.keys.jobs());
 	}
 
+	@Test
+	void aQueueOfModelSixWithJobsParkedInDelayedIsTakenOverWhileItDrainsAndItsParkedJobsLeaveDelayedInBatches() {
+		// as an instance on model 6 left the queue: one run holds the place of a limit of
+		// one, and 1,200 jobs wait behind it, each in its line, in parked and, as model 6
+		// kept them, in delayed at +inf
+		Gates gates = new Gates(null, "test", 1, 0, null);
+		int parked = 1200;
+		List<EnqueueCommand> commands = new ArrayList<>();
+		for (int i = 0; i <= parked; i++) {
+			commands.add(new EnqueueCommand("p" + i, Due.NOW, DuplicatePolicy.KEEP,
+					"\"job\":\"test\",\"maxAttempts\":3,\"payload\":\"x\"}"));
+		}
+		this.operations.getEnqueueOperations().enqueue(QUEUE, commands);
+		List<ReservedJob> reserved = new ArrayList<>(this.listener.reserve(QUEUE, 1000, LONG_LEASE).jobs());
+		reserved.addAll(this.listener.reserve(QUEUE, 1000, LONG_LEASE).jobs());
+		GateOperations gateOperations = this.listener.getGateOperations();
+		assertThat(gateOperations.admit(QUEUE, reserved.get(0).lease(), gates, LONG_LEASE)).isZero();
+		for (ReservedJob job : reserved.subList(1, reserved.size())) {
+			assertThat(gateOperations.admit(QUEUE, job.lease(), gates, LONG_LEASE)).isEqualTo(GateOperations.PARKED);
+			this.template.opsForZSet().add(this.keys.delayed(), job.id(), Double.POSITIVE_INFINITY);
+		}
+		this.template.opsForValue().set(this.keys.model(), "6");
+		assertThat(this.operations.stats(QUEUE)).as("each parked job counted once")
+			.isEqualTo(new QueueStats(0, parked, 1, 0));
+		assertThat(this.operations.status(QUEUE, "p7").state()).isEqualTo(JobStatus.State.DELAYED);
+		// the run leaves its place under today's scripts: the queue is upgraded, and the
+		// jobs handed over leave delayed with their lines
+		GateOperations.HandOver run = gateOperations
+			.completeAndLeaveGates(QUEUE, reserved.get(0).lease(), gates, LONG_LEASE, 5)
+			.next();
+		assertThat(this.template.opsForValue().get(this.keys.model())).isEqualTo(Long.toString(MODEL));
+		assertThat(run).isNotNull();
+		assertThat(run.run()).hasSize(5);
+		for (String id : List.of("p1", "p2", "p3", "p4", "p5", "p6")) {
+			assertThat(this.template.opsForZSet().score(this.keys.delayed(), id)).as(id).isNull();
+		}
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, parked - 6, 6, 0));
+		// the migrator takes the rest out of delayed, at most a batch a pass, and comes
+		// back at once until none is left
+		Migration first = this.listener.migrate(QUEUE);
+		assertThat(first.nextDue()).as("due again at once").isLessThanOrEqualTo(first.redisTime());
+		assertThat(this.template.opsForZSet().zCard(this.keys.delayed())).isEqualTo(parked - 6 - 1000);
+		this.listener.migrate(QUEUE);
+		assertThat(this.template.hasKey(this.keys.delayed())).as("delayed").isFalse();
+		assertThat(this.listener.migrate(QUEUE).nextDue()).as("nothing due: every job waits in its line")
+			.isGreaterThan(first.redisTime() + 30_000);
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, parked - 6, 6, 0));
+		// the queue drains: every job completes once
+		Map<String, Integer> completed = new TreeMap<>();
+		completed.put("p0", 1);
+		GateOperations.HandOver next = run;
+		while (next != null) {
+			List<ReservedJob> jobs = new ArrayList<>();
+			jobs.add(next.job());
+			jobs.addAll(next.run());
+			for (ReservedJob job : jobs) {
+				completed.merge(job.id(), 1, Integer::sum);
+			}
+			// a run's jobs complete by their own leases, and it leaves the place under
+			// its
+			// first's
+			assertThat(this.listener.getLeaseOperations().ack(QUEUE, jobs.stream().map(ReservedJob::lease).toList()))
+				.isEmpty();
+			next = gateOperations.leaveGates(QUEUE, next.job().lease(), gates, LONG_LEASE, 255);
+		}
+		assertThat(completed).hasSize(parked + 1).allSatisfy((id, times) -> assertThat(times).as(id).isOne());
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		assertThat(this.template.keys("redq:{" + QUEUE + "}:*")).doesNotContain(this.keys.lines(), this.keys.parked(),
+				this.keys.delayed(), this.keys.jobs());
+	}
+
 	private @Nullable String encodingOf(String key) {
 		return this.template.execute(RedisScript.of("return redis.call('OBJECT', 'ENCODING', KEYS[1])", String.class),
 				List.of(key));

@@ -177,20 +177,30 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test // GH-36
-	void aRunEndsBeforeALineEntryWhoseJobIsNoLongerParkedEvenWhereItsParkedRecordStillMatches() {
+	void aParkedJobWaitsInItsLineAloneAndCountsIsCancelledAndIsRescheduledAsAPendingJob() {
 		List<ReservedJob> reserved = admitTheFirstOfFourAndParkTheRest();
-		// a script that knows no lines (of another release) moves j2 to a due time: its
-		// entry in the line and its record in parked stay behind, and still match
-		this.template.opsForZSet().add(this.keys.delayed(), "j2", System.currentTimeMillis() + 60_000);
+		// the delayed set, which every drained job would otherwise enter and leave, holds
+		// none of them (data model 7)
+		assertThat(this.template.hasKey(this.keys.delayed())).as("delayed").isFalse();
+		assertThat(this.template.opsForZSet().zCard(this.keys.lines())).isEqualTo(3);
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 3, 1, 0));
+		JobStatus parked = this.operations.status(QUEUE, "j2");
+		assertThat(parked.state()).isEqualTo(JobStatus.State.DELAYED);
+		assertThat(parked.at()).as("parked: no due time").isNull();
+		assertThat(this.operations.cancel(QUEUE, "j1")).isTrue();
+		assertThat(this.operations.reschedule(QUEUE, "j2", Due.after(Duration.ofMinutes(1)))).isTrue();
+		assertThat(this.template.opsForZSet().score(this.keys.delayed(), "j2")).isNotNull();
+		assertThat(this.template.opsForZSet().range(this.keys.lines(), 0, -1)).as("j3 waits alone")
+			.singleElement()
+			.satisfies((entry) -> assertThat(entry).endsWith("\0j3"));
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 2, 1, 0));
 		GateOperations.HandOver next = gates().completeAndLeaveGates(QUEUE, reserved.get(0).lease(), GATES, LEASE, 5)
 			.next();
 		assertThat(next).isNotNull();
-		assertThat(next.job().id()).isEqualTo("j1");
-		assertThat(next.run()).as("j2 is delayed, not parked: not reserved, and the run ends there").isEmpty();
-		assertThat(this.template.opsForZSet().score(this.keys.delayed(), "j2")).isNotNull();
-		assertThat(this.listener.getLeaseOperations().ack(QUEUE, List.of(next.job().lease()))).isEmpty();
-		assertThat(this.operations.stats(QUEUE)).as("j2 delayed, j3 parked, j1 still holding its place")
-			.isEqualTo(new QueueStats(0, 2, 0, 0));
+		assertThat(next.job().id()).isEqualTo("j3");
+		assertThat(next.run()).isEmpty();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 1, 0));
+		assertThat(this.template.hasKey(this.keys.lines())).isFalse();
 	}
 
 	@Test // GH-36
