@@ -19,8 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <ul>
  * <li>no acknowledged enqueue is lost: each job completed (a DONE or LOST line in a
  * ledger, and gone from Redis) or is dead;</li>
- * <li>every job id is in at most one of ready / delayed / reserved / dead, and every
- * stored job is in exactly one;</li>
+ * <li>every job id is in at most one of ready / delayed / parked / reserved / dead, and
+ * every stored job is in exactly one;</li>
  * <li>nothing stays in {@code reserved}, and no lease token is left behind;</li>
  * <li>a job ran more than once only if it was in flight when a fault hit.</li>
  * </ul>
@@ -43,6 +43,15 @@ final class Invariants {
 		Set<String> reserved = redis.opsForZSet()
 			.rangeByScore(keys.reserved(), Double.NEGATIVE_INFINITY, Double.MAX_VALUE);
 		Set<String> dead = redis.opsForZSet().range(keys.dead(), 0, -1);
+		// a job parked behind a gate is its entry in its gate's line, which its record
+		// in parked names (data model 7): '<gate>\0<arrival>\0<id>'
+		Map<String, String> records = redis.<String, String>opsForHash().entries(keys.parked());
+		for (String entry : redis.opsForZSet().range(keys.lines(), 0, -1)) {
+			String id = entry.substring(entry.lastIndexOf('\0') + 1);
+			if (entry.equals(records.get(id))) {
+				memberships.merge(id, 1, Integer::sum);
+			}
+		}
 		ready.forEach((id) -> memberships.merge(id, 1, Integer::sum));
 		delayed.forEach((id) -> memberships.merge(id, 1, Integer::sum));
 		reserved.forEach((id) -> memberships.merge(id, 1, Integer::sum));
