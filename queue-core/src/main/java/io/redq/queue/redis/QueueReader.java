@@ -200,7 +200,8 @@ public final class QueueReader {
 	}
 
 	/**
-	 * Return how many jobs a sorted set of a queue holds.
+	 * Return how many jobs a sorted set of a queue holds, the parked ones with the
+	 * delayed ones.
 	 * @param queue the queue
 	 * @param set which set
 	 * @return the count
