@@ -200,17 +200,28 @@ public final class QueueReader {
 	}
 
 	/**
-	 * Return how many jobs a sorted set of a queue holds.
+	 * Return how many jobs a sorted set of a queue holds, the parked ones with the
+	 * delayed ones.
 	 * @param queue the queue
 	 * @param set which set
 	 * @return the count
 	 */
 	public long count(String queue, ScoredSet set) {
-		String key = set.key(this.store.keys(queue));
-		// reserved's member at +inf (see RESERVED_END in common.lua) is no job
-		return size((set == ScoredSet.RESERVED)
-				? this.redis.opsForZSet().count(key, Double.NEGATIVE_INFINITY, Double.MAX_VALUE)
-				: this.redis.opsForZSet().zCard(key));
+		QueueKeys keys = this.store.keys(queue);
+		String key = set.key(keys);
+		return switch (set) {
+			// reserved's member at +inf (see RESERVED_END in common.lua) is no job
+			case RESERVED -> finiteCount(key);
+			// a parked job is its entry in lines: delayed's members at +inf are those
+			// that
+			// data model 6 kept there too, left until the upgrade removes them
+			case DELAYED -> finiteCount(key) + size(this.redis.opsForZSet().zCard(keys.lines()));
+			case DEAD, COMPLETED -> size(this.redis.opsForZSet().zCard(key));
+		};
+	}
+
+	private long finiteCount(String key) {
+		return size(this.redis.opsForZSet().count(key, Double.NEGATIVE_INFINITY, Double.MAX_VALUE));
 	}
 
 	/**
@@ -227,7 +238,8 @@ public final class QueueReader {
 	/**
 	 * Return a page of a sorted set of a queue with the time of each job, in the set's
 	 * order: soonest first for the delayed and reserved jobs, latest first for the dead
-	 * and completed ones.
+	 * and completed ones. The delayed jobs are followed by the parked ones, in line order
+	 * and without a time.
 	 * @param queue the queue
 	 * @param set which set
 	 * @param from the first position
@@ -235,15 +247,30 @@ public final class QueueReader {
 	 * @return the jobs
 	 */
 	public List<Entry> entries(String queue, ScoredSet set, long from, long to) {
-		String key = set.key(this.store.keys(queue));
+		QueueKeys keys = this.store.keys(queue);
+		String key = set.key(keys);
+		if (set != ScoredSet.DELAYED) {
+			return scored(key, set, from, to);
+		}
+		// delayed's members at +inf, if any, come after the finite ones: none below this
+		long due = finiteCount(key);
+		List<Entry> entries = (from < due) ? scored(key, set, from, Math.min(to, due - 1)) : new ArrayList<>();
+		if (to >= due) {
+			entries.addAll(parked(keys, Math.max(0, from - due), to - due));
+		}
+		return entries;
+	}
+
+	private List<Entry> scored(String key, ScoredSet set, long from, long to) {
 		Set<TypedTuple<String>> tuples = set.latestFirst ? this.redis.opsForZSet().reverseRangeWithScores(key, from, to)
 				: this.redis.opsForZSet().rangeWithScores(key, from, to);
 		List<Entry> entries = new ArrayList<>();
 		if (tuples != null) {
 			for (TypedTuple<String> tuple : tuples) {
 				Double score = tuple.getScore();
-				if (set == ScoredSet.RESERVED && score != null && score.isInfinite()) {
-					// reserved's last member, RESERVED_END in common.lua: no job
+				if ((set == ScoredSet.RESERVED || set == ScoredSet.DELAYED) && score != null && score.isInfinite()) {
+					// reserved's last member, RESERVED_END in common.lua, is no job; a
+					// delayed one at +inf is also in lines, read from there
 					continue;
 				}
 				entries.add(new Entry(tuple.getValue(),
@@ -251,6 +278,19 @@ public final class QueueReader {
 			}
 		}
 		return entries;
+	}
+
+	// a parked job's entry in lines is <gate>\0<arrival>\0<id>: a gate key may hold a
+	// NUL, an id none
+	private List<Entry> parked(QueueKeys keys, long from, long to) {
+		Set<String> lines = this.redis.opsForZSet().range(keys.lines(), from, to);
+		List<Entry> parked = new ArrayList<>();
+		if (lines != null) {
+			for (String line : lines) {
+				parked.add(new Entry(line.substring(line.lastIndexOf('\0') + 1), null));
+			}
+		}
+		return parked;
 	}
 
 	/**
@@ -417,7 +457,9 @@ public final class QueueReader {
 	 */
 	public enum ScoredSet {
 
-		/** The delayed jobs by due time. */
+		/**
+		 * The delayed jobs by due time, then the jobs parked behind gates in line order.
+		 */
 		DELAYED(false),
 
 		/** The reserved jobs by lease expiry. */
