@@ -121,7 +121,8 @@ final class ScriptTester {
 				return held
 			end
 			return {tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000),
-				redis.call('LRANGE', KEYS[1], 0, -1), range(KEYS[2]),
+				redis.call('LRANGE', KEYS[1], 0, -1),
+				redis.call('ZRANGE', KEYS[2], '-inf', '(inf', 'BYSCORE', 'WITHSCORES'),
 				redis.call('ZRANGE', KEYS[3], '-inf', '(inf', 'BYSCORE', 'WITHSCORES'), range(KEYS[4]),
 				redis.call('HGETALL', KEYS[5]), redis.call('HGETALL', KEYS[6]), redis.call('HGETALL', KEYS[7]),
 				redis.call('HGETALL', KEYS[8]), redis.call('HGETALL', KEYS[9]),
@@ -129,7 +130,8 @@ final class ScriptTester {
 				range(KEYS[12]), range(KEYS[13]), range(KEYS[14]), redis.call('HGETALL', KEYS[15]), range(KEYS[16]),
 				redis.call('HGETALL', KEYS[17]), redis.call('HGETALL', KEYS[18]), group_running(),
 				redis.call('ZRANGE', KEYS[19], 0, -1), redis.call('HGETALL', KEYS[20]), range(KEYS[21]),
-				redis.call('HGETALL', KEYS[22]), gates_held(), range(KEYS[26])}
+				redis.call('HGETALL', KEYS[22]), gates_held(), range(KEYS[26]),
+				redis.call('ZRANGE', KEYS[2], '+inf', '+inf', 'BYSCORE')}
 			""", List.class);
 
 	private final Settings settings;
@@ -446,9 +448,24 @@ final class ScriptTester {
 			dispatch.notBefore = Long.parseLong(successor.substring(0, successor.indexOf(':', 1)));
 		}
 		else if (stored) {
-			Double scheduled = this.redis.opsForZSet().score(this.keys.delayed(), id);
-			dispatch.notBefore = (scheduled != null) ? scheduled.longValue() : 0;
+			Long scheduled = scheduled(id);
+			dispatch.notBefore = (scheduled != null) ? scheduled : 0;
 		}
+	}
+
+	/**
+	 * Return when a job that a dispatch just stored, or a reschedule or failure just
+	 * moved, is due: its score in delayed, or {@code null} for a ready one. None of them
+	 * parks a job (only an admission does, of a job due already): one parked here is a
+	 * violation. Data model 6 kept it in delayed at +inf, read as a due time no
+	 * reservation reaches; model 7 keeps it out of delayed, which would read as ready.
+	 */
+	private @Nullable Long scheduled(String id) {
+		String entry = this.redis.<String, String>opsForHash().get(this.keys.parked(), id);
+		check(entry == null || this.redis.opsForZSet().score(this.keys.lines(), entry) == null, Invariant.PARKED,
+				() -> id + " is parked right after a dispatch, reschedule or failure moved it: " + entry);
+		Double scheduled = this.redis.opsForZSet().score(this.keys.delayed(), id);
+		return (scheduled != null) ? scheduled.longValue() : null;
 	}
 
 	/**
@@ -551,8 +568,8 @@ final class ScriptTester {
 				List.of(id, "d", Long.toString(due.millis()))) != 0;
 		if (moved) {
 			String envelope = this.redis.<String, String>opsForHash().get(this.keys.jobs(), id);
-			Double scheduled = this.redis.opsForZSet().score(this.keys.delayed(), id);
-			dispatchOf(envelope).notBefore = (scheduled != null) ? scheduled.longValue() : 0;
+			Long scheduled = scheduled(id);
+			dispatchOf(envelope).notBefore = (scheduled != null) ? scheduled : 0;
 		}
 		trace("an operator reschedules " + id + " " + storedAt(id) + " to " + due + ": " + moved);
 		return true;
@@ -633,6 +650,10 @@ final class ScriptTester {
 	private boolean olderInstance() {
 		String id = "c" + this.random.nextInt(this.settings.callerIds());
 		String stored = this.redis.<String, String>opsForHash().get(this.keys.jobs(), id);
+		// this leaves every parked job alone too, and every woken one, since only a job
+		// with gates parks: those scripts refuse a queue of data model 7 and know no
+		// lines, so they would take a parked job, in none of the sets they know, for a
+		// ready one, and cancel, reschedule or replace it as such
 		if (stored != null && dispatchOf(stored).gated) {
 			return false;
 		}
@@ -653,8 +674,8 @@ final class ScriptTester {
 			boolean moved = olderCall(scripts.reschedule(), List.of(id, "d", Long.toString(due.millis()))) != 0;
 			if (moved) {
 				String envelope = this.redis.<String, String>opsForHash().get(this.keys.jobs(), id);
-				Double scheduled = this.redis.opsForZSet().score(this.keys.delayed(), id);
-				dispatchOf(envelope).notBefore = (scheduled != null) ? scheduled.longValue() : 0;
+				Long scheduled = scheduled(id);
+				dispatchOf(envelope).notBefore = (scheduled != null) ? scheduled : 0;
 			}
 			trace("the older instance reschedules " + id + " " + before + " to " + due + ": " + moved);
 		}
@@ -886,7 +907,9 @@ final class ScriptTester {
 			boolean dies = outcome >= 85 || run.job.attempt() >= run.dispatch.maxAttempts;
 			Duration retry = dies ? null : Duration.ofMillis((outcome < 70) ? 0 : 1 + this.random.nextInt(30));
 			boolean failed = this.listeners.getLeaseOperations().fail(QUEUE, lease, "failed", retry);
-			Double due = this.redis.opsForZSet().score(this.keys.delayed(), lease.id());
+			// read before a re-sent fail; a job whose lease was lost belongs to another
+			// run, whose admission may have parked it
+			Long due = failed ? scheduled(lease.id()) : null;
 			String resent = "";
 			if (enabled(Fault.FAIL_RESENT, 0.3)) {
 				resent = " (reply lost: " + failed + "; re-sent)";
@@ -900,7 +923,7 @@ final class ScriptTester {
 					run.dispatch.counted[DIED]++;
 				}
 				else if (due != null) {
-					run.dispatch.notBefore = due.longValue();
+					run.dispatch.notBefore = due;
 				}
 			}
 			trace(worker + " fails " + run + ((retry != null) ? ", retry in " + retry.toMillis() + " ms" : ", dead")
@@ -1205,6 +1228,12 @@ final class ScriptTester {
 
 	private void checkState() {
 		Snapshot snapshot = snapshot();
+		// data model 7: a parked job waits in its gate's line alone; only a queue
+		// upgraded from model 6, which the tester never runs, keeps one in delayed at
+		// +inf, marked by the field '' of parked (LEFT_IN_DELAYED in common.lua)
+		check(snapshot.delayedAtInfinity.isEmpty() && !snapshot.parked.containsKey(""), Invariant.PARKED,
+				() -> "delayed holds " + snapshot.delayedAtInfinity + " at +inf, parked "
+						+ (snapshot.parked.containsKey("") ? "has" : "has not") + " the field ''");
 		Map<String, Integer> places = new HashMap<>();
 		Set<Integer> levels = new HashSet<>();
 		checkReadyList(snapshot).forEach((id, live) -> {
@@ -1223,12 +1252,13 @@ final class ScriptTester {
 		for (Map<String, Long> set : List.of(snapshot.delayed, snapshot.reserved, snapshot.dead)) {
 			set.keySet().forEach((id) -> places.merge(id, 1, Integer::sum));
 		}
+		snapshot.parkedJobs.forEach((id) -> places.merge(id, 1, Integer::sum));
 		places.forEach((id, count) -> check(count == 1 && snapshot.jobs.containsKey(id), Invariant.ONE_STATE,
-				() -> id + " is in " + count + " of ready, delayed, reserved and dead, with"
+				() -> id + " is in " + count + " of ready, delayed, parked, reserved and dead, with"
 						+ (snapshot.jobs.containsKey(id) ? "" : "out") + " data"));
 		snapshot.jobs.keySet()
 			.forEach((id) -> check(places.containsKey(id), Invariant.ONE_STATE,
-					() -> id + " has data but is in none of ready, delayed, reserved and dead"));
+					() -> id + " has data but is in none of ready, delayed, parked, reserved and dead"));
 		snapshot.attempts.forEach((id, used) -> check(Integer.parseInt(used) <= maxAttempts(snapshot.jobs.get(id)),
 				Invariant.ATTEMPTS, () -> id + " used " + used + " attempts of " + maxAttempts(snapshot.jobs.get(id))));
 		// the field '' is no lease: it keeps the hash a hash table (see reserve.lua)
@@ -1503,10 +1533,8 @@ final class ScriptTester {
 		for (String entry : snapshot.lines) {
 			String id = entry.substring(entry.lastIndexOf('\0') + 1);
 			linesOf.merge(id, 1, Integer::sum);
-			check(Long.valueOf(Long.MAX_VALUE).equals(snapshot.delayed.get(id))
-					&& entry.equals(snapshot.parked.get(id)), Invariant.PARKED,
-					() -> "the line entry of " + id + " stands for no parked job: " + entry + " ("
-							+ snapshot.stateOf(id) + ")");
+			check(entry.equals(snapshot.parked.get(id)), Invariant.PARKED, () -> "the line entry of " + id
+					+ " stands for no parked job: " + entry + " (" + snapshot.stateOf(id) + ")");
 		}
 		snapshot.parked.forEach((id, entry) -> {
 			if (!linesOf.containsKey(id)) {
@@ -1527,14 +1555,12 @@ final class ScriptTester {
 				handedOn.addAll(List.of(gates.split("\0")));
 			}
 		});
-		snapshot.delayed.forEach((id, due) -> {
-			if (due == Long.MAX_VALUE) {
-				check(linesOf.getOrDefault(id, 0) == 1, Invariant.PARKED,
-						() -> id + " is parked in " + linesOf.getOrDefault(id, 0) + " lines");
-				String gate = gateOf(snapshot.parked.get(id));
-				check("1".equals(snapshot.gatesHeld.get(gate)) || handedOn.contains(gate), Invariant.PARKED,
-						() -> id + " is parked behind " + gate + ", which nothing holds or hands on");
-			}
+		snapshot.parkedJobs.forEach((id) -> {
+			check(linesOf.getOrDefault(id, 0) == 1, Invariant.PARKED,
+					() -> id + " is parked in " + linesOf.getOrDefault(id, 0) + " lines");
+			String gate = gateOf(snapshot.parked.get(id));
+			check("1".equals(snapshot.gatesHeld.get(gate)) || handedOn.contains(gate), Invariant.PARKED,
+					() -> id + " is parked behind " + gate + ", which nothing holds or hands on");
 		});
 	}
 
@@ -1572,11 +1598,22 @@ final class ScriptTester {
 		Map<String, Long> queued = scores(values.get(15));
 		List<String> ready = new ArrayList<>((List<String>) values.get(1));
 		ready.addAll(queued.keySet());
-		return new Snapshot((Long) values.get(0), ready, scores(values.get(2)), scores(values.get(3)),
-				scores(values.get(4)), hash(values.get(5)), hash(values.get(6)), hash(values.get(7)),
-				hash(values.get(8)), hash(values.get(9)), (List<String>) values.get(10), scores(values.get(11)),
-				scores(values.get(12)), scores(values.get(13)), hash(values.get(14)), queued, hash(values.get(16)),
-				hash(values.get(17)), scores(values.get(18)), (List<String>) values.get(19), hash(values.get(20)),
+		// the parked jobs: those whose record in parked is an entry in lines (a woken
+		// job keeps its record, out of line, until its admission)
+		List<String> lines = (List<String>) values.get(19);
+		Map<String, String> parked = hash(values.get(20));
+		Set<String> inLines = new HashSet<>(lines);
+		Set<String> parkedJobs = new HashSet<>();
+		parked.forEach((id, entry) -> {
+			if (inLines.contains(entry)) {
+				parkedJobs.add(id);
+			}
+		});
+		return new Snapshot((Long) values.get(0), ready, scores(values.get(2)), (List<String>) values.get(25),
+				parkedJobs, scores(values.get(3)), scores(values.get(4)), hash(values.get(5)), hash(values.get(6)),
+				hash(values.get(7)), hash(values.get(8)), hash(values.get(9)), (List<String>) values.get(10),
+				scores(values.get(11)), scores(values.get(12)), scores(values.get(13)), hash(values.get(14)), queued,
+				hash(values.get(16)), hash(values.get(17)), scores(values.get(18)), lines, parked,
 				scores(values.get(21)), hash(values.get(22)), hash(values.get(23)), scores(values.get(24)));
 	}
 
@@ -1589,9 +1626,7 @@ final class ScriptTester {
 		List<String> flat = (List<String>) value;
 		Map<String, Long> scores = new HashMap<>();
 		for (int i = 0; i < flat.size(); i += 2) {
-			// a parked job's score is +inf
-			String score = flat.get(i + 1);
-			scores.put(flat.get(i), score.equals("inf") ? Long.MAX_VALUE : (long) Double.parseDouble(score));
+			scores.put(flat.get(i), (long) Double.parseDouble(flat.get(i + 1)));
 		}
 		return scores;
 	}
@@ -1720,7 +1755,8 @@ final class ScriptTester {
 
 		GATES("gates held only by started runs"),
 
-		PARKED("every parked job is in exactly one line, of a gate that is held, or woken within the step that frees it"),
+		PARKED("every parked job is in exactly one line and out of delayed, of a gate that is held, or woken within the "
+				+ "step that frees it; only an admission parks a job"),
 
 		LEVEL("a job kept at its priority level and in its group"),
 
@@ -1964,17 +2000,26 @@ final class ScriptTester {
 
 	}
 
-	private record Snapshot(long now, List<String> ready, Map<String, Long> delayed, Map<String, Long> reserved,
-			Map<String, Long> dead, Map<String, String> jobs, Map<String, String> attempts, Map<String, String> leases,
-			Map<String, String> successors, Map<String, String> errors, List<String> exclusive,
-			Map<String, Long> jobRunning, Map<String, Long> queueRunning, Map<String, Long> rate,
-			Map<String, String> stale, Map<String, Long> queued, Map<String, String> levels, Map<String, String> fair,
-			Map<String, Long> groupRunning, List<String> lines, Map<String, String> parked, Map<String, Long> holding,
-			Map<String, String> held, Map<String, String> gatesHeld, Map<String, Long> countedRunning) {
+	/**
+	 * What the queue holds at one moment: {@code delayed} the jobs due at a time,
+	 * {@code delayedAtInfinity} the members of delayed at +inf (none in data model 7) and
+	 * {@code parkedJobs} the jobs parked behind gates, a state of their own.
+	 */
+	private record Snapshot(long now, List<String> ready, Map<String, Long> delayed, List<String> delayedAtInfinity,
+			Set<String> parkedJobs, Map<String, Long> reserved, Map<String, Long> dead, Map<String, String> jobs,
+			Map<String, String> attempts, Map<String, String> leases, Map<String, String> successors,
+			Map<String, String> errors, List<String> exclusive, Map<String, Long> jobRunning,
+			Map<String, Long> queueRunning, Map<String, Long> rate, Map<String, String> stale, Map<String, Long> queued,
+			Map<String, String> levels, Map<String, String> fair, Map<String, Long> groupRunning, List<String> lines,
+			Map<String, String> parked, Map<String, Long> holding, Map<String, String> held,
+			Map<String, String> gatesHeld, Map<String, Long> countedRunning) {
 
 		String stateOf(String id) {
 			if (this.delayed.containsKey(id)) {
 				return "delayed";
+			}
+			if (this.parkedJobs.contains(id)) {
+				return "parked";
 			}
 			if (this.reserved.containsKey(id)) {
 				return "reserved";

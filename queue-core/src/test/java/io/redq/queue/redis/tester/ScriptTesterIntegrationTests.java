@@ -166,6 +166,18 @@ class ScriptTesterIntegrationTests {
 	}
 
 	@Test // GH-36
+	void theTesterFindsAParkedJobKeptInDelayedAtInfinityAsDataModel6KeptItInAnAdmitScriptOfDataModel7() {
+		String park = "\tend_lease(id, token, 1, true)\n\treturn -2\n";
+		String admit = mutated(QueueScripts.class, "admit.lua", park,
+				park.replace("\treturn", "\tredis.call('ZADD', delayed, '+inf', id)\n\treturn"));
+		QueueScripts scripts = QueueScripts.from((definition) -> definition.name().equals("admit")
+				? QueueScripts.of(admit, Long.class) : definition.load());
+		Violation violation = firstViolation(scripts, SHORT);
+		assertThat(violation).isNotNull();
+		assertThat(violation.invariant()).as("%s", violation).isEqualTo(Invariant.PARKED);
+	}
+
+	@Test // GH-36
 	void theTesterFindsAWokenJobsPlaceKeptByTheNewDispatchThatReplacedItInAnEnqueueScriptBeforeItsFix() {
 		// before the fix only a parked job left its line when replaced
 		String enqueue = mutated(QueueScripts.class, "enqueue.lua", "\t\t\tleave_lines(id)\n\t\t\tif scheduled then\n",
