@@ -128,6 +128,8 @@ local wait = (permits > 0) and rate_wait() or 0
 if wait > 0 then
 	redis.call('ZREM', reserved, id)
 	end_lease(id, token, 1, true)
+	-- a job woken for a place passes it to the next in its line: it comes back at its place in time
+	leave_lines(id)
 	schedule(id, now + wait)
 	return wait
 end

@@ -806,6 +806,8 @@ end
 -- Moves a job to the dead set and trims the dead set by age and size, at most 100 jobs per call.
 local function bury(id, now, max_size, max_age)
 	batch_member_done({id}, 'd')
+	-- a job woken for a place that dies before its admission (its workers died past its stalls) passes the place on
+	leave_lines(id)
 	if redis.call('HEXISTS', successors, id) == 1 then
 		-- the job's successor takes over its id: the dead job is dropped
 		drop(reserved, id)

@@ -16,11 +16,7 @@ if ARGV[4] == 'd' then
 	due = now + due
 end
 local scheduled = due_of(id)
-if scheduled == 'inf' then
-	-- a parked job leaves its gate's line: at its new due time it comes to the gate again, and lines up anew if the gate
-	-- is still held
-	leave_lines(id)
-elseif not scheduled then
+if not scheduled then
 	if not is_ready(id) then
 		return tonumber(remember('0'))
 	end
@@ -29,6 +25,9 @@ elseif not scheduled then
 	end
 	unready(id)
 end
+-- a parked job leaves its gate's line: at its new due time it comes to the gate again, and lines up anew if the gate
+-- is still held; a ready one woken for a place freed (not admitted yet) passes that place to the next in line
+leave_lines(id)
 redis.call('HSET', jobs, id, with_available_at(redis.call('HGET', jobs, id), math.max(due, now)))
 if due > now then
 	schedule(id, due)

@@ -10,6 +10,7 @@ import io.redq.queue.core.Due;
 import io.redq.queue.core.DuplicatePolicy;
 import io.redq.queue.core.JobStatus;
 import io.redq.queue.core.QueueStats;
+import io.redq.queue.core.RateLimit;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.core.RedisCallback;
@@ -201,6 +202,61 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 		assertThat(next.run()).isEmpty();
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 1, 1, 0));
 		assertThat(this.template.hasKey(this.keys.lines())).isFalse();
+	}
+
+	@Test // GH-36
+	void aJobWokenForAPlaceThatIsRescheduledBeforeItsAdmissionPassesThePlaceToTheNextInLine() {
+		wakeTheSecondOfThreeJobsBehindALimitOfOne();
+		// a, which left its gates, is still reserved until acknowledged
+		assertThat(this.operations.stats(QUEUE)).as("b woken, c parked").isEqualTo(new QueueStats(1, 1, 1, 0));
+		assertThat(this.operations.reschedule(QUEUE, "b", Due.after(Duration.ofHours(1)))).isTrue();
+		assertThat(this.operations.stats(QUEUE)).as("c woken for the place b left, b delayed")
+			.isEqualTo(new QueueStats(1, 1, 1, 0));
+		assertThat(this.template.opsForZSet().score(this.keys.delayed(), "b")).isNotNull();
+		List<ReservedJob> next = this.listener.reserve(QUEUE, 1, LEASE).jobs();
+		assertThat(next).extracting(ReservedJob::id).containsExactly("c");
+		assertThat(gates().admit(QUEUE, next.get(0).lease(), GATES, LEASE)).isZero();
+	}
+
+	@Test // GH-36
+	void aJobWokenForAPlaceThatTheRateLimitDefersPassesThePlaceToTheNextInLine() {
+		Gates gates = new Gates(null, "test", 1, 0, new RateLimit(1, Duration.ofMinutes(1)));
+		enqueue("a");
+		enqueue("b");
+		enqueue("c");
+		List<ReservedJob> jobs = this.listener.reserve(QUEUE, 3, LEASE).jobs();
+		assertThat(gates().admit(QUEUE, jobs.get(0).lease(), gates, LEASE)).isZero();
+		assertThat(gates().admit(QUEUE, jobs.get(1).lease(), gates, LEASE)).isEqualTo(GateOperations.PARKED);
+		assertThat(gates().admit(QUEUE, jobs.get(2).lease(), gates, LEASE)).isEqualTo(GateOperations.PARKED);
+		assertThat(gates().leaveGates(QUEUE, jobs.get(0).lease(), gates, Duration.ZERO, 0)).isNull();
+		ReservedJob woken = this.listener.reserve(QUEUE, 1, LEASE).jobs().get(0);
+		assertThat(woken.id()).isEqualTo("b");
+		// a took the window's only permit: b waits for its place in time, not for the
+		// running limit, whose place is free
+		assertThat(gates().admit(QUEUE, woken.lease(), gates, LEASE)).isPositive();
+		assertThat(this.operations.stats(QUEUE)).as("c woken for the place, b deferred, a not acknowledged")
+			.isEqualTo(new QueueStats(1, 1, 1, 0));
+		assertThat(this.template.hasKey(this.keys.lines())).isFalse();
+	}
+
+	@Test // GH-36
+	void aJobWokenForAPlaceThatDiesBeforeItsAdmissionPassesThePlaceToTheNextInLine() {
+		enqueue("a");
+		enqueue("b", "\"job\":\"test\",\"maxAttempts\":1,\"payload\":\"x\"}");
+		enqueue("c");
+		List<ReservedJob> jobs = this.listener.reserve(QUEUE, 3, LEASE).jobs();
+		assertThat(gates().admit(QUEUE, jobs.get(0).lease(), GATES, LEASE)).isZero();
+		assertThat(gates().admit(QUEUE, jobs.get(1).lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
+		assertThat(gates().admit(QUEUE, jobs.get(2).lease(), GATES, LEASE)).isEqualTo(GateOperations.PARKED);
+		assertThat(gates().leaveGates(QUEUE, jobs.get(0).lease(), GATES, Duration.ZERO, 0)).isNull();
+		// b, woken, is reserved by a worker that dies before it admits b, past the stalls
+		// allowed (none): b dies of its only attempt
+		assertThat(this.listener.reserve(QUEUE, 1, Duration.ofMillis(50)).jobs()).extracting(ReservedJob::id)
+			.containsExactly("b");
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.listener.migrate(QUEUE, 0).expiredLeases() == 1);
+		assertThat(this.operations.stats(QUEUE)).as("c woken for the place b never took, a not acknowledged")
+			.isEqualTo(new QueueStats(1, 0, 1, 1));
+		assertThat(this.template.opsForHash().hasKey(this.keys.parked(), "b")).isFalse();
 	}
 
 	@Test // GH-36
