@@ -1547,6 +1547,10 @@ final class ScriptTester {
 						|| gateKeys(id, envelope).contains(gateOf(entry)), Invariant.PARKED,
 						() -> id + " keeps the place it was woken for at " + gateOf(entry) + ", which is no gate of "
 								+ envelope);
+				// it hands the place on while it comes to its admission: one that waits
+				// elsewhere (delayed, dead) would keep the line waiting for it
+				check(!snapshot.delayed.containsKey(id) && !snapshot.dead.containsKey(id), Invariant.PARKED, () -> id
+						+ " keeps the place it was woken for at " + gateOf(entry) + " while " + snapshot.stateOf(id));
 				handedOn.add(gateOf(entry));
 			}
 		});
