@@ -213,8 +213,7 @@ public final class QueueReader {
 			// reserved's member at +inf (see RESERVED_END in common.lua) is no job
 			case RESERVED -> finiteCount(key);
 			// a parked job is its entry in lines: delayed's members at +inf are those
-			// that
-			// data model 6 kept there too, left until the upgrade removes them
+			// that data model 6 kept there too, left until the upgrade removes them
 			case DELAYED -> finiteCount(key) + size(this.redis.opsForZSet().zCard(keys.lines()));
 			case DEAD, COMPLETED -> size(this.redis.opsForZSet().zCard(key));
 		};

@@ -292,16 +292,26 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 			assertThat(this.template.opsForZSet().score(this.keys.delayed(), id)).as(id).isNull();
 		}
 		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, parked - 6, 6, 0));
+		// a job still in delayed at +inf is parked: it is told, cancelled and rescheduled
+		// as one
+		JobStatus left = this.operations.status(QUEUE, "p7");
+		assertThat(left.state()).isEqualTo(JobStatus.State.DELAYED);
+		assertThat(left.at()).isNull();
+		assertThat(this.operations.cancel(QUEUE, "p10")).isTrue();
+		assertThat(this.operations.reschedule(QUEUE, "p11", Due.after(Duration.ofHours(1)))).isTrue();
+		assertThat(this.template.opsForZSet().score(this.keys.delayed(), "p10")).isNull();
+		assertThat(this.template.opsForZSet().score(this.keys.delayed(), "p11")).isFinite();
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, parked - 7, 6, 0));
 		// the migrator takes the rest out of delayed, at most a batch a pass, and comes
 		// back at once until none is left
 		Migration first = this.listener.migrate(QUEUE);
 		assertThat(first.nextDue()).as("due again at once").isLessThanOrEqualTo(first.redisTime());
-		assertThat(this.template.opsForZSet().zCard(this.keys.delayed())).isEqualTo(parked - 6 - 1000);
+		assertThat(this.template.opsForZSet().zCard(this.keys.delayed())).isEqualTo(parked - 8 - 1000 + 1);
 		this.listener.migrate(QUEUE);
-		assertThat(this.template.hasKey(this.keys.delayed())).as("delayed").isFalse();
+		assertThat(this.template.opsForZSet().range(this.keys.delayed(), 0, -1)).as("delayed").containsExactly("p11");
 		assertThat(this.listener.migrate(QUEUE).nextDue()).as("nothing due: every job waits in its line")
 			.isGreaterThan(first.redisTime() + 30_000);
-		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, parked - 6, 6, 0));
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, parked - 7, 6, 0));
 		// the queue drains: every job completes once
 		Map<String, Integer> completed = new TreeMap<>();
 		completed.put("p0", 1);
@@ -320,10 +330,10 @@ class DataModelIntegrationTests extends AbstractQueueIntegrationTests {
 				.isEmpty();
 			next = gateOperations.leaveGates(QUEUE, next.job().lease(), gates, LONG_LEASE, 255);
 		}
-		assertThat(completed).hasSize(parked + 1).allSatisfy((id, times) -> assertThat(times).as(id).isOne());
-		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
-		assertThat(this.template.keys("redq:{" + QUEUE + "}:*")).doesNotContain(this.keys.lines(), this.keys.parked(),
-				this.keys.delayed(), this.keys.jobs());
+		assertThat(completed).hasSize(parked - 1).allSatisfy((id, times) -> assertThat(times).as(id).isOne());
+		assertThat(completed).doesNotContainKeys("p10", "p11");
+		assertThat(this.operations.stats(QUEUE)).as("p11 rescheduled").isEqualTo(new QueueStats(0, 1, 0, 0));
+		assertThat(this.template.keys("redq:{" + QUEUE + "}:*")).doesNotContain(this.keys.lines(), this.keys.parked());
 	}
 
 	private @Nullable String encodingOf(String key) {

@@ -260,6 +260,23 @@ class GateOperationsIntegrationTests extends AbstractQueueIntegrationTests {
 	}
 
 	@Test // GH-36
+	void aParkedJobWhosePayloadAndLevelAreReplacedStaysParkedInItsPlace() {
+		List<ReservedJob> reserved = admitTheFirstOfFourAndParkTheRest();
+		this.enqueuer.enqueue(QUEUE, List.of(new EnqueueCommand("j2", Due.NOW, DuplicatePolicy.REPLACE_PAYLOAD,
+				"\"priority\":9,\"job\":\"test\",\"maxAttempts\":3,\"payload\":\"y\"}")));
+		assertThat(this.operations.stats(QUEUE)).isEqualTo(new QueueStats(0, 3, 1, 0));
+		assertThat(this.template.hasKey(this.keys.queued())).as("made ready at its new level").isFalse();
+		assertThat(this.template.hasKey(this.keys.stale())).as("taken out of the ready list").isFalse();
+		assertThat(this.operations.status(QUEUE, "j2").at()).as("parked").isNull();
+		GateOperations.HandOver next = gates().completeAndLeaveGates(QUEUE, reserved.get(0).lease(), GATES, LEASE, 5)
+			.next();
+		assertThat(next).isNotNull();
+		assertThat(next.job().id()).isEqualTo("j1");
+		assertThat(next.run()).extracting(ReservedJob::id).containsExactly("j2", "j3");
+		assertThat(next.run().get(0).envelope()).contains("\"payload\":\"y\"");
+	}
+
+	@Test // GH-36
 	void aRunWhoseWorkerDiedFreesItsPlaceAsItsHoldExpiresAndItsJobsComeBackAsTheirLeasesExpire() {
 		List<ReservedJob> reserved = admitTheFirstOfFourAndParkTheRest();
 		Duration shortLease = Duration.ofMillis(300);
